@@ -1,0 +1,283 @@
+"""Schema-driven flatbuffer decoding and encoding of the tables in `schema.TABLES`.
+
+Decoding is written here rather than with flatc's generated Python because that code trusts its input:
+a hostile offset becomes an IndexError deep inside it, or a vector length in the billions a hang. This
+reader bounds-checks every offset, length and vtable against the file and raises ModelError naming the
+table and field. Encoding uses the `flatbuffers` package's Builder.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any, Callable
+
+import flatbuffers
+import numpy as np
+
+from .model import (
+    Buffer,
+    Metadata,
+    ModelError,
+    ModelFile,
+    Operator,
+    OperatorCode,
+    Options,
+    QuantizationParameters,
+    SignatureDef,
+    SubGraph,
+    Tensor,
+    TensorMap,
+)
+from .schema import SCALARS, TABLES, UNIONS, union_of
+
+# Tables that have a dataclass of their own; every other table decodes to an `Options`.
+RECORD_CLASSES: dict[str, type] = {
+    "Model": ModelFile, "OperatorCode": OperatorCode, "SubGraph": SubGraph, "Tensor": Tensor,
+    "Operator": Operator, "Buffer": Buffer, "Metadata": Metadata, "TensorMap": TensorMap,
+    "SignatureDef": SignatureDef, "QuantizationParameters": QuantizationParameters,
+}
+
+# Buffers and custom data are read in place by kernels that use vector loads: keep them 16-aligned, as
+# the schema's force_align asks.
+BYTE_VECTOR_ALIGNMENT = 16
+
+
+def _slots(table: str) -> list[tuple[int, str | None, str, Any]]:
+    """(vtable slot, name, type, default) per field; a union takes two slots and reports the second."""
+    out, slot = [], 0
+    for name, ftype, default in TABLES[table]:
+        if union_of(ftype):
+            slot += 1  # the `<name>_type` byte sits in the slot before the value
+        out.append((slot, name, ftype, default))
+        slot += 1
+    return out
+
+
+SLOTS = {name: _slots(name) for name in TABLES}
+NUM_SLOTS = {name: (s[-1][0] + 1 if s else 0) for name, s in SLOTS.items()}
+
+
+# ---------------------------------------------------------------------------------------------- reading
+
+
+class Reader:
+    """Decodes one flatbuffer held in `data`, checking every access against its length."""
+
+    def __init__(self, data: bytes | bytearray | memoryview) -> None:
+        self.data = data
+        self.size = len(data)
+        self.bytes = np.frombuffer(data, dtype=np.uint8)
+        # A hostile file can point many table references at one large vector; decoding it once per
+        # reference could take gigabytes. Honest files decode to far fewer elements than their bytes.
+        self.budget = 16 * self.size + 1_000_000
+
+    def _check(self, pos: int, length: int, what: str) -> None:
+        if pos < 0 or length < 0 or pos + length > self.size:
+            raise ModelError(
+                f"{what}: bytes {pos}..{pos + length} lie outside the file ({self.size} bytes); "
+                "the file is truncated or corrupt"
+            )
+
+    def _spend(self, count: int, what: str) -> None:
+        self.budget -= count
+        if self.budget < 0:
+            raise ModelError(f"{what}: the file's tables reference more data than it holds (overlapping tables)")
+
+    def scalar(self, pos: int, ftype: str, what: str) -> Any:
+        fmt, size = SCALARS[ftype]
+        self._check(pos, size, what)
+        return struct.unpack_from("<" + fmt, self.data, pos)[0]
+
+    def _deref(self, pos: int, what: str) -> int:
+        target = pos + self.scalar(pos, "uint", what)
+        self._check(target, 4, what)
+        return target
+
+    def root(self, table: str) -> Any:
+        return self.table(self._deref(0, f"root {table}"), table, table)
+
+    def table(self, pos: int, table: str, what: str) -> Any:
+        vtable = pos - self.scalar(pos, "int", f"{what} (table)")
+        vt_size = self.scalar(vtable, "ushort", f"{what} (vtable)")
+        obj_size = self.scalar(vtable + 2, "ushort", f"{what} (vtable)")
+        if vt_size < 4 or vt_size % 2:
+            raise ModelError(f"{what}: vtable of size {vt_size} is malformed")
+        self._check(vtable, vt_size, f"{what} (vtable)")
+        self._check(pos, obj_size, f"{what} (table)")
+        fields: dict[str, Any] = {}
+        for slot, name, ftype, default in SLOTS[table]:
+            if name is None:
+                continue
+            offset = self._slot_offset(vtable, vt_size, slot)
+            if offset and offset >= obj_size:
+                raise ModelError(f"{what}.{name}: field lies outside its table")
+            where = f"{what}.{name}"
+            union = union_of(ftype)
+            if union:
+                type_offset = self._slot_offset(vtable, vt_size, slot - 1)
+                code = self.scalar(pos + type_offset, "ubyte", where) if type_offset else 0
+                fields[name] = self._union(pos + offset, union, code, where) if offset and code else None
+            elif not offset:
+                fields[name] = default
+            else:
+                fields[name] = self._value(pos + offset, ftype, where)
+        cls = RECORD_CLASSES.get(table)
+        return cls(**fields) if cls else Options(table, **fields)
+
+    def _slot_offset(self, vtable: int, vt_size: int, slot: int) -> int:
+        entry = 4 + 2 * slot
+        return self.scalar(vtable + entry, "ushort", "vtable") if entry < vt_size else 0
+
+    def _union(self, pos: int, union: str, code: int, what: str) -> Options:
+        members = UNIONS[union]
+        if code >= len(members) or members[code] is None:
+            raise ModelError(f"{what}: unknown {union} type {code}")
+        return self.table(self._deref(pos, what), members[code], what)
+
+    def _value(self, pos: int, ftype: str, what: str) -> Any:
+        if ftype in SCALARS:
+            return self.scalar(pos, ftype, what)
+        if ftype == "string":
+            return self._string(self._deref(pos, what), what)
+        if ftype.startswith("["):
+            return self._vector(self._deref(pos, what), ftype[1:-1], what)
+        return self.table(self._deref(pos, what), ftype, what)
+
+    def _string(self, pos: int, what: str) -> str:
+        length = self.scalar(pos, "uint", what)
+        self._check(pos + 4, length, what)
+        self._spend(length // 8, what)
+        try:
+            return bytes(self.data[pos + 4 : pos + 4 + length]).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ModelError(f"{what}: string is not UTF-8 ({e.reason})") from None
+
+    def _vector(self, pos: int, elem: str, what: str) -> Any:
+        count = self.scalar(pos, "uint", what)
+        start = pos + 4
+        if elem in SCALARS:
+            fmt, size = SCALARS[elem]
+            self._check(start, count * size, what)
+            if elem == "ubyte":  # weights and raw data: a zero-copy view into the file
+                self._spend(count // 64, what)
+                return self.bytes[start : start + count]
+            self._spend(count, what)
+            raw = self.bytes[start : start + count * size]
+            if elem == "bool":
+                return [bool(v) for v in raw]
+            return raw.view("<" + fmt).tolist()
+        self._check(start, count * 4, what)
+        self._spend(count, what)
+        items = []
+        for i in range(count):
+            slot = start + 4 * i
+            where = f"{what}[{i}]"
+            if elem == "string":
+                items.append(self._string(self._deref(slot, where), where))
+            else:
+                items.append(self.table(self._deref(slot, where), elem, where))
+        return items
+
+
+# ---------------------------------------------------------------------------------------------- writing
+
+_PREPEND_SLOT: dict[str, Callable] = {
+    "bool": flatbuffers.Builder.PrependBoolSlot, "byte": flatbuffers.Builder.PrependInt8Slot,
+    "ubyte": flatbuffers.Builder.PrependUint8Slot, "short": flatbuffers.Builder.PrependInt16Slot,
+    "ushort": flatbuffers.Builder.PrependUint16Slot, "int": flatbuffers.Builder.PrependInt32Slot,
+    "uint": flatbuffers.Builder.PrependUint32Slot, "long": flatbuffers.Builder.PrependInt64Slot,
+    "ulong": flatbuffers.Builder.PrependUint64Slot, "float": flatbuffers.Builder.PrependFloat32Slot,
+    "double": flatbuffers.Builder.PrependFloat64Slot,
+}
+
+
+class Writer:
+    """Encodes records and Options into a flatbuffers Builder, children before parents."""
+
+    def __init__(self, initial_size: int = 1 << 16) -> None:
+        self.builder = flatbuffers.Builder(initial_size)
+
+    def finish(self, root: Any, table: str, identifier: bytes) -> bytearray:
+        offset = self.table(root, table, table)
+        self.builder.Finish(offset, file_identifier=identifier)
+        return self.builder.Output()
+
+    def table(self, obj: Any, table: str, what: str) -> int:
+        b = self.builder
+        children: dict[int, int] = {}  # slot -> offset of a string, vector or table written first
+        union_codes: dict[int, int] = {}
+        for slot, name, ftype, _ in SLOTS[table]:
+            value = getattr(obj, name, None) if name else None
+            if value is None or ftype in SCALARS:
+                continue
+            where = f"{what}.{name}"
+            union = union_of(ftype)
+            if union:
+                code = _union_code(union, value, where)
+                union_codes[slot - 1] = code
+                children[slot] = self.table(value, value.type_name, where)
+            elif ftype == "string":
+                children[slot] = b.CreateString(value)
+            elif ftype.startswith("["):
+                children[slot] = self._vector(value, ftype[1:-1], where)
+            else:
+                children[slot] = self.table(value, ftype, where)
+        b.StartObject(NUM_SLOTS[table])
+        for slot, name, ftype, default in SLOTS[table]:
+            if slot in children:
+                b.PrependUOffsetTRelativeSlot(slot, children[slot], 0)
+            elif ftype in SCALARS and name is not None:
+                value = getattr(obj, name, default)
+                if value is not None:
+                    _PREPEND_SLOT[ftype](b, slot, _scalar(value, ftype, f"{what}.{name}"), default)
+        for slot, code in union_codes.items():
+            b.PrependUint8Slot(slot, code, 0)
+        return b.EndObject()
+
+    def _vector(self, values: Any, elem: str, what: str) -> int:
+        b = self.builder
+        if elem == "ubyte":
+            return self.byte_vector(np.ascontiguousarray(values, dtype=np.uint8).reshape(-1))
+        if elem in SCALARS:
+            fmt, _ = SCALARS[elem]
+            try:
+                array = np.asarray(values, dtype="<" + fmt if elem != "bool" else np.bool_)
+            except (TypeError, ValueError, OverflowError) as e:
+                raise ModelError(f"{what}: cannot be written as a vector of {elem}: {e}") from None
+            return b.CreateNumpyVector(array.reshape(-1))
+        if elem == "string":
+            offsets = [b.CreateString(v) for v in values]
+        else:
+            offsets = [self.table(v, elem, f"{what}[{i}]") for i, v in enumerate(values)]
+        b.StartVector(4, len(offsets), 4)
+        for off in reversed(offsets):
+            b.PrependUOffsetTRelative(off)
+        return b.EndVector()
+
+    def byte_vector(self, data: np.ndarray) -> int:
+        """A [ubyte] vector whose first byte is 16-aligned in the finished file."""
+        b = self.builder
+        b.StartVector(1, data.size, BYTE_VECTOR_ALIGNMENT)
+        b.head -= data.size
+        b.Bytes[b.head : b.head + data.size] = data.tobytes()
+        return b.EndVector()
+
+
+def _union_code(union: str, value: Any, what: str) -> int:
+    name = getattr(value, "type_name", None)
+    if name not in UNIONS[union][1:]:
+        raise ModelError(f"{what}: {name!r} is not a member of {union}")
+    return UNIONS[union].index(name)
+
+
+def _scalar(value: Any, ftype: str, what: str) -> Any:
+    if ftype in ("float", "double"):
+        return float(value)
+    if ftype == "bool":
+        return bool(value)
+    try:
+        number = int(value)
+        struct.pack("<" + SCALARS[ftype][0], number)
+    except (TypeError, ValueError, struct.error):
+        raise ModelError(f"{what}: {value!r} does not fit the schema's {ftype}") from None
+    return number

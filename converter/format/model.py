@@ -1,0 +1,209 @@
+"""Plain Python objects for a .tflite model: what `load` returns and `save` takes.
+
+Field names are the schema's (tensorflow/lite/schema/schema.fbs), so a reader of TFLite's documentation
+finds them under the same names. Scalar vectors are Python lists, except byte vectors (buffer data,
+custom options), which are numpy uint8 views into the file: loading copies no weights.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .schema import BUILTIN_OPERATORS, TENSOR_TYPE_DTYPES, TENSOR_TYPE_NAMES
+
+
+class ModelError(ValueError):
+    """A .tflite file (or a ModelFile about to be written) is malformed; the message names what."""
+
+
+class Options:
+    """The decoded options table of an operator (Conv2DOptions, ...), fields as attributes."""
+
+    def __init__(self, type_name: str, **fields: Any) -> None:
+        self.type_name = type_name
+        self.__dict__.update(fields)
+
+    def fields(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "type_name"}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Options) and self.type_name == other.type_name and _same(
+            self.fields(), other.fields()
+        )
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.fields().items())
+        return f"{self.type_name}({inner})"
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Structural equality that treats numpy arrays by value (dataclass __eq__ cannot)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return a is not None and b is not None and np.array_equal(np.asarray(a), np.asarray(b))
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if hasattr(a, "__dataclass_fields__") and type(a) is type(b):
+        return all(_same(getattr(a, f), getattr(b, f)) for f in a.__dataclass_fields__)
+    return a == b
+
+
+class _Record:
+    """Value equality for the dataclasses below, numpy fields included."""
+
+    def same_as(self, other: object) -> bool:
+        return _same(self, other)
+
+
+@dataclass(eq=False)
+class QuantizationParameters(_Record):
+    min: list[float] | None = None
+    max: list[float] | None = None
+    scale: list[float] | None = None
+    zero_point: list[int] | None = None
+    details: Options | None = None
+    quantized_dimension: int = 0
+
+
+@dataclass(eq=False)
+class Tensor(_Record):
+    shape: list[int] | None = None
+    type: int = 0
+    buffer: int = 0
+    name: str | None = None
+    quantization: QuantizationParameters | None = None
+    is_variable: bool = False
+    sparsity: Options | None = None
+    shape_signature: list[int] | None = None
+    has_rank: bool = False
+    variant_tensors: list[Options] | None = None
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The numpy dtype of this tensor's elements (ModelError for types numpy has no twin of)."""
+        if self.type not in TENSOR_TYPE_DTYPES:
+            raise ModelError(f"tensor {self.name!r}: type {tensor_type_name(self.type)} has no numpy dtype")
+        return np.dtype(TENSOR_TYPE_DTYPES[self.type])
+
+
+@dataclass(eq=False)
+class Operator(_Record):
+    opcode_index: int = 0
+    inputs: list[int] | None = None
+    outputs: list[int] | None = None
+    builtin_options: Options | None = None
+    custom_options: np.ndarray | None = None
+    custom_options_format: int = 0
+    mutating_variable_inputs: list[bool] | None = None
+    intermediates: list[int] | None = None
+    large_custom_options_offset: int = 0
+    large_custom_options_size: int = 0
+    builtin_options_2: Options | None = None
+
+
+@dataclass(eq=False)
+class SubGraph(_Record):
+    tensors: list[Tensor] = field(default_factory=list)
+    inputs: list[int] = field(default_factory=list)
+    outputs: list[int] = field(default_factory=list)
+    operators: list[Operator] = field(default_factory=list)
+    name: str | None = None
+
+
+@dataclass(eq=False)
+class Buffer(_Record):
+    """Constant data. `data` is always filled on load, also for the offset/size form of large files."""
+
+    data: np.ndarray | None = None
+    offset: int = 0
+    size: int = 0
+
+
+@dataclass(eq=False)
+class OperatorCode(_Record):
+    deprecated_builtin_code: int = 0
+    custom_code: str | None = None
+    version: int = 1
+    builtin_code: int = 0
+
+    @property
+    def code(self) -> int:
+        # Old files set only the int8 field, new ones both; TFLite takes the larger of the two.
+        return max(self.deprecated_builtin_code, self.builtin_code)
+
+    @property
+    def name(self) -> str:
+        """The builtin's name (CONV_2D), or the custom code for a custom operator."""
+        if self.code == 32 and self.custom_code is not None:  # 32 is CUSTOM
+            return self.custom_code
+        return builtin_name(self.code)
+
+    @property
+    def is_custom(self) -> bool:
+        return self.code == 32
+
+
+@dataclass(eq=False)
+class Metadata(_Record):
+    name: str | None = None
+    buffer: int = 0
+
+
+@dataclass(eq=False)
+class TensorMap(_Record):
+    name: str | None = None
+    tensor_index: int = 0
+
+
+@dataclass(eq=False)
+class SignatureDef(_Record):
+    inputs: list[TensorMap] = field(default_factory=list)
+    outputs: list[TensorMap] = field(default_factory=list)
+    signature_key: str | None = None
+    subgraph_index: int = 0
+
+
+@dataclass(eq=False)
+class ModelFile(_Record):
+    version: int = 3
+    operator_codes: list[OperatorCode] = field(default_factory=list)
+    subgraphs: list[SubGraph] = field(default_factory=list)
+    description: str | None = None
+    buffers: list[Buffer] = field(default_factory=list)
+    metadata_buffer: list[int] | None = None
+    metadata: list[Metadata] | None = None
+    signature_defs: list[SignatureDef] | None = None
+
+    def op_name(self, op: Operator) -> str:
+        """The name of what `op` runs: CONV_2D, or a custom op's code."""
+        return self.operator_codes[op.opcode_index].name
+
+    def tensor_data(self, subgraph: int, tensor: int) -> np.ndarray | None:
+        """The constant value of a tensor as a typed, shaped, read-only view; None if it has no data."""
+        t = self.subgraphs[subgraph].tensors[tensor]
+        raw = self.buffers[t.buffer].data if t.buffer < len(self.buffers) else None
+        if raw is None or raw.size == 0:
+            return None
+        shape = tuple(t.shape or ())
+        dtype = t.dtype
+        count = int(np.prod(shape, dtype=np.int64))
+        if count * dtype.itemsize != raw.size:
+            raise ModelError(
+                f"tensor {tensor} {t.name!r}: buffer {t.buffer} holds {raw.size} bytes, "
+                f"shape {list(shape)} of {dtype.name} needs {count * dtype.itemsize}"
+            )
+        return raw.view(dtype).reshape(shape)
+
+
+def builtin_name(code: int) -> str:
+    if 0 <= code < len(BUILTIN_OPERATORS) and BUILTIN_OPERATORS[code]:
+        return BUILTIN_OPERATORS[code]
+    return f"BUILTIN_{code}"
+
+
+def tensor_type_name(type_code: int) -> str:
+    return TENSOR_TYPE_NAMES.get(type_code, f"TYPE_{type_code}")

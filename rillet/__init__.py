@@ -1,0 +1,1 @@
+"""rillet: a small TensorFlow for the edge."""
