@@ -48,7 +48,7 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if hasattr(a, "__dataclass_fields__") and type(a) is type(b):
-        return all(_same(getattr(a, f), getattr(b, f)) for f in a.__dataclass_fields__)
+        return all(_same(getattr(a, n), getattr(b, n)) for n, f in a.__dataclass_fields__.items() if f.compare)
     return a == b
 
 
@@ -100,8 +100,8 @@ class Operator(_Record):
     custom_options_format: int = 0
     mutating_variable_inputs: list[bool] | None = None
     intermediates: list[int] | None = None
-    large_custom_options_offset: int = 0
-    large_custom_options_size: int = 0
+    large_custom_options_offset: int = field(default=0, compare=False)  # where large files keep them
+    large_custom_options_size: int = field(default=0, compare=False)
     builtin_options_2: Options | None = None
 
 
@@ -116,11 +116,12 @@ class SubGraph(_Record):
 
 @dataclass(eq=False)
 class Buffer(_Record):
-    """Constant data. `data` is always filled on load, also for the offset/size form of large files."""
+    """Constant data. `data` is always filled on load, also for the offset/size form of large files,
+    so where the bytes were stored (`offset`, `size`) is not part of a model's value."""
 
     data: np.ndarray | None = None
-    offset: int = 0
-    size: int = 0
+    offset: int = field(default=0, compare=False)
+    size: int = field(default=0, compare=False)
 
 
 @dataclass(eq=False)

@@ -1,0 +1,1 @@
+"""The dataflow graph: tensors, variables, the op registry, autodiff, layers, losses, optimizers."""

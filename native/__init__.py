@@ -1,0 +1,1 @@
+"""librillet, the C kernel library, and its cffi binding."""

@@ -1,0 +1,1 @@
+"""Subcommands of the `rillet` command line, one module each."""

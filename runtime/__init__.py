@@ -1,0 +1,1 @@
+"""The on-device Python API: a drop-in for tflite_runtime's Interpreter."""
