@@ -9,7 +9,8 @@ table and field. Encoding uses the `flatbuffers` package's Builder.
 from __future__ import annotations
 
 import struct
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import flatbuffers
 import numpy as np

@@ -14,10 +14,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rillet.bundled import bundled_model_path
     from rillet.converter.format import load
     from rillet.converter.format.summary import format_summary, summarize
-
-    from rillet.bundled import bundled_model_path
 
     path = args.model or bundled_model_path()
     if not args.model and not args.json:

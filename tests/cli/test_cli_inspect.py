@@ -89,7 +89,12 @@ def test_custom_ops_are_flagged(tmp_path, capsys):
 def test_bad_file_is_a_clear_error_not_a_traceback(tmp_path):
     path = tmp_path / "bad.tflite"
     path.write_bytes(b"\x00" * 64)
-    proc = subprocess.run([sys.executable, "-m", "rillet.cli", "inspect", str(path)], capture_output=True, text=True)
+    # From tmp_path: `python -m` puts the working directory first on sys.path, where the checkout's
+    # ./rillet would shadow the installed package.
+    proc = subprocess.run(
+        [sys.executable, "-m", "rillet.cli", "inspect", str(path)],
+        capture_output=True, text=True, check=False, cwd=tmp_path,
+    )
     assert proc.returncode == 2
     assert "not a TFLite model" in proc.stderr and "Traceback" not in proc.stderr
 
