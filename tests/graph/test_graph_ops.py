@@ -1,0 +1,195 @@
+"""Every op: its value against an independent numpy formula, its gradient against central differences and
+against jax.grad of its JAX lowering (the backward graph also evaluated through the JAX lowerings)."""
+
+import numpy as np
+import pytest
+from graphcheck import (
+    central_differences,
+    naive_conv2d,
+    naive_depthwise,
+    naive_pool,
+    naive_resize_bilinear,
+    run_jax,
+    x64,
+)
+
+import rillet.graph as rg
+from rillet.graph import ops
+
+rng = np.random.default_rng(7)
+
+
+def U(*shape, lo=-1.0, hi=1.0):
+    return rng.uniform(lo, hi, size=shape)
+
+
+def away_from(values, *kinks, gap=0.05):
+    """Push values at least `gap` from the kinks, so finite differences do not straddle one."""
+    for k in kinks:
+        close = np.abs(values - k) < gap
+        values = np.where(close, k + np.sign(values - k + 1e-12) * gap, values)
+    return values
+
+
+def softmax(z):
+    e = np.exp(z - z.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def sigmoid(z):
+    return 1 / (1 + np.exp(-z))
+
+
+INDICES = np.array([2, 0, 2, 1], dtype=np.int32)
+TFL_STATIC_INT = np.array([[0, 1], [1, 0]], dtype=np.int32)
+
+# (id, inputs, graph builder over placeholders, independent numpy reference)
+CASES = [
+    ("add_broadcast", [U(2, 3), U(3)], ops.add, lambda a, b: a + b),
+    ("add_scalar_lhs", [U(2, 3)], lambda a: 2.0 + a, lambda a: 2.0 + a),
+    ("sub_broadcast_both", [U(2, 1), U(1, 3)], ops.sub, lambda a, b: a - b),
+    ("mul_rank3_vector", [U(2, 3, 4), U(4)], ops.mul, lambda a, b: a * b),
+    ("div", [U(2, 3), U(2, 3, lo=0.5, hi=2)], ops.div, lambda a, b: a / b),
+    ("div_batch_broadcast", [U(3, 4), U(1, 4, lo=0.5, hi=2)], ops.div, lambda a, b: a / b),
+    ("squared_difference", [U(2, 3), U(2, 1)], ops.squared_difference, lambda a, b: (a - b) ** 2),
+    ("rsqrt", [U(2, 3, lo=0.3, hi=2)], ops.rsqrt, lambda x: 1 / np.sqrt(x)),
+    ("sqrt_via_rsqrt", [U(2, 3, lo=0.3, hi=2)], ops.sqrt, np.sqrt),
+    ("exp", [U(2, 3)], ops.exp, np.exp),
+    ("log", [U(2, 3, lo=0.3, hi=2)], ops.log, np.log),
+    ("neg", [U(2, 3)], ops.neg, np.negative),
+    ("relu", [away_from(U(3, 4), 0)], ops.relu, lambda x: np.maximum(x, 0)),
+    ("relu6", [away_from(U(3, 4, lo=-3, hi=9), 0, 6)], ops.relu6, lambda x: np.clip(x, 0, 6)),
+    ("leaky_relu", [away_from(U(3, 4), 0)], lambda x: ops.leaky_relu(x, alpha=0.1),
+     lambda x: np.where(x > 0, x, 0.1 * x)),
+    ("sigmoid", [U(3, 4, lo=-4, hi=4)], ops.sigmoid, sigmoid),
+    ("tanh", [U(3, 4, lo=-3, hi=3)], ops.tanh, np.tanh),
+    ("hard_swish", [away_from(U(3, 4, lo=-5, hi=5), -3, 3)], ops.hard_swish,
+     lambda x: x * np.clip(x + 3, 0, 6) / 6),
+    ("softmax", [U(3, 5, lo=-3, hi=3)], ops.softmax, softmax),
+    ("softmax_beta", [U(2, 4)], lambda x: ops.softmax(x, beta=0.5), lambda x: softmax(0.5 * x)),
+    ("log_softmax", [U(3, 5, lo=-3, hi=3)], ops.log_softmax, lambda x: np.log(softmax(x))),
+    ("mean_axis1", [U(2, 3, 4)], lambda x: ops.reduce_mean(x, 1), lambda x: x.mean(1)),
+    ("mean_keepdims", [U(2, 3, 4)], lambda x: ops.reduce_mean(x, [0, 2], keepdims=True),
+     lambda x: x.mean((0, 2), keepdims=True)),
+    ("sum_all", [U(2, 3, 4)], ops.reduce_sum, np.sum),
+    ("sum_last_keepdims", [U(2, 3)], lambda x: ops.reduce_sum(x, -1, keepdims=True),
+     lambda x: x.sum(-1, keepdims=True)),
+    ("fully_connected", [U(3, 4), U(5, 4), U(5)], ops.fully_connected, lambda x, w, b: x @ w.T + b),
+    ("fully_connected_no_bias", [U(2, 3), U(4, 3)], ops.fully_connected, lambda x, w: x @ w.T),
+    ("batch_matmul", [U(2, 3, 4), U(2, 4, 5)], ops.batch_matmul, np.matmul),
+    ("batch_matmul_broadcast", [U(2, 3, 4), U(4, 5)], ops.batch_matmul, np.matmul),
+    ("batch_matmul_adj_x", [U(2, 4, 3), U(2, 4, 5)], lambda a, b: ops.batch_matmul(a, b, adj_x=True),
+     lambda a, b: np.swapaxes(a, -1, -2) @ b),
+    ("batch_matmul_adj_y", [U(3, 4), U(5, 4)], lambda a, b: ops.batch_matmul(a, b, adj_y=True),
+     lambda a, b: a @ b.T),
+    ("batch_matmul_adj_both", [U(2, 4, 3), U(2, 5, 4)],
+     lambda a, b: ops.batch_matmul(a, b, adj_x=True, adj_y=True),
+     lambda a, b: np.swapaxes(a, -1, -2) @ np.swapaxes(b, -1, -2)),
+    ("conv_valid", [U(2, 5, 5, 2), U(3, 3, 3, 2), U(3)], ops.conv2d,
+     lambda x, f, b: naive_conv2d(x, f, 1, "VALID") + b),
+    ("conv_same_stride2", [U(1, 6, 5, 2), U(2, 3, 3, 2)],
+     lambda x, f: ops.conv2d(x, f, strides=2, padding="SAME"), lambda x, f: naive_conv2d(x, f, 2, "SAME")),
+    ("conv_valid_stride2_leftover", [U(1, 6, 6, 1), U(2, 2, 2, 1)],
+     lambda x, f: ops.conv2d(x, f, strides=2), lambda x, f: naive_conv2d(x, f, 2, "VALID")),
+    ("conv_same_dilation2", [U(1, 6, 6, 2), U(2, 3, 3, 2)],
+     lambda x, f: ops.conv2d(x, f, padding="SAME", dilations=2),
+     lambda x, f: naive_conv2d(x, f, 1, "SAME", dilation=2)),
+    ("conv_1x1", [U(2, 3, 3, 4), U(3, 1, 1, 4)], ops.conv2d, lambda x, f: naive_conv2d(x, f, 1, "VALID")),
+    ("depthwise_same", [U(1, 5, 5, 3), U(1, 3, 3, 3), U(3)],
+     lambda x, f, b: ops.depthwise_conv2d(x, f, b, padding="SAME"),
+     lambda x, f, b: naive_depthwise(x, f, 1, "SAME", 1) + b),
+    ("depthwise_multiplier2_stride2", [U(1, 6, 6, 2), U(1, 3, 3, 4)],
+     lambda x, f: ops.depthwise_conv2d(x, f, strides=2, padding="SAME", depth_multiplier=2),
+     lambda x, f: naive_depthwise(x, f, 2, "SAME", 2)),
+    ("depthwise_dilation2_valid", [U(1, 6, 6, 2), U(1, 2, 2, 2)],
+     lambda x, f: ops.depthwise_conv2d(x, f, dilations=2), lambda x, f: naive_depthwise(x, f, 1, "VALID", 1, 2)),
+    ("max_pool_2x2", [U(2, 4, 4, 2)], ops.max_pool2d, lambda x: naive_pool(x, 2, 2, "VALID", np.max)),
+    ("max_pool_3x3_s2_same", [U(1, 5, 5, 2)], lambda x: ops.max_pool2d(x, 3, 2, "SAME"),
+     lambda x: naive_pool(x, 3, 2, "SAME", np.max)),
+    ("avg_pool_2x2", [U(2, 4, 4, 2)], ops.avg_pool2d, lambda x: naive_pool(x, 2, 2, "VALID", np.mean)),
+    ("avg_pool_3x3_s2_same", [U(1, 5, 6, 2)], lambda x: ops.avg_pool2d(x, 3, 2, "SAME"),
+     lambda x: naive_pool(x, 3, 2, "SAME", np.mean)),
+    ("concat_axis1", [U(2, 3), U(2, 2), U(2, 1)], lambda *xs: ops.concat(xs, 1),
+     lambda *xs: np.concatenate(xs, 1)),
+    ("pad", [U(2, 3)], lambda x: ops.pad(x, [(1, 0), (2, 1)]), lambda x: np.pad(x, [(1, 0), (2, 1)])),
+    ("reshape", [U(2, 3, 4)], lambda x: ops.reshape(x, [4, -1]), lambda x: x.reshape(4, 6)),
+    ("squeeze", [U(2, 1, 3)], lambda x: ops.squeeze(x, [1]), lambda x: x[:, 0]),
+    ("expand_dims", [U(2, 3)], lambda x: ops.expand_dims(x, -1), lambda x: x[..., None]),
+    ("transpose", [U(2, 3, 4)], lambda x: ops.transpose(x, [2, 0, 1]), lambda x: x.transpose(2, 0, 1)),
+    ("strided_slice_stride2", [U(4, 7)], lambda x: ops.strided_slice(x, [1, 1], [0, 6], [1, 2], end_mask=1),
+     lambda x: x[1:, 1:6:2]),
+    ("strided_slice_shrink", [U(3, 4, 2)], lambda x: ops.strided_slice(x, [0, 2, 0], [0, 3, 0], begin_mask=5,
+                                                                       end_mask=5, shrink_axis_mask=2),
+     lambda x: x[:, 2, :]),
+    ("slice", [U(3, 5)], lambda x: ops.slice_(x, [1, 2], [-1, 2]), lambda x: x[1:, 2:4]),
+    ("gather_rows", [U(3, 2)], lambda p: ops.gather(p, INDICES), lambda p: p[INDICES]),
+    ("gather_matrix_indices", [U(4, 3)], lambda p: ops.gather(p, TFL_STATIC_INT), lambda p: p[TFL_STATIC_INT]),
+    ("pack_axis1", [U(2, 3), U(2, 3)], lambda a, b: ops.pack([a, b], axis=1), lambda a, b: np.stack([a, b], 1)),
+    ("resize_bilinear_up", [U(1, 3, 4, 2)], lambda x: ops.resize_bilinear(x, (5, 7)),
+     lambda x: naive_resize_bilinear(x, 5, 7)),
+    ("resize_bilinear_half_pixel", [U(1, 4, 3, 1)], lambda x: ops.resize_bilinear(x, (6, 5), half_pixel_centers=True),
+     lambda x: naive_resize_bilinear(x, 6, 5, half_pixel=True)),
+    ("resize_bilinear_align_corners_down", [U(1, 5, 5, 1)],
+     lambda x: ops.resize_bilinear(x, (3, 2), align_corners=True),
+     lambda x: naive_resize_bilinear(x, 3, 2, align_corners=True)),
+    ("resize_nearest_2x", [U(1, 2, 3, 2)], lambda x: ops.resize_nearest(x, (4, 6)),
+     lambda x: x.repeat(2, 1).repeat(2, 2)),
+    ("resize_nearest_half_pixel", [U(1, 3, 3, 1)], lambda x: ops.resize_nearest(x, (6, 6), half_pixel_centers=True),
+     lambda x: x.repeat(2, 1).repeat(2, 2)),
+]
+
+
+def build(case):
+    _, inputs, builder, _ = case
+    graph = rg.Graph()
+    with graph.as_default():
+        xs = [rg.placeholder(a.shape, "float64", name=f"x{i}") for i, a in enumerate(inputs)]
+        y = builder(*xs)
+        weights = rg.constant(U(*y.shape))
+        loss = ops.reduce_sum(ops.mul(y, weights))
+        grads = rg.gradients(loss, xs)
+    return graph, xs, y, weights, loss, grads
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_value(case):
+    graph, xs, y, *_ = build(case)
+    value = graph.run(y, dict(zip(xs, case[1])))
+    np.testing.assert_allclose(value, case[3](*case[1]), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_gradient_finite_differences(case):
+    graph, xs, _y, _weights, loss, grads = build(case)
+    inputs = case[1]
+    analytic = graph.run(grads, dict(zip(xs, inputs)))
+    numeric = central_differences(lambda arrays: graph.run(loss, dict(zip(xs, arrays))), inputs)
+    for a, n in zip(analytic, numeric):
+        np.testing.assert_allclose(a, n, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_gradient_jax(case):
+    jax = pytest.importorskip("jax")
+    graph, xs, y, _weights, loss, grads = build(case)
+    inputs = case[1]
+    with x64():
+        def f(*arrays):
+            return run_jax([loss], dict(zip(xs, arrays)))[0]
+        expected = jax.grad(f, argnums=tuple(range(len(inputs))))(*inputs)
+        lowered = run_jax(grads, dict(zip(xs, inputs)))
+        value = run_jax([y], dict(zip(xs, inputs)))[0]
+    np.testing.assert_allclose(np.asarray(value), graph.run(y, dict(zip(xs, inputs))), rtol=1e-10, atol=1e-12)
+    ours = graph.run(grads, dict(zip(xs, inputs)))
+    for o, e, low in zip(ours, expected, lowered):
+        np.testing.assert_allclose(o, np.asarray(e), rtol=1e-9, atol=1e-11)
+        np.testing.assert_allclose(np.asarray(low), o, rtol=1e-9, atol=1e-11)
+
+
+def test_every_differentiable_op_is_covered():
+    covered = set()
+    for case in CASES:
+        graph, *_ = build(case)
+        covered |= {n.op for n in graph.nodes}
+    missing = set(rg.GRADIENTS) - covered
+    assert not missing, f"ops with a gradient rule but no test case: {sorted(missing)}"
