@@ -1,1 +1,34 @@
-"""rillet: a small TensorFlow for the edge."""
+"""rillet: a small TensorFlow for the edge. `import rillet as rl` is the facade over the parts.
+
+Attributes resolve lazily, so that `import rillet` on a device loads neither the graph nor JAX.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+# facade name -> (module, attribute)
+_EXPORTS = {
+    "load": ("rillet.converter.format", "load"),
+    "save": ("rillet.converter.format", "save"),
+    "ModelError": ("rillet.converter.format", "ModelError"),
+    "ModelFile": ("rillet.converter.format", "ModelFile"),
+    "convert": ("rillet.converter.from_graph", "convert"),
+    "gradients": ("rillet.graph", "gradients"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'rillet' has no attribute {name!r}")
+    module, attr = _EXPORTS[name]
+    value = getattr(importlib.import_module(module), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + list(_EXPORTS))

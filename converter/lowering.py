@@ -1,0 +1,160 @@
+"""Graph -> the converter's IR: TFLite-shaped ops over tensors, before the passes and the writer.
+
+The IR is TFLite's own model, one level up: each op is a builtin with decoded options and tensor
+indices, each tensor a shape (-1 where dynamic), a dtype and, for constants, a value. Variables are
+frozen to their current values: an `infer` signature reads weights, it does not own them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .format import ModelError
+from .format.schema import TENSOR_TYPES
+
+PADDINGS = {"SAME": 0, "VALID": 1}
+
+
+@dataclass
+class IRTensor:
+    name: str
+    shape: list[int]  # -1 for a dimension known only at run time
+    dtype: str
+    value: np.ndarray | None = None
+
+
+@dataclass
+class IROp:
+    builtin: str
+    inputs: list[int]  # -1 for an omitted optional input
+    outputs: list[int]
+    options_table: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    node: Any = None  # the graph node this op came from, for folding it on the numpy reference
+    node_inputs: list[int] = field(default_factory=list)
+
+
+@dataclass
+class IR:
+    tensors: list[IRTensor] = field(default_factory=list)
+    ops: list[IROp] = field(default_factory=list)
+    inputs: dict[str, int] = field(default_factory=dict)  # signature name -> tensor
+    outputs: dict[str, int] = field(default_factory=dict)
+
+    def add_tensor(self, name: str, shape, dtype: str, value: np.ndarray | None = None) -> int:
+        dims = [-1 if d is None else int(d) for d in shape]
+        self.tensors.append(IRTensor(name, dims, dtype, value))
+        return len(self.tensors) - 1
+
+    def add_constant(self, name: str, value: Any, dtype: str = "int32") -> int:
+        value = np.asarray(value, dtype=dtype)
+        return self.add_tensor(name, value.shape, value.dtype.name, value)
+
+    def consumers(self, tensor: int) -> list[IROp]:
+        return [op for op in self.ops if tensor in op.inputs]
+
+
+def lower_graph(inputs: dict[str, Any], outputs: dict[str, Any]) -> IR:
+    """The IR of the subgraph that computes `outputs` from `inputs` (signature name -> graph Tensor)."""
+    ir = IR()
+    of_tensor: dict[Any, int] = {}  # graph Tensor -> IR tensor
+    for name, t in inputs.items():
+        if t.node.op != "PLACEHOLDER":
+            raise ModelError(f'input "{name}": {t.name} is not a placeholder')
+        of_tensor[t] = ir.inputs[name] = ir.add_tensor(t.node.attrs["name"], t.shape, t.dtype)
+    problems: list[str] = []
+    for node in _needed_nodes(list(outputs.values()), set(inputs.values())):
+        try:
+            _lower_node(ir, node, of_tensor)
+        except _Unconvertible as e:
+            problems.append(f'{node.op} "{node.name}": {e}')
+            for t in node.outputs:  # stand-ins, so the nodes after it are checked too
+                of_tensor[t] = ir.add_tensor(t.name, t.shape, t.dtype)
+    if problems:
+        raise ModelError("cannot convert " + str(len(problems)) + " node(s):\n  " + "\n  ".join(problems))
+    for name, t in outputs.items():
+        ir.outputs[name] = of_tensor[t]
+    return ir
+
+
+class _Unconvertible(Exception):
+    pass
+
+
+def _needed_nodes(fetches: list, stop: set) -> list:
+    """The nodes `fetches` depend on through data edges, in graph (topological) order."""
+    seen, stack = set(), [t.node for t in fetches if t not in stop]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        stack.extend(t.node for t in node.inputs if t not in stop)
+    graph = fetches[0].graph
+    return [n for n in graph.nodes if n in seen]
+
+
+def _lower_node(ir: IR, node, of_tensor: dict) -> None:
+    out = node.outputs
+    if node.op == "PLACEHOLDER":
+        raise _Unconvertible(f'placeholder "{node.attrs["name"]}" is not among the model inputs')
+    if node.op == "CONST":
+        of_tensor[out[0]] = ir.add_tensor(node.name, out[0].shape, out[0].dtype, np.asarray(node.attrs["value"]))
+        return
+    if node.op == "READ_VARIABLE":
+        graph = node.graph
+        name = node.inputs[0].node.attrs["shared_name"]
+        of_tensor[out[0]] = ir.add_tensor(name, out[0].shape, out[0].dtype, np.array(graph.store[name]))
+        return
+    if node.op == "VAR_HANDLE":
+        return  # reached only through READ_VARIABLE, which freezes the value
+    spec = node.opdef.tflite
+    if spec is None:
+        raise _Unconvertible("has no TFLite lowering")
+    node_inputs = [of_tensor[t] for t in node.inputs]
+    inputs = list(node_inputs)
+    attrs = node.attrs
+    for attr in spec["attr_inputs"]:
+        inputs.append(ir.add_constant(f"{node.name}/{attr}", _attr_input(node, attr)))
+    options = {field_: _option_value(field_, attrs[attr]) for attr, field_ in spec["option_map"].items()}
+    builtin = spec["builtin"]
+    if builtin in ("CONV_2D", "DEPTHWISE_CONV_2D") and len(inputs) == 2:
+        # TFLite's kernels take the bias as a third input; a zero one keeps every runtime happy.
+        channels = node.inputs[1].shape[0 if builtin == "CONV_2D" else 3]
+        inputs.append(ir.add_constant(f"{node.name}/bias", np.zeros(channels, np.float32), "float32"))
+    if builtin == "FULLY_CONNECTED" and len(inputs) == 2:
+        inputs.append(-1)
+    if builtin == "CAST":
+        options = {"in_data_type": TENSOR_TYPES[node.inputs[0].dtype.upper()],
+                   "out_data_type": TENSOR_TYPES[out[0].dtype.upper()]}
+    if builtin == "PACK":
+        options["values_count"] = len(node.inputs)
+    if builtin == "DEPTHWISE_CONV_2D":
+        options.setdefault("depth_multiplier", out[0].shape[3] // max(node.inputs[0].shape[3] or 1, 1))
+    outputs = [ir.add_tensor(node.name if i == 0 else f"{node.name}:{i}", t.shape, t.dtype)
+               for i, t in enumerate(out)]
+    for t, index in zip(out, outputs):
+        of_tensor[t] = index
+    ir.ops.append(IROp(builtin, inputs, outputs, spec["options"], options, node, node_inputs))
+
+
+def _attr_input(node, attr: str) -> np.ndarray:
+    value = node.attrs[attr]
+    if attr == "axes" and value is None:  # a reduction over every axis
+        value = list(range(len(node.inputs[0].shape)))
+    if attr == "new_shape":
+        value = [-1 if d is None else d for d in value]
+    return np.asarray(value, dtype=np.int32)
+
+
+def _option_value(field_: str, value: Any) -> Any:
+    if field_ == "padding" and isinstance(value, str):
+        return PADDINGS[value.upper()]
+    if field_ in ("out_type", "output_type", "idx_out_type"):
+        return TENSOR_TYPES[np.dtype(value).name.upper()]
+    if isinstance(value, (list, tuple)):
+        return [int(v) for v in value]
+    return value
