@@ -1,0 +1,137 @@
+/* rillet.h — the C API of librillet: describe a model's tensors and ops, prepare the plan once, invoke it.
+ *
+ * Every entry point that can fail returns an rl_status and leaves a message in the plan
+ * (rl_plan_message); the library never aborts, exits or prints, and holds no global mutable state.
+ * The region between the cffi markers is read verbatim by native/build_ffi.py, so it stays plain C
+ * declarations (no #include, no expressions in array sizes).
+ */
+#ifndef RILLET_H
+#define RILLET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* cffi-begin */
+#define RL_MAX_DIMS 8
+#define RL_MESSAGE_CAPACITY 512
+
+typedef enum {
+    RL_OK = 0,
+    RL_INVALID = 1,     /* the model or a call's arguments are malformed */
+    RL_UNSUPPORTED = 2, /* well-formed, but rillet has no kernel for it */
+    RL_NO_MEMORY = 3,
+    RL_BAD_STATE = 4    /* e.g. invoke before prepare */
+} rl_status;
+
+/* Element types, numbered as TFLite's TensorType. */
+typedef enum {
+    RL_FLOAT32 = 0,
+    RL_INT32 = 2,
+    RL_UINT8 = 3,
+    RL_INT64 = 4,
+    RL_BOOL = 6,
+    RL_INT16 = 7,
+    RL_INT8 = 9
+} rl_dtype;
+
+/* Fused activations and paddings, numbered as TFLite's schema. */
+typedef enum { RL_ACT_NONE = 0, RL_ACT_RELU = 1, RL_ACT_RELU_N1_TO_1 = 2, RL_ACT_RELU6 = 3 } rl_activation;
+typedef enum { RL_PADDING_SAME = 0, RL_PADDING_VALID = 1 } rl_padding;
+
+/* Where a tensor's bytes live once the plan is prepared. */
+typedef enum { RL_STORAGE_ARENA = 0, RL_STORAGE_CONSTANT = 1, RL_STORAGE_FOLDED = 2, RL_STORAGE_NONE = 3 } rl_storage;
+
+/* Per-op parameters, one struct per op kind, filled from the model's builtin options. */
+typedef struct { int32_t padding, stride_w, stride_h, dilation_w, dilation_h, depth_multiplier, activation; } rl_conv_params;
+typedef struct { int32_t padding, stride_w, stride_h, filter_w, filter_h, activation; } rl_pool_params;
+typedef struct { int32_t activation, keep_num_dims; } rl_fully_connected_params;
+typedef struct { int32_t adj_x, adj_y; } rl_batch_matmul_params;
+typedef struct { int32_t activation; } rl_arithmetic_params;
+typedef struct { int32_t keep_dims; } rl_reducer_params;
+typedef struct { float beta; } rl_softmax_params;
+typedef struct { float alpha; } rl_leaky_relu_params;
+typedef struct { int32_t axis, activation; } rl_concatenation_params;
+typedef struct { int32_t count; int32_t shape[8]; } rl_reshape_params;   /* count -1: no new_shape option */
+typedef struct { int32_t count; int32_t dims[8]; } rl_squeeze_params;
+typedef struct { int32_t begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask, offset; } rl_strided_slice_params;
+typedef struct { int32_t axis, batch_dims; } rl_gather_params;
+typedef struct { int32_t axis, values_count; } rl_pack_params;
+typedef struct { int32_t out_type; } rl_shape_params;
+typedef struct { int32_t align_corners, half_pixel_centers; } rl_resize_params;
+
+typedef union {
+    rl_conv_params conv;
+    rl_pool_params pool;
+    rl_fully_connected_params fully_connected;
+    rl_batch_matmul_params batch_matmul;
+    rl_arithmetic_params arithmetic;
+    rl_reducer_params reducer;
+    rl_softmax_params softmax;
+    rl_leaky_relu_params leaky_relu;
+    rl_concatenation_params concatenation;
+    rl_reshape_params reshape;
+    rl_squeeze_params squeeze;
+    rl_strided_slice_params strided_slice;
+    rl_gather_params gather;
+    rl_pack_params pack;
+    rl_shape_params shape;
+    rl_resize_params resize;
+} rl_op_params;
+
+typedef struct rl_plan rl_plan;
+
+/* Build. Tensors and ops are numbered in the order they are added (the model's order). */
+rl_status rl_plan_create(rl_plan **plan_out, int32_t num_threads);
+void rl_plan_destroy(rl_plan *plan);
+const char *rl_plan_message(const rl_plan *plan);
+int32_t rl_plan_failed_op(const rl_plan *plan); /* the op the last error is about, -1 if none */
+
+/* `data` (constant tensors) is used in place and must outlive the plan; NULL for activations. */
+rl_status rl_plan_add_tensor(rl_plan *plan, int32_t dtype, int32_t rank, const int32_t *shape,
+                             const void *data, size_t data_bytes, int32_t is_variable);
+rl_status rl_plan_set_quantization(rl_plan *plan, int32_t tensor, int32_t count, const float *scales,
+                                   const int64_t *zero_points, int32_t quantized_dimension);
+/* Input/output indices of -1 mark an omitted optional tensor. */
+rl_status rl_plan_add_op(rl_plan *plan, int32_t builtin_code, int32_t n_inputs, const int32_t *inputs,
+                         int32_t n_outputs, const int32_t *outputs, const rl_op_params *params);
+rl_status rl_plan_set_io(rl_plan *plan, int32_t n_inputs, const int32_t *inputs, int32_t n_outputs,
+                         const int32_t *outputs);
+/* Every op's kernel exists for its dtypes; the message lists every op that has none. */
+rl_status rl_plan_check_support(rl_plan *plan);
+int32_t rl_plan_op_supported(const rl_plan *plan, int32_t op); /* 1 when op has a kernel for its dtypes */
+
+/* Prepare: shapes, validation, constant folding, arena offsets, one arena allocation. */
+rl_status rl_plan_set_tensor_shape(rl_plan *plan, int32_t tensor, int32_t rank, const int32_t *shape);
+void rl_plan_set_preserve_all_tensors(rl_plan *plan, int32_t preserve);
+rl_status rl_plan_prepare(rl_plan *plan);
+
+/* Run the whole plan: no allocation. op_seconds (NULL, or one double per op) receives per-op times. */
+rl_status rl_plan_invoke(rl_plan *plan);
+rl_status rl_plan_invoke_profiled(rl_plan *plan, double *op_seconds);
+
+/* Inspect. */
+int32_t rl_plan_tensor_count(const rl_plan *plan);
+int32_t rl_plan_op_count(const rl_plan *plan);
+int32_t rl_plan_tensor_rank(const rl_plan *plan, int32_t tensor);
+int32_t rl_plan_tensor_dim(const rl_plan *plan, int32_t tensor, int32_t axis);
+size_t rl_plan_tensor_bytes(const rl_plan *plan, int32_t tensor);
+void *rl_plan_tensor_data(rl_plan *plan, int32_t tensor);
+int32_t rl_plan_tensor_storage(const rl_plan *plan, int32_t tensor);
+int32_t rl_plan_op_is_folded(const rl_plan *plan, int32_t op);
+size_t rl_plan_arena_bytes(const rl_plan *plan);
+size_t rl_plan_constant_bytes(const rl_plan *plan);
+size_t rl_plan_folded_bytes(const rl_plan *plan);
+
+/* The builtin op codes this library has a kernel for (any dtype). */
+int32_t rl_op_is_known(int32_t builtin_code);
+/* cffi-end */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RILLET_H */

@@ -1,0 +1,84 @@
+/* f32_binary_ref.c — float32 ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE with numpy broadcasting. */
+#include "kernels.h"
+
+static float apply(rl_binary_op op, float x, float y) {
+    switch (op) {
+    case RL_BIN_ADD: return x + y;
+    case RL_BIN_SUB: return x - y;
+    case RL_BIN_MUL: return x * y;
+    case RL_BIN_DIV: return x / y;
+    case RL_BIN_SQUARED_DIFFERENCE: { const float d = x - y; return d * d; }
+    }
+    return 0.0f;
+}
+
+static float clamp(float v, float lo, float hi) {
+    v = v < lo ? lo : v;
+    return v > hi ? hi : v;
+}
+
+void f32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const float *a, const float *b, float *out) {
+    const float lo = bc->act_min, hi = bc->act_max;
+    if (bc->contiguous == 1) {
+        for (int64_t i = 0; i < bc->count; ++i) out[i] = clamp(apply(op, a[i], b[i]), lo, hi);
+        return;
+    }
+    if (bc->contiguous == 2) {
+        for (int64_t i = 0; i < bc->count; ++i) out[i] = clamp(apply(op, a[i], b[0]), lo, hi);
+        return;
+    }
+    if (bc->contiguous == 3) {
+        for (int64_t i = 0; i < bc->count; ++i) out[i] = clamp(apply(op, a[0], b[i]), lo, hi);
+        return;
+    }
+    if (bc->count == 0) return;
+    int64_t index[8] = {0};
+    const int64_t inner = bc->out_dims[7], sa = bc->a_strides[7], sb = bc->b_strides[7];
+    do {
+        int64_t ia = 0, ib = 0;
+        for (int d = 0; d < 7; ++d) {
+            ia += index[d] * bc->a_strides[d];
+            ib += index[d] * bc->b_strides[d];
+        }
+        for (int64_t i = 0; i < inner; ++i) *out++ = clamp(apply(op, a[ia + i * sa], b[ib + i * sb]), lo, hi);
+    } while (rl_next_index(7, bc->out_dims, index));
+}
+
+void f32_greater_ref(const rl_broadcast *bc, const float *a, const float *b, uint8_t *out) {
+    if (bc->count == 0) return;
+    int64_t index[8] = {0};
+    const int64_t inner = bc->out_dims[7], sa = bc->a_strides[7], sb = bc->b_strides[7];
+    do {
+        int64_t ia = 0, ib = 0;
+        for (int d = 0; d < 7; ++d) {
+            ia += index[d] * bc->a_strides[d];
+            ib += index[d] * bc->b_strides[d];
+        }
+        for (int64_t i = 0; i < inner; ++i) *out++ = a[ia + i * sa] > b[ib + i * sb];
+    } while (rl_next_index(7, bc->out_dims, index));
+}
+
+void s32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const int32_t *a, const int32_t *b, int32_t *out) {
+    if (bc->count == 0) return;
+    int64_t index[8] = {0};
+    const int64_t inner = bc->out_dims[7], sa = bc->a_strides[7], sb = bc->b_strides[7];
+    do {
+        int64_t ia = 0, ib = 0;
+        for (int d = 0; d < 7; ++d) {
+            ia += index[d] * bc->a_strides[d];
+            ib += index[d] * bc->b_strides[d];
+        }
+        for (int64_t i = 0; i < inner; ++i) {
+            const int32_t x = a[ia + i * sa], y = b[ib + i * sb];
+            int32_t v = 0;
+            switch (op) {
+            case RL_BIN_ADD: v = (int32_t)((uint32_t)x + (uint32_t)y); break;
+            case RL_BIN_SUB: v = (int32_t)((uint32_t)x - (uint32_t)y); break;
+            case RL_BIN_MUL: v = (int32_t)((uint32_t)x * (uint32_t)y); break;
+            case RL_BIN_DIV: v = y == 0 ? 0 : x / y; break;
+            case RL_BIN_SQUARED_DIFFERENCE: v = (int32_t)((uint32_t)(x - y) * (uint32_t)(x - y)); break;
+            }
+            *out++ = v;
+        }
+    } while (rl_next_index(7, bc->out_dims, index));
+}

@@ -1,0 +1,24 @@
+/* f32_reduce_sum_ref.c — float32 sum over marked axes (rank 8, row-major), then / divisor (n for MEAN). */
+#include "kernels.h"
+
+void f32_reduce_sum_ref(const int64_t *dims, const int32_t *reduced, float divisor, const float *x, float *y,
+                        int64_t out_count) {
+    int64_t out_strides[8], stride = 1;
+    for (int d = 7; d >= 0; --d) {
+        out_strides[d] = reduced[d] ? 0 : stride;
+        if (!reduced[d]) stride *= dims[d];
+    }
+    for (int64_t i = 0; i < out_count; ++i) y[i] = 0.0f;
+    int64_t index[8] = {0};
+    int64_t in_count = 1;
+    for (int d = 0; d < 8; ++d) in_count *= dims[d];
+    for (int64_t i = 0; i < in_count; ++i) {
+        int64_t o = 0;
+        for (int d = 0; d < 8; ++d) o += index[d] * out_strides[d];
+        y[o] += x[i];
+        rl_next_index(8, dims, index);
+    }
+    if (divisor != 1.0f) {
+        for (int64_t i = 0; i < out_count; ++i) y[i] = y[i] / divisor;
+    }
+}

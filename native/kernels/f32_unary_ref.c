@@ -1,0 +1,32 @@
+/* f32_unary_ref.c — float32 element-wise RSQRT, EXP, LOG, NEG, RELU, RELU6, LOGISTIC, TANH, HARD_SWISH. */
+#include <math.h>
+
+#include "kernels.h"
+
+void f32_unary_ref(rl_unary_op op, int64_t count, const float *x, float *y) {
+    for (int64_t i = 0; i < count; ++i) {
+        const float v = x[i];
+        float r = 0.0f;
+        switch (op) {
+        case RL_UN_RSQRT: r = 1.0f / sqrtf(v); break;
+        case RL_UN_EXP: r = expf(v); break;
+        case RL_UN_LOG: r = logf(v); break;
+        case RL_UN_NEG: r = -v; break;
+        case RL_UN_RELU: r = v > 0.0f ? v : 0.0f; break;
+        case RL_UN_RELU6: r = v > 0.0f ? (v < 6.0f ? v : 6.0f) : 0.0f; break;
+        case RL_UN_LOGISTIC: r = 1.0f / (1.0f + expf(-v)); break;
+        case RL_UN_TANH: r = tanhf(v); break;
+        case RL_UN_HARD_SWISH: {
+            float t = v + 3.0f;
+            t = t > 0.0f ? (t < 6.0f ? t : 6.0f) : 0.0f;
+            r = v * t / 6.0f;
+            break;
+        }
+        }
+        y[i] = r;
+    }
+}
+
+void f32_leaky_relu_ref(int64_t count, float alpha, const float *x, float *y) {
+    for (int64_t i = 0; i < count; ++i) y[i] = x[i] > 0.0f ? x[i] : x[i] * alpha;
+}

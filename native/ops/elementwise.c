@@ -1,0 +1,103 @@
+/* elementwise.c — binary ops with broadcasting, unary ops, LEAKY_RELU, SOFTMAX, LOG_SOFTMAX, GREATER. */
+#include "ops.h"
+
+static rl_binary_op binary_of(int32_t code) {
+    switch (code) {
+    case RL_OP_SUB: return RL_BIN_SUB;
+    case RL_OP_MUL: return RL_BIN_MUL;
+    case RL_OP_DIV: return RL_BIN_DIV;
+    case RL_OP_SQUARED_DIFFERENCE: return RL_BIN_SQUARED_DIFFERENCE;
+    default: return RL_BIN_ADD;
+    }
+}
+
+static int has_activation(int32_t code) {
+    return code == RL_OP_ADD || code == RL_OP_SUB || code == RL_OP_MUL || code == RL_OP_DIV;
+}
+
+rl_status rl_prepare_binary(rl_plan *plan, rl_op *op) {
+    rl_status s = rl_expect_inputs(plan, op, 2, 2);
+    if (s != RL_OK) return s;
+    rl_tensor *a = rl_input(plan, op, 0), *b = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
+    if (b->dtype != a->dtype)
+        return rl_fail(plan, RL_INVALID, "operands are %s and %s", rl_dtype_name(a->dtype), rl_dtype_name(b->dtype));
+    const int32_t out_dtype = op->code == RL_OP_GREATER ? RL_BOOL : a->dtype;
+    if ((s = rl_expect_dtype(plan, output, "output", out_dtype)) != RL_OK) return s;
+    if (a->dtype != RL_FLOAT32 && !(a->dtype == RL_INT32 && op->code != RL_OP_GREATER))
+        return rl_fail(plan, RL_UNSUPPORTED, "no kernel for %s operands", rl_dtype_name(a->dtype));
+    if ((s = rl_broadcast_shapes(plan, &a->shape, &b->shape, &output->shape, &op->prep.bc)) != RL_OK) return s;
+    const int32_t activation = has_activation(op->code) ? op->params.arithmetic.activation : RL_ACT_NONE;
+    if ((s = rl_activation_range(plan, activation, &op->prep.bc.act_min, &op->prep.bc.act_max)) != RL_OK) return s;
+    if (a->dtype == RL_INT32 && activation != RL_ACT_NONE)
+        return rl_fail(plan, RL_UNSUPPORTED, "fused activations on int32 are not supported");
+    return RL_OK;
+}
+
+rl_status rl_eval_binary(rl_plan *plan, rl_op *op) {
+    const rl_tensor *a = rl_input(plan, op, 0), *b = rl_input(plan, op, 1);
+    void *out = rl_output(plan, op, 0)->data;
+    if (op->code == RL_OP_GREATER) {
+        f32_greater_ref(&op->prep.bc, (const float *)a->data, (const float *)b->data, (uint8_t *)out);
+    } else if (a->dtype == RL_INT32) {
+        s32_binary_ref(binary_of(op->code), &op->prep.bc, (const int32_t *)a->data, (const int32_t *)b->data,
+                       (int32_t *)out);
+    } else {
+        plan->kernels->f32_binary(binary_of(op->code), &op->prep.bc, (const float *)a->data,
+                                  (const float *)b->data, (float *)out);
+    }
+    return RL_OK;
+}
+
+rl_status rl_prepare_same_shape_f32(rl_plan *plan, rl_op *op) {
+    rl_status s = rl_expect_inputs(plan, op, 1, 1);
+    if (s != RL_OK) return s;
+    rl_tensor *input = rl_input(plan, op, 0), *output = rl_output(plan, op, 0);
+    if ((s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
+    if ((s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
+    output->shape = input->shape;
+    op->prep.count = rl_shape_count(&input->shape);
+    if (op->code == RL_OP_SOFTMAX || op->code == RL_OP_LOG_SOFTMAX) {
+        if (input->shape.rank < 1) return rl_fail(plan, RL_INVALID, "input must have rank 1 or more");
+        op->prep.inner = input->shape.dims[input->shape.rank - 1];
+        op->prep.outer = op->prep.inner ? op->prep.count / op->prep.inner : 0;
+    }
+    return RL_OK;
+}
+
+static rl_unary_op unary_of(int32_t code) {
+    switch (code) {
+    case RL_OP_RSQRT: return RL_UN_RSQRT;
+    case RL_OP_EXP: return RL_UN_EXP;
+    case RL_OP_LOG: return RL_UN_LOG;
+    case RL_OP_NEG: return RL_UN_NEG;
+    case RL_OP_RELU: return RL_UN_RELU;
+    case RL_OP_RELU6: return RL_UN_RELU6;
+    case RL_OP_LOGISTIC: return RL_UN_LOGISTIC;
+    case RL_OP_TANH: return RL_UN_TANH;
+    default: return RL_UN_HARD_SWISH;
+    }
+}
+
+rl_status rl_eval_unary(rl_plan *plan, rl_op *op) {
+    plan->kernels->f32_unary(unary_of(op->code), op->prep.count, (const float *)rl_input(plan, op, 0)->data,
+                             (float *)rl_output(plan, op, 0)->data);
+    return RL_OK;
+}
+
+rl_status rl_eval_leaky_relu(rl_plan *plan, rl_op *op) {
+    plan->kernels->f32_leaky_relu(op->prep.count, op->params.leaky_relu.alpha,
+                                  (const float *)rl_input(plan, op, 0)->data, (float *)rl_output(plan, op, 0)->data);
+    return RL_OK;
+}
+
+rl_status rl_eval_softmax(rl_plan *plan, rl_op *op) {
+    plan->kernels->f32_softmax(op->prep.outer, (int32_t)op->prep.inner, op->params.softmax.beta,
+                               (const float *)rl_input(plan, op, 0)->data, (float *)rl_output(plan, op, 0)->data);
+    return RL_OK;
+}
+
+rl_status rl_eval_log_softmax(rl_plan *plan, rl_op *op) {
+    plan->kernels->f32_log_softmax(op->prep.outer, (int32_t)op->prep.inner, (const float *)rl_input(plan, op, 0)->data,
+                                   (float *)rl_output(plan, op, 0)->data);
+    return RL_OK;
+}

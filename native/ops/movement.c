@@ -1,0 +1,283 @@
+/* movement.c — CONCATENATION, PACK, PAD, TRANSPOSE, STRIDED_SLICE, SLICE, GATHER, CAST: any dtype. */
+#include <string.h>
+
+#include "ops.h"
+
+static int32_t normalize_axis(int32_t axis, int32_t rank) { return axis < 0 ? axis + rank : axis; }
+
+static void dims_of(const rl_shape *s, int64_t *dims) {
+    for (int32_t d = 0; d < s->rank; ++d) dims[d] = s->dims[d];
+}
+
+/* CONCATENATION and PACK: outer blocks of each input laid side by side. */
+rl_status rl_prepare_concatenation(rl_plan *plan, rl_op *op) {
+    rl_status s = rl_expect_inputs(plan, op, 1, op->n_inputs);
+    if (s != RL_OK) return s;
+    rl_tensor *first = rl_input(plan, op, 0), *output = rl_output(plan, op, 0);
+    const int pack = op->code == RL_OP_PACK;
+    const int32_t rank = first->shape.rank + (pack ? 1 : 0);
+    const int32_t raw_axis = pack ? op->params.pack.axis : op->params.concatenation.axis;
+    const int32_t axis = normalize_axis(raw_axis, rank);
+    if (axis < 0 || axis >= rank) return rl_fail(plan, RL_INVALID, "axis %d is outside a rank-%d result", raw_axis, rank);
+    if (rank > RL_MAX_DIMS) return rl_fail(plan, RL_UNSUPPORTED, "output rank is above %d", RL_MAX_DIMS);
+    if ((s = rl_expect_dtype(plan, output, "output", first->dtype)) != RL_OK) return s;
+    int32_t total = 0;
+    for (int32_t i = 0; i < op->n_inputs; ++i) {
+        const rl_tensor *t = rl_input(plan, op, i);
+        if (!t) return rl_fail(plan, RL_INVALID, "input %d is missing", i);
+        if (t->dtype != first->dtype) return rl_fail(plan, RL_INVALID, "input %d is %s, input 0 is %s", i, rl_dtype_name(t->dtype), rl_dtype_name(first->dtype));
+        if (t->shape.rank != first->shape.rank) return rl_fail(plan, RL_INVALID, "input %d has rank %d, input 0 rank %d", i, t->shape.rank, first->shape.rank);
+        for (int32_t d = 0; d < t->shape.rank; ++d)
+            if ((pack || d != axis) && t->shape.dims[d] != first->shape.dims[d])
+                return rl_fail(plan, RL_INVALID, "input %d has dimension %d of size %d, input 0 of size %d", i, d, t->shape.dims[d], first->shape.dims[d]);
+        total += pack ? 1 : t->shape.dims[axis];
+    }
+    if (pack) {
+        output->shape.rank = rank;
+        for (int32_t d = 0, k = 0; d < rank; ++d) output->shape.dims[d] = d == axis ? total : first->shape.dims[k++];
+    } else {
+        output->shape = first->shape;
+        output->shape.dims[axis] = total;
+        if ((s = rl_activation_range(plan, op->params.concatenation.activation, &op->prep.act_min, &op->prep.act_max)) != RL_OK) return s;
+        if (op->params.concatenation.activation != RL_ACT_NONE && first->dtype != RL_FLOAT32)
+            return rl_fail(plan, RL_UNSUPPORTED, "fused activation on %s", rl_dtype_name(first->dtype));
+    }
+    op->prep.outer = 1;
+    for (int32_t d = 0; d < axis; ++d) op->prep.outer *= output->shape.dims[d];
+    op->prep.axis = axis;
+    return RL_OK;
+}
+
+rl_status rl_eval_concatenation(rl_plan *plan, rl_op *op) {
+    rl_tensor *output = rl_output(plan, op, 0);
+    const size_t elem = rl_dtype_size(output->dtype);
+    char *dst = (char *)output->data;
+    for (int64_t o = 0; o < op->prep.outer; ++o) {
+        for (int32_t i = 0; i < op->n_inputs; ++i) {
+            const rl_tensor *t = rl_input(plan, op, i);
+            const int64_t count = rl_shape_count(&t->shape);
+            const size_t block = (size_t)(op->prep.outer ? count / op->prep.outer : 0) * elem;
+            memcpy(dst, (const char *)t->data + (size_t)o * block, block);
+            dst += block;
+        }
+    }
+    if (op->code == RL_OP_CONCATENATION && op->params.concatenation.activation != RL_ACT_NONE) {
+        float *y = (float *)output->data;
+        const int64_t n = rl_shape_count(&output->shape);
+        for (int64_t i = 0; i < n; ++i) y[i] = y[i] < op->prep.act_min ? op->prep.act_min : (y[i] > op->prep.act_max ? op->prep.act_max : y[i]);
+    }
+    return RL_OK;
+}
+
+rl_status rl_prepare_pad(rl_plan *plan, rl_op *op) {
+    rl_status s = rl_expect_inputs(plan, op, 2, 3);
+    if (s != RL_OK) return s;
+    rl_tensor *input = rl_input(plan, op, 0), *pads = rl_input(plan, op, 1), *value = rl_input(plan, op, 2);
+    rl_tensor *output = rl_output(plan, op, 0);
+    if ((s = rl_expect_dtype(plan, output, "output", input->dtype)) != RL_OK) return s;
+    if ((s = rl_known_indices(plan, pads, "paddings")) != RL_OK) return s;
+    const int32_t rank = input->shape.rank;
+    if (pads->shape.rank != 2 || pads->shape.dims[0] != rank || pads->shape.dims[1] != 2)
+        return rl_fail(plan, RL_INVALID, "paddings must be [%d, 2]", rank);
+    if (value) {
+        if ((s = rl_expect_dtype(plan, value, "constant value", input->dtype)) != RL_OK) return s;
+        if (rl_shape_count(&value->shape) != 1) return rl_fail(plan, RL_INVALID, "constant value must have one element");
+    }
+    output->shape.rank = rank;
+    for (int32_t d = 0; d < rank; ++d) {
+        const int64_t before = rl_read_index(pads, 2 * d), after = rl_read_index(pads, 2 * d + 1);
+        if (before < 0 || after < 0) return rl_fail(plan, RL_INVALID, "padding of axis %d is negative", d);
+        op->prep.begin[d] = (int32_t)before;
+        output->shape.dims[d] = (int32_t)(input->shape.dims[d] + before + after);
+    }
+    dims_of(&input->shape, op->prep.dims);
+    dims_of(&output->shape, op->prep.out_dims);
+    return RL_OK;
+}
+
+rl_status rl_eval_pad(rl_plan *plan, rl_op *op) {
+    const rl_tensor *input = rl_input(plan, op, 0), *value = rl_input(plan, op, 2);
+    int64_t zero = 0;
+    const void *pad_value = &zero;
+    if (value) pad_value = value->data;
+    else if (input->q_count > 0 && (input->dtype == RL_INT8 || input->dtype == RL_UINT8)) {
+        const int8_t z8 = (int8_t)input->q_zero_points[0];
+        memcpy(&zero, &z8, 1);
+    }
+    xx_pad_ref(input->shape.rank, op->prep.dims, op->prep.begin, op->prep.out_dims, rl_dtype_size(input->dtype),
+               pad_value, input->data, rl_output(plan, op, 0)->data);
+    return RL_OK;
+}
+
+rl_status rl_prepare_transpose(rl_plan *plan, rl_op *op) {
+    rl_status s = rl_expect_inputs(plan, op, 2, 2);
+    if (s != RL_OK) return s;
+    rl_tensor *input = rl_input(plan, op, 0), *perm = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
+    if ((s = rl_expect_dtype(plan, output, "output", input->dtype)) != RL_OK) return s;
+    if ((s = rl_known_indices(plan, perm, "perm")) != RL_OK) return s;
+    const int32_t rank = input->shape.rank;
+    if (rl_shape_count(&perm->shape) != rank) return rl_fail(plan, RL_INVALID, "perm has %lld entries, input rank %d", (long long)rl_shape_count(&perm->shape), rank);
+    int32_t seen[RL_MAX_DIMS] = {0};
+    output->shape.rank = rank;
+    for (int32_t d = 0; d < rank; ++d) {
+        int64_t p = rl_read_index(perm, d);
+        if (p < 0) p += rank;
+        if (p < 0 || p >= rank || seen[p]) return rl_fail(plan, RL_INVALID, "perm is not a permutation of 0..%d", rank - 1);
+        seen[p] = 1;
+        op->prep.perm[d] = (int32_t)p;
+        output->shape.dims[d] = input->shape.dims[p];
+    }
+    dims_of(&input->shape, op->prep.dims);
+    return RL_OK;
+}
+
+rl_status rl_eval_transpose(rl_plan *plan, rl_op *op) {
+    const rl_tensor *input = rl_input(plan, op, 0);
+    xx_transpose_ref(input->shape.rank, op->prep.dims, op->prep.perm, rl_dtype_size(input->dtype), input->data,
+                     rl_output(plan, op, 0)->data);
+    return RL_OK;
+}
+
+static int32_t clamp32(int64_t v, int64_t lo, int64_t hi) { return (int32_t)(v < lo ? lo : (v > hi ? hi : v)); }
+
+rl_status rl_prepare_strided_slice(rl_plan *plan, rl_op *op) {
+    rl_status s = rl_expect_inputs(plan, op, 4, 4);
+    if (s != RL_OK) return s;
+    rl_tensor *input = rl_input(plan, op, 0), *begin = rl_input(plan, op, 1), *end = rl_input(plan, op, 2);
+    rl_tensor *strides = rl_input(plan, op, 3), *output = rl_output(plan, op, 0);
+    const rl_strided_slice_params *p = &op->params.strided_slice;
+    if ((s = rl_expect_dtype(plan, output, "output", input->dtype)) != RL_OK) return s;
+    if ((s = rl_known_indices(plan, begin, "begin")) != RL_OK) return s;
+    if ((s = rl_known_indices(plan, end, "end")) != RL_OK) return s;
+    if ((s = rl_known_indices(plan, strides, "strides")) != RL_OK) return s;
+    if (p->ellipsis_mask || p->new_axis_mask)
+        return rl_fail(plan, RL_UNSUPPORTED, "ellipsis_mask and new_axis_mask are not supported");
+    const int32_t rank = input->shape.rank;
+    const int64_t n = rl_shape_count(&begin->shape);
+    if (n > rank || rl_shape_count(&end->shape) != n || rl_shape_count(&strides->shape) != n)
+        return rl_fail(plan, RL_INVALID, "begin, end and strides need the same length, at most the rank %d", rank);
+    output->shape.rank = 0;
+    for (int32_t d = 0; d < rank; ++d) {
+        const int64_t dim = input->shape.dims[d];
+        int64_t stride = d < n ? rl_read_index(strides, d) : 1, start, stop;
+        if (stride == 0) return rl_fail(plan, RL_INVALID, "stride of axis %d is 0", d);
+        const int shrink = d < n && (p->shrink_axis_mask >> d) & 1;
+        if (d >= n || (p->begin_mask >> d) & 1) { /* TFLite lets begin_mask win over shrink_axis_mask */
+            start = stride > 0 ? 0 : dim - 1;
+        } else {
+            start = rl_read_index(begin, d);
+            if (start < 0) start += dim;
+            start = stride > 0 ? clamp32(start, 0, dim) : clamp32(start, -1, dim - 1);
+        }
+        if (shrink) {
+            int64_t b = (p->begin_mask >> d) & 1 ? 0 : rl_read_index(begin, d);
+            if (b < 0) b += dim;
+            if (b < 0 || b >= dim) return rl_fail(plan, RL_INVALID, "shrunk axis %d: index out of range", d);
+            start = b;
+            stop = b + 1;
+            stride = 1;
+        } else if (d >= n || (p->end_mask >> d) & 1) {
+            stop = stride > 0 ? dim : -1;
+        } else {
+            stop = rl_read_index(end, d);
+            if (p->offset) stop += rl_read_index(begin, d);
+            if (stop < 0) stop += dim;
+            stop = stride > 0 ? clamp32(stop, 0, dim) : clamp32(stop, -1, dim - 1);
+        }
+        int64_t size = stride > 0 ? (stop - start + stride - 1) / stride : (start - stop - stride - 1) / -stride;
+        if (size < 0) size = 0;
+        op->prep.begin[d] = (int32_t)start;
+        op->prep.stride[d] = (int32_t)stride;
+        op->prep.out_dims[d] = size;
+        if (!shrink) output->shape.dims[output->shape.rank++] = (int32_t)size;
+    }
+    dims_of(&input->shape, op->prep.dims);
+    return RL_OK;
+}
+
+rl_status rl_prepare_slice(rl_plan *plan, rl_op *op) {
+    rl_status s = rl_expect_inputs(plan, op, 3, 3);
+    if (s != RL_OK) return s;
+    rl_tensor *input = rl_input(plan, op, 0), *begin = rl_input(plan, op, 1), *size = rl_input(plan, op, 2);
+    rl_tensor *output = rl_output(plan, op, 0);
+    if ((s = rl_expect_dtype(plan, output, "output", input->dtype)) != RL_OK) return s;
+    if ((s = rl_known_indices(plan, begin, "begin")) != RL_OK) return s;
+    if ((s = rl_known_indices(plan, size, "size")) != RL_OK) return s;
+    const int32_t rank = input->shape.rank;
+    if (rl_shape_count(&begin->shape) != rank || rl_shape_count(&size->shape) != rank)
+        return rl_fail(plan, RL_INVALID, "begin and size need %d entries", rank);
+    output->shape.rank = rank;
+    for (int32_t d = 0; d < rank; ++d) {
+        const int64_t b = rl_read_index(begin, d), dim = input->shape.dims[d];
+        int64_t n = rl_read_index(size, d);
+        if (n == -1) n = dim - b;
+        if (b < 0 || n < 0 || b + n > dim)
+            return rl_fail(plan, RL_INVALID, "axis %d: begin %lld size %lld do not fit in %lld", d, (long long)b, (long long)n, (long long)dim);
+        op->prep.begin[d] = (int32_t)b;
+        op->prep.stride[d] = 1;
+        op->prep.out_dims[d] = n;
+        output->shape.dims[d] = (int32_t)n;
+    }
+    dims_of(&input->shape, op->prep.dims);
+    return RL_OK;
+}
+
+rl_status rl_eval_strided_slice(rl_plan *plan, rl_op *op) {
+    const rl_tensor *input = rl_input(plan, op, 0);
+    xx_strided_slice_ref(input->shape.rank, op->prep.dims, op->prep.begin, op->prep.stride, op->prep.out_dims,
+                         rl_dtype_size(input->dtype), input->data, rl_output(plan, op, 0)->data);
+    return RL_OK;
+}
+
+rl_status rl_prepare_gather(rl_plan *plan, rl_op *op) {
+    rl_status s = rl_expect_inputs(plan, op, 2, 2);
+    if (s != RL_OK) return s;
+    rl_tensor *params = rl_input(plan, op, 0), *indices = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
+    if ((s = rl_expect_dtype(plan, output, "output", params->dtype)) != RL_OK) return s;
+    if (indices->dtype != RL_INT32 && indices->dtype != RL_INT64)
+        return rl_fail(plan, RL_INVALID, "indices must be int32 or int64, are %s", rl_dtype_name(indices->dtype));
+    if (op->params.gather.batch_dims != 0) return rl_fail(plan, RL_UNSUPPORTED, "batch_dims %d is not supported", op->params.gather.batch_dims);
+    const int32_t rank = params->shape.rank, axis = normalize_axis(op->params.gather.axis, rank);
+    if (axis < 0 || axis >= rank) return rl_fail(plan, RL_INVALID, "axis %d is outside a rank-%d input", op->params.gather.axis, rank);
+    if (rank - 1 + indices->shape.rank > RL_MAX_DIMS) return rl_fail(plan, RL_UNSUPPORTED, "output rank is above %d", RL_MAX_DIMS);
+    output->shape.rank = 0;
+    op->prep.outer = 1;
+    op->prep.inner = 1;
+    for (int32_t d = 0; d < axis; ++d) {
+        output->shape.dims[output->shape.rank++] = params->shape.dims[d];
+        op->prep.outer *= params->shape.dims[d];
+    }
+    for (int32_t d = 0; d < indices->shape.rank; ++d) output->shape.dims[output->shape.rank++] = indices->shape.dims[d];
+    for (int32_t d = axis + 1; d < rank; ++d) {
+        output->shape.dims[output->shape.rank++] = params->shape.dims[d];
+        op->prep.inner *= params->shape.dims[d];
+    }
+    op->prep.axis = axis;
+    return RL_OK;
+}
+
+rl_status rl_eval_gather(rl_plan *plan, rl_op *op) {
+    const rl_tensor *params = rl_input(plan, op, 0), *indices = rl_input(plan, op, 1);
+    if (xx_gather_ref(op->prep.outer, params->shape.dims[op->prep.axis], op->prep.inner, rl_shape_count(&indices->shape),
+                      indices->data, indices->dtype == RL_INT64, rl_dtype_size(params->dtype), params->data,
+                      rl_output(plan, op, 0)->data))
+        return rl_fail(plan, RL_INVALID, "an index is outside [0, %d)", params->shape.dims[op->prep.axis]);
+    return RL_OK;
+}
+
+rl_status rl_prepare_cast(rl_plan *plan, rl_op *op) {
+    rl_status s = rl_expect_inputs(plan, op, 1, 1);
+    if (s != RL_OK) return s;
+    rl_tensor *input = rl_input(plan, op, 0), *output = rl_output(plan, op, 0);
+    if (rl_dtype_size(output->dtype) == 0) return rl_fail(plan, RL_UNSUPPORTED, "cannot cast to %s", rl_dtype_name(output->dtype));
+    output->shape = input->shape;
+    return RL_OK;
+}
+
+rl_status rl_eval_cast(rl_plan *plan, rl_op *op) {
+    const rl_tensor *input = rl_input(plan, op, 0);
+    rl_tensor *output = rl_output(plan, op, 0);
+    if (xx_cast_ref(input->dtype, output->dtype, rl_shape_count(&input->shape), input->data, output->data))
+        return rl_fail(plan, RL_UNSUPPORTED, "cannot cast %s to %s", rl_dtype_name(input->dtype), rl_dtype_name(output->dtype));
+    return RL_OK;
+}

@@ -1,0 +1,35 @@
+/* resize.c — RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR to a constant size, NHWC float32. */
+#include "ops.h"
+
+rl_status rl_prepare_resize(rl_plan *plan, rl_op *op) {
+    rl_status s = rl_expect_inputs(plan, op, 2, 2);
+    if (s != RL_OK) return s;
+    rl_tensor *input = rl_input(plan, op, 0), *size = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
+    if ((s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
+    if ((s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
+    if ((s = rl_known_indices(plan, size, "size")) != RL_OK) return s;
+    if (input->shape.rank != 4) return rl_fail(plan, RL_INVALID, "input must be 4-D NHWC, has rank %d", input->shape.rank);
+    if (rl_shape_count(&size->shape) != 2) return rl_fail(plan, RL_INVALID, "size must hold 2 values");
+    const int64_t h = rl_read_index(size, 0), w = rl_read_index(size, 1);
+    if (h < 1 || w < 1) return rl_fail(plan, RL_INVALID, "size %lldx%lld must be positive", (long long)h, (long long)w);
+    if (op->params.resize.align_corners && op->params.resize.half_pixel_centers)
+        return rl_fail(plan, RL_INVALID, "align_corners and half_pixel_centers cannot both be set");
+    output->shape = input->shape;
+    output->shape.dims[1] = (int32_t)h;
+    output->shape.dims[2] = (int32_t)w;
+    return RL_OK;
+}
+
+rl_status rl_eval_resize(rl_plan *plan, rl_op *op) {
+    const rl_tensor *in = rl_input(plan, op, 0), *out = rl_output(plan, op, 0);
+    const int32_t *d = in->shape.dims;
+    if (op->code == RL_OP_RESIZE_BILINEAR)
+        f32_resize_bilinear_ref(d[0], d[1], d[2], d[3], out->shape.dims[1], out->shape.dims[2],
+                                op->params.resize.align_corners, op->params.resize.half_pixel_centers,
+                                (const float *)in->data, (float *)out->data);
+    else
+        f32_resize_nearest_ref(d[0], d[1], d[2], d[3], out->shape.dims[1], out->shape.dims[2],
+                               op->params.resize.align_corners, op->params.resize.half_pixel_centers,
+                               (const float *)in->data, (float *)out->data);
+    return RL_OK;
+}

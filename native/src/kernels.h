@@ -1,0 +1,110 @@
+/* kernels.h — the kernels' plain signatures and the table the plan dispatches through.
+ *
+ * A kernel knows nothing of plans or tensors: pointers, sizes and a geometry struct. The table holds
+ * one function pointer per kernel so SIMD paths can replace the scalar references at run time.
+ */
+#ifndef RILLET_KERNELS_H
+#define RILLET_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Convolution and pooling geometry, NHWC. */
+typedef struct {
+    int32_t batch, in_h, in_w, in_c;
+    int32_t out_h, out_w, out_c;
+    int32_t filter_h, filter_w;
+    int32_t stride_h, stride_w, dilation_h, dilation_w;
+    int32_t pad_h, pad_w;
+    int32_t depth_multiplier;
+    float act_min, act_max;
+} rl_window_geometry;
+
+/* An element-wise binary op over broadcast shapes, flattened to rank 8 with 0 strides. */
+typedef struct {
+    int64_t out_dims[8];
+    int64_t a_strides[8], b_strides[8];
+    int64_t count;
+    int32_t contiguous; /* 1: a and b have the output's shape; 2: b is one element; 3: a is one element */
+    float act_min, act_max;
+} rl_broadcast;
+
+typedef enum { RL_BIN_ADD, RL_BIN_SUB, RL_BIN_MUL, RL_BIN_DIV, RL_BIN_SQUARED_DIFFERENCE } rl_binary_op;
+typedef enum {
+    RL_UN_RSQRT, RL_UN_EXP, RL_UN_LOG, RL_UN_NEG, RL_UN_RELU, RL_UN_RELU6, RL_UN_LOGISTIC, RL_UN_TANH,
+    RL_UN_HARD_SWISH
+} rl_unary_op;
+
+typedef void (*rl_f32_window_fn)(const rl_window_geometry *g, const float *input, const float *filter,
+                                 const float *bias, float *output);
+
+typedef struct {
+    rl_f32_window_fn f32_conv2d;
+    rl_f32_window_fn f32_dwconv2d;
+    rl_f32_window_fn f32_maxpool2d;  /* filter and bias unused */
+    rl_f32_window_fn f32_avgpool2d;
+    void (*f32_fully_connected)(int64_t batch, int32_t in_depth, int32_t units, const float *input,
+                                const float *weights, const float *bias, float act_min, float act_max,
+                                float *output);
+    void (*f32_batch_matmul)(const rl_broadcast *batches, int32_t m, int32_t k, int32_t n, int32_t adj_x,
+                             int32_t adj_y, const float *a, const float *b, float *out);
+    void (*f32_binary)(rl_binary_op op, const rl_broadcast *bc, const float *a, const float *b, float *out);
+    void (*f32_unary)(rl_unary_op op, int64_t count, const float *x, float *y);
+    void (*f32_leaky_relu)(int64_t count, float alpha, const float *x, float *y);
+    void (*f32_softmax)(int64_t rows, int32_t depth, float beta, const float *x, float *y);
+    void (*f32_log_softmax)(int64_t rows, int32_t depth, const float *x, float *y);
+    void (*f32_reduce_sum)(const int64_t *dims, const int32_t *reduced, float divisor, const float *x,
+                           float *y, int64_t out_count);
+} rl_kernel_table;
+
+const rl_kernel_table *rl_kernel_table_ref(void);
+
+/* Scalar references (the specification). */
+void f32_conv2d_ref(const rl_window_geometry *g, const float *input, const float *filter, const float *bias,
+                    float *output);
+void f32_dwconv2d_ref(const rl_window_geometry *g, const float *input, const float *filter, const float *bias,
+                      float *output);
+void f32_maxpool2d_ref(const rl_window_geometry *g, const float *input, const float *filter, const float *bias,
+                       float *output);
+void f32_avgpool2d_ref(const rl_window_geometry *g, const float *input, const float *filter, const float *bias,
+                       float *output);
+void f32_fully_connected_ref(int64_t batch, int32_t in_depth, int32_t units, const float *input,
+                             const float *weights, const float *bias, float act_min, float act_max,
+                             float *output);
+/* batches: the broadcast batch dimensions, strides counted in matrices. */
+void f32_batch_matmul_ref(const rl_broadcast *batches, int32_t m, int32_t k, int32_t n, int32_t adj_x,
+                          int32_t adj_y, const float *a, const float *b, float *out);
+void f32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const float *a, const float *b, float *out);
+void f32_greater_ref(const rl_broadcast *bc, const float *a, const float *b, uint8_t *out);
+void s32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const int32_t *a, const int32_t *b, int32_t *out);
+void f32_unary_ref(rl_unary_op op, int64_t count, const float *x, float *y);
+void f32_leaky_relu_ref(int64_t count, float alpha, const float *x, float *y);
+void f32_softmax_ref(int64_t rows, int32_t depth, float beta, const float *x, float *y);
+void f32_log_softmax_ref(int64_t rows, int32_t depth, const float *x, float *y);
+void f32_reduce_sum_ref(const int64_t *dims, const int32_t *reduced, float divisor, const float *x, float *y,
+                        int64_t out_count);
+
+/* Any-dtype data movement (element size in bytes). */
+void xx_transpose_ref(int32_t rank, const int64_t *in_dims, const int32_t *perm, size_t elem, const void *x,
+                      void *y);
+void xx_strided_slice_ref(int32_t rank, const int64_t *in_dims, const int32_t *begin, const int32_t *stride,
+                          const int64_t *out_dims, size_t elem, const void *x, void *y);
+void xx_pad_ref(int32_t rank, const int64_t *in_dims, const int32_t *before, const int64_t *out_dims,
+                size_t elem, const void *pad_value, const void *x, void *y);
+/* Returns 0, or 1 when an index is outside [0, axis_size). */
+int xx_gather_ref(int64_t outer, int64_t axis_size, int64_t inner, int64_t n_indices, const void *indices,
+                  int32_t indices_are_int64, size_t elem, const void *x, void *y);
+/* Converts count elements between numeric dtypes (rl_dtype codes); 0, or 1 for an unsupported pair. */
+int xx_cast_ref(int32_t from, int32_t to, int64_t count, const void *x, void *y);
+/* Next index of an n-d counter in row-major order; returns 0 when it wraps. */
+int rl_next_index(int32_t rank, const int64_t *dims, int64_t *index);
+
+/* Resizing, NHWC float. */
+void f32_resize_bilinear_ref(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h,
+                             int32_t out_w, int32_t align_corners, int32_t half_pixel_centers, const float *x,
+                             float *y);
+void f32_resize_nearest_ref(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h,
+                            int32_t out_w, int32_t align_corners, int32_t half_pixel_centers, const float *x,
+                            float *y);
+
+#endif

@@ -1,0 +1,63 @@
+/* ops.h — the builtin op codes rillet runs (TFLite's numbering) and each op's prepare and eval. */
+#ifndef RILLET_OPS_H
+#define RILLET_OPS_H
+
+#include "plan_internal.h"
+
+enum {
+    RL_OP_ADD = 0, RL_OP_AVERAGE_POOL_2D = 1, RL_OP_CONCATENATION = 2, RL_OP_CONV_2D = 3,
+    RL_OP_DEPTHWISE_CONV_2D = 4, RL_OP_FULLY_CONNECTED = 9, RL_OP_LOGISTIC = 14, RL_OP_MAX_POOL_2D = 17,
+    RL_OP_MUL = 18, RL_OP_RELU = 19, RL_OP_RELU6 = 21, RL_OP_RESHAPE = 22, RL_OP_RESIZE_BILINEAR = 23,
+    RL_OP_SOFTMAX = 25, RL_OP_TANH = 28, RL_OP_PAD = 34, RL_OP_GATHER = 36, RL_OP_TRANSPOSE = 39,
+    RL_OP_MEAN = 40, RL_OP_SUB = 41, RL_OP_DIV = 42, RL_OP_SQUEEZE = 43, RL_OP_STRIDED_SLICE = 45,
+    RL_OP_EXP = 47, RL_OP_LOG_SOFTMAX = 50, RL_OP_CAST = 53, RL_OP_NEG = 59, RL_OP_PADV2 = 60,
+    RL_OP_GREATER = 61, RL_OP_SLICE = 65, RL_OP_EXPAND_DIMS = 70, RL_OP_LOG = 73, RL_OP_SUM = 74,
+    RL_OP_RSQRT = 76, RL_OP_SHAPE = 77, RL_OP_PACK = 83, RL_OP_RESIZE_NEAREST_NEIGHBOR = 97,
+    RL_OP_LEAKY_RELU = 98, RL_OP_SQUARED_DIFFERENCE = 99, RL_OP_HARD_SWISH = 117, RL_OP_BATCH_MATMUL = 126
+};
+
+rl_status rl_broadcast_shapes(rl_plan *plan, const rl_shape *a, const rl_shape *b, rl_shape *out, rl_broadcast *bc);
+
+rl_status rl_prepare_conv2d(rl_plan *plan, rl_op *op);
+rl_status rl_eval_conv2d(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_dwconv2d(rl_plan *plan, rl_op *op);
+rl_status rl_eval_dwconv2d(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_pool2d(rl_plan *plan, rl_op *op);
+rl_status rl_eval_maxpool2d(rl_plan *plan, rl_op *op);
+rl_status rl_eval_avgpool2d(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_fully_connected(rl_plan *plan, rl_op *op);
+rl_status rl_eval_fully_connected(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_batch_matmul(rl_plan *plan, rl_op *op);
+rl_status rl_eval_batch_matmul(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_binary(rl_plan *plan, rl_op *op);
+rl_status rl_eval_binary(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_same_shape_f32(rl_plan *plan, rl_op *op);
+rl_status rl_eval_unary(rl_plan *plan, rl_op *op);
+rl_status rl_eval_leaky_relu(rl_plan *plan, rl_op *op);
+rl_status rl_eval_softmax(rl_plan *plan, rl_op *op);
+rl_status rl_eval_log_softmax(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_reduce(rl_plan *plan, rl_op *op);
+rl_status rl_eval_reduce(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_reshape(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_squeeze(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_expand_dims(rl_plan *plan, rl_op *op);
+rl_status rl_eval_copy(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_shape(rl_plan *plan, rl_op *op);
+rl_status rl_eval_shape(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_concatenation(rl_plan *plan, rl_op *op);
+rl_status rl_eval_concatenation(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_pad(rl_plan *plan, rl_op *op);
+rl_status rl_eval_pad(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_transpose(rl_plan *plan, rl_op *op);
+rl_status rl_eval_transpose(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_strided_slice(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_slice(rl_plan *plan, rl_op *op);
+rl_status rl_eval_strided_slice(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_gather(rl_plan *plan, rl_op *op);
+rl_status rl_eval_gather(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_cast(rl_plan *plan, rl_op *op);
+rl_status rl_eval_cast(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_resize(rl_plan *plan, rl_op *op);
+rl_status rl_eval_resize(rl_plan *plan, rl_op *op);
+
+#endif

@@ -1,0 +1,587 @@
+/* plan.c — building a plan, preparing it (shapes, constant folding, arena offsets) and invoking it. */
+#define _POSIX_C_SOURCE 199309L
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "plan_internal.h"
+
+#define RL_ARENA_ALIGNMENT 64
+
+rl_status rl_fail(rl_plan *plan, rl_status status, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    vsnprintf(plan->message, sizeof plan->message, format, args);
+    va_end(args);
+    plan->failed_op = plan->current_op;
+    return status;
+}
+
+size_t rl_dtype_size(int32_t dtype) {
+    switch (dtype) {
+    case RL_FLOAT32: case RL_INT32: return 4;
+    case RL_INT64: return 8;
+    case RL_INT16: return 2;
+    case RL_UINT8: case RL_BOOL: case RL_INT8: return 1;
+    }
+    return 0;
+}
+
+const char *rl_dtype_name(int32_t dtype) {
+    switch (dtype) {
+    case RL_FLOAT32: return "float32";
+    case RL_INT32: return "int32";
+    case RL_INT64: return "int64";
+    case RL_INT16: return "int16";
+    case RL_UINT8: return "uint8";
+    case RL_BOOL: return "bool";
+    case RL_INT8: return "int8";
+    }
+    return "an unsupported type";
+}
+
+int64_t rl_shape_count(const rl_shape *s) {
+    int64_t n = 1;
+    for (int32_t d = 0; d < s->rank; ++d) n *= s->dims[d];
+    return n;
+}
+
+int rl_shape_equal(const rl_shape *a, const rl_shape *b) {
+    if (a->rank != b->rank) return 0;
+    for (int32_t d = 0; d < a->rank; ++d)
+        if (a->dims[d] != b->dims[d]) return 0;
+    return 1;
+}
+
+void rl_strides_of(const rl_shape *s, int64_t *strides) {
+    int64_t n = 1;
+    for (int32_t d = s->rank - 1; d >= 0; --d) {
+        strides[d] = n;
+        n *= s->dims[d];
+    }
+}
+
+rl_tensor *rl_input(rl_plan *plan, const rl_op *op, int32_t i) {
+    if (i >= op->n_inputs || op->inputs[i] < 0) return NULL;
+    return &plan->tensors[op->inputs[i]];
+}
+
+rl_tensor *rl_output(rl_plan *plan, const rl_op *op, int32_t i) {
+    return &plan->tensors[op->outputs[i]];
+}
+
+const void *rl_known_data(const rl_tensor *t) {
+    if (t->storage == RL_STORAGE_CONSTANT || t->storage == RL_STORAGE_FOLDED) return t->data;
+    return NULL;
+}
+
+int64_t rl_read_index(const rl_tensor *t, int64_t i) {
+    if (t->dtype == RL_INT64) return ((const int64_t *)t->data)[i];
+    return ((const int32_t *)t->data)[i];
+}
+
+rl_status rl_known_indices(rl_plan *plan, const rl_tensor *t, const char *what) {
+    if (!t) return rl_fail(plan, RL_INVALID, "the %s input is missing", what);
+    if (t->dtype != RL_INT32 && t->dtype != RL_INT64)
+        return rl_fail(plan, RL_INVALID, "%s must be int32 or int64, not %s", what, rl_dtype_name(t->dtype));
+    if (!rl_known_data(t))
+        return rl_fail(plan, RL_UNSUPPORTED, "%s must be known when the plan is prepared (constant)", what);
+    return RL_OK;
+}
+
+rl_status rl_expect_inputs(rl_plan *plan, const rl_op *op, int32_t min_count, int32_t max_count) {
+    if (op->n_inputs < min_count || op->n_inputs > max_count)
+        return rl_fail(plan, RL_INVALID, "takes %d to %d inputs, has %d", min_count, max_count, op->n_inputs);
+    for (int32_t i = 0; i < min_count; ++i)
+        if (op->inputs[i] < 0) return rl_fail(plan, RL_INVALID, "input %d is required", i);
+    if (op->n_outputs < 1) return rl_fail(plan, RL_INVALID, "has no output");
+    return RL_OK;
+}
+
+rl_status rl_expect_dtype(rl_plan *plan, const rl_tensor *t, const char *what, int32_t dtype) {
+    if (t->dtype != dtype)
+        return rl_fail(plan, RL_INVALID, "%s is %s, expected %s", what, rl_dtype_name(t->dtype),
+                       rl_dtype_name(dtype));
+    return RL_OK;
+}
+
+rl_status rl_activation_range(rl_plan *plan, int32_t activation, float *lo, float *hi) {
+    switch (activation) {
+    case RL_ACT_NONE: *lo = -3.40282347e38f; *hi = 3.40282347e38f; return RL_OK;
+    case RL_ACT_RELU: *lo = 0.0f; *hi = 3.40282347e38f; return RL_OK;
+    case RL_ACT_RELU_N1_TO_1: *lo = -1.0f; *hi = 1.0f; return RL_OK;
+    case RL_ACT_RELU6: *lo = 0.0f; *hi = 6.0f; return RL_OK;
+    }
+    return rl_fail(plan, RL_UNSUPPORTED, "fused activation %d is not supported", activation);
+}
+
+/* ---- building ---- */
+
+rl_status rl_plan_create(rl_plan **plan_out, int32_t num_threads) {
+    rl_plan *plan = (rl_plan *)calloc(1, sizeof *plan);
+    *plan_out = plan;
+    if (!plan) return RL_NO_MEMORY;
+    plan->num_threads = num_threads > 0 ? num_threads : 1;
+    plan->kernels = rl_kernel_table_ref();
+    plan->failed_op = -1;
+    plan->current_op = -1;
+    return RL_OK;
+}
+
+static void release_prepared(rl_plan *plan) {
+    for (int32_t i = 0; i < plan->n_tensors; ++i) {
+        free(plan->tensors[i].owned);
+        plan->tensors[i].owned = NULL;
+        plan->tensors[i].data = NULL;
+        plan->tensors[i].storage = RL_STORAGE_NONE;
+    }
+    free(plan->arena);
+    plan->arena = NULL;
+    plan->arena_bytes = 0;
+    plan->prepared = 0;
+}
+
+void rl_plan_destroy(rl_plan *plan) {
+    if (!plan) return;
+    release_prepared(plan);
+    for (int32_t i = 0; i < plan->n_tensors; ++i) {
+        free(plan->tensors[i].q_scales);
+        free(plan->tensors[i].q_zero_points);
+    }
+    for (int32_t i = 0; i < plan->n_ops; ++i) {
+        free(plan->ops[i].inputs);
+        free(plan->ops[i].outputs);
+    }
+    free(plan->tensors);
+    free(plan->ops);
+    free(plan->graph_inputs);
+    free(plan->graph_outputs);
+    free(plan);
+}
+
+const char *rl_plan_message(const rl_plan *plan) { return plan->message; }
+int32_t rl_plan_failed_op(const rl_plan *plan) { return plan->failed_op; }
+
+static rl_status check_shape(rl_plan *plan, int32_t rank, const int32_t *shape) {
+    if (rank < 0 || rank > RL_MAX_DIMS)
+        return rl_fail(plan, RL_UNSUPPORTED, "rank %d is outside 0..%d", rank, RL_MAX_DIMS);
+    for (int32_t d = 0; d < rank; ++d)
+        if (shape[d] < 0) return rl_fail(plan, RL_INVALID, "dimension %d is %d", d, shape[d]);
+    return RL_OK;
+}
+
+rl_status rl_plan_add_tensor(rl_plan *plan, int32_t dtype, int32_t rank, const int32_t *shape,
+                             const void *data, size_t data_bytes, int32_t is_variable) {
+    plan->current_op = -1;
+    if (check_shape(plan, rank, shape) != RL_OK) return RL_INVALID;
+    if (plan->n_tensors == plan->cap_tensors) {
+        int32_t cap = plan->cap_tensors ? plan->cap_tensors * 2 : 64;
+        rl_tensor *grown = (rl_tensor *)realloc(plan->tensors, (size_t)cap * sizeof *grown);
+        if (!grown) return rl_fail(plan, RL_NO_MEMORY, "out of memory adding a tensor");
+        plan->tensors = grown;
+        plan->cap_tensors = cap;
+    }
+    rl_tensor *t = &plan->tensors[plan->n_tensors++];
+    memset(t, 0, sizeof *t);
+    t->dtype = dtype;
+    t->shape.rank = rank;
+    for (int32_t d = 0; d < rank; ++d) t->shape.dims[d] = shape[d];
+    t->file_data = data;
+    t->file_bytes = data_bytes;
+    t->is_variable = is_variable;
+    t->storage = RL_STORAGE_NONE;
+    plan->prepared = 0;
+    return RL_OK;
+}
+
+rl_status rl_plan_set_quantization(rl_plan *plan, int32_t tensor, int32_t count, const float *scales,
+                                   const int64_t *zero_points, int32_t quantized_dimension) {
+    if (tensor < 0 || tensor >= plan->n_tensors) return rl_fail(plan, RL_INVALID, "no tensor %d", tensor);
+    rl_tensor *t = &plan->tensors[tensor];
+    free(t->q_scales);
+    free(t->q_zero_points);
+    t->q_scales = (float *)malloc(sizeof(float) * (size_t)(count > 0 ? count : 1));
+    t->q_zero_points = (int64_t *)malloc(sizeof(int64_t) * (size_t)(count > 0 ? count : 1));
+    if (!t->q_scales || !t->q_zero_points) return rl_fail(plan, RL_NO_MEMORY, "out of memory");
+    for (int32_t i = 0; i < count; ++i) {
+        t->q_scales[i] = scales[i];
+        t->q_zero_points[i] = zero_points[i];
+    }
+    t->q_count = count;
+    t->q_dimension = quantized_dimension;
+    return RL_OK;
+}
+
+rl_status rl_plan_add_op(rl_plan *plan, int32_t builtin_code, int32_t n_inputs, const int32_t *inputs,
+                         int32_t n_outputs, const int32_t *outputs, const rl_op_params *params) {
+    plan->current_op = plan->n_ops;
+    for (int32_t i = 0; i < n_inputs; ++i)
+        if (inputs[i] < -1 || inputs[i] >= plan->n_tensors)
+            return rl_fail(plan, RL_INVALID, "input %d names tensor %d, the model has %d", i, inputs[i],
+                           plan->n_tensors);
+    for (int32_t i = 0; i < n_outputs; ++i)
+        if (outputs[i] < 0 || outputs[i] >= plan->n_tensors)
+            return rl_fail(plan, RL_INVALID, "output %d names tensor %d, the model has %d", i, outputs[i],
+                           plan->n_tensors);
+    if (plan->n_ops == plan->cap_ops) {
+        int32_t cap = plan->cap_ops ? plan->cap_ops * 2 : 32;
+        rl_op *grown = (rl_op *)realloc(plan->ops, (size_t)cap * sizeof *grown);
+        if (!grown) return rl_fail(plan, RL_NO_MEMORY, "out of memory adding an op");
+        plan->ops = grown;
+        plan->cap_ops = cap;
+    }
+    rl_op *op = &plan->ops[plan->n_ops];
+    memset(op, 0, sizeof *op);
+    op->inputs = (int32_t *)malloc(sizeof(int32_t) * (size_t)(n_inputs + 1));
+    op->outputs = (int32_t *)malloc(sizeof(int32_t) * (size_t)(n_outputs + 1));
+    if (!op->inputs || !op->outputs) {
+        free(op->inputs);
+        free(op->outputs);
+        return rl_fail(plan, RL_NO_MEMORY, "out of memory adding an op");
+    }
+    memcpy(op->inputs, inputs, sizeof(int32_t) * (size_t)n_inputs);
+    memcpy(op->outputs, outputs, sizeof(int32_t) * (size_t)n_outputs);
+    op->n_inputs = n_inputs;
+    op->n_outputs = n_outputs;
+    op->code = builtin_code;
+    op->kind = rl_find_op_kind(builtin_code);
+    if (params) op->params = *params;
+    plan->n_ops++;
+    plan->prepared = 0;
+    return RL_OK;
+}
+
+static rl_status copy_indices(rl_plan *plan, int32_t **dst, int32_t n, const int32_t *src) {
+    free(*dst);
+    *dst = (int32_t *)malloc(sizeof(int32_t) * (size_t)(n + 1));
+    if (!*dst) return rl_fail(plan, RL_NO_MEMORY, "out of memory");
+    for (int32_t i = 0; i < n; ++i) {
+        if (src[i] < 0 || src[i] >= plan->n_tensors)
+            return rl_fail(plan, RL_INVALID, "graph input/output %d names tensor %d, the model has %d", i,
+                           src[i], plan->n_tensors);
+        (*dst)[i] = src[i];
+    }
+    return RL_OK;
+}
+
+rl_status rl_plan_set_io(rl_plan *plan, int32_t n_inputs, const int32_t *inputs, int32_t n_outputs,
+                         const int32_t *outputs) {
+    plan->current_op = -1;
+    rl_status s = copy_indices(plan, &plan->graph_inputs, n_inputs, inputs);
+    if (s != RL_OK) return s;
+    plan->n_graph_inputs = n_inputs;
+    s = copy_indices(plan, &plan->graph_outputs, n_outputs, outputs);
+    if (s != RL_OK) return s;
+    plan->n_graph_outputs = n_outputs;
+    plan->prepared = 0;
+    return RL_OK;
+}
+
+static const char *unsupported_reason(const rl_plan *plan, const rl_op *op) {
+    int32_t dtype = -1;
+    for (int32_t k = 0; k < op->n_inputs && dtype < 0; ++k)
+        if (op->inputs[k] >= 0) dtype = plan->tensors[op->inputs[k]].dtype;
+    if (!op->kind) return "no kernel";
+    if (dtype >= 0 && (dtype > 31 || !(op->kind->dtypes & (1u << dtype)))) return rl_dtype_name(dtype);
+    return NULL;
+}
+
+int32_t rl_plan_op_supported(const rl_plan *plan, int32_t op) {
+    return op >= 0 && op < plan->n_ops && unsupported_reason(plan, &plan->ops[op]) == NULL;
+}
+
+rl_status rl_plan_check_support(rl_plan *plan) {
+    size_t used = 0;
+    int32_t missing = 0;
+    plan->message[0] = '\0';
+    for (int32_t i = 0; i < plan->n_ops; ++i) {
+        const rl_op *op = &plan->ops[i];
+        const char *why = unsupported_reason(plan, op);
+        if (!why) continue;
+        ++missing;
+        if (used < sizeof plan->message) {
+            int n = snprintf(plan->message + used, sizeof plan->message - used, "%sop %d (code %d, %s)",
+                             missing > 1 ? "; " : "", i, op->code, why);
+            if (n > 0) used += (size_t)n;
+        }
+    }
+    plan->failed_op = -1;
+    return missing ? RL_UNSUPPORTED : RL_OK;
+}
+
+rl_status rl_plan_set_tensor_shape(rl_plan *plan, int32_t tensor, int32_t rank, const int32_t *shape) {
+    plan->current_op = -1;
+    if (tensor < 0 || tensor >= plan->n_tensors) return rl_fail(plan, RL_INVALID, "no tensor %d", tensor);
+    if (check_shape(plan, rank, shape) != RL_OK) return RL_INVALID;
+    rl_tensor *t = &plan->tensors[tensor];
+    if (t->file_data) return rl_fail(plan, RL_INVALID, "tensor %d is constant; its shape cannot change", tensor);
+    t->shape.rank = rank;
+    for (int32_t d = 0; d < rank; ++d) t->shape.dims[d] = shape[d];
+    plan->prepared = 0;
+    return RL_OK;
+}
+
+void rl_plan_set_preserve_all_tensors(rl_plan *plan, int32_t preserve) {
+    plan->preserve_all = preserve;
+    plan->prepared = 0;
+}
+
+/* ---- preparing ---- */
+
+static size_t tensor_bytes(const rl_tensor *t) {
+    return (size_t)rl_shape_count(&t->shape) * rl_dtype_size(t->dtype);
+}
+
+static rl_status place_constants(rl_plan *plan) {
+    for (int32_t i = 0; i < plan->n_tensors; ++i) {
+        rl_tensor *t = &plan->tensors[i];
+        if (!t->file_data) continue;
+        t->bytes = tensor_bytes(t);
+        if (t->bytes != t->file_bytes)
+            return rl_fail(plan, RL_INVALID, "constant tensor %d holds %zu bytes, its shape and type need %zu", i,
+                           t->file_bytes, t->bytes);
+        const size_t align = rl_dtype_size(t->dtype) ? rl_dtype_size(t->dtype) : 1;
+        if ((uintptr_t)t->file_data % align == 0) {
+            t->data = (void *)(uintptr_t)t->file_data; /* used in place, never written */
+        } else {
+            t->owned = malloc(t->bytes ? t->bytes : 1);
+            if (!t->owned) return rl_fail(plan, RL_NO_MEMORY, "out of memory realigning tensor %d", i);
+            memcpy(t->owned, t->file_data, t->bytes);
+            t->data = t->owned;
+        }
+        t->storage = RL_STORAGE_CONSTANT;
+    }
+    return RL_OK;
+}
+
+static int op_is_foldable(const rl_plan *plan, const rl_op *op) {
+    if (op->kind->shape_only) return 1;
+    int any = 0;
+    for (int32_t i = 0; i < op->n_inputs; ++i) {
+        if (op->inputs[i] < 0) continue;
+        if (!rl_known_data(&plan->tensors[op->inputs[i]])) return 0;
+        any = 1;
+    }
+    return any;
+}
+
+static rl_status fold_op(rl_plan *plan, rl_op *op) {
+    for (int32_t i = 0; i < op->n_outputs; ++i) {
+        rl_tensor *t = rl_output(plan, op, i);
+        t->bytes = tensor_bytes(t);
+        free(t->owned);
+        t->owned = malloc(t->bytes ? t->bytes : 1);
+        if (!t->owned) return rl_fail(plan, RL_NO_MEMORY, "out of memory folding a constant");
+        t->data = t->owned;
+        t->storage = RL_STORAGE_FOLDED;
+    }
+    op->folded = 1;
+    return op->kind->eval(plan, op);
+}
+
+static void touch(rl_tensor *t, int32_t step) {
+    if (t->storage == RL_STORAGE_CONSTANT || t->storage == RL_STORAGE_FOLDED) return;
+    if (t->storage == RL_STORAGE_NONE) {
+        t->storage = RL_STORAGE_ARENA;
+        t->first_op = step;
+        t->last_op = step;
+    }
+    if (step < t->first_op) t->first_op = step;
+    if (step > t->last_op) t->last_op = step;
+}
+
+static size_t align_up(size_t n) { return (n + RL_ARENA_ALIGNMENT - 1) / RL_ARENA_ALIGNMENT * RL_ARENA_ALIGNMENT; }
+
+/* Greedy by size, as TFLite's planner: largest tensors first, each at the lowest offset that does not
+ * overlap a placed tensor whose lifetime intersects its own. */
+static rl_status plan_arena_offsets(rl_plan *plan) {
+    int32_t n = 0;
+    int32_t *order = (int32_t *)malloc(sizeof(int32_t) * (size_t)(plan->n_tensors + 1));
+    int32_t *placed = (int32_t *)malloc(sizeof(int32_t) * (size_t)(plan->n_tensors + 1));
+    if (!order || !placed) {
+        free(order);
+        free(placed);
+        return rl_fail(plan, RL_NO_MEMORY, "out of memory planning the arena");
+    }
+    for (int32_t i = 0; i < plan->n_tensors; ++i) {
+        rl_tensor *t = &plan->tensors[i];
+        if (t->storage != RL_STORAGE_ARENA) continue;
+        t->bytes = tensor_bytes(t);
+        order[n++] = i;
+    }
+    for (int32_t i = 1; i < n; ++i) { /* insertion sort: by size, descending, then by index */
+        int32_t v = order[i], j = i - 1;
+        while (j >= 0 && plan->tensors[order[j]].bytes < plan->tensors[v].bytes) {
+            order[j + 1] = order[j];
+            --j;
+        }
+        order[j + 1] = v;
+    }
+    size_t total = 0;
+    int32_t n_placed = 0;
+    for (int32_t i = 0; i < n; ++i) {
+        rl_tensor *t = &plan->tensors[order[i]];
+        size_t need = align_up(t->bytes ? t->bytes : 1), offset = 0;
+        for (int moved = 1; moved;) { /* raise the offset past every conflicting neighbour until none is left */
+            moved = 0;
+            for (int32_t k = 0; k < n_placed; ++k) {
+                const rl_tensor *o = &plan->tensors[placed[k]];
+                if (o->last_op < t->first_op || o->first_op > t->last_op) continue;
+                const size_t o_end = o->arena_offset + align_up(o->bytes ? o->bytes : 1);
+                if (offset < o_end && o->arena_offset < offset + need) {
+                    offset = o_end;
+                    moved = 1;
+                }
+            }
+        }
+        t->arena_offset = offset;
+        placed[n_placed++] = order[i];
+        if (offset + need > total) total = offset + need;
+    }
+    free(order);
+    free(placed);
+    plan->arena_bytes = total;
+    plan->arena = malloc(total ? total + RL_ARENA_ALIGNMENT : 1);
+    if (!plan->arena) return rl_fail(plan, RL_NO_MEMORY, "out of memory allocating a %zu-byte arena", total);
+    char *base = (char *)plan->arena;
+    base += (RL_ARENA_ALIGNMENT - (uintptr_t)base % RL_ARENA_ALIGNMENT) % RL_ARENA_ALIGNMENT;
+    memset(base, 0, total);
+    for (int32_t i = 0; i < plan->n_tensors; ++i) {
+        rl_tensor *t = &plan->tensors[i];
+        if (t->storage == RL_STORAGE_ARENA) t->data = base + t->arena_offset;
+    }
+    return RL_OK;
+}
+
+rl_status rl_plan_prepare(rl_plan *plan) {
+    release_prepared(plan);
+    plan->current_op = -1;
+    plan->failed_op = -1;
+    plan->message[0] = '\0';
+    rl_status s = place_constants(plan);
+    if (s != RL_OK) return s;
+    for (int32_t i = 0; i < plan->n_ops; ++i) {
+        rl_op *op = &plan->ops[i];
+        plan->current_op = i;
+        op->folded = 0;
+        if (!op->kind) return rl_fail(plan, RL_UNSUPPORTED, "rillet has no kernel for builtin op %d", op->code);
+        for (int32_t k = 0; k < op->n_inputs; ++k)
+            if (op->inputs[k] >= 0 && plan->tensors[op->inputs[k]].is_variable)
+                return rl_fail(plan, RL_UNSUPPORTED, "variable tensors are not supported yet");
+        memset(&op->prep, 0, sizeof op->prep);
+        s = op->kind->prepare(plan, op);
+        if (s != RL_OK) return s;
+        if (op_is_foldable(plan, op)) {
+            s = fold_op(plan, op);
+            if (s != RL_OK) return s;
+        }
+    }
+    plan->current_op = -1;
+    /* Lifetimes: step 0 is before the first op, step n_ops + 1 after the last. */
+    for (int32_t i = 0; i < plan->n_graph_inputs; ++i) touch(&plan->tensors[plan->graph_inputs[i]], 0);
+    for (int32_t i = 0; i < plan->n_ops; ++i) {
+        const rl_op *op = &plan->ops[i];
+        if (op->folded) continue;
+        for (int32_t k = 0; k < op->n_inputs; ++k)
+            if (op->inputs[k] >= 0) touch(&plan->tensors[op->inputs[k]], i + 1);
+        for (int32_t k = 0; k < op->n_outputs; ++k) touch(&plan->tensors[op->outputs[k]], i + 1);
+    }
+    for (int32_t i = 0; i < plan->n_graph_outputs; ++i)
+        touch(&plan->tensors[plan->graph_outputs[i]], plan->n_ops + 1);
+    if (plan->preserve_all) {
+        for (int32_t i = 0; i < plan->n_tensors; ++i) {
+            rl_tensor *t = &plan->tensors[i];
+            if (t->storage == RL_STORAGE_NONE) touch(t, 0);
+            if (t->storage == RL_STORAGE_ARENA) {
+                t->first_op = 0;
+                t->last_op = plan->n_ops + 1;
+            }
+        }
+    }
+    s = plan_arena_offsets(plan);
+    if (s != RL_OK) return s;
+    plan->prepared = 1;
+    return RL_OK;
+}
+
+/* ---- running ---- */
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+rl_status rl_plan_invoke_profiled(rl_plan *plan, double *op_seconds) {
+    if (!plan->prepared) {
+        plan->current_op = -1;
+        return rl_fail(plan, RL_BAD_STATE, "invoke before the plan is prepared (call allocate_tensors)");
+    }
+    for (int32_t i = 0; i < plan->n_ops; ++i) {
+        rl_op *op = &plan->ops[i];
+        if (op->folded) {
+            if (op_seconds) op_seconds[i] = 0.0;
+            continue;
+        }
+        const double start = op_seconds ? now_seconds() : 0.0;
+        plan->current_op = i;
+        const rl_status s = op->kind->eval(plan, op);
+        if (s != RL_OK) return s;
+        if (op_seconds) op_seconds[i] = now_seconds() - start;
+    }
+    plan->current_op = -1;
+    return RL_OK;
+}
+
+rl_status rl_plan_invoke(rl_plan *plan) { return rl_plan_invoke_profiled(plan, NULL); }
+
+/* ---- inspecting ---- */
+
+int32_t rl_plan_tensor_count(const rl_plan *plan) { return plan->n_tensors; }
+int32_t rl_plan_op_count(const rl_plan *plan) { return plan->n_ops; }
+
+int32_t rl_plan_tensor_rank(const rl_plan *plan, int32_t tensor) {
+    return (tensor >= 0 && tensor < plan->n_tensors) ? plan->tensors[tensor].shape.rank : -1;
+}
+
+int32_t rl_plan_tensor_dim(const rl_plan *plan, int32_t tensor, int32_t axis) {
+    if (tensor < 0 || tensor >= plan->n_tensors) return -1;
+    const rl_shape *s = &plan->tensors[tensor].shape;
+    return (axis >= 0 && axis < s->rank) ? s->dims[axis] : -1;
+}
+
+size_t rl_plan_tensor_bytes(const rl_plan *plan, int32_t tensor) {
+    return (tensor >= 0 && tensor < plan->n_tensors) ? tensor_bytes(&plan->tensors[tensor]) : 0;
+}
+
+void *rl_plan_tensor_data(rl_plan *plan, int32_t tensor) {
+    return (tensor >= 0 && tensor < plan->n_tensors) ? plan->tensors[tensor].data : NULL;
+}
+
+int32_t rl_plan_tensor_storage(const rl_plan *plan, int32_t tensor) {
+    return (tensor >= 0 && tensor < plan->n_tensors) ? plan->tensors[tensor].storage : RL_STORAGE_NONE;
+}
+
+int32_t rl_plan_op_is_folded(const rl_plan *plan, int32_t op) {
+    return (op >= 0 && op < plan->n_ops) ? plan->ops[op].folded : 0;
+}
+
+size_t rl_plan_arena_bytes(const rl_plan *plan) { return plan->arena_bytes; }
+
+size_t rl_plan_constant_bytes(const rl_plan *plan) {
+    size_t n = 0;
+    for (int32_t i = 0; i < plan->n_tensors; ++i)
+        if (plan->tensors[i].file_data) n += plan->tensors[i].file_bytes;
+    return n;
+}
+
+size_t rl_plan_folded_bytes(const rl_plan *plan) {
+    size_t n = 0;
+    for (int32_t i = 0; i < plan->n_tensors; ++i)
+        if (plan->tensors[i].storage == RL_STORAGE_FOLDED) n += plan->tensors[i].bytes;
+    return n;
+}
+
+int32_t rl_op_is_known(int32_t builtin_code) { return rl_find_op_kind(builtin_code) != NULL; }

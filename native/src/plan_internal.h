@@ -1,0 +1,117 @@
+/* plan_internal.h — the plan's data (tensors, ops, arena) and the interface every op implements. */
+#ifndef RILLET_PLAN_INTERNAL_H
+#define RILLET_PLAN_INTERNAL_H
+
+#include "rillet.h"
+#include "kernels.h"
+
+typedef struct {
+    int32_t rank;
+    int32_t dims[RL_MAX_DIMS];
+} rl_shape;
+
+typedef struct {
+    int32_t dtype;
+    rl_shape shape;
+    const void *file_data; /* constant bytes in the model file, used in place */
+    size_t file_bytes;
+    int32_t is_variable;
+    int32_t storage;  /* rl_storage, decided at prepare */
+    void *data;       /* where the bytes are after prepare */
+    size_t bytes;
+    void *owned;      /* folded values (or a realigned constant), freed by the plan */
+    size_t arena_offset;
+    int32_t first_op, last_op; /* lifetime over the ops that run at invoke */
+    /* Quantization, kept for the int8 kernels. */
+    int32_t q_count;
+    float *q_scales;
+    int64_t *q_zero_points;
+    int32_t q_dimension;
+} rl_tensor;
+
+/* What prepare computes once for the eval of an op. */
+typedef struct {
+    int32_t pad_w, pad_h;
+    float act_min, act_max;
+    int32_t axis;
+    int32_t begin[RL_MAX_DIMS], stride[RL_MAX_DIMS], after[RL_MAX_DIMS];
+    int32_t perm[RL_MAX_DIMS];
+    int32_t reduce_axes[RL_MAX_DIMS]; /* 1 where an axis is reduced */
+    rl_broadcast bc;
+    int64_t dims[RL_MAX_DIMS], out_dims[RL_MAX_DIMS];
+    int64_t outer, inner, count;
+    float divisor;
+} rl_prepared;
+
+struct rl_op_kind;
+
+#define RL_TAKES_F32 (1u << RL_FLOAT32)
+#define RL_TAKES_I32 (1u << RL_INT32)
+#define RL_TAKES_ANY                                                                                        \
+    ((1u << RL_FLOAT32) | (1u << RL_INT32) | (1u << RL_UINT8) | (1u << RL_INT64) | (1u << RL_BOOL) |       \
+     (1u << RL_INT16) | (1u << RL_INT8))
+
+typedef struct {
+    int32_t code;
+    const struct rl_op_kind *kind;
+    int32_t n_inputs, n_outputs;
+    int32_t *inputs, *outputs;
+    rl_op_params params;
+    rl_prepared prep;
+    int32_t folded;
+} rl_op;
+
+/* One op: which dtypes of input 0 it takes, how it computes shapes and what it runs. */
+typedef struct rl_op_kind {
+    int32_t code;
+    const char *name;
+    uint32_t dtypes;                                 /* bit (1u << dtype) per supported input dtype */
+    int32_t shape_only;                              /* output known from input shapes alone (SHAPE) */
+    rl_status (*prepare)(rl_plan *plan, rl_op *op);  /* output shapes, validation, op->prep */
+    rl_status (*eval)(rl_plan *plan, rl_op *op);
+} rl_op_kind;
+
+struct rl_plan {
+    int32_t num_threads;
+    int32_t preserve_all;
+    int32_t prepared;
+    rl_tensor *tensors;
+    int32_t n_tensors, cap_tensors;
+    rl_op *ops;
+    int32_t n_ops, cap_ops;
+    int32_t *graph_inputs, *graph_outputs;
+    int32_t n_graph_inputs, n_graph_outputs;
+    void *arena;
+    size_t arena_bytes;
+    const rl_kernel_table *kernels;
+    int32_t failed_op;
+    int32_t current_op;
+    char message[RL_MESSAGE_CAPACITY];
+};
+
+/* Fills the message (prefixed by nothing: Python names the op) and returns status. */
+rl_status rl_fail(rl_plan *plan, rl_status status, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+const rl_op_kind *rl_find_op_kind(int32_t code);
+
+/* Helpers for prepare. */
+rl_tensor *rl_input(rl_plan *plan, const rl_op *op, int32_t i);  /* NULL when omitted */
+rl_tensor *rl_output(rl_plan *plan, const rl_op *op, int32_t i);
+const void *rl_known_data(const rl_tensor *t);                  /* constant or folded data, else NULL */
+size_t rl_dtype_size(int32_t dtype);
+int64_t rl_shape_count(const rl_shape *s);
+int rl_shape_equal(const rl_shape *a, const rl_shape *b);
+const char *rl_dtype_name(int32_t dtype);
+rl_status rl_expect_inputs(rl_plan *plan, const rl_op *op, int32_t min_count, int32_t max_count);
+rl_status rl_expect_dtype(rl_plan *plan, const rl_tensor *t, const char *what, int32_t dtype);
+rl_status rl_activation_range(rl_plan *plan, int32_t activation, float *lo, float *hi);
+/* Reads element i of an int32 or int64 constant tensor. */
+int64_t rl_read_index(const rl_tensor *t, int64_t i);
+rl_status rl_known_indices(rl_plan *plan, const rl_tensor *t, const char *what);
+void rl_strides_of(const rl_shape *s, int64_t *strides);
+
+#endif

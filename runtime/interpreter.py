@@ -1,0 +1,246 @@
+"""`Interpreter`: a drop-in for tflite_runtime's (and LiteRT's) Interpreter over librillet's plan.
+
+Same constructor arguments, methods and detail dictionaries. What rillet adds is named plainly:
+`profile()` (time and output shape per op) and `memory_report()` (arena and weight bytes).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from rillet.converter.format import ModelFile, load
+
+from .plan import InterpreterError, NativePlan
+
+
+class Interpreter:
+    """Runs a .tflite model with librillet. Only subgraph 0 runs for now; signatures map onto it."""
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike | None = None,
+        model_content: bytes | None = None,
+        experimental_delegates: Any = None,
+        num_threads: int | None = None,
+        experimental_op_resolver_type: Any = None,
+        experimental_preserve_all_tensors: bool = False,
+        **unused_litert_options: Any,
+    ) -> None:
+        if (model_path is None) == (model_content is None):
+            raise ValueError("give exactly one of model_path and model_content")
+        if num_threads is not None and (not isinstance(num_threads, int) or num_threads < -1):
+            raise ValueError("num_threads must be an int >= -1")
+        if model_path is not None:
+            with open(model_path, "rb") as f:
+                content = f.read()
+        else:
+            content = bytes(model_content)
+        self._content = content  # the constants' bytes: the plan points into them
+        self.model: ModelFile = load(content)
+        if not self.model.subgraphs:
+            raise ValueError("the model has no subgraph")
+        self._plan = NativePlan(self.model, 0, num_threads if num_threads and num_threads > 0 else 1,
+                                experimental_preserve_all_tensors)
+        self._sg = self.model.subgraphs[0]
+        self._ready = False
+
+    # ---- the plan ----
+
+    def allocate_tensors(self) -> None:
+        self._plan.prepare()
+        self._ready = True
+
+    def invoke(self) -> None:
+        if not self._ready:
+            raise RuntimeError("Invoke called on model that is not ready (call allocate_tensors first).")
+        self._plan.invoke()
+
+    def resize_tensor_input(self, input_index: int, tensor_size: Any, strict: bool = False) -> None:
+        input_index = int(input_index)
+        if input_index not in self._sg.inputs:
+            raise ValueError(f"tensor {input_index} is not an input of the model")
+        size = [int(d) for d in np.asarray(tensor_size).reshape(-1)]
+        if strict:
+            t = self._sg.tensors[input_index]
+            signature = t.shape_signature or t.shape or []
+            if len(size) != len(signature) or any(s != -1 and s != d for s, d in zip(signature, size)):
+                raise ValueError(f"strict resize of input {input_index}: {size} does not fit {list(signature)}")
+        self._plan.set_shape(input_index, size)
+        self._ready = False
+
+    # ---- details ----
+
+    def _details(self, index: int) -> dict[str, Any]:
+        t = self._sg.tensors[index]
+        shape = np.array(self._plan.shape(index), dtype=np.int32)
+        q = t.quantization
+        scales = np.array(q.scale or [], dtype=np.float32) if q else np.zeros(0, np.float32)
+        zero_points = np.array(q.zero_point or [], dtype=np.int32) if q else np.zeros(0, np.int32)
+        per_tensor = (float(scales[0]), int(zero_points[0])) if scales.size == 1 and zero_points.size == 1 else (0.0, 0)
+        signature = t.shape_signature if t.shape_signature else list(shape)
+        return {
+            "name": t.name or "",
+            "index": index,
+            "shape": shape,
+            "shape_signature": np.array(signature, dtype=np.int32),
+            "dtype": t.dtype.type,
+            "quantization": per_tensor,
+            "quantization_parameters": {
+                "scales": scales,
+                "zero_points": zero_points,
+                "quantized_dimension": int(q.quantized_dimension) if q else 0,
+                "block_size": 0,
+            },
+            "sparsity_parameters": {},
+        }
+
+    def get_input_details(self) -> list[dict[str, Any]]:
+        return [self._details(i) for i in self._sg.inputs]
+
+    def get_output_details(self) -> list[dict[str, Any]]:
+        return [self._details(i) for i in self._sg.outputs]
+
+    def get_tensor_details(self, subgraph_index: int = 0) -> list[dict[str, Any]]:
+        if subgraph_index != 0:
+            raise ValueError(f"subgraph_index {subgraph_index}: rillet runs subgraph 0 only for now")
+        details = []
+        for i in range(len(self._sg.tensors)):
+            try:
+                details.append(self._details(i))
+            except ValueError:  # a type numpy has no twin of (resource, variant): LiteRT skips those too
+                continue
+        return details
+
+    # ---- tensors ----
+
+    def _check_index(self, index: int) -> int:
+        index = int(index)
+        if not 0 <= index < len(self._sg.tensors):
+            raise ValueError(f"Invalid tensor index {index} exceeds max tensor index {len(self._sg.tensors) - 1}")
+        return index
+
+    def _view(self, index: int) -> np.ndarray:
+        view = self._plan.view(index, self._sg.tensors[index].dtype)
+        if view is None:
+            raise ValueError(f"tensor {index} {self._sg.tensors[index].name!r} has no data: call allocate_tensors "
+                             "first (or it is an intermediate no op reads)")
+        return view
+
+    def set_tensor(self, tensor_index: int, value: Any) -> None:
+        index = self._check_index(tensor_index)
+        value = np.asarray(value)
+        t = self._sg.tensors[index]
+        if value.dtype != t.dtype:
+            raise ValueError(f"Cannot set tensor: Got value of type {value.dtype.name.upper()} but expected type "
+                             f"{t.dtype.name.upper()} for input {index}, name: {t.name}")
+        target = self._view(index)
+        if value.shape != target.shape:
+            raise ValueError(f"Cannot set tensor: got shape {list(value.shape)}, expected {list(target.shape)} "
+                             f"for tensor {index} {t.name!r}")
+        if not target.flags.writeable:
+            raise ValueError(f"Cannot set tensor {index} {t.name!r}: it is a constant")
+        np.copyto(target, value)
+
+    def get_tensor(self, tensor_index: int, subgraph_index: int = 0) -> np.ndarray:
+        if subgraph_index != 0:
+            raise ValueError(f"subgraph_index {subgraph_index}: rillet runs subgraph 0 only for now")
+        return self._view(self._check_index(tensor_index)).copy()
+
+    def tensor(self, tensor_index: int) -> Callable[[], np.ndarray]:
+        """A function returning a numpy view of the tensor's memory (valid until the next allocate_tensors)."""
+        index = self._check_index(tensor_index)
+        return lambda: self._view(index)
+
+    # ---- signatures ----
+
+    def _signatures(self) -> dict[str, dict[str, dict[str, int]]]:
+        found = {}
+        for sd in self.model.signature_defs or []:
+            found[sd.signature_key] = {
+                "inputs": {m.name: m.tensor_index for m in sd.inputs},
+                "outputs": {m.name: m.tensor_index for m in sd.outputs},
+                "subgraph_index": sd.subgraph_index,
+            }
+        return found
+
+    def get_signature_list(self) -> dict[str, dict[str, list[str]]]:
+        return {key: {"inputs": list(s["inputs"]), "outputs": list(s["outputs"])}
+                for key, s in self._signatures().items()}
+
+    def get_signature_runner(self, signature_key: str | None = None) -> SignatureRunner:
+        signatures = self._signatures()
+        if signature_key is None:
+            if len(signatures) != 1:
+                raise ValueError(f"SignatureDef signature_key is None and the model has {len(signatures)} "
+                                 "signatures: name one")
+            signature_key = next(iter(signatures))
+        if signature_key not in signatures:
+            raise ValueError(f'Invalid signature_key provided: "{signature_key}".')
+        if signatures[signature_key]["subgraph_index"] != 0:
+            raise InterpreterError(f"signature {signature_key!r} runs subgraph "
+                                   f"{signatures[signature_key]['subgraph_index']}: rillet runs subgraph 0 only")
+        return SignatureRunner(self, signature_key, signatures[signature_key])
+
+    # ---- what rillet adds ----
+
+    def profile(self, runs: int = 1) -> list[dict[str, Any]]:
+        """Invokes `runs` times and returns per op: index, op, output shape, seconds (the median), folded."""
+        if not self._ready:
+            raise RuntimeError("profile called on a model that is not ready (call allocate_tensors first)")
+        times = np.array([self._plan.invoke_profiled() for _ in range(max(1, runs))])
+        report = []
+        for i, op in enumerate(self._sg.operators):
+            outs = [o for o in (op.outputs or []) if o >= 0]
+            report.append({
+                "index": i,
+                "op": self._plan.op_names[i],
+                "output_shape": self._plan.shape(outs[0]) if outs else [],
+                "seconds": float(np.median(times[:, i])) if len(times) else 0.0,
+                "folded": self._plan.op_folded(i),
+            })
+        return report
+
+    def memory_report(self) -> dict[str, int]:
+        """Arena bytes (every activation, planned by lifetime), weight bytes (used in place from the file),
+        folded bytes (constants computed at prepare)."""
+        return self._plan.memory()
+
+
+class SignatureRunner:
+    """Runs one SignatureDef by its input and output names, as LiteRT's SignatureRunner."""
+
+    def __init__(self, interpreter: Interpreter, key: str, signature: dict[str, Any]) -> None:
+        self._interpreter = interpreter
+        self._key = key
+        self._inputs: dict[str, int] = signature["inputs"]
+        self._outputs: dict[str, int] = signature["outputs"]
+
+    def __call__(self, **kwargs: Any) -> dict[str, np.ndarray]:
+        it = self._interpreter
+        if len(kwargs) != len(self._inputs):
+            raise ValueError(f"Invalid number of inputs provided for running a SignatureDef, expected "
+                             f"{len(self._inputs)} vs provided {len(kwargs)}")
+        values = {}
+        for name, value in kwargs.items():
+            if name not in self._inputs:
+                raise ValueError(f"Invalid Input name ({name}) for SignatureDef")
+            values[name] = np.asarray(value)
+            index = self._inputs[name]
+            if list(values[name].shape) != it._plan.shape(index):
+                it.resize_tensor_input(index, values[name].shape)
+        if not it._ready:
+            it.allocate_tensors()
+        for name, value in values.items():
+            it.set_tensor(self._inputs[name], value)
+        it.invoke()
+        return {name: it.get_tensor(index) for name, index in self._outputs.items()}
+
+    def get_input_details(self) -> dict[str, dict[str, Any]]:
+        return {name: self._interpreter._details(i) for name, i in self._inputs.items()}
+
+    def get_output_details(self) -> dict[str, dict[str, Any]]:
+        return {name: self._interpreter._details(i) for name, i in self._outputs.items()}
