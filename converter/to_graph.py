@@ -1,0 +1,140 @@
+"""`to_graph`: a float .tflite file (rillet's or TensorFlow's) -> a rillet graph, to run or fine-tune.
+
+Each builtin maps back to the graph op whose TFLite lowering it is (the registry's `tflite` records);
+weights become Variables, so `rl.gradients` and the optimizers can train them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .format import ModelError, ModelFile, load
+from .format.schema import ACTIVATIONS, PADDING, TENSOR_TYPE_DTYPES
+
+
+@dataclass
+class ImportedModel:
+    """A graph built from a .tflite signature, with its named inputs and outputs."""
+
+    graph: Any
+    inputs: dict[str, Any]
+    outputs: dict[str, Any]
+    variables: list[Any] = field(default_factory=list)
+
+    def run(self, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        return self.graph.run(self.outputs, {self.inputs[k]: v for k, v in feeds.items()})
+
+
+def to_graph(model: ModelFile | str | bytes, signature: str | None = None, graph: Any = None) -> ImportedModel:
+    """Import one signature (default: the first, or subgraph 0 when the file has none) into a graph."""
+    from rillet.graph import REGISTRY, Graph, Variable, ops
+
+    if not isinstance(model, ModelFile):
+        model = load(model)
+    sg_index, input_names, output_names = _signature(model, signature)
+    sg = model.subgraphs[sg_index]
+    by_builtin = {d.tflite["builtin"]: d for d in REGISTRY.values() if d.tflite}
+    unsupported = sorted({model.op_name(op) for op in sg.operators if model.op_name(op) not in by_builtin})
+    if unsupported:
+        raise ModelError("cannot import operators rillet.graph has no op for: " + ", ".join(unsupported))
+    graph = graph or Graph()
+    tensors: dict[int, Any] = {}
+    variables = []
+    with graph.as_default():
+        for name, index in input_names.items():
+            t = sg.tensors[index]
+            shape = t.shape_signature if t.shape_signature else t.shape
+            tensors[index] = ops.placeholder([None if d < 0 else d for d in shape], t.dtype.name, name=name)
+
+        def value_of(index: int) -> Any:
+            if index not in tensors:
+                data = model.tensor_data(sg_index, index)
+                if data is None:
+                    raise ModelError(f"tensor {index} {sg.tensors[index].name!r} is used before it is computed")
+                if data.dtype == np.float32 and data.size > 1:
+                    var = Variable(np.array(data), name=sg.tensors[index].name or f"tensor_{index}")
+                    variables.append(var)
+                    tensors[index] = var.value
+                else:
+                    tensors[index] = ops.constant(np.array(data), name=sg.tensors[index].name or "const")
+            return tensors[index]
+
+        for j, op in enumerate(sg.operators):
+            builtin = model.op_name(op)
+            opdef = by_builtin[builtin]
+            spec = opdef.tflite
+            n_attr_inputs = len(spec["attr_inputs"])
+            real_inputs = [i for i in (op.inputs or [])]
+            node_inputs = real_inputs[: len(real_inputs) - n_attr_inputs] if n_attr_inputs else real_inputs
+            attrs = _attrs_from_options(spec, op.builtin_options)
+            for attr, index in zip(spec["attr_inputs"], real_inputs[len(node_inputs):]):
+                attrs[attr] = _attr_from_tensor(model, sg_index, index, op, attr)
+            attrs = {k: v for k, v in attrs.items() if k in opdef.attrs}
+            inputs = [value_of(i) for i in node_inputs if i >= 0]
+            if builtin == "FULLY_CONNECTED" and len(inputs[0].shape) != 2:
+                # TFLite flattens the input to [-1, in_features] unless keep_num_dims is set.
+                inputs[0] = ops.reshape(inputs[0], (None, inputs[1].shape[1]))
+            name = sg.tensors[op.outputs[0]].name or f"op_{j}"
+            node = graph.add_node(opdef.name, inputs, attrs, name=name)
+            outputs = list(node.outputs)
+            activation = ACTIVATIONS.get(getattr(op.builtin_options, "fused_activation_function", 0), "NONE")
+            if activation != "NONE":
+                outputs[0] = _activation(ops, activation, outputs[0], builtin, j)
+            for index, t in zip(op.outputs, outputs):
+                tensors[index] = t
+    return ImportedModel(graph, {k: tensors[v] for k, v in input_names.items()},
+                         {k: value_of(v) for k, v in output_names.items()}, variables)
+
+
+def _signature(model: ModelFile, key: str | None) -> tuple[int, dict[str, int], dict[str, int]]:
+    sigs = model.signature_defs or []
+    if key is not None:
+        sig = next((s for s in sigs if s.signature_key == key), None)
+        if sig is None:
+            raise ModelError(f"no signature {key!r}; the file has {[s.signature_key for s in sigs]}")
+    elif sigs:
+        sig = sigs[0]
+    else:
+        sg = model.subgraphs[0]
+        return 0, {sg.tensors[i].name: i for i in sg.inputs}, {sg.tensors[i].name: i for i in sg.outputs}
+    return (sig.subgraph_index, {t.name: t.tensor_index for t in sig.inputs},
+            {t.name: t.tensor_index for t in sig.outputs})
+
+
+def _attrs_from_options(spec: dict, options: Any) -> dict[str, Any]:
+    attrs = {}
+    for attr, field_ in spec["option_map"].items():
+        if options is None or not hasattr(options, field_):
+            continue
+        value = getattr(options, field_)
+        if field_ == "padding":
+            value = PADDING[value]
+        elif field_ in ("out_type", "output_type"):  # a TensorType code; the graph speaks numpy dtypes
+            value = TENSOR_TYPE_DTYPES[value]
+        attrs[attr] = tuple(value) if isinstance(value, list) else value
+    return attrs
+
+
+def _attr_from_tensor(model: ModelFile, sg_index: int, index: int, op: Any, attr: str) -> Any:
+    data = model.tensor_data(sg_index, index)
+    if data is None:
+        if attr == "new_shape":  # Keras' Flatten computes the shape; the output's signature says it
+            out = model.subgraphs[sg_index].tensors[op.outputs[0]]
+            shape = out.shape_signature or out.shape
+            return tuple(-1 if d < 0 else int(d) for d in shape)
+        raise ModelError(f"{model.op_name(op)}: input {attr!r} must be a constant to import")
+    values = data.tolist()
+    return tuple(values) if isinstance(values, list) else values
+
+
+def _activation(ops: Any, activation: str, x: Any, builtin: str, index: int) -> Any:
+    if activation == "RELU":
+        return ops.relu(x)
+    if activation == "RELU6":
+        return ops.relu6(x)
+    if activation == "TANH":
+        return ops.tanh(x)
+    raise ModelError(f"operator {index} ({builtin}): fused activation {activation} cannot be imported")

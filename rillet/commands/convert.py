@@ -1,0 +1,73 @@
+"""`rillet convert builder.py:make_model -o model.tflite [--weights ckpt.npz]`: a graph to a .tflite file."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("convert", help="convert a model built by a Python function to .tflite")
+    p.add_argument("builder", help="FILE.py:FUNCTION, a function returning a rillet Model "
+                                   "(or a pair of name -> tensor dicts: inputs, outputs)")
+    p.add_argument("-o", "--output", required=True, help="the .tflite file to write")
+    p.add_argument("--weights", help="a checkpoint (.npz keyed by variable name) to load before converting")
+    p.set_defaults(func=run)
+
+
+def load_builder(spec: str) -> Any:
+    path, _, function = spec.rpartition(":")
+    if not path or not function:
+        raise SystemExit(f"rillet convert: builder {spec!r} must be FILE.py:FUNCTION")
+    file = Path(path)
+    if not file.is_file():
+        raise SystemExit(f"rillet convert: {file} does not exist")
+    module_spec = importlib.util.spec_from_file_location(file.stem, file)
+    module = importlib.util.module_from_spec(module_spec)
+    sys.path.insert(0, str(file.parent.resolve()))  # the builder may import its neighbours
+    try:
+        module_spec.loader.exec_module(module)
+    finally:
+        sys.path.pop(0)
+    if not hasattr(module, function):
+        raise SystemExit(f"rillet convert: {file} has no function {function!r}")
+    return getattr(module, function)
+
+
+def named_endpoints(built: Any) -> tuple[dict, dict]:
+    from rillet.converter.from_graph import _named
+
+    if isinstance(built, tuple) and len(built) == 2:
+        return dict(built[0]), dict(built[1])
+    return _named(built.inputs, "input"), _named(built.outputs, "output")
+
+
+def load_weights(graph: Any, path: str) -> int:
+    import numpy as np
+
+    with np.load(path) as checkpoint:
+        missing = sorted(set(graph.variables) - set(checkpoint.files))
+        unknown = sorted(set(checkpoint.files) - set(graph.variables))
+        if missing or unknown:
+            raise SystemExit(f"rillet convert: checkpoint {path} does not match the model's variables "
+                             f"(missing: {missing or 'none'}, unknown: {unknown or 'none'})")
+        for name in checkpoint.files:
+            graph.variables[name].load(checkpoint[name])
+        return len(checkpoint.files)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rillet.converter.from_graph import convert
+
+    inputs, outputs = named_endpoints(load_builder(args.builder)())
+    graph = next(iter(inputs.values())).graph
+    if args.weights:
+        count = load_weights(graph, args.weights)
+        print(f"loaded {count} variables from {args.weights}")
+    data = convert(inputs=inputs, outputs=outputs)
+    Path(args.output).write_bytes(data)
+    print(f"wrote {args.output} ({len(data):,} bytes): inputs {list(inputs)}, outputs {list(outputs)}")
+    return 0
