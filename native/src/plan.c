@@ -175,7 +175,8 @@ static rl_status check_shape(rl_plan *plan, int32_t rank, const int32_t *shape) 
 rl_status rl_plan_add_tensor(rl_plan *plan, int32_t dtype, int32_t rank, const int32_t *shape,
                              const void *data, size_t data_bytes, int32_t is_variable) {
     plan->current_op = -1;
-    if (check_shape(plan, rank, shape) != RL_OK) return RL_INVALID;
+    const rl_status s = check_shape(plan, rank, shape);
+    if (s != RL_OK) return s;
     if (plan->n_tensors == plan->cap_tensors) {
         int32_t cap = plan->cap_tensors ? plan->cap_tensors * 2 : 64;
         rl_tensor *grown = (rl_tensor *)realloc(plan->tensors, (size_t)cap * sizeof *grown);
@@ -314,7 +315,8 @@ rl_status rl_plan_check_support(rl_plan *plan) {
 rl_status rl_plan_set_tensor_shape(rl_plan *plan, int32_t tensor, int32_t rank, const int32_t *shape) {
     plan->current_op = -1;
     if (tensor < 0 || tensor >= plan->n_tensors) return rl_fail(plan, RL_INVALID, "no tensor %d", tensor);
-    if (check_shape(plan, rank, shape) != RL_OK) return RL_INVALID;
+    const rl_status s = check_shape(plan, rank, shape);
+    if (s != RL_OK) return s;
     rl_tensor *t = &plan->tensors[tensor];
     if (t->file_data) return rl_fail(plan, RL_INVALID, "tensor %d is constant; its shape cannot change", tensor);
     t->shape.rank = rank;
