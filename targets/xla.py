@@ -93,6 +93,11 @@ class CompiledStep:
         return self._jitted(state, tuple(feeds), rng_key)
 
     def _step(self, state: dict, feeds: tuple, rng_key: Any):
+        # matmuls and convolutions in full float32 on every backend (GPUs default to TF32), as the reference
+        with jax.default_matmul_precision("highest"):
+            return self._lower(state, feeds, rng_key)
+
+    def _lower(self, state: dict, feeds: tuple, rng_key: Any):
         values: dict[Tensor, Any] = dict(zip(self.feeds, feeds))
         new_state = dict(state)
         for node in self._nodes:
@@ -191,6 +196,9 @@ class XlaRunner:
         else:
             arrays = list(feeds)
         step = self._step_for(fetches, list(feed_list or []))
+        for name in step.variable_names:  # variables made after this runner (an optimizer's slots) start from the store
+            if name not in self._values:
+                self._values[name] = self._place_variable(self.graph.store[name])
         arrays = [self._place_feed(p, a) for p, a in zip(step.feeds, arrays)]
         self._key, key = jax.random.split(self._key)
         fetched, new_state = step(self._values, arrays, key)

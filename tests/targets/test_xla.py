@@ -141,6 +141,17 @@ def test_errors_name_what_the_user_gave():
         xla.compile(net["loss"], feeds=["x", "y"])
 
 
+def test_runner_takes_variables_made_after_it():
+    net = xla_nets.conv_dense_net()
+    runner = xla.XlaRunner(net["logits"], ["x"])
+    with net["graph"].as_default():
+        scale = Variable(np.float32(2.0), name="scale")
+        scaled = net["logits"] * scale
+    (xb, _), = xla_nets.batches(1)
+    close(runner.run({"x": xb}, fetches=scaled), net["graph"].run(scaled, {"x": xb}))
+    assert runner.variables()["scale"] == 2.0
+
+
 def test_random_ops_draw_new_values_each_run():
     graph = Graph()
     with graph.as_default():
