@@ -399,6 +399,10 @@ def _grad_reshape(node, dys):
     return [reshape(dys[0], _dims(node.inputs[0].shape))] + [None] * (len(node.inputs) - 1)
 
 
+def _grad_identity(node, dys):
+    return [dys[0]]
+
+
 def _grad_transpose(node, dys):
     inverse = np.argsort(node.attrs["perm"])
     return [transpose(dys[0], inverse)]
@@ -518,7 +522,7 @@ GRADIENTS: dict[str, GradRule] = {
     "FULLY_CONNECTED": _grad_fully_connected, "BATCH_MATMUL": _grad_batch_matmul,
     "CONV_2D": _grad_conv2d, "DEPTHWISE_CONV_2D": _grad_depthwise_conv2d,
     "AVERAGE_POOL_2D": _grad_average_pool, "MAX_POOL_2D": _grad_max_pool,
-    "RESHAPE": _grad_reshape, "SQUEEZE": _grad_reshape, "EXPAND_DIMS": _grad_reshape,
+    "IDENTITY": _grad_identity, "RESHAPE": _grad_reshape, "SQUEEZE": _grad_reshape, "EXPAND_DIMS": _grad_reshape,
     "TRANSPOSE": _grad_transpose, "CONCATENATION": _grad_concat, "PAD": _grad_pad, "SLICE": _grad_slice,
     "STRIDED_SLICE": _grad_strided_slice, "PACK": _grad_pack, "GATHER": _grad_gather,
     "RESIZE_BILINEAR": _grad_resize, "RESIZE_NEAREST_NEIGHBOR": _grad_resize,

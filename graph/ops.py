@@ -146,6 +146,15 @@ def constant(value: Any, dtype: Any = None, name: str = "const", graph: Graph | 
     return _apply("CONST", [], {"value": value}, name=name, graph=graph)
 
 
+register(OpDef("IDENTITY", infer=_same_as_first, numpy=lambda a, x: x, jax=lambda a, x: x,
+               tflite=None))
+
+
+def identity(x, name: str = "identity") -> Tensor:
+    """A new tensor equal to x. Not a TFLite builtin: the converter aliases it to its input."""
+    return _apply("IDENTITY", [as_tensor(x)], name=name)
+
+
 def group(*ops: Any, name: str = "group") -> Any:
     """A NO_OP that runs after all of `ops` (Nodes or Tensors): fetch it to run them all."""
     nodes = [o.node if isinstance(o, Tensor) else o for o in ops]

@@ -115,6 +115,7 @@ CASES = [
     ("reshape", [U(2, 3, 4)], lambda x: ops.reshape(x, [4, -1]), lambda x: x.reshape(4, 6)),
     ("squeeze", [U(2, 1, 3)], lambda x: ops.squeeze(x, [1]), lambda x: x[:, 0]),
     ("expand_dims", [U(2, 3)], lambda x: ops.expand_dims(x, -1), lambda x: x[..., None]),
+    ("identity", [U(2, 3)], ops.identity, lambda x: x),
     ("transpose", [U(2, 3, 4)], lambda x: ops.transpose(x, [2, 0, 1]), lambda x: x.transpose(2, 0, 1)),
     ("strided_slice_stride2", [U(4, 7)], lambda x: ops.strided_slice(x, [1, 1], [0, 6], [1, 2], end_mask=1),
      lambda x: x[1:, 1:6:2]),

@@ -1,0 +1,40 @@
+"""The op registry is complete for the runtime's float op set, and rillet.graph stands alone."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import rillet.graph as rg
+
+RUNTIME_FLOAT_OPS = ["CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "BATCH_MATMUL", "MAX_POOL_2D", "AVERAGE_POOL_2D", "MEAN", "SUM", "ADD", "SUB", "MUL", "DIV", "SQUARED_DIFFERENCE", "RSQRT", "EXP", "LOG", "NEG", "RELU", "RELU6", "LEAKY_RELU", "LOGISTIC", "TANH", "HARD_SWISH", "SOFTMAX", "LOG_SOFTMAX", "CONCATENATION", "PAD", "RESHAPE", "SQUEEZE", "EXPAND_DIMS", "TRANSPOSE", "STRIDED_SLICE", "SLICE", "GATHER", "SHAPE", "PACK", "CAST", "GREATER", "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE"]
+GRAPH_STRUCTURE = {"PLACEHOLDER", "CONST", "NO_OP", "IDENTITY"}  # not operators in a .tflite
+STATE = {"PLACEHOLDER", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE"}  # the JAX backend threads these
+
+
+def test_every_runtime_float_op_is_registered():
+    assert set(RUNTIME_FLOAT_OPS) <= set(rg.REGISTRY)
+
+
+def test_every_op_has_a_reference_a_jax_lowering_and_a_tflite_mapping():
+    for name, opdef in rg.REGISTRY.items():
+        assert callable(opdef.numpy), name
+        assert (opdef.jax is None) == (name in STATE), name
+        if name in GRAPH_STRUCTURE:
+            assert opdef.tflite is None, name
+        else:
+            assert opdef.tflite["builtin"] == name
+            assert set(opdef.tflite["option_map"]) | set(opdef.tflite["attr_inputs"]) <= set(opdef.attrs), name
+
+
+def test_every_op_has_a_gradient_rule_or_is_declared_without_one():
+    for name in rg.REGISTRY:
+        assert (name in rg.GRADIENTS) != (name in rg.NO_GRADIENT), name
+
+
+def test_graph_imports_nothing_of_rillet_but_itself_and_not_jax_at_import():
+    for source in Path(rg.__file__).parent.glob("*.py"):
+        text = source.read_text()
+        assert "import rillet" not in text and "from rillet" not in text and "from .." not in text, source
+    code = "import sys, rillet.graph; print('jax' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip() == "False"
