@@ -472,6 +472,9 @@ rl_status rl_plan_prepare(rl_plan *plan) {
         for (int32_t k = 0; k < op->n_inputs; ++k)
             if (op->inputs[k] >= 0 && plan->tensors[op->inputs[k]].is_variable)
                 return rl_fail(plan, RL_UNSUPPORTED, "variable tensors are not supported yet");
+        for (int32_t k = 0; k < op->n_outputs; ++k)
+            if (plan->tensors[op->outputs[k]].file_data)
+                return rl_fail(plan, RL_INVALID, "output %d (tensor %d) is a constant of the file", k, op->outputs[k]);
         memset(&op->prep, 0, sizeof op->prep);
         s = op->kind->prepare(plan, op);
         if (s != RL_OK) return s;
