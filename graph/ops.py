@@ -909,7 +909,7 @@ def gather(params, indices, axis: int = 0, name: str | None = None) -> Tensor:
 
 register(OpDef("SHAPE", attrs={"out_type": "int32"}, infer=lambda a, s: [((len(s[0][0]),), a["out_type"])],
                numpy=lambda a, x: np.array(x.shape, dtype=a["out_type"]),
-               jax=lambda a, x: _jnp().array(x.shape, dtype=a["out_type"]),
+               jax=lambda a, x: np.array(x.shape, dtype=a["out_type"]),  # static under jit
                tflite=_tfl("SHAPE", "ShapeOptions", {"out_type": "out_type"})))
 
 

@@ -8,6 +8,15 @@ import numpy as np
 
 from rillet.graph import Tensor
 
+# The TFLite builtins the C runtime runs in float (the graph's op set must cover them).
+RUNTIME_FLOAT_OPS = [
+    "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "BATCH_MATMUL", "MAX_POOL_2D", "AVERAGE_POOL_2D", "MEAN",
+    "SUM", "ADD", "SUB", "MUL", "DIV", "SQUARED_DIFFERENCE", "RSQRT", "EXP", "LOG", "NEG", "RELU", "RELU6",
+    "LEAKY_RELU", "LOGISTIC", "TANH", "HARD_SWISH", "SOFTMAX", "LOG_SOFTMAX", "CONCATENATION", "PAD", "RESHAPE",
+    "SQUEEZE", "EXPAND_DIMS", "TRANSPOSE", "STRIDED_SLICE", "SLICE", "GATHER", "SHAPE", "PACK", "CAST", "GREATER",
+    "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE",
+]
+
 
 def run_jax(fetches: list[Tensor], feeds: dict) -> list:
     """Evaluate fetches with every node's JAX lowering (stateless graphs only): checks that each op the

@@ -3,7 +3,7 @@ tiny training runs whose loss must fall."""
 
 import numpy as np
 import pytest
-from graphcheck import central_differences, run_jax, x64
+from graphcheck import RUNTIME_FLOAT_OPS, central_differences, run_jax, x64
 
 import rillet.graph as rg
 from rillet.graph import layers as L
@@ -292,3 +292,30 @@ def test_small_cnn_training_with_batch_norm_decreases_loss():
         g.run(train, {"x": data, "labels": target})
     assert g.run(loss, {"x": data, "labels": target}) < 0.75 * first
     assert not np.allclose(bn.moving_mean.numpy(), 0)
+
+
+
+def test_training_step_uses_only_runtime_builtins():
+    g, model, loss = small_cnn("float32")
+    with g.as_default():
+        train = optimizers.Adam().minimize(loss, model.trainable_variables)
+    used = {n.op for n in g.ancestors(train)}
+    assert used - set(RUNTIME_FLOAT_OPS) <= {"PLACEHOLDER", "CONST", "NO_OP", "IDENTITY"}
+
+
+def test_jitted_jax_lowering_of_a_training_graph_agrees_with_numpy():
+    jax = pytest.importorskip("jax")
+    g, model, loss = small_cnn("float32")
+    variables = model.trainable_variables
+    grads = rg.gradients(loss, variables)
+    rs = np.random.default_rng(4)
+    x, y = rs.normal(size=(5, 6, 6, 2)).astype(np.float32), np.array([0, 1, 2, 1, 0], np.int32)
+    expected = g.run([loss, *grads], {"x": x, "labels": y})
+
+    @jax.jit
+    def step(xv, yv, *values):
+        feeds = {g.placeholders["x"]: xv, g.placeholders["labels"]: yv}
+        return run_jax([loss, *grads], {**feeds, **{v.value: a for v, a in zip(variables, values)}})
+
+    for ours, theirs in zip(expected, step(x, y, *[v.numpy() for v in variables])):
+        np.testing.assert_allclose(np.asarray(theirs), ours, rtol=1e-5, atol=1e-6)
