@@ -336,10 +336,18 @@ static size_t tensor_bytes(const rl_tensor *t) {
     return (size_t)rl_shape_count(&t->shape) * rl_dtype_size(t->dtype);
 }
 
+/* Shapes beyond 2^40 bytes are malformed for an edge runtime, and would overflow size arithmetic. */
+static int shape_too_large(const rl_tensor *t) {
+    double bytes = (double)(rl_dtype_size(t->dtype) ? rl_dtype_size(t->dtype) : 1);
+    for (int32_t d = 0; d < t->shape.rank; ++d) bytes *= (double)t->shape.dims[d];
+    return bytes > 1099511627776.0;
+}
+
 static rl_status place_constants(rl_plan *plan) {
     for (int32_t i = 0; i < plan->n_tensors; ++i) {
         rl_tensor *t = &plan->tensors[i];
         if (!t->file_data) continue;
+        if (shape_too_large(t)) return rl_fail(plan, RL_INVALID, "tensor %d is larger than 2^40 bytes", i);
         t->bytes = tensor_bytes(t);
         if (t->bytes != t->file_bytes)
             return rl_fail(plan, RL_INVALID, "constant tensor %d holds %zu bytes, its shape and type need %zu", i,
@@ -464,6 +472,9 @@ rl_status rl_plan_prepare(rl_plan *plan) {
     plan->message[0] = '\0';
     rl_status s = place_constants(plan);
     if (s != RL_OK) return s;
+    for (int32_t i = 0; i < plan->n_graph_inputs; ++i)
+        if (shape_too_large(&plan->tensors[plan->graph_inputs[i]]))
+            return rl_fail(plan, RL_INVALID, "input tensor %d is larger than 2^40 bytes", plan->graph_inputs[i]);
     for (int32_t i = 0; i < plan->n_ops; ++i) {
         rl_op *op = &plan->ops[i];
         plan->current_op = i;
@@ -478,6 +489,9 @@ rl_status rl_plan_prepare(rl_plan *plan) {
         memset(&op->prep, 0, sizeof op->prep);
         s = op->kind->prepare(plan, op);
         if (s != RL_OK) return s;
+        for (int32_t k = 0; k < op->n_outputs; ++k)
+            if (shape_too_large(&plan->tensors[op->outputs[k]]))
+                return rl_fail(plan, RL_INVALID, "output %d would be larger than 2^40 bytes", k);
         if (op_is_foldable(plan, op)) {
             s = fold_op(plan, op);
             if (s != RL_OK) return s;
