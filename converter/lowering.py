@@ -111,6 +111,9 @@ def _lower_node(ir: IR, node, of_tensor: dict) -> None:
         return
     if node.op == "VAR_HANDLE":
         return  # reached only through READ_VARIABLE, which freezes the value
+    if node.op == "IDENTITY":  # no builtin needed: the output is the input
+        of_tensor[out[0]] = of_tensor[node.inputs[0]]
+        return
     spec = node.opdef.tflite
     if spec is None:
         raise _Unconvertible("has no TFLite lowering")

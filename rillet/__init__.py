@@ -17,7 +17,18 @@ _EXPORTS = {
     "ModelError": ("rillet.converter.format", "ModelError"),
     "ModelFile": ("rillet.converter.format", "ModelFile"),
     "convert": ("rillet.converter.from_graph", "convert"),
+    "to_graph": ("rillet.converter.to_graph", "to_graph"),
+    "Interpreter": ("rillet.runtime", "Interpreter"),
     "gradients": ("rillet.graph", "gradients"),
+    "Graph": ("rillet.graph", "Graph"),
+    "Variable": ("rillet.graph", "Variable"),
+    "Model": ("rillet.graph", "Model"),
+    "Input": ("rillet.graph", "Input"),
+    "placeholder": ("rillet.graph", "placeholder"),
+    "ops": ("rillet.graph", "ops"),
+    "layers": ("rillet.graph", "layers"),
+    "losses": ("rillet.graph", "losses"),
+    "optimizers": ("rillet.graph", "optimizers"),
 }
 
 

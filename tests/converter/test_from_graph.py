@@ -175,3 +175,29 @@ def test_single_op_matches_litert(case):
         y = build(x)
     feeds = {"x": RNG.uniform(low, high, size=shape).astype(np.float32)}
     assert_litert_matches_graph(g, {"x": x}, {"y": y}, feeds)
+
+
+def test_layer_model_converts_with_batch_norm_folded():
+    from rillet.graph import Model
+    from rillet.graph import layers as L
+
+    g = Graph()
+    with g.as_default():
+        x = L.Input((8, 8, 1), name="image")
+        h = L.Activation("relu")(L.BatchNormalization()(L.Conv2D(4, 3, padding="same")(x)))
+        h = L.Dropout(0.3)(L.Flatten()(L.MaxPool2D()(h)))
+        model = Model({"image": x}, {"logits": L.Dense(10)(h)})
+    for var in model.variables:  # move the batch-norm statistics off their initial 0 / 1
+        var.load(var.numpy() + RNG.uniform(0.1, 0.5, size=var.shape).astype(var.dtype))
+    xb = RNG.uniform(0, 16, size=(2, 8, 8, 1)).astype(np.float32)
+    data = rl_convert(model)
+    got = litert_infer(data, image=xb)["logits"]
+    np.testing.assert_allclose(got, model.predict({"image": xb})["logits"], rtol=1e-5, atol=1e-5)
+    ops_written = [load(data).op_name(op) for op in load(data).subgraphs[0].operators]
+    assert ops_written == ["CONV_2D", "MAX_POOL_2D", "RESHAPE", "FULLY_CONNECTED"]
+
+
+def rl_convert(model):
+    import rillet as rl
+
+    return rl.convert(model)
