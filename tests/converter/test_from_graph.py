@@ -91,11 +91,10 @@ def test_variables_are_frozen_at_their_current_value():
     np.testing.assert_array_equal(litert_infer(convert(inputs={"x": x}, outputs={"y": y}), **feeds)["y"], 0)
 
 
-if "TEST_NO_TFLITE" not in REGISTRY:
-    REGISTRY["TEST_NO_TFLITE"] = OpDef("TEST_NO_TFLITE", infer=lambda a, s: [s[0]], numpy=lambda a, x: x)
-
-
-def test_unconvertible_nodes_are_listed_all_at_once():
+def test_unconvertible_nodes_are_listed_all_at_once(monkeypatch):
+    # An op with no TFLite lowering, registered for this test only (the registry is global).
+    monkeypatch.setitem(REGISTRY, "TEST_NO_TFLITE",
+                        OpDef("TEST_NO_TFLITE", infer=lambda a, s: [s[0]], numpy=lambda a, x: x))
     g = Graph()
     with g.as_default():
         x = ops.placeholder((1, 4), name="x")

@@ -32,10 +32,12 @@ def test_every_op_has_a_gradient_rule_or_is_declared_without_one():
         assert (name in rg.GRADIENTS) != (name in rg.NO_GRADIENT), name
 
 
-def test_graph_imports_nothing_of_rillet_but_itself_and_not_jax_at_import():
+def test_graph_imports_nothing_of_rillet_but_itself_and_not_jax_at_import(tmp_path):
     for source in Path(rg.__file__).parent.glob("*.py"):
         text = source.read_text()
         assert "import rillet" not in text and "from rillet" not in text and "from .." not in text, source
     code = "import sys, rillet.graph; print('jax' in sys.modules)"
+    # From tmp_path: `python -c` puts the working directory on sys.path, where the checkout's ./rillet
+    # would shadow the installed package.
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True).stdout.strip() == "False"
+                          check=True, cwd=tmp_path).stdout.strip() == "False"
