@@ -32,11 +32,18 @@ def convert(model: Any = None, *, inputs: dict | None = None, outputs: dict | No
 def convert_to_model_file(model: Any = None, *, inputs: dict | None = None, outputs: dict | None = None,
                           signature_key: str = "infer") -> ModelFile:
     if model is not None:
-        inputs, outputs = _named(model.inputs, "input"), _named(model.outputs, "output")
+        inputs, outputs = endpoints(model)
     if not inputs or not outputs:
         raise ValueError("convert() needs a Model, or `inputs` and `outputs` as name -> tensor dicts")
     ir = optimize(lower_graph(dict(inputs), dict(outputs)))
     return write_ir(ir, signature_key)
+
+
+def endpoints(model: Any) -> tuple[dict, dict]:
+    """The named inputs and outputs of a Model, or of an (inputs, outputs) pair of name -> tensor dicts."""
+    if isinstance(model, tuple) and len(model) == 2:
+        return dict(model[0]), dict(model[1])
+    return _named(model.inputs, "input"), _named(model.outputs, "output")
 
 
 def _named(tensors: Any, role: str) -> dict:

@@ -86,15 +86,9 @@ class _Unconvertible(Exception):
 
 def _needed_nodes(fetches: list, stop: set) -> list:
     """The nodes `fetches` depend on through data edges, in graph (topological) order."""
-    seen, stack = set(), [t.node for t in fetches if t not in stop]
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        stack.extend(t.node for t in node.inputs if t not in stop)
     graph = fetches[0].graph
-    return [n for n in graph.nodes if n in seen]
+    needed = graph.ancestors([t for t in fetches if t not in stop], stop=stop, control=False)
+    return [n for n in graph.nodes if n in needed]
 
 
 def _lower_node(ir: IR, node, of_tensor: dict) -> None:

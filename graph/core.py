@@ -348,22 +348,24 @@ class Graph:
             resolved[key] = value
         return resolved
 
-    def _ancestors(self, nodes: list[Node], stop: dict | None = None) -> set[Node]:
+    def _ancestors(self, nodes: list[Node], stop: Any = (), control: bool = True) -> set[Node]:
         seen: set[Node] = set()
         stack = list(nodes)
-        stop = stop or {}
         while stack:
             node = stack.pop()
             if node in seen:
                 continue
             seen.add(node)
             stack.extend(t.node for t in node.inputs if t not in stop)
-            stack.extend(node.control_inputs)
+            if control:
+                stack.extend(node.control_inputs)
         return seen
 
-    def ancestors(self, fetches: Any) -> set[Node]:
-        """Every node that a run of `fetches` evaluates."""
-        return self._ancestors([n for n in map(_fetch_node, _flatten(fetches)) if n is not None])
+    def ancestors(self, fetches: Any, stop: Any = (), control: bool = True) -> set[Node]:
+        """Every node that a run of `fetches` evaluates. The walk ends at the tensors in `stop` (values fed
+        from outside); `control=False` follows data edges only, as an inference export does."""
+        return self._ancestors([n for n in map(_fetch_node, _flatten(fetches)) if n is not None],
+                               stop=set(stop), control=control)
 
     @property
     def trainable_variables(self) -> list[Variable]:

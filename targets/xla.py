@@ -57,7 +57,7 @@ class CompiledStep:
         self.graph: Graph = _fetch_node(flat[0]).graph
         self.feeds = [self._check_feed(p) for p in feeds]
         self._fetch_tensors = [_fetch_tensor(f) for f in flat]
-        needed = self.graph._ancestors([_fetch_node(f) for f in flat], stop=dict.fromkeys(self.feeds))
+        needed = self.graph.ancestors(flat, stop=self.feeds)
         self._nodes = [n for n in self.graph.nodes if n in needed]
         for node in self._nodes:
             if node.op == "PLACEHOLDER" and node.outputs[0] not in self.feeds:

@@ -37,14 +37,6 @@ def load_builder(spec: str) -> Any:
     return getattr(module, function)
 
 
-def named_endpoints(built: Any) -> tuple[dict, dict]:
-    from rillet.converter.from_graph import _named
-
-    if isinstance(built, tuple) and len(built) == 2:
-        return dict(built[0]), dict(built[1])
-    return _named(built.inputs, "input"), _named(built.outputs, "output")
-
-
 def load_weights(graph: Any, path: str) -> int:
     import numpy as np
 
@@ -60,9 +52,9 @@ def load_weights(graph: Any, path: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rillet.converter.from_graph import convert
+    from rillet.converter.from_graph import convert, endpoints
 
-    inputs, outputs = named_endpoints(load_builder(args.builder)())
+    inputs, outputs = endpoints(load_builder(args.builder)())
     graph = next(iter(inputs.values())).graph
     if args.weights:
         count = load_weights(graph, args.weights)

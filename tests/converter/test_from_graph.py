@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from ai_edge_litert.interpreter import Interpreter
 
+import rillet as rl
 from rillet.converter import ModelError, load
 from rillet.converter.from_graph import convert
 from rillet.graph import REGISTRY, Graph, OpDef, Variable, ops
@@ -189,14 +190,8 @@ def test_layer_model_converts_with_batch_norm_folded():
     for var in model.variables:  # move the batch-norm statistics off their initial 0 / 1
         var.load(var.numpy() + RNG.uniform(0.1, 0.5, size=var.shape).astype(var.dtype))
     xb = RNG.uniform(0, 16, size=(2, 8, 8, 1)).astype(np.float32)
-    data = rl_convert(model)
+    data = rl.convert(model)  # the facade, as a user calls it
     got = litert_infer(data, image=xb)["logits"]
     np.testing.assert_allclose(got, model.predict({"image": xb})["logits"], rtol=1e-5, atol=1e-5)
     ops_written = [load(data).op_name(op) for op in load(data).subgraphs[0].operators]
     assert ops_written == ["CONV_2D", "MAX_POOL_2D", "RESHAPE", "FULLY_CONNECTED"]
-
-
-def rl_convert(model):
-    import rillet as rl
-
-    return rl.convert(model)
