@@ -153,6 +153,7 @@ void rl_plan_destroy(rl_plan *plan) {
     for (int32_t i = 0; i < plan->n_ops; ++i) {
         free(plan->ops[i].inputs);
         free(plan->ops[i].outputs);
+        free(plan->ops[i].scratch);
     }
     free(plan->tensors);
     free(plan->ops);
@@ -331,6 +332,21 @@ void rl_plan_set_preserve_all_tensors(rl_plan *plan, int32_t preserve) {
 }
 
 /* ---- preparing ---- */
+
+void *rl_op_scratch(rl_plan *plan, rl_op *op, size_t bytes) {
+    if (bytes == 0) bytes = 1;
+    if (op->scratch_bytes < bytes) {
+        void *grown = realloc(op->scratch, bytes);
+        if (!grown) {
+            rl_fail(plan, RL_NO_MEMORY, "out of memory preparing the op");
+            return NULL;
+        }
+        op->scratch = grown;
+        op->scratch_bytes = bytes;
+    }
+    memset(op->scratch, 0, bytes);
+    return op->scratch;
+}
 
 static size_t tensor_bytes(const rl_tensor *t) {
     return (size_t)rl_shape_count(&t->shape) * rl_dtype_size(t->dtype);

@@ -4,6 +4,7 @@
 
 #include "rillet.h"
 #include "kernels.h"
+#include "quant.h"
 
 typedef struct {
     int32_t rank;
@@ -41,6 +42,7 @@ typedef struct {
     int64_t dims[RL_MAX_DIMS], out_dims[RL_MAX_DIMS];
     int64_t outer, inner, count;
     float divisor;
+    rl_quant_params q; /* int8 ops: zero points, multipliers, clamp range (quant.h) */
 } rl_prepared;
 
 struct rl_op_kind;
@@ -59,6 +61,8 @@ typedef struct {
     rl_op_params params;
     rl_prepared prep;
     int32_t folded;
+    void *scratch; /* per-op memory prepare owns (per-channel multipliers, tables); see rl_op_scratch */
+    size_t scratch_bytes;
 } rl_op;
 
 /* One op: which dtypes of input 0 it takes, how it computes shapes and what it runs. */
@@ -113,5 +117,16 @@ rl_status rl_activation_range(rl_plan *plan, int32_t activation, float *lo, floa
 int64_t rl_read_index(const rl_tensor *t, int64_t i);
 rl_status rl_known_indices(rl_plan *plan, const rl_tensor *t, const char *what);
 void rl_strides_of(const rl_shape *s, int64_t *strides);
+/* Zeroed memory of at least `bytes` that lives with the op until the plan is destroyed (reused on a
+ * later prepare); NULL after rl_fail when out of memory. */
+void *rl_op_scratch(rl_plan *plan, rl_op *op, size_t bytes);
+
+/* Quantization of a tensor (quant_params.c). An int8/int16 activation must carry exactly one scale. */
+rl_status rl_expect_per_tensor_quantization(rl_plan *plan, const rl_tensor *t, const char *what);
+float rl_tensor_scale(const rl_tensor *t, int32_t channel);     /* channel 0 for per-tensor */
+int32_t rl_tensor_zero_point(const rl_tensor *t, int32_t channel);
+/* TFLite's CalculateActivationRangeQuantized: the fused activation's clamp in the output's integers. */
+rl_status rl_quantized_activation_range(rl_plan *plan, int32_t activation, const rl_tensor *output, int32_t *lo,
+                                        int32_t *hi);
 
 #endif
