@@ -1,7 +1,9 @@
 """Single-op .tflite models written with the format layer, and running them in LiteRT and in rillet.
 
-`op_model("ADD", [x, y], [out])` takes numpy arrays as constants and `Input(shape, dtype)` as graph
-inputs (None for an omitted optional input); the file it returns loads in both runtimes.
+`op_model("ADD", [x, y], [out])` takes numpy arrays (or `Const`) as constants and `Input(shape, dtype)` as
+graph inputs (None for an omitted optional input); the file it returns loads in both runtimes. Quantized
+tensors: `Input(..., quant=Quant(scales, zero_points))`, `Const(array, Quant(...))`, and an output spec
+`(shape, dtype, Quant(...))`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import numpy as np
 
 from rillet.converter.format import (
     BUILTIN_CODES,
+    QuantizationParameters,
     Buffer,
     ModelFile,
     Operator,
@@ -44,15 +47,39 @@ OPTIONS_TYPES = {
 
 
 @dataclass
+class Quant:
+    """A tensor's quantization: one scale and zero point (per tensor) or one per channel of `axis`."""
+
+    scales: Any
+    zero_points: Any = 0
+    axis: int = 0
+
+    def parameters(self) -> QuantizationParameters:
+        scales = np.atleast_1d(np.asarray(self.scales, dtype=np.float32))
+        zero_points = np.broadcast_to(np.asarray(self.zero_points, dtype=np.int64), scales.shape)
+        return QuantizationParameters(scale=[float(v) for v in scales], zero_point=[int(v) for v in zero_points],
+                                      quantized_dimension=self.axis)
+
+
+@dataclass
 class Input:
     """A graph input of the single-op model."""
 
     shape: tuple[int, ...]
     dtype: Any = np.float32
+    quant: Quant | None = None
 
 
-def op_model(op: str, inputs: list[Any], outputs: list[tuple[tuple[int, ...], Any]],
-             options: dict[str, Any] | None = None) -> bytes:
+@dataclass
+class Const:
+    """A constant input with quantization (plain numpy arrays are unquantized constants)."""
+
+    array: np.ndarray
+    quant: Quant | None = None
+
+
+def op_model(op: str, inputs: list[Any], outputs: list[tuple[Any, ...]],
+             options: dict[str, Any] | None = None, version: int = 1) -> bytes:
     """The bytes of a .tflite file running one builtin op; inputs: arrays (constants), Input, or None."""
     tensors: list[Tensor] = []
     buffers = [Buffer(data=None)]
@@ -62,23 +89,29 @@ def op_model(op: str, inputs: list[Any], outputs: list[tuple[tuple[int, ...], An
         if spec is None:
             op_inputs.append(-1)
             continue
+        quant = None
         if isinstance(spec, Input):
-            dtype, shape, buffer = np.dtype(spec.dtype), list(spec.shape), 0
+            dtype, shape, buffer, quant = np.dtype(spec.dtype), list(spec.shape), 0, spec.quant
             graph_inputs.append(len(tensors))
         else:
+            if isinstance(spec, Const):
+                spec, quant = spec.array, spec.quant
             array = np.ascontiguousarray(spec)
             dtype, shape, buffer = array.dtype, list(array.shape), len(buffers)
             buffers.append(Buffer(data=np.frombuffer(array.tobytes(), dtype=np.uint8)))
         op_inputs.append(len(tensors))
-        tensors.append(Tensor(shape=shape, type=TYPE_CODES[dtype], buffer=buffer, name=f"in{i}"))
+        tensors.append(Tensor(shape=shape, type=TYPE_CODES[dtype], buffer=buffer, name=f"in{i}",
+                              quantization=quant.parameters() if quant else None))
     graph_outputs = []
-    for i, (shape, dtype) in enumerate(outputs):
+    for i, (shape, dtype, *rest) in enumerate(outputs):
+        quant = rest[0] if rest else None
         graph_outputs.append(len(tensors))
-        tensors.append(Tensor(shape=list(shape), type=TYPE_CODES[np.dtype(dtype)], buffer=0, name=f"out{i}"))
+        tensors.append(Tensor(shape=list(shape), type=TYPE_CODES[np.dtype(dtype)], buffer=0, name=f"out{i}",
+                              quantization=quant.parameters() if quant else None))
     code = BUILTIN_CODES[op]
     opts = Options(OPTIONS_TYPES[op], **options) if options is not None else None
     model = ModelFile(
-        operator_codes=[OperatorCode(deprecated_builtin_code=min(code, 127), builtin_code=code, version=1)],
+        operator_codes=[OperatorCode(deprecated_builtin_code=min(code, 127), builtin_code=code, version=version)],
         subgraphs=[SubGraph(tensors=tensors, inputs=graph_inputs, outputs=graph_outputs,
                             operators=[Operator(opcode_index=0, inputs=op_inputs, outputs=graph_outputs,
                                                 builtin_options=opts)], name="main")],
@@ -120,3 +153,23 @@ def assert_matches_litert(content: bytes, feeds: list[np.ndarray], rtol: float =
             np.testing.assert_allclose(g, e, rtol=rtol, atol=atol)
         else:
             np.testing.assert_array_equal(g, e)
+
+
+def litert_default(content: bytes, feeds: list[np.ndarray]) -> list[np.ndarray]:
+    """LiteRT's Interpreter as a user gets it (AUTO: XNNPACK where it takes the op, else builtin kernels)."""
+    from ai_edge_litert.interpreter import Interpreter
+
+    return run(Interpreter, content, feeds)
+
+
+def assert_same_bits_as_litert(content: bytes, feeds: list[np.ndarray]) -> None:
+    """int8 (and other integer) outputs equal, bit for bit, to what LiteRT's default Interpreter gives."""
+    from rillet.runtime import Interpreter
+
+    expected = litert_default(content, feeds)
+    got = run(Interpreter, content, feeds)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert g.dtype == e.dtype and g.shape == e.shape, ((g.dtype, g.shape), (e.dtype, e.shape))
+        assert g.tobytes() == e.tobytes(), f"{np.count_nonzero(g != e)} of {g.size} differ; max |diff| " \
+            f"{np.abs(g.astype(np.int64) - e.astype(np.int64)).max() if g.dtype.kind in 'iu' else np.abs(g - e).max()}"
