@@ -1,0 +1,98 @@
+"""Post-training quantization of float .tflite models: full-integer int8 (calibrated), dynamic-range
+(int8 weights) and float16 weights, following TFLite's quantization spec, with a per-layer report."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from rillet.converter.format import ModelFile, load, save
+
+from .calibrate import CalibrationError, collect, feeds
+from .ranges import METHODS, choose_range
+from .rewrite import QuantizationError, plan_int8, rewrite_dynamic_range, rewrite_float16, rewrite_int8
+
+MODES = ("int8", "dynamic", "float16")
+
+__all__ = ["CalibrationError", "METHODS", "MODES", "QuantizationError", "quantize", "quantize_with_report"]
+
+
+def default_interpreter() -> Callable:
+    from rillet.runtime import Interpreter
+
+    return Interpreter
+
+
+def _model_bytes(model: Any) -> bytes:
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        return bytes(model)
+    if isinstance(model, (str, os.PathLike)):
+        with open(model, "rb") as f:
+            return f.read()
+    if isinstance(model, ModelFile):
+        return save(model)
+    from rillet.converter.from_graph import convert  # a rillet graph Model (or inputs/outputs pair)
+
+    return convert(model)
+
+
+def quantize(model: Any, calibration_data: Any = None, *, mode: str = "int8", io: str = "float",
+             per_channel: bool = True, calibration: str = "minmax", percentile: float = 99.99,
+             keep_float: list[str] | None = None, interpreter_class: Callable | None = None,
+             progress: bool = True) -> bytes:
+    """Quantize a float model (.tflite bytes or path, a ModelFile, or a rillet graph Model) and return the
+    .tflite bytes.
+
+    mode: "int8" (full integer; needs `calibration_data`), "dynamic" (int8 weights, float activations),
+    "float16" (float16 weights). io: "float" (QUANTIZE / DEQUANTIZE at the edges) or "int8" inputs and
+    outputs. calibration: "minmax", "percentile" (at `percentile`), or "mse". keep_float: op types (SOFTMAX),
+    op indices ("12") or output tensor names whose ops stay float. calibration_data: a numpy array (samples
+    on axis 0), an .npz path or dict keyed by input name, or any iterable of inputs.
+    """
+    return quantize_with_report(model, calibration_data, mode=mode, io=io, per_channel=per_channel,
+                                calibration=calibration, percentile=percentile, keep_float=keep_float,
+                                interpreter_class=interpreter_class, progress=progress)[0]
+
+
+def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str = "int8", io: str = "float",
+                         per_channel: bool = True, calibration: str = "minmax", percentile: float = 99.99,
+                         keep_float: list[str] | None = None, interpreter_class: Callable | None = None,
+                         progress: bool = True, report: bool = False) -> tuple[bytes, Any]:
+    """`quantize`, and with report=True also the per-layer report (rillet.quant.report.Report) over the
+    calibration data; the report runs the int8 model with `interpreter_class` too."""
+    if mode not in MODES:
+        raise ValueError(f"mode {mode!r}: choose one of {', '.join(MODES)}")
+    if io not in ("float", "int8"):
+        raise ValueError(f"io {io!r}: choose 'float' or 'int8'")
+    if calibration not in METHODS:
+        raise ValueError(f"calibration {calibration!r}: choose one of {', '.join(METHODS)}")
+    source = _model_bytes(model)
+    float_model = load(source)
+    interpreter_class = interpreter_class or default_interpreter()
+    samples = None
+    if mode == "int8" or report:
+        if calibration_data is None:
+            raise CalibrationError("int8 quantization needs calibration_data (a few hundred representative inputs "
+                                   "is typical)")
+        samples = feeds(calibration_data, float_model)
+        if not samples:
+            raise CalibrationError("calibration data holds no samples")
+    if mode == "int8":
+        stats = collect(source, float_model, samples, interpreter_class, histograms=calibration != "minmax",
+                        show_progress=progress)
+        ranges = {i: choose_range(s, calibration, percentile) for i, s in sorted(stats.items())}
+        plan = plan_int8(float_model, ranges, keep_float, int8_inputs=io == "int8")
+        result = rewrite_int8(float_model, plan, int8_inputs=io == "int8", int8_outputs=io == "int8",
+                              per_channel=per_channel)
+    elif mode == "dynamic":
+        result = rewrite_dynamic_range(float_model, per_channel=per_channel)
+    else:
+        result = rewrite_float16(float_model)
+    data = save(result)
+    layer_report = None
+    if report:
+        from .report import compare
+
+        layer_report = compare(source, data, samples, interpreter_class=interpreter_class, progress=progress)
+    return data, layer_report

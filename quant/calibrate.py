@@ -1,0 +1,233 @@
+"""Calibration: turn what the user gives (an array, an .npz, any iterable) into model feeds, run the float
+model over them with every tensor kept, and collect per-tensor statistics (min/max, histograms)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rillet.converter.format import ModelFile
+
+HISTOGRAM_BINS = 2048
+
+
+class CalibrationError(ValueError):
+    """Calibration data that does not fit the model; the message names the input and the shapes."""
+
+
+@dataclass
+class InputSpec:
+    name: str  # the signature's name where there is one, else the tensor's
+    index: int
+    shape: list[int]
+    signature: list[int]  # -1 where the dimension may vary
+
+    def fits(self, shape: tuple[int, ...]) -> bool:
+        return len(shape) == len(self.signature) and all(s in (-1, d) for s, d in zip(self.signature, shape))
+
+
+def model_inputs(model: ModelFile) -> list[InputSpec]:
+    sg = model.subgraphs[0]
+    names = {}
+    for sd in model.signature_defs or []:
+        if sd.subgraph_index == 0:
+            names.update({m.tensor_index: m.name for m in sd.inputs})
+    specs = []
+    for i in sg.inputs:
+        t = sg.tensors[i]
+        shape = list(t.shape or [])
+        specs.append(InputSpec(names.get(i, t.name or f"input{i}"), i, shape,
+                               list(t.shape_signature) if t.shape_signature else shape))
+    return specs
+
+
+def feeds(data: Any, model: ModelFile) -> list[dict[int, np.ndarray]]:
+    """The calibration samples as {input tensor index: array} feeds, each checked against the model."""
+    specs = model_inputs(model)
+    if isinstance(data, (str, os.PathLike)):
+        with np.load(data) as npz:
+            data = {k: npz[k] for k in npz.files}
+    if isinstance(data, np.lib.npyio.NpzFile):
+        data = {k: data[k] for k in data.files}
+    if isinstance(data, np.ndarray):
+        data = {specs[0].name: data} if len(specs) == 1 else _wrong_count(specs, 1)
+    if isinstance(data, dict):
+        return _split_dict(data, specs)
+    if isinstance(data, Iterable):
+        return [_one_feed(item, specs, n) for n, item in enumerate(data)]
+    raise CalibrationError(f"calibration data must be a numpy array, an .npz, or an iterable of inputs, "
+                           f"not {type(data).__name__}")
+
+
+def _wrong_count(specs: list[InputSpec], given: int) -> Any:
+    raise CalibrationError(f"the model has {len(specs)} inputs ({', '.join(s.name for s in specs)}); "
+                           f"calibration data gave {given}: pass a dict or .npz keyed by input name")
+
+
+def _match_keys(data: dict, specs: list[InputSpec]) -> dict[int, np.ndarray]:
+    if len(specs) == 1 and len(data) == 1:
+        return {specs[0].index: np.asarray(next(iter(data.values())))}
+    missing = [s.name for s in specs if s.name not in data]
+    if missing:
+        raise CalibrationError(f"calibration data has {sorted(data)}, the model's inputs are "
+                               f"{[s.name for s in specs]}: missing {missing}")
+    return {s.index: np.asarray(data[s.name]) for s in specs}
+
+
+def _split_dict(data: dict, specs: list[InputSpec]) -> list[dict[int, np.ndarray]]:
+    """A dict of arrays: each either one sample (the input's own shape) or a stack of samples on axis 0."""
+    arrays = _match_keys(data, specs)
+    by_index = {s.index: s for s in specs}
+    counts = {}
+    for index, a in arrays.items():
+        spec = by_index[index]
+        if spec.fits(a.shape):
+            counts[index] = None
+        elif a.ndim == len(spec.signature) + (0 if spec.shape[:1] == [1] else 1) or a.ndim == len(spec.signature):
+            counts[index] = a.shape[0]
+        else:
+            raise _shape_error(spec, a.shape)
+    if all(c is None for c in counts.values()):
+        return [_one_feed({by_index[i].name: a for i, a in arrays.items()}, specs, 0)]
+    n = {c for c in counts.values() if c is not None}
+    if len(n) != 1:
+        raise CalibrationError(f"calibration inputs hold different numbers of samples: "
+                               f"{ {by_index[i].name: c for i, c in counts.items()} }")
+    samples = []
+    for k in range(n.pop()):
+        item = {}
+        for index, a in arrays.items():
+            spec = by_index[index]
+            sample = a if counts[index] is None else a[k]
+            if not spec.fits(sample.shape) and spec.fits((1, *sample.shape)):
+                sample = sample[None]
+            if not spec.fits(sample.shape) and spec.fits(a[k:k + 1].shape):
+                sample = a[k:k + 1]
+            item[spec.name] = sample
+        samples.append(_one_feed(item, specs, k))
+    return samples
+
+
+def _one_feed(item: Any, specs: list[InputSpec], n: int) -> dict[int, np.ndarray]:
+    if isinstance(item, dict):
+        arrays = _match_keys(item, specs)
+    elif isinstance(item, (list, tuple)) and not (len(specs) == 1 and np.ndim(item) > 1 and
+                                                   not isinstance(item[0], np.ndarray)):
+        if len(item) != len(specs):
+            _wrong_count(specs, len(item))
+        arrays = {s.index: np.asarray(a) for s, a in zip(specs, item)}
+    else:
+        if len(specs) != 1:
+            _wrong_count(specs, 1)
+        arrays = {specs[0].index: np.asarray(item)}
+    out = {}
+    for s in specs:
+        a = arrays[s.index]
+        if not s.fits(a.shape) and s.fits((1, *a.shape)):
+            a = a[None]
+        if not s.fits(a.shape):
+            raise _shape_error(s, a.shape, n)
+        out[s.index] = np.ascontiguousarray(a, dtype=np.float32)
+    return out
+
+
+def _shape_error(spec: InputSpec, shape: tuple[int, ...], sample: int | None = None) -> CalibrationError:
+    where = f" (sample {sample})" if sample is not None else ""
+    return CalibrationError(f"calibration input {spec.name!r}{where} has shape {list(shape)}; the model's input "
+                            f"{spec.name!r} expects {spec.signature} (or a stack of those on a first axis)")
+
+
+# ------------------------------------------------------------------------------------------ statistics
+
+
+@dataclass
+class TensorStats:
+    """What calibration saw of one float tensor: its range, and a histogram over [lo, hi] when asked."""
+
+    lo: float = np.inf
+    hi: float = -np.inf
+    histogram: np.ndarray | None = None
+    edges: np.ndarray | None = field(default=None, repr=False)
+
+    def add_range(self, a: np.ndarray) -> None:
+        if a.size:
+            self.lo = min(self.lo, float(a.min()))
+            self.hi = max(self.hi, float(a.max()))
+
+    def add_histogram(self, a: np.ndarray) -> None:
+        if self.histogram is None:
+            lo, hi = min(self.lo, 0.0), max(self.hi, 0.0)
+            if hi == lo:
+                hi = lo + 1.0
+            self.edges = np.linspace(lo, hi, HISTOGRAM_BINS + 1)
+            self.histogram = np.zeros(HISTOGRAM_BINS, np.int64)
+        self.histogram += np.histogram(a, bins=self.edges)[0]
+
+
+def progress(iterable: Iterable, total: int, desc: str, enabled: bool) -> Iterator:
+    """tqdm where it is installed; otherwise a plain count on stderr."""
+    if not enabled:
+        yield from iterable
+        return
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        import sys
+
+        for n, item in enumerate(iterable, 1):
+            yield item
+            print(f"\r{desc}: {n}/{total}", end="" if n < total else "\n", file=sys.stderr, flush=True)
+        return
+    yield from tqdm(iterable, total=total, desc=desc, leave=False)
+
+
+def float_activations(model: ModelFile) -> list[int]:
+    """The float32 tensors that carry data at run time (not constants): those calibration measures."""
+    sg = model.subgraphs[0]
+    out = []
+    for i, t in enumerate(sg.tensors):
+        data = model.buffers[t.buffer].data if t.buffer < len(model.buffers) else None
+        if t.type == 0 and (data is None or data.size == 0):
+            out.append(i)
+    return out
+
+
+def run_model(interpreter: Any, feed: dict[int, np.ndarray], tensors: list[int]) -> dict[int, np.ndarray]:
+    """Sets `feed`, invokes, and returns the values of `tensors` (those the interpreter kept)."""
+    shapes = {d["index"]: list(d["shape"]) for d in interpreter.get_input_details()}
+    if any(shapes[i] != list(v.shape) for i, v in feed.items()):
+        for index, value in feed.items():
+            interpreter.resize_tensor_input(index, value.shape)
+        interpreter.allocate_tensors()
+    for index, value in feed.items():
+        interpreter.set_tensor(index, value)
+    interpreter.invoke()
+    values = {}
+    for i in tensors:
+        try:
+            values[i] = interpreter.get_tensor(i)
+        except ValueError:  # an intermediate the interpreter did not keep
+            continue
+    return values
+
+
+def collect(model_bytes: bytes, model: ModelFile, samples: list[dict[int, np.ndarray]],
+            interpreter_class: Callable, histograms: bool, show_progress: bool) -> dict[int, TensorStats]:
+    """Runs the float model over every sample: min/max of each float activation; a second pass for the
+    histograms (their bins span the range the first pass found)."""
+    tensors = float_activations(model)
+    stats = {i: TensorStats() for i in tensors}
+    interpreter = interpreter_class(model_content=model_bytes, experimental_preserve_all_tensors=True)
+    interpreter.allocate_tensors()
+    passes = [("calibrating", TensorStats.add_range)]
+    if histograms:
+        passes.append(("histograms", TensorStats.add_histogram))
+    for desc, add in passes:
+        for feed in progress(samples, len(samples), desc, show_progress):
+            for i, value in run_model(interpreter, feed, tensors).items():
+                add(stats[i], value)
+    return {i: s for i, s in stats.items() if s.lo <= s.hi}

@@ -1,0 +1,63 @@
+"""Activation ranges from calibration statistics: min/max (TensorFlow's choice), a percentile of the
+values, or the range that minimises the expected squared quantization error over the histogram."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .calibrate import TensorStats
+
+METHODS = ("minmax", "percentile", "mse")
+
+
+def choose_range(stats: TensorStats, method: str = "minmax", percentile: float = 99.99) -> tuple[float, float]:
+    if method == "minmax" or stats.histogram is None or stats.histogram.sum() == 0:
+        return stats.lo, stats.hi
+    if method == "percentile":
+        return percentile_range(stats, percentile)
+    if method == "mse":
+        return mse_range(stats)
+    raise ValueError(f"calibration method {method!r}: choose one of {', '.join(METHODS)}")
+
+
+def _cdf_edge(stats: TensorStats, fraction: float) -> float:
+    """The value below which `fraction` of the samples lie (linear within a bin)."""
+    cdf = np.cumsum(stats.histogram) / stats.histogram.sum()
+    k = int(np.searchsorted(cdf, fraction))
+    k = min(k, len(cdf) - 1)
+    below = cdf[k - 1] if k else 0.0
+    inside = (fraction - below) / max(cdf[k] - below, 1e-300)
+    return float(stats.edges[k] + np.clip(inside, 0, 1) * (stats.edges[k + 1] - stats.edges[k]))
+
+
+def percentile_range(stats: TensorStats, percentile: float) -> tuple[float, float]:
+    """Clip the (100 - p)% of values beyond each side's tail, never beyond what was seen."""
+    tail = (100.0 - percentile) / 100.0
+    lo = max(stats.lo, _cdf_edge(stats, tail)) if stats.lo < 0 else stats.lo
+    hi = min(stats.hi, _cdf_edge(stats, 1.0 - tail)) if stats.hi > 0 else stats.hi
+    return lo, hi
+
+
+def quantization_error(centers: np.ndarray, counts: np.ndarray, lo: float, hi: float) -> float:
+    """Expected squared error of int8 over [lo, hi]: clipping outside, uniform rounding (step^2 / 12) inside."""
+    lo, hi = min(lo, 0.0), max(hi, 0.0)
+    step = (hi - lo) / 255.0
+    clipped = np.clip(centers, lo, hi)
+    inside = (centers >= lo) & (centers <= hi)
+    return float(np.sum(counts * ((centers - clipped) ** 2 + inside * step * step / 12.0)))
+
+
+def mse_range(stats: TensorStats, candidates: int = 128) -> tuple[float, float]:
+    """Shrink each side of [min, max] in turn to the candidate with the least expected error."""
+    centers = (stats.edges[:-1] + stats.edges[1:]) / 2
+    counts = stats.histogram.astype(np.float64)
+    lo, hi = stats.lo, stats.hi
+    fractions = np.linspace(1.0 / candidates, 1.0, candidates)
+    for _ in range(2):  # alternate: the best upper end depends on the lower, and back
+        if hi > 0:
+            hi = min((hi_c for hi_c in fractions * stats.hi),
+                     key=lambda h: (quantization_error(centers, counts, lo, h), -h))
+        if lo < 0:
+            lo = min((lo_c for lo_c in fractions * stats.lo),
+                     key=lambda v: (quantization_error(centers, counts, v, hi), v))
+    return float(lo), float(hi)

@@ -1,0 +1,451 @@
+"""The rewrite of a float ModelFile into TFLite's int8 scheme (and the dynamic-range and float16 forms).
+
+Full-integer int8: every op with a rule below runs on int8 tensors; ops the user keeps float get a
+DEQUANTIZE before and a QUANTIZE after where they meet int8 tensors. A quantized tensor keeps its float
+tensor's name, so a report can pair them; the views added at a float/int8 boundary get `/int8` or
+`/float` appended.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rillet.converter.format import (
+    BUILTIN_CODES,
+    Buffer,
+    ModelFile,
+    Operator,
+    OperatorCode,
+    Options,
+    SignatureDef,
+    SubGraph,
+    Tensor,
+    TensorMap,
+)
+from rillet.converter.format.schema import PLACEHOLDER_FOR_GREATER_OP_CODES
+
+from .params import QParams, activation_params, quantize_bias, quantize_values, quantize_weights
+from .versions import FLOAT16, FLOAT32, INT8, quantized_version
+
+INT32 = 2
+
+
+class QuantizationError(ValueError):
+    """A model (or a request) that int8 quantization cannot serve; the message names the op or tensor."""
+
+
+# The output-channel axis of each weight-bearing op's filter.
+WEIGHT_AXIS = {"CONV_2D": 0, "DEPTHWISE_CONV_2D": 3, "FULLY_CONNECTED": 0}
+# Ops whose int8 kernels require every float input and the output to share one scale and zero point.
+SAME_SCALE = {
+    "MAX_POOL_2D", "AVERAGE_POOL_2D", "RESHAPE", "SQUEEZE", "EXPAND_DIMS", "TRANSPOSE", "STRIDED_SLICE",
+    "SLICE", "GATHER", "PAD", "PADV2", "MIRROR_PAD", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR",
+    "SPACE_TO_DEPTH", "DEPTH_TO_SPACE", "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "SPLIT", "SPLIT_V",
+    "UNPACK", "PACK", "CONCATENATION", "MAXIMUM", "MINIMUM", "TILE", "BROADCAST_TO", "REDUCE_MAX",
+    "REDUCE_MIN",
+}
+# Ops whose int8 output has fixed parameters in TFLite's spec.
+FIXED_OUTPUT = {
+    "SOFTMAX": QParams((1.0 / 256,), (-128,)),
+    "LOGISTIC": QParams((1.0 / 256,), (-128,)),
+    "TANH": QParams((1.0 / 128,), (0,)),
+    "LOG_SOFTMAX": QParams((16.0 / 256,), (127,)),
+    "L2_NORMALIZATION": QParams((1.0 / 128,), (0,)),
+}
+# Ops that rescale: their output gets the range calibration saw.
+OWN_RANGE = {"ADD", "SUB", "MUL", "MEAN", "SUM", "RELU", "RELU6", "RELU_N1_TO_1", "LEAKY_RELU", "HARD_SWISH",
+             "SQUARED_DIFFERENCE", "ABS", "BATCH_MATMUL"}
+# Ops that take an int8 input as it comes and give no float output.
+ANY_INPUT = {"SHAPE", "ARG_MAX", "ARG_MIN"}
+QUANTIZABLE = set(WEIGHT_AXIS) | SAME_SCALE | set(FIXED_OUTPUT) | OWN_RANGE | ANY_INPUT
+HYBRID = set(WEIGHT_AXIS)  # dynamic-range: int8 weights, float activations, as TensorFlow writes them
+
+
+@dataclass
+class Plan:
+    """What the int8 rewrite decided: which ops run int8, and every quantized tensor's parameters."""
+
+    quantized_ops: list[bool]
+    params: dict[int, QParams]  # original float tensor -> its int8 parameters
+    kept: list[str] = field(default_factory=list)  # the ops left float, as "OP (tensor)"
+
+
+class _Groups:
+    """Union-find over tensor indices: the tensors one int8 kernel needs to share parameters."""
+
+    def __init__(self) -> None:
+        self.parent: dict[int, int] = {}
+
+    def find(self, i: int) -> int:
+        self.parent.setdefault(i, i)
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def union(self, a: int, b: int) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)  # the smaller index leads: deterministic
+
+
+def _constant(model: ModelFile, i: int) -> np.ndarray | None:
+    return model.tensor_data(0, i)
+
+
+def _op_label(model: ModelFile, j: int) -> str:
+    sg = model.subgraphs[0]
+    op = sg.operators[j]
+    outs = [sg.tensors[o].name for o in op.outputs or [] if o >= 0]
+    return f"{model.op_name(op)} #{j} ({outs[0]!r})" if outs else f"{model.op_name(op)} #{j}"
+
+
+def plan_int8(model: ModelFile, ranges: dict[int, tuple[float, float]], keep_float: list[str] | None,
+              int8_inputs: bool) -> Plan:
+    """Decides which ops run int8 and gives every tensor an int8 view needs its parameters."""
+    sg = model.subgraphs[0]
+    keep = set(keep_float or [])
+    matched: set[str] = set()
+    quantized, kept = [], []
+    for j, op in enumerate(sg.operators):
+        name = model.op_name(op)
+        tensors = [i for i in (op.inputs or []) + (op.outputs or []) if i >= 0]
+        outs = {sg.tensors[o].name for o in op.outputs or [] if o >= 0}
+        hits = ({name, str(j)} | outs) & keep
+        matched |= hits
+        if not any(sg.tensors[i].type == FLOAT32 for i in tensors):
+            quantized.append(False)  # integer-only ops (shape arithmetic) stay as they are
+        elif hits:
+            quantized.append(False)
+            kept.append(_op_label(model, j))
+        elif name not in QUANTIZABLE:
+            raise QuantizationError(
+                f"{_op_label(model, j)}: TFLite has no int8 kernel rillet can target for {name}; keep it float "
+                f"with keep_float=[{name!r}] (or --keep-float {name})")
+        else:
+            if name in WEIGHT_AXIS and (len(op.inputs) < 2 or _constant(model, op.inputs[1]) is None):
+                raise QuantizationError(f"{_op_label(model, j)}: int8 {name} needs constant weights; keep it "
+                                        f"float with keep_float=[{name!r}]")
+            quantized.append(True)
+    unknown = sorted(keep - matched)
+    if unknown:
+        raise QuantizationError(f"keep_float: {unknown} name no op type, op index or output tensor of the model")
+
+    groups = _Groups()
+    fixed: dict[int, QParams] = {}
+    needed: set[int] = set()
+    for j, op in enumerate(sg.operators):
+        name = model.op_name(op)
+        float_in = [i for i in op.inputs or [] if i >= 0 and sg.tensors[i].type == FLOAT32]
+        float_out = [o for o in op.outputs or [] if o >= 0 and sg.tensors[o].type == FLOAT32]
+        if not quantized[j]:
+            continue
+        if name in WEIGHT_AXIS:
+            float_in = float_in[:1]
+        if name in ANY_INPUT:
+            continue
+        needed.update(float_in + float_out)
+        if name in SAME_SCALE:
+            for t in float_in[1:] + float_out:
+                groups.union(float_in[0], t)
+        if name in FIXED_OUTPUT:
+            for o in float_out:
+                fixed[o] = FIXED_OUTPUT[name]
+    for i in sg.inputs:
+        if int8_inputs and sg.tensors[i].type == FLOAT32:
+            needed.add(i)
+    # Tensors a kept-float op produces for int8 consumers, and int8 outputs, need ranges too.
+    for o in sg.outputs:
+        if sg.tensors[o].type == FLOAT32:
+            needed.add(o)
+
+    members: dict[int, list[int]] = {}
+    for i in sorted(needed):
+        members.setdefault(groups.find(i), []).append(i)
+    params: dict[int, QParams] = {}
+    for root, group in sorted(members.items()):
+        fixes = sorted({fixed[i] for i in group if i in fixed}, key=lambda p: p.scale)
+        if len(fixes) > 1:
+            names = [sg.tensors[i].name for i in group]
+            raise QuantizationError(f"tensors {names} must share int8 parameters but two ops fix them differently")
+        if fixes:
+            chosen = fixes[0]
+        else:
+            lo, hi = np.inf, -np.inf
+            for i in group:
+                data = _constant(model, i)
+                if data is not None:
+                    r = (float(data.min()), float(data.max())) if data.size else (0.0, 0.0)
+                elif i in ranges:
+                    r = ranges[i]
+                else:
+                    raise QuantizationError(f"tensor {sg.tensors[i].name!r}: calibration never saw a value of it "
+                                            f"(no range to quantize it with)")
+                lo, hi = min(lo, r[0]), max(hi, r[1])
+            chosen = activation_params(lo, hi)
+        for i in group:
+            params[i] = chosen
+    return Plan(quantized, params, kept)
+
+
+class _Writer:
+    """Builds the new subgraph: tensors, buffers and operators appended in a fixed order."""
+
+    def __init__(self, model: ModelFile) -> None:
+        self.model = model
+        self.sg = model.subgraphs[0]
+        self.tensors: list[Tensor] = []
+        self.buffers: list[Buffer] = [Buffer()]
+        self.operators: list[tuple[str, Operator, int]] = []  # (builtin name, op, version)
+        self.cache: dict[tuple, int] = {}
+
+    def buffer(self, array: np.ndarray) -> int:
+        data = np.ascontiguousarray(array)
+        self.buffers.append(Buffer(data=np.frombuffer(data.tobytes(), np.uint8)))
+        return len(self.buffers) - 1
+
+    def tensor(self, template: Tensor, **changes) -> int:
+        self.tensors.append(dataclasses.replace(template, **changes))
+        return len(self.tensors) - 1
+
+    def copy(self, i: int) -> int:
+        """The original tensor unchanged (its constant data copied into the new buffer list)."""
+        key = ("copy", i)
+        if key not in self.cache:
+            t = self.sg.tensors[i]
+            data = self.model.buffers[t.buffer].data if t.buffer < len(self.model.buffers) else None
+            buffer = self.buffer(data) if data is not None and data.size else 0
+            self.cache[key] = self.tensor(t, buffer=buffer)
+        return self.cache[key]
+
+    def op(self, name: str, inputs: list[int], outputs: list[int], template: Operator | None = None,
+           version: int = 1, **changes) -> None:
+        if template is None:
+            template = Operator()
+        self.operators.append((name, dataclasses.replace(template, inputs=list(inputs), outputs=list(outputs),
+                                                         **changes), version))
+
+    def finish(self, inputs: list[int], outputs: list[int], renames: dict[int, int]) -> ModelFile:
+        codes: list[OperatorCode] = []
+        index: dict[tuple, int] = {}
+        operators = []
+        originals = {c.name: c for c in self.model.operator_codes}
+        for name, op, version in self.operators:
+            original = originals.get(name)
+            code = BUILTIN_CODES[name] if original is None else original.code
+            version = max(version, original.version if original is not None else 1)
+            custom = original.custom_code if original is not None else None
+            key = (code, custom, version)
+            if key not in index:
+                index[key] = len(codes)
+                codes.append(OperatorCode(deprecated_builtin_code=min(code, PLACEHOLDER_FOR_GREATER_OP_CODES),
+                                          custom_code=custom, version=version, builtin_code=code))
+            operators.append(dataclasses.replace(op, opcode_index=index[key]))
+        sg = SubGraph(tensors=self.tensors, inputs=inputs, outputs=outputs, operators=operators, name=self.sg.name)
+        signatures = None
+        if self.model.signature_defs:
+            signatures = [SignatureDef(
+                inputs=[TensorMap(name=m.name, tensor_index=renames[m.tensor_index]) for m in sd.inputs],
+                outputs=[TensorMap(name=m.name, tensor_index=renames[m.tensor_index]) for m in sd.outputs],
+                signature_key=sd.signature_key, subgraph_index=sd.subgraph_index,
+            ) for sd in self.model.signature_defs]
+        return ModelFile(version=self.model.version, operator_codes=codes, subgraphs=[sg],
+                         description=self.model.description, buffers=self.buffers, signature_defs=signatures)
+
+
+def _types(writer: _Writer, indices: list[int]) -> list[int]:
+    return [writer.tensors[i].type if i >= 0 else -1 for i in indices]
+
+
+def _single_subgraph(model: ModelFile) -> None:
+    if len(model.subgraphs) != 1:
+        raise QuantizationError(f"the model has {len(model.subgraphs)} subgraphs; rillet quantizes single-subgraph "
+                                "models (an inference graph) only")
+
+
+def rewrite_int8(model: ModelFile, plan: Plan, *, int8_inputs: bool, int8_outputs: bool,
+                 per_channel: bool) -> ModelFile:
+    _single_subgraph(model)
+    sg = model.subgraphs[0]
+    w = _Writer(model)
+    producer = {o: j for j, op in enumerate(sg.operators) for o in op.outputs or [] if o >= 0}
+    is_float = [t.type == FLOAT32 for t in sg.tensors]
+
+    def native_int8(i: int) -> bool:
+        if i in producer:
+            return plan.quantized_ops[producer[i]] and model.op_name(sg.operators[producer[i]]) not in ANY_INPUT
+        return i in sg.inputs and int8_inputs
+
+    base: dict[int, int] = {}
+    for i, t in enumerate(sg.tensors):  # activations and integer constants, in their original order
+        if is_float[i] and _constant(model, i) is not None:
+            continue
+        if is_float[i] and native_int8(i):
+            base[i] = w.tensor(t, type=INT8, quantization=plan.params[i].parameters(), buffer=0)
+        else:
+            base[i] = w.copy(i)
+
+    def int8_view(i: int) -> int:
+        if native_int8(i):
+            return base[i]
+        key = ("int8", i)
+        if key not in w.cache:
+            t = sg.tensors[i]
+            q = w.tensor(t, name=f"{t.name}/int8", type=INT8, quantization=plan.params[i].parameters(), buffer=0,
+                         shape_signature=t.shape_signature)
+            w.op("QUANTIZE", [base[i]], [q], version=1)
+            w.cache[key] = q
+        return w.cache[key]
+
+    def float_view(i: int) -> int:
+        if _constant(model, i) is not None:
+            return w.copy(i)
+        if not native_int8(i):
+            return base[i]
+        key = ("float", i)
+        if key not in w.cache:
+            t = sg.tensors[i]
+            f = w.tensor(t, name=f"{t.name}/float", type=FLOAT32, quantization=None, buffer=0)
+            w.op("DEQUANTIZE", [base[i]], [f], version=2)
+            w.cache[key] = f
+        return w.cache[key]
+
+    def const_int8(i: int) -> int:
+        key = ("const", i)
+        if key not in w.cache:
+            t = sg.tensors[i]
+            data = quantize_values(_constant(model, i), plan.params[i])
+            w.cache[key] = w.tensor(t, type=INT8, buffer=w.buffer(data), quantization=plan.params[i].parameters())
+        return w.cache[key]
+
+    def weights(i: int, axis: int | None) -> tuple[int, QParams]:
+        key = ("weights", i, axis)
+        if key not in w.cache:
+            data, params = quantize_weights(_constant(model, i), axis)
+            w.cache[key] = (w.tensor(sg.tensors[i], type=INT8, buffer=w.buffer(data),
+                                     quantization=params.parameters()), params)
+        return w.cache[key]
+
+    def bias(i: int, input_params: QParams, weight_params: QParams) -> int:
+        key = ("bias", i, input_params, weight_params)
+        if key not in w.cache:
+            data, params = quantize_bias(_constant(model, i), input_params.scale[0], weight_params)
+            w.cache[key] = w.tensor(sg.tensors[i], type=INT32, buffer=w.buffer(data),
+                                    quantization=params.parameters())
+        return w.cache[key]
+
+    for j, op in enumerate(sg.operators):
+        name = model.op_name(op)
+        inputs = list(op.inputs or [])
+        if not plan.quantized_ops[j]:
+            new_in = [-1 if i < 0 else float_view(i) if is_float[i] else base[i] for i in inputs]
+            new_out = [base[o] for o in op.outputs or []]
+            w.op(name, new_in, new_out, op, version=1)
+            continue
+        new_in = []
+        weight_params = None
+        for slot, i in enumerate(inputs):
+            if i < 0 or not is_float[i]:
+                new_in.append(i if i < 0 else base[i])
+            elif name in WEIGHT_AXIS and slot == 1:
+                index, weight_params = weights(i, WEIGHT_AXIS[name] if per_channel else None)
+                new_in.append(index)
+            elif name in WEIGHT_AXIS and slot == 2:
+                new_in.append(bias(i, plan.params[inputs[0]], weight_params))
+            elif name in ANY_INPUT:
+                new_in.append(base[i] if _constant(model, i) is None else w.copy(i))
+            elif _constant(model, i) is not None:
+                new_in.append(const_int8(i))
+            else:
+                new_in.append(int8_view(i))
+        new_out = [base[o] for o in op.outputs or []]
+        scales = None
+        if name == "MUL":
+            scales = tuple(float(w.tensors[t].quantization.scale[0]) for t in (new_in[0], new_in[1], new_out[0]))
+        version = quantized_version(name, _types(w, new_in), _types(w, new_out),
+                                    per_channel=per_channel, options=op.builtin_options, scales=scales)
+        w.op(name, new_in, new_out, op, version=version)
+
+    renames = {}
+    graph_inputs = []
+    for i in sg.inputs:
+        renames[i] = base[i]
+        graph_inputs.append(base[i])
+    graph_outputs = []
+    for o in sg.outputs:
+        if is_float[o]:
+            new = int8_view(o) if int8_outputs else float_view(o)
+        else:
+            new = base[o]
+        renames[o] = new
+        graph_outputs.append(new)
+    return w.finish(graph_inputs, graph_outputs, renames)
+
+
+def rewrite_dynamic_range(model: ModelFile, *, per_channel: bool) -> ModelFile:
+    """int8 weights on CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED, run as TFLite's hybrid kernels
+    (activations quantized on the fly); everything else stays float."""
+    _single_subgraph(model)
+    sg = model.subgraphs[0]
+    w = _Writer(model)
+    base = _LazyCopies(w)
+    quantized: dict[tuple[int, int | None], int] = {}
+    for op in sg.operators:
+        name = model.op_name(op)
+        inputs = list(op.inputs or [])
+        options = op.builtin_options
+        weight = inputs[1] if len(inputs) > 1 else -1
+        if name in HYBRID and weight >= 0 and sg.tensors[weight].type == FLOAT32 and \
+                _constant(model, weight) is not None:
+            axis = WEIGHT_AXIS[name] if per_channel else None
+            if (weight, axis) not in quantized:
+                data, params = quantize_weights(_constant(model, weight), axis)
+                quantized[(weight, axis)] = w.tensor(sg.tensors[weight], type=INT8, buffer=w.buffer(data),
+                                                     quantization=params.parameters())
+            new_in = [base[i] if i >= 0 else -1 for i in inputs]
+            new_in[1] = quantized[(weight, axis)]
+            if name == "FULLY_CONNECTED":
+                options = Options(options.type_name, **{**options.fields(), "asymmetric_quantize_inputs": True})
+            outs = [base[o] for o in op.outputs or []]
+            version = quantized_version(name, _types(w, new_in), _types(w, outs), per_channel=per_channel,
+                                        options=options)
+            w.op(name, new_in, outs, op, version=version, builtin_options=options)
+        else:
+            w.op(name, [base[i] if i >= 0 else -1 for i in inputs], [base[o] for o in op.outputs or []], op)
+    renames = {i: base[i] for i in list(sg.inputs) + list(sg.outputs)}
+    return w.finish([base[i] for i in sg.inputs], [base[o] for o in sg.outputs], renames)
+
+
+def rewrite_float16(model: ModelFile) -> ModelFile:
+    """Float constants stored as float16, each widened once by a DEQUANTIZE at the start of the graph."""
+    _single_subgraph(model)
+    sg = model.subgraphs[0]
+    w = _Writer(model)
+    base = {}
+    for i, t in enumerate(sg.tensors):
+        data = _constant(model, i)
+        if t.type == FLOAT32 and data is not None:
+            half = w.tensor(t, name=f"{t.name}/float16", type=FLOAT16, buffer=w.buffer(data.astype(np.float16)))
+            base[i] = w.tensor(t, buffer=0)
+            w.op("DEQUANTIZE", [half], [base[i]], version=quantized_version("DEQUANTIZE", [FLOAT16], [FLOAT32],
+                                                                             per_channel=False))
+        else:
+            base[i] = w.copy(i)
+    for op in sg.operators:
+        w.op(model.op_name(op), [base[i] if i >= 0 else -1 for i in op.inputs or []],
+             [base[o] for o in op.outputs or []], op)
+    renames = {i: base[i] for i in list(sg.inputs) + list(sg.outputs)}
+    return w.finish([base[i] for i in sg.inputs], [base[o] for o in sg.outputs], renames)
+
+
+class _LazyCopies:
+    """Original tensors copied on first use, so that float weights replaced by int8 ones are not kept."""
+
+    def __init__(self, writer: _Writer) -> None:
+        self.writer = writer
+
+    def __getitem__(self, i: int) -> int:
+        return self.writer.copy(i)
