@@ -78,38 +78,30 @@ def _match_keys(data: dict, specs: list[InputSpec]) -> dict[int, np.ndarray]:
     return {s.index: np.asarray(data[s.name]) for s in specs}
 
 
+def _samples_in(spec: InputSpec, a: np.ndarray) -> list[np.ndarray] | None:
+    """A stack of samples on axis 0 (as [N, *shape] with a batch of 1, or [N, *shape]), else None: one sample."""
+    if list(a.shape) == spec.shape:
+        return None
+    if a.ndim == len(spec.shape) and spec.shape[:1] == [1] and spec.fits((1, *a.shape[1:])):
+        return [a[k:k + 1] for k in range(a.shape[0])]
+    if a.ndim == len(spec.shape) + 1 and spec.fits(a.shape[1:]):
+        return [a[k] for k in range(a.shape[0])]
+    if spec.fits(a.shape):
+        return None
+    raise _shape_error(spec, a.shape)
+
+
 def _split_dict(data: dict, specs: list[InputSpec]) -> list[dict[int, np.ndarray]]:
     """A dict of arrays: each either one sample (the input's own shape) or a stack of samples on axis 0."""
     arrays = _match_keys(data, specs)
-    by_index = {s.index: s for s in specs}
-    counts = {}
-    for index, a in arrays.items():
-        spec = by_index[index]
-        if spec.fits(a.shape):
-            counts[index] = None
-        elif a.ndim == len(spec.signature) + (0 if spec.shape[:1] == [1] else 1) or a.ndim == len(spec.signature):
-            counts[index] = a.shape[0]
-        else:
-            raise _shape_error(spec, a.shape)
-    if all(c is None for c in counts.values()):
-        return [_one_feed({by_index[i].name: a for i, a in arrays.items()}, specs, 0)]
-    n = {c for c in counts.values() if c is not None}
-    if len(n) != 1:
-        raise CalibrationError(f"calibration inputs hold different numbers of samples: "
-                               f"{ {by_index[i].name: c for i, c in counts.items()} }")
-    samples = []
-    for k in range(n.pop()):
-        item = {}
-        for index, a in arrays.items():
-            spec = by_index[index]
-            sample = a if counts[index] is None else a[k]
-            if not spec.fits(sample.shape) and spec.fits((1, *sample.shape)):
-                sample = sample[None]
-            if not spec.fits(sample.shape) and spec.fits(a[k:k + 1].shape):
-                sample = a[k:k + 1]
-            item[spec.name] = sample
-        samples.append(_one_feed(item, specs, k))
-    return samples
+    stacks = {s.index: _samples_in(s, arrays[s.index]) for s in specs}
+    counts = {s.name: len(stacks[s.index]) for s in specs if stacks[s.index] is not None}
+    if not counts:
+        return [_one_feed({s.name: arrays[s.index] for s in specs}, specs, 0)]
+    if len(set(counts.values())) != 1 or len(counts) != len(specs):
+        raise CalibrationError(f"calibration inputs hold different numbers of samples: {counts}")
+    n = next(iter(counts.values()))
+    return [_one_feed({s.name: stacks[s.index][k] for s in specs}, specs, k) for k in range(n)]
 
 
 def _one_feed(item: Any, specs: list[InputSpec], n: int) -> dict[int, np.ndarray]:

@@ -18,6 +18,7 @@ _EXPORTS = {
     "ModelFile": ("rillet.converter.format", "ModelFile"),
     "convert": ("rillet.converter.from_graph", "convert"),
     "to_graph": ("rillet.converter.to_graph", "to_graph"),
+    "quantize": ("rillet.quant", "quantize"),
     "Interpreter": ("rillet.runtime", "Interpreter"),
     "gradients": ("rillet.graph", "gradients"),
     "Graph": ("rillet.graph", "Graph"),

@@ -1,0 +1,222 @@
+"""The per-layer quantization report: every tensor of the float model against its int8 twin, over the
+same inputs (SQNR, cosine similarity, RMSE in units of the int8 scale), layers ranked by the error they
+add, and which to keep float. JSON, a terminal table, and HTML with a bar chart of per-layer SQNR."""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rillet.converter.format import ModelFile, load
+
+from .calibrate import float_activations, progress, run_model
+
+# A layer that costs this many dB of SQNR (its output against its worst input) is worth keeping float.
+SUGGEST_ADDED_DB = 6.0
+SUGGEST_MAX = 3
+
+
+@dataclass
+class TensorError:
+    name: str
+    dtype: str  # of the tensor in the quantized model
+    scale: float | None
+    zero_point: int | None
+    sqnr_db: float | None  # None: no error at all (identical values)
+    cosine: float
+    rmse_over_scale: float | None
+
+
+@dataclass
+class LayerError:
+    index: int
+    op: str
+    output: str
+    sqnr_db: float | None
+    input_sqnr_db: float | None  # the worst of its activation inputs; None: exact inputs
+    added_db: float
+
+
+@dataclass
+class Report:
+    tensors: list[TensorError]
+    layers: list[LayerError]  # ranked: the layer that adds the most error first
+    keep_float_suggestion: list[str] = field(default_factory=list)
+    samples: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "samples": self.samples,
+            "tensors": {t.name: {k: v for k, v in asdict(t).items() if k != "name"} for t in self.tensors},
+            "layers": [asdict(layer) for layer in self.layers],
+            "keep_float_suggestion": self.keep_float_suggestion,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=False)
+
+    def table(self, limit: int = 15) -> str:
+        rows = [f"{'rank':>4}  {'op':<18} {'SQNR dB':>8} {'in dB':>8} {'added':>7}  output"]
+        for rank, layer in enumerate(self.layers[:limit], 1):
+            rows.append(f"{rank:>4}  {layer.op:<18} {_db(layer.sqnr_db):>8} {_db(layer.input_sqnr_db):>8} "
+                        f"{layer.added_db:>7.1f}  {_short(layer.output)}")
+        if len(self.layers) > limit:
+            rows.append(f"      ... {len(self.layers) - limit} more layers in the JSON report")
+        if self.keep_float_suggestion:
+            rows.append("suggest keeping float: " + ", ".join(self.keep_float_suggestion)
+                        + "  (--keep-float NAME, keep_float=[...])")
+        else:
+            rows.append(f"no layer adds {SUGGEST_ADDED_DB:.0f} dB or more of error: nothing to keep float")
+        return "\n".join(rows)
+
+    def to_html(self) -> str:
+        order = sorted(self.layers, key=lambda layer: layer.index)
+        values = [layer.sqnr_db if layer.sqnr_db is not None else 100.0 for layer in order]
+        top = max([v for v in values] + [1.0])
+        bar_h, width = 18, 520
+        bars = []
+        for k, (layer, v) in enumerate(zip(order, values)):
+            w = max(0.0, v) / top * width
+            color = "#c0392b" if layer.output in self.keep_float_suggestion else "#2e86c1"
+            label = html.escape(f"#{layer.index} {layer.op} {_short(layer.output, 50)}")
+            bars.append(f'<text x="0" y="{k * bar_h + 13}" font-size="11">{label}</text>'
+                        f'<rect x="380" y="{k * bar_h + 3}" width="{w:.1f}" height="{bar_h - 6}" fill="{color}"/>'
+                        f'<text x="{385 + w:.1f}" y="{k * bar_h + 13}" font-size="11">{_db(layer.sqnr_db)} dB</text>')
+        svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{380 + width + 80}" height="{len(order) * bar_h}">'
+               + "".join(bars) + "</svg>")
+        rows = "".join(f"<tr><td>{html.escape(t.name)}</td><td>{t.dtype}</td><td>{_db(t.sqnr_db)}</td>"
+                       f"<td>{t.cosine:.5f}</td><td>{'' if t.rmse_over_scale is None else f'{t.rmse_over_scale:.3f}'}"
+                       f"</td></tr>" for t in self.tensors)
+        suggestion = html.escape(", ".join(self.keep_float_suggestion) or "none")
+        return (f"<!doctype html><html><head><meta charset='utf-8'><title>rillet quantization report</title>"
+                f"</head><body><h1>Quantization report</h1><p>{self.samples} samples. Keep float: {suggestion}</p>"
+                f"<h2>SQNR per layer (dB, in graph order; red: suggested to keep float)</h2>{svg}"
+                f"<h2>Tensors</h2><table border='1' cellspacing='0'><tr><th>tensor</th><th>type</th>"
+                f"<th>SQNR dB</th><th>cosine</th><th>RMSE / scale</th></tr>{rows}</table></body></html>")
+
+
+def _db(v: float | None) -> str:
+    return "exact" if v is None else f"{v:.1f}"
+
+
+def _short(name: str, n: int = 60) -> str:
+    return name if len(name) <= n else "…" + name[-(n - 1):]
+
+
+@dataclass
+class _Sums:
+    f2: float = 0.0
+    e2: float = 0.0
+    q2: float = 0.0
+    fq: float = 0.0
+    count: int = 0
+
+    def add(self, f: np.ndarray, q: np.ndarray) -> None:
+        f = f.astype(np.float64).reshape(-1)
+        q = q.astype(np.float64).reshape(-1)
+        self.f2 += float(f @ f)
+        self.q2 += float(q @ q)
+        self.fq += float(f @ q)
+        self.e2 += float((f - q) @ (f - q))
+        self.count += f.size
+
+
+def _sqnr(s: _Sums) -> float | None:
+    if s.e2 == 0:
+        return None
+    return 10 * math.log10(s.f2 / s.e2) if s.f2 > 0 else -math.inf
+
+
+def _twins(float_model: ModelFile, quant_model: ModelFile) -> dict[int, int]:
+    """Float tensor -> its counterpart in the quantized model: the same name (the int8 tensor keeps it),
+    else the int8 view the rewrite added at a float boundary."""
+    by_name: dict[str, int] = {}
+    for i, t in enumerate(quant_model.subgraphs[0].tensors):
+        by_name.setdefault(t.name, i)
+    twins = {}
+    for i in float_activations(float_model):
+        name = float_model.subgraphs[0].tensors[i].name
+        q = by_name.get(name)
+        view = by_name.get(f"{name}/int8")
+        if view is not None and (q is None or quant_model.subgraphs[0].tensors[q].type != 9):
+            q = view
+        if q is not None:
+            twins[i] = q
+    return twins
+
+
+def _as_float(value: np.ndarray, details: dict[str, Any]) -> np.ndarray:
+    if value.dtype == np.int8:
+        scale, zero_point = details["quantization"]
+        return (value.astype(np.float64) - zero_point) * scale
+    return value
+
+
+def compare(float_bytes: bytes, quant_bytes: bytes, samples: list[dict[int, np.ndarray]], *,
+            interpreter_class: Callable, progress_bar: bool = True, progress: bool | None = None) -> Report:
+    """Runs both models over `samples` (feeds keyed by the float model's input indices) and measures."""
+    show = progress_bar if progress is None else progress
+    float_model, quant_model = load(float_bytes), load(quant_bytes)
+    twins = _twins(float_model, quant_model)
+    fi = interpreter_class(model_content=float_bytes, experimental_preserve_all_tensors=True)
+    qi = interpreter_class(model_content=quant_bytes, experimental_preserve_all_tensors=True)
+    fi.allocate_tensors()
+    qi.allocate_tensors()
+    q_details = {d["index"]: d for d in qi.get_tensor_details()}
+    q_inputs = [d["index"] for d in qi.get_input_details()]
+    sums = {i: _Sums() for i in twins}
+    for feed in _progress(samples, show):
+        fvals = run_model(fi, feed, sorted(twins))
+        qfeed = {}
+        for (index, value), q_index in zip(sorted(feed.items(), key=lambda kv: float_model.subgraphs[0].inputs
+                                                  .index(kv[0])), q_inputs):
+            d = q_details[q_index]
+            if d["dtype"] == np.int8:
+                scale, zero_point = d["quantization"]
+                value = np.clip(np.round(value / scale) + zero_point, -128, 127).astype(np.int8)
+            qfeed[q_index] = value
+        qvals = run_model(qi, qfeed, sorted(set(twins.values())))
+        for i, q in twins.items():
+            if i in fvals and q in qvals:
+                sums[i].add(fvals[i], _as_float(qvals[q], q_details[q]))
+    fsg, qsg = float_model.subgraphs[0], quant_model.subgraphs[0]
+    tensors, sqnr = [], {}
+    for i, q in sorted(twins.items()):
+        s = sums[i]
+        if not s.count:
+            continue
+        t = qsg.tensors[q]
+        quant = t.quantization if t.type == 9 and t.quantization and t.quantization.scale else None
+        scale = float(quant.scale[0]) if quant else None
+        cosine = s.fq / math.sqrt(s.f2 * s.q2) if s.f2 > 0 and s.q2 > 0 else (1.0 if s.e2 == 0 else 0.0)
+        sqnr[i] = _sqnr(s)
+        tensors.append(TensorError(
+            name=fsg.tensors[i].name, dtype="int8" if quant else "float32", scale=scale,
+            zero_point=int(quant.zero_point[0]) if quant else None, sqnr_db=sqnr[i], cosine=cosine,
+            rmse_over_scale=math.sqrt(s.e2 / s.count) / scale if scale else None,
+        ))
+    layers = []
+    for j, op in enumerate(fsg.operators):
+        outs = [o for o in op.outputs or [] if o in sqnr]
+        if not outs:
+            continue
+        ins = [sqnr[i] for i in op.inputs or [] if i in sqnr]
+        finite_ins = [v for v in ins if v is not None]
+        worst_in = min(finite_ins) if finite_ins else None
+        out = sqnr[outs[0]]
+        added = (worst_in if worst_in is not None else 100.0) - (out if out is not None else 100.0)
+        layers.append(LayerError(j, float_model.op_name(op), fsg.tensors[outs[0]].name, out, worst_in,
+                                 round(max(added, 0.0), 3)))
+    layers.sort(key=lambda layer: (-layer.added_db, layer.index))
+    suggestion = [layer.output for layer in layers if layer.added_db >= SUGGEST_ADDED_DB][:SUGGEST_MAX]
+    return Report(tensors, layers, suggestion, len(samples))
+
+
+def _progress(samples: list, show: bool):
+    return progress(samples, len(samples), "report", show)

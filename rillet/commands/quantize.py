@@ -1,0 +1,76 @@
+"""`rillet quantize model.tflite --calib data.npz -o model_int8.tflite [--report report.json]`: post-training
+quantization of a float .tflite, with a per-layer report of the error it adds."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("quantize", help="quantize a float .tflite to int8 (or int8/float16 weights)")
+    p.add_argument("model", help="the float .tflite file")
+    p.add_argument("-o", "--output", required=True, help="the quantized .tflite file to write")
+    p.add_argument("--calib", help="calibration inputs: an .npz (arrays keyed by input name, samples on axis 0) "
+                                   "or an .npy array")
+    p.add_argument("--mode", choices=["int8", "dynamic", "float16"], default="int8",
+                   help="int8: full integer (default); dynamic: int8 weights only; float16: float16 weights")
+    p.add_argument("--io", choices=["float", "int8"], default="float", help="type of the model's inputs and outputs")
+    p.add_argument("--per-tensor", action="store_true", help="one weight scale per tensor, not per channel")
+    p.add_argument("--calibration", choices=["minmax", "percentile", "mse"], default="minmax",
+                   help="how activation ranges are chosen from the calibration data")
+    p.add_argument("--percentile", type=float, default=99.99, help="for --calibration percentile")
+    p.add_argument("--keep-float", action="append", default=[], metavar="NAME",
+                   help="an op type (SOFTMAX), op index, or output tensor name whose op stays float (repeatable)")
+    p.add_argument("--report", metavar="REPORT.json", help="write the per-tensor error report as JSON")
+    p.add_argument("--html", metavar="REPORT.html", help="write the report as HTML with a per-layer SQNR chart")
+    p.add_argument("--executor", choices=["rillet", "litert"], default="rillet",
+                   help="the interpreter that runs the models for calibration and the report")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def _calibration_data(path: str | None):
+    import numpy as np
+
+    if path is None:
+        return None
+    if not Path(path).is_file():
+        raise SystemExit(f"rillet quantize: calibration file {path} does not exist")
+    if path.endswith(".npy"):
+        return np.load(path)
+    with np.load(path) as npz:
+        return {k: npz[k] for k in npz.files}
+
+
+def run(args: argparse.Namespace) -> int:
+    from rillet.quant import CalibrationError, QuantizationError, quantize_with_report
+
+    interpreter_class = None
+    if args.executor == "litert":
+        from ai_edge_litert.interpreter import Interpreter as interpreter_class
+    want_report = bool(args.report or args.html)
+    if args.mode == "int8" and args.calib is None:
+        raise SystemExit("rillet quantize: --mode int8 needs --calib data.npz (representative inputs)")
+    if want_report and args.calib is None:
+        raise SystemExit("rillet quantize: --report needs --calib data.npz")
+    try:
+        data, report = quantize_with_report(
+            args.model, _calibration_data(args.calib), mode=args.mode, io=args.io, per_channel=not args.per_tensor,
+            calibration=args.calibration, percentile=args.percentile, keep_float=args.keep_float or None,
+            interpreter_class=interpreter_class, progress=not args.quiet, report=want_report)
+    except (CalibrationError, QuantizationError) as e:
+        raise SystemExit(f"rillet quantize: {e}") from None
+    Path(args.output).write_bytes(data)
+    before = Path(args.model).stat().st_size
+    print(f"wrote {args.output} ({len(data):,} bytes, {before / max(len(data), 1):.1f}x smaller than "
+          f"{before:,}): {args.mode}, {args.io} inputs and outputs")
+    if report is not None:
+        print(report.table())
+        if args.report:
+            Path(args.report).write_text(report.to_json())
+            print(f"wrote {args.report}")
+        if args.html:
+            Path(args.html).write_text(report.to_html())
+            print(f"wrote {args.html}")
+    return 0
