@@ -405,8 +405,8 @@ def rewrite_dynamic_range(model: ModelFile, *, per_channel: bool) -> ModelFile:
                 data, params = quantize_weights(_constant(model, weight), axis)
                 quantized[(weight, axis)] = w.tensor(sg.tensors[weight], type=INT8, buffer=w.buffer(data),
                                                      quantization=params.parameters())
-            new_in = [base[i] if i >= 0 else -1 for i in inputs]
-            new_in[1] = quantized[(weight, axis)]
+            new_in = [quantized[(weight, axis)] if slot == 1 else base[i] if i >= 0 else -1
+                      for slot, i in enumerate(inputs)]
             if name == "FULLY_CONNECTED":
                 options = Options(options.type_name, **{**options.fields(), "asymmetric_quantize_inputs": True})
             outs = [base[o] for o in op.outputs or []]
