@@ -515,7 +515,12 @@ rl_status rl_plan_prepare(rl_plan *plan) {
     }
     plan->current_op = -1;
     /* Lifetimes: step 0 is before the first op, step n_ops + 1 after the last. */
-    for (int32_t i = 0; i < plan->n_graph_inputs; ++i) touch(&plan->tensors[plan->graph_inputs[i]], 0);
+    /* Graph inputs live through the whole plan, as in TFLite (its planner's preserve_inputs): a caller may
+     * invoke again without setting them, and no intermediate may reuse their memory. */
+    for (int32_t i = 0; i < plan->n_graph_inputs; ++i) {
+        touch(&plan->tensors[plan->graph_inputs[i]], 0);
+        touch(&plan->tensors[plan->graph_inputs[i]], plan->n_ops + 1);
+    }
     for (int32_t i = 0; i < plan->n_ops; ++i) {
         const rl_op *op = &plan->ops[i];
         if (op->folded) continue;
