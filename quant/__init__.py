@@ -94,5 +94,5 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
     if report:
         from .report import compare
 
-        layer_report = compare(source, data, samples, interpreter_class=interpreter_class, progress=progress)
+        layer_report = compare(source, data, samples, interpreter_class=interpreter_class, show_progress=progress)
     return data, layer_report

@@ -159,9 +159,8 @@ def _as_float(value: np.ndarray, details: dict[str, Any]) -> np.ndarray:
 
 
 def compare(float_bytes: bytes, quant_bytes: bytes, samples: list[dict[int, np.ndarray]], *,
-            interpreter_class: Callable, progress_bar: bool = True, progress: bool | None = None) -> Report:
+            interpreter_class: Callable, show_progress: bool = True) -> Report:
     """Runs both models over `samples` (feeds keyed by the float model's input indices) and measures."""
-    show = progress_bar if progress is None else progress
     float_model, quant_model = load(float_bytes), load(quant_bytes)
     twins = _twins(float_model, quant_model)
     fi = interpreter_class(model_content=float_bytes, experimental_preserve_all_tensors=True)
@@ -171,7 +170,7 @@ def compare(float_bytes: bytes, quant_bytes: bytes, samples: list[dict[int, np.n
     q_details = {d["index"]: d for d in qi.get_tensor_details()}
     q_inputs = [d["index"] for d in qi.get_input_details()]
     sums = {i: _Sums() for i in twins}
-    for feed in _progress(samples, show):
+    for feed in progress(samples, len(samples), "report", show_progress):
         fvals = run_model(fi, feed, sorted(twins))
         qfeed = {}
         for (index, value), q_index in zip(sorted(feed.items(), key=lambda kv: float_model.subgraphs[0].inputs
@@ -217,6 +216,3 @@ def compare(float_bytes: bytes, quant_bytes: bytes, samples: list[dict[int, np.n
     suggestion = [layer.output for layer in layers if layer.added_db >= SUGGEST_ADDED_DB][:SUGGEST_MAX]
     return Report(tensors, layers, suggestion, len(samples))
 
-
-def _progress(samples: list, show: bool):
-    return progress(samples, len(samples), "report", show)
