@@ -1,0 +1,158 @@
+"""`rillet demo`: the bundled digits CNN classifies held-out digits on rillet's runtime (and on LiteRT when
+installed), with accuracy, file size and latency per image and per batch.
+
+Each model the demo shows is a (label, .tflite bytes) row from `model_rows`; every row runs on every
+runtime, so a quantized copy of the model is one more row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("demo", help="classify held-out digits with the bundled model: accuracy, size, latency")
+    p.add_argument("--runs", type=_positive, default=100,
+                   help="timed invokes of one image (default 100); a whole batch is timed runs/10 times, at least 3")
+    p.add_argument("--threads", type=int, default=1, help="threads for every interpreter (default 1)")
+    p.add_argument("--bundled-sample", action="store_true",
+                   help="use the sample of held-out digits bundled with rillet even if scikit-learn is installed")
+    p.set_defaults(func=run)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def model_rows() -> list[tuple[str, bytes]]:
+    """The models the demo compares: (label, .tflite bytes)."""
+    from rillet.bundled import bundled_model_path
+
+    return [("float32", bundled_model_path().read_bytes())]
+
+
+def runtimes(threads: int = 1) -> dict[str, Callable[[bytes], Any] | str]:
+    """name -> a function making an interpreter from model bytes, or why that runtime is absent."""
+    from rillet.runtime import Interpreter
+
+    found: dict[str, Callable[[bytes], Any] | str] = {
+        "rillet": lambda data: Interpreter(model_content=data, num_threads=threads)}
+    try:
+        from ai_edge_litert.interpreter import Interpreter as LiteRT
+    except ImportError:
+        found["LiteRT"] = "not installed (pip install ai-edge-litert to compare)"
+    else:
+        found["LiteRT"] = lambda data: LiteRT(model_content=data, num_threads=threads)
+    return found
+
+
+@dataclass
+class Measurement:
+    predictions: np.ndarray
+    correct: int
+    one_image_ms: float  # median invoke time with a batch of one
+    batch_ms: float      # median invoke time with the whole data set as one batch
+
+
+def _interpreter_for_batch(make: Callable[[bytes], Any], data: bytes, batch: int) -> tuple[Any, int, int]:
+    interpreter = make(data)
+    (inp,), (out,) = interpreter.get_input_details(), interpreter.get_output_details()
+    interpreter.resize_tensor_input(inp["index"], [batch, *inp["shape"][1:]])
+    interpreter.allocate_tensors()
+    return interpreter, inp["index"], out["index"]
+
+
+def _median_invoke_ms(interpreter: Any, runs: int, before: Callable[[int], None] | None = None) -> float:
+    times = []
+    for i in range(runs + 2):  # two warm-up invokes
+        if before is not None:
+            before(i)
+        start = time.perf_counter()
+        interpreter.invoke()
+        if i >= 2:
+            times.append(time.perf_counter() - start)
+    return float(np.median(times) * 1e3)
+
+
+def measure(make: Callable[[bytes], Any], data: bytes, images: np.ndarray, labels: np.ndarray,
+            runs: int = 100) -> Measurement:
+    """Classify every image as one batch (accuracy, and the batch's latency), then time one image at a time."""
+    batch, inp, out = _interpreter_for_batch(make, data, len(images))
+    batch.set_tensor(inp, images)
+    batch_ms = _median_invoke_ms(batch, max(3, runs // 10))
+    predictions = np.asarray(batch.get_tensor(out)).argmax(-1)
+
+    single, inp, _ = _interpreter_for_batch(make, data, 1)
+    one_ms = _median_invoke_ms(single, runs, lambda i: single.set_tensor(inp, images[i % len(images)][None]))
+    return Measurement(predictions, int(np.sum(predictions == labels)), one_ms, batch_ms)
+
+
+def describe_model(data: bytes) -> list[str]:
+    from rillet.converter.format import load
+    from rillet.converter.format.summary import summarize
+
+    summary = summarize(load(data))
+    counts = Counter(op["op"] for sg in summary["subgraphs"] for op in sg["operators"])
+    ops = ", ".join(name if n == 1 else f"{name} x{n}" for name, n in counts.items())
+    totals = summary["totals"]
+    return [f"{totals['operators']} operators: {ops}",
+            f"{totals['parameters']:,} parameters, {totals['macs']:,} multiply-accumulates per image"]
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024:.1f} KiB"
+
+
+def run(args: argparse.Namespace) -> int:
+    from rillet.bundled import DEFAULT_MODEL, bundled_model_path, digits_test_set
+
+    rows = model_rows()
+    runtimes_found = runtimes(args.threads)
+    test = digits_test_set(use_sklearn=not args.bundled_sample)
+    n = len(test.labels)
+    print("rillet demo: a small CNN, trained on the desktop (examples/train_desktop.py) and shipped with rillet,")
+    print("classifies handwritten digits it never saw in training.\n")
+    print(f"model  {bundled_model_path(DEFAULT_MODEL)} ({len(rows[0][1]):,} bytes)")
+    for line in describe_model(rows[0][1]):
+        print(f"       {line}")
+    print(f"data   {test.source}\n")
+
+    header = f"{'variant':<9}{'runtime':<9}{'accuracy':<20}{'size':>10}{'1 image':>12}{f'batch of {n}':>16}"
+    lines = [header, "-" * len(header)]
+    agreement, rillet_ran = [], True
+    for label, data in rows:
+        results: dict[str, Measurement] = {}
+        for name, make in runtimes_found.items():
+            if isinstance(make, str):
+                lines.append(f"{label:<9}{name:<9}{make}")
+                continue
+            try:
+                m = results[name] = measure(make, data, test.images, test.labels, args.runs)
+            except (RuntimeError, ValueError) as e:
+                lines.append(f"{label:<9}{name:<9}cannot run: {str(e).splitlines()[0][:80]}")
+                continue
+            lines.append(f"{label:<9}{name:<9}{f'{m.correct / n:.2%} ({m.correct}/{n})':<20}{_size(len(data)):>10}"
+                         f"{m.one_image_ms:>9.3f} ms{m.batch_ms:>13.3f} ms"
+                         f"  ({m.batch_ms * 1e3 / n:.1f} us/image)")
+        rillet_ran &= "rillet" in results
+        if len(results) == 2:
+            differ = int(np.sum(results["rillet"].predictions != results["LiteRT"].predictions))
+            agreement.append(f"{label}: rillet and LiteRT " + (
+                f"give the same class for all {n} images" if differ == 0 else f"disagree on {differ} of {n} images"))
+    print("\n".join(lines))
+    litert = "" if isinstance(runtimes_found["LiteRT"], str) else "; LiteRT with its default XNNPACK delegate"
+    print(f"\nlatency: median invoke time of {args.runs} runs with 1 image and {max(3, args.runs // 10)} with the "
+          f"batch, after 2 warm-up runs;\n         {args.threads} thread{'s' if args.threads != 1 else ''}{litert}")
+    for line in agreement:
+        print(line)
+    return 0 if rillet_ran else 2
