@@ -74,8 +74,12 @@ def test_without_litert_the_demo_says_so(monkeypatch, capsys):
 
 def test_demo_runs_as_the_installed_command(tmp_path):
     # cwd=tmp_path: ./rillet in the checkout would otherwise shadow the installed package
-    proc = subprocess.run([sys.executable, "-m", "rillet.cli", "demo", "--runs", "3"], capture_output=True,
-                          text=True, check=False, cwd=tmp_path, timeout=120)
+    # ...and on the base install: it imports neither JAX nor the graph (both may be installed here)
+    script = ("import sys; from rillet.cli import main; code = main(['demo', '--runs', '3']); "
+              "assert not {'jax', 'rillet.graph', 'rillet.targets.xla'} & set(sys.modules), 'imported'; "
+              "sys.exit(code)")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False,
+                          cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr
     test = digits_test_set()
     assert rows(proc.stdout)["rillet"] == (interpreter_correct(test.images, test.labels), len(test.labels))
