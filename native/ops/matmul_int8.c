@@ -1,0 +1,33 @@
+/* matmul_int8.c — int8 FULLY_CONNECTED and BATCH_MATMUL. matmul.c computes shapes and dispatches here when
+ * an operand is int8. */
+#include "ops.h"
+
+rl_status rl_prepare_fully_connected_quantized(rl_plan *plan, rl_op *op) {
+    const rl_tensor *input = rl_input(plan, op, 0), *weights = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
+    const rl_tensor *output = rl_output(plan, op, 0);
+    const int32_t units = weights->shape.dims[0];
+    if (input->dtype != RL_INT8)
+        return rl_fail(plan, RL_UNSUPPORTED, "%s input with int8 weights has no kernel", rl_dtype_name(input->dtype));
+    if (bias) {
+        rl_status s = rl_expect_dtype(plan, bias, "int8 fully connected's bias", RL_INT32);
+        if (s != RL_OK) return s;
+    }
+    float *scales = (float *)rl_op_scratch(plan, op, sizeof(float) * (size_t)(units > 0 ? units : 1));
+    if (!scales) return RL_NO_MEMORY;
+    rl_status s = rl_s8_filter_scales(plan, op, weights, units, 0, scales);
+    if (s != RL_OK) return s;
+    return rl_s8_requantization_of(plan, input, output, op->params.fully_connected.activation, scales, units, scales,
+                                   &op->prep.q);
+}
+
+rl_status rl_eval_fully_connected_quantized(rl_plan *plan, rl_op *op) {
+    const rl_tensor *weights = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
+    const rl_quant_params *q = &op->prep.q;
+    const rl_s8_requantization rq = {q->input_zero_point[0], q->output_zero_point, q->act_min, q->act_max,
+                                     (const float *)op->scratch};
+    plan->kernels->s8_fully_connected(op->prep.outer, weights->shape.dims[1], weights->shape.dims[0], &rq,
+                                      (const int8_t *)rl_input(plan, op, 0)->data, (const int8_t *)weights->data,
+                                      bias ? (const int32_t *)bias->data : NULL,
+                                      (int8_t *)rl_output(plan, op, 0)->data);
+    return RL_OK;
+}
