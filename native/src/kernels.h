@@ -75,6 +75,12 @@ typedef struct {
                         const int8_t *filter, const int32_t *bias, int8_t *output);
     void (*s8_fully_connected)(int64_t batch, int32_t in_depth, int32_t units, const rl_s8_requantization *rq,
                                const int8_t *input, const int8_t *weights, const int32_t *bias, int8_t *output);
+    void (*f32_s8_quantize)(int64_t count, float inverse_scale, int32_t zero_point, const float *x, int8_t *y);
+    void (*s8_requantize)(int64_t count, int32_t input_zero_point, int32_t multiplier_q8, int32_t output_zero_point,
+                          const int8_t *x, int8_t *y);
+    void (*s8_f32_dequantize)(int64_t outer, int32_t channels, int64_t inner, const float *scales,
+                              const int32_t *zero_points, const int8_t *x, float *y);
+    void (*f16_f32_convert)(int64_t count, const uint16_t *x, float *y);
     void (*f32_binary)(rl_binary_op op, const rl_broadcast *bc, const float *a, const float *b, float *out);
     void (*f32_unary)(rl_unary_op op, int64_t count, const float *x, float *y);
     void (*f32_leaky_relu)(int64_t count, float alpha, const float *x, float *y);
@@ -109,6 +115,16 @@ void s8_dwconv2d_ref(const rl_window_geometry *g, const rl_s8_requantization *rq
                      const int8_t *filter, const int32_t *bias, int8_t *output);
 void s8_fully_connected_ref(int64_t batch, int32_t in_depth, int32_t units, const rl_s8_requantization *rq,
                             const int8_t *input, const int8_t *weights, const int32_t *bias, int8_t *output);
+/* QUANTIZE and DEQUANTIZE, as XNNPACK's f32-qs8, qs8 and qs8-f32 conversions (what LiteRT's default
+ * Interpreter runs): round(x * inverse_scale) with ties to even, plus the zero point; int8 to int8 through
+ * a Q8 fixed-point multiplier, round(ratio * 256), ties toward +infinity; (x - zero_point) * scale in float. */
+void f32_s8_quantize_ref(int64_t count, float inverse_scale, int32_t zero_point, const float *x, int8_t *y);
+void s8_requantize_ref(int64_t count, int32_t input_zero_point, int32_t multiplier_q8, int32_t output_zero_point,
+                       const int8_t *x, int8_t *y);
+/* Per-channel when channels > 1: element (o, c, i) of an [outer, channels, inner] view uses scales[c]. */
+void s8_f32_dequantize_ref(int64_t outer, int32_t channels, int64_t inner, const float *scales,
+                           const int32_t *zero_points, const int8_t *x, float *y);
+void f16_f32_convert_ref(int64_t count, const uint16_t *x, float *y);
 void f32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const float *a, const float *b, float *out);
 void f32_greater_ref(const rl_broadcast *bc, const float *a, const float *b, uint8_t *out);
 void s32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const int32_t *a, const int32_t *b, int32_t *out);
