@@ -5,7 +5,15 @@
 rl_status rl_prepare_fully_connected_quantized(rl_plan *plan, rl_op *op) {
     const rl_tensor *input = rl_input(plan, op, 0), *weights = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
     const rl_tensor *output = rl_output(plan, op, 0);
-    const int32_t units = weights->shape.dims[0];
+    const int32_t units = weights->shape.dims[0], depth = weights->shape.dims[1];
+    if (input->dtype == RL_FLOAT32) { /* hybrid: weight scales, then one quantized input row */
+        rl_status s = rl_expect_dtype(plan, output, "hybrid fully connected's output", RL_FLOAT32);
+        if (s == RL_OK && bias) s = rl_expect_dtype(plan, bias, "hybrid fully connected's bias", RL_FLOAT32);
+        if (s != RL_OK) return s;
+        float *scales = (float *)rl_op_scratch(plan, op, sizeof(float) * (size_t)units + (size_t)depth + 1);
+        if (!scales) return RL_NO_MEMORY;
+        return rl_s8_filter_scales(plan, op, weights, units, 0, scales);
+    }
     if (input->dtype != RL_INT8)
         return rl_fail(plan, RL_UNSUPPORTED, "%s input with int8 weights has no kernel", rl_dtype_name(input->dtype));
     if (bias) {
@@ -21,7 +29,16 @@ rl_status rl_prepare_fully_connected_quantized(rl_plan *plan, rl_op *op) {
 }
 
 rl_status rl_eval_fully_connected_quantized(rl_plan *plan, rl_op *op) {
-    const rl_tensor *weights = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
+    const rl_tensor *input = rl_input(plan, op, 0), *weights = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
+    if (input->dtype == RL_FLOAT32) {
+        const int32_t units = weights->shape.dims[0];
+        const float *scales = (const float *)op->scratch;
+        plan->kernels->qd8_f32_qc8w_fully_connected(
+            op->prep.outer, weights->shape.dims[1], units, (const float *)input->data, (const int8_t *)weights->data,
+            scales, bias ? (const float *)bias->data : NULL, op->prep.act_min, op->prep.act_max,
+            (int8_t *)(scales + units), (float *)rl_output(plan, op, 0)->data);
+        return RL_OK;
+    }
     const rl_quant_params *q = &op->prep.q;
     const rl_s8_requantization rq = {q->input_zero_point[0], q->output_zero_point, q->act_min, q->act_max,
                                      (const float *)op->scratch};

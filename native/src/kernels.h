@@ -75,6 +75,9 @@ typedef struct {
                         const int8_t *filter, const int32_t *bias, int8_t *output);
     void (*s8_fully_connected)(int64_t batch, int32_t in_depth, int32_t units, const rl_s8_requantization *rq,
                                const int8_t *input, const int8_t *weights, const int32_t *bias, int8_t *output);
+    void (*qd8_f32_qc8w_fully_connected)(int64_t batch, int32_t in_depth, int32_t units, const float *input,
+                                         const int8_t *weights, const float *weight_scales, const float *bias,
+                                         float act_min, float act_max, int8_t *row_scratch, float *output);
     void (*f32_s8_quantize)(int64_t count, float inverse_scale, int32_t zero_point, const float *x, int8_t *y);
     void (*s8_requantize)(int64_t count, int32_t input_zero_point, int32_t multiplier_q8, int32_t output_zero_point,
                           const int8_t *x, int8_t *y);
@@ -115,6 +118,14 @@ void s8_dwconv2d_ref(const rl_window_geometry *g, const rl_s8_requantization *rq
                      const int8_t *filter, const int32_t *bias, int8_t *output);
 void s8_fully_connected_ref(int64_t batch, int32_t in_depth, int32_t units, const rl_s8_requantization *rq,
                             const int8_t *input, const int8_t *weights, const int32_t *bias, int8_t *output);
+/* Hybrid (dynamic-range) fully connected: float input and output, int8 weights with one scale per unit.
+ * Each input row is quantized to int8 asymmetrically (range widened to hold 0, zero point nudged, ties to
+ * even), as XNNPACK's qd8 path does whatever asymmetric_quantize_inputs says; the
+ * integer dot product is scaled back by row scale * weight scale and the bias added. row_scratch holds
+ * in_depth bytes. */
+void qd8_f32_qc8w_fully_connected_ref(int64_t batch, int32_t in_depth, int32_t units, const float *input,
+                                      const int8_t *weights, const float *weight_scales, const float *bias,
+                                      float act_min, float act_max, int8_t *row_scratch, float *output);
 /* QUANTIZE and DEQUANTIZE, as XNNPACK's f32-qs8, qs8 and qs8-f32 conversions (what LiteRT's default
  * Interpreter runs): round(x * inverse_scale) with ties to even, plus the zero point; int8 to int8 through
  * a Q8 fixed-point multiplier, round(ratio * 256), ties toward +infinity; (x - zero_point) * scale in float. */
