@@ -75,6 +75,8 @@ typedef struct {
                         const int8_t *filter, const int32_t *bias, int8_t *output);
     void (*s8_fully_connected)(int64_t batch, int32_t in_depth, int32_t units, const rl_s8_requantization *rq,
                                const int8_t *input, const int8_t *weights, const int32_t *bias, int8_t *output);
+    void (*s8_batch_matmul)(const rl_broadcast *batches, int32_t m, int32_t k, int32_t n, int32_t adj_x, int32_t adj_y,
+                            const rl_s8_requantization *rq, const int8_t *a, const int8_t *b, int8_t *out);
     void (*qd8_f32_qc8w_fully_connected)(int64_t batch, int32_t in_depth, int32_t units, const float *input,
                                          const int8_t *weights, const float *weight_scales, const float *bias,
                                          float act_min, float act_max, int8_t *row_scratch, float *output);
@@ -118,6 +120,9 @@ void s8_dwconv2d_ref(const rl_window_geometry *g, const rl_s8_requantization *rq
                      const int8_t *filter, const int32_t *bias, int8_t *output);
 void s8_fully_connected_ref(int64_t batch, int32_t in_depth, int32_t units, const rl_s8_requantization *rq,
                             const int8_t *input, const int8_t *weights, const int32_t *bias, int8_t *output);
+void s8_batch_matmul_ref(const rl_broadcast *batches, int32_t m, int32_t k, int32_t n, int32_t adj_x,
+                         int32_t adj_y, const rl_s8_requantization *rq, const int8_t *a, const int8_t *b,
+                         int8_t *out);
 /* Hybrid (dynamic-range) fully connected: float input and output, int8 weights with one scale per unit.
  * Each input row is quantized to int8 asymmetrically (range widened to hold 0, zero point nudged, ties to
  * even), as XNNPACK's qd8 path does whatever asymmetric_quantize_inputs says; the

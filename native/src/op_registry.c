@@ -45,7 +45,7 @@ static const rl_op_kind op_kinds[] = {
     {RL_OP_LEAKY_RELU, "LEAKY_RELU", F32, 0, rl_prepare_same_shape_f32, rl_eval_leaky_relu},
     {RL_OP_SQUARED_DIFFERENCE, "SQUARED_DIFFERENCE", F32 | RL_TAKES_I32, 0, rl_prepare_binary, rl_eval_binary},
     {RL_OP_HARD_SWISH, "HARD_SWISH", F32, 0, rl_prepare_same_shape_f32, rl_eval_unary},
-    {RL_OP_BATCH_MATMUL, "BATCH_MATMUL", F32, 0, rl_prepare_batch_matmul, rl_eval_batch_matmul},
+    {RL_OP_BATCH_MATMUL, "BATCH_MATMUL", F32 | (1u << RL_INT8), 0, rl_prepare_batch_matmul, rl_eval_batch_matmul},
     {RL_OP_QUANTIZE, "QUANTIZE", F32 | (1u << RL_INT8), 0, rl_prepare_quantize, rl_eval_quantize},
     {RL_OP_DEQUANTIZE, "DEQUANTIZE", (1u << RL_INT8) | (1u << RL_FLOAT16), 0, rl_prepare_dequantize,
      rl_eval_dequantize},

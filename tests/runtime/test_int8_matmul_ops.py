@@ -92,3 +92,45 @@ def test_fully_connected_int8(seed, batch, depth, units, act, per_channel, ties,
     m = op_model("FULLY_CONNECTED", inputs, [((1, units), I8, qo)],
                  {"fused_activation_function": act, "keep_num_dims": keep_num_dims}, version=5 if per_channel else 4)
     assert_same_bits_as_litert(m, [int8s(rng, in_shape)])
+
+
+@EXAMPLES
+@given(seeds, st.integers(1, 9), st.integers(1, 17), st.integers(1, 9), st.booleans(), st.booleans(),
+       st.sampled_from([((2,), (2,)), ((3, 1), (1, 2)), ((), (2,)), ((2,), ())]), st.booleans())
+def test_batch_matmul_int8(seed, m, k, n, adj_x, adj_y, batches, ties):
+    rng = np.random.default_rng(seed)
+    qa, qb, qo, _ = quantized_layer(rng, 1, k, False, ties, axis=0)
+    a_shape = (*batches[0], *((k, m) if adj_x else (m, k)))
+    b_shape = (*batches[1], *((n, k) if adj_y else (k, n)))
+    model = op_model("BATCH_MATMUL", [Input(a_shape, I8, qa), Input(b_shape, I8, qb)], [((1,), I8, qo)],
+                     {"adj_x": adj_x, "adj_y": adj_y}, version=4)
+    assert_same_bits_as_litert(model, [int8s(rng, a_shape), int8s(rng, b_shape, -127)])
+
+
+def test_batch_matmul_int8_needs_y_zero_point_0():
+    model = op_model("BATCH_MATMUL", [Input((2, 3), I8, Quant(0.1, 0)), Input((3, 2), I8, Quant(0.1, 5))],
+                     [((2, 2), I8, Quant(0.5, 0))], {})
+    from rillet.runtime import Interpreter, UnsupportedOpsError
+
+    with pytest.raises(UnsupportedOpsError, match="BATCH_MATMUL op 0 .*zero point 5"):
+        Interpreter(model_content=model).allocate_tensors()
+
+
+@pytest.mark.parametrize("filter_quant, input_quant, message", [
+    (Quant([0.1, 0.2], [0, 0]), Quant(0.1, 0), "2 scales, expected 1 or 3"),
+    (None, Quant(0.1, 0), "no quantization scales"),
+    (Quant([0.1], [1]), Quant(0.1, 0), "zero point 0 is 1"),
+    (Quant([0.1, 0.1, -0.1], [0, 0, 0]), Quant(0.1, 0), "scale 2 is -0.1"),
+    (Quant([0.1, 0.1, 0.1], [0, 0, 0], axis=3), Quant(0.1, 0), "dimension 3, expected 0"),
+    (Quant([0.1], [0]), Quant(0.1, 200), "zero point 200"),
+    (Quant([0.1], [0]), None, "one scale"),
+])
+def test_malformed_int8_conv_quantization_is_a_clear_error(filter_quant, input_quant, message):
+    from rillet.runtime import Interpreter, InterpreterError
+
+    inputs = [Input((1, 4, 4, 3), I8, input_quant), Const(np.ones((3, 1, 1, 3), I8), filter_quant),
+              Const(np.zeros(3, np.int32), Quant(0.01, 0))]
+    model = op_model("CONV_2D", inputs, [((1, 4, 4, 3), I8, Quant(0.5, 0))],
+                     {"padding": 1, "stride_w": 1, "stride_h": 1})
+    with pytest.raises(InterpreterError, match=f"CONV_2D op 0 .*{message}"):
+        Interpreter(model_content=model).allocate_tensors()
