@@ -30,6 +30,7 @@ typedef enum {
 /* Element types, numbered as TFLite's TensorType. */
 typedef enum {
     RL_FLOAT32 = 0,
+    RL_FLOAT16 = 1,     /* weights only: DEQUANTIZE turns them into float32 */
     RL_INT32 = 2,
     RL_UINT8 = 3,
     RL_INT64 = 4,

@@ -7,9 +7,12 @@ rl_status rl_prepare_fully_connected(rl_plan *plan, rl_op *op) {
     rl_tensor *input = rl_input(plan, op, 0), *weights = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
     rl_tensor *output = rl_output(plan, op, 0);
     const rl_fully_connected_params *p = &op->params.fully_connected;
-    if ((s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
-    if ((s = rl_expect_dtype(plan, weights, "weights", RL_FLOAT32)) != RL_OK) return s;
-    if ((s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
+    const int quantized = input->dtype == RL_INT8 || weights->dtype == RL_INT8; /* matmul_int8.c checks dtypes */
+    if (!quantized) {
+        if ((s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
+        if ((s = rl_expect_dtype(plan, weights, "weights", RL_FLOAT32)) != RL_OK) return s;
+        if ((s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
+    }
     if (weights->shape.rank != 2)
         return rl_fail(plan, RL_INVALID, "weights must be 2-D [units, depth], have rank %d", weights->shape.rank);
     const int32_t units = weights->shape.dims[0], depth = weights->shape.dims[1];
@@ -18,7 +21,7 @@ rl_status rl_prepare_fully_connected(rl_plan *plan, rl_op *op) {
         return rl_fail(plan, RL_INVALID, "input has %lld elements, not a multiple of the weights' depth %d",
                        (long long)count, depth);
     if (bias) {
-        if ((s = rl_expect_dtype(plan, bias, "bias", RL_FLOAT32)) != RL_OK) return s;
+        if (!quantized && (s = rl_expect_dtype(plan, bias, "bias", RL_FLOAT32)) != RL_OK) return s;
         if (rl_shape_count(&bias->shape) != units)
             return rl_fail(plan, RL_INVALID, "bias has %lld elements, weights have %d units",
                            (long long)rl_shape_count(&bias->shape), units);
@@ -35,11 +38,12 @@ rl_status rl_prepare_fully_connected(rl_plan *plan, rl_op *op) {
         output->shape.dims[0] = (int32_t)op->prep.outer;
         output->shape.dims[1] = units;
     }
-    return RL_OK;
+    return quantized ? rl_prepare_fully_connected_quantized(plan, op) : RL_OK;
 }
 
 rl_status rl_eval_fully_connected(rl_plan *plan, rl_op *op) {
     const rl_tensor *weights = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
+    if (weights->dtype == RL_INT8) return rl_eval_fully_connected_quantized(plan, op);
     plan->kernels->f32_fully_connected(op->prep.outer, weights->shape.dims[1], weights->shape.dims[0],
                                        (const float *)rl_input(plan, op, 0)->data, (const float *)weights->data,
                                        bias ? (const float *)bias->data : NULL, op->prep.act_min,
@@ -83,9 +87,12 @@ rl_status rl_prepare_batch_matmul(rl_plan *plan, rl_op *op) {
     if (s != RL_OK) return s;
     rl_tensor *a = rl_input(plan, op, 0), *b = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
     const rl_batch_matmul_params *p = &op->params.batch_matmul;
-    if ((s = rl_expect_dtype(plan, a, "x", RL_FLOAT32)) != RL_OK) return s;
-    if ((s = rl_expect_dtype(plan, b, "y", RL_FLOAT32)) != RL_OK) return s;
-    if ((s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
+    const int quantized = a->dtype == RL_INT8; /* matmul_int8.c checks dtypes */
+    if (!quantized) {
+        if ((s = rl_expect_dtype(plan, a, "x", RL_FLOAT32)) != RL_OK) return s;
+        if ((s = rl_expect_dtype(plan, b, "y", RL_FLOAT32)) != RL_OK) return s;
+        if ((s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
+    }
     if (a->shape.rank < 2 || b->shape.rank < 2)
         return rl_fail(plan, RL_INVALID, "both operands need rank 2 or more (have %d and %d)", a->shape.rank,
                        b->shape.rank);
@@ -105,11 +112,12 @@ rl_status rl_prepare_batch_matmul(rl_plan *plan, rl_op *op) {
     op->prep.perm[0] = m;
     op->prep.perm[1] = k;
     op->prep.perm[2] = n;
-    return RL_OK;
+    return quantized ? rl_prepare_batch_matmul_quantized(plan, op) : RL_OK;
 }
 
 rl_status rl_eval_batch_matmul(rl_plan *plan, rl_op *op) {
     const rl_batch_matmul_params *p = &op->params.batch_matmul;
+    if (rl_input(plan, op, 0)->dtype == RL_INT8) return rl_eval_batch_matmul_quantized(plan, op);
     plan->kernels->f32_batch_matmul(&op->prep.bc, op->prep.perm[0], op->prep.perm[1], op->prep.perm[2], p->adj_x,
                                     p->adj_y, (const float *)rl_input(plan, op, 0)->data,
                                     (const float *)rl_input(plan, op, 1)->data,

@@ -43,9 +43,12 @@ static rl_status prepare_conv(rl_plan *plan, rl_op *op, int depthwise) {
     rl_tensor *input = rl_input(plan, op, 0), *filter = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
     rl_tensor *output = rl_output(plan, op, 0);
     const rl_conv_params *p = &op->params.conv;
-    if ((s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
-    if ((s = rl_expect_dtype(plan, filter, "filter", RL_FLOAT32)) != RL_OK) return s;
-    if ((s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
+    const int quantized = input->dtype == RL_INT8 || filter->dtype == RL_INT8; /* conv_int8.c checks dtypes */
+    if (!quantized) {
+        if ((s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
+        if ((s = rl_expect_dtype(plan, filter, "filter", RL_FLOAT32)) != RL_OK) return s;
+        if ((s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
+    }
     if (filter->shape.rank != 4) return rl_fail(plan, RL_INVALID, "filter must be 4-D, has rank %d", filter->shape.rank);
     rl_window_geometry g;
     s = rl_window_geometry_of(plan, input, p->padding, filter->shape.dims[1], filter->shape.dims[2], p->stride_h,
@@ -61,7 +64,7 @@ static rl_status prepare_conv(rl_plan *plan, rl_op *op, int depthwise) {
         return rl_fail(plan, RL_INVALID, "input has %d channels, filter expects %d", g.in_c, filter->shape.dims[3]);
     }
     if (bias) {
-        if ((s = rl_expect_dtype(plan, bias, "bias", RL_FLOAT32)) != RL_OK) return s;
+        if (!quantized && (s = rl_expect_dtype(plan, bias, "bias", RL_FLOAT32)) != RL_OK) return s;
         if (rl_shape_count(&bias->shape) != g.out_c)
             return rl_fail(plan, RL_INVALID, "bias has %lld elements, the filter %d output channels",
                            (long long)rl_shape_count(&bias->shape), g.out_c);
@@ -77,7 +80,7 @@ static rl_status prepare_conv(rl_plan *plan, rl_op *op, int depthwise) {
     op->prep.act_min = g.act_min;
     op->prep.act_max = g.act_max;
     op->prep.perm[0] = g.depth_multiplier;
-    return RL_OK;
+    return quantized ? rl_prepare_conv2d_quantized(plan, op, &g, depthwise) : RL_OK;
 }
 
 /* Rebuilds the geometry from shapes and op->prep: prepare did the checking. */
@@ -110,6 +113,7 @@ static rl_status eval_conv(rl_plan *plan, rl_op *op, int depthwise) {
     rl_window_geometry g;
     geometry(plan, op, &g, filter->shape.dims[1], filter->shape.dims[2], p->stride_h, p->stride_w, p->dilation_h,
              p->dilation_w);
+    if (filter->dtype == RL_INT8) return rl_eval_conv2d_quantized(plan, op, &g, depthwise);
     rl_f32_window_fn fn = depthwise ? plan->kernels->f32_dwconv2d : plan->kernels->f32_conv2d;
     fn(&g, (const float *)rl_input(plan, op, 0)->data, (const float *)filter->data,
        bias ? (const float *)bias->data : NULL, (float *)rl_output(plan, op, 0)->data);

@@ -7,6 +7,7 @@
 #define RILLET_KERNELS_H
 
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 
 /* Convolution and pooling geometry, NHWC. */
@@ -35,6 +36,26 @@ typedef enum {
     RL_UN_HARD_SWISH
 } rl_unary_op;
 
+/* int8 requantization of an int32 accumulator the way XNNPACK's fp32 path does it, which is what LiteRT's
+ * default Interpreter runs for int8 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (its XNNPACK delegate
+ * takes them): the accumulator converted to float, times a float scale (input_scale * filter_scale /
+ * output_scale, evaluated in float at prepare), clamped to the output range less the zero point, rounded
+ * to nearest with ties to even, plus the output zero point. Measured against LiteRT 2.3: TFLite's own
+ * fixed-point kernels (BUILTIN, BUILTIN_REF) round ties differently and disagree with it. */
+typedef struct {
+    int32_t input_zero_point, output_zero_point;
+    int32_t output_min, output_max; /* clamp in the output's integers (fused activation included) */
+    const float *scale;             /* one per output channel (per-tensor filters repeat one value) */
+} rl_s8_requantization;
+
+static inline int8_t rl_requantize_fp32(int32_t acc, float scale, const rl_s8_requantization *rq) {
+    float v = (float)acc * scale;
+    const float lo = (float)(rq->output_min - rq->output_zero_point);
+    const float hi = (float)(rq->output_max - rq->output_zero_point);
+    v = v < lo ? lo : (v > hi ? hi : v); /* clamping before rounding: the bounds are integers */
+    return (int8_t)((int32_t)nearbyintf(v) + rq->output_zero_point);
+}
+
 typedef void (*rl_f32_window_fn)(const rl_window_geometry *g, const float *input, const float *filter,
                                  const float *bias, float *output);
 
@@ -48,6 +69,23 @@ typedef struct {
                                 float *output);
     void (*f32_batch_matmul)(const rl_broadcast *batches, int32_t m, int32_t k, int32_t n, int32_t adj_x,
                              int32_t adj_y, const float *a, const float *b, float *out);
+    void (*s8_conv2d)(const rl_window_geometry *g, const rl_s8_requantization *rq, const int8_t *input,
+                      const int8_t *filter, const int32_t *bias, int8_t *output);
+    void (*s8_dwconv2d)(const rl_window_geometry *g, const rl_s8_requantization *rq, const int8_t *input,
+                        const int8_t *filter, const int32_t *bias, int8_t *output);
+    void (*s8_fully_connected)(int64_t batch, int32_t in_depth, int32_t units, const rl_s8_requantization *rq,
+                               const int8_t *input, const int8_t *weights, const int32_t *bias, int8_t *output);
+    void (*s8_batch_matmul)(const rl_broadcast *batches, int32_t m, int32_t k, int32_t n, int32_t adj_x, int32_t adj_y,
+                            const rl_s8_requantization *rq, const int8_t *a, const int8_t *b, int8_t *out);
+    void (*qd8_f32_qc8w_fully_connected)(int64_t batch, int32_t in_depth, int32_t units, const float *input,
+                                         const int8_t *weights, const float *weight_scales, const float *bias,
+                                         float act_min, float act_max, int8_t *row_scratch, float *output);
+    void (*f32_s8_quantize)(int64_t count, float inverse_scale, int32_t zero_point, const float *x, int8_t *y);
+    void (*s8_requantize)(int64_t count, int32_t input_zero_point, int32_t multiplier_q8, int32_t output_zero_point,
+                          const int8_t *x, int8_t *y);
+    void (*s8_f32_dequantize)(int64_t outer, int32_t channels, int64_t inner, const float *scales,
+                              const int32_t *zero_points, const int8_t *x, float *y);
+    void (*f16_f32_convert)(int64_t count, const uint16_t *x, float *y);
     void (*f32_binary)(rl_binary_op op, const rl_broadcast *bc, const float *a, const float *b, float *out);
     void (*f32_unary)(rl_unary_op op, int64_t count, const float *x, float *y);
     void (*f32_leaky_relu)(int64_t count, float alpha, const float *x, float *y);
@@ -74,6 +112,35 @@ void f32_fully_connected_ref(int64_t batch, int32_t in_depth, int32_t units, con
 /* batches: the broadcast batch dimensions, strides counted in matrices. */
 void f32_batch_matmul_ref(const rl_broadcast *batches, int32_t m, int32_t k, int32_t n, int32_t adj_x,
                           int32_t adj_y, const float *a, const float *b, float *out);
+/* int8: NHWC int8 activations, int8 filters (OHWI, [1, H, W, C * multiplier], [units, depth]), int32 bias
+ * (NULL when absent); each accumulates in 32 bits and requantizes with rl_requantize_fp32. */
+void s8_conv2d_ref(const rl_window_geometry *g, const rl_s8_requantization *rq, const int8_t *input,
+                   const int8_t *filter, const int32_t *bias, int8_t *output);
+void s8_dwconv2d_ref(const rl_window_geometry *g, const rl_s8_requantization *rq, const int8_t *input,
+                     const int8_t *filter, const int32_t *bias, int8_t *output);
+void s8_fully_connected_ref(int64_t batch, int32_t in_depth, int32_t units, const rl_s8_requantization *rq,
+                            const int8_t *input, const int8_t *weights, const int32_t *bias, int8_t *output);
+void s8_batch_matmul_ref(const rl_broadcast *batches, int32_t m, int32_t k, int32_t n, int32_t adj_x,
+                         int32_t adj_y, const rl_s8_requantization *rq, const int8_t *a, const int8_t *b,
+                         int8_t *out);
+/* Hybrid (dynamic-range) fully connected: float input and output, int8 weights with one scale per unit.
+ * Each input row is quantized to int8 asymmetrically (range widened to hold 0, zero point nudged, ties to
+ * even), as XNNPACK's qd8 path does whatever asymmetric_quantize_inputs says; the
+ * integer dot product is scaled back by row scale * weight scale and the bias added. row_scratch holds
+ * in_depth bytes. */
+void qd8_f32_qc8w_fully_connected_ref(int64_t batch, int32_t in_depth, int32_t units, const float *input,
+                                      const int8_t *weights, const float *weight_scales, const float *bias,
+                                      float act_min, float act_max, int8_t *row_scratch, float *output);
+/* QUANTIZE and DEQUANTIZE, as XNNPACK's f32-qs8, qs8 and qs8-f32 conversions (what LiteRT's default
+ * Interpreter runs): round(x * inverse_scale) with ties to even, plus the zero point; int8 to int8 through
+ * a Q8 fixed-point multiplier, round(ratio * 256), ties toward +infinity; (x - zero_point) * scale in float. */
+void f32_s8_quantize_ref(int64_t count, float inverse_scale, int32_t zero_point, const float *x, int8_t *y);
+void s8_requantize_ref(int64_t count, int32_t input_zero_point, int32_t multiplier_q8, int32_t output_zero_point,
+                       const int8_t *x, int8_t *y);
+/* Per-channel when channels > 1: element (o, c, i) of an [outer, channels, inner] view uses scales[c]. */
+void s8_f32_dequantize_ref(int64_t outer, int32_t channels, int64_t inner, const float *scales,
+                           const int32_t *zero_points, const int8_t *x, float *y);
+void f16_f32_convert_ref(int64_t count, const uint16_t *x, float *y);
 void f32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const float *a, const float *b, float *out);
 void f32_greater_ref(const rl_broadcast *bc, const float *a, const float *b, uint8_t *out);
 void s32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const int32_t *a, const int32_t *b, int32_t *out);

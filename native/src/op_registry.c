@@ -8,9 +8,9 @@ static const rl_op_kind op_kinds[] = {
     {RL_OP_ADD, "ADD", F32 | RL_TAKES_I32, 0, rl_prepare_binary, rl_eval_binary},
     {RL_OP_AVERAGE_POOL_2D, "AVERAGE_POOL_2D", F32, 0, rl_prepare_pool2d, rl_eval_avgpool2d},
     {RL_OP_CONCATENATION, "CONCATENATION", ANY, 0, rl_prepare_concatenation, rl_eval_concatenation},
-    {RL_OP_CONV_2D, "CONV_2D", F32, 0, rl_prepare_conv2d, rl_eval_conv2d},
-    {RL_OP_DEPTHWISE_CONV_2D, "DEPTHWISE_CONV_2D", F32, 0, rl_prepare_dwconv2d, rl_eval_dwconv2d},
-    {RL_OP_FULLY_CONNECTED, "FULLY_CONNECTED", F32, 0, rl_prepare_fully_connected, rl_eval_fully_connected},
+    {RL_OP_CONV_2D, "CONV_2D", F32 | (1u << RL_INT8), 0, rl_prepare_conv2d, rl_eval_conv2d},
+    {RL_OP_DEPTHWISE_CONV_2D, "DEPTHWISE_CONV_2D", F32 | (1u << RL_INT8), 0, rl_prepare_dwconv2d, rl_eval_dwconv2d},
+    {RL_OP_FULLY_CONNECTED, "FULLY_CONNECTED", F32 | (1u << RL_INT8), 0, rl_prepare_fully_connected, rl_eval_fully_connected},
     {RL_OP_LOGISTIC, "LOGISTIC", F32, 0, rl_prepare_same_shape_f32, rl_eval_unary},
     {RL_OP_MAX_POOL_2D, "MAX_POOL_2D", F32, 0, rl_prepare_pool2d, rl_eval_maxpool2d},
     {RL_OP_MUL, "MUL", F32 | RL_TAKES_I32, 0, rl_prepare_binary, rl_eval_binary},
@@ -45,7 +45,10 @@ static const rl_op_kind op_kinds[] = {
     {RL_OP_LEAKY_RELU, "LEAKY_RELU", F32, 0, rl_prepare_same_shape_f32, rl_eval_leaky_relu},
     {RL_OP_SQUARED_DIFFERENCE, "SQUARED_DIFFERENCE", F32 | RL_TAKES_I32, 0, rl_prepare_binary, rl_eval_binary},
     {RL_OP_HARD_SWISH, "HARD_SWISH", F32, 0, rl_prepare_same_shape_f32, rl_eval_unary},
-    {RL_OP_BATCH_MATMUL, "BATCH_MATMUL", F32, 0, rl_prepare_batch_matmul, rl_eval_batch_matmul},
+    {RL_OP_BATCH_MATMUL, "BATCH_MATMUL", F32 | (1u << RL_INT8), 0, rl_prepare_batch_matmul, rl_eval_batch_matmul},
+    {RL_OP_QUANTIZE, "QUANTIZE", F32 | (1u << RL_INT8), 0, rl_prepare_quantize, rl_eval_quantize},
+    {RL_OP_DEQUANTIZE, "DEQUANTIZE", (1u << RL_INT8) | (1u << RL_FLOAT16), 0, rl_prepare_dequantize,
+     rl_eval_dequantize},
 };
 
 const rl_op_kind *rl_find_op_kind(int32_t code) {

@@ -29,6 +29,28 @@ rl_status rl_prepare_fully_connected(rl_plan *plan, rl_op *op);
 rl_status rl_eval_fully_connected(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_batch_matmul(rl_plan *plan, rl_op *op);
 rl_status rl_eval_batch_matmul(rl_plan *plan, rl_op *op);
+
+/* int8 and hybrid (int8 weights, float32 activations) paths of the ops above, and QUANTIZE/DEQUANTIZE
+ * (conv_int8.c, matmul_int8.c, quantize.c). The float ops' prepare/eval dispatch to them by dtype. */
+enum { RL_OP_DEQUANTIZE = 6, RL_OP_QUANTIZE = 114 };
+rl_status rl_prepare_conv2d_quantized(rl_plan *plan, rl_op *op, const rl_window_geometry *g, int depthwise);
+rl_status rl_eval_conv2d_quantized(rl_plan *plan, rl_op *op, const rl_window_geometry *g, int depthwise);
+rl_status rl_prepare_fully_connected_quantized(rl_plan *plan, rl_op *op);
+rl_status rl_eval_fully_connected_quantized(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_batch_matmul_quantized(rl_plan *plan, rl_op *op);
+rl_status rl_eval_batch_matmul_quantized(rl_plan *plan, rl_op *op);
+/* Checks a symmetric int8 filter's quantization (one scale, or one per output channel on `axis`) and returns
+ * its `channels` scales, per-tensor ones repeated, in memory that lives with the op. */
+rl_status rl_s8_filter_scales(rl_plan *plan, rl_op *op, const rl_tensor *filter, int32_t channels, int32_t axis,
+                              float *scales);
+/* The requantization of an int8 op whose filter scales are known: zero points, fp32 scales, clamp range. */
+rl_status rl_s8_requantization_of(rl_plan *plan, const rl_tensor *input, const rl_tensor *output,
+                                  int32_t activation, const float *filter_scales, int32_t channels, float *scales,
+                                  rl_quant_params *q);
+rl_status rl_prepare_quantize(rl_plan *plan, rl_op *op);
+rl_status rl_eval_quantize(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_dequantize(rl_plan *plan, rl_op *op);
+rl_status rl_eval_dequantize(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_binary(rl_plan *plan, rl_op *op);
 rl_status rl_eval_binary(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_same_shape_f32(rl_plan *plan, rl_op *op);

@@ -23,7 +23,7 @@ size_t rl_dtype_size(int32_t dtype) {
     switch (dtype) {
     case RL_FLOAT32: case RL_INT32: return 4;
     case RL_INT64: return 8;
-    case RL_INT16: return 2;
+    case RL_INT16: case RL_FLOAT16: return 2;
     case RL_UINT8: case RL_BOOL: case RL_INT8: return 1;
     }
     return 0;
@@ -32,6 +32,7 @@ size_t rl_dtype_size(int32_t dtype) {
 const char *rl_dtype_name(int32_t dtype) {
     switch (dtype) {
     case RL_FLOAT32: return "float32";
+    case RL_FLOAT16: return "float16";
     case RL_INT32: return "int32";
     case RL_INT64: return "int64";
     case RL_INT16: return "int16";

@@ -173,3 +173,20 @@ def assert_same_bits_as_litert(content: bytes, feeds: list[np.ndarray]) -> None:
         assert g.dtype == e.dtype and g.shape == e.shape, ((g.dtype, g.shape), (e.dtype, e.shape))
         assert g.tobytes() == e.tobytes(), f"{np.count_nonzero(g != e)} of {g.size} differ; max |diff| " \
             f"{np.abs(g.astype(np.int64) - e.astype(np.int64)).max() if g.dtype.kind in 'iu' else np.abs(g - e).max()}"
+
+
+# ---- int8 conversions and float16 weights (QUANTIZE, DEQUANTIZE) ----
+
+TYPE_CODES.setdefault(np.dtype(np.float16), 1)
+
+
+def assert_close_to_litert(content: bytes, feeds: list[np.ndarray], rtol: float = 1e-5, atol: float = 1e-6) -> None:
+    """float outputs within rtol of what LiteRT's default Interpreter gives (integer outputs equal)."""
+    from rillet.runtime import Interpreter
+
+    expected = litert_default(content, feeds)
+    got = run(Interpreter, content, feeds)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert g.dtype == e.dtype and g.shape == e.shape, ((g.dtype, g.shape), (e.dtype, e.shape))
+        np.testing.assert_allclose(g, e, rtol=rtol, atol=atol)

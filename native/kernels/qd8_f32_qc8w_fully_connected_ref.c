@@ -1,0 +1,48 @@
+/* qd8_f32_qc8w_fully_connected_ref.c — hybrid fully connected: float rows quantized to int8 on the fly
+ * (asymmetric, per row), int8 weights with per-unit scales, float output: the scalar reference. */
+#include "kernels.h"
+
+/* XNNPACK's qd8 row quantization (TFLite's AsymmetricQuantizeFloats in float, with ties to even): the
+ * row's range, widened to include 0, mapped onto [-128, 127] with a zero point chosen from whichever end
+ * loses less; each value is round(x / scale) with ties to even, plus the zero point. (TFLite's own hybrid
+ * kernel rounds ties away from zero, and differs from the default Interpreter on exact ties.) */
+static float quantize_row(int32_t n, const float *x, int8_t *q, int32_t *zero_point) {
+    float lo = 0.0f, hi = 0.0f;
+    for (int32_t i = 0; i < n; ++i) {
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+    }
+    const float scale = lo == hi ? 1.0f : (hi - lo) / 255.0f;
+    const float lo_scaled = lo / scale, hi_scaled = hi / scale;
+    float zero_point_real = (-128.0f + lo_scaled) + (127.0f + hi_scaled) > 0.0f ? -128.0f - lo_scaled
+                                                                              : 127.0f - hi_scaled;
+    zero_point_real = zero_point_real < -128.0f ? -128.0f : (zero_point_real > 127.0f ? 127.0f : zero_point_real);
+    const int32_t zp = (int32_t)nearbyintf(zero_point_real);
+    const float inverse = 1.0f / scale, below = (float)(-128 - zp), above = (float)(127 - zp);
+    for (int32_t i = 0; i < n; ++i) {
+        float v = x[i] * inverse;
+        v = v > below ? v : below;
+        v = v < above ? v : above;
+        q[i] = (int8_t)((int32_t)nearbyintf(v) + zp);
+    }
+    *zero_point = zp;
+    return scale;
+}
+
+void qd8_f32_qc8w_fully_connected_ref(int64_t batch, int32_t in_depth, int32_t units, const float *input,
+                                      const int8_t *weights, const float *weight_scales, const float *bias,
+                                      float act_min, float act_max, int8_t *row_scratch, float *output) {
+    for (int64_t b = 0; b < batch; ++b) {
+        int32_t zp = 0;
+        const float row_scale = quantize_row(in_depth, input + b * in_depth, row_scratch, &zp);
+        for (int32_t u = 0; u < units; ++u) {
+            const int8_t *w = weights + (int64_t)u * in_depth;
+            int32_t acc = 0;
+            for (int32_t k = 0; k < in_depth; ++k) acc += (row_scratch[k] - zp) * w[k];
+            float y = (float)acc * (row_scale * weight_scales[u]);
+            if (bias) y += bias[u];
+            y = y < act_min ? act_min : y;
+            output[b * units + u] = y > act_max ? act_max : y;
+        }
+    }
+}

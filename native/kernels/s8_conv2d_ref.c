@@ -1,0 +1,35 @@
+/* s8_conv2d_ref.c — int8 2-D convolution, NHWC input, OHWI filter, int32 bias: the scalar reference.
+ *
+ * Taps outside the input are skipped: padding holds the input zero point, whose contribution is 0. */
+#include "kernels.h"
+
+void s8_conv2d_ref(const rl_window_geometry *g, const rl_s8_requantization *rq, const int8_t *input,
+                   const int8_t *filter, const int32_t *bias, int8_t *output) {
+    const int32_t zp = rq->input_zero_point;
+    for (int32_t b = 0; b < g->batch; ++b) {
+        for (int32_t oy = 0; oy < g->out_h; ++oy) {
+            for (int32_t ox = 0; ox < g->out_w; ++ox) {
+                const int32_t iy0 = oy * g->stride_h - g->pad_h;
+                const int32_t ix0 = ox * g->stride_w - g->pad_w;
+                int8_t *out = output + (((int64_t)b * g->out_h + oy) * g->out_w + ox) * g->out_c;
+                for (int32_t oc = 0; oc < g->out_c; ++oc) {
+                    const int8_t *f = filter + (int64_t)oc * g->filter_h * g->filter_w * g->in_c;
+                    int64_t total = bias ? bias[oc] : 0;
+                    for (int32_t fy = 0; fy < g->filter_h; ++fy) {
+                        const int32_t iy = iy0 + fy * g->dilation_h;
+                        if (iy < 0 || iy >= g->in_h) continue;
+                        for (int32_t fx = 0; fx < g->filter_w; ++fx) {
+                            const int32_t ix = ix0 + fx * g->dilation_w;
+                            if (ix < 0 || ix >= g->in_w) continue;
+                            const int8_t *in = input + (((int64_t)b * g->in_h + iy) * g->in_w + ix) * g->in_c;
+                            const int8_t *w = f + ((int64_t)fy * g->filter_w + fx) * g->in_c;
+                            for (int32_t ic = 0; ic < g->in_c; ++ic) total += (int32_t)(in[ic] - zp) * w[ic];
+                        }
+                    }
+                    /* XNNPACK accumulates in wrapping 32-bit integers: keep the low 32 bits. */
+                    out[oc] = rl_requantize_fp32((int32_t)(uint32_t)total, rq->scale[oc], rq);
+                }
+            }
+        }
+    }
+}

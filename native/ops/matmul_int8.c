@@ -1,0 +1,77 @@
+/* matmul_int8.c — int8 FULLY_CONNECTED and BATCH_MATMUL. matmul.c computes shapes and dispatches here when
+ * an operand is int8. */
+#include "ops.h"
+
+rl_status rl_prepare_fully_connected_quantized(rl_plan *plan, rl_op *op) {
+    const rl_tensor *input = rl_input(plan, op, 0), *weights = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
+    const rl_tensor *output = rl_output(plan, op, 0);
+    const int32_t units = weights->shape.dims[0], depth = weights->shape.dims[1];
+    if (input->dtype == RL_FLOAT32) { /* hybrid: weight scales, then one quantized input row */
+        rl_status s = rl_expect_dtype(plan, output, "hybrid fully connected's output", RL_FLOAT32);
+        if (s == RL_OK && bias) s = rl_expect_dtype(plan, bias, "hybrid fully connected's bias", RL_FLOAT32);
+        if (s != RL_OK) return s;
+        float *scales = (float *)rl_op_scratch(plan, op, sizeof(float) * (size_t)units + (size_t)depth + 1);
+        if (!scales) return RL_NO_MEMORY;
+        return rl_s8_filter_scales(plan, op, weights, units, 0, scales);
+    }
+    if (input->dtype != RL_INT8)
+        return rl_fail(plan, RL_UNSUPPORTED, "%s input with int8 weights has no kernel", rl_dtype_name(input->dtype));
+    if (bias) {
+        rl_status s = rl_expect_dtype(plan, bias, "int8 fully connected's bias", RL_INT32);
+        if (s != RL_OK) return s;
+    }
+    float *scales = (float *)rl_op_scratch(plan, op, sizeof(float) * (size_t)(units > 0 ? units : 1));
+    if (!scales) return RL_NO_MEMORY;
+    rl_status s = rl_s8_filter_scales(plan, op, weights, units, 0, scales);
+    if (s != RL_OK) return s;
+    return rl_s8_requantization_of(plan, input, output, op->params.fully_connected.activation, scales, units, scales,
+                                   &op->prep.q);
+}
+
+rl_status rl_eval_fully_connected_quantized(rl_plan *plan, rl_op *op) {
+    const rl_tensor *input = rl_input(plan, op, 0), *weights = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
+    if (input->dtype == RL_FLOAT32) {
+        const int32_t units = weights->shape.dims[0];
+        const float *scales = (const float *)op->scratch;
+        plan->kernels->qd8_f32_qc8w_fully_connected(
+            op->prep.outer, weights->shape.dims[1], units, (const float *)input->data, (const int8_t *)weights->data,
+            scales, bias ? (const float *)bias->data : NULL, op->prep.act_min, op->prep.act_max,
+            (int8_t *)(scales + units), (float *)rl_output(plan, op, 0)->data);
+        return RL_OK;
+    }
+    const rl_quant_params *q = &op->prep.q;
+    const rl_s8_requantization rq = {q->input_zero_point[0], q->output_zero_point, q->act_min, q->act_max,
+                                     (const float *)op->scratch};
+    plan->kernels->s8_fully_connected(op->prep.outer, weights->shape.dims[1], weights->shape.dims[0], &rq,
+                                      (const int8_t *)rl_input(plan, op, 0)->data, (const int8_t *)weights->data,
+                                      bias ? (const int32_t *)bias->data : NULL,
+                                      (int8_t *)rl_output(plan, op, 0)->data);
+    return RL_OK;
+}
+
+/* Both operands quantized per tensor; y's zero point must be 0 (the form XNNPACK takes, and what LiteRT's
+ * default Interpreter measured to requantize with the fp32 formula). */
+rl_status rl_prepare_batch_matmul_quantized(rl_plan *plan, rl_op *op) {
+    const rl_tensor *a = rl_input(plan, op, 0), *b = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
+    rl_status s = rl_expect_dtype(plan, b, "y", RL_INT8);
+    if (s != RL_OK) return s;
+    if ((s = rl_expect_per_tensor_quantization(plan, b, "int8 y")) != RL_OK) return s;
+    if (rl_tensor_zero_point(b, 0) != 0)
+        return rl_fail(plan, RL_UNSUPPORTED, "int8 y has zero point %d; only 0 has a kernel",
+                       rl_tensor_zero_point(b, 0));
+    float *scale = (float *)rl_op_scratch(plan, op, sizeof(float));
+    if (!scale) return RL_NO_MEMORY;
+    *scale = rl_tensor_scale(b, 0);
+    return rl_s8_requantization_of(plan, a, output, RL_ACT_NONE, scale, 1, scale, &op->prep.q);
+}
+
+rl_status rl_eval_batch_matmul_quantized(rl_plan *plan, rl_op *op) {
+    const rl_batch_matmul_params *p = &op->params.batch_matmul;
+    const rl_quant_params *q = &op->prep.q;
+    const rl_s8_requantization rq = {q->input_zero_point[0], q->output_zero_point, q->act_min, q->act_max,
+                                     (const float *)op->scratch};
+    plan->kernels->s8_batch_matmul(&op->prep.bc, op->prep.perm[0], op->prep.perm[1], op->prep.perm[2], p->adj_x,
+                                   p->adj_y, &rq, (const int8_t *)rl_input(plan, op, 0)->data,
+                                   (const int8_t *)rl_input(plan, op, 1)->data, (int8_t *)rl_output(plan, op, 0)->data);
+    return RL_OK;
+}

@@ -1,0 +1,119 @@
+/* quantize.c — QUANTIZE (float32 to int8, int8 to int8) and DEQUANTIZE (int8 or float16 to float32).
+ *
+ * What LiteRT's default Interpreter gives is XNNPACK's conversions (its delegate takes both ops), so the
+ * kernels follow those (kernels.h says how each rounds). A DEQUANTIZE of a constant (int8 or float16
+ * weights) is folded when the plan is prepared. */
+#include <math.h>
+
+#include "ops.h"
+
+static rl_status same_shape(rl_plan *plan, rl_op *op) {
+    rl_status s = rl_expect_inputs(plan, op, 1, 1);
+    if (s != RL_OK) return s;
+    rl_output(plan, op, 0)->shape = rl_input(plan, op, 0)->shape;
+    return RL_OK;
+}
+
+rl_status rl_prepare_quantize(rl_plan *plan, rl_op *op) {
+    rl_status s = same_shape(plan, op);
+    if (s != RL_OK) return s;
+    const rl_tensor *input = rl_input(plan, op, 0), *output = rl_output(plan, op, 0);
+    if (output->dtype != RL_INT8)
+        return rl_fail(plan, RL_UNSUPPORTED, "QUANTIZE to %s has no kernel (int8 only)", rl_dtype_name(output->dtype));
+    if ((s = rl_expect_per_tensor_quantization(plan, output, "QUANTIZE's output")) != RL_OK) return s;
+    rl_quant_params *q = &op->prep.q;
+    const float output_scale = rl_tensor_scale(output, 0);
+    q->output_zero_point = rl_tensor_zero_point(output, 0);
+    if (input->dtype == RL_FLOAT32) {
+        op->prep.divisor = 1.0f / output_scale; /* XNNPACK multiplies by the float reciprocal */
+        return RL_OK;
+    }
+    if (input->dtype != RL_INT8)
+        return rl_fail(plan, RL_UNSUPPORTED, "QUANTIZE from %s has no kernel (float32 or int8)",
+                       rl_dtype_name(input->dtype));
+    if ((s = rl_expect_per_tensor_quantization(plan, input, "QUANTIZE's input")) != RL_OK) return s;
+    q->input_zero_point[0] = rl_tensor_zero_point(input, 0);
+    const float ratio = rl_tensor_scale(input, 0) / output_scale;
+    /* XNNPACK's qs8 conversion takes ratios in [2^-8, 2^7]; outside it LiteRT falls back to TFLite's builtin
+     * kernel, whose rounding rillet does not reproduce. */
+    if (!(ratio >= 0.00390625f && ratio <= 128.0f))
+        return rl_fail(plan, RL_UNSUPPORTED, "int8 requantization with input/output scale ratio %g (outside "
+                       "[1/256, 128]) has no kernel", (double)ratio);
+    q->multiplier[0] = (int32_t)lrintf(ratio * 256.0f);
+    return RL_OK;
+}
+
+rl_status rl_eval_quantize(rl_plan *plan, rl_op *op) {
+    const rl_tensor *input = rl_input(plan, op, 0);
+    rl_tensor *output = rl_output(plan, op, 0);
+    const rl_quant_params *q = &op->prep.q;
+    const int64_t count = rl_shape_count(&output->shape);
+    if (input->dtype == RL_FLOAT32)
+        plan->kernels->f32_s8_quantize(count, op->prep.divisor, q->output_zero_point, (const float *)input->data,
+                                       (int8_t *)output->data);
+    else
+        plan->kernels->s8_requantize(count, q->input_zero_point[0], q->multiplier[0], q->output_zero_point,
+                                     (const int8_t *)input->data, (int8_t *)output->data);
+    return RL_OK;
+}
+
+rl_status rl_prepare_dequantize(rl_plan *plan, rl_op *op) {
+    rl_status s = same_shape(plan, op);
+    if (s != RL_OK) return s;
+    const rl_tensor *input = rl_input(plan, op, 0), *output = rl_output(plan, op, 0);
+    if ((s = rl_expect_dtype(plan, output, "DEQUANTIZE's output", RL_FLOAT32)) != RL_OK) return s;
+    if (input->dtype == RL_FLOAT16) return RL_OK;
+    if (input->dtype != RL_INT8)
+        return rl_fail(plan, RL_UNSUPPORTED, "DEQUANTIZE from %s has no kernel (int8 or float16)",
+                       rl_dtype_name(input->dtype));
+    /* One scale, or one per channel of quantized_dimension (int8 weights dequantized per channel). */
+    const int32_t count = input->q_count;
+    if (count <= 0) return rl_fail(plan, RL_INVALID, "DEQUANTIZE's int8 input has no quantization scales");
+    int32_t channels = 1, axis = 0;
+    if (count > 1) {
+        axis = input->q_dimension;
+        if (axis < 0 || axis >= input->shape.rank || input->shape.dims[axis] != count)
+            return rl_fail(plan, RL_INVALID, "DEQUANTIZE's input has %d scales for dimension %d of a rank-%d tensor",
+                           count, axis, input->shape.rank);
+        channels = count;
+    }
+    float *scales = (float *)rl_op_scratch(plan, op, (sizeof(float) + sizeof(int32_t)) * (size_t)channels);
+    if (!scales) return RL_NO_MEMORY;
+    int32_t *zero_points = (int32_t *)(scales + channels);
+    for (int32_t c = 0; c < channels; ++c) {
+        scales[c] = input->q_scales[c];
+        if (!(scales[c] > 0.0f) || !isfinite(scales[c]))
+            return rl_fail(plan, RL_INVALID, "DEQUANTIZE's input scale %d is %g, must be positive and finite", c,
+                           (double)scales[c]);
+        if (input->q_zero_points[c] < -128 || input->q_zero_points[c] > 127)
+            return rl_fail(plan, RL_INVALID, "DEQUANTIZE's input zero point %d is %lld, outside int8's range", c,
+                           (long long)input->q_zero_points[c]);
+        zero_points[c] = (int32_t)input->q_zero_points[c];
+    }
+    int64_t outer = 1, inner = 1;
+    if (count > 1) {
+        for (int32_t d = 0; d < axis; ++d) outer *= input->shape.dims[d];
+        for (int32_t d = axis + 1; d < input->shape.rank; ++d) inner *= input->shape.dims[d];
+    } else {
+        inner = rl_shape_count(&input->shape);
+    }
+    op->prep.outer = outer;
+    op->prep.inner = inner;
+    op->prep.axis = channels;
+    return RL_OK;
+}
+
+rl_status rl_eval_dequantize(rl_plan *plan, rl_op *op) {
+    const rl_tensor *input = rl_input(plan, op, 0);
+    rl_tensor *output = rl_output(plan, op, 0);
+    if (input->dtype == RL_FLOAT16) {
+        plan->kernels->f16_f32_convert(rl_shape_count(&output->shape), (const uint16_t *)input->data,
+                                       (float *)output->data);
+        return RL_OK;
+    }
+    const float *scales = (const float *)op->scratch;
+    plan->kernels->s8_f32_dequantize(op->prep.outer, op->prep.axis, op->prep.inner, scales,
+                                     (const int32_t *)(scales + op->prep.axis), (const int8_t *)input->data,
+                                     (float *)output->data);
+    return RL_OK;
+}
