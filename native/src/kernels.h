@@ -35,6 +35,10 @@ typedef enum {
     RL_UN_HARD_SWISH
 } rl_unary_op;
 
+/* int8 element-wise binary arithmetic: which runtime's formula (see s8_binary_ref.c). */
+typedef enum { RL_S8_ADD_TFLITE, RL_S8_SUB_TFLITE, RL_S8_ADDSUB_XNNPACK, RL_S8_MUL_TFLITE, RL_S8_MUL_XNNPACK } rl_s8_binary_kind;
+struct rl_s8_binary_params;
+
 typedef void (*rl_f32_window_fn)(const rl_window_geometry *g, const float *input, const float *filter,
                                  const float *bias, float *output);
 
@@ -55,6 +59,8 @@ typedef struct {
     void (*f32_log_softmax)(int64_t rows, int32_t depth, const float *x, float *y);
     void (*f32_reduce_sum)(const int64_t *dims, const int32_t *reduced, float divisor, const float *x,
                            float *y, int64_t out_count);
+    void (*s8_binary)(const rl_broadcast *bc, const struct rl_s8_binary_params *p, const int8_t *a,
+                      const int8_t *b, int8_t *out);
 } rl_kernel_table;
 
 const rl_kernel_table *rl_kernel_table_ref(void);
@@ -106,5 +112,21 @@ void f32_resize_bilinear_ref(int32_t batch, int32_t in_h, int32_t in_w, int32_t 
 void f32_resize_nearest_ref(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h,
                             int32_t out_w, int32_t align_corners, int32_t half_pixel_centers, const float *x,
                             float *y);
+
+/* int8 kernels: everything derived from scales is computed by prepare and passed in a params struct. */
+typedef struct rl_s8_binary_params {
+    rl_s8_binary_kind kind;
+    int32_t a_zero_point, b_zero_point, output_zero_point;
+    /* TFLite: inputs shifted left, each scaled to twice the larger input scale, the sum to the output. */
+    int32_t left_shift, a_multiplier, a_shift, b_multiplier, b_shift, output_multiplier, output_shift;
+    /* XNNPACK ADD/SUB: (bias + a * a_multiplier + b * b_multiplier) >> shift, bias holding rounding and
+     * zero points; MUL: the float product-to-output scale. */
+    int32_t xnn_a_multiplier, xnn_b_multiplier, xnn_shift, xnn_bias;
+    float scale;
+    int32_t act_min, act_max; /* in the output's integers */
+} rl_s8_binary_params;
+
+void s8_binary_ref(const rl_broadcast *bc, const rl_s8_binary_params *p, const int8_t *a, const int8_t *b,
+                   int8_t *out);
 
 #endif

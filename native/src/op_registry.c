@@ -3,9 +3,10 @@
 
 #define F32 RL_TAKES_F32
 #define ANY RL_TAKES_ANY
+#define S8 (1u << RL_INT8)
 
 static const rl_op_kind op_kinds[] = {
-    {RL_OP_ADD, "ADD", F32 | RL_TAKES_I32, 0, rl_prepare_binary, rl_eval_binary},
+    {RL_OP_ADD, "ADD", F32 | RL_TAKES_I32 | S8, 0, rl_prepare_binary, rl_eval_binary},
     {RL_OP_AVERAGE_POOL_2D, "AVERAGE_POOL_2D", F32, 0, rl_prepare_pool2d, rl_eval_avgpool2d},
     {RL_OP_CONCATENATION, "CONCATENATION", ANY, 0, rl_prepare_concatenation, rl_eval_concatenation},
     {RL_OP_CONV_2D, "CONV_2D", F32, 0, rl_prepare_conv2d, rl_eval_conv2d},
@@ -13,7 +14,7 @@ static const rl_op_kind op_kinds[] = {
     {RL_OP_FULLY_CONNECTED, "FULLY_CONNECTED", F32, 0, rl_prepare_fully_connected, rl_eval_fully_connected},
     {RL_OP_LOGISTIC, "LOGISTIC", F32, 0, rl_prepare_same_shape_f32, rl_eval_unary},
     {RL_OP_MAX_POOL_2D, "MAX_POOL_2D", F32, 0, rl_prepare_pool2d, rl_eval_maxpool2d},
-    {RL_OP_MUL, "MUL", F32 | RL_TAKES_I32, 0, rl_prepare_binary, rl_eval_binary},
+    {RL_OP_MUL, "MUL", F32 | RL_TAKES_I32 | S8, 0, rl_prepare_binary, rl_eval_binary},
     {RL_OP_RELU, "RELU", F32, 0, rl_prepare_same_shape_f32, rl_eval_unary},
     {RL_OP_RELU6, "RELU6", F32, 0, rl_prepare_same_shape_f32, rl_eval_unary},
     {RL_OP_RESHAPE, "RESHAPE", ANY, 0, rl_prepare_reshape, rl_eval_copy},
@@ -24,7 +25,7 @@ static const rl_op_kind op_kinds[] = {
     {RL_OP_GATHER, "GATHER", ANY, 0, rl_prepare_gather, rl_eval_gather},
     {RL_OP_TRANSPOSE, "TRANSPOSE", ANY, 0, rl_prepare_transpose, rl_eval_transpose},
     {RL_OP_MEAN, "MEAN", F32, 0, rl_prepare_reduce, rl_eval_reduce},
-    {RL_OP_SUB, "SUB", F32 | RL_TAKES_I32, 0, rl_prepare_binary, rl_eval_binary},
+    {RL_OP_SUB, "SUB", F32 | RL_TAKES_I32 | S8, 0, rl_prepare_binary, rl_eval_binary},
     {RL_OP_DIV, "DIV", F32 | RL_TAKES_I32, 0, rl_prepare_binary, rl_eval_binary},
     {RL_OP_SQUEEZE, "SQUEEZE", ANY, 0, rl_prepare_squeeze, rl_eval_copy},
     {RL_OP_STRIDED_SLICE, "STRIDED_SLICE", ANY, 0, rl_prepare_strided_slice, rl_eval_strided_slice},
