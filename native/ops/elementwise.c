@@ -54,6 +54,8 @@ rl_status rl_prepare_same_shape_f32(rl_plan *plan, rl_op *op) {
     rl_status s = rl_expect_inputs(plan, op, 1, 1);
     if (s != RL_OK) return s;
     rl_tensor *input = rl_input(plan, op, 0), *output = rl_output(plan, op, 0);
+    if (input->dtype == RL_INT8 && op->code != RL_OP_SOFTMAX && op->code != RL_OP_LOG_SOFTMAX)
+        return rl_prepare_activation_s8(plan, op);
     if ((s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
     if ((s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
     output->shape = input->shape;
@@ -81,12 +83,14 @@ static rl_unary_op unary_of(int32_t code) {
 }
 
 rl_status rl_eval_unary(rl_plan *plan, rl_op *op) {
+    if (rl_input(plan, op, 0)->dtype == RL_INT8) return rl_eval_activation_s8(plan, op);
     plan->kernels->f32_unary(unary_of(op->code), op->prep.count, (const float *)rl_input(plan, op, 0)->data,
                              (float *)rl_output(plan, op, 0)->data);
     return RL_OK;
 }
 
 rl_status rl_eval_leaky_relu(rl_plan *plan, rl_op *op) {
+    if (rl_input(plan, op, 0)->dtype == RL_INT8) return rl_eval_activation_s8(plan, op);
     plan->kernels->f32_leaky_relu(op->prep.count, op->params.leaky_relu.alpha,
                                   (const float *)rl_input(plan, op, 0)->data, (float *)rl_output(plan, op, 0)->data);
     return RL_OK;

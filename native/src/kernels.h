@@ -61,6 +61,7 @@ typedef struct {
                            float *y, int64_t out_count);
     void (*s8_binary)(const rl_broadcast *bc, const struct rl_s8_binary_params *p, const int8_t *a,
                       const int8_t *b, int8_t *out);
+    void (*s8_lut)(int64_t count, const int8_t *table, const int8_t *x, int8_t *y);
 } rl_kernel_table;
 
 const rl_kernel_table *rl_kernel_table_ref(void);
@@ -128,5 +129,7 @@ typedef struct rl_s8_binary_params {
 
 void s8_binary_ref(const rl_broadcast *bc, const rl_s8_binary_params *p, const int8_t *a, const int8_t *b,
                    int8_t *out);
+/* table indexed by the input's bits as uint8 (x = -128 at index 128). */
+void s8_lut_ref(int64_t count, const int8_t *table, const int8_t *x, int8_t *y);
 
 #endif

@@ -63,5 +63,7 @@ rl_status rl_eval_resize(rl_plan *plan, rl_op *op);
 /* int8 kernels (elementwise_int8.c, activation_int8.c, pool_int8.c, reduce_int8.c). */
 rl_status rl_prepare_binary_s8(rl_plan *plan, rl_op *op);
 rl_status rl_eval_binary_s8(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_activation_s8(rl_plan *plan, rl_op *op);
+rl_status rl_eval_activation_s8(rl_plan *plan, rl_op *op);
 
 #endif
