@@ -62,6 +62,8 @@ typedef struct {
     void (*s8_binary)(const rl_broadcast *bc, const struct rl_s8_binary_params *p, const int8_t *a,
                       const int8_t *b, int8_t *out);
     void (*s8_lut)(int64_t count, const int8_t *table, const int8_t *x, int8_t *y);
+    void (*s8_maxpool2d)(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
+    void (*s8_avgpool2d)(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
 } rl_kernel_table;
 
 const rl_kernel_table *rl_kernel_table_ref(void);
@@ -131,5 +133,8 @@ void s8_binary_ref(const rl_broadcast *bc, const rl_s8_binary_params *p, const i
                    int8_t *out);
 /* table indexed by the input's bits as uint8 (x = -128 at index 128). */
 void s8_lut_ref(int64_t count, const int8_t *table, const int8_t *x, int8_t *y);
+/* int8 pooling, NHWC; act_min/act_max clamp in the output's integers (scales equal in and out). */
+void s8_maxpool2d_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
+void s8_avgpool2d_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
 
 #endif

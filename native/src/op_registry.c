@@ -7,13 +7,13 @@
 
 static const rl_op_kind op_kinds[] = {
     {RL_OP_ADD, "ADD", F32 | RL_TAKES_I32 | S8, 0, rl_prepare_binary, rl_eval_binary},
-    {RL_OP_AVERAGE_POOL_2D, "AVERAGE_POOL_2D", F32, 0, rl_prepare_pool2d, rl_eval_avgpool2d},
+    {RL_OP_AVERAGE_POOL_2D, "AVERAGE_POOL_2D", F32 | S8, 0, rl_prepare_pool2d, rl_eval_avgpool2d},
     {RL_OP_CONCATENATION, "CONCATENATION", ANY, 0, rl_prepare_concatenation, rl_eval_concatenation},
     {RL_OP_CONV_2D, "CONV_2D", F32, 0, rl_prepare_conv2d, rl_eval_conv2d},
     {RL_OP_DEPTHWISE_CONV_2D, "DEPTHWISE_CONV_2D", F32, 0, rl_prepare_dwconv2d, rl_eval_dwconv2d},
     {RL_OP_FULLY_CONNECTED, "FULLY_CONNECTED", F32, 0, rl_prepare_fully_connected, rl_eval_fully_connected},
     {RL_OP_LOGISTIC, "LOGISTIC", F32 | S8, 0, rl_prepare_same_shape_f32, rl_eval_unary},
-    {RL_OP_MAX_POOL_2D, "MAX_POOL_2D", F32, 0, rl_prepare_pool2d, rl_eval_maxpool2d},
+    {RL_OP_MAX_POOL_2D, "MAX_POOL_2D", F32 | S8, 0, rl_prepare_pool2d, rl_eval_maxpool2d},
     {RL_OP_MUL, "MUL", F32 | RL_TAKES_I32 | S8, 0, rl_prepare_binary, rl_eval_binary},
     {RL_OP_RELU, "RELU", F32 | S8, 0, rl_prepare_same_shape_f32, rl_eval_unary},
     {RL_OP_RELU6, "RELU6", F32 | S8, 0, rl_prepare_same_shape_f32, rl_eval_unary},
