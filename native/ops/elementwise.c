@@ -56,6 +56,7 @@ rl_status rl_prepare_same_shape_f32(rl_plan *plan, rl_op *op) {
     rl_tensor *input = rl_input(plan, op, 0), *output = rl_output(plan, op, 0);
     if (input->dtype == RL_INT8 && op->code != RL_OP_SOFTMAX && op->code != RL_OP_LOG_SOFTMAX)
         return rl_prepare_activation_s8(plan, op);
+    if (input->dtype == RL_INT8 && op->code == RL_OP_SOFTMAX) return rl_prepare_softmax_s8(plan, op);
     if ((s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
     if ((s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
     output->shape = input->shape;
@@ -97,6 +98,7 @@ rl_status rl_eval_leaky_relu(rl_plan *plan, rl_op *op) {
 }
 
 rl_status rl_eval_softmax(rl_plan *plan, rl_op *op) {
+    if (rl_input(plan, op, 0)->dtype == RL_INT8) return rl_eval_softmax_s8(plan, op);
     plan->kernels->f32_softmax(op->prep.outer, (int32_t)op->prep.inner, op->params.softmax.beta,
                                (const float *)rl_input(plan, op, 0)->data, (float *)rl_output(plan, op, 0)->data);
     return RL_OK;

@@ -64,6 +64,8 @@ typedef struct {
     void (*s8_lut)(int64_t count, const int8_t *table, const int8_t *x, int8_t *y);
     void (*s8_maxpool2d)(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
     void (*s8_avgpool2d)(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
+    void (*s8_softmax)(int64_t rows, int32_t depth, const float *exp_table, float output_scale, int32_t output_zero_point,
+                       const int8_t *x, int8_t *y);
 } rl_kernel_table;
 
 const rl_kernel_table *rl_kernel_table_ref(void);
@@ -136,5 +138,7 @@ void s8_lut_ref(int64_t count, const int8_t *table, const int8_t *x, int8_t *y);
 /* int8 pooling, NHWC; act_min/act_max clamp in the output's integers (scales equal in and out). */
 void s8_maxpool2d_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
 void s8_avgpool2d_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
+void s8_softmax_ref(int64_t rows, int32_t depth, const float *exp_table, float output_scale, int32_t output_zero_point,
+                    const int8_t *x, int8_t *y);
 
 #endif

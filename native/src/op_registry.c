@@ -19,7 +19,7 @@ static const rl_op_kind op_kinds[] = {
     {RL_OP_RELU6, "RELU6", F32 | S8, 0, rl_prepare_same_shape_f32, rl_eval_unary},
     {RL_OP_RESHAPE, "RESHAPE", ANY, 0, rl_prepare_reshape, rl_eval_copy},
     {RL_OP_RESIZE_BILINEAR, "RESIZE_BILINEAR", F32, 0, rl_prepare_resize, rl_eval_resize},
-    {RL_OP_SOFTMAX, "SOFTMAX", F32, 0, rl_prepare_same_shape_f32, rl_eval_softmax},
+    {RL_OP_SOFTMAX, "SOFTMAX", F32 | S8, 0, rl_prepare_same_shape_f32, rl_eval_softmax},
     {RL_OP_TANH, "TANH", F32 | S8, 0, rl_prepare_same_shape_f32, rl_eval_unary},
     {RL_OP_PAD, "PAD", ANY, 0, rl_prepare_pad, rl_eval_pad},
     {RL_OP_GATHER, "GATHER", ANY, 0, rl_prepare_gather, rl_eval_gather},

@@ -79,3 +79,24 @@ def test_hard_swish_refuses_large_ratios():
         LiteRT(model_content=m).allocate_tensors()
     with pytest.raises(Exception, match="too large for int8 HARD_SWISH"):
         Interpreter(model_content=m).allocate_tensors()
+
+
+@EXAMPLES
+@given(st.integers(0, 2**31 - 1), st.integers(1, 4), st.integers(1, 40), log_uniform(1e-3, 1.0), zero_points,
+       st.sampled_from([1.0, 0.5, 1.7]))
+def test_softmax(seed, rows, depth, si, zi, beta):
+    x = np.random.default_rng(seed).integers(-128, 128, size=(rows, depth)).astype(I8)
+    m = op_model("SOFTMAX", [Input(x.shape, I8, Quant(si, zi))], [((1,), I8, Quant(1 / 256, -128))], {"beta": beta})
+    assert_same_bits_as_litert(m, [x])
+
+
+def test_softmax_output_quantization_must_be_the_usual():
+    """LiteRT refuses an int8 SOFTMAX output other than scale 1/256, zero point -128; so does rillet."""
+    from ai_edge_litert.interpreter import Interpreter as LiteRT
+    from rillet.runtime import Interpreter
+
+    m = op_model("SOFTMAX", [Input((2, 5), I8, Quant(0.1, 0))], [((1,), I8, Quant(1 / 256, 0))], {"beta": 1.0})
+    with pytest.raises(RuntimeError, match="zero_point"):
+        LiteRT(model_content=m).allocate_tensors()
+    with pytest.raises(Exception, match="scale 1/256 and zero point -128"):
+        Interpreter(model_content=m).allocate_tensors()
