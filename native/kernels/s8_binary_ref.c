@@ -21,9 +21,9 @@ static int32_t tflite_add(int32_t x, int32_t y, int32_t sign, const rl_s8_binary
     const int32_t sy = (int32_t)((uint32_t)(y - p->b_zero_point) << p->left_shift);
     const int32_t raw = rl_mul_by_quantized_multiplier(sx, p->a_multiplier, p->a_shift) +
                         sign * rl_mul_by_quantized_multiplier(sy, p->b_multiplier, p->b_shift);
-    /* Not matched on purpose: LiteRT 2.3's optimized int8 ADD (not SUB) narrows this unclamped value to 16
+    /* Not matched on purpose: LiteRT 2.3's optimized int8 ADD and MUL (not SUB) narrow this unclamped value to 16
      * bits, wrapping, in its 16-element SIMD blocks (its scalar tails and the reference kernel do not). Only
-     * input-to-output ratios of 256 and more (which XNNPACK refuses) reach |v| > 32767, where rillet
+     * ratios of 256 and more (which XNNPACK refuses) reach |v| > 32767, where rillet
      * saturates as TFLite's reference does; test_int8_elementwise_ops.py pins that. */
     return rl_mul_by_quantized_multiplier(raw, p->output_multiplier, p->output_shift) + p->output_zero_point;
 }
