@@ -8,6 +8,8 @@ static const rl_kernel_table reference_table = {
     s8_batch_matmul_ref, qd8_f32_qc8w_fully_connected_ref, f32_s8_quantize_ref, s8_requantize_ref, s8_f32_dequantize_ref, f16_f32_convert_ref,
     f32_binary_ref, f32_unary_ref,
     f32_leaky_relu_ref,   f32_softmax_ref,   f32_log_softmax_ref,     f32_reduce_sum_ref,
+    s8_binary_ref,        s8_lut_ref,        s8_maxpool2d_ref,        s8_avgpool2d_ref,
+    s8_softmax_ref,
 };
 
 const rl_kernel_table *rl_kernel_table_ref(void) { return &reference_table; }

@@ -23,6 +23,7 @@ rl_status rl_prepare_binary(rl_plan *plan, rl_op *op) {
         return rl_fail(plan, RL_INVALID, "operands are %s and %s", rl_dtype_name(a->dtype), rl_dtype_name(b->dtype));
     const int32_t out_dtype = op->code == RL_OP_GREATER ? RL_BOOL : a->dtype;
     if ((s = rl_expect_dtype(plan, output, "output", out_dtype)) != RL_OK) return s;
+    if (a->dtype == RL_INT8) return rl_prepare_binary_s8(plan, op);
     if (a->dtype != RL_FLOAT32 && !(a->dtype == RL_INT32 && op->code != RL_OP_GREATER))
         return rl_fail(plan, RL_UNSUPPORTED, "no kernel for %s operands", rl_dtype_name(a->dtype));
     if ((s = rl_broadcast_shapes(plan, &a->shape, &b->shape, &output->shape, &op->prep.bc)) != RL_OK) return s;
@@ -36,6 +37,7 @@ rl_status rl_prepare_binary(rl_plan *plan, rl_op *op) {
 rl_status rl_eval_binary(rl_plan *plan, rl_op *op) {
     const rl_tensor *a = rl_input(plan, op, 0), *b = rl_input(plan, op, 1);
     void *out = rl_output(plan, op, 0)->data;
+    if (a->dtype == RL_INT8) return rl_eval_binary_s8(plan, op);
     if (op->code == RL_OP_GREATER) {
         f32_greater_ref(&op->prep.bc, (const float *)a->data, (const float *)b->data, (uint8_t *)out);
     } else if (a->dtype == RL_INT32) {
@@ -52,6 +54,9 @@ rl_status rl_prepare_same_shape_f32(rl_plan *plan, rl_op *op) {
     rl_status s = rl_expect_inputs(plan, op, 1, 1);
     if (s != RL_OK) return s;
     rl_tensor *input = rl_input(plan, op, 0), *output = rl_output(plan, op, 0);
+    if (input->dtype == RL_INT8 && op->code != RL_OP_SOFTMAX && op->code != RL_OP_LOG_SOFTMAX)
+        return rl_prepare_activation_s8(plan, op);
+    if (input->dtype == RL_INT8 && op->code == RL_OP_SOFTMAX) return rl_prepare_softmax_s8(plan, op);
     if ((s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
     if ((s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
     output->shape = input->shape;
@@ -79,18 +84,21 @@ static rl_unary_op unary_of(int32_t code) {
 }
 
 rl_status rl_eval_unary(rl_plan *plan, rl_op *op) {
+    if (rl_input(plan, op, 0)->dtype == RL_INT8) return rl_eval_activation_s8(plan, op);
     plan->kernels->f32_unary(unary_of(op->code), op->prep.count, (const float *)rl_input(plan, op, 0)->data,
                              (float *)rl_output(plan, op, 0)->data);
     return RL_OK;
 }
 
 rl_status rl_eval_leaky_relu(rl_plan *plan, rl_op *op) {
+    if (rl_input(plan, op, 0)->dtype == RL_INT8) return rl_eval_activation_s8(plan, op);
     plan->kernels->f32_leaky_relu(op->prep.count, op->params.leaky_relu.alpha,
                                   (const float *)rl_input(plan, op, 0)->data, (float *)rl_output(plan, op, 0)->data);
     return RL_OK;
 }
 
 rl_status rl_eval_softmax(rl_plan *plan, rl_op *op) {
+    if (rl_input(plan, op, 0)->dtype == RL_INT8) return rl_eval_softmax_s8(plan, op);
     plan->kernels->f32_softmax(op->prep.outer, (int32_t)op->prep.inner, op->params.softmax.beta,
                                (const float *)rl_input(plan, op, 0)->data, (float *)rl_output(plan, op, 0)->data);
     return RL_OK;

@@ -130,8 +130,9 @@ static rl_status prepare_pool(rl_plan *plan, rl_op *op) {
     if (s != RL_OK) return s;
     rl_tensor *input = rl_input(plan, op, 0), *output = rl_output(plan, op, 0);
     const rl_pool_params *p = &op->params.pool;
-    if ((s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
-    if ((s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
+    const int32_t dtype = input->dtype == RL_INT8 ? RL_INT8 : RL_FLOAT32;
+    if ((s = rl_expect_dtype(plan, input, "input", dtype)) != RL_OK) return s;
+    if ((s = rl_expect_dtype(plan, output, "output", dtype)) != RL_OK) return s;
     if (p->filter_h < 1 || p->filter_w < 1)
         return rl_fail(plan, RL_INVALID, "filter %dx%d must be at least 1x1", p->filter_h, p->filter_w);
     rl_window_geometry g;
@@ -147,13 +148,14 @@ static rl_status prepare_pool(rl_plan *plan, rl_op *op) {
     op->prep.pad_w = g.pad_w;
     op->prep.act_min = g.act_min;
     op->prep.act_max = g.act_max;
-    return RL_OK;
+    return dtype == RL_INT8 ? rl_prepare_pool2d_s8(plan, op) : RL_OK;
 }
 
 static rl_status eval_pool(rl_plan *plan, rl_op *op, rl_f32_window_fn fn) {
     const rl_pool_params *p = &op->params.pool;
     rl_window_geometry g;
     geometry(plan, op, &g, p->filter_h, p->filter_w, p->stride_h, p->stride_w, 1, 1);
+    if (rl_input(plan, op, 0)->dtype == RL_INT8) return rl_eval_pool2d_s8(plan, op, &g);
     fn(&g, (const float *)rl_input(plan, op, 0)->data, NULL, NULL, (float *)rl_output(plan, op, 0)->data);
     return RL_OK;
 }

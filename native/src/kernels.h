@@ -56,6 +56,10 @@ static inline int8_t rl_requantize_fp32(int32_t acc, float scale, const rl_s8_re
     return (int8_t)((int32_t)nearbyintf(v) + rq->output_zero_point);
 }
 
+/* int8 element-wise binary arithmetic: which runtime's formula (see s8_binary_ref.c). */
+typedef enum { RL_S8_ADD_TFLITE, RL_S8_SUB_TFLITE, RL_S8_ADDSUB_XNNPACK, RL_S8_MUL_TFLITE, RL_S8_MUL_XNNPACK } rl_s8_binary_kind;
+struct rl_s8_binary_params;
+
 typedef void (*rl_f32_window_fn)(const rl_window_geometry *g, const float *input, const float *filter,
                                  const float *bias, float *output);
 
@@ -93,6 +97,13 @@ typedef struct {
     void (*f32_log_softmax)(int64_t rows, int32_t depth, const float *x, float *y);
     void (*f32_reduce_sum)(const int64_t *dims, const int32_t *reduced, float divisor, const float *x,
                            float *y, int64_t out_count);
+    void (*s8_binary)(const rl_broadcast *bc, const struct rl_s8_binary_params *p, const int8_t *a,
+                      const int8_t *b, int8_t *out);
+    void (*s8_lut)(int64_t count, const int8_t *table, const int8_t *x, int8_t *y);
+    void (*s8_maxpool2d)(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
+    void (*s8_avgpool2d)(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
+    void (*s8_softmax)(int64_t rows, int32_t depth, const float *exp_table, float output_scale, int32_t output_zero_point,
+                       const int8_t *x, int8_t *y);
 } rl_kernel_table;
 
 const rl_kernel_table *rl_kernel_table_ref(void);
@@ -173,5 +184,28 @@ void f32_resize_bilinear_ref(int32_t batch, int32_t in_h, int32_t in_w, int32_t 
 void f32_resize_nearest_ref(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h,
                             int32_t out_w, int32_t align_corners, int32_t half_pixel_centers, const float *x,
                             float *y);
+
+/* int8 kernels: everything derived from scales is computed by prepare and passed in a params struct. */
+typedef struct rl_s8_binary_params {
+    rl_s8_binary_kind kind;
+    int32_t a_zero_point, b_zero_point, output_zero_point;
+    /* TFLite: inputs shifted left, each scaled to twice the larger input scale, the sum to the output. */
+    int32_t left_shift, a_multiplier, a_shift, b_multiplier, b_shift, output_multiplier, output_shift;
+    /* XNNPACK ADD/SUB: (bias + a * a_multiplier + b * b_multiplier) >> shift, bias holding rounding and
+     * zero points; MUL: the float product-to-output scale. */
+    int32_t xnn_a_multiplier, xnn_b_multiplier, xnn_shift, xnn_bias;
+    float scale;
+    int32_t act_min, act_max; /* in the output's integers */
+} rl_s8_binary_params;
+
+void s8_binary_ref(const rl_broadcast *bc, const rl_s8_binary_params *p, const int8_t *a, const int8_t *b,
+                   int8_t *out);
+/* table indexed by the input's bits as uint8 (x = -128 at index 128). */
+void s8_lut_ref(int64_t count, const int8_t *table, const int8_t *x, int8_t *y);
+/* int8 pooling, NHWC; act_min/act_max clamp in the output's integers (scales equal in and out). */
+void s8_maxpool2d_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
+void s8_avgpool2d_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
+void s8_softmax_ref(int64_t rows, int32_t depth, const float *exp_table, float output_scale, int32_t output_zero_point,
+                    const int8_t *x, int8_t *y);
 
 #endif

@@ -54,17 +54,11 @@ def test_dynamic_batch_runs_at_1_and_after_resize_at_7():
         np.testing.assert_allclose(y, run_once(theirs, x), rtol=RTOL, atol=ATOL)
 
 
-@pytest.mark.parametrize("name", ["cnn_small_int8", "mobilenet_v2_035_96_int8", "cnn_small_int8_floatio", "train_mlp"])
-def test_models_rillet_cannot_run_yet_are_refused_at_load_listing_every_op(name):
+def test_a_model_rillet_cannot_run_yet_is_refused_at_load_listing_every_op():
     with pytest.raises(UnsupportedOpsError) as error:
-        Interpreter(model_path=str(model_path(name)))
-    message = str(error.value)
-    expected = {"cnn_small_int8": ["SOFTMAX op 10 on INT8"],
-                "mobilenet_v2_035_96_int8": ["SOFTMAX op 64 on INT8"],
-                "cnn_small_int8_floatio": ["SOFTMAX op 11 on INT8"],
-                "train_mlp": ["VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "CALL_ONCE"]}[name]
-    for part in expected:
-        assert part in message
+        Interpreter(model_path=str(model_path("train_mlp")))
+    for part in ["VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "CALL_ONCE"]:
+        assert part in str(error.value)
 
 
 def test_flatten_chain_is_folded_and_constants_are_used_in_place():
