@@ -113,13 +113,17 @@ def runtimes() -> dict[str, Callable]:
     return {"LiteRT": LiteRT, "rillet runtime": Interpreter}
 
 
-def write_sample(path: Path, split: dict[str, np.ndarray], size: int = 200) -> None:
-    """The held-out indices, and the first `size` held-out images as uint8 (digits are integers 0..16), for
-    `rillet demo` where scikit-learn is not installed."""
+def write_sample(path: Path, split: dict[str, np.ndarray], size: int = 200, calibration_size: int = 100) -> None:
+    """The held-out indices, the first `size` held-out images as uint8 (digits are integers 0..16), for
+    `rillet demo` where scikit-learn is not installed, and the first `calibration_size` *training* images,
+    which the demo quantizes the model with (calibrating on the images it scores would flatter int8)."""
     images = split["x_test"][:size, ..., 0]
-    assert np.array_equal(images, np.round(images)) and images.max() <= 16
+    calibration = split["x_train"][:calibration_size, ..., 0]
+    for x in (images, calibration):
+        assert np.array_equal(x, np.round(x)) and x.max() <= 16
     np.savez_compressed(path, test_indices=split["test_indices"].astype(np.uint16),
-                        images=images.astype(np.uint8), labels=split["y_test"][:size].astype(np.uint8))
+                        images=images.astype(np.uint8), labels=split["y_test"][:size].astype(np.uint8),
+                        calibration=calibration.astype(np.uint8))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,8 +2,8 @@
 
 `data/digits.tflite` is the CNN that examples/train_desktop.py trains on scikit-learn's digits (default
 arguments, seed 0); `data/digits_sample.npz` holds that run's held-out split: `test_indices` into
-`load_digits()`, and the first 200 held-out `images` (uint8, values 0..16) with their `labels`, for
-machines without scikit-learn. Both are rewritten together:
+`load_digits()`, the first 200 held-out `images` (uint8, values 0..16) with their `labels`, for
+machines without scikit-learn, and 100 training images (`calibration`) that `rillet demo` quantizes with. Both are rewritten together:
 
     python examples/train_desktop.py --out rillet/data/digits.tflite --sample rillet/data/digits_sample.npz
 """
@@ -48,3 +48,10 @@ def digits_test_set(use_sklearn: bool = True) -> DigitsTestSet:
             images, labels = digits.images[test_indices], digits.target[test_indices]
             source = f"scikit-learn's digits: the {len(labels)} held-out images (none used in training)"
     return DigitsTestSet(np.asarray(images, np.float32)[..., None], np.asarray(labels, np.int32), source)
+
+
+def digits_calibration_images() -> np.ndarray:
+    """Training images (float32 [100, 8, 8, 1], values 0..16), none of them in the held-out set: the
+    calibration data for quantizing the bundled model."""
+    with np.load(bundled_model_path(DIGITS_SAMPLE)) as sample:
+        return np.asarray(sample["calibration"], np.float32)[..., None]

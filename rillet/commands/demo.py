@@ -35,10 +35,14 @@ def _positive(text: str) -> int:
 
 
 def model_rows() -> list[tuple[str, bytes]]:
-    """The models the demo compares: (label, .tflite bytes)."""
-    from rillet.bundled import bundled_model_path
+    """The models the demo compares: (label, .tflite bytes): the bundled float model, and the same model
+    quantized to int8 here, calibrated on bundled training images (float input and output, so both rows
+    take the same images)."""
+    from rillet.bundled import bundled_model_path, digits_calibration_images
+    from rillet.quant import quantize
 
-    return [("float32", bundled_model_path().read_bytes())]
+    float_model = bundled_model_path().read_bytes()
+    return [("float32", float_model), ("int8", quantize(float_model, digits_calibration_images(), progress=False))]
 
 
 def runtimes(threads: int = 1) -> dict[str, Callable[[bytes], Any] | str]:
@@ -114,7 +118,7 @@ def _size(n: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rillet.bundled import DEFAULT_MODEL, bundled_model_path, digits_test_set
+    from rillet.bundled import DEFAULT_MODEL, bundled_model_path, digits_calibration_images, digits_test_set
 
     rows = model_rows()
     runtimes_found = runtimes(args.threads)
@@ -125,7 +129,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"model  {bundled_model_path(DEFAULT_MODEL)} ({len(rows[0][1]):,} bytes)")
     for line in describe_model(rows[0][1]):
         print(f"       {line}")
-    print(f"data   {test.source}\n")
+    print(f"data   {test.source}")
+    print("int8   the same model quantized by `rillet.quant.quantize` just now (per-channel weights, min/max")
+    print(f"       ranges from {len(digits_calibration_images())} training images; float input and output)\n")
 
     header = f"{'variant':<9}{'runtime':<9}{'accuracy':<20}{'size':>10}{'1 image':>12}{f'batch of {n}':>16}"
     lines = [header, "-" * len(header)]

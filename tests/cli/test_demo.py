@@ -14,7 +14,7 @@ from rillet.bundled import bundled_model_path, digits_test_set
 from rillet.cli import main
 from rillet.runtime import Interpreter
 
-ROW = re.compile(r"^float32\s+(rillet|LiteRT)\s+([\d.]+)% \((\d+)/(\d+)\)", re.MULTILINE)
+ROW = re.compile(r"^(float32|int8)\s+(rillet|LiteRT)\s+([\d.]+)% \((\d+)/(\d+)\)", re.MULTILINE)
 
 
 def interpreter_correct(images: np.ndarray, labels: np.ndarray) -> int:
@@ -22,8 +22,8 @@ def interpreter_correct(images: np.ndarray, labels: np.ndarray) -> int:
     return int(np.sum(runner(image=images)["probs"].argmax(-1) == labels))
 
 
-def rows(text: str) -> dict[str, tuple[int, int]]:
-    return {name: (int(correct), int(n)) for name, _, correct, n in ROW.findall(text)}
+def rows(text: str, variant: str = "float32") -> dict[str, tuple[int, int]]:
+    return {name: (int(correct), int(n)) for v, name, _, correct, n in ROW.findall(text) if v == variant}
 
 
 def test_demo_reports_the_interpreters_accuracy_on_held_out_digits(capsys):
@@ -43,7 +43,25 @@ def test_demo_reports_the_interpreters_accuracy_on_held_out_digits(capsys):
         assert "LiteRT   not installed" in text
     else:
         assert rows(text)["LiteRT"] == (correct, len(test.labels))
-        assert f"rillet and LiteRT give the same class for all {len(test.labels)} images" in text
+        assert f"float32: rillet and LiteRT give the same class for all {len(test.labels)} images" in text
+
+
+def test_demo_quantizes_the_model_to_int8_within_a_point_of_float(capsys):
+    from rillet.bundled import digits_calibration_images
+    from rillet.quant import quantize
+
+    assert main(["demo", "--runs", "3"]) == 0
+    text = capsys.readouterr().out
+    test = digits_test_set()
+    int8_model = quantize(bundled_model_path().read_bytes(), digits_calibration_images(), progress=False)
+    runner = Interpreter(model_content=int8_model).get_signature_runner("infer")
+    correct = int(np.sum(runner(image=test.images)["probs"].argmax(-1) == test.labels))
+    assert rows(text, "int8")["rillet"] == (correct, len(test.labels))
+    assert abs(correct - rows(text)["rillet"][0]) / len(test.labels) <= 0.01
+    assert f"{len(int8_model) / 1024:.1f} KiB" in text and len(int8_model) < bundled_model_path().stat().st_size / 2
+    if "LiteRT   not installed" not in text:
+        assert rows(text, "int8")["LiteRT"] == (correct, len(test.labels))
+        assert f"int8: rillet and LiteRT give the same class for all {len(test.labels)} images" in text
 
 
 def test_without_scikit_learn_the_bundled_sample_is_used(monkeypatch, capsys):
