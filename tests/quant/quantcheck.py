@@ -1,12 +1,9 @@
 """Helpers for the quantization tests: running a model in LiteRT and rillet, SQNR, and the explicit check of
-whether rillet's runtime runs int8 models yet (its int8 kernels are landing on main)."""
+rillet's runtime giving LiteRT's bits."""
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
-import pytest
 from ai_edge_litert.interpreter import Interpreter as LiteRT
 
 
@@ -42,32 +39,8 @@ def run(content: bytes, xs: list[np.ndarray], interpreter_class=LiteRT, tensor_n
     return np.stack(ys)
 
 
-@functools.cache
-def rillet_runs_int8() -> bool:
-    """Whether rillet's runtime prepares an int8 CONV_2D (the int8 kernels have been merged)."""
-    from rillet.quant import quantize
-    from rillet.runtime import Interpreter
-    from single_op import Input, op_model
-
-    w = np.random.default_rng(0).normal(size=(2, 1, 1, 3)).astype(np.float32)
-    content = op_model("CONV_2D", [Input((1, 4, 4, 3)), w, np.zeros(2, np.float32)], [((1, 4, 4, 2), np.float32)],
-                       {"padding": 1, "stride_w": 1, "stride_h": 1, "fused_activation_function": 0})
-    q = quantize(content, np.random.default_rng(1).uniform(-1, 1, (4, 1, 4, 4, 3)).astype(np.float32),
-                 io="int8", progress=False, interpreter_class=LiteRT)
-    try:
-        it = Interpreter(model_content=q)
-        it.allocate_tensors()
-        it.invoke()
-    except Exception:
-        return False
-    return True
-
-
 def assert_same_bits_in_rillet(content: bytes, xs: list[np.ndarray]) -> None:
-    """rillet gives LiteRT's bits on a quantized file. Until rillet runs int8 at all, this is an explicit
-    xfail (reported), never a silent pass; once it does, any difference fails."""
-    if not rillet_runs_int8():
-        pytest.xfail("rillet's runtime does not run int8 models yet (kernels landing on main)")
+    """rillet gives LiteRT's bits on a quantized file."""
     from rillet.runtime import Interpreter
 
     expected = run(content, xs, LiteRT, dequantize=False)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from ai_edge_litert.interpreter import Interpreter as LiteRT
-from quantcheck import assert_same_bits_in_rillet, rillet_runs_int8, run
+from quantcheck import assert_same_bits_in_rillet, run
 
 from rillet.bundled import bundled_model_path, digits_test_set
 from rillet.quant import quantize
@@ -34,8 +34,6 @@ def test_int8_within_one_point_of_float_in_litert(digits):
 
 def test_int8_within_one_point_of_float_in_rillet(digits):
     f32, q, xs, labels = digits
-    if not rillet_runs_int8():
-        pytest.xfail("rillet's runtime does not run int8 models yet (kernels landing on main)")
     from rillet.runtime import Interpreter
 
     assert accuracy(q, xs, labels, Interpreter) >= accuracy(f32, xs, labels, Interpreter) - 0.01

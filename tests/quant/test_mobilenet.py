@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 from ai_edge_litert.interpreter import Interpreter as LiteRT
 from quantcheck import assert_same_bits_in_rillet, run, sqnr_db
-from support import MODELS_DIR, model_path
 
 from rillet.converter.format import load
 from rillet.quant import quantize
+
+from support import MODELS_DIR, model_path
 
 LOGITS = "mobilenetv2_0.35_96_1/predictions_1/MatMul2"
 

@@ -8,10 +8,11 @@ import pytest
 from ai_edge_litert.interpreter import Interpreter as LiteRT
 from quantcheck import assert_same_bits_in_rillet, run, sqnr_db
 from single_op import Input, op_model
-from support import model_path
 
 from rillet.converter.format import load
 from rillet.quant import CalibrationError, QuantizationError, quantize
+
+from support import model_path
 
 RNG = np.random.default_rng(7)
 CONV = {"padding": 0, "stride_w": 1, "stride_h": 1, "fused_activation_function": 1}
