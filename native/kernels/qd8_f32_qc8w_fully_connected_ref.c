@@ -2,15 +2,17 @@
  * (asymmetric, per row), int8 weights with per-unit scales, float output: the scalar reference. */
 #include "kernels.h"
 
-/* XNNPACK's qd8 row quantization (TFLite's AsymmetricQuantizeFloats in float, with ties to even): the
+/* XNNPACK's qd8 quantization of one row (TFLite's AsymmetricQuantizeFloats in float, with ties to even): the
  * row's range, widened to include 0, mapped onto [-128, 127] with a zero point chosen from whichever end
  * loses less; each value is round(x / scale) with ties to even, plus the zero point. (TFLite's own hybrid
- * kernel rounds ties away from zero, and differs from the default Interpreter on exact ties.) */
-static float quantize_row(int32_t n, const float *x, int8_t *q, int32_t *zero_point) {
+ * kernel rounds ties away from zero, and differs from the default Interpreter on exact ties.) The hybrid
+ * convolutions and BATCH_MATMUL quantize their rows (or whole images) with it too. */
+float f32_qd8_quantize_ref(int64_t n, int64_t stride, const float *x, int8_t *q, int32_t *zero_point) {
     float lo = 0.0f, hi = 0.0f;
-    for (int32_t i = 0; i < n; ++i) {
-        lo = x[i] < lo ? x[i] : lo;
-        hi = x[i] > hi ? x[i] : hi;
+    for (int64_t i = 0; i < n; ++i) {
+        const float v = x[i * stride];
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
     }
     const float scale = lo == hi ? 1.0f : (hi - lo) / 255.0f;
     const float lo_scaled = lo / scale, hi_scaled = hi / scale;
@@ -19,8 +21,8 @@ static float quantize_row(int32_t n, const float *x, int8_t *q, int32_t *zero_po
     zero_point_real = zero_point_real < -128.0f ? -128.0f : (zero_point_real > 127.0f ? 127.0f : zero_point_real);
     const int32_t zp = (int32_t)nearbyintf(zero_point_real);
     const float inverse = 1.0f / scale, below = (float)(-128 - zp), above = (float)(127 - zp);
-    for (int32_t i = 0; i < n; ++i) {
-        float v = x[i] * inverse;
+    for (int64_t i = 0; i < n; ++i) {
+        float v = x[i * stride] * inverse;
         v = v > below ? v : below;
         v = v < above ? v : above;
         q[i] = (int8_t)((int32_t)nearbyintf(v) + zp);
@@ -34,7 +36,7 @@ void qd8_f32_qc8w_fully_connected_ref(int64_t batch, int32_t in_depth, int32_t u
                                       float act_min, float act_max, int8_t *row_scratch, float *output) {
     for (int64_t b = 0; b < batch; ++b) {
         int32_t zp = 0;
-        const float row_scale = quantize_row(in_depth, input + b * in_depth, row_scratch, &zp);
+        const float row_scale = f32_qd8_quantize_ref(in_depth, 1, input + b * in_depth, row_scratch, &zp);
         for (int32_t u = 0; u < units; ++u) {
             const int8_t *w = weights + (int64_t)u * in_depth;
             int32_t acc = 0;

@@ -87,8 +87,9 @@ rl_status rl_prepare_batch_matmul(rl_plan *plan, rl_op *op) {
     if (s != RL_OK) return s;
     rl_tensor *a = rl_input(plan, op, 0), *b = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
     const rl_batch_matmul_params *p = &op->params.batch_matmul;
+    const int hybrid = a->dtype == RL_FLOAT32 && b->dtype == RL_INT8; /* conv_hybrid.c */
     const int quantized = a->dtype == RL_INT8; /* matmul_int8.c checks dtypes */
-    if (!quantized) {
+    if (!quantized && !hybrid) {
         if ((s = rl_expect_dtype(plan, a, "x", RL_FLOAT32)) != RL_OK) return s;
         if ((s = rl_expect_dtype(plan, b, "y", RL_FLOAT32)) != RL_OK) return s;
         if ((s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
@@ -112,12 +113,14 @@ rl_status rl_prepare_batch_matmul(rl_plan *plan, rl_op *op) {
     op->prep.perm[0] = m;
     op->prep.perm[1] = k;
     op->prep.perm[2] = n;
+    if (hybrid) return rl_prepare_batch_matmul_hybrid(plan, op);
     return quantized ? rl_prepare_batch_matmul_quantized(plan, op) : RL_OK;
 }
 
 rl_status rl_eval_batch_matmul(rl_plan *plan, rl_op *op) {
     const rl_batch_matmul_params *p = &op->params.batch_matmul;
     if (rl_input(plan, op, 0)->dtype == RL_INT8) return rl_eval_batch_matmul_quantized(plan, op);
+    if (rl_input(plan, op, 1)->dtype == RL_INT8) return rl_eval_batch_matmul_hybrid(plan, op);
     plan->kernels->f32_batch_matmul(&op->prep.bc, op->prep.perm[0], op->prep.perm[1], op->prep.perm[2], p->adj_x,
                                     p->adj_y, (const float *)rl_input(plan, op, 0)->data,
                                     (const float *)rl_input(plan, op, 1)->data,

@@ -80,6 +80,7 @@ static rl_status prepare_conv(rl_plan *plan, rl_op *op, int depthwise) {
     op->prep.act_min = g.act_min;
     op->prep.act_max = g.act_max;
     op->prep.perm[0] = g.depth_multiplier;
+    if (quantized && input->dtype == RL_FLOAT32) return rl_prepare_conv2d_hybrid(plan, op, &g, depthwise);
     return quantized ? rl_prepare_conv2d_quantized(plan, op, &g, depthwise) : RL_OK;
 }
 
@@ -113,7 +114,9 @@ static rl_status eval_conv(rl_plan *plan, rl_op *op, int depthwise) {
     rl_window_geometry g;
     geometry(plan, op, &g, filter->shape.dims[1], filter->shape.dims[2], p->stride_h, p->stride_w, p->dilation_h,
              p->dilation_w);
-    if (filter->dtype == RL_INT8) return rl_eval_conv2d_quantized(plan, op, &g, depthwise);
+    if (filter->dtype == RL_INT8)
+        return rl_input(plan, op, 0)->dtype == RL_FLOAT32 ? rl_eval_conv2d_hybrid(plan, op, &g, depthwise)
+                                                          : rl_eval_conv2d_quantized(plan, op, &g, depthwise);
     rl_f32_window_fn fn = depthwise ? plan->kernels->f32_dwconv2d : plan->kernels->f32_conv2d;
     fn(&g, (const float *)rl_input(plan, op, 0)->data, (const float *)filter->data,
        bias ? (const float *)bias->data : NULL, (float *)rl_output(plan, op, 0)->data);

@@ -84,6 +84,13 @@ typedef struct {
     void (*qd8_f32_qc8w_fully_connected)(int64_t batch, int32_t in_depth, int32_t units, const float *input,
                                          const int8_t *weights, const float *weight_scales, const float *bias,
                                          float act_min, float act_max, int8_t *row_scratch, float *output);
+    void (*qd8_f32_qc8w_conv2d)(const rl_window_geometry *g, const float *input, const int8_t *filter,
+                                const float *filter_scales, const float *bias, int8_t *image_scratch, float *output);
+    void (*qd8_f32_qc8w_dwconv2d)(const rl_window_geometry *g, const float *input, const int8_t *filter,
+                                  const float *filter_scales, const float *bias, int8_t *image_scratch, float *output);
+    void (*qd8_f32_qc8w_batch_matmul)(const rl_broadcast *batches, int32_t m, int32_t k, int32_t n, int32_t adj_x,
+                                      int32_t adj_y, const float *a, const int8_t *b, const float *b_scales,
+                                      int32_t per_column, int8_t *row_scratch, float *out);
     void (*f32_s8_quantize)(int64_t count, float inverse_scale, int32_t zero_point, const float *x, int8_t *y);
     void (*s8_requantize)(int64_t count, int32_t input_zero_point, int32_t multiplier_q8, int32_t output_zero_point,
                           const int8_t *x, int8_t *y);
@@ -142,6 +149,21 @@ void s8_batch_matmul_ref(const rl_broadcast *batches, int32_t m, int32_t k, int3
 void qd8_f32_qc8w_fully_connected_ref(int64_t batch, int32_t in_depth, int32_t units, const float *input,
                                       const int8_t *weights, const float *weight_scales, const float *bias,
                                       float act_min, float act_max, int8_t *row_scratch, float *output);
+/* XNNPACK's qd8 quantization of n floats (stride apart) to int8: asymmetric, the range widened to hold 0,
+ * ties to even. Returns the scale; *zero_point gets the zero point. */
+float f32_qd8_quantize_ref(int64_t n, int64_t stride, const float *x, int8_t *q, int32_t *zero_point);
+/* Hybrid convolutions: each image quantized with f32_qd8_quantize_ref (image_scratch holds H * W * C bytes),
+ * int8 filters (OHWI, [1, H, W, C * multiplier]) with one scale per output channel, float bias (or NULL),
+ * g's float activation range. */
+void qd8_f32_qc8w_conv2d_ref(const rl_window_geometry *g, const float *input, const int8_t *filter,
+                             const float *filter_scales, const float *bias, int8_t *image_scratch, float *output);
+void qd8_f32_qc8w_dwconv2d_ref(const rl_window_geometry *g, const float *input, const int8_t *filter,
+                               const float *filter_scales, const float *bias, int8_t *image_scratch, float *output);
+/* Hybrid batch matmul: each row of x quantized with f32_qd8_quantize_ref (row_scratch holds k bytes); y's
+ * scale is b_scales[0], or b_scales[j] for output column j when per_column. */
+void qd8_f32_qc8w_batch_matmul_ref(const rl_broadcast *batches, int32_t m, int32_t k, int32_t n, int32_t adj_x,
+                                   int32_t adj_y, const float *a, const int8_t *b, const float *b_scales,
+                                   int32_t per_column, int8_t *row_scratch, float *out);
 /* QUANTIZE and DEQUANTIZE, as XNNPACK's f32-qs8, qs8 and qs8-f32 conversions (what LiteRT's default
  * Interpreter runs): round(x * inverse_scale) with ties to even, plus the zero point; int8 to int8 through
  * a Q8 fixed-point multiplier, round(ratio * 256), ties toward +infinity; (x - zero_point) * scale in float. */

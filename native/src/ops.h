@@ -47,6 +47,11 @@ rl_status rl_s8_filter_scales(rl_plan *plan, rl_op *op, const rl_tensor *filter,
 rl_status rl_s8_requantization_of(rl_plan *plan, const rl_tensor *input, const rl_tensor *output,
                                   int32_t activation, const float *filter_scales, int32_t channels, float *scales,
                                   rl_quant_params *q);
+/* Hybrid: float32 activations, int8 weights (conv_hybrid.c). */
+rl_status rl_prepare_conv2d_hybrid(rl_plan *plan, rl_op *op, const rl_window_geometry *g, int depthwise);
+rl_status rl_eval_conv2d_hybrid(rl_plan *plan, rl_op *op, const rl_window_geometry *g, int depthwise);
+rl_status rl_prepare_batch_matmul_hybrid(rl_plan *plan, rl_op *op);
+rl_status rl_eval_batch_matmul_hybrid(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_quantize(rl_plan *plan, rl_op *op);
 rl_status rl_eval_quantize(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_dequantize(rl_plan *plan, rl_op *op);

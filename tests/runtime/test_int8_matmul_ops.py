@@ -134,3 +134,27 @@ def test_malformed_int8_conv_quantization_is_a_clear_error(filter_quant, input_q
                      {"padding": 1, "stride_w": 1, "stride_h": 1})
     with pytest.raises(InterpreterError, match=f"CONV_2D op 0 .*{message}"):
         Interpreter(model_content=model).allocate_tensors()
+
+
+@pytest.mark.parametrize("op", ["CONV_2D", "DEPTHWISE_CONV_2D"])
+def test_int8_convolution_without_bias_runs_as_with_a_zero_bias(op):
+    """LiteRT refuses an int8 convolution whose bias is omitted ("Tensor at index 2 was optional but was
+    expected"), though the schema marks it optional; rillet runs it, bit for bit as LiteRT with zeros."""
+    from ai_edge_litert.interpreter import Interpreter as LiteRT
+    from single_op import run
+
+    from rillet.runtime import Interpreter
+
+    rng = np.random.default_rng(7)
+    qi, qw, qo, qb = quantized_layer(rng, 6, 9 * 3, True, False, axis=0 if op == "CONV_2D" else 3)
+    shape = (6, 3, 3, 3) if op == "CONV_2D" else (1, 3, 3, 6)
+    extra = {} if op == "CONV_2D" else {"depth_multiplier": 2}
+    def model(bias):
+        return op_model(op, [Input((1, 5, 5, 3), I8, qi), Const(int8s(np.random.default_rng(1), shape, -127), qw), bias],
+                        [((1, 1, 1, 6), I8, qo)], {"padding": 0, "stride_w": 1, "stride_h": 1, **extra}, version=3)
+    x = int8s(rng, (1, 5, 5, 3))
+    with pytest.raises(RuntimeError, match="was optional but was expected"):
+        LiteRT(model_content=model(None)).allocate_tensors()
+    expected = run(LiteRT, model(Const(np.zeros(6, np.int32), qb)), [x])[0]
+    got = run(Interpreter, model(None), [x])[0]
+    assert got.dtype == np.int8 and got.tobytes() == expected.tobytes()
