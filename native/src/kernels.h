@@ -38,6 +38,7 @@ typedef enum {
 /* int8 element-wise binary arithmetic: which runtime's formula (see s8_binary_ref.c). */
 typedef enum { RL_S8_ADD_TFLITE, RL_S8_SUB_TFLITE, RL_S8_ADDSUB_XNNPACK, RL_S8_MUL_TFLITE, RL_S8_MUL_XNNPACK } rl_s8_binary_kind;
 struct rl_s8_binary_params;
+struct rl_s8_reduce_params;
 
 typedef void (*rl_f32_window_fn)(const rl_window_geometry *g, const float *input, const float *filter,
                                  const float *bias, float *output);
@@ -66,6 +67,8 @@ typedef struct {
     void (*s8_avgpool2d)(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
     void (*s8_softmax)(int64_t rows, int32_t depth, const float *exp_table, float output_scale, int32_t output_zero_point,
                        const int8_t *x, int8_t *y);
+    void (*s8_reduce)(const int64_t *dims, const int32_t *reduced, const struct rl_s8_reduce_params *p, const int8_t *x,
+                      int32_t *acc, int8_t *y, int64_t out_count);
 } rl_kernel_table;
 
 const rl_kernel_table *rl_kernel_table_ref(void);
@@ -140,5 +143,13 @@ void s8_maxpool2d_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_
 void s8_avgpool2d_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
 void s8_softmax_ref(int64_t rows, int32_t depth, const float *exp_table, float output_scale, int32_t output_zero_point,
                     const int8_t *x, int8_t *y);
+/* int8 MEAN and SUM (s8_reduce_ref.c), XNNPACK's arithmetic with constants from prepare. */
+typedef struct rl_s8_reduce_params {
+    int32_t input_offset; /* n * input zero point, n the number of elements summed per output */
+    int32_t output_zero_point;
+    float scale;          /* input_scale / output_scale, for MEAN times 1 / n (float32 products) */
+} rl_s8_reduce_params;
+void s8_reduce_ref(const int64_t *dims, const int32_t *reduced, const rl_s8_reduce_params *p, const int8_t *x,
+                   int32_t *acc, int8_t *y, int64_t out_count);
 
 #endif
