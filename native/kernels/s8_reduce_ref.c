@@ -1,7 +1,9 @@
 /* s8_reduce_ref.c — int8 MEAN and SUM over marked axes (rank 8, row-major) as XNNPACK's qs8 reduction computes
  * them (LiteRT's default Interpreter delegates both; see reduce_int8.c): int32 sums, then in float32
- * (float)(sum - n * input_zero_point) * scale + output_zero_point, clamped to int8 and rounded to nearest even.
- * scale is input_scale / output_scale, for MEAN times 1 / n. acc is out_count int32 of scratch.
+ * sum * scale + bias, bias = output_zero_point - (n * input_zero_point) * scale, clamped to int8 and rounded to
+ * nearest even. scale is input_scale / output_scale, for MEAN times 1 / n. acc is out_count int32 of scratch.
+ * The float32 rounding of the bias and of the sum is what makes it bit-exact: neither the exact value nor
+ * (sum - n * zi) * scale + zo match everywhere.
  */
 #include <math.h>
 
@@ -23,10 +25,9 @@ void s8_reduce_ref(const int64_t *dims, const int32_t *reduced, const rl_s8_redu
         acc[o] += x[i];
         rl_next_index(8, dims, index);
     }
-    const float zo = (float)p->output_zero_point;
     for (int64_t i = 0; i < out_count; ++i) {
-        float v = (float)(acc[i] - p->input_offset) * p->scale;
-        v = v + zo; /* two float32 roundings, as XNNPACK (no fused multiply-add) */
+        float v = (float)acc[i] * p->scale;
+        v = v + p->bias; /* two float32 roundings, as XNNPACK (no fused multiply-add) */
         v = v < -128.0f ? -128.0f : (v > 127.0f ? 127.0f : v);
         y[i] = (int8_t)nearbyintf(v); /* the default rounding mode: to nearest, ties to even */
     }

@@ -3,8 +3,9 @@
  * LiteRT's default Interpreter hands int8 MEAN and SUM to XNNPACK for every axis set (negative, repeated,
  * over size-1 dimensions), rank and scale ratio tried: compared against BUILTIN_WITHOUT_DEFAULT_DELEGATES and
  * BUILTIN_REF over ranks 1-6, keep_dims, equal and unequal scales and zero points, its results are XNNPACK's
- * (int32 sums, then (float)(sum - n * zi) * scale + zo in float32, rounded to nearest even, with
- * scale = si / so and for MEAN fl(si / so) * fl(1 / n)). TFLite's own kernels differ from it by one in places:
+ * (int32 sums, then sum * scale + (zo - n * zi * scale) in float32, rounded to nearest even, with
+ * scale = si / so and for MEAN fl(si / so) * fl(1 / n)). The float32 roundings matter: (sum - n * zi) * scale
+ * + zo, in float32 or exactly, differs from it near halves (test_int8_pool_reduce_ops.py pins two cases). TFLite's own kernels differ from it by one in places:
  * its MEAN uses a fixed-point multiplier (4-D spatial case) or float division, its SUM rounds ties away from
  * zero, and its reference SUM narrows to int8 without saturating.
  */
@@ -29,8 +30,7 @@ rl_status rl_prepare_reduce_s8(rl_plan *plan, rl_op *op, int64_t reduced_count) 
     rl_s8_reduce_params *p = &scratch->params;
     const float ratio = rl_tensor_scale(in, 0) / rl_tensor_scale(out, 0);
     p->scale = op->code == RL_OP_MEAN ? ratio * (1.0f / (float)reduced_count) : ratio;
-    p->input_offset = (int32_t)reduced_count * rl_tensor_zero_point(in, 0);
-    p->output_zero_point = rl_tensor_zero_point(out, 0);
+    p->bias = (float)rl_tensor_zero_point(out, 0) - (float)(reduced_count * rl_tensor_zero_point(in, 0)) * p->scale;
     return RL_OK;
 }
 

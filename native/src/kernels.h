@@ -145,11 +145,15 @@ void s8_softmax_ref(int64_t rows, int32_t depth, const float *exp_table, float o
                     const int8_t *x, int8_t *y);
 /* int8 MEAN and SUM (s8_reduce_ref.c), XNNPACK's arithmetic with constants from prepare. */
 typedef struct rl_s8_reduce_params {
-    int32_t input_offset; /* n * input zero point, n the number of elements summed per output */
-    int32_t output_zero_point;
-    float scale;          /* input_scale / output_scale, for MEAN times 1 / n (float32 products) */
+    float scale; /* input_scale / output_scale, for MEAN times 1 / n (float32 products) */
+    float bias;  /* output_zero_point - (n * input_zero_point) * scale in float32, n elements summed per output */
 } rl_s8_reduce_params;
 void s8_reduce_ref(const int64_t *dims, const int32_t *reduced, const rl_s8_reduce_params *p, const int8_t *x,
                    int32_t *acc, int8_t *y, int64_t out_count);
+/* int8 resizing, NHWC, output quantized as the input (s8_resize_ref.c). */
+void s8_resize_bilinear_ref(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h, int32_t out_w,
+                            int32_t align_corners, int32_t half_pixel_centers, const int8_t *x, int8_t *y);
+void s8_resize_nearest_ref(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h, int32_t out_w,
+                           int32_t align_corners, int32_t half_pixel_centers, const int8_t *x, int8_t *y);
 
 #endif

@@ -92,6 +92,15 @@ def test_reduce(seed, op, reduction, keep_dims, scale, zp, ratio, out_zp, near_z
     assert_same_bits_as_litert(m, [x])
 
 
+@pytest.mark.parametrize("shape,x,out_scale", [((4,), [-64, -62, -67, -65], 1.0000050067901611),
+                                               ((2, 1), [-63, -66], 1.0000100135803223)])
+def test_mean_rounds_as_xnnpack_near_halves(shape, x, out_scale):
+    """Means a hair from -64.5: XNNPACK's float32 sum * scale + bias gives -65 for the first, -64 for the second,
+    where (sum - n * zi) * scale + zo gives the opposite in float32, and -65 for both exactly."""
+    m = reduce_model("MEAN", shape, [0], False, Quant(1.0, -65), Quant(out_scale, -65))
+    assert_same_bits_as_litert(m, [np.array(x, I8).reshape(shape)])
+
+
 @pytest.mark.parametrize("keep_dims", [False, True])
 def test_mean_as_mobilenet_v2_int8_pools_globally(keep_dims):
     """mobilenet_v2_035_96_int8's last MEAN: [1,3,3,1280] over axes 1 and 2, scales differing in the 4th digit."""
