@@ -31,12 +31,13 @@ rl_status rl_prepare_concatenation(rl_plan *plan, rl_op *op) {
             if ((pack || d != axis) && t->shape.dims[d] != first->shape.dims[d])
                 return rl_fail(plan, RL_INVALID, "input %d has dimension %d of size %d, input 0 of size %d", i, d, t->shape.dims[d], first->shape.dims[d]);
         total += pack ? 1 : t->shape.dims[axis];
-        /* int8 inputs quantized unlike the output would need requantizing (not implemented; LiteRT's default
-         * Interpreter fails to prepare them too). */
+        /* int8 inputs quantized unlike the output are refused as LiteRT 2.3 refuses them with every resolver:
+         * XNNPACK does not take them, and TFLite's builtin int8 CONCATENATION requires each input's scale and
+         * zero point to equal the output's (only its uint8 kernel requantizes). */
         if (t->dtype == RL_INT8 && (rl_tensor_scale(t, 0) != rl_tensor_scale(output, 0) ||
                                     rl_tensor_zero_point(t, 0) != rl_tensor_zero_point(output, 0)))
             return rl_fail(plan, RL_UNSUPPORTED, "int8 input %d is quantized unlike the output (scale %g zero point %d, "
-                           "output %g and %d)", i, (double)rl_tensor_scale(t, 0), rl_tensor_zero_point(t, 0),
+                           "output %g and %d), which TFLite does not allow either", i, (double)rl_tensor_scale(t, 0), rl_tensor_zero_point(t, 0),
                            (double)rl_tensor_scale(output, 0), rl_tensor_zero_point(output, 0));
     }
     if (pack) {

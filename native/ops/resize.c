@@ -1,12 +1,13 @@
-/* resize.c — RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR to a constant size, NHWC float32. */
+/* resize.c — RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR to a constant size, NHWC float32 (int8: resize_int8.c). */
 #include "ops.h"
 
 rl_status rl_prepare_resize(rl_plan *plan, rl_op *op) {
     rl_status s = rl_expect_inputs(plan, op, 2, 2);
     if (s != RL_OK) return s;
     rl_tensor *input = rl_input(plan, op, 0), *size = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
-    if ((s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
-    if ((s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
+    const int is_s8 = input->dtype == RL_INT8;
+    if (!is_s8 && (s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
+    if (!is_s8 && (s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
     if ((s = rl_known_indices(plan, size, "size")) != RL_OK) return s;
     if (input->shape.rank != 4) return rl_fail(plan, RL_INVALID, "input must be 4-D NHWC, has rank %d", input->shape.rank);
     if (rl_shape_count(&size->shape) != 2) return rl_fail(plan, RL_INVALID, "size must hold 2 values");
@@ -17,12 +18,13 @@ rl_status rl_prepare_resize(rl_plan *plan, rl_op *op) {
     output->shape = input->shape;
     output->shape.dims[1] = (int32_t)h;
     output->shape.dims[2] = (int32_t)w;
-    return RL_OK;
+    return is_s8 ? rl_prepare_resize_s8(plan, op) : RL_OK;
 }
 
 rl_status rl_eval_resize(rl_plan *plan, rl_op *op) {
     const rl_tensor *in = rl_input(plan, op, 0), *out = rl_output(plan, op, 0);
     const int32_t *d = in->shape.dims;
+    if (in->dtype == RL_INT8) return rl_eval_resize_s8(plan, op);
     if (op->code == RL_OP_RESIZE_BILINEAR)
         f32_resize_bilinear_ref(d[0], d[1], d[2], d[3], out->shape.dims[1], out->shape.dims[2],
                                 op->params.resize.align_corners, op->params.resize.half_pixel_centers,

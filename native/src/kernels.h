@@ -59,6 +59,7 @@ static inline int8_t rl_requantize_fp32(int32_t acc, float scale, const rl_s8_re
 /* int8 element-wise binary arithmetic: which runtime's formula (see s8_binary_ref.c). */
 typedef enum { RL_S8_ADD_TFLITE, RL_S8_SUB_TFLITE, RL_S8_ADDSUB_XNNPACK, RL_S8_MUL_TFLITE, RL_S8_MUL_XNNPACK } rl_s8_binary_kind;
 struct rl_s8_binary_params;
+struct rl_s8_reduce_params;
 
 typedef void (*rl_f32_window_fn)(const rl_window_geometry *g, const float *input, const float *filter,
                                  const float *bias, float *output);
@@ -111,6 +112,8 @@ typedef struct {
     void (*s8_avgpool2d)(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
     void (*s8_softmax)(int64_t rows, int32_t depth, const float *exp_table, float output_scale, int32_t output_zero_point,
                        const int8_t *x, int8_t *y);
+    void (*s8_reduce)(const int64_t *dims, const int32_t *reduced, const struct rl_s8_reduce_params *p, const int8_t *x,
+                      int32_t *acc, int8_t *y, int64_t out_count);
 } rl_kernel_table;
 
 const rl_kernel_table *rl_kernel_table_ref(void);
@@ -229,5 +232,17 @@ void s8_maxpool2d_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_
 void s8_avgpool2d_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
 void s8_softmax_ref(int64_t rows, int32_t depth, const float *exp_table, float output_scale, int32_t output_zero_point,
                     const int8_t *x, int8_t *y);
+/* int8 MEAN and SUM (s8_reduce_ref.c), XNNPACK's arithmetic with constants from prepare. */
+typedef struct rl_s8_reduce_params {
+    float scale; /* input_scale / output_scale, for MEAN times 1 / n (float32 products) */
+    float bias;  /* output_zero_point - (n * input_zero_point) * scale in float32, n elements summed per output */
+} rl_s8_reduce_params;
+void s8_reduce_ref(const int64_t *dims, const int32_t *reduced, const rl_s8_reduce_params *p, const int8_t *x,
+                   int32_t *acc, int8_t *y, int64_t out_count);
+/* int8 resizing, NHWC, output quantized as the input (s8_resize_ref.c). */
+void s8_resize_bilinear_ref(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h, int32_t out_w,
+                            int32_t align_corners, int32_t half_pixel_centers, const int8_t *x, int8_t *y);
+void s8_resize_nearest_ref(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h, int32_t out_w,
+                           int32_t align_corners, int32_t half_pixel_centers, const int8_t *x, int8_t *y);
 
 #endif

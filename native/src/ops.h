@@ -87,7 +87,7 @@ rl_status rl_eval_cast(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_resize(rl_plan *plan, rl_op *op);
 rl_status rl_eval_resize(rl_plan *plan, rl_op *op);
 
-/* int8 kernels (elementwise_int8.c, activation_int8.c, pool_int8.c, reduce_int8.c). */
+/* int8 kernels (elementwise_int8.c, activation_int8.c, pool_int8.c, reduce_int8.c, resize_int8.c). */
 rl_status rl_prepare_binary_s8(rl_plan *plan, rl_op *op);
 rl_status rl_eval_binary_s8(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_activation_s8(rl_plan *plan, rl_op *op);
@@ -96,5 +96,9 @@ rl_status rl_prepare_softmax_s8(rl_plan *plan, rl_op *op);
 rl_status rl_eval_softmax_s8(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_pool2d_s8(rl_plan *plan, rl_op *op);
 rl_status rl_eval_pool2d_s8(rl_plan *plan, rl_op *op, const rl_window_geometry *g);
+rl_status rl_prepare_reduce_s8(rl_plan *plan, rl_op *op, int64_t reduced_count);
+rl_status rl_eval_reduce_s8(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_resize_s8(rl_plan *plan, rl_op *op);
+rl_status rl_eval_resize_s8(rl_plan *plan, rl_op *op);
 
 #endif

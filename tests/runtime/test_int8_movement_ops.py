@@ -55,15 +55,21 @@ def test_concatenation_same_quantization(seed, n, axis, dims):
     assert_same_bits_as_litert(m, [int8s(seed + i, s) for i, s in enumerate(shapes)])
 
 
-def test_concatenation_of_unlike_scales_is_refused():
-    """LiteRT's default Interpreter fails to prepare it (XNNPACK takes the op and refuses the scales); rillet
-    refuses it too rather than copy bytes whose scales differ. Requantizing is not implemented yet."""
+@pytest.mark.parametrize("op", ["CONCATENATION", "PACK"])
+@pytest.mark.parametrize("q_input,q_output", [(Quant(0.1, 0), Q), (Q, Quant(0.2, 5)), (Quant(Q.scales, 3), Q)])
+def test_concatenation_of_unlike_quantization_is_refused(op, q_input, q_output):
+    """LiteRT 2.3 fails to prepare int8 inputs quantized unlike the output with every resolver: XNNPACK refuses
+    the node, and TFLite's builtin kernel checks that each input's scale and zero point equal the output's (it
+    requantizes uint8 only). rillet refuses it too, so there is no requantization to match."""
     from ai_edge_litert.interpreter import Interpreter as LiteRT
+    from ai_edge_litert.interpreter import OpResolverType
+
     from rillet.runtime import Interpreter
 
-    m = op_model("CONCATENATION", [Input((2, 3), I8, Q), Input((2, 3), I8, Quant(0.1, 0))], [((1,), I8, Q)],
-                 {"axis": 1, "fused_activation_function": 0})
-    with pytest.raises(RuntimeError):
-        LiteRT(model_content=m).allocate_tensors()
-    with pytest.raises(Exception, match="quantized"):
+    options = {"axis": 1, "fused_activation_function": 0} if op == "CONCATENATION" else {"axis": 1, "values_count": 2}
+    m = op_model(op, [Input((2, 3), I8, Q), Input((2, 3), I8, q_input)], [((1,), I8, q_output)], options)
+    for resolver in (OpResolverType.AUTO, OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES, OpResolverType.BUILTIN_REF):
+        with pytest.raises(RuntimeError):
+            LiteRT(model_content=m, experimental_op_resolver_type=resolver).allocate_tensors()
+    with pytest.raises(Exception, match="quantized unlike the output"):
         Interpreter(model_content=m).allocate_tensors()
