@@ -15,7 +15,7 @@ from .rewrite import QuantizationError, plan_int8, rewrite_dynamic_range, rewrit
 
 MODES = ("int8", "dynamic", "float16")
 
-__all__ = ["CalibrationError", "METHODS", "MODES", "QuantizationError", "quantize", "quantize_with_report"]
+__all__ = ["METHODS", "MODES", "CalibrationError", "QuantizationError", "quantize", "quantize_with_report"]
 
 
 def default_interpreter() -> Callable:

@@ -15,12 +15,12 @@ import numpy as np
 
 from rillet.converter.format import (
     BUILTIN_CODES,
-    QuantizationParameters,
     Buffer,
     ModelFile,
     Operator,
     OperatorCode,
     Options,
+    QuantizationParameters,
     SignatureDef,
     SubGraph,
     Tensor,

@@ -7,7 +7,15 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from single_op import Input, Quant, assert_same_bits_as_litert, litert_default, litert_reference, op_model, run
+from single_op import (
+    Input,
+    Quant,
+    assert_same_bits_as_litert,
+    litert_default,
+    litert_reference,
+    op_model,
+    run,
+)
 
 pytest.importorskip("ai_edge_litert")
 
@@ -56,7 +64,7 @@ def test_add_sub(seed, shapes, op, sa, sb, so, za, zb, zo, act):
 
 def clamp_bounds(so, zo, act):
     """The output's integer clamp for a fused activation (rillet saturates to these)."""
-    q = lambda f: zo + int(np.sign(f / so) * np.floor(abs(f / so) + 0.5))  # noqa: E731  (TFLite: ties away from 0)
+    q = lambda f: zo + int(np.sign(f / so) * np.floor(abs(f / so) + 0.5))  # TFLite rounds ties away from 0
     lo = {0: -128, 1: q(0.0), 2: q(-1.0), 3: q(0.0)}[act]
     hi = {0: 127, 1: 127, 2: q(1.0), 3: q(6.0)}[act]
     return max(lo, -128), min(hi, 127)

@@ -55,7 +55,16 @@ def test_dequantize_int8(seed, shape):
 
 def float16_weights_model(w16: np.ndarray, batch: int) -> bytes:
     """TensorFlow's float16-weights form: FULLY_CONNECTED reads DEQUANTIZE of a float16 constant."""
-    from rillet.converter.format import BUILTIN_CODES, Buffer, ModelFile, Operator, OperatorCode, SubGraph, Tensor, save
+    from rillet.converter.format import (
+        BUILTIN_CODES,
+        Buffer,
+        ModelFile,
+        Operator,
+        OperatorCode,
+        SubGraph,
+        Tensor,
+        save,
+    )
 
     units, depth = w16.shape
     tensors = [Tensor(shape=[batch, depth], type=0, buffer=0, name="x"),
