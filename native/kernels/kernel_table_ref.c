@@ -11,7 +11,7 @@ static const rl_kernel_table reference_table = {
     f32_binary_ref, f32_unary_ref,
     f32_leaky_relu_ref,   f32_softmax_ref,   f32_log_softmax_ref,     f32_reduce_sum_ref,
     s8_binary_ref,        s8_lut_ref,        s8_maxpool2d_ref,        s8_avgpool2d_ref,
-    s8_softmax_ref,       s8_reduce_ref,
+    s8_softmax_ref,       s8_reduce_ref,     s8_log_softmax_ref,
 };
 
 const rl_kernel_table *rl_kernel_table_ref(void) { return &reference_table; }

@@ -10,7 +10,8 @@
  *   output scale, round to nearest even); TFLite's optimized kernel builds the same table.
  * - HARD_SWISH (not taken by XNNPACK): TFLite's int16 fixed-point reference arithmetic.
  * SOFTMAX (not taken by XNNPACK on int8) is TFLite's optimized x86 kernel: a float table of exponentials
- * (s8_softmax_ref.c). LOG_SOFTMAX is not supported on int8 yet.
+ * (s8_softmax_ref.c). LOG_SOFTMAX is TFLite's optimized kernel too, from the same table
+ * (s8_log_softmax_ref.c): LiteRT's default Interpreter runs it, not the reference integer kernel.
  */
 #include <math.h>
 
@@ -165,5 +166,35 @@ rl_status rl_eval_softmax_s8(rl_plan *plan, rl_op *op) {
     plan->kernels->s8_softmax(op->prep.outer, (int32_t)op->prep.inner, (const float *)op->scratch, rl_tensor_scale(out, 0),
                               rl_tensor_zero_point(out, 0), (const int8_t *)rl_input(plan, op, 0)->data,
                               (int8_t *)out->data);
+    return RL_OK;
+}
+
+rl_status rl_prepare_log_softmax_s8(rl_plan *plan, rl_op *op) {
+    rl_tensor *in = rl_input(plan, op, 0), *out = rl_output(plan, op, 0);
+    rl_status s;
+    if ((s = rl_expect_dtype(plan, out, "output", RL_INT8)) != RL_OK) return s;
+    if ((s = rl_expect_per_tensor_quantization(plan, in, "input")) != RL_OK) return s;
+    if ((s = rl_expect_per_tensor_quantization(plan, out, "output")) != RL_OK) return s;
+    if (in->shape.rank < 1) return rl_fail(plan, RL_INVALID, "input must have rank 1 or more");
+    /* As TFLite's LogSoftmaxPrepare, which refuses other int8 outputs. */
+    if (rl_tensor_zero_point(out, 0) != 127 || rl_tensor_scale(out, 0) != 16.0f / 256.0f)
+        return rl_fail(plan, RL_UNSUPPORTED,
+                       "int8 LOG_SOFTMAX output must have scale 16/256 and zero point 127, has %g and %d",
+                       (double)rl_tensor_scale(out, 0), rl_tensor_zero_point(out, 0));
+    out->shape = in->shape;
+    op->prep.inner = in->shape.dims[in->shape.rank - 1];
+    op->prep.outer = op->prep.inner ? rl_shape_count(&in->shape) / op->prep.inner : 0;
+    float *table = rl_op_scratch(plan, op, 256 * sizeof(float));
+    if (!table) return RL_NO_MEMORY;
+    const float scale = -rl_tensor_scale(in, 0); /* beta is 1 */
+    for (int32_t d = 0; d < 256; ++d) table[255 - d] = expf(scale * (float)d);
+    return RL_OK;
+}
+
+rl_status rl_eval_log_softmax_s8(rl_plan *plan, rl_op *op) {
+    const rl_tensor *in = rl_input(plan, op, 0), *out = rl_output(plan, op, 0);
+    plan->kernels->s8_log_softmax(op->prep.outer, (int32_t)op->prep.inner, (const float *)op->scratch,
+                                  rl_tensor_scale(in, 0), rl_tensor_scale(out, 0), rl_tensor_zero_point(out, 0),
+                                  (const int8_t *)in->data, (int8_t *)out->data);
     return RL_OK;
 }

@@ -57,6 +57,7 @@ rl_status rl_prepare_same_shape_f32(rl_plan *plan, rl_op *op) {
     if (input->dtype == RL_INT8 && op->code != RL_OP_SOFTMAX && op->code != RL_OP_LOG_SOFTMAX)
         return rl_prepare_activation_s8(plan, op);
     if (input->dtype == RL_INT8 && op->code == RL_OP_SOFTMAX) return rl_prepare_softmax_s8(plan, op);
+    if (input->dtype == RL_INT8 && op->code == RL_OP_LOG_SOFTMAX) return rl_prepare_log_softmax_s8(plan, op);
     if ((s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
     if ((s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
     output->shape = input->shape;
@@ -105,6 +106,7 @@ rl_status rl_eval_softmax(rl_plan *plan, rl_op *op) {
 }
 
 rl_status rl_eval_log_softmax(rl_plan *plan, rl_op *op) {
+    if (rl_input(plan, op, 0)->dtype == RL_INT8) return rl_eval_log_softmax_s8(plan, op);
     plan->kernels->f32_log_softmax(op->prep.outer, (int32_t)op->prep.inner, (const float *)rl_input(plan, op, 0)->data,
                                    (float *)rl_output(plan, op, 0)->data);
     return RL_OK;

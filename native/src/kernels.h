@@ -114,6 +114,8 @@ typedef struct {
                        const int8_t *x, int8_t *y);
     void (*s8_reduce)(const int64_t *dims, const int32_t *reduced, const struct rl_s8_reduce_params *p, const int8_t *x,
                       int32_t *acc, int8_t *y, int64_t out_count);
+    void (*s8_log_softmax)(int64_t rows, int32_t depth, const float *exp_table, float input_scale, float output_scale,
+                           int32_t output_zero_point, const int8_t *x, int8_t *y);
 } rl_kernel_table;
 
 const rl_kernel_table *rl_kernel_table_ref(void);
@@ -232,6 +234,9 @@ void s8_maxpool2d_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_
 void s8_avgpool2d_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
 void s8_softmax_ref(int64_t rows, int32_t depth, const float *exp_table, float output_scale, int32_t output_zero_point,
                     const int8_t *x, int8_t *y);
+/* int8 LOG_SOFTMAX (s8_log_softmax_ref.c), TFLite's optimized float-table arithmetic; exp_table as SOFTMAX's. */
+void s8_log_softmax_ref(int64_t rows, int32_t depth, const float *exp_table, float input_scale, float output_scale,
+                        int32_t output_zero_point, const int8_t *x, int8_t *y);
 /* int8 MEAN and SUM (s8_reduce_ref.c), XNNPACK's arithmetic with constants from prepare. */
 typedef struct rl_s8_reduce_params {
     float scale; /* input_scale / output_scale, for MEAN times 1 / n (float32 products) */

@@ -30,7 +30,7 @@ static const rl_op_kind op_kinds[] = {
     {RL_OP_SQUEEZE, "SQUEEZE", ANY, 0, rl_prepare_squeeze, rl_eval_copy},
     {RL_OP_STRIDED_SLICE, "STRIDED_SLICE", ANY, 0, rl_prepare_strided_slice, rl_eval_strided_slice},
     {RL_OP_EXP, "EXP", F32, 0, rl_prepare_same_shape_f32, rl_eval_unary},
-    {RL_OP_LOG_SOFTMAX, "LOG_SOFTMAX", F32, 0, rl_prepare_same_shape_f32, rl_eval_log_softmax},
+    {RL_OP_LOG_SOFTMAX, "LOG_SOFTMAX", F32 | S8, 0, rl_prepare_same_shape_f32, rl_eval_log_softmax},
     {RL_OP_CAST, "CAST", ANY, 0, rl_prepare_cast, rl_eval_cast},
     {RL_OP_NEG, "NEG", F32, 0, rl_prepare_same_shape_f32, rl_eval_unary},
     {RL_OP_PADV2, "PADV2", ANY, 0, rl_prepare_pad, rl_eval_pad},

@@ -94,6 +94,8 @@ rl_status rl_prepare_activation_s8(rl_plan *plan, rl_op *op);
 rl_status rl_eval_activation_s8(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_softmax_s8(rl_plan *plan, rl_op *op);
 rl_status rl_eval_softmax_s8(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_log_softmax_s8(rl_plan *plan, rl_op *op);
+rl_status rl_eval_log_softmax_s8(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_pool2d_s8(rl_plan *plan, rl_op *op);
 rl_status rl_eval_pool2d_s8(rl_plan *plan, rl_op *op, const rl_window_geometry *g);
 rl_status rl_prepare_reduce_s8(rl_plan *plan, rl_op *op, int64_t reduced_count);

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from single_op import Input, Quant, assert_same_bits_as_litert, op_model
+from single_op import Input, Quant, assert_same_bits_as_litert, op_model, run
 
 pytest.importorskip("ai_edge_litert")
 
@@ -72,10 +72,11 @@ def test_malformed_quantization_is_refused(op, quant, message):
 def test_hard_swish_refuses_large_ratios():
     """TFLite's HARD_SWISH needs input/output scale below 128 (LiteRT fails to prepare); rillet refuses too."""
     from ai_edge_litert.interpreter import Interpreter as LiteRT
+
     from rillet.runtime import Interpreter
 
     m = op_model("HARD_SWISH", [Input((4,), I8, Quant(1.0, 0))], [((4,), I8, Quant(1 / 200, 0))])
-    with pytest.raises(Exception):
+    with pytest.raises(RuntimeError):  # LiteRT fails to prepare it
         LiteRT(model_content=m).allocate_tensors()
     with pytest.raises(Exception, match="too large for int8 HARD_SWISH"):
         Interpreter(model_content=m).allocate_tensors()
@@ -93,10 +94,48 @@ def test_softmax(seed, rows, depth, si, zi, beta):
 def test_softmax_output_quantization_must_be_the_usual():
     """LiteRT refuses an int8 SOFTMAX output other than scale 1/256, zero point -128; so does rillet."""
     from ai_edge_litert.interpreter import Interpreter as LiteRT
+
     from rillet.runtime import Interpreter
 
     m = op_model("SOFTMAX", [Input((2, 5), I8, Quant(0.1, 0))], [((1,), I8, Quant(1 / 256, 0))], {"beta": 1.0})
     with pytest.raises(RuntimeError, match="zero_point"):
         LiteRT(model_content=m).allocate_tensors()
     with pytest.raises(Exception, match="scale 1/256 and zero point -128"):
+        Interpreter(model_content=m).allocate_tensors()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**31 - 1), st.integers(1, 4), st.integers(1, 40), log_uniform(1e-3, 1.0), zero_points,
+       st.integers(1, 255))
+def test_log_softmax(seed, rows, depth, si, zi, spread):
+    """TFLite's optimized float-table LOG_SOFTMAX (what LiteRT's default Interpreter runs on int8), bit for bit."""
+    rng = np.random.default_rng(seed)
+    low = int(rng.integers(-128, 256 - spread))
+    x = rng.integers(low, low + spread + 1, size=(rows, depth)).clip(-128, 127).astype(I8)
+    m = op_model("LOG_SOFTMAX", [Input(x.shape, I8, Quant(si, zi))], [((1,), I8, Quant(16 / 256, 127))])
+    assert_same_bits_as_litert(m, [x])
+
+
+def test_log_softmax_near_tie_is_rounded_as_the_default_interpreter_not_the_reference_kernel():
+    """True value 96.500005: LiteRT's reference integer kernel gives 96, its default Interpreter 97."""
+    x = np.array([[-66, -28, 98, 41, 104, -6, -13, 87, -38, 67, 73, 61, -65, -74, 89, 8, 108, -73, 116, 57, -76, -62,
+                   -76, 123, -15, -54, -30, 84, 98, 78, 2, 19, -44, -6, 25, 84, 116, 71, -69]], I8)
+    m = op_model("LOG_SOFTMAX", [Input(x.shape, I8, Quant(0.05364280194044113, 0))], [((1,), I8, Quant(16 / 256, 127))])
+    assert_same_bits_as_litert(m, [x])
+    from rillet.runtime import Interpreter
+
+    assert run(Interpreter, m, [x])[0][0, 18] == 97
+
+
+@pytest.mark.parametrize("quant", [Quant(16 / 256, 0), Quant(1 / 256, 127), Quant(1 / 256, -128)])
+def test_log_softmax_output_quantization_must_be_the_usual(quant):
+    """LiteRT refuses an int8 LOG_SOFTMAX output other than scale 16/256, zero point 127; so does rillet."""
+    from ai_edge_litert.interpreter import Interpreter as LiteRT
+
+    from rillet.runtime import Interpreter
+
+    m = op_model("LOG_SOFTMAX", [Input((2, 5), I8, Quant(0.1, 0))], [((1,), I8, quant)])
+    with pytest.raises(RuntimeError):
+        LiteRT(model_content=m).allocate_tensors()
+    with pytest.raises(Exception, match="scale 16/256 and zero point 127"):
         Interpreter(model_content=m).allocate_tensors()
