@@ -140,25 +140,32 @@ rl_status rl_eval_activation_s8(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
-rl_status rl_prepare_softmax_s8(rl_plan *plan, rl_op *op) {
+/* SOFTMAX and LOG_SOFTMAX on int8: rows over the last axis, the one output quantization TFLite accepts
+ * (it refuses others), and the table exp_table[255 - d] = expf(-input_scale * beta * d) both kernels read. */
+static rl_status prepare_exp_table(rl_plan *plan, rl_op *op, const char *name, float beta, float output_scale,
+                                   const char *output_scale_text, int32_t output_zero_point) {
     rl_tensor *in = rl_input(plan, op, 0), *out = rl_output(plan, op, 0);
     rl_status s;
     if ((s = rl_expect_dtype(plan, out, "output", RL_INT8)) != RL_OK) return s;
     if ((s = rl_expect_per_tensor_quantization(plan, in, "input")) != RL_OK) return s;
     if ((s = rl_expect_per_tensor_quantization(plan, out, "output")) != RL_OK) return s;
     if (in->shape.rank < 1) return rl_fail(plan, RL_INVALID, "input must have rank 1 or more");
-    /* As TFLite, which refuses other int8 softmax outputs. */
-    if (rl_tensor_zero_point(out, 0) != -128 || rl_tensor_scale(out, 0) != 1.0f / 256.0f)
-        return rl_fail(plan, RL_UNSUPPORTED, "int8 SOFTMAX output must have scale 1/256 and zero point -128, has %g and %d",
-                       (double)rl_tensor_scale(out, 0), rl_tensor_zero_point(out, 0));
+    if (rl_tensor_zero_point(out, 0) != output_zero_point || rl_tensor_scale(out, 0) != output_scale)
+        return rl_fail(plan, RL_UNSUPPORTED, "int8 %s output must have scale %s and zero point %d, has %g and %d",
+                       name, output_scale_text, output_zero_point, (double)rl_tensor_scale(out, 0),
+                       rl_tensor_zero_point(out, 0));
     out->shape = in->shape;
     op->prep.inner = in->shape.dims[in->shape.rank - 1];
     op->prep.outer = op->prep.inner ? rl_shape_count(&in->shape) / op->prep.inner : 0;
     float *table = rl_op_scratch(plan, op, 256 * sizeof(float));
     if (!table) return RL_NO_MEMORY;
-    const float scale = -rl_tensor_scale(in, 0) * op->params.softmax.beta;
+    const float scale = -rl_tensor_scale(in, 0) * beta;
     for (int32_t d = 0; d < 256; ++d) table[255 - d] = expf(scale * (float)d);
     return RL_OK;
+}
+
+rl_status rl_prepare_softmax_s8(rl_plan *plan, rl_op *op) {
+    return prepare_exp_table(plan, op, "SOFTMAX", op->params.softmax.beta, 1.0f / 256.0f, "1/256", -128);
 }
 
 rl_status rl_eval_softmax_s8(rl_plan *plan, rl_op *op) {
@@ -170,25 +177,7 @@ rl_status rl_eval_softmax_s8(rl_plan *plan, rl_op *op) {
 }
 
 rl_status rl_prepare_log_softmax_s8(rl_plan *plan, rl_op *op) {
-    rl_tensor *in = rl_input(plan, op, 0), *out = rl_output(plan, op, 0);
-    rl_status s;
-    if ((s = rl_expect_dtype(plan, out, "output", RL_INT8)) != RL_OK) return s;
-    if ((s = rl_expect_per_tensor_quantization(plan, in, "input")) != RL_OK) return s;
-    if ((s = rl_expect_per_tensor_quantization(plan, out, "output")) != RL_OK) return s;
-    if (in->shape.rank < 1) return rl_fail(plan, RL_INVALID, "input must have rank 1 or more");
-    /* As TFLite's LogSoftmaxPrepare, which refuses other int8 outputs. */
-    if (rl_tensor_zero_point(out, 0) != 127 || rl_tensor_scale(out, 0) != 16.0f / 256.0f)
-        return rl_fail(plan, RL_UNSUPPORTED,
-                       "int8 LOG_SOFTMAX output must have scale 16/256 and zero point 127, has %g and %d",
-                       (double)rl_tensor_scale(out, 0), rl_tensor_zero_point(out, 0));
-    out->shape = in->shape;
-    op->prep.inner = in->shape.dims[in->shape.rank - 1];
-    op->prep.outer = op->prep.inner ? rl_shape_count(&in->shape) / op->prep.inner : 0;
-    float *table = rl_op_scratch(plan, op, 256 * sizeof(float));
-    if (!table) return RL_NO_MEMORY;
-    const float scale = -rl_tensor_scale(in, 0); /* beta is 1 */
-    for (int32_t d = 0; d < 256; ++d) table[255 - d] = expf(scale * (float)d);
-    return RL_OK;
+    return prepare_exp_table(plan, op, "LOG_SOFTMAX", 1.0f, 16.0f / 256.0f, "16/256", 127);
 }
 
 rl_status rl_eval_log_softmax_s8(rl_plan *plan, rl_op *op) {
