@@ -1,0 +1,66 @@
+"""The one build description of librillet: its C sources and each instruction-set file's compiler flags.
+
+A kernel's file name ends in its path (`f32_gemm_6x16__avx2.c`); files without a path suffix (and
+`__scalar` ones) build with the baseline flags. The cffi build (build_ffi.py), the kernel tests and the
+cross builds all read this module, so the source list and the flags live nowhere else.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import platform
+
+NATIVE_DIR = os.path.dirname(os.path.abspath(__file__))
+FOLDERS = ("src", "ops", "kernels")
+INCLUDE_DIRS = [os.path.join(NATIVE_DIR, d) for d in ("include", "src", "kernels")]
+WARNING_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror"]
+OPTIMIZE_FLAGS = ["-O2"]
+
+# Flags per path suffix, and the architectures whose compilers build that path.
+ISA_FLAGS: dict[str, list[str]] = {
+    "avx2": ["-mavx2", "-mfma", "-mf16c"],
+    "avx512": ["-mavx2", "-mfma", "-mf16c", "-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl"],
+    "avx512vnni": ["-mavx2", "-mfma", "-mf16c", "-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl",
+                   "-mavx512vnni"],
+    "neon": [],
+    "neondot": ["-march=armv8.2-a+dotprod"],
+}
+ISA_ARCHES: dict[str, tuple[str, ...]] = {
+    "avx2": ("x86_64",), "avx512": ("x86_64",), "avx512vnni": ("x86_64",),
+    "neon": ("aarch64", "armv7l"), "neondot": ("aarch64",),
+}
+
+
+def host_arch() -> str:
+    machine = platform.machine().lower()
+    return {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
+
+
+def isa_of(path: str) -> str | None:
+    """The instruction-set path a source file is built for, or None for baseline code."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if "__" not in stem:
+        return None
+    isa = stem.rsplit("__", 1)[1]
+    return None if isa == "scalar" else isa
+
+
+def sources(arch: str | None = None) -> list[str]:
+    """Every C file of the library that this architecture builds (absolute paths)."""
+    arch = arch or host_arch()
+    found = []
+    for folder in FOLDERS:
+        for path in sorted(glob.glob(os.path.join(NATIVE_DIR, folder, "*.c"))):
+            isa = isa_of(path)
+            if isa is None or arch in ISA_ARCHES.get(isa, ()):
+                found.append(path)
+    return found
+
+
+def flags_for(path: str) -> list[str]:
+    """The path-specific flags of one source file (empty for baseline files)."""
+    isa = isa_of(path)
+    if isa is not None and isa not in ISA_FLAGS:
+        raise ValueError(f"{os.path.basename(path)}: unknown instruction-set suffix {isa!r}")
+    return ISA_FLAGS.get(isa, []) if isa else []

@@ -1,0 +1,86 @@
+/* gemm.h — GEMM and IGEMM micro-kernels (float32; int8 with per-channel int8 weights), the layout of the
+ * weights they read (packed once, at prepare, by rl_pack_*), and the per-ISA configs dispatch picks from.
+ *
+ * A micro-kernel computes one tile: up to `mr` rows (1..MR) of the output by `nc` columns (any count; it
+ * walks the packed panels of NR columns itself, the last one partial). The op's driver owns the loop over
+ * the tensor and the split across threads; a kernel never sees a shape. Every path gives the scalar
+ * kernel's result: int8 bit for bit, float32 within 1e-6 relative (the sum over k runs in the same order,
+ * k ascending, for every element, whatever mr, nc or the thread split).
+ *
+ * Kernels never read past what they are given (no over-read of a row's end, no reading of pointers past
+ * mr): a model's last tensor may end where the arena ends.
+ */
+#ifndef RILLET_GEMM_H
+#define RILLET_GEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    float min, max; /* the fused activation's clamp */
+} rl_f32_minmax_params;
+
+/* int8 requantization, XNNPACK's fp32 form (see rl_requantize_fp32 in kernels.h): the int32 accumulator to
+ * float, times the channel's scale, clamped to [min_less_zero_point, max_less_zero_point], rounded to
+ * nearest with ties to even, plus output_zero_point. */
+typedef struct {
+    float min_less_zero_point, max_less_zero_point;
+    int32_t output_zero_point;
+    int32_t input_zero_point; /* what the IGEMM zero buffer holds; already folded into the packed bias */
+} rl_qs8_requantization_params;
+
+/* ---- float32 ----
+ * Packed weights (rl_pack_f32_gemm): for each panel of nr output channels: nr biases (0 where there is no
+ * bias or past n), then for each k in 0..ks*kc-1 (tap-major: tap 0's kc channels, then tap 1's, ...) nr
+ * weights (0 past n). A panel is nr * (1 + ks * kc) floats.
+ *
+ * GEMM: row i of A is a + i * a_stride (elements), kc floats. Row i of C is c + i * c_stride (elements),
+ * nc floats written. w points at the first panel.
+ * IGEMM: `indirection` holds ks * MR row pointers, tap-major: indirection[p * MR + i] is row i's kc input
+ * floats for tap p (a zero buffer for padding taps). All MR slots of each tap hold valid pointers, but
+ * the kernel reads only the first mr. */
+typedef void (*rl_f32_gemm_fn)(size_t mr, size_t nc, size_t kc, const float *a, size_t a_stride, const float *w,
+                               float *c, size_t c_stride, const rl_f32_minmax_params *params);
+typedef void (*rl_f32_igemm_fn)(size_t mr, size_t nc, size_t kc, size_t ks, const float *const *indirection,
+                                const float *w, float *c, size_t c_stride, const rl_f32_minmax_params *params);
+
+/* w: n rows of ks * kc weights ([n][ks][kc], a CONV_2D OHWI filter or a FULLY_CONNECTED [units, depth]);
+ * bias: n floats or NULL. Writes rl_f32_gemm_packed_size(...) bytes at packed. */
+size_t rl_f32_gemm_packed_size(size_t n, size_t ks, size_t kc, size_t nr);
+void rl_pack_f32_gemm(size_t n, size_t ks, size_t kc, size_t nr, const float *w, const float *bias, float *packed);
+
+/* ---- int8: int8 activations, int8 weights with one float scale per output channel ----
+ * Packed weights (rl_pack_qs8_gemm): for each panel of nr output channels:
+ *   nr int32 biases: bias[n] - (input_zero_point + input_offset) * sum(w[n][...]), in wrapping 32-bit
+ *     arithmetic (0 past n); input_offset is the config's: 0, or 128 for kernels that add 128 to every
+ *     input byte to use unsigned-by-signed dot products (VNNI), whose extra 128 * sum(w) this cancels;
+ *   then for each tap p in 0..ks-1 and each block of kr channels (kc rounded up to kr, zero-filled): for
+ *     each of the nr columns, kr int8 weights (0 past n or kc);
+ *   then nr float scales (input_scale * filter_scale / output_scale; 0 past n).
+ * Accumulation wraps modulo 2^32, as XNNPACK's; kernels must give those bits (no saturating adds).
+ * GEMM/IGEMM arguments as float32's, with int8 rows; the IGEMM zero buffer holds the input zero point. */
+typedef void (*rl_qs8_gemm_fn)(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,
+                               int8_t *c, size_t c_stride, const rl_qs8_requantization_params *params);
+typedef void (*rl_qs8_igemm_fn)(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
+                                const void *w, int8_t *c, size_t c_stride, const rl_qs8_requantization_params *params);
+
+size_t rl_qs8_gemm_packed_size(size_t n, size_t ks, size_t kc, size_t nr, size_t kr);
+/* w: [n][ks][kc] int8; bias: n int32 or NULL; scales: n floats. */
+void rl_pack_qs8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, int32_t input_zero_point,
+                      int32_t input_offset, const int8_t *w, const int32_t *bias, const float *scales, void *packed);
+
+/* What dispatch hands an op: the tile and the kernels of one ISA. */
+typedef struct {
+    uint32_t mr, nr;
+    rl_f32_gemm_fn gemm;
+    rl_f32_igemm_fn igemm;
+} rl_f32_gemm_config;
+
+typedef struct {
+    uint32_t mr, nr, kr;
+    int32_t input_offset;
+    rl_qs8_gemm_fn gemm;
+    rl_qs8_igemm_fn igemm;
+} rl_qs8_gemm_config;
+
+#endif
