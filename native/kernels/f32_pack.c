@@ -1,0 +1,41 @@
+/* f32_pack.c — packs float32 GEMM and depthwise weights into the panel layouts of gemm.h and dwconv.h.
+ *
+ * Runs once at prepare. Every byte of the packed size is written (zeros past n / channels), so kernels
+ * may load whole panels and padded columns hold defined values. */
+#include <string.h>
+
+#include "dwconv.h"
+#include "gemm.h"
+
+static size_t round_up(size_t n, size_t tile) { return (n + tile - 1) / tile * tile; }
+
+size_t rl_f32_gemm_packed_size(size_t n, size_t ks, size_t kc, size_t nr) {
+    return round_up(n, nr) * (1 + ks * kc) * sizeof(float);
+}
+
+void rl_pack_f32_gemm(size_t n, size_t ks, size_t kc, size_t nr, const float *w, const float *bias, float *packed) {
+    const size_t depth = ks * kc; /* [n][ks][kc] flattens to [n][depth] in the tap-major order kernels read */
+    for (size_t n0 = 0; n0 < n; n0 += nr) {
+        const size_t cols = n - n0 < nr ? n - n0 : nr;
+        memset(packed, 0, nr * (1 + depth) * sizeof(float));
+        if (bias != NULL)
+            for (size_t j = 0; j < cols; ++j) packed[j] = bias[n0 + j];
+        for (size_t k = 0; k < depth; ++k)
+            for (size_t j = 0; j < cols; ++j) packed[nr * (1 + k) + j] = w[(n0 + j) * depth + k];
+        packed += nr * (1 + depth);
+    }
+}
+
+size_t rl_f32_dwconv_packed_size(size_t channels, size_t taps, size_t ct) {
+    return round_up(channels, ct) * (1 + taps) * sizeof(float);
+}
+
+void rl_pack_f32_dwconv(size_t channels, size_t taps, size_t ct, const float *w, const float *bias, float *packed) {
+    for (size_t c0 = 0; c0 < channels; c0 += ct) {
+        const size_t count = channels - c0 < ct ? channels - c0 : ct;
+        memset(packed, 0, ct * (1 + taps) * sizeof(float));
+        if (bias != NULL) memcpy(packed, bias + c0, count * sizeof(float));
+        for (size_t t = 0; t < taps; ++t) memcpy(packed + ct * (1 + t), w + t * channels + c0, count * sizeof(float));
+        packed += ct * (1 + taps);
+    }
+}
