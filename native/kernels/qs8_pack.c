@@ -1,0 +1,88 @@
+/* qs8_pack.c — packs int8 GEMM/IGEMM and depthwise weights into the layouts of gemm.h and dwconv.h, once, at
+ * prepare.
+ *
+ * The input zero point (and a kernel's input offset) is folded into each int32 bias here so the kernels'
+ * inner loops multiply raw input bytes. That folding wraps modulo 2^32 like the kernels' accumulation, so it
+ * is done in uint32 (signed overflow would be undefined behaviour); the kernels' total is then the same
+ * 32 bits as bias + sum((x - zero_point) * w). Fields are written with memcpy: a panel's int32 and float
+ * fields are 4-byte aligned only when nr * kr (ct) is a multiple of 4, which every config keeps.
+ */
+#include <string.h>
+
+#include "dwconv.h"
+#include "gemm.h"
+
+static size_t round_up(size_t x, size_t multiple) { return (x + multiple - 1) / multiple * multiple; }
+
+static void store_u32(unsigned char *p, uint32_t v) { memcpy(p, &v, sizeof v); }
+
+size_t rl_qs8_gemm_packed_size(size_t n, size_t ks, size_t kc, size_t nr, size_t kr) {
+    const size_t panels = (n + nr - 1) / nr;
+    return panels * nr * (sizeof(int32_t) + ks * round_up(kc, kr) + sizeof(float));
+}
+
+void rl_pack_qs8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, int32_t input_zero_point,
+                      int32_t input_offset, const int8_t *w, const int32_t *bias, const float *scales, void *packed) {
+    const size_t kcr = round_up(kc, kr);
+    const uint32_t zero_point = (uint32_t)input_zero_point + (uint32_t)input_offset;
+    unsigned char *out = packed;
+    for (size_t n0 = 0; n0 < n; n0 += nr) {
+        for (size_t j = 0; j < nr; ++j) {
+            const size_t col = n0 + j;
+            uint32_t folded = 0;
+            if (col < n) {
+                uint32_t sum = 0;
+                for (size_t k = 0; k < ks * kc; ++k) sum += (uint32_t)(int32_t)w[col * ks * kc + k];
+                folded = (bias ? (uint32_t)bias[col] : 0u) - zero_point * sum;
+            }
+            store_u32(out, folded);
+            out += sizeof(uint32_t);
+        }
+        for (size_t p = 0; p < ks; ++p) {
+            for (size_t k0 = 0; k0 < kcr; k0 += kr) {
+                for (size_t j = 0; j < nr; ++j) {
+                    const size_t col = n0 + j;
+                    for (size_t r = 0; r < kr; ++r) {
+                        const size_t k = k0 + r;
+                        *out++ = (unsigned char)(col < n && k < kc ? w[(col * ks + p) * kc + k] : 0);
+                    }
+                }
+            }
+        }
+        for (size_t j = 0; j < nr; ++j) {
+            const float scale = n0 + j < n ? scales[n0 + j] : 0.0f;
+            memcpy(out, &scale, sizeof scale);
+            out += sizeof scale;
+        }
+    }
+}
+
+size_t rl_qs8_dwconv_packed_size(size_t channels, size_t taps, size_t ct) {
+    return round_up(channels, ct) * (sizeof(int32_t) + taps + sizeof(float));
+}
+
+void rl_pack_qs8_dwconv(size_t channels, size_t taps, size_t ct, int32_t input_zero_point, const int8_t *w,
+                        const int32_t *bias, const float *scales, void *packed) {
+    unsigned char *out = packed;
+    for (size_t c0 = 0; c0 < channels; c0 += ct) {
+        for (size_t j = 0; j < ct; ++j) {
+            const size_t c = c0 + j;
+            uint32_t folded = 0;
+            if (c < channels) {
+                uint32_t sum = 0;
+                for (size_t t = 0; t < taps; ++t) sum += (uint32_t)(int32_t)w[t * channels + c];
+                folded = (bias ? (uint32_t)bias[c] : 0u) - (uint32_t)input_zero_point * sum;
+            }
+            store_u32(out, folded);
+            out += sizeof(uint32_t);
+        }
+        for (size_t t = 0; t < taps; ++t) {
+            for (size_t j = 0; j < ct; ++j) *out++ = (unsigned char)(c0 + j < channels ? w[t * channels + c0 + j] : 0);
+        }
+        for (size_t j = 0; j < ct; ++j) {
+            const float scale = c0 + j < channels ? scales[c0 + j] : 0.0f;
+            memcpy(out, &scale, sizeof scale);
+            out += sizeof scale;
+        }
+    }
+}
