@@ -1,0 +1,50 @@
+/* f32_configs.c — maps an instruction-set path to its float32 GEMM and depthwise kernels and tiles.
+ *
+ * Tables are built with designated initializers, so a reordered struct field fails to compile instead of
+ * swapping two kernels. x86 kernels are named only on x86-64, so this file builds for Arm as well. */
+#include "f32_configs.h"
+
+#include "f32_microkernels.h"
+
+rl_f32_gemm_config rl_f32_gemm_config_for(rl_isa isa) {
+    switch (isa) {
+#if defined(__x86_64__) || defined(_M_X64)
+    case RL_ISA_AVX512VNNI: /* no float32 use for VNNI: the AVX-512 kernels */
+    case RL_ISA_AVX512: {
+        const rl_f32_gemm_config config = {.mr = 7, .nr = 16, .gemm = f32_gemm_7x16__avx512,
+                                           .igemm = f32_igemm_7x16__avx512};
+        return config;
+    }
+    case RL_ISA_AVX2: {
+        const rl_f32_gemm_config config = {.mr = 6, .nr = 16, .gemm = f32_gemm_6x16__avx2,
+                                           .igemm = f32_igemm_6x16__avx2};
+        return config;
+    }
+#endif
+    default: { /* scalar, and NEON / NEONDOT until they have kernels of their own */
+        const rl_f32_gemm_config config = {.mr = 4, .nr = 4, .gemm = f32_gemm_4x4__scalar,
+                                           .igemm = f32_igemm_4x4__scalar};
+        return config;
+    }
+    }
+}
+
+rl_f32_dwconv_config rl_f32_dwconv_config_for(rl_isa isa) {
+    switch (isa) {
+#if defined(__x86_64__) || defined(_M_X64)
+    case RL_ISA_AVX512VNNI:
+    case RL_ISA_AVX512: {
+        const rl_f32_dwconv_config config = {.channel_tile = 32, .dwconv = f32_dwconv__avx512};
+        return config;
+    }
+    case RL_ISA_AVX2: {
+        const rl_f32_dwconv_config config = {.channel_tile = 16, .dwconv = f32_dwconv__avx2};
+        return config;
+    }
+#endif
+    default: {
+        const rl_f32_dwconv_config config = {.channel_tile = 4, .dwconv = f32_dwconv__scalar};
+        return config;
+    }
+    }
+}

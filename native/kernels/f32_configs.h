@@ -1,0 +1,16 @@
+/* f32_configs.h — which float32 GEMM/IGEMM and depthwise kernels (and tiles) each instruction-set path uses.
+ *
+ * Dispatch asks once per ISA and keeps the returned struct; an ISA without kernels of its own gets the best
+ * lower path's (AVX512VNNI -> AVX512, NEON / NEONDOT -> scalar for now). Kernels are packed for the
+ * config's nr / channel_tile, so an op packs with the same config it later runs. */
+#ifndef RILLET_F32_CONFIGS_H
+#define RILLET_F32_CONFIGS_H
+
+#include "dwconv.h"
+#include "gemm.h"
+#include "isa.h"
+
+rl_f32_gemm_config rl_f32_gemm_config_for(rl_isa isa);
+rl_f32_dwconv_config rl_f32_dwconv_config_for(rl_isa isa);
+
+#endif

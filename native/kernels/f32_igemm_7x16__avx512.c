@@ -1,0 +1,55 @@
+/* f32_igemm_7x16__avx512.c — float32 indirect GEMM (convolution through row pointers), 7x16, AVX-512F.
+ *
+ * As f32_gemm_7x16__avx512, with the k loop walking the ks taps: each tap's row pointers are fetched once
+ * (only the first mr; the rest alias the last valid one and store its same values), and the sum runs over
+ * taps then k ascending from the bias, the packed order, as the scalar kernel. */
+#include <immintrin.h>
+
+#include "f32_microkernels.h"
+
+void f32_igemm_7x16__avx512(size_t mr, size_t nc, size_t kc, size_t ks, const float *const *indirection,
+                            const float *w, float *c, size_t c_stride, const rl_f32_minmax_params *params) {
+    enum { MR = 7 };
+    float *c0 = c;
+    float *c1 = mr > 1 ? c0 + c_stride : c0;
+    float *c2 = mr > 2 ? c1 + c_stride : c1;
+    float *c3 = mr > 3 ? c2 + c_stride : c2;
+    float *c4 = mr > 4 ? c3 + c_stride : c3;
+    float *c5 = mr > 5 ? c4 + c_stride : c4;
+    float *c6 = mr > 6 ? c5 + c_stride : c5;
+    const size_t i1 = mr > 1 ? 1 : 0, i2 = mr > 2 ? 2 : i1, i3 = mr > 3 ? 3 : i2;
+    const size_t i4 = mr > 4 ? 4 : i3, i5 = mr > 5 ? 5 : i4, i6 = mr > 6 ? 6 : i5;
+    const __m512 vmin = _mm512_set1_ps(params->min);
+    const __m512 vmax = _mm512_set1_ps(params->max);
+
+    for (size_t n0 = 0; n0 < nc; n0 += 16) {
+        __m512 acc0 = _mm512_loadu_ps(w);
+        __m512 acc1 = acc0, acc2 = acc0, acc3 = acc0, acc4 = acc0, acc5 = acc0, acc6 = acc0;
+        w += 16;
+        for (size_t p = 0; p < ks; ++p) {
+            const float *const *rows = indirection + p * MR;
+            const float *a0 = rows[0], *a1 = rows[i1], *a2 = rows[i2], *a3 = rows[i3];
+            const float *a4 = rows[i4], *a5 = rows[i5], *a6 = rows[i6];
+            for (size_t k = 0; k < kc; ++k) {
+                const __m512 vw = _mm512_loadu_ps(w);
+                w += 16;
+                acc0 = _mm512_fmadd_ps(_mm512_set1_ps(a0[k]), vw, acc0);
+                acc1 = _mm512_fmadd_ps(_mm512_set1_ps(a1[k]), vw, acc1);
+                acc2 = _mm512_fmadd_ps(_mm512_set1_ps(a2[k]), vw, acc2);
+                acc3 = _mm512_fmadd_ps(_mm512_set1_ps(a3[k]), vw, acc3);
+                acc4 = _mm512_fmadd_ps(_mm512_set1_ps(a4[k]), vw, acc4);
+                acc5 = _mm512_fmadd_ps(_mm512_set1_ps(a5[k]), vw, acc5);
+                acc6 = _mm512_fmadd_ps(_mm512_set1_ps(a6[k]), vw, acc6);
+            }
+        }
+        const size_t cols = nc - n0 < 16 ? nc - n0 : 16;
+        const __mmask16 mask = (__mmask16)((1u << cols) - 1u);
+        _mm512_mask_storeu_ps(c6 + n0, mask, _mm512_min_ps(_mm512_max_ps(acc6, vmin), vmax));
+        _mm512_mask_storeu_ps(c5 + n0, mask, _mm512_min_ps(_mm512_max_ps(acc5, vmin), vmax));
+        _mm512_mask_storeu_ps(c4 + n0, mask, _mm512_min_ps(_mm512_max_ps(acc4, vmin), vmax));
+        _mm512_mask_storeu_ps(c3 + n0, mask, _mm512_min_ps(_mm512_max_ps(acc3, vmin), vmax));
+        _mm512_mask_storeu_ps(c2 + n0, mask, _mm512_min_ps(_mm512_max_ps(acc2, vmin), vmax));
+        _mm512_mask_storeu_ps(c1 + n0, mask, _mm512_min_ps(_mm512_max_ps(acc1, vmin), vmax));
+        _mm512_mask_storeu_ps(c0 + n0, mask, _mm512_min_ps(_mm512_max_ps(acc0, vmin), vmax));
+    }
+}

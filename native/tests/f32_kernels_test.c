@@ -1,0 +1,451 @@
+/* f32_kernels_test.c — checks one ISA's float32 GEMM, IGEMM and depthwise micro-kernels, and the packers.
+ *
+ * Usage: f32_kernels_test scalar|avx2|avx512. The scalar kernels are checked against plain loops here; an
+ * ISA's kernels against the scalar kernels, on sizes around every tile edge. Inputs sit at the very end of
+ * a page followed by a PROT_NONE page, so reading one float past a row (or a pointer past mr / taps)
+ * faults; output rows are surrounded by canaries that must stay untouched. Exit status 0: all passed;
+ * 1: a mismatch (the case is printed); 77: the CPU lacks the ISA (skipped, and said so).
+ *
+ * Float tolerance: SIMD kernels fuse multiply and add where the scalar kernel rounds twice, so they agree
+ * to within a few ulps of the sum of |terms| (|bias| + sum |a * w|), not of a result that cancels. */
+#define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "f32_configs.h"
+#include "f32_microkernels.h"
+
+#define CANARY 12345.678f
+#define REL_TOL 1e-6
+
+typedef struct {
+    uint64_t state;
+} rng;
+
+static float uniform(rng *r) { /* in [-1, 1) */
+    r->state ^= r->state << 13;
+    r->state ^= r->state >> 7;
+    r->state ^= r->state << 17;
+    return (float)((double)(r->state >> 40) / (double)(1 << 23) - 1.0);
+}
+
+static void fill(rng *r, float *x, size_t n) {
+    for (size_t i = 0; i < n; ++i) x[i] = uniform(r);
+}
+
+/* Slots of one readable page each followed by a PROT_NONE page. */
+typedef struct {
+    char *base;
+    size_t page, slots;
+} guarded;
+
+static guarded guarded_new(size_t slots) {
+    guarded g = {NULL, (size_t)sysconf(_SC_PAGESIZE), slots};
+    void *m = mmap(NULL, 2 * slots * g.page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+        perror("mmap");
+        exit(2);
+    }
+    g.base = m;
+    for (size_t i = 0; i < slots; ++i) mprotect(g.base + (2 * i + 1) * g.page, g.page, PROT_NONE);
+    return g;
+}
+
+/* `count` floats ending exactly where slot i's readable page ends. */
+static float *slot_tail(const guarded *g, size_t i, size_t count) {
+    return (float *)(g->base + (2 * i + 1) * g->page) - count;
+}
+
+/* A pointer into a PROT_NONE page: for indirection entries a kernel must never dereference. */
+static const float *poison(const guarded *g) { return (const float *)(g->base + g->page); }
+
+static const rl_f32_minmax_params clamps[] = {{-INFINITY, INFINITY}, {-0.25f, 0.5f}, {0.0f, 6.0f}, {-0.05f, 0.05f}};
+#define CLAMPS (sizeof(clamps) / sizeof(clamps[0]))
+
+static float clampf(float v, const rl_f32_minmax_params *p) {
+    v = v < p->min ? p->min : v;
+    return v > p->max ? p->max : v;
+}
+
+/* Compares `rows` x `cols` results (row stride `stride`) with the expected values and checks every other
+ * float of the `total`-float buffer (rows past the last, and a tail) still holds the canary. */
+static int check_output(const char *what, const float *got, const float *want, const double *magnitude,
+                        size_t rows, size_t cols, size_t stride, size_t total) {
+    for (size_t idx = 0; idx < total; ++idx) {
+        const size_t i = idx / stride, j = idx % stride;
+        const float g = got[idx];
+        if (i < rows && j < cols) {
+            const float y = want[i * cols + j];
+            const double m = magnitude[i * cols + j];
+            if (!(fabs((double)g - (double)y) <= REL_TOL * (m > 1.0 ? m : 1.0))) {
+                printf("FAIL %s: [%zu][%zu] got %.9g want %.9g (sum of |terms| %.3g)\n", what, i, j, g, y, m);
+                return 1;
+            }
+        } else if (memcmp(&g, &(float){CANARY}, sizeof g) != 0) {
+            printf("FAIL %s: wrote outside the output at [%zu][%zu] (%.9g)\n", what, i, j, g);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The case being run, for the fault handler: an over-read faults on a guard page before any check runs. */
+static char running[200];
+
+static void report_fault(int sig) {
+    static const char prefix[] = "FAIL (memory fault: a read past a row, a pointer past mr / taps, or a write "
+                                 "past the output) in ";
+    (void)sig;
+    if (write(STDOUT_FILENO, prefix, sizeof prefix - 1) < 0 || write(STDOUT_FILENO, running, strlen(running)) < 0 ||
+        write(STDOUT_FILENO, "\n", 1) < 0)
+        _exit(1);
+    _exit(1);
+}
+
+/* ---- GEMM and IGEMM: one case computes C[mr][nc] = A[mr][ks * kc] * W[nc][ks * kc]^T + bias ---- */
+typedef struct {
+    const rl_f32_gemm_config *cfg, *ref; /* ref: the scalar config, or NULL to use the plain loops */
+    guarded *rows;                       /* ks * MR + 1 slots for A rows; the last holds a zero row */
+    rng *r;
+} gemm_bench;
+
+static int gemm_case(gemm_bench *b, int indirect, size_t mr, size_t nc, size_t kc, size_t ks, size_t clamp) {
+    const rl_f32_gemm_config *cfg = b->cfg;
+    const rl_f32_minmax_params *params = &clamps[clamp];
+    const size_t depth = ks * kc, a_stride = kc + 5, c_stride = nc + 3, MR = cfg->mr;
+    float *w = malloc(nc * depth * sizeof(float)), *bias = malloc(nc * sizeof(float));
+    fill(b->r, w, nc * depth);
+    fill(b->r, bias, nc);
+    const float **row = malloc(ks * MR * sizeof(float *)); /* row[p * mr + i]: row i's tap p */
+    if (indirect) {
+        const float *zero = slot_tail(b->rows, ks * MR, kc);
+        memset((float *)zero, 0, kc * sizeof(float));
+        for (size_t p = 0; p < ks; ++p)
+            for (size_t i = 0; i < mr; ++i) {
+                float *x = slot_tail(b->rows, p * MR + i, kc);
+                fill(b->r, x, kc);
+                row[p * mr + i] = (p + i) % 5 == 3 ? zero : x; /* some padding taps */
+            }
+    } else { /* rows a_stride apart, the last ending at the guard page; gaps hold NaN */
+        float *a = slot_tail(b->rows, 0, (mr - 1) * a_stride + kc);
+        for (size_t i = 0; i < (mr - 1) * a_stride + kc; ++i) a[i] = NAN;
+        for (size_t i = 0; i < mr; ++i) {
+            fill(b->r, a + i * a_stride, kc);
+            row[i] = a + i * a_stride;
+        }
+    }
+
+    /* The plain-loop result and each output's sum of |terms|. */
+    float *want = malloc(mr * nc * sizeof(float));
+    double *magnitude = malloc(mr * nc * sizeof(double));
+    for (size_t i = 0; i < mr; ++i)
+        for (size_t j = 0; j < nc; ++j) {
+            float acc = bias[j];
+            double m = fabs(bias[j]);
+            for (size_t p = 0; p < ks; ++p)
+                for (size_t k = 0; k < kc; ++k) {
+                    const float prod = row[p * mr + i][k] * w[j * depth + p * kc + k];
+                    acc += prod;
+                    m += fabs(prod);
+                }
+            want[i * nc + j] = clampf(acc, params);
+            magnitude[i * nc + j] = m;
+        }
+    if (b->ref != NULL) { /* the scalar kernel's result, in its own tiles, is the expected one */
+        const rl_f32_gemm_config *ref = b->ref;
+        float *packed = malloc(rl_f32_gemm_packed_size(nc, ks, kc, ref->nr));
+        rl_pack_f32_gemm(nc, ks, kc, ref->nr, w, bias, packed);
+        const float **ind = malloc(ks * ref->mr * sizeof(float *));
+        for (size_t i0 = 0; i0 < mr; i0 += ref->mr) {
+            const size_t m = mr - i0 < ref->mr ? mr - i0 : ref->mr;
+            if (indirect) {
+                for (size_t p = 0; p < ks; ++p)
+                    for (size_t i = 0; i < ref->mr; ++i) ind[p * ref->mr + i] = row[p * mr + i0 + (i < m ? i : 0)];
+                ref->igemm(m, nc, kc, ks, ind, packed, want + i0 * nc, nc, params);
+            } else {
+                ref->gemm(m, nc, kc, row[i0], a_stride, packed, want + i0 * nc, nc, params);
+            }
+        }
+        free(ind);
+        free(packed);
+    }
+
+    /* The kernel under test: packed panels, then C rows with canaries around and one row past mr. */
+    const size_t packed_size = rl_f32_gemm_packed_size(nc, ks, kc, cfg->nr);
+    float *packed = malloc(packed_size);
+    rl_pack_f32_gemm(nc, ks, kc, cfg->nr, w, bias, packed);
+    const size_t c_total = (mr + 1) * c_stride + 2 * cfg->nr;
+    float *c = malloc(c_total * sizeof(float));
+    for (size_t i = 0; i < c_total; ++i) c[i] = CANARY;
+    snprintf(running, sizeof running, "%s mr=%zu nc=%zu kc=%zu ks=%zu clamp=[%g, %g]", indirect ? "igemm" : "gemm",
+             mr, nc, kc, ks, params->min, params->max);
+    if (indirect) {
+        const float **ind = malloc(ks * MR * sizeof(float *));
+        for (size_t p = 0; p < ks; ++p)
+            for (size_t i = 0; i < MR; ++i) ind[p * MR + i] = i < mr ? row[p * mr + i] : poison(b->rows);
+        cfg->igemm(mr, nc, kc, ks, ind, packed, c, c_stride, params);
+        free(ind);
+    } else {
+        cfg->gemm(mr, nc, kc, row[0], a_stride, packed, c, c_stride, params);
+    }
+    const int failed = check_output(running, c, want, magnitude, mr, nc, c_stride, c_total);
+    free(c);
+    free(packed);
+    free(want);
+    free(magnitude);
+    free(row);
+    free(w);
+    free(bias);
+    return failed;
+}
+
+static int test_gemm(const rl_f32_gemm_config *cfg, const rl_f32_gemm_config *ref, rng *r) {
+    static const size_t kcs[] = {1, 2, 3, 7, 8, 9, 16, 17, 33}, kss[] = {1, 2, 9};
+    const size_t ncs[] = {cfg->nr - 1, cfg->nr, cfg->nr + 1, 2 * cfg->nr + 1, 1};
+    guarded rows = guarded_new(9 * cfg->mr + 1);
+    gemm_bench b = {cfg, ref, &rows, r};
+    size_t cases = 0, clamp = 0;
+    int failed = 0;
+    for (size_t mr = 1; mr <= cfg->mr; ++mr)
+        for (size_t n = 0; n < sizeof ncs / sizeof ncs[0]; ++n)
+            for (size_t k = 0; k < sizeof kcs / sizeof kcs[0]; ++k) {
+                if (ncs[n] == 0) continue;
+                failed |= gemm_case(&b, 0, mr, ncs[n], kcs[k], 1, clamp++ % CLAMPS);
+                for (size_t s = 0; s < sizeof kss / sizeof kss[0]; ++s)
+                    failed |= gemm_case(&b, 1, mr, ncs[n], kcs[k], kss[s], clamp++ % CLAMPS);
+                cases += 4;
+            }
+    munmap(rows.base, 2 * rows.slots * rows.page);
+    printf("gemm/igemm %ux%u: %zu cases %s\n", cfg->mr, cfg->nr, cases, failed ? "FAILED" : "ok");
+    return failed;
+}
+
+/* ---- depthwise ---- */
+static int dwconv_case(const rl_f32_dwconv_config *cfg, const rl_f32_dwconv_config *ref, guarded *slots, rng *r,
+                       size_t channels, size_t taps, size_t pixels, size_t clamp) {
+    const rl_f32_minmax_params *params = &clamps[clamp];
+    const size_t step = taps + 2, out_stride = channels + 2;
+    float *w = malloc(taps * channels * sizeof(float)), *bias = malloc(channels * sizeof(float));
+    fill(r, w, taps * channels);
+    fill(r, bias, channels);
+    const float *zero = slot_tail(slots, pixels * taps, channels);
+    memset((float *)zero, 0, channels * sizeof(float));
+    const float **ind = malloc(pixels * step * sizeof(float *));
+    for (size_t p = 0; p < pixels; ++p)
+        for (size_t t = 0; t < step; ++t) {
+            if (t >= taps) {
+                ind[p * step + t] = poison(slots); /* past taps: never read */
+                continue;
+            }
+            float *x = slot_tail(slots, p * taps + t, channels);
+            fill(r, x, channels);
+            ind[p * step + t] = (p + t) % 4 == 2 ? zero : x;
+        }
+
+    float *want = malloc(pixels * channels * sizeof(float));
+    double *magnitude = malloc(pixels * channels * sizeof(double));
+    for (size_t p = 0; p < pixels; ++p)
+        for (size_t ch = 0; ch < channels; ++ch) {
+            float acc = bias[ch];
+            double m = fabs(bias[ch]);
+            for (size_t t = 0; t < taps; ++t) {
+                const float prod = ind[p * step + t][ch] * w[t * channels + ch];
+                acc += prod;
+                m += fabs(prod);
+            }
+            want[p * channels + ch] = clampf(acc, params);
+            magnitude[p * channels + ch] = m;
+        }
+    if (ref != NULL) {
+        float *packed = malloc(rl_f32_dwconv_packed_size(channels, taps, ref->channel_tile));
+        rl_pack_f32_dwconv(channels, taps, ref->channel_tile, w, bias, packed);
+        ref->dwconv(channels, pixels, taps, ind, step, packed, want, channels, params);
+        free(packed);
+    }
+
+    float *packed = malloc(rl_f32_dwconv_packed_size(channels, taps, cfg->channel_tile));
+    rl_pack_f32_dwconv(channels, taps, cfg->channel_tile, w, bias, packed);
+    const size_t out_total = (pixels + 1) * out_stride + 2 * cfg->channel_tile;
+    float *out = malloc(out_total * sizeof(float));
+    for (size_t i = 0; i < out_total; ++i) out[i] = CANARY;
+    snprintf(running, sizeof running, "dwconv channels=%zu taps=%zu pixels=%zu clamp=[%g, %g]", channels, taps,
+             pixels, params->min, params->max);
+    cfg->dwconv(channels, pixels, taps, ind, step, packed, out, out_stride, params);
+    const int failed = check_output(running, out, want, magnitude, pixels, channels, out_stride, out_total);
+    free(out);
+    free(packed);
+    free(want);
+    free(magnitude);
+    free(ind);
+    free(w);
+    free(bias);
+    return failed;
+}
+
+static int test_dwconv(const rl_f32_dwconv_config *cfg, const rl_f32_dwconv_config *ref, rng *r) {
+    const size_t ct = cfg->channel_tile;
+    const size_t chs[] = {ct - 1, ct, ct + 1, 2 * ct + 3, 1, 3, 4 * ct + 5};
+    static const size_t tapss[] = {1, 4, 9, 25};
+    guarded slots = guarded_new(5 * 25 + 1);
+    size_t cases = 0, clamp = 0;
+    int failed = 0;
+    for (size_t c = 0; c < sizeof chs / sizeof chs[0]; ++c)
+        for (size_t t = 0; t < sizeof tapss / sizeof tapss[0]; ++t)
+            for (size_t pixels = 1; pixels <= 5; ++pixels) {
+                if (chs[c] == 0) continue;
+                failed |= dwconv_case(cfg, ref, &slots, r, chs[c], tapss[t], pixels, clamp++ % CLAMPS);
+                ++cases;
+            }
+    munmap(slots.base, 2 * slots.slots * slots.page);
+    printf("dwconv channel tile %zu: %zu cases %s\n", ct, cases, failed ? "FAILED" : "ok");
+    return failed;
+}
+
+/* ---- packers: exact placement, zeros past n / channels, nothing written past the packed size ---- */
+static int test_packers(rng *r) {
+    int failed = 0;
+    static const size_t ns[] = {1, 3, 4, 15, 16, 17, 33}, nrs[] = {4, 8, 16, 32};
+    for (size_t a = 0; a < sizeof ns / sizeof ns[0]; ++a)
+        for (size_t b = 0; b < sizeof nrs / sizeof nrs[0]; ++b)
+            for (int with_bias = 0; with_bias < 2; ++with_bias) {
+                const size_t n = ns[a], nr = nrs[b], ks = 3, kc = 5, depth = ks * kc;
+                const size_t panels = (n + nr - 1) / nr, size = rl_f32_gemm_packed_size(n, ks, kc, nr);
+                if (size != panels * nr * (1 + depth) * sizeof(float)) {
+                    printf("FAIL gemm packed size n=%zu nr=%zu: %zu\n", n, nr, size);
+                    return 1;
+                }
+                float *w = malloc(n * depth * sizeof(float)), *bias = malloc(n * sizeof(float));
+                fill(r, w, n * depth);
+                fill(r, bias, n);
+                float *packed = malloc(size + 16 * sizeof(float));
+                for (size_t i = 0; i < size / sizeof(float) + 16; ++i) packed[i] = CANARY;
+                rl_pack_f32_gemm(n, ks, kc, nr, w, with_bias ? bias : NULL, packed);
+                for (size_t q = 0; q < panels; ++q)
+                    for (size_t k = 0; k <= depth; ++k)
+                        for (size_t j = 0; j < nr; ++j) {
+                            const size_t col = q * nr + j;
+                            const float want = col >= n                ? 0.0f
+                                               : k == 0                ? (with_bias ? bias[col] : 0.0f)
+                                                                       : w[col * depth + k - 1];
+                            const float got = packed[q * nr * (1 + depth) + k * nr + j];
+                            if (memcmp(&got, &want, sizeof got) != 0) {
+                                printf("FAIL pack gemm n=%zu nr=%zu bias=%d: panel %zu row %zu col %zu: %g, want %g\n",
+                                       n, nr, with_bias, q, k, j, got, want);
+                                failed = 1;
+                            }
+                        }
+                for (size_t i = size / sizeof(float); i < size / sizeof(float) + 16; ++i)
+                    if (packed[i] != CANARY) {
+                        printf("FAIL pack gemm n=%zu nr=%zu: wrote past the packed size\n", n, nr);
+                        failed = 1;
+                    }
+                free(packed);
+
+                /* The same n as depthwise channels, nr as the channel tile, ks * kc as taps. */
+                const size_t taps = depth, dsize = rl_f32_dwconv_packed_size(n, taps, nr);
+                if (dsize != panels * nr * (1 + taps) * sizeof(float)) {
+                    printf("FAIL dwconv packed size channels=%zu ct=%zu: %zu\n", n, nr, dsize);
+                    return 1;
+                }
+                packed = malloc(dsize + 16 * sizeof(float));
+                for (size_t i = 0; i < dsize / sizeof(float) + 16; ++i) packed[i] = CANARY;
+                rl_pack_f32_dwconv(n, taps, nr, w, with_bias ? bias : NULL, packed);
+                for (size_t q = 0; q < panels; ++q)
+                    for (size_t t = 0; t <= taps; ++t)
+                        for (size_t j = 0; j < nr; ++j) {
+                            const size_t ch = q * nr + j;
+                            const float want = ch >= n                 ? 0.0f
+                                               : t == 0                ? (with_bias ? bias[ch] : 0.0f)
+                                                                       : w[(t - 1) * n + ch];
+                            const float got = packed[q * nr * (1 + taps) + t * nr + j];
+                            if (memcmp(&got, &want, sizeof got) != 0) {
+                                printf("FAIL pack dwconv channels=%zu ct=%zu bias=%d: tile %zu row %zu lane %zu\n",
+                                       n, nr, with_bias, q, t, j);
+                                failed = 1;
+                            }
+                        }
+                for (size_t i = dsize / sizeof(float); i < dsize / sizeof(float) + 16; ++i)
+                    if (packed[i] != CANARY) {
+                        printf("FAIL pack dwconv channels=%zu ct=%zu: wrote past the packed size\n", n, nr);
+                        failed = 1;
+                    }
+                free(packed);
+                free(w);
+                free(bias);
+            }
+    printf("packers: %s\n", failed ? "FAILED" : "ok");
+    return failed;
+}
+
+/* ---- configs: fallbacks and consistent tiles ---- */
+static int test_configs(void) {
+    int failed = 0;
+    const rl_isa all[] = {RL_ISA_SCALAR, RL_ISA_AVX2, RL_ISA_AVX512, RL_ISA_AVX512VNNI, RL_ISA_NEON, RL_ISA_NEONDOT};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) {
+        const rl_f32_gemm_config g = rl_f32_gemm_config_for(all[i]);
+        const rl_f32_dwconv_config d = rl_f32_dwconv_config_for(all[i]);
+        if (g.mr == 0 || g.nr == 0 || !g.gemm || !g.igemm || d.channel_tile == 0 || !d.dwconv) {
+            printf("FAIL config for isa %d is incomplete\n", (int)all[i]);
+            failed = 1;
+        }
+    }
+    const rl_f32_gemm_config vnni = rl_f32_gemm_config_for(RL_ISA_AVX512VNNI);
+    const rl_f32_gemm_config avx512 = rl_f32_gemm_config_for(RL_ISA_AVX512);
+    const rl_f32_gemm_config neon = rl_f32_gemm_config_for(RL_ISA_NEON);
+    const rl_f32_gemm_config scalar = rl_f32_gemm_config_for(RL_ISA_SCALAR);
+    if (vnni.gemm != avx512.gemm || neon.gemm != scalar.gemm) {
+        printf("FAIL config fallbacks: AVX512VNNI must use AVX512's kernels, NEON scalar's\n");
+        failed = 1;
+    }
+    printf("configs: %s\n", failed ? "FAILED" : "ok");
+    return failed;
+}
+
+static int cpu_has(rl_isa isa) {
+#if defined(__x86_64__) || defined(_M_X64)
+    __builtin_cpu_init();
+    if (isa == RL_ISA_AVX2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (isa == RL_ISA_AVX512)
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+#endif
+    return isa == RL_ISA_SCALAR;
+}
+
+int main(int argc, char **argv) {
+    static const struct {
+        const char *name;
+        rl_isa isa;
+    } names[] = {{"scalar", RL_ISA_SCALAR}, {"avx2", RL_ISA_AVX2}, {"avx512", RL_ISA_AVX512}};
+    size_t which = sizeof names / sizeof names[0];
+    for (size_t i = 0; argc == 2 && i < sizeof names / sizeof names[0]; ++i)
+        if (strcmp(argv[1], names[i].name) == 0) which = i;
+    if (which == sizeof names / sizeof names[0]) {
+        fprintf(stderr, "usage: %s scalar|avx2|avx512\n", argv[0]);
+        return 2;
+    }
+    const rl_isa isa = names[which].isa;
+    if (!cpu_has(isa)) {
+        printf("SKIP: this CPU lacks %s; its kernels were compiled but not run\n", names[which].name);
+        return 77;
+    }
+    setvbuf(stdout, NULL, _IONBF, 0); /* a fault's _exit must not lose the lines already printed */
+    signal(SIGSEGV, report_fault);
+    signal(SIGBUS, report_fault);
+    rng r = {0x9e3779b97f4a7c15u};
+    const rl_f32_gemm_config gemm = rl_f32_gemm_config_for(isa), gemm_ref = rl_f32_gemm_config_for(RL_ISA_SCALAR);
+    const rl_f32_dwconv_config dw = rl_f32_dwconv_config_for(isa), dw_ref = rl_f32_dwconv_config_for(RL_ISA_SCALAR);
+    const int scalar = isa == RL_ISA_SCALAR;
+    int failed = test_configs();
+    failed |= test_packers(&r);
+    failed |= test_gemm(&gemm, scalar ? NULL : &gemm_ref, &r);
+    failed |= test_dwconv(&dw, scalar ? NULL : &dw_ref, &r);
+    printf("%s: %s\n", names[which].name, failed ? "FAILED" : "all passed");
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,109 @@
+"""float32 micro-kernels (GEMM, IGEMM, depthwise) and their packers, through the C tester native/tests/f32_kernels_test.c.
+
+The tester is built from the kernel files alone, each with build_config's flags for its ISA suffix, and run
+once per ISA this CPU has; every ISA's files are compiled on every run, so AVX-512 code that this CPU
+cannot run is at least compile-checked. `python tests/native/test_f32_kernels.py bench` builds and runs
+bench/bench_f32_kernels.c instead (speed ratios, not a test).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import platform
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+NATIVE = os.path.join(ROOT, "native")
+KERNELS = os.path.join(NATIVE, "kernels")
+TESTER = os.path.join(NATIVE, "tests", "f32_kernels_test.c")
+BENCH = os.path.join(ROOT, "bench", "bench_f32_kernels.c")
+COMMON_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-O2"]
+X86 = platform.machine().lower() in ("x86_64", "amd64")
+
+pytestmark = [
+    pytest.mark.skipif(not os.path.isfile(TESTER), reason="needs the checkout's native/ folder"),
+    pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc"),
+    pytest.mark.skipif(not X86, reason="the tester's ISA list is x86-64's (scalar, avx2, avx512)"),
+]
+
+
+def _build_config():
+    sys.path.insert(0, NATIVE)
+    try:
+        import build_config
+    finally:
+        sys.path.remove(NATIVE)
+    return build_config
+
+
+def kernel_sources() -> list[str]:
+    """The float32 kernel files, their packers and configs: what the tester links."""
+    names = sorted(glob.glob(os.path.join(KERNELS, "f32_gemm_*__*.c")) + glob.glob(os.path.join(KERNELS, "f32_igemm_*__*.c"))
+                   + glob.glob(os.path.join(KERNELS, "f32_dwconv*__*.c")))
+    return names + [os.path.join(KERNELS, "f32_pack.c"), os.path.join(KERNELS, "f32_configs.c")]
+
+
+def build(main_source: str, out_dir: str) -> str:
+    """Compiles each source with its own ISA flags into out_dir and links them; returns the executable."""
+    config = _build_config()
+    includes = [f"-I{d}" for d in config.INCLUDE_DIRS]
+    objects = []
+    for path in kernel_sources() + [main_source]:
+        obj = os.path.join(out_dir, os.path.basename(path) + ".o")
+        cmd = ["gcc", *COMMON_FLAGS, *config.flags_for(path), *includes, "-c", path, "-o", obj]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        assert done.returncode == 0, f"{os.path.basename(path)} does not compile:\n{done.stderr}"
+        objects.append(obj)
+    exe = os.path.join(out_dir, os.path.splitext(os.path.basename(main_source))[0])
+    done = subprocess.run(["gcc", *objects, "-lm", "-o", exe], capture_output=True, text=True)
+    assert done.returncode == 0, f"link failed:\n{done.stderr}"
+    return exe
+
+
+def cpu_flags() -> set[str]:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+REQUIRED = {"scalar": set(), "avx2": {"avx2", "fma"}, "avx512": {"avx512f", "avx512bw", "avx512dq", "avx512vl"}}
+
+
+@pytest.fixture(scope="module")
+def tester(tmp_path_factory) -> str:
+    return build(TESTER, str(tmp_path_factory.mktemp("f32_kernels")))
+
+
+def test_every_isa_file_compiles(tester):
+    """The build above compiled every ISA's kernels (AVX-512 included) with -Werror; the ISAs are all there."""
+    isas = {_build_config().isa_of(p) for p in kernel_sources()}
+    assert {"avx2", "avx512"} <= isas
+
+
+@pytest.mark.parametrize("isa", sorted(REQUIRED))
+def test_kernels_match_scalar(tester, isa):
+    missing = REQUIRED[isa] - cpu_flags()
+    if missing:
+        pytest.skip(f"this CPU lacks {', '.join(sorted(missing))}: {isa} kernels compiled but not run")
+    done = subprocess.run([tester, isa], capture_output=True, text=True, timeout=60)
+    if done.returncode == 77:
+        pytest.skip(done.stdout.strip())
+    assert done.returncode == 0, f"{isa} kernels:\n{done.stdout}{done.stderr}"
+    assert "all passed" in done.stdout
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["bench"]:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        sys.exit(subprocess.run([build(BENCH, tmp)]).returncode)
