@@ -1,0 +1,40 @@
+/* qs8_configs.c — which int8 GEMM/IGEMM and depthwise micro-kernels each instruction-set path runs, and their
+ * tiles. A path without kernels of its own falls back to the best lower one the same CPU also runs. */
+#include "qs8_configs.h"
+
+rl_qs8_gemm_config rl_qs8_gemm_config_for(rl_isa isa) {
+    const rl_qs8_gemm_config scalar = {.mr = 2, .nr = 4, .kr = 1, .input_offset = 0,
+                                       .gemm = qs8_qc8w_gemm_2x4c1__scalar, .igemm = qs8_qc8w_igemm_2x4c1__scalar};
+#if defined(__x86_64__) || defined(_M_X64)
+    const rl_qs8_gemm_config avx2 = {.mr = 4, .nr = 8, .kr = 8, .input_offset = 0,
+                                     .gemm = qs8_qc8w_gemm_4x8c8__avx2, .igemm = qs8_qc8w_igemm_4x8c8__avx2};
+    const rl_qs8_gemm_config avx512vnni = {.mr = 4, .nr = 16, .kr = 4, .input_offset = 128,
+                                           .gemm = qs8_qc8w_gemm_4x16c4__avx512vnni,
+                                           .igemm = qs8_qc8w_igemm_4x16c4__avx512vnni};
+    switch (isa) {
+    case RL_ISA_AVX512VNNI: return avx512vnni;
+    case RL_ISA_AVX512: /* no plain AVX-512 kernels: AVX2's */
+    case RL_ISA_AVX2: return avx2;
+    default: return scalar;
+    }
+#else
+    (void)isa;
+    return scalar;
+#endif
+}
+
+rl_qs8_dwconv_config rl_qs8_dwconv_config_for(rl_isa isa) {
+    const rl_qs8_dwconv_config scalar = {.channel_tile = 4, .dwconv = qs8_qc8w_dwconv_4c__scalar};
+#if defined(__x86_64__) || defined(_M_X64)
+    const rl_qs8_dwconv_config avx2 = {.channel_tile = 16, .dwconv = qs8_qc8w_dwconv_16c__avx2};
+    switch (isa) {
+    case RL_ISA_AVX512VNNI: /* depthwise gains nothing from VNNI's 4-byte dot products: AVX2's */
+    case RL_ISA_AVX512:
+    case RL_ISA_AVX2: return avx2;
+    default: return scalar;
+    }
+#else
+    (void)isa;
+    return scalar;
+#endif
+}

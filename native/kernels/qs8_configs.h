@@ -1,0 +1,48 @@
+/* qs8_configs.h — the int8 (qs8 activations, per-channel int8 weights) GEMM/IGEMM and depthwise micro-kernels
+ * librillet has, and the config each instruction-set path gets.
+ *
+ * Packed-weight alignment: every config has nr * kr and channel_tile multiples of 4, so each panel (tile) of
+ * rl_pack_qs8_gemm / rl_pack_qs8_dwconv is a multiple of 4 bytes and its int32 biases and float scales sit at
+ * 4-byte offsets from the packed block's start. The kernels still use unaligned loads (memcpy, loadu), so
+ * they do not depend on the block's own alignment.
+ */
+#ifndef RILLET_QS8_CONFIGS_H
+#define RILLET_QS8_CONFIGS_H
+
+#include "dwconv.h"
+#include "gemm.h"
+#include "isa.h"
+
+/* An ISA without kernels of its own gets the best lower path's (AVX512 -> AVX2, NEON/NEONDOT -> scalar). */
+rl_qs8_gemm_config rl_qs8_gemm_config_for(rl_isa isa);
+rl_qs8_dwconv_config rl_qs8_dwconv_config_for(rl_isa isa);
+
+/* Scalar: the specification. */
+void qs8_qc8w_gemm_2x4c1__scalar(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,
+                                 int8_t *c, size_t c_stride, const rl_qs8_requantization_params *params);
+void qs8_qc8w_igemm_2x4c1__scalar(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
+                                  const void *w, int8_t *c, size_t c_stride,
+                                  const rl_qs8_requantization_params *params);
+void qs8_qc8w_dwconv_4c__scalar(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
+                                size_t indirection_step, const void *w, int8_t *output, size_t output_stride,
+                                const rl_qs8_requantization_params *params);
+
+#if defined(__x86_64__) || defined(_M_X64)
+void qs8_qc8w_gemm_4x8c8__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,
+                               int8_t *c, size_t c_stride, const rl_qs8_requantization_params *params);
+void qs8_qc8w_igemm_4x8c8__avx2(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
+                                const void *w, int8_t *c, size_t c_stride,
+                                const rl_qs8_requantization_params *params);
+void qs8_qc8w_dwconv_16c__avx2(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
+                               size_t indirection_step, const void *w, int8_t *output, size_t output_stride,
+                               const rl_qs8_requantization_params *params);
+/* VNNI kernels add 128 to every input byte (xor 0x80) for vpdpbusd's unsigned operand: config input_offset 128. */
+void qs8_qc8w_gemm_4x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
+                                      const void *w, int8_t *c, size_t c_stride,
+                                      const rl_qs8_requantization_params *params);
+void qs8_qc8w_igemm_4x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
+                                       const void *w, int8_t *c, size_t c_stride,
+                                       const rl_qs8_requantization_params *params);
+#endif
+
+#endif

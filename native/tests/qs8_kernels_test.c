@@ -1,0 +1,575 @@
+/* qs8_kernels_test.c — checks one instruction-set path's int8 GEMM, IGEMM and depthwise micro-kernels bit for
+ * bit against the scalar kernels and against a plain formula on the unpacked weights (which checks the packers
+ * too), on random cases around every tile edge. Every input row and pointer ends where a PROT_NONE page
+ * begins, so an over-read faults; guard bytes around each output row must stay untouched.
+ *
+ *   qs8_kernels_test scalar|avx2|avx512|avx512vnni   test that path (exit 0 pass, 1 mismatch, 77 CPU lacks it)
+ *   qs8_kernels_test bench [avx2|avx512vnni]         GOP/s of that path against scalar on MobileNet-like shapes
+ */
+#define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kernels.h" /* rl_requantize_fp32: the requantization the kernels must reproduce */
+#include "qs8_configs.h"
+
+/* ---- random numbers (xorshift64*, state passed around: no globals) ---- */
+typedef struct {
+    uint64_t state;
+} rng;
+
+static uint32_t next_u32(rng *r) {
+    r->state ^= r->state >> 12;
+    r->state ^= r->state << 25;
+    r->state ^= r->state >> 27;
+    return (uint32_t)((r->state * UINT64_C(2685821657736338717)) >> 32);
+}
+
+static int32_t uniform(rng *r, int32_t lo, int32_t hi) { /* inclusive */
+    return lo + (int32_t)(next_u32(r) % (uint32_t)(hi - lo + 1));
+}
+
+/* ---- guarded memory: each block ends where a PROT_NONE page begins ---- */
+enum { MAX_BLOCKS = 512 };
+typedef struct {
+    void *maps[MAX_BLOCKS];
+    size_t sizes[MAX_BLOCKS];
+    size_t count;
+} guard_set;
+
+static void *guard_alloc(guard_set *g, size_t bytes) {
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    const size_t pages = (bytes + page - 1) / page;
+    const size_t size = (pages + 1) * page;
+    unsigned char *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED || g->count == MAX_BLOCKS || mprotect(map + pages * page, page, PROT_NONE) != 0) {
+        fprintf(stderr, "guard_alloc: out of memory\n");
+        exit(2);
+    }
+    g->maps[g->count] = map;
+    g->sizes[g->count++] = size;
+    return map + pages * page - bytes;
+}
+
+static void guard_free_all(guard_set *g) {
+    for (size_t i = 0; i < g->count; ++i) munmap(g->maps[i], g->sizes[i]);
+    g->count = 0;
+}
+
+/* ---- one logical case: unpacked weights, bias, scales, requantization ---- */
+typedef struct {
+    size_t n, ks, kc;
+    int8_t *w;      /* [n][ks][kc] (depthwise: [taps][channels]) */
+    int32_t *bias;  /* n, or NULL */
+    float *scales;  /* n */
+    int32_t input_zero_point, output_zero_point, output_min, output_max;
+    int data_mode, scale_mode;
+} problem;
+
+static const char *const DATA_MODES[] = {"random", "small (ties)", "extreme", "wrapping bias"};
+
+static rl_qs8_requantization_params params_of(const problem *pb) {
+    const rl_qs8_requantization_params params = {
+        .min_less_zero_point = (float)(pb->output_min - pb->output_zero_point),
+        .max_less_zero_point = (float)(pb->output_max - pb->output_zero_point),
+        .output_zero_point = pb->output_zero_point, .input_zero_point = pb->input_zero_point};
+    return params;
+}
+
+static int8_t random_input(rng *r, const problem *pb) {
+    switch (pb->data_mode) {
+    case 1: {
+        const int32_t v = pb->input_zero_point + uniform(r, -3, 3);
+        return (int8_t)(v < -128 ? -128 : (v > 127 ? 127 : v));
+    }
+    case 2: return -128;
+    default: return (int8_t)uniform(r, -128, 127);
+    }
+}
+
+/* Fills weights, bias, scales, zero points and the output range of a problem of n channels of depth ks * kc. */
+static void make_problem(rng *r, problem *pb, size_t n, size_t ks, size_t kc, int32_t input_zero_point,
+                         int data_mode) {
+    pb->n = n, pb->ks = ks, pb->kc = kc;
+    pb->input_zero_point = input_zero_point;
+    pb->data_mode = data_mode >= 0 ? data_mode : (uniform(r, 0, 9) < 5 ? 0 : uniform(r, 1, 3));
+    pb->scale_mode = uniform(r, 0, 2);
+    pb->w = malloc(n * ks * kc + 1);
+    pb->bias = uniform(r, 0, 5) == 0 ? NULL : malloc(n * sizeof(int32_t));
+    pb->scales = malloc(n * sizeof(float));
+    const int32_t extreme_w = uniform(r, 0, 2) == 0 ? -127 : 127;
+    for (size_t i = 0; i < n * ks * kc; ++i) {
+        switch (pb->data_mode) {
+        case 1: pb->w[i] = (int8_t)uniform(r, -3, 3); break;
+        case 2: pb->w[i] = (int8_t)(uniform(r, 0, 3) == 0 ? -extreme_w : extreme_w); break;
+        default: pb->w[i] = (int8_t)uniform(r, -128, 127); break;
+        }
+    }
+    for (size_t j = 0; j < n; ++j) {
+        if (pb->bias) {
+            switch (pb->data_mode) {
+            case 1: pb->bias[j] = uniform(r, -20, 20); break;
+            case 3: pb->bias[j] = (int32_t)next_u32(r); break;
+            default: pb->bias[j] = uniform(r, -50000, 50000); break;
+            }
+        }
+        float scale;
+        if (pb->scale_mode == 0 || pb->data_mode == 1) { /* powers of two: exact ties */
+            scale = 1.0f;
+            for (int32_t e = uniform(r, 0, pb->data_mode == 1 ? 3 : 12); e > 0; --e) scale *= 0.5f;
+        } else { /* outputs spread over the int8 range */
+            const float spread = (float)(128 * 64) * (float)(1 + ks * kc / 8);
+            scale = (float)uniform(r, 100, 4000) / 1000.0f * 127.0f / spread;
+        }
+        pb->scales[j] = scale;
+    }
+    pb->output_zero_point = uniform(r, -128, 127);
+    switch (uniform(r, 0, 3)) {
+    case 0: pb->output_min = -128, pb->output_max = 127; break;
+    case 1: pb->output_min = pb->output_zero_point, pb->output_max = 127; break; /* RELU */
+    case 2: pb->output_min = pb->output_zero_point;                               /* RELU6-like */
+        pb->output_max = pb->output_zero_point + uniform(r, 0, 127);
+        if (pb->output_max > 127) pb->output_max = 127;
+        break;
+    default:
+        pb->output_min = uniform(r, -128, 127), pb->output_max = uniform(r, -128, 127);
+        if (pb->output_min > pb->output_max) {
+            const int32_t t = pb->output_min;
+            pb->output_min = pb->output_max, pb->output_max = t;
+        }
+    }
+}
+
+static void free_problem(problem *pb) {
+    free(pb->w);
+    free(pb->bias);
+    free(pb->scales);
+}
+
+/* The formula: bias + sum((x - zero_point) * w) in int64, its low 32 bits, then rl_requantize_fp32. Tap p's
+ * row is taps[p * tap_stride]; the weight of (col, p, k) is w[col][p][k], or w[p][col] when depthwise. */
+static int8_t formula(const problem *pb, size_t col, const int8_t *const *taps, size_t tap_stride, int depthwise) {
+    int64_t total = pb->bias ? pb->bias[col] : 0;
+    for (size_t p = 0; p < pb->ks; ++p) {
+        for (size_t k = 0; k < pb->kc; ++k) {
+            const int8_t w = depthwise ? pb->w[p * pb->n + col] : pb->w[(col * pb->ks + p) * pb->kc + k];
+            total += (int64_t)(taps[p * tap_stride][k] - pb->input_zero_point) * w;
+        }
+    }
+    const rl_s8_requantization rq = {.input_zero_point = pb->input_zero_point,
+                                     .output_zero_point = pb->output_zero_point,
+                                     .output_min = pb->output_min, .output_max = pb->output_max,
+                                     .scale = pb->scales};
+    return rl_requantize_fp32((int32_t)(uint32_t)(uint64_t)total, pb->scales[col], &rq);
+}
+
+/* ---- GEMM and IGEMM ---- */
+typedef struct {
+    const char *name;
+    rl_qs8_gemm_config config;
+} gemm_path;
+
+/* Packs pb for one config and runs its GEMM (rows of a, a_stride apart) or IGEMM (tap p's row i is
+ * rows[p * 64 + i], passed through an indirection buffer built for the config's MR, its unused slots pointing
+ * into a PROT_NONE page) over mr rows, in blocks of the config's MR as a driver would, into a new buffer of
+ * guard + (mr + MR) * c_stride + guard bytes filled with sentinel; c starts at byte guard. */
+static size_t gemm_output_bytes(const gemm_path *path, size_t mr, size_t c_stride, size_t guard) {
+    return guard + (mr + path->config.mr) * c_stride + guard;
+}
+
+static int8_t *run_gemm(const gemm_path *path, const problem *pb, int igemm, size_t mr, const int8_t *a,
+                        size_t a_stride, const int8_t *const *rows, const int8_t *poison, guard_set *g,
+                        size_t c_stride, unsigned char sentinel, size_t guard) {
+    const rl_qs8_gemm_config *cfg = &path->config;
+    void *packed = guard_alloc(g, rl_qs8_gemm_packed_size(pb->n, pb->ks, pb->kc, cfg->nr, cfg->kr));
+    rl_pack_qs8_gemm(pb->n, pb->ks, pb->kc, cfg->nr, cfg->kr, pb->input_zero_point, cfg->input_offset, pb->w,
+                     pb->bias, pb->scales, packed);
+    const size_t c_bytes = gemm_output_bytes(path, mr, c_stride, guard);
+    unsigned char *c = malloc(c_bytes);
+    memset(c, sentinel, c_bytes);
+    const rl_qs8_requantization_params params = params_of(pb);
+    const int8_t **indirection = malloc(pb->ks * cfg->mr * sizeof *indirection);
+    for (size_t i0 = 0; i0 < mr; i0 += cfg->mr) {
+        const size_t rows_now = mr - i0 < cfg->mr ? mr - i0 : cfg->mr;
+        int8_t *c_block = (int8_t *)(c + guard + i0 * c_stride);
+        if (igemm) {
+            for (size_t p = 0; p < pb->ks; ++p) {
+                for (size_t i = 0; i < cfg->mr; ++i) {
+                    indirection[p * cfg->mr + i] = i < rows_now ? rows[p * 64 + i0 + i] : poison;
+                }
+            }
+            cfg->igemm(rows_now, pb->n, pb->kc, pb->ks, indirection, packed, c_block, c_stride, &params);
+        } else {
+            cfg->gemm(rows_now, pb->n, pb->kc, a + i0 * a_stride, a_stride, packed, c_block, c_stride, &params);
+        }
+    }
+    free(indirection);
+    return (int8_t *)c;
+}
+
+static void print_gemm_case(const char *what, const problem *pb, int igemm, size_t mr, size_t a_stride,
+                            size_t c_stride) {
+    fprintf(stderr, "%s: %s mr=%zu nc=%zu kc=%zu ks=%zu a_stride=%zu c_stride=%zu input_zp=%d output_zp=%d "
+                    "range=[%d,%d] data=%s scale_mode=%d bias=%s\n",
+            what, igemm ? "igemm" : "gemm", mr, pb->n, pb->kc, pb->ks, a_stride, c_stride, pb->input_zero_point,
+            pb->output_zero_point, pb->output_min, pb->output_max, DATA_MODES[pb->data_mode], pb->scale_mode,
+            pb->bias ? "yes" : "none");
+}
+
+/* Returns the number of failures (0 or 1) of one random GEMM/IGEMM case on `path` (and scalar). */
+static int gemm_case(rng *r, const gemm_path *path, const gemm_path *scalar, int igemm, size_t mr, size_t nc,
+                     size_t kc, size_t ks, int32_t input_zero_point, int data_mode) {
+    guard_set *g = calloc(1, sizeof *g);
+    problem pb;
+    make_problem(r, &pb, nc, ks, kc, input_zero_point, data_mode);
+    const size_t a_stride = kc + (size_t)uniform(r, 0, 2) * (size_t)uniform(r, 1, 9);
+    const size_t c_stride = nc + (size_t)uniform(r, 0, 3);
+    const size_t guard = 16;
+    const unsigned char sentinel = (unsigned char)uniform(r, 0, 255);
+    /* GEMM: one block of mr rows; IGEMM: a pool of guarded rows and the zero buffer, picked at random. */
+    int8_t *a = NULL;
+    const int8_t *rows[9 * 64];
+    const int8_t *poison = guard_alloc(g, 0);
+    if (igemm) {
+        int8_t *zero = guard_alloc(g, kc);
+        memset(zero, input_zero_point, kc);
+        enum { POOL = 12 };
+        int8_t *pool[POOL];
+        for (size_t i = 0; i < POOL; ++i) {
+            pool[i] = guard_alloc(g, kc);
+            for (size_t k = 0; k < kc; ++k) pool[i][k] = random_input(r, &pb);
+        }
+        for (size_t p = 0; p < ks; ++p) {
+            for (size_t i = 0; i < mr; ++i) {
+                rows[p * 64 + i] = uniform(r, 0, 4) == 0 ? zero : pool[uniform(r, 0, POOL - 1)];
+            }
+        }
+    } else {
+        a = guard_alloc(g, (mr - 1) * a_stride + kc);
+        for (size_t i = 0; i < mr; ++i) {
+            for (size_t k = 0; k < kc; ++k) a[i * a_stride + k] = random_input(r, &pb);
+            rows[i] = a + i * a_stride;
+        }
+    }
+    int8_t *expected = malloc(mr * nc + 1);
+    for (size_t i = 0; i < mr; ++i) {
+        for (size_t j = 0; j < nc; ++j) expected[i * nc + j] = formula(&pb, j, rows + i, 64, 0);
+    }
+    int failures = 0;
+    const gemm_path *paths[2] = {scalar, path};
+    for (size_t which = 0; which < (path == scalar ? 1u : 2u) && !failures; ++which) {
+        int8_t *c = run_gemm(paths[which], &pb, igemm, mr, a, a_stride, rows, poison, g, c_stride, sentinel, guard);
+        const size_t c_bytes = gemm_output_bytes(paths[which], mr, c_stride, guard);
+        for (size_t b = 0; b < c_bytes && !failures; ++b) {
+            const size_t off = b - guard, i = off / c_stride, j = off % c_stride;
+            const int inside = b >= guard && i < mr && j < nc;
+            if (inside && c[b] != expected[i * nc + j]) {
+                print_gemm_case(paths[which]->name, &pb, igemm, mr, a_stride, c_stride);
+                fprintf(stderr, "  row %zu column %zu: got %d, formula gives %d\n", i, j, c[b], expected[i * nc + j]);
+                failures = 1;
+            } else if (!inside && (unsigned char)c[b] != sentinel) {
+                print_gemm_case(paths[which]->name, &pb, igemm, mr, a_stride, c_stride);
+                fprintf(stderr, "  wrote outside its output: byte %zu of the buffer (guard %zu)\n", b, guard);
+                failures = 1;
+            }
+        }
+        free(c);
+    }
+    free(expected);
+    free_problem(&pb);
+    guard_free_all(g);
+    free(g);
+    return failures;
+}
+
+static int test_gemm(rng *r, const gemm_path *path, const gemm_path *scalar, size_t *cases) {
+    static const int32_t zero_points[] = {-128, 0, 5, 127};
+    static const size_t kss[] = {1, 2, 9};
+    const size_t mr_max = path->config.mr, nr = path->config.nr, kr = path->config.kr;
+    const size_t ncs[] = {nr - 1, nr, nr + 1, 2 * nr + 1, 1};
+    size_t kcs[32], n_kc = 0;
+    for (size_t kc = 1; kc <= kr + 1; ++kc) kcs[n_kc++] = kc;
+    kcs[n_kc++] = 2 * kr - 1, kcs[n_kc++] = 2 * kr, kcs[n_kc++] = 2 * kr + 1, kcs[n_kc++] = 33;
+    int failures = 0;
+    for (int igemm = 0; igemm < 2; ++igemm) {
+        for (size_t mr = 1; mr <= mr_max; ++mr) {
+            for (size_t in = 0; in < sizeof ncs / sizeof *ncs; ++in) {
+                if (ncs[in] == 0) continue;
+                for (size_t ik = 0; ik < n_kc; ++ik) {
+                    for (size_t is = 0; is < (igemm ? 3u : 1u); ++is) {
+                        for (size_t iz = 0; iz < 4; ++iz) {
+                            failures += gemm_case(r, path, scalar, igemm, mr, ncs[in], kcs[ik], kss[is], zero_points[iz], -1);
+                            ++*cases;
+                            if (failures) return failures;
+                        }
+                    }
+                }
+            }
+        }
+        /* Depths whose extreme sums pass 2^31: the accumulator must wrap, not saturate. */
+        for (size_t rep = 0; rep < 4; ++rep) {
+            const size_t kc = igemm ? 16384 + (size_t)uniform(r, 0, 9) : 150000 + (size_t)uniform(r, 0, 9);
+            failures += gemm_case(r, path, scalar, igemm, (size_t)uniform(r, 1, (int32_t)mr_max), nr + 1, kc,
+                                  igemm ? 9 : 1, rep % 2 ? 127 : -128, 2);
+            ++*cases;
+            if (failures) return failures;
+        }
+    }
+    return failures;
+}
+
+/* ---- depthwise ---- */
+typedef struct {
+    const char *name;
+    rl_qs8_dwconv_config config;
+} dwconv_path;
+
+static int dwconv_case(rng *r, const dwconv_path *path, const dwconv_path *scalar, size_t channels, size_t taps,
+                       size_t pixels, int32_t input_zero_point) {
+    guard_set *g = calloc(1, sizeof *g);
+    problem pb;
+    make_problem(r, &pb, channels, taps, 1, input_zero_point, -1);
+    const size_t step = taps + (size_t)uniform(r, 0, 1) * (size_t)uniform(r, 1, 3);
+    const size_t out_stride = channels + (size_t)uniform(r, 0, 3), guard = 16;
+    const unsigned char sentinel = (unsigned char)uniform(r, 0, 255);
+    int8_t *zero = guard_alloc(g, channels);
+    memset(zero, input_zero_point, channels);
+    enum { POOL = 16 };
+    int8_t *pool[POOL];
+    for (size_t i = 0; i < POOL; ++i) {
+        pool[i] = guard_alloc(g, channels);
+        for (size_t k = 0; k < channels; ++k) pool[i][k] = random_input(r, &pb);
+    }
+    const int8_t *poison = guard_alloc(g, 0);
+    const int8_t **indirection = malloc(pixels * step * sizeof *indirection);
+    for (size_t i = 0; i < pixels * step; ++i) {
+        indirection[i] = i % step >= taps ? poison : (uniform(r, 0, 4) == 0 ? zero : pool[uniform(r, 0, POOL - 1)]);
+    }
+    /* The formula's tap t of channel c: indirection[t][c] * w[t * channels + c]; rows shifted per channel. */
+    int8_t *expected = malloc(pixels * channels);
+    const int8_t **shifted = malloc(taps * sizeof *shifted);
+    for (size_t px = 0; px < pixels; ++px) {
+        for (size_t c = 0; c < channels; ++c) {
+            for (size_t t = 0; t < taps; ++t) shifted[t] = indirection[px * step + t] + c;
+            expected[px * channels + c] = formula(&pb, c, shifted, 1, 1);
+        }
+    }
+    free(shifted);
+    const rl_qs8_requantization_params params = params_of(&pb);
+    int failures = 0;
+    const dwconv_path *paths[2] = {scalar, path};
+    for (size_t which = 0; which < (path == scalar ? 1u : 2u) && !failures; ++which) {
+        const size_t ct = paths[which]->config.channel_tile;
+        void *packed = guard_alloc(g, rl_qs8_dwconv_packed_size(channels, taps, ct));
+        rl_pack_qs8_dwconv(channels, taps, ct, input_zero_point, pb.w, pb.bias, pb.scales, packed);
+        const size_t bytes = guard + pixels * out_stride + guard;
+        unsigned char *out = malloc(bytes);
+        memset(out, sentinel, bytes);
+        paths[which]->config.dwconv(channels, pixels, taps, indirection, step, packed, (int8_t *)(out + guard),
+                                    out_stride, &params);
+        for (size_t b = 0; b < bytes && !failures; ++b) {
+            const size_t off = b - guard, px = off / out_stride, c = off % out_stride;
+            const int inside = b >= guard && px < pixels && c < channels;
+            if ((inside && (int8_t)out[b] != expected[px * channels + c]) || (!inside && out[b] != sentinel)) {
+                fprintf(stderr, "%s: dwconv channels=%zu taps=%zu pixels=%zu step=%zu out_stride=%zu input_zp=%d "
+                                "output_zp=%d range=[%d,%d] data=%s bias=%s\n",
+                        paths[which]->name, channels, taps, pixels, step, out_stride, input_zero_point,
+                        pb.output_zero_point, pb.output_min, pb.output_max, DATA_MODES[pb.data_mode],
+                        pb.bias ? "yes" : "none");
+                if (inside) {
+                    fprintf(stderr, "  pixel %zu channel %zu: got %d, formula gives %d\n", px, c, (int8_t)out[b],
+                            expected[px * channels + c]);
+                } else {
+                    fprintf(stderr, "  wrote outside its output: byte %zu of the buffer (guard %zu)\n", b, guard);
+                }
+                failures = 1;
+            }
+        }
+        free(out);
+    }
+    free(indirection);
+    free(expected);
+    free_problem(&pb);
+    guard_free_all(g);
+    free(g);
+    return failures;
+}
+
+static int test_dwconv(rng *r, const dwconv_path *path, const dwconv_path *scalar, size_t *cases) {
+    static const int32_t zero_points[] = {-128, 0, 5, 127};
+    static const size_t tapss[] = {1, 4, 9, 25};
+    const size_t ct = path->config.channel_tile;
+    const size_t channelss[] = {ct - 1, ct, ct + 1, 2 * ct + 3, 1, 3};
+    int failures = 0;
+    for (size_t ic = 0; ic < sizeof channelss / sizeof *channelss; ++ic) {
+        if (channelss[ic] == 0) continue;
+        for (size_t it = 0; it < 4; ++it) {
+            for (size_t pixels = 1; pixels <= 5; ++pixels) {
+                for (size_t iz = 0; iz < 4; ++iz) {
+                    failures += dwconv_case(r, path, scalar, channelss[ic], tapss[it], pixels, zero_points[iz]);
+                    ++*cases;
+                    if (failures) return failures;
+                }
+            }
+        }
+    }
+    return failures;
+}
+
+/* ---- which paths this CPU runs ---- */
+static int cpu_runs(rl_isa isa) {
+#if (defined(__x86_64__) || defined(_M_X64)) && defined(__GNUC__)
+    __builtin_cpu_init();
+    switch (isa) {
+    case RL_ISA_AVX2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case RL_ISA_AVX512:
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+    case RL_ISA_AVX512VNNI: return cpu_runs(RL_ISA_AVX512) && __builtin_cpu_supports("avx512vnni");
+    default: return isa == RL_ISA_SCALAR;
+    }
+#else
+    return isa == RL_ISA_SCALAR;
+#endif
+}
+
+static int parse_isa(const char *name, rl_isa *isa) {
+    static const struct {
+        const char *name;
+        rl_isa isa;
+    } names[] = {{"scalar", RL_ISA_SCALAR}, {"avx2", RL_ISA_AVX2}, {"avx512", RL_ISA_AVX512},
+                 {"avx512vnni", RL_ISA_AVX512VNNI}};
+    for (size_t i = 0; i < sizeof names / sizeof *names; ++i) {
+        if (strcmp(name, names[i].name) == 0) {
+            *isa = names[i].isa;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- speed check ---- */
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double gemm_gops(const rl_qs8_gemm_config *cfg, size_t m, size_t k, size_t n, rng *r) {
+    int8_t *a = malloc(m * k), *c = malloc(m * n), *w = malloc(n * k);
+    int32_t *bias = malloc(n * sizeof *bias);
+    float *scales = malloc(n * sizeof *scales);
+    for (size_t i = 0; i < m * k; ++i) a[i] = (int8_t)uniform(r, -128, 127);
+    for (size_t i = 0; i < n * k; ++i) w[i] = (int8_t)uniform(r, -127, 127);
+    for (size_t j = 0; j < n; ++j) bias[j] = uniform(r, -1000, 1000), scales[j] = 1e-3f;
+    void *packed = malloc(rl_qs8_gemm_packed_size(n, 1, k, cfg->nr, cfg->kr));
+    rl_pack_qs8_gemm(n, 1, k, cfg->nr, cfg->kr, 3, cfg->input_offset, w, bias, scales, packed);
+    const rl_qs8_requantization_params params = {.min_less_zero_point = -128.0f, .max_less_zero_point = 127.0f};
+    size_t reps = 0;
+    const double start = now_s();
+    double elapsed;
+    do {
+        for (size_t i = 0; i < m; i += cfg->mr) {
+            cfg->gemm(m - i < cfg->mr ? m - i : cfg->mr, n, k, a + i * k, k, packed, c + i * n, n, &params);
+        }
+        ++reps;
+    } while ((elapsed = now_s() - start) < 0.1);
+    free(a), free(c), free(w), free(bias), free(scales), free(packed);
+    return 2.0 * (double)(m * k * n) * (double)reps / elapsed * 1e-9;
+}
+
+static double dwconv_gops(const rl_qs8_dwconv_config *cfg, size_t channels, size_t pixels, rng *r) {
+    enum { TAPS = 9 };
+    const size_t rows = pixels + 2; /* a 3-row strip of width pixels + 2: a 3x3 stride-1 window */
+    int8_t *in = malloc(3 * rows * channels), *out = malloc(pixels * channels), *w = malloc(TAPS * channels);
+    int32_t *bias = malloc(channels * sizeof *bias);
+    float *scales = malloc(channels * sizeof *scales);
+    for (size_t i = 0; i < 3 * rows * channels; ++i) in[i] = (int8_t)uniform(r, -128, 127);
+    for (size_t i = 0; i < TAPS * channels; ++i) w[i] = (int8_t)uniform(r, -127, 127);
+    for (size_t j = 0; j < channels; ++j) bias[j] = uniform(r, -1000, 1000), scales[j] = 1e-3f;
+    const int8_t **indirection = malloc(pixels * TAPS * sizeof *indirection);
+    for (size_t px = 0; px < pixels; ++px) {
+        for (size_t t = 0; t < TAPS; ++t) indirection[px * TAPS + t] = in + ((t / 3) * rows + px + t % 3) * channels;
+    }
+    void *packed = malloc(rl_qs8_dwconv_packed_size(channels, TAPS, cfg->channel_tile));
+    rl_pack_qs8_dwconv(channels, TAPS, cfg->channel_tile, 3, w, bias, scales, packed);
+    const rl_qs8_requantization_params params = {.min_less_zero_point = -128.0f, .max_less_zero_point = 127.0f};
+    size_t reps = 0;
+    const double start = now_s();
+    double elapsed;
+    do {
+        cfg->dwconv(channels, pixels, TAPS, indirection, TAPS, packed, out, channels, &params);
+        ++reps;
+    } while ((elapsed = now_s() - start) < 0.1);
+    free(in), free(out), free(w), free(bias), free(scales), free(indirection), free(packed);
+    return 2.0 * (double)(channels * pixels * TAPS) * (double)reps / elapsed * 1e-9;
+}
+
+static int bench(rl_isa isa, const char *name) {
+    if (!cpu_runs(isa)) {
+        printf("bench: this CPU lacks %s\n", name);
+        return 77;
+    }
+    rng r = {UINT64_C(0x9E3779B97F4A7C15)};
+    const rl_qs8_gemm_config scalar = rl_qs8_gemm_config_for(RL_ISA_SCALAR), fast = rl_qs8_gemm_config_for(isa);
+    static const size_t shapes[][2] = {{16, 16}, {16, 96}, {24, 144}, {32, 32}, {32, 192}, {64, 64}, {96, 24},
+                                       {96, 96}, {144, 24}, {3 * 9, 32}};
+    printf("int8 GEMM, M=2304 (%s %ux%uc%u vs scalar %ux%uc%u)\n", name, fast.mr, fast.nr, fast.kr, scalar.mr,
+           scalar.nr, scalar.kr);
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; ++s) {
+        const size_t k = shapes[s][0], n = shapes[s][1];
+        const double base = gemm_gops(&scalar, 2304, k, n, &r), gops = gemm_gops(&fast, 2304, k, n, &r);
+        printf("  K=%3zu N=%3zu  scalar %6.2f GOP/s  %s %7.2f GOP/s  x%.1f\n", k, n, base, name, gops, gops / base);
+    }
+    const rl_qs8_dwconv_config dscalar = rl_qs8_dwconv_config_for(RL_ISA_SCALAR), dfast = rl_qs8_dwconv_config_for(isa);
+    static const size_t channelss[] = {48, 96, 144, 192, 240, 336};
+    printf("int8 depthwise 3x3, 48 pixels per call (%s %uc vs scalar %uc)\n", name, dfast.channel_tile,
+           dscalar.channel_tile);
+    for (size_t s = 0; s < sizeof channelss / sizeof *channelss; ++s) {
+        const double base = dwconv_gops(&dscalar, channelss[s], 48, &r), gops = dwconv_gops(&dfast, channelss[s], 48, &r);
+        printf("  C=%3zu  scalar %6.2f GOP/s  %s %7.2f GOP/s  x%.1f\n", channelss[s], base, name, gops, gops / base);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    rl_isa isa;
+    if (argc >= 2 && strcmp(argv[1], "bench") == 0) {
+        const char *name = argc >= 3 ? argv[2] : "avx2";
+        if (!parse_isa(name, &isa)) {
+            fprintf(stderr, "unknown path %s\n", name);
+            return 2;
+        }
+        return bench(isa, name);
+    }
+    if (argc < 2 || !parse_isa(argv[1], &isa)) {
+        fprintf(stderr, "usage: %s scalar|avx2|avx512|avx512vnni | bench [path]\n", argv[0]);
+        return 2;
+    }
+    if (!cpu_runs(isa)) {
+        printf("skipped: this CPU lacks %s\n", argv[1]);
+        return 77;
+    }
+    rng r = {UINT64_C(0x243F6A8885A308D3) ^ (uint64_t)isa};
+    const gemm_path scalar = {"scalar", rl_qs8_gemm_config_for(RL_ISA_SCALAR)};
+    const gemm_path path = {argv[1], rl_qs8_gemm_config_for(isa)};
+    const dwconv_path dscalar = {"scalar", rl_qs8_dwconv_config_for(RL_ISA_SCALAR)};
+    const dwconv_path dpath = {argv[1], rl_qs8_dwconv_config_for(isa)};
+    const int same_gemm = path.config.gemm == scalar.config.gemm && isa != RL_ISA_SCALAR;
+    const int same_dwconv = dpath.config.dwconv == dscalar.config.dwconv && isa != RL_ISA_SCALAR;
+    size_t gemm_cases = 0, dwconv_cases = 0;
+    int failures = test_gemm(&r, isa == RL_ISA_SCALAR || same_gemm ? &scalar : &path, &scalar, &gemm_cases);
+    if (!failures) failures = test_dwconv(&r, isa == RL_ISA_SCALAR || same_dwconv ? &dscalar : &dpath, &dscalar,
+                                          &dwconv_cases);
+    if (failures) return 1;
+    printf("%s: gemm/igemm %ux%uc%u (input_offset %d): %zu cases; dwconv %uc: %zu cases; bit-exact with the "
+           "scalar kernels and the formula\n",
+           argv[1], path.config.mr, path.config.nr, path.config.kr, path.config.input_offset, gemm_cases,
+           dpath.config.channel_tile, dwconv_cases);
+    return 0;
+}
