@@ -105,28 +105,36 @@ int main(void) {
         puts("this CPU lacks AVX2/FMA: nothing to compare");
         return 0;
     }
-    const rl_f32_gemm_config s = rl_f32_gemm_config_for(RL_ISA_SCALAR), v = rl_f32_gemm_config_for(RL_ISA_AVX2);
+    const int has512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+    const rl_f32_gemm_config s = rl_f32_gemm_config_for(RL_ISA_SCALAR), v = rl_f32_gemm_config_for(RL_ISA_AVX2),
+                             z = rl_f32_gemm_config_for(RL_ISA_AVX512);
     const double peak = fma_peak_gflops();
-    printf("one core's AVX2 FMA peak: %.1f GFLOP/s\n", peak);
-    printf("%-30s %10s %10s %8s %9s\n", "shape (M=2304 pixels)", "scalar", "avx2", "ratio", "of peak");
+    printf("one core's AVX2 FMA peak: %.1f GFLOP/s%s\n", peak, has512 ? "" : " (no AVX-512 here: that column is 0)");
+    printf("%-30s %8s %8s %8s %12s %13s %13s\n", "GFLOP/s, shape (M=2304 px)", "scalar", "avx2", "avx512",
+           "avx2/scalar", "avx2 of peak", "avx512/avx2");
     static const size_t shapes[][3] = {{16, 16, 1}, {32, 16, 1}, {32, 32, 1}, {48, 64, 1}, {64, 64, 1}, {96, 96, 1},
                                        {96, 24, 1}, {16, 96, 1}, {3, 32, 9}, {16, 16, 9}, {32, 32, 9}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
         const size_t kc = shapes[i][0], n = shapes[i][1], ks = shapes[i][2], indirect = ks > 1;
         const double gs = gemm_gflops(&s, (int)indirect, 2304, n, kc, ks);
         const double gv = gemm_gflops(&v, (int)indirect, 2304, n, kc, ks);
+        const double gz = has512 ? gemm_gflops(&z, (int)indirect, 2304, n, kc, ks) : 0.0;
         char name[64];
         snprintf(name, sizeof name, "%s K=%zux%zu N=%zu", indirect ? "igemm" : "gemm", ks, kc, n);
-        printf("%-30s %10.2f %10.2f %7.1fx %8.0f%%\n", name, gs, gv, gv / gs, 100.0 * gv / peak);
+        printf("%-30s %8.2f %8.2f %8.2f %11.1fx %12.0f%% %12.2fx\n", name, gs, gv, gz, gv / gs, 100.0 * gv / peak,
+               gz / gv);
     }
     const rl_f32_dwconv_config ds = rl_f32_dwconv_config_for(RL_ISA_SCALAR),
-                               dv = rl_f32_dwconv_config_for(RL_ISA_AVX2);
+                               dv = rl_f32_dwconv_config_for(RL_ISA_AVX2), dz = rl_f32_dwconv_config_for(RL_ISA_AVX512);
     static const size_t dw_channels[] = {48, 96, 144, 192, 336};
     for (size_t i = 0; i < sizeof dw_channels / sizeof dw_channels[0]; ++i) {
         const double gs = dwconv_gflops(&ds, 48, dw_channels[i], 9), gv = dwconv_gflops(&dv, 48, dw_channels[i], 9);
+        const double gz = has512 ? dwconv_gflops(&dz, 48, dw_channels[i], 9) : 0.0;
         char name[64];
         snprintf(name, sizeof name, "dwconv 3x3 C=%zu (48 px)", dw_channels[i]);
-        printf("%-30s %10.2f %10.2f %7.1fx %8.0f%%\n", name, gs, gv, gv / gs, 100.0 * gv / peak);
+        printf("%-30s %8.2f %8.2f %8.2f %11.1fx %12.0f%% %12.2fx\n", name, gs, gv, gz, gv / gs, 100.0 * gv / peak,
+               gz / gv);
     }
     return 0;
 }
