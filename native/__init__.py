@@ -13,4 +13,19 @@ except ImportError as e:  # pragma: no cover - only on a checkout that was never
 
 STATUS_NAMES = {0: "ok", 1: "invalid", 2: "unsupported", 3: "out of memory", 4: "bad state"}
 
-__all__ = ["STATUS_NAMES", "ffi", "lib"]
+
+def kernel_path() -> str:
+    """The kernel path a new interpreter runs ("avx2", "scalar", ...): the CPU's best, or what RILLET_ISA
+    forces. Raises RuntimeError when RILLET_ISA names no path or one this CPU lacks."""
+    out = ffi.new("rl_plan **")
+    status = lib.rl_plan_create(out, 1)
+    try:
+        if status != lib.RL_OK:
+            raise RuntimeError(ffi.string(lib.rl_plan_message(out[0])).decode(errors="replace") if out[0]
+                               else "librillet could not create a plan")
+        return ffi.string(lib.rl_plan_isa(out[0])).decode()
+    finally:
+        lib.rl_plan_destroy(out[0])
+
+
+__all__ = ["STATUS_NAMES", "ffi", "kernel_path", "lib"]

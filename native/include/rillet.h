@@ -86,6 +86,8 @@ typedef union {
 typedef struct rl_plan rl_plan;
 
 /* Build. Tensors and ops are numbered in the order they are added (the model's order). */
+/* Picks the kernel path (RILLET_ISA, else the CPU's best) and starts num_threads - 1 workers. On an error
+ * the plan is still returned, holding the message: destroy it. */
 rl_status rl_plan_create(rl_plan **plan_out, int32_t num_threads);
 void rl_plan_destroy(rl_plan *plan);
 const char *rl_plan_message(const rl_plan *plan);
@@ -126,6 +128,10 @@ int32_t rl_plan_op_is_folded(const rl_plan *plan, int32_t op);
 size_t rl_plan_arena_bytes(const rl_plan *plan);
 size_t rl_plan_constant_bytes(const rl_plan *plan);
 size_t rl_plan_folded_bytes(const rl_plan *plan);
+size_t rl_plan_packed_weight_bytes(const rl_plan *plan); /* weights repacked for the micro-kernels */
+size_t rl_plan_op_state_bytes(const rl_plan *plan);      /* every op's prepared state, packed weights included */
+const char *rl_plan_isa(const rl_plan *plan);            /* the kernel path: "scalar", "avx2", ... */
+int32_t rl_plan_threads(const rl_plan *plan);            /* threads an invoke runs on */
 
 /* The builtin op codes this library has a kernel for (any dtype). */
 int32_t rl_op_is_known(int32_t builtin_code);

@@ -41,8 +41,9 @@ rl_status rl_prepare_conv2d_hybrid(rl_plan *plan, rl_op *op, const rl_window_geo
                        "(LiteRT refuses a per-tensor scale here too)", g->out_c);
     const size_t channels = (size_t)(g->out_c > 0 ? g->out_c : 1);
     const size_t image = (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
-    float *scales = (float *)rl_op_scratch(plan, op, sizeof(float) * channels + image + 1);
+    float *scales = (float *)rl_op_scratch(plan, op, sizeof(float) * channels);
     if (!scales) return RL_NO_MEMORY;
+    rl_request_arena_scratch(op, image + 1); /* the quantized image */
     if ((s = rl_s8_filter_scales(plan, op, filter, g->out_c, depthwise ? 3 : 0, scales)) != RL_OK) return s;
     /* Measured: per pixel for a 1x1 filter with stride 1, except with one input and one output channel (which
      * XNNPACK's subgraph takes for a depthwise convolution, quantized per image like the others). */
@@ -55,7 +56,7 @@ rl_status rl_eval_conv2d_hybrid(rl_plan *plan, rl_op *op, const rl_window_geomet
     const rl_tensor *filter = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
     const float *input = (const float *)rl_input(plan, op, 0)->data, *b = bias ? (const float *)bias->data : NULL;
     const float *scales = (const float *)op->scratch;
-    int8_t *scratch = (int8_t *)(scales + (g->out_c > 0 ? g->out_c : 1));
+    int8_t *scratch = (int8_t *)op->arena_scratch;
     float *output = (float *)rl_output(plan, op, 0)->data;
     if (op->prep.axis) /* pixels are the rows of a fully connected product; OHWI 1x1 is [units, depth] */
         plan->kernels->qd8_f32_qc8w_fully_connected((int64_t)g->batch * g->in_h * g->in_w, g->in_c, g->out_c, input,
@@ -74,8 +75,9 @@ rl_status rl_prepare_batch_matmul_hybrid(rl_plan *plan, rl_op *op) {
     if (s != RL_OK) return s;
     const int32_t k = op->prep.perm[1], n = op->prep.perm[2];
     const int32_t axis = op->params.batch_matmul.adj_y ? b->shape.rank - 2 : b->shape.rank - 1;
-    float *scales = (float *)rl_op_scratch(plan, op, sizeof(float) * (size_t)(n > 0 ? n : 1) + (size_t)k + 1);
+    float *scales = (float *)rl_op_scratch(plan, op, sizeof(float) * (size_t)(n > 0 ? n : 1));
     if (!scales) return RL_NO_MEMORY;
+    rl_request_arena_scratch(op, (size_t)k + 1); /* one quantized row */
     return rl_s8_filter_scales(plan, op, b, n, axis, scales);
 }
 
@@ -86,7 +88,6 @@ rl_status rl_eval_batch_matmul_hybrid(rl_plan *plan, rl_op *op) {
     plan->kernels->qd8_f32_qc8w_batch_matmul(&op->prep.bc, op->prep.perm[0], op->prep.perm[1], n, p->adj_x, p->adj_y,
                                              (const float *)rl_input(plan, op, 0)->data,
                                              (const int8_t *)rl_input(plan, op, 1)->data, scales, 1,
-                                             (int8_t *)(scales + (n > 0 ? n : 1)),
-                                             (float *)rl_output(plan, op, 0)->data);
+                                             (int8_t *)op->arena_scratch, (float *)rl_output(plan, op, 0)->data);
     return RL_OK;
 }

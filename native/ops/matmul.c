@@ -1,5 +1,5 @@
 /* matmul.c — FULLY_CONNECTED and BATCH_MATMUL: shapes, validation, dispatch. */
-#include "ops.h"
+#include "conv_gemm.h"
 
 rl_status rl_prepare_fully_connected(rl_plan *plan, rl_op *op) {
     rl_status s = rl_expect_inputs(plan, op, 2, 3);
@@ -38,7 +38,8 @@ rl_status rl_prepare_fully_connected(rl_plan *plan, rl_op *op) {
         output->shape.dims[0] = (int32_t)op->prep.outer;
         output->shape.dims[1] = units;
     }
-    return quantized ? rl_prepare_fully_connected_quantized(plan, op) : RL_OK;
+    if (quantized && (s = rl_prepare_fully_connected_quantized(plan, op)) != RL_OK) return s;
+    return rl_use_gemm_fully_connected(plan, op, op->prep.outer, units, depth);
 }
 
 rl_status rl_eval_fully_connected(rl_plan *plan, rl_op *op) {

@@ -10,8 +10,9 @@ rl_status rl_prepare_fully_connected_quantized(rl_plan *plan, rl_op *op) {
         rl_status s = rl_expect_dtype(plan, output, "hybrid fully connected's output", RL_FLOAT32);
         if (s == RL_OK && bias) s = rl_expect_dtype(plan, bias, "hybrid fully connected's bias", RL_FLOAT32);
         if (s != RL_OK) return s;
-        float *scales = (float *)rl_op_scratch(plan, op, sizeof(float) * (size_t)units + (size_t)depth + 1);
+        float *scales = (float *)rl_op_scratch(plan, op, sizeof(float) * (size_t)(units > 0 ? units : 1));
         if (!scales) return RL_NO_MEMORY;
+        rl_request_arena_scratch(op, (size_t)depth + 1); /* one quantized input row */
         return rl_s8_filter_scales(plan, op, weights, units, 0, scales);
     }
     if (input->dtype != RL_INT8)
@@ -36,7 +37,7 @@ rl_status rl_eval_fully_connected_quantized(rl_plan *plan, rl_op *op) {
         plan->kernels->qd8_f32_qc8w_fully_connected(
             op->prep.outer, weights->shape.dims[1], units, (const float *)input->data, (const int8_t *)weights->data,
             scales, bias ? (const float *)bias->data : NULL, op->prep.act_min, op->prep.act_max,
-            (int8_t *)(scales + units), (float *)rl_output(plan, op, 0)->data);
+            (int8_t *)op->arena_scratch, (float *)rl_output(plan, op, 0)->data);
         return RL_OK;
     }
     const rl_quant_params *q = &op->prep.q;

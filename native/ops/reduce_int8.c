@@ -11,10 +11,6 @@
  */
 #include "ops.h"
 
-typedef struct {
-    rl_s8_reduce_params params;
-    int64_t pad; /* keeps the int32 accumulators that follow 8-byte aligned */
-} reduce_scratch;
 
 rl_status rl_prepare_reduce_s8(rl_plan *plan, rl_op *op, int64_t reduced_count) {
     const rl_tensor *in = rl_input(plan, op, 0), *out = rl_output(plan, op, 0);
@@ -25,9 +21,9 @@ rl_status rl_prepare_reduce_s8(rl_plan *plan, rl_op *op, int64_t reduced_count) 
     if (reduced_count > (int64_t)1 << 23)
         return rl_fail(plan, RL_UNSUPPORTED, "int8 reduction over %lld elements: at most 2^23 (int32 sums)",
                        (long long)reduced_count);
-    reduce_scratch *scratch = rl_op_scratch(plan, op, sizeof(reduce_scratch) + (size_t)op->prep.count * sizeof(int32_t));
-    if (!scratch) return RL_NO_MEMORY;
-    rl_s8_reduce_params *p = &scratch->params;
+    rl_s8_reduce_params *p = rl_op_scratch(plan, op, sizeof *p);
+    if (!p) return RL_NO_MEMORY;
+    rl_request_arena_scratch(op, (size_t)op->prep.count * sizeof(int32_t)); /* the int32 sums */
     const float ratio = rl_tensor_scale(in, 0) / rl_tensor_scale(out, 0);
     p->scale = op->code == RL_OP_MEAN ? ratio * (1.0f / (float)reduced_count) : ratio;
     p->bias = (float)rl_tensor_zero_point(out, 0) - (float)(reduced_count * rl_tensor_zero_point(in, 0)) * p->scale;
@@ -35,9 +31,8 @@ rl_status rl_prepare_reduce_s8(rl_plan *plan, rl_op *op, int64_t reduced_count) 
 }
 
 rl_status rl_eval_reduce_s8(rl_plan *plan, rl_op *op) {
-    reduce_scratch *scratch = op->scratch;
-    plan->kernels->s8_reduce(op->prep.dims, op->prep.reduce_axes, &scratch->params,
-                             (const int8_t *)rl_input(plan, op, 0)->data, (int32_t *)(scratch + 1),
+    plan->kernels->s8_reduce(op->prep.dims, op->prep.reduce_axes, (const rl_s8_reduce_params *)op->scratch,
+                             (const int8_t *)rl_input(plan, op, 0)->data, (int32_t *)op->arena_scratch,
                              (int8_t *)rl_output(plan, op, 0)->data, op->prep.count);
     return RL_OK;
 }

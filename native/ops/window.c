@@ -1,5 +1,5 @@
 /* window.c — CONV_2D, DEPTHWISE_CONV_2D, MAX_POOL_2D, AVERAGE_POOL_2D: shapes, TFLite's SAME/VALID offsets. */
-#include "ops.h"
+#include "conv_gemm.h"
 
 /* TFLite's output size and leading padding for one spatial axis. */
 static rl_status window_axis(rl_plan *plan, const char *axis, int32_t padding, int32_t in, int32_t filter,
@@ -81,7 +81,8 @@ static rl_status prepare_conv(rl_plan *plan, rl_op *op, int depthwise) {
     op->prep.act_max = g.act_max;
     op->prep.perm[0] = g.depth_multiplier;
     if (quantized && input->dtype == RL_FLOAT32) return rl_prepare_conv2d_hybrid(plan, op, &g, depthwise);
-    return quantized ? rl_prepare_conv2d_quantized(plan, op, &g, depthwise) : RL_OK;
+    if (quantized && (s = rl_prepare_conv2d_quantized(plan, op, &g, depthwise)) != RL_OK) return s;
+    return depthwise ? rl_use_dwconv(plan, op, &g) : rl_use_gemm_conv2d(plan, op, &g);
 }
 
 /* Rebuilds the geometry from shapes and op->prep: prepare did the checking. */

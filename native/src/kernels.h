@@ -10,6 +10,10 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "dwconv.h"
+#include "gemm.h"
+#include "isa.h"
+
 /* Convolution and pooling geometry, NHWC. */
 typedef struct {
     int32_t batch, in_h, in_w, in_c;
@@ -116,9 +120,15 @@ typedef struct {
                       int32_t *acc, int8_t *y, int64_t out_count);
     void (*s8_log_softmax)(int64_t rows, int32_t depth, const float *exp_table, float input_scale, float output_scale,
                            int32_t output_zero_point, const int8_t *x, int8_t *y);
+    /* Micro-kernel families (gemm.h, dwconv.h): the ops' drivers tile the tensor and call these. */
+    rl_f32_gemm_config f32_gemm;
+    rl_qs8_gemm_config qs8_gemm;
+    rl_f32_dwconv_config f32_dwconv;
+    rl_qs8_dwconv_config qs8_dwconv;
 } rl_kernel_table;
 
-const rl_kernel_table *rl_kernel_table_ref(void);
+/* The whole-op references (the scalar specification of each op) with the micro-kernels of `isa`. */
+rl_kernel_table rl_kernel_table_for(rl_isa isa);
 
 /* Scalar references (the specification). */
 void f32_conv2d_ref(const rl_window_geometry *g, const float *input, const float *filter, const float *bias,

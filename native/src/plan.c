@@ -1,11 +1,12 @@
 /* plan.c — building a plan, preparing it (shapes, constant folding, arena offsets) and invoking it. */
-#define _POSIX_C_SOURCE 199309L
+#define _POSIX_C_SOURCE 200112L
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "arena_planner.h"
 #include "plan_internal.h"
 
 #define RL_ARENA_ALIGNMENT 64
@@ -120,15 +121,45 @@ rl_status rl_activation_range(rl_plan *plan, int32_t activation, float *lo, floa
 
 /* ---- building ---- */
 
+/* The path RILLET_ISA names (when set) or the best this CPU runs; a path the CPU lacks is an error, not a
+ * crash on the first instruction it cannot execute. */
+static rl_status choose_isa(rl_plan *plan) {
+    const char *forced = getenv("RILLET_ISA");
+    if (!forced || !*forced) {
+        plan->isa = rl_detect_isa();
+        return RL_OK;
+    }
+    const int isa = rl_isa_parse(forced);
+    if (isa < 0)
+        return rl_fail(plan, RL_INVALID, "RILLET_ISA=%.40s names no path (ref, scalar, avx2, avx512, avx512vnni, neon, "
+                       "neondot)", forced);
+    if (!rl_isa_supported((rl_isa)isa))
+        return rl_fail(plan, RL_UNSUPPORTED, "RILLET_ISA=%s: this CPU runs at most %s", forced,
+                       rl_isa_name(rl_detect_isa()));
+    plan->isa = (rl_isa)isa;
+    return RL_OK;
+}
+
 rl_status rl_plan_create(rl_plan **plan_out, int32_t num_threads) {
     rl_plan *plan = (rl_plan *)calloc(1, sizeof *plan);
     *plan_out = plan;
     if (!plan) return RL_NO_MEMORY;
     plan->num_threads = num_threads > 0 ? num_threads : 1;
-    plan->kernels = rl_kernel_table_ref();
     plan->failed_op = -1;
     plan->current_op = -1;
+    const rl_status s = choose_isa(plan);
+    plan->kernel_table = rl_kernel_table_for(s == RL_OK ? plan->isa : RL_ISA_SCALAR);
+    plan->kernels = &plan->kernel_table;
+    if (s != RL_OK) return s;
+    plan->pool = rl_threadpool_create(plan->num_threads);
     return RL_OK;
+}
+
+static void release_op_state(rl_op *op) {
+    free(op->state);
+    op->state = NULL;
+    op->state_bytes = 0;
+    op->packed_weight_bytes = 0;
 }
 
 static void release_prepared(rl_plan *plan) {
@@ -155,7 +186,9 @@ void rl_plan_destroy(rl_plan *plan) {
         free(plan->ops[i].inputs);
         free(plan->ops[i].outputs);
         free(plan->ops[i].scratch);
+        release_op_state(&plan->ops[i]);
     }
+    rl_threadpool_destroy(plan->pool);
     free(plan->tensors);
     free(plan->ops);
     free(plan->graph_inputs);
@@ -349,6 +382,23 @@ void *rl_op_scratch(rl_plan *plan, rl_op *op, size_t bytes) {
     return op->scratch;
 }
 
+void *rl_op_state(rl_plan *plan, rl_op *op, size_t bytes) {
+    release_op_state(op);
+    void *memory = NULL;
+    if (posix_memalign(&memory, 64, bytes ? bytes : 1) != 0) {
+        rl_fail(plan, RL_NO_MEMORY, "out of memory preparing the op (%zu bytes of state)", bytes);
+        return NULL;
+    }
+    memset(memory, 0, bytes ? bytes : 1);
+    op->state = memory;
+    op->state_bytes = bytes;
+    return memory;
+}
+
+void rl_request_arena_scratch(rl_op *op, size_t bytes) {
+    if (bytes > op->arena_scratch_bytes) op->arena_scratch_bytes = bytes;
+}
+
 static size_t tensor_bytes(const rl_tensor *t) {
     return (size_t)rl_shape_count(&t->shape) * rl_dtype_size(t->dtype);
 }
@@ -405,7 +455,16 @@ static rl_status fold_op(rl_plan *plan, rl_op *op) {
         t->storage = RL_STORAGE_FOLDED;
     }
     op->folded = 1;
-    return op->kind->eval(plan, op);
+    /* A folded op runs once, now, before the arena exists: its scratch is a temporary allocation. */
+    void *scratch = NULL;
+    if (op->arena_scratch_bytes && !(scratch = malloc(op->arena_scratch_bytes)))
+        return rl_fail(plan, RL_NO_MEMORY, "out of memory folding a constant");
+    op->arena_scratch = scratch;
+    rl_status s = op->setup ? op->setup(plan, op) : RL_OK;
+    if (s == RL_OK) s = op->run ? op->run(plan, op) : op->kind->eval(plan, op);
+    op->arena_scratch = NULL;
+    free(scratch);
+    return s;
 }
 
 static void touch(rl_tensor *t, int32_t step) {
@@ -419,66 +478,46 @@ static void touch(rl_tensor *t, int32_t step) {
     if (step > t->last_op) t->last_op = step;
 }
 
-static size_t align_up(size_t n) { return (n + RL_ARENA_ALIGNMENT - 1) / RL_ARENA_ALIGNMENT * RL_ARENA_ALIGNMENT; }
-
-/* Greedy by size, as TFLite's planner: largest tensors first, each at the lowest offset that does not
- * overlap a placed tensor whose lifetime intersects its own. */
+/* Every arena tensor and every op's scratch becomes a block with a lifetime; the planner places them. */
 static rl_status plan_arena_offsets(rl_plan *plan) {
     int32_t n = 0;
-    int32_t *order = (int32_t *)malloc(sizeof(int32_t) * (size_t)(plan->n_tensors + 1));
-    int32_t *placed = (int32_t *)malloc(sizeof(int32_t) * (size_t)(plan->n_tensors + 1));
-    if (!order || !placed) {
-        free(order);
-        free(placed);
-        return rl_fail(plan, RL_NO_MEMORY, "out of memory planning the arena");
-    }
+    rl_arena_block *blocks = (rl_arena_block *)malloc(sizeof *blocks * (size_t)(plan->n_tensors + plan->n_ops + 1));
+    if (!blocks) return rl_fail(plan, RL_NO_MEMORY, "out of memory planning the arena");
     for (int32_t i = 0; i < plan->n_tensors; ++i) {
         rl_tensor *t = &plan->tensors[i];
         if (t->storage != RL_STORAGE_ARENA) continue;
         t->bytes = tensor_bytes(t);
-        order[n++] = i;
+        blocks[n++] = (rl_arena_block){.bytes = t->bytes, .first_step = t->first_op, .last_step = t->last_op};
     }
-    for (int32_t i = 1; i < n; ++i) { /* insertion sort: by size, descending, then by index */
-        int32_t v = order[i], j = i - 1;
-        while (j >= 0 && plan->tensors[order[j]].bytes < plan->tensors[v].bytes) {
-            order[j + 1] = order[j];
-            --j;
-        }
-        order[j + 1] = v;
+    for (int32_t i = 0; i < plan->n_ops; ++i) {
+        const rl_op *op = &plan->ops[i];
+        if (op->folded || !op->arena_scratch_bytes) continue;
+        blocks[n++] = (rl_arena_block){.bytes = op->arena_scratch_bytes, .first_step = i + 1, .last_step = i + 1};
     }
-    size_t total = 0;
-    int32_t n_placed = 0;
-    for (int32_t i = 0; i < n; ++i) {
-        rl_tensor *t = &plan->tensors[order[i]];
-        size_t need = align_up(t->bytes ? t->bytes : 1), offset = 0;
-        for (int moved = 1; moved;) { /* raise the offset past every conflicting neighbour until none is left */
-            moved = 0;
-            for (int32_t k = 0; k < n_placed; ++k) {
-                const rl_tensor *o = &plan->tensors[placed[k]];
-                if (o->last_op < t->first_op || o->first_op > t->last_op) continue;
-                const size_t o_end = o->arena_offset + align_up(o->bytes ? o->bytes : 1);
-                if (offset < o_end && o->arena_offset < offset + need) {
-                    offset = o_end;
-                    moved = 1;
-                }
-            }
-        }
-        t->arena_offset = offset;
-        placed[n_placed++] = order[i];
-        if (offset + need > total) total = offset + need;
+    const size_t total = rl_place_arena_blocks(blocks, n, RL_ARENA_ALIGNMENT);
+    if (total == (size_t)-1) {
+        free(blocks);
+        return rl_fail(plan, RL_NO_MEMORY, "out of memory planning the arena");
     }
-    free(order);
-    free(placed);
     plan->arena_bytes = total;
     plan->arena = malloc(total ? total + RL_ARENA_ALIGNMENT : 1);
-    if (!plan->arena) return rl_fail(plan, RL_NO_MEMORY, "out of memory allocating a %zu-byte arena", total);
+    if (!plan->arena) {
+        free(blocks);
+        return rl_fail(plan, RL_NO_MEMORY, "out of memory allocating a %zu-byte arena", total);
+    }
     char *base = (char *)plan->arena;
     base += (RL_ARENA_ALIGNMENT - (uintptr_t)base % RL_ARENA_ALIGNMENT) % RL_ARENA_ALIGNMENT;
     memset(base, 0, total);
+    int32_t k = 0;
     for (int32_t i = 0; i < plan->n_tensors; ++i) {
         rl_tensor *t = &plan->tensors[i];
-        if (t->storage == RL_STORAGE_ARENA) t->data = base + t->arena_offset;
+        if (t->storage == RL_STORAGE_ARENA) t->data = base + blocks[k++].offset;
     }
+    for (int32_t i = 0; i < plan->n_ops; ++i) {
+        rl_op *op = &plan->ops[i];
+        op->arena_scratch = (op->folded || !op->arena_scratch_bytes) ? NULL : base + blocks[k++].offset;
+    }
+    free(blocks);
     return RL_OK;
 }
 
@@ -504,6 +543,10 @@ rl_status rl_plan_prepare(rl_plan *plan) {
             if (plan->tensors[op->outputs[k]].file_data)
                 return rl_fail(plan, RL_INVALID, "output %d (tensor %d) is a constant of the file", k, op->outputs[k]);
         memset(&op->prep, 0, sizeof op->prep);
+        op->run = NULL;
+        op->setup = NULL;
+        op->arena_scratch_bytes = 0;
+        release_op_state(op);
         s = op->kind->prepare(plan, op);
         if (s != RL_OK) return s;
         for (int32_t k = 0; k < op->n_outputs; ++k)
@@ -543,6 +586,13 @@ rl_status rl_plan_prepare(rl_plan *plan) {
     }
     s = plan_arena_offsets(plan);
     if (s != RL_OK) return s;
+    for (int32_t i = 0; i < plan->n_ops; ++i) {
+        rl_op *op = &plan->ops[i];
+        if (op->folded || !op->setup) continue;
+        plan->current_op = i;
+        if ((s = op->setup(plan, op)) != RL_OK) return s;
+    }
+    plan->current_op = -1;
     plan->prepared = 1;
     return RL_OK;
 }
@@ -568,7 +618,7 @@ rl_status rl_plan_invoke_profiled(rl_plan *plan, double *op_seconds) {
         }
         const double start = op_seconds ? now_seconds() : 0.0;
         plan->current_op = i;
-        const rl_status s = op->kind->eval(plan, op);
+        const rl_status s = op->run ? op->run(plan, op) : op->kind->eval(plan, op);
         if (s != RL_OK) return s;
         if (op_seconds) op_seconds[i] = now_seconds() - start;
     }
@@ -624,5 +674,20 @@ size_t rl_plan_folded_bytes(const rl_plan *plan) {
         if (plan->tensors[i].storage == RL_STORAGE_FOLDED) n += plan->tensors[i].bytes;
     return n;
 }
+
+size_t rl_plan_packed_weight_bytes(const rl_plan *plan) {
+    size_t n = 0;
+    for (int32_t i = 0; i < plan->n_ops; ++i) n += plan->ops[i].packed_weight_bytes;
+    return n;
+}
+
+size_t rl_plan_op_state_bytes(const rl_plan *plan) {
+    size_t n = 0;
+    for (int32_t i = 0; i < plan->n_ops; ++i) n += plan->ops[i].state_bytes + plan->ops[i].scratch_bytes;
+    return n;
+}
+
+const char *rl_plan_isa(const rl_plan *plan) { return rl_isa_name(plan->isa); }
+int32_t rl_plan_threads(const rl_plan *plan) { return rl_threadpool_threads(plan->pool); }
 
 int32_t rl_op_is_known(int32_t builtin_code) { return rl_find_op_kind(builtin_code) != NULL; }

@@ -3,8 +3,16 @@
 #define RILLET_PLAN_INTERNAL_H
 
 #include "rillet.h"
+#include "cpu_features.h"
 #include "kernels.h"
 #include "quant.h"
+#include "threadpool.h"
+
+/* C99 has no static_assert: a negative array size fails the build instead. */
+#define RL_STATIC_ASSERT_JOIN2(a, b) a##b
+#define RL_STATIC_ASSERT_JOIN(a, b) RL_STATIC_ASSERT_JOIN2(a, b)
+#define RL_STATIC_ASSERT(condition, message) \
+    typedef char RL_STATIC_ASSERT_JOIN(rl_static_assert_, __LINE__)[(condition) ? 1 : -1]
 
 typedef struct {
     int32_t rank;
@@ -53,7 +61,9 @@ struct rl_op_kind;
     ((1u << RL_FLOAT32) | (1u << RL_INT32) | (1u << RL_UINT8) | (1u << RL_INT64) | (1u << RL_BOOL) |       \
      (1u << RL_INT16) | (1u << RL_INT8))
 
-typedef struct {
+typedef struct rl_op rl_op;
+
+struct rl_op {
     int32_t code;
     const struct rl_op_kind *kind;
     int32_t n_inputs, n_outputs;
@@ -63,7 +73,19 @@ typedef struct {
     int32_t folded;
     void *scratch; /* per-op memory prepare owns (per-channel multipliers, tables); see rl_op_scratch */
     size_t scratch_bytes;
-} rl_op;
+    /* The op's typed state (its driver's struct, packed weights, indirection), from rl_op_state; NULL for
+     * ops still on rl_prepared. */
+    void *state;
+    size_t state_bytes;
+    size_t packed_weight_bytes; /* the part of state that is repacked weights (memory_report) */
+    /* The eval prepare chose for this op's dtypes and shapes (NULL: the kind's eval), and an optional
+     * step that runs once the arena is placed (pointers into it: indirection buffers). */
+    rl_status (*run)(rl_plan *plan, rl_op *op);
+    rl_status (*setup)(rl_plan *plan, rl_op *op);
+    /* Scratch that lives in the arena for the op's step only (rl_request_arena_scratch). */
+    size_t arena_scratch_bytes, arena_scratch_offset;
+    void *arena_scratch;
+};
 
 /* One op: which dtypes of input 0 it takes, how it computes shapes and what it runs. */
 typedef struct rl_op_kind {
@@ -87,7 +109,10 @@ struct rl_plan {
     int32_t n_graph_inputs, n_graph_outputs;
     void *arena;
     size_t arena_bytes;
+    rl_isa isa;
+    rl_kernel_table kernel_table; /* filled at plan creation for isa */
     const rl_kernel_table *kernels;
+    rl_threadpool *pool;          /* NULL with one thread */
     int32_t failed_op;
     int32_t current_op;
     char message[RL_MESSAGE_CAPACITY];
@@ -120,6 +145,12 @@ void rl_strides_of(const rl_shape *s, int64_t *strides);
 /* Zeroed memory of at least `bytes` that lives with the op until the plan is destroyed (reused on a
  * later prepare); NULL after rl_fail when out of memory. */
 void *rl_op_scratch(rl_plan *plan, rl_op *op, size_t bytes);
+/* The op's typed state: zeroed memory of `bytes` (64-byte aligned) that lives until the next prepare or the
+ * plan's end; NULL after rl_fail when out of memory. */
+void *rl_op_state(rl_plan *plan, rl_op *op, size_t bytes);
+/* Asks the planner for `bytes` of arena memory that the op may use during its own eval only; it is at
+ * op->arena_scratch once the arena is placed (setup and eval). */
+void rl_request_arena_scratch(rl_op *op, size_t bytes);
 
 /* Quantization of a tensor (quant_params.c). An int8/int16 activation must carry exactly one scale. */
 rl_status rl_expect_per_tensor_quantization(rl_plan *plan, const rl_tensor *t, const char *what);

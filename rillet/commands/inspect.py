@@ -22,5 +22,17 @@ def run(args: argparse.Namespace) -> int:
     if not args.model and not args.json:
         print(f"model: {path} (bundled with rillet)")
     summary = summarize(load(path))
+    summary["kernel_path"] = _kernel_path()
     print(json.dumps(summary, indent=2) if args.json else format_summary(summary))
+    if not args.json:
+        print(f"kernel path on this machine: {summary['kernel_path']} (RILLET_ISA=ref|avx2|avx512|... forces one)")
     return 0
+
+
+def _kernel_path() -> str:
+    from rillet.native import kernel_path
+
+    try:
+        return kernel_path()
+    except RuntimeError as e:
+        return f"unavailable: {e}"

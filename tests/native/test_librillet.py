@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import subprocess
 from pathlib import Path
@@ -11,20 +12,32 @@ import pytest
 from rillet.native import ffi, lib
 
 NATIVE = Path(__file__).resolve().parents[2] / "native"
-SOURCES = sorted(p for folder in ("src", "ops", "kernels") for p in (NATIVE / folder).glob("*.c"))
 FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O1", "-fPIC", "-c"]
 
 
+def build_config():
+    """native/build_config.py, the one list of sources and per-ISA flags (None without the checkout)."""
+    path = NATIVE / "build_config.py"
+    if not path.exists():
+        return None
+    spec = importlib.util.spec_from_file_location("rillet_build_config", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def compile_all(tmp_path: Path) -> list[Path]:
-    if not SOURCES:
+    config = build_config()
+    if config is None:
         pytest.skip("native/ sources are not beside the tests (installed without the checkout)")
     gcc = shutil.which("gcc") or shutil.which("cc")
     if gcc is None:
         pytest.skip("no C compiler")
     objects = []
-    for source in SOURCES:
+    includes = [f"-I{d}" for d in config.INCLUDE_DIRS]
+    for source in map(Path, config.sources()):
         obj = tmp_path / (source.stem + ".o")
-        subprocess.run([gcc, *FLAGS, f"-I{NATIVE / 'include'}", f"-I{NATIVE / 'src'}", str(source), "-o", str(obj)],
+        subprocess.run([gcc, *FLAGS, *config.flags_for(str(source)), *includes, str(source), "-o", str(obj)],
                        check=True, capture_output=True, text=True)
         objects.append(obj)
     return objects

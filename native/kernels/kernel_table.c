@@ -1,0 +1,49 @@
+/* kernel_table.c — the kernel table a plan dispatches through, filled for one instruction-set path.
+ *
+ * Designated initializers only: a reordered or renamed field is a compile error, never two kernels
+ * silently swapped. The whole-op references serve the ops (and dtypes) that have no micro-kernel driver
+ * yet; each micro-kernel family maps the path to its best config. */
+#include "f32_configs.h"
+#include "kernels.h"
+#include "qs8_configs.h"
+
+rl_kernel_table rl_kernel_table_for(rl_isa isa) {
+    const rl_kernel_table table = {
+        .f32_conv2d = f32_conv2d_ref,
+        .f32_dwconv2d = f32_dwconv2d_ref,
+        .f32_maxpool2d = f32_maxpool2d_ref,
+        .f32_avgpool2d = f32_avgpool2d_ref,
+        .f32_fully_connected = f32_fully_connected_ref,
+        .f32_batch_matmul = f32_batch_matmul_ref,
+        .s8_conv2d = s8_conv2d_ref,
+        .s8_dwconv2d = s8_dwconv2d_ref,
+        .s8_fully_connected = s8_fully_connected_ref,
+        .s8_batch_matmul = s8_batch_matmul_ref,
+        .qd8_f32_qc8w_fully_connected = qd8_f32_qc8w_fully_connected_ref,
+        .qd8_f32_qc8w_conv2d = qd8_f32_qc8w_conv2d_ref,
+        .qd8_f32_qc8w_dwconv2d = qd8_f32_qc8w_dwconv2d_ref,
+        .qd8_f32_qc8w_batch_matmul = qd8_f32_qc8w_batch_matmul_ref,
+        .f32_s8_quantize = f32_s8_quantize_ref,
+        .s8_requantize = s8_requantize_ref,
+        .s8_f32_dequantize = s8_f32_dequantize_ref,
+        .f16_f32_convert = f16_f32_convert_ref,
+        .f32_binary = f32_binary_ref,
+        .f32_unary = f32_unary_ref,
+        .f32_leaky_relu = f32_leaky_relu_ref,
+        .f32_softmax = f32_softmax_ref,
+        .f32_log_softmax = f32_log_softmax_ref,
+        .f32_reduce_sum = f32_reduce_sum_ref,
+        .s8_binary = s8_binary_ref,
+        .s8_lut = s8_lut_ref,
+        .s8_maxpool2d = s8_maxpool2d_ref,
+        .s8_avgpool2d = s8_avgpool2d_ref,
+        .s8_softmax = s8_softmax_ref,
+        .s8_reduce = s8_reduce_ref,
+        .s8_log_softmax = s8_log_softmax_ref,
+        .f32_gemm = rl_f32_gemm_config_for(isa),
+        .qs8_gemm = rl_qs8_gemm_config_for(isa),
+        .f32_dwconv = rl_f32_dwconv_config_for(isa),
+        .qs8_dwconv = rl_qs8_dwconv_config_for(isa),
+    };
+    return table;
+}

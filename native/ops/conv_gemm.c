@@ -1,0 +1,212 @@
+/* conv_gemm.c — CONV_2D and FULLY_CONNECTED as GEMM (1x1 stride-1 convolutions, fully connected: the
+ * input rows are the GEMM's rows) or IGEMM (every other convolution: an indirection buffer of input-pixel
+ * pointers, one per output pixel and filter tap, so no im2col copy is made). See conv_gemm.h. */
+#include <string.h>
+
+#include "conv_gemm.h"
+
+/* The op's typed state: one allocation (rl_op_state) holding this struct, the packed weights, the
+ * indirection buffer and the zero buffer that padding taps point at. */
+typedef struct {
+    int32_t int8;   /* qs8 kernels, else float32 */
+    int32_t direct; /* GEMM on the input rows; else IGEMM through the indirection buffer */
+    size_t m, n, kc, ks;
+    size_t mr, nr, panel_bytes;
+    size_t element_bytes;
+    rl_f32_gemm_config f32;
+    rl_qs8_gemm_config qs8;
+    rl_f32_minmax_params f32_params;
+    rl_qs8_requantization_params qs8_params;
+    rl_window_geometry g;
+    void *packed;
+    const void **indirection; /* ceil(m / mr) blocks of ks * mr pointers */
+    void *zero;               /* kc elements: 0.0f, or the int8 input zero point */
+    /* Set once the arena is placed. */
+    const char *a;
+    char *c;
+} rl_gemm_state;
+
+RL_STATIC_ASSERT(sizeof(rl_gemm_state) <= 512, "rl_gemm_state stays a small header before its buffers");
+
+static size_t round_up64(size_t n) { return (n + 63) / 64 * 64; }
+
+/* Rows i .. i + rows - 1 (i a multiple of mr), columns j .. j + columns - 1 (j a multiple of nr). */
+static void gemm_tile(void *context, size_t i, size_t j, size_t rows, size_t columns) {
+    const rl_gemm_state *st = (const rl_gemm_state *)context;
+    const char *w = (const char *)st->packed + (j / st->nr) * st->panel_bytes;
+    const size_t a_row = st->kc * st->element_bytes, c_row = st->n * st->element_bytes;
+    for (size_t r = i; r < i + rows; r += st->mr) {
+        const size_t mr = i + rows - r < st->mr ? i + rows - r : st->mr;
+        char *c = st->c + r * c_row + j * st->element_bytes;
+        if (st->int8) {
+            if (st->direct)
+                st->qs8.gemm(mr, columns, st->kc, (const int8_t *)(st->a + r * a_row), st->kc, w, (int8_t *)c, st->n,
+                             &st->qs8_params);
+            else
+                st->qs8.igemm(mr, columns, st->kc, st->ks, (const int8_t *const *)(st->indirection + r * st->ks), w,
+                              (int8_t *)c, st->n, &st->qs8_params);
+        } else {
+            if (st->direct)
+                st->f32.gemm(mr, columns, st->kc, (const float *)(st->a + r * a_row), st->kc, (const float *)w,
+                             (float *)c, st->n, &st->f32_params);
+            else
+                st->f32.igemm(mr, columns, st->kc, st->ks, (const float *const *)(st->indirection + r * st->ks),
+                              (const float *)w, (float *)c, st->n, &st->f32_params);
+        }
+    }
+}
+
+/* Tiles of mr rows and all columns, unless that leaves threads idle: then the columns split into panels. */
+static rl_status run_gemm(rl_plan *plan, rl_op *op) {
+    rl_gemm_state *st = (rl_gemm_state *)op->state;
+    st->a = (const char *)rl_input(plan, op, 0)->data;
+    st->c = (char *)rl_output(plan, op, 0)->data;
+    const size_t threads = (size_t)rl_threadpool_threads(plan->pool);
+    size_t tile_i = st->m, tile_j = st->n;
+    if (threads > 1) {
+        const size_t row_tiles = (st->m + st->mr - 1) / st->mr;
+        tile_i = st->mr;
+        if (row_tiles < 4 * threads) {
+            const size_t panels = (st->n + st->nr - 1) / st->nr;
+            const size_t want = (4 * threads + row_tiles - 1) / row_tiles;
+            tile_j = st->nr * ((panels + want - 1) / want);
+        }
+    }
+    rl_parallelize_2d_tile_2d(plan->pool, gemm_tile, st, st->m, st->n, tile_i, tile_j);
+    return RL_OK;
+}
+
+/* One pointer per (output pixel, tap), grouped as the IGEMM kernel reads them: per block of mr pixels,
+ * tap-major. Pixels past m repeat the last one, so every slot is a valid pointer. */
+static rl_status setup_indirection(rl_plan *plan, rl_op *op) {
+    rl_gemm_state *st = (rl_gemm_state *)op->state;
+    const rl_window_geometry *g = &st->g;
+    const char *input = (const char *)rl_input(plan, op, 0)->data;
+    const size_t pixel_bytes = (size_t)g->in_c * st->element_bytes;
+    const size_t blocks = (st->m + st->mr - 1) / st->mr;
+    for (size_t block = 0; block < blocks; ++block) {
+        for (size_t i = 0; i < st->mr; ++i) {
+            size_t pixel = block * st->mr + i;
+            if (pixel >= st->m) pixel = st->m - 1;
+            const int32_t ox = (int32_t)(pixel % (size_t)g->out_w);
+            const int32_t oy = (int32_t)(pixel / (size_t)g->out_w % (size_t)g->out_h);
+            const size_t b = pixel / ((size_t)g->out_w * (size_t)g->out_h);
+            for (int32_t fy = 0; fy < g->filter_h; ++fy) {
+                for (int32_t fx = 0; fx < g->filter_w; ++fx) {
+                    const int32_t iy = oy * g->stride_h - g->pad_h + fy * g->dilation_h;
+                    const int32_t ix = ox * g->stride_w - g->pad_w + fx * g->dilation_w;
+                    const size_t tap = (size_t)fy * (size_t)g->filter_w + (size_t)fx;
+                    const void *p = st->zero;
+                    if (iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w)
+                        p = input + ((b * (size_t)g->in_h + (size_t)iy) * (size_t)g->in_w + (size_t)ix) * pixel_bytes;
+                    st->indirection[(block * st->ks + tap) * st->mr + i] = p;
+                }
+            }
+        }
+    }
+    return RL_OK;
+}
+
+/* Allocates the state with room for the packed weights, the indirection buffer and the zero buffer, and
+ * packs the weights ([n][ks][kc]). */
+static rl_status build_state(rl_plan *plan, rl_op *op, rl_gemm_state *proto) {
+    const rl_tensor *filter = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
+    const size_t n = proto->n, ks = proto->ks, kc = proto->kc;
+    size_t packed_bytes;
+    if (proto->int8) {
+        proto->mr = proto->qs8.mr;
+        proto->nr = proto->qs8.nr;
+        packed_bytes = rl_qs8_gemm_packed_size(n, ks, kc, proto->nr, proto->qs8.kr);
+        proto->panel_bytes = rl_qs8_gemm_packed_size(proto->nr, ks, kc, proto->nr, proto->qs8.kr);
+    } else {
+        proto->mr = proto->f32.mr;
+        proto->nr = proto->f32.nr;
+        packed_bytes = rl_f32_gemm_packed_size(n, ks, kc, proto->nr);
+        proto->panel_bytes = rl_f32_gemm_packed_size(proto->nr, ks, kc, proto->nr);
+    }
+    const size_t blocks = (proto->m + proto->mr - 1) / proto->mr;
+    const size_t indirection_bytes = proto->direct ? 0 : blocks * ks * proto->mr * sizeof(void *);
+    const size_t zero_bytes = proto->direct ? 0 : kc * proto->element_bytes;
+    const size_t head = round_up64(sizeof(rl_gemm_state));
+    const size_t total = head + round_up64(packed_bytes) + round_up64(indirection_bytes) + round_up64(zero_bytes);
+    char *memory = (char *)rl_op_state(plan, op, total);
+    if (!memory) return RL_NO_MEMORY;
+    rl_gemm_state *st = (rl_gemm_state *)memory;
+    *st = *proto;
+    st->packed = memory + head;
+    st->indirection = (const void **)(memory + head + round_up64(packed_bytes));
+    st->zero = memory + head + round_up64(packed_bytes) + round_up64(indirection_bytes);
+    op->packed_weight_bytes = packed_bytes;
+    if (st->int8) {
+        const int32_t izp = st->qs8_params.input_zero_point;
+        if (zero_bytes) memset(st->zero, (int)(int8_t)izp, zero_bytes);
+        rl_pack_qs8_gemm(n, ks, kc, st->nr, st->qs8.kr, izp, st->qs8.input_offset, (const int8_t *)filter->data,
+                         bias ? (const int32_t *)bias->data : NULL, (const float *)op->scratch, st->packed);
+    } else {
+        rl_pack_f32_gemm(n, ks, kc, st->nr, (const float *)filter->data, bias ? (const float *)bias->data : NULL,
+                         (float *)st->packed);
+    }
+    op->run = run_gemm;
+    op->setup = st->direct ? NULL : setup_indirection;
+    return RL_OK;
+}
+
+/* float32, or int8 throughout with per-channel weights; constant weights and bias. */
+static int gemm_dtypes(rl_plan *plan, const rl_op *op, int32_t *int8) {
+    const rl_tensor *input = rl_input(plan, op, 0), *filter = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
+    const rl_tensor *output = rl_output(plan, op, 0);
+    if (!rl_known_data(filter) || (bias && !rl_known_data(bias))) return 0;
+    if (input->dtype == RL_FLOAT32 && filter->dtype == RL_FLOAT32 && output->dtype == RL_FLOAT32) {
+        *int8 = 0;
+        return 1;
+    }
+    if (input->dtype == RL_INT8 && filter->dtype == RL_INT8 && output->dtype == RL_INT8 && op->scratch) {
+        *int8 = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static void fill_params(const rl_op *op, rl_gemm_state *st, float act_min, float act_max, const rl_plan *plan) {
+    st->f32 = plan->kernels->f32_gemm;
+    st->qs8 = plan->kernels->qs8_gemm;
+    st->element_bytes = st->int8 ? 1 : sizeof(float);
+    st->f32_params = (rl_f32_minmax_params){.min = act_min, .max = act_max};
+    const rl_quant_params *q = &op->prep.q;
+    st->qs8_params = (rl_qs8_requantization_params){
+        .min_less_zero_point = (float)(q->act_min - q->output_zero_point),
+        .max_less_zero_point = (float)(q->act_max - q->output_zero_point),
+        .output_zero_point = q->output_zero_point,
+        .input_zero_point = q->input_zero_point[0],
+    };
+}
+
+rl_status rl_use_gemm_conv2d(rl_plan *plan, rl_op *op, const rl_window_geometry *g) {
+    rl_gemm_state proto;
+    memset(&proto, 0, sizeof proto);
+    if (!gemm_dtypes(plan, op, &proto.int8)) return RL_OK;
+    proto.g = *g;
+    proto.m = (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w;
+    proto.n = (size_t)g->out_c;
+    proto.kc = (size_t)g->in_c;
+    proto.ks = (size_t)g->filter_h * (size_t)g->filter_w;
+    if (proto.m == 0 || proto.n == 0 || proto.kc == 0) return RL_OK;
+    proto.direct = g->filter_h == 1 && g->filter_w == 1 && g->stride_h == 1 && g->stride_w == 1 && g->pad_h == 0 &&
+                   g->pad_w == 0;
+    fill_params(op, &proto, g->act_min, g->act_max, plan);
+    return build_state(plan, op, &proto);
+}
+
+rl_status rl_use_gemm_fully_connected(rl_plan *plan, rl_op *op, int64_t rows, int32_t units, int32_t depth) {
+    rl_gemm_state proto;
+    memset(&proto, 0, sizeof proto);
+    if (!gemm_dtypes(plan, op, &proto.int8)) return RL_OK;
+    if (rows <= 0 || units <= 0 || depth <= 0) return RL_OK;
+    proto.m = (size_t)rows;
+    proto.n = (size_t)units;
+    proto.kc = (size_t)depth;
+    proto.ks = 1;
+    proto.direct = 1;
+    fill_params(op, &proto, op->prep.act_min, op->prep.act_max, plan);
+    return build_state(plan, op, &proto);
+}

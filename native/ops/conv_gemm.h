@@ -1,0 +1,18 @@
+/* conv_gemm.h — CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED on the micro-kernels (gemm.h, dwconv.h):
+ * weights packed once at prepare, indirection buffers built once the arena is placed, the tile loop split
+ * across the plan's threads. The float32 and int8 (per-channel int8 weights) paths share all of it. */
+#ifndef RILLET_CONV_GEMM_H
+#define RILLET_CONV_GEMM_H
+
+#include "ops.h"
+
+/* Each takes over the op (op->run, op->setup, op->state) when its case has a micro-kernel driver: constant
+ * weights and bias, float32 or full int8 (not hybrid), depth multiplier 1 for depthwise; otherwise it
+ * leaves the op on its whole-op reference and returns RL_OK. Called at the end of the op's prepare, after
+ * its validation (and, for int8, with the per-channel requantization scales in op->scratch and the zero
+ * points and clamp in op->prep.q). */
+rl_status rl_use_gemm_conv2d(rl_plan *plan, rl_op *op, const rl_window_geometry *g);
+rl_status rl_use_gemm_fully_connected(rl_plan *plan, rl_op *op, int64_t rows, int32_t units, int32_t depth);
+rl_status rl_use_dwconv(rl_plan *plan, rl_op *op, const rl_window_geometry *g);
+
+#endif

@@ -1,0 +1,131 @@
+/* dwconv_driver.c — DEPTHWISE_CONV_2D (depth multiplier 1) on the depthwise micro-kernels: weights packed
+ * in channel tiles at prepare, one indirection entry per (output pixel, tap) built once the arena is
+ * placed, output rows split across the plan's threads. See conv_gemm.h. */
+#include <string.h>
+
+#include "conv_gemm.h"
+
+typedef struct {
+    int32_t int8;
+    size_t channels, taps, rows, row_pixels; /* rows = batch * out_h, row_pixels = out_w */
+    size_t element_bytes;
+    rl_f32_dwconv_config f32;
+    rl_qs8_dwconv_config qs8;
+    rl_f32_minmax_params f32_params;
+    rl_qs8_requantization_params qs8_params;
+    rl_window_geometry g;
+    void *packed;
+    const void **indirection; /* rows * row_pixels * taps pointers, filter row-major per pixel */
+    void *zero;               /* channels elements: 0.0f, or the int8 input zero point */
+    char *output;
+} rl_dwconv_state;
+
+RL_STATIC_ASSERT(sizeof(rl_dwconv_state) <= 512, "rl_dwconv_state stays a small header before its buffers");
+
+static size_t round_up64(size_t n) { return (n + 63) / 64 * 64; }
+
+static void dwconv_rows(void *context, size_t row, size_t unused_j, size_t rows, size_t unused_columns) {
+    (void)unused_j;
+    (void)unused_columns;
+    const rl_dwconv_state *st = (const rl_dwconv_state *)context;
+    const size_t step = st->taps, row_bytes = st->row_pixels * st->channels * st->element_bytes;
+    for (size_t r = row; r < row + rows; ++r) {
+        const void *const *ind = st->indirection + r * st->row_pixels * st->taps;
+        char *out = st->output + r * row_bytes;
+        if (st->int8)
+            st->qs8.dwconv(st->channels, st->row_pixels, st->taps, (const int8_t *const *)ind, step, st->packed,
+                           (int8_t *)out, st->channels, &st->qs8_params);
+        else
+            st->f32.dwconv(st->channels, st->row_pixels, st->taps, (const float *const *)ind, step,
+                           (const float *)st->packed, (float *)out, st->channels, &st->f32_params);
+    }
+}
+
+static rl_status run_dwconv(rl_plan *plan, rl_op *op) {
+    rl_dwconv_state *st = (rl_dwconv_state *)op->state;
+    st->output = (char *)rl_output(plan, op, 0)->data;
+    rl_parallelize_2d_tile_2d(plan->pool, dwconv_rows, st, st->rows, 1, plan->pool ? 1 : st->rows, 1);
+    return RL_OK;
+}
+
+static rl_status setup_indirection(rl_plan *plan, rl_op *op) {
+    rl_dwconv_state *st = (rl_dwconv_state *)op->state;
+    const rl_window_geometry *g = &st->g;
+    const char *input = (const char *)rl_input(plan, op, 0)->data;
+    const size_t pixel_bytes = st->channels * st->element_bytes;
+    size_t k = 0;
+    for (size_t r = 0; r < st->rows; ++r) {
+        const size_t b = r / (size_t)g->out_h;
+        const int32_t oy = (int32_t)(r % (size_t)g->out_h);
+        for (int32_t ox = 0; ox < g->out_w; ++ox) {
+            for (int32_t fy = 0; fy < g->filter_h; ++fy) {
+                for (int32_t fx = 0; fx < g->filter_w; ++fx) {
+                    const int32_t iy = oy * g->stride_h - g->pad_h + fy * g->dilation_h;
+                    const int32_t ix = ox * g->stride_w - g->pad_w + fx * g->dilation_w;
+                    const void *p = st->zero;
+                    if (iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w)
+                        p = input + ((b * (size_t)g->in_h + (size_t)iy) * (size_t)g->in_w + (size_t)ix) * pixel_bytes;
+                    st->indirection[k++] = p;
+                }
+            }
+        }
+    }
+    return RL_OK;
+}
+
+rl_status rl_use_dwconv(rl_plan *plan, rl_op *op, const rl_window_geometry *g) {
+    const rl_tensor *input = rl_input(plan, op, 0), *filter = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
+    const rl_tensor *output = rl_output(plan, op, 0);
+    if (!rl_known_data(filter) || (bias && !rl_known_data(bias)) || g->depth_multiplier != 1) return RL_OK;
+    int32_t int8;
+    if (input->dtype == RL_FLOAT32 && filter->dtype == RL_FLOAT32 && output->dtype == RL_FLOAT32) int8 = 0;
+    else if (input->dtype == RL_INT8 && filter->dtype == RL_INT8 && output->dtype == RL_INT8 && op->scratch) int8 = 1;
+    else return RL_OK;
+    const size_t channels = (size_t)g->out_c, taps = (size_t)g->filter_h * (size_t)g->filter_w;
+    const size_t rows = (size_t)g->batch * (size_t)g->out_h, row_pixels = (size_t)g->out_w;
+    if (channels == 0 || taps == 0 || rows == 0 || row_pixels == 0) return RL_OK;
+    const size_t element_bytes = int8 ? 1 : sizeof(float);
+    const rl_f32_dwconv_config f32 = plan->kernels->f32_dwconv;
+    const rl_qs8_dwconv_config qs8 = plan->kernels->qs8_dwconv;
+    const size_t packed_bytes = int8 ? rl_qs8_dwconv_packed_size(channels, taps, qs8.channel_tile)
+                                     : rl_f32_dwconv_packed_size(channels, taps, f32.channel_tile);
+    const size_t indirection_bytes = rows * row_pixels * taps * sizeof(void *);
+    const size_t zero_bytes = channels * element_bytes;
+    const size_t head = round_up64(sizeof(rl_dwconv_state));
+    char *memory = (char *)rl_op_state(plan, op, head + round_up64(packed_bytes) + round_up64(indirection_bytes) +
+                                                     round_up64(zero_bytes));
+    if (!memory) return RL_NO_MEMORY;
+    rl_dwconv_state *st = (rl_dwconv_state *)memory;
+    st->int8 = int8;
+    st->channels = channels;
+    st->taps = taps;
+    st->rows = rows;
+    st->row_pixels = row_pixels;
+    st->element_bytes = element_bytes;
+    st->f32 = f32;
+    st->qs8 = qs8;
+    st->g = *g;
+    st->packed = memory + head;
+    st->indirection = (const void **)(memory + head + round_up64(packed_bytes));
+    st->zero = memory + head + round_up64(packed_bytes) + round_up64(indirection_bytes);
+    op->packed_weight_bytes = packed_bytes;
+    st->f32_params = (rl_f32_minmax_params){.min = g->act_min, .max = g->act_max};
+    if (int8) {
+        const rl_quant_params *q = &op->prep.q;
+        st->qs8_params = (rl_qs8_requantization_params){
+            .min_less_zero_point = (float)(q->act_min - q->output_zero_point),
+            .max_less_zero_point = (float)(q->act_max - q->output_zero_point),
+            .output_zero_point = q->output_zero_point,
+            .input_zero_point = q->input_zero_point[0],
+        };
+        memset(st->zero, (int)(int8_t)q->input_zero_point[0], zero_bytes);
+        rl_pack_qs8_dwconv(channels, taps, qs8.channel_tile, q->input_zero_point[0], (const int8_t *)filter->data,
+                           bias ? (const int32_t *)bias->data : NULL, (const float *)op->scratch, st->packed);
+    } else {
+        rl_pack_f32_dwconv(channels, taps, f32.channel_tile, (const float *)filter->data,
+                           bias ? (const float *)bias->data : NULL, (float *)st->packed);
+    }
+    op->run = run_dwconv;
+    op->setup = setup_indirection;
+    return RL_OK;
+}
