@@ -8,9 +8,9 @@ rl_qs8_gemm_config rl_qs8_gemm_config_for(rl_isa isa) {
 #if defined(__x86_64__) || defined(_M_X64)
     const rl_qs8_gemm_config avx2 = {.mr = 4, .nr = 8, .kr = 8, .input_offset = 0,
                                      .gemm = qs8_qc8w_gemm_4x8c8__avx2, .igemm = qs8_qc8w_igemm_4x8c8__avx2};
-    const rl_qs8_gemm_config avx512vnni = {.mr = 4, .nr = 16, .kr = 4, .input_offset = 128,
-                                           .gemm = qs8_qc8w_gemm_4x16c4__avx512vnni,
-                                           .igemm = qs8_qc8w_igemm_4x16c4__avx512vnni};
+    const rl_qs8_gemm_config avx512vnni = {.mr = 7, .nr = 16, .kr = 4, .input_offset = 128,
+                                           .gemm = qs8_qc8w_gemm_7x16c4__avx512vnni,
+                                           .igemm = qs8_qc8w_igemm_7x16c4__avx512vnni};
     switch (isa) {
     case RL_ISA_AVX512VNNI: return avx512vnni;
     case RL_ISA_AVX512: /* no plain AVX-512 kernels: AVX2's */
@@ -27,9 +27,10 @@ rl_qs8_dwconv_config rl_qs8_dwconv_config_for(rl_isa isa) {
     const rl_qs8_dwconv_config scalar = {.channel_tile = 4, .dwconv = qs8_qc8w_dwconv_4c__scalar};
 #if defined(__x86_64__) || defined(_M_X64)
     const rl_qs8_dwconv_config avx2 = {.channel_tile = 16, .dwconv = qs8_qc8w_dwconv_16c__avx2};
+    const rl_qs8_dwconv_config avx512 = {.channel_tile = 32, .dwconv = qs8_qc8w_dwconv_32c__avx512};
     switch (isa) {
-    case RL_ISA_AVX512VNNI: /* depthwise gains nothing from VNNI's 4-byte dot products: AVX2's */
-    case RL_ISA_AVX512:
+    case RL_ISA_AVX512VNNI: /* depthwise has no 4-byte dot products for VNNI to speed up: AVX-512's */
+    case RL_ISA_AVX512: return avx512;
     case RL_ISA_AVX2: return avx2;
     default: return scalar;
     }

@@ -36,11 +36,14 @@ void qs8_qc8w_igemm_4x8c8__avx2(size_t mr, size_t nc, size_t kc, size_t ks, cons
 void qs8_qc8w_dwconv_16c__avx2(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
                                size_t indirection_step, const void *w, int8_t *output, size_t output_stride,
                                const rl_qs8_requantization_params *params);
+void qs8_qc8w_dwconv_32c__avx512(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
+                                 size_t indirection_step, const void *w, int8_t *output, size_t output_stride,
+                                 const rl_qs8_requantization_params *params);
 /* VNNI kernels add 128 to every input byte (xor 0x80) for vpdpbusd's unsigned operand: config input_offset 128. */
-void qs8_qc8w_gemm_4x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
+void qs8_qc8w_gemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
                                       const void *w, int8_t *c, size_t c_stride,
                                       const rl_qs8_requantization_params *params);
-void qs8_qc8w_igemm_4x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
+void qs8_qc8w_igemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
                                        const void *w, int8_t *c, size_t c_stride,
                                        const rl_qs8_requantization_params *params);
 #endif

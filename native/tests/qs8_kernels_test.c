@@ -4,7 +4,7 @@
  * begins, so an over-read faults; guard bytes around each output row must stay untouched.
  *
  *   qs8_kernels_test scalar|avx2|avx512|avx512vnni   test that path (exit 0 pass, 1 mismatch, 77 CPU lacks it)
- *   qs8_kernels_test bench [avx2|avx512vnni]         GOP/s of that path against scalar on MobileNet-like shapes
+ *   qs8_kernels_test bench [avx2|avx512|avx512vnni]  GOP/s of that path against scalar on MobileNet-like shapes
  */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
 #include <stdint.h>
@@ -470,17 +470,21 @@ static double gemm_gops(const rl_qs8_gemm_config *cfg, size_t m, size_t k, size_
     void *packed = malloc(rl_qs8_gemm_packed_size(n, 1, k, cfg->nr, cfg->kr));
     rl_pack_qs8_gemm(n, 1, k, cfg->nr, cfg->kr, 3, cfg->input_offset, w, bias, scales, packed);
     const rl_qs8_requantization_params params = {.min_less_zero_point = -128.0f, .max_less_zero_point = 127.0f};
-    size_t reps = 0;
-    const double start = now_s();
-    double elapsed;
-    do {
-        for (size_t i = 0; i < m; i += cfg->mr) {
-            cfg->gemm(m - i < cfg->mr ? m - i : cfg->mr, n, k, a + i * k, k, packed, c + i * n, n, &params);
-        }
-        ++reps;
-    } while ((elapsed = now_s() - start) < 0.1);
+    double best = 0.0; /* calls per second: the best of 5 windows, steadier than one on a shared machine */
+    for (int window = 0; window < 5; ++window) {
+        size_t reps = 0;
+        const double start = now_s();
+        double elapsed;
+        do {
+            for (size_t i = 0; i < m; i += cfg->mr) {
+                cfg->gemm(m - i < cfg->mr ? m - i : cfg->mr, n, k, a + i * k, k, packed, c + i * n, n, &params);
+            }
+            ++reps;
+        } while ((elapsed = now_s() - start) < 0.02);
+        if ((double)reps / elapsed > best) best = (double)reps / elapsed;
+    }
     free(a), free(c), free(w), free(bias), free(scales), free(packed);
-    return 2.0 * (double)(m * k * n) * (double)reps / elapsed * 1e-9;
+    return 2.0 * (double)(m * k * n) * best * 1e-9;
 }
 
 static double dwconv_gops(const rl_qs8_dwconv_config *cfg, size_t channels, size_t pixels, rng *r) {
@@ -499,15 +503,19 @@ static double dwconv_gops(const rl_qs8_dwconv_config *cfg, size_t channels, size
     void *packed = malloc(rl_qs8_dwconv_packed_size(channels, TAPS, cfg->channel_tile));
     rl_pack_qs8_dwconv(channels, TAPS, cfg->channel_tile, 3, w, bias, scales, packed);
     const rl_qs8_requantization_params params = {.min_less_zero_point = -128.0f, .max_less_zero_point = 127.0f};
-    size_t reps = 0;
-    const double start = now_s();
-    double elapsed;
-    do {
-        cfg->dwconv(channels, pixels, TAPS, indirection, TAPS, packed, out, channels, &params);
-        ++reps;
-    } while ((elapsed = now_s() - start) < 0.1);
+    double best = 0.0;
+    for (int window = 0; window < 5; ++window) {
+        size_t reps = 0;
+        const double start = now_s();
+        double elapsed;
+        do {
+            cfg->dwconv(channels, pixels, TAPS, indirection, TAPS, packed, out, channels, &params);
+            ++reps;
+        } while ((elapsed = now_s() - start) < 0.02);
+        if ((double)reps / elapsed > best) best = (double)reps / elapsed;
+    }
     free(in), free(out), free(w), free(bias), free(scales), free(indirection), free(packed);
-    return 2.0 * (double)(channels * pixels * TAPS) * (double)reps / elapsed * 1e-9;
+    return 2.0 * (double)(channels * pixels * TAPS) * best * 1e-9;
 }
 
 static int bench(rl_isa isa, const char *name) {

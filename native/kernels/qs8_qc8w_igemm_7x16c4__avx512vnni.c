@@ -1,0 +1,141 @@
+/* qs8_qc8w_igemm_7x16c4__avx512vnni.c — int8 IGEMM (rows through an indirection buffer), per-channel int8 weights, 7 rows x 16
+ * columns, kr 4, AVX-512 VNNI.
+ *
+ * vpdpbusd multiplies unsigned by signed bytes, so every input byte gets 128 added (xor 0x80) and the packer
+ * folds -128 * sum(w) into the bias (the config's input_offset 128). Its 4-product sums fit int32 exactly and
+ * its adds wrap like the specification's (the saturating vpdpbusds is not used). One broadcast of 4 input
+ * bytes per row and one load of 16 columns x 4 weights per step; no horizontal sums. The requantization is
+ * rl_requantize_fp32's, vectorised (vcvtps2dq rounds to nearest even in the default rounding mode); a row's
+ * last partial block of 4 is loaded without reading past kc (its weights are zero past kc).
+ */
+#include <immintrin.h>
+#include <string.h>
+
+#include "qs8_configs.h"
+
+/* 4 input bytes from k, plus 128 each, broadcast: rem (1..3) of them when the row ends sooner, reading only the
+ * row. */
+static __m512i broadcast_block(const int8_t *row, size_t k, size_t kc) {
+    uint32_t bits;
+    if (k + 4 <= kc) {
+        memcpy(&bits, row + k, sizeof bits);
+    } else if (kc >= 4) {
+        memcpy(&bits, row + kc - 4, sizeof bits);
+        bits >>= 8 * (k + 4 - kc);
+    } else {
+        bits = 0;
+        for (size_t i = 0; i < kc; ++i) bits |= (uint32_t)(uint8_t)row[i] << (8 * i);
+    }
+    return _mm512_set1_epi32((int)(bits ^ UINT32_C(0x80808080)));
+}
+
+void qs8_qc8w_igemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
+                                       const void *w, int8_t *c, size_t c_stride, const rl_qs8_requantization_params *params) {
+    enum { MR = 7, NR = 16 };
+    /* Rows past mr alias the last real one: computed twice, stored twice with the same bytes, never read past. */
+    int8_t *c0 = c;
+    int8_t *c1 = c0 + c_stride;
+    if (mr <= 1) {
+        c1 = c0;
+    }
+    int8_t *c2 = c1 + c_stride;
+    if (mr <= 2) {
+        c2 = c1;
+    }
+    int8_t *c3 = c2 + c_stride;
+    if (mr <= 3) {
+        c3 = c2;
+    }
+    int8_t *c4 = c3 + c_stride;
+    if (mr <= 4) {
+        c4 = c3;
+    }
+    int8_t *c5 = c4 + c_stride;
+    if (mr <= 5) {
+        c5 = c4;
+    }
+    int8_t *c6 = c5 + c_stride;
+    if (mr <= 6) {
+        c6 = c5;
+    }
+    const size_t kfull = kc & ~(size_t)3, kc_rounded = (kc + 3) & ~(size_t)3;
+    const __m512 vmin = _mm512_set1_ps(params->min_less_zero_point);
+    const __m512 vmax = _mm512_set1_ps(params->max_less_zero_point);
+    const __m512i vzero_point = _mm512_set1_epi32(params->output_zero_point);
+    const __m512i vsign = _mm512_set1_epi32((int)UINT32_C(0x80808080));
+    const unsigned char *panel = w;
+    for (size_t n0 = 0; n0 < nc; n0 += NR) {
+        const int8_t *wk = (const int8_t *)(panel + NR * sizeof(int32_t));
+        __m512i vacc0 = _mm512_loadu_si512((const void *)panel);
+        __m512i vacc1 = _mm512_loadu_si512((const void *)panel);
+        __m512i vacc2 = _mm512_loadu_si512((const void *)panel);
+        __m512i vacc3 = _mm512_loadu_si512((const void *)panel);
+        __m512i vacc4 = _mm512_loadu_si512((const void *)panel);
+        __m512i vacc5 = _mm512_loadu_si512((const void *)panel);
+        __m512i vacc6 = _mm512_loadu_si512((const void *)panel);
+        for (size_t p = 0; p < ks; ++p) {
+            const int8_t *a0 = indirection[p * MR];
+            const int8_t *a1 = mr > 1 ? indirection[p * MR + 1] : a0;
+            const int8_t *a2 = mr > 2 ? indirection[p * MR + 2] : a1;
+            const int8_t *a3 = mr > 3 ? indirection[p * MR + 3] : a2;
+            const int8_t *a4 = mr > 4 ? indirection[p * MR + 4] : a3;
+            const int8_t *a5 = mr > 5 ? indirection[p * MR + 5] : a4;
+            const int8_t *a6 = mr > 6 ? indirection[p * MR + 6] : a5;
+            size_t k = 0;
+            for (; k < kfull; k += 4, wk += 4 * NR) {
+                const __m512i vw = _mm512_loadu_si512((const void *)wk);
+                uint32_t a0k;
+                memcpy(&a0k, a0 + k, sizeof a0k);
+                vacc0 = _mm512_dpbusd_epi32(vacc0, _mm512_xor_si512(_mm512_set1_epi32((int)a0k), vsign), vw);
+                uint32_t a1k;
+                memcpy(&a1k, a1 + k, sizeof a1k);
+                vacc1 = _mm512_dpbusd_epi32(vacc1, _mm512_xor_si512(_mm512_set1_epi32((int)a1k), vsign), vw);
+                uint32_t a2k;
+                memcpy(&a2k, a2 + k, sizeof a2k);
+                vacc2 = _mm512_dpbusd_epi32(vacc2, _mm512_xor_si512(_mm512_set1_epi32((int)a2k), vsign), vw);
+                uint32_t a3k;
+                memcpy(&a3k, a3 + k, sizeof a3k);
+                vacc3 = _mm512_dpbusd_epi32(vacc3, _mm512_xor_si512(_mm512_set1_epi32((int)a3k), vsign), vw);
+                uint32_t a4k;
+                memcpy(&a4k, a4 + k, sizeof a4k);
+                vacc4 = _mm512_dpbusd_epi32(vacc4, _mm512_xor_si512(_mm512_set1_epi32((int)a4k), vsign), vw);
+                uint32_t a5k;
+                memcpy(&a5k, a5 + k, sizeof a5k);
+                vacc5 = _mm512_dpbusd_epi32(vacc5, _mm512_xor_si512(_mm512_set1_epi32((int)a5k), vsign), vw);
+                uint32_t a6k;
+                memcpy(&a6k, a6 + k, sizeof a6k);
+                vacc6 = _mm512_dpbusd_epi32(vacc6, _mm512_xor_si512(_mm512_set1_epi32((int)a6k), vsign), vw);
+            }
+            if (k < kc) {
+                const __m512i vw = _mm512_loadu_si512((const void *)wk);
+                vacc0 = _mm512_dpbusd_epi32(vacc0, broadcast_block(a0, k, kc), vw);
+                vacc1 = _mm512_dpbusd_epi32(vacc1, broadcast_block(a1, k, kc), vw);
+                vacc2 = _mm512_dpbusd_epi32(vacc2, broadcast_block(a2, k, kc), vw);
+                vacc3 = _mm512_dpbusd_epi32(vacc3, broadcast_block(a3, k, kc), vw);
+                vacc4 = _mm512_dpbusd_epi32(vacc4, broadcast_block(a4, k, kc), vw);
+                vacc5 = _mm512_dpbusd_epi32(vacc5, broadcast_block(a5, k, kc), vw);
+                vacc6 = _mm512_dpbusd_epi32(vacc6, broadcast_block(a6, k, kc), vw);
+                wk += 4 * NR;
+            }
+        }
+        const __m512 vscale = _mm512_loadu_ps((const void *)wk);
+        const size_t n = nc - n0 < NR ? nc - n0 : NR;
+        const __mmask16 vmask = (__mmask16)((UINT32_C(1) << n) - 1);
+        const __m512 vf0 = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(vacc0), vscale), vmin), vmax);
+        /* In [-128, 127] already: the saturating narrowing is exact; the masked store writes n bytes. */
+        _mm_mask_storeu_epi8(c0 + n0, vmask, _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(vf0), vzero_point)));
+        const __m512 vf1 = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(vacc1), vscale), vmin), vmax);
+        _mm_mask_storeu_epi8(c1 + n0, vmask, _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(vf1), vzero_point)));
+        const __m512 vf2 = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(vacc2), vscale), vmin), vmax);
+        _mm_mask_storeu_epi8(c2 + n0, vmask, _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(vf2), vzero_point)));
+        const __m512 vf3 = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(vacc3), vscale), vmin), vmax);
+        _mm_mask_storeu_epi8(c3 + n0, vmask, _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(vf3), vzero_point)));
+        const __m512 vf4 = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(vacc4), vscale), vmin), vmax);
+        _mm_mask_storeu_epi8(c4 + n0, vmask, _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(vf4), vzero_point)));
+        const __m512 vf5 = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(vacc5), vscale), vmin), vmax);
+        _mm_mask_storeu_epi8(c5 + n0, vmask, _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(vf5), vzero_point)));
+        const __m512 vf6 = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(vacc6), vscale), vmin), vmax);
+        _mm_mask_storeu_epi8(c6 + n0, vmask, _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(vf6), vzero_point)));
+        panel += NR * (sizeof(int32_t) + ks * kc_rounded + sizeof(float));
+    }
+}
