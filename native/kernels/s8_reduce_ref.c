@@ -5,8 +5,6 @@
  * The float32 rounding of the bias and of the sum is what makes it bit-exact: neither the exact value nor
  * (sum - n * zi) * scale + zo match everywhere.
  */
-#include <math.h>
-
 #include "kernels.h"
 
 void s8_reduce_ref(const int64_t *dims, const int32_t *reduced, const rl_s8_reduce_params *p, const int8_t *x,
@@ -25,10 +23,5 @@ void s8_reduce_ref(const int64_t *dims, const int32_t *reduced, const rl_s8_redu
         acc[o] += x[i];
         rl_next_index(8, dims, index);
     }
-    for (int64_t i = 0; i < out_count; ++i) {
-        float v = (float)acc[i] * p->scale;
-        v = v + p->bias; /* two float32 roundings, as XNNPACK (no fused multiply-add) */
-        v = v < -128.0f ? -128.0f : (v > 127.0f ? 127.0f : v);
-        y[i] = (int8_t)nearbyintf(v); /* the default rounding mode: to nearest, ties to even */
-    }
+    for (int64_t i = 0; i < out_count; ++i) y[i] = rl_s8_reduce_output(acc[i], p);
 }

@@ -2,6 +2,66 @@
  * reduce_int8.c). */
 #include "ops.h"
 
+/* When the reduced axes are one block of adjacent axes, the input is [outer, reduced, inner] and each outer
+ * slice is one rdsum micro-kernel call over contiguous rows: the common MEAN over H and W of an NHWC image. */
+typedef struct {
+    size_t outer, reduced, inner;
+    float divisor;
+} rl_reduce_state;
+
+static rl_status run_f32_reduce(rl_plan *plan, rl_op *op) {
+    const rl_reduce_state *st = (const rl_reduce_state *)op->state;
+    const float *x = (const float *)rl_input(plan, op, 0)->data;
+    float *y = (float *)rl_output(plan, op, 0)->data;
+    for (size_t o = 0; o < st->outer; ++o) {
+        float *out = y + o * st->inner;
+        f32_rdsum__scalar(st->reduced, st->inner, x + o * st->reduced * st->inner, out);
+        if (st->divisor != 1.0f)
+            for (size_t c = 0; c < st->inner; ++c) out[c] = out[c] / st->divisor;
+    }
+    return RL_OK;
+}
+
+static rl_status run_s8_reduce(rl_plan *plan, rl_op *op) {
+    const rl_reduce_state *st = (const rl_reduce_state *)op->state;
+    const rl_s8_reduce_params *p = (const rl_s8_reduce_params *)op->scratch;
+    const int8_t *x = (const int8_t *)rl_input(plan, op, 0)->data;
+    int8_t *y = (int8_t *)rl_output(plan, op, 0)->data;
+    int32_t *acc = (int32_t *)op->arena_scratch;
+    for (size_t o = 0; o < st->outer; ++o) {
+        qs8_rdsum__scalar(st->reduced, st->inner, x + o * st->reduced * st->inner, acc);
+        for (size_t c = 0; c < st->inner; ++c) y[o * st->inner + c] = rl_s8_reduce_output(acc[c], p);
+    }
+    return RL_OK;
+}
+
+static rl_status use_middle_axis_driver(rl_plan *plan, rl_op *op, int is_s8) {
+    int32_t first = -1, last = -1;
+    for (int32_t d = 0; d < 8; ++d) {
+        if (!op->prep.reduce_axes[d] || op->prep.dims[d] == 1) continue;
+        if (first < 0) first = d;
+        last = d;
+    }
+    size_t outer = 1, reduced = 1, inner = 1;
+    for (int32_t d = 0; d < 8; ++d) {
+        const size_t n = (size_t)op->prep.dims[d];
+        if (first >= 0 && d >= first && d <= last) {
+            if (!op->prep.reduce_axes[d] && n != 1) return RL_OK; /* not one block: the reference walks it */
+            reduced *= n;
+        } else if (first >= 0 && d > last) {
+            inner *= n;
+        } else {
+            outer *= n;
+        }
+    }
+    rl_reduce_state *st = (rl_reduce_state *)rl_op_state(plan, op, sizeof *st);
+    if (!st) return RL_NO_MEMORY;
+    *st = (rl_reduce_state){.outer = outer, .reduced = reduced, .inner = inner, .divisor = op->prep.divisor};
+    if (is_s8) rl_request_arena_scratch(op, inner * sizeof(int32_t));
+    op->run = is_s8 ? run_s8_reduce : run_f32_reduce;
+    return RL_OK;
+}
+
 rl_status rl_prepare_reduce(rl_plan *plan, rl_op *op) {
     rl_status s = rl_expect_inputs(plan, op, 2, 2);
     if (s != RL_OK) return s;
@@ -37,7 +97,8 @@ rl_status rl_prepare_reduce(rl_plan *plan, rl_op *op) {
     }
     op->prep.divisor = op->code == RL_OP_MEAN ? divisor : 1.0f;
     op->prep.count = rl_shape_count(&output->shape);
-    return is_s8 ? rl_prepare_reduce_s8(plan, op, reduced_count) : RL_OK;
+    if (is_s8 && (s = rl_prepare_reduce_s8(plan, op, reduced_count)) != RL_OK) return s;
+    return use_middle_axis_driver(plan, op, is_s8);
 }
 
 rl_status rl_eval_reduce(rl_plan *plan, rl_op *op) {

@@ -199,6 +199,11 @@ void f32_log_softmax_ref(int64_t rows, int32_t depth, const float *x, float *y);
 void f32_reduce_sum_ref(const int64_t *dims, const int32_t *reduced, float divisor, const float *x, float *y,
                         int64_t out_count);
 
+/* Sums over the middle axis of [reduced, channels] (MEAN/SUM over a block of adjacent axes, e.g. a global
+ * average pool): the reduce ops' driver walks the outer axis. */
+void f32_rdsum__scalar(size_t reduced, size_t channels, const float *x, float *y);
+void qs8_rdsum__scalar(size_t reduced, size_t channels, const int8_t *x, int32_t *acc);
+
 /* Any-dtype data movement (element size in bytes). */
 void xx_transpose_ref(int32_t rank, const int64_t *in_dims, const int32_t *perm, size_t elem, const void *x,
                       void *y);
@@ -254,6 +259,13 @@ typedef struct rl_s8_reduce_params {
 } rl_s8_reduce_params;
 void s8_reduce_ref(const int64_t *dims, const int32_t *reduced, const rl_s8_reduce_params *p, const int8_t *x,
                    int32_t *acc, int8_t *y, int64_t out_count);
+/* One int32 sum to int8, as above. */
+static inline int8_t rl_s8_reduce_output(int32_t acc, const rl_s8_reduce_params *p) {
+    float v = (float)acc * p->scale;
+    v = v + p->bias; /* two float32 roundings, as XNNPACK (no fused multiply-add) */
+    v = v < -128.0f ? -128.0f : (v > 127.0f ? 127.0f : v);
+    return (int8_t)nearbyintf(v); /* the default rounding mode: to nearest, ties to even */
+}
 /* int8 resizing, NHWC, output quantized as the input (s8_resize_ref.c). */
 void s8_resize_bilinear_ref(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h, int32_t out_w,
                             int32_t align_corners, int32_t half_pixel_centers, const int8_t *x, int8_t *y);

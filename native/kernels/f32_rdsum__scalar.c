@@ -1,0 +1,13 @@
+/* f32_rdsum__scalar.c — float32 sum over the middle axis of a [reduced, channels] slice:
+ * y[c] = sum over r ascending of x[r * channels + c] (y is overwritten). Each output adds its terms in input
+ * order, as f32_reduce_sum_ref does, so the two agree to the bit; the channel loop is innermost and
+ * contiguous, which the compiler vectorises without reordering any sum. */
+#include "kernels.h"
+
+void f32_rdsum__scalar(size_t reduced, size_t channels, const float *x, float *y) {
+    for (size_t c = 0; c < channels; ++c) y[c] = 0.0f;
+    for (size_t r = 0; r < reduced; ++r) {
+        const float *row = x + r * channels;
+        for (size_t c = 0; c < channels; ++c) y[c] += row[c];
+    }
+}
