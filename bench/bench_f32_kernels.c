@@ -22,7 +22,8 @@ __attribute__((target("avx2,fma"))) static double fma_peak_gflops(void) {
     const __m256 x = _mm256_set1_ps(0.999999f), y = _mm256_set1_ps(1e-7f);
     __m256 a0 = _mm256_set1_ps(0.0f), a1 = _mm256_set1_ps(1.0f), a2 = _mm256_set1_ps(2.0f), a3 = _mm256_set1_ps(3.0f);
     __m256 a4 = _mm256_set1_ps(4.0f), a5 = _mm256_set1_ps(5.0f), a6 = _mm256_set1_ps(6.0f), a7 = _mm256_set1_ps(7.0f);
-    __m256 a8 = _mm256_set1_ps(8.0f), a9 = _mm256_set1_ps(9.0f), a10 = _mm256_set1_ps(10.0f), a11 = _mm256_set1_ps(11.0f);
+    __m256 a8 = _mm256_set1_ps(8.0f), a9 = _mm256_set1_ps(9.0f), a10 = _mm256_set1_ps(10.0f);
+    __m256 a11 = _mm256_set1_ps(11.0f);
     const long iters = 50000000;
     const double t0 = now();
     for (long n = 0; n < iters; ++n) {
