@@ -383,6 +383,73 @@ static int test_packers(rng *r) {
     return failed;
 }
 
+/* ---- the same bits whatever the split: a driver may cut rows, panels and pixels anywhere ---- */
+static int test_splits(const rl_f32_gemm_config *cfg, const rl_f32_dwconv_config *dw, rng *r) {
+    const size_t MR = cfg->mr, nr = cfg->nr, n = 2 * nr + 1, kc = 17, ks = 3;
+    const rl_f32_minmax_params *params = &clamps[1];
+    float *w = malloc(n * ks * kc * sizeof(float)), *bias = malloc(n * sizeof(float));
+    float *a = malloc(MR * ks * kc * sizeof(float)), *whole = malloc(MR * n * sizeof(float));
+    float *split = malloc(MR * n * sizeof(float)), *packed = malloc(rl_f32_gemm_packed_size(n, ks, kc, nr));
+    const float **ind = malloc(ks * MR * sizeof(float *)), **row_ind = malloc(ks * MR * sizeof(float *));
+    fill(r, w, n * ks * kc);
+    fill(r, bias, n);
+    fill(r, a, MR * ks * kc);
+    rl_pack_f32_gemm(n, ks, kc, nr, w, bias, packed);
+    int failed = 0;
+    for (int indirect = 0; indirect < 2; ++indirect) {
+        const size_t depth = indirect ? kc : ks * kc; /* GEMM: one tap of ks * kc channels */
+        for (size_t p = 0; p < ks; ++p)
+            for (size_t i = 0; i < MR; ++i) ind[p * MR + i] = a + (i * ks + p) * kc;
+        if (indirect)
+            cfg->igemm(MR, n, kc, ks, ind, packed, whole, n, params);
+        else
+            cfg->gemm(MR, n, ks * kc, a, ks * kc, packed, whole, n, params);
+        /* Row by row, each row's columns in two calls: the first panel, then the rest. */
+        const size_t panel = nr * (1 + ks * kc);
+        for (size_t i = 0; i < MR; ++i) {
+            for (size_t p = 0; p < ks; ++p)
+                for (size_t j = 0; j < MR; ++j) row_ind[p * MR + j] = ind[p * MR + i];
+            for (size_t part = 0; part < 2; ++part) {
+                const size_t n0 = part ? nr : 0, cols = part ? n - nr : nr;
+                if (indirect)
+                    cfg->igemm(1, cols, kc, ks, row_ind, packed + part * panel, split + i * n + n0, n, params);
+                else
+                    cfg->gemm(1, cols, depth, a + i * depth, depth, packed + part * panel, split + i * n + n0, n,
+                              params);
+            }
+        }
+        if (memcmp(whole, split, MR * n * sizeof(float)) != 0) {
+            printf("FAIL %s %ux%u: one call and calls split by rows and panels differ\n", indirect ? "igemm" : "gemm",
+                   cfg->mr, cfg->nr);
+            failed = 1;
+        }
+    }
+
+    /* Depthwise: five pixels in one call (the multi-pixel path) and one at a time. */
+    const size_t channels = 3 * dw->channel_tile + 5, taps = 9, pixels = 5;
+    float *dw_in = malloc(pixels * taps * channels * sizeof(float));
+    float *dw_packed = malloc(rl_f32_dwconv_packed_size(channels, taps, dw->channel_tile));
+    float *dw_whole = malloc(pixels * channels * sizeof(float)), *dw_split = malloc(pixels * channels * sizeof(float));
+    const float **dw_ind = malloc(pixels * taps * sizeof(float *));
+    float *dw_w = malloc(taps * channels * sizeof(float)), *dw_bias = malloc(channels * sizeof(float));
+    fill(r, dw_in, pixels * taps * channels);
+    fill(r, dw_w, taps * channels);
+    fill(r, dw_bias, channels);
+    for (size_t i = 0; i < pixels * taps; ++i) dw_ind[i] = dw_in + i * channels;
+    rl_pack_f32_dwconv(channels, taps, dw->channel_tile, dw_w, dw_bias, dw_packed);
+    dw->dwconv(channels, pixels, taps, dw_ind, taps, dw_packed, dw_whole, channels, params);
+    for (size_t p = 0; p < pixels; ++p)
+        dw->dwconv(channels, 1, taps, dw_ind + p * taps, taps, dw_packed, dw_split + p * channels, channels, params);
+    if (memcmp(dw_whole, dw_split, pixels * channels * sizeof(float)) != 0) {
+        printf("FAIL dwconv: one call for %zu pixels and one call per pixel differ\n", pixels);
+        failed = 1;
+    }
+    free(dw_in), free(dw_packed), free(dw_whole), free(dw_split), free(dw_ind), free(dw_w), free(dw_bias);
+    free(w), free(bias), free(a), free(whole), free(split), free(packed), free(ind), free(row_ind);
+    printf("splits: %s\n", failed ? "FAILED" : "ok");
+    return failed;
+}
+
 /* ---- configs: fallbacks and consistent tiles ---- */
 static int test_configs(void) {
     int failed = 0;
@@ -446,6 +513,7 @@ int main(int argc, char **argv) {
     failed |= test_packers(&r);
     failed |= test_gemm(&gemm, scalar ? NULL : &gemm_ref, &r);
     failed |= test_dwconv(&dw, scalar ? NULL : &dw_ref, &r);
+    failed |= test_splits(&gemm, &dw, &r);
     printf("%s: %s\n", names[which].name, failed ? "FAILED" : "all passed");
     return failed ? 1 : 0;
 }
