@@ -6,15 +6,28 @@ Same constructor arguments, methods and detail dictionaries. What rillet adds is
 
 from __future__ import annotations
 
+import mmap
 import os
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from rillet.converter.format import ModelFile, load
+from rillet.converter.format import ModelFile, ModelView
 
 from .plan import InterpreterError, NativePlan
+
+
+def map_model_file(path: str | os.PathLike) -> mmap.mmap | bytes:
+    """The file's bytes, mapped read-only rather than read: the pages the plan touches (constants used in
+    place) come from the page cache, shared, and nothing is copied. An empty file maps to no bytes."""
+    with open(path, "rb") as f:
+        try:
+            return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        except ValueError:  # an empty file cannot be mapped
+            return b""
+        except OSError:  # not a regular file (a pipe): read it
+            return f.read()
 
 
 class Interpreter:
@@ -35,18 +48,23 @@ class Interpreter:
         if num_threads is not None and (not isinstance(num_threads, int) or num_threads < -1):
             raise ValueError("num_threads must be an int >= -1")
         if model_path is not None:
-            with open(model_path, "rb") as f:
-                content = f.read()
+            content = map_model_file(model_path)
         else:
-            content = bytes(model_content)
-        self._content = content  # the constants' bytes: the plan points into them
-        self.model: ModelFile = load(content)
-        if not self.model.subgraphs:
-            raise ValueError("the model has no subgraph")
-        self._plan = NativePlan(self.model, 0, num_threads if num_threads and num_threads > 0 else 1,
+            content = model_content if isinstance(model_content, bytes) else bytes(model_content)
+        self._content = content  # the constants' bytes: the plan points into them (and keeps them alive)
+        self._model_view = ModelView(content)  # decodes what the plan reads; the rest on demand
+        self._plan = NativePlan(self._model_view, 0, num_threads if num_threads and num_threads > 0 else 1,
                                 experimental_preserve_all_tensors)
-        self._sg = self.model.subgraphs[0]
+        self._sg = self._model_view.subgraphs[0]
+        self._model: ModelFile | None = None
         self._ready = False
+
+    @property
+    def model(self) -> ModelFile:
+        """The whole model as plain objects (`load`'s), decoded on first use."""
+        if self._model is None:
+            self._model = self._model_view.to_model()
+        return self._model
 
     # ---- the plan ----
 
@@ -159,7 +177,7 @@ class Interpreter:
 
     def _signatures(self) -> dict[str, dict[str, dict[str, int]]]:
         found = {}
-        for sd in self.model.signature_defs or []:
+        for sd in self._model_view.signature_defs or []:
             found[sd.signature_key] = {
                 "inputs": {m.name: m.tensor_index for m in sd.inputs},
                 "outputs": {m.name: m.tensor_index for m in sd.outputs},

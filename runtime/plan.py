@@ -7,7 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from rillet.converter.format import ModelFile, Options, tensor_type_name
+from rillet.converter.format import ModelError, ModelView, Options, SubGraphView, tensor_type_name
+from rillet.converter.format.schema import CUSTOM_CODE, TABLES, UNIONS
+from rillet.converter.format.view import OperatorColumns, TensorColumns
 from rillet.native import STATUS_NAMES, ffi, lib
 
 MAX_DIMS = 8
@@ -19,6 +21,14 @@ class InterpreterError(RuntimeError):
 
 class UnsupportedOpsError(InterpreterError, ValueError):
     """The model holds ops (or op/dtype pairs) rillet has no kernel for; the message lists every one."""
+
+
+class OptionsRefused(InterpreterError):
+    """Op `op`'s options ask for something rillet does not do."""
+
+    def __init__(self, op: int, problem: str) -> None:
+        super().__init__(f"op {op}: {problem}")
+        self.op, self.problem = op, problem
 
 
 def _get(options: Options | None, name: str, default: Any) -> Any:
@@ -135,14 +145,137 @@ PARAMETER_FILLERS: dict[str, Callable[[Any, Options | None], None]] = {
 }
 
 
-def unsupported_ops(model: ModelFile) -> str:
+# The usual case of each op's parameters, read for all the ops of a kind at once (`fill_parameters`):
+# the options type the op comes with, and per parameter its options field and its value when the op has
+# no options table. An op with options of another type goes through PARAMETER_FILLERS, which mean the
+# same (a test holds the two equal).
+_ACTIVATION = ("activation", "fused_activation_function", 0)
+_CONV = ("conv", (("padding", "padding", 0), ("stride_w", "stride_w", 1), ("stride_h", "stride_h", 1),
+                  ("dilation_w", "dilation_w_factor", 1), ("dilation_h", "dilation_h_factor", 1),
+                  ("depth_multiplier", "depth_multiplier", 1), _ACTIVATION))
+_POOL = ("pool", (("padding", "padding", 0), ("stride_w", "stride_w", 1), ("stride_h", "stride_h", 1),
+                  ("filter_w", "filter_width", 1), ("filter_h", "filter_height", 1), _ACTIVATION))
+_ARITHMETIC = ("arithmetic", (_ACTIVATION,))
+_REDUCER = ("reducer", (("keep_dims", "keep_dims", False),))
+_RESIZE = ("resize", (("align_corners", "align_corners", False), ("half_pixel_centers", "half_pixel_centers", False)))
+PARAMETER_COLUMNS: dict[str, tuple[str, str, tuple[tuple[str, str, float], ...]]] = {
+    "CONV_2D": ("Conv2DOptions", *_CONV), "DEPTHWISE_CONV_2D": ("DepthwiseConv2DOptions", *_CONV),
+    "MAX_POOL_2D": ("Pool2DOptions", *_POOL), "AVERAGE_POOL_2D": ("Pool2DOptions", *_POOL),
+    "FULLY_CONNECTED": ("FullyConnectedOptions", "fully_connected",
+                        (_ACTIVATION, ("keep_num_dims", "keep_num_dims", False))),
+    "BATCH_MATMUL": ("BatchMatMulOptions", "batch_matmul", (("adj_x", "adj_x", False), ("adj_y", "adj_y", False))),
+    "ADD": ("AddOptions", *_ARITHMETIC), "SUB": ("SubOptions", *_ARITHMETIC), "MUL": ("MulOptions", *_ARITHMETIC),
+    "DIV": ("DivOptions", *_ARITHMETIC), "MEAN": ("ReducerOptions", *_REDUCER), "SUM": ("ReducerOptions", *_REDUCER),
+    "SOFTMAX": ("SoftmaxOptions", "softmax", (("beta", "beta", 1.0),)),
+    "LEAKY_RELU": ("LeakyReluOptions", "leaky_relu", (("alpha", "alpha", 0.2),)),
+    "CONCATENATION": ("ConcatenationOptions", "concatenation", (("axis", "axis", 0), _ACTIVATION)),
+    "STRIDED_SLICE": ("StridedSliceOptions", "strided_slice", tuple(
+        (m, m, 0) for m in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"))
+        + (("offset", "offset", False),)),
+    "GATHER": ("GatherOptions", "gather", (("axis", "axis", 0), ("batch_dims", "batch_dims", 0))),
+    "PACK": ("PackOptions", "pack", (("axis", "axis", 0), ("values_count", "values_count", 0))),
+    "SHAPE": ("ShapeOptions", "shape", (("out_type", "out_type", 2),)),
+    "RESIZE_BILINEAR": ("ResizeBilinearOptions", *_RESIZE),
+    "RESIZE_NEAREST_NEIGHBOR": ("ResizeNearestNeighborOptions", *_RESIZE),
+}
+TABLE_FIELDS = {name: {f[0] for f in fields} for name, fields in TABLES.items()}
+_OPTIONS_CODES = {name: code for code, name in enumerate(UNIONS["BuiltinOptions"]) if name}
+
+
+def _parameter_words() -> tuple[int, dict[tuple[str, str], tuple[int, bool]]]:
+    """rl_op_params as 32-bit words: how many, and per (member, field) its word and whether a float."""
+    union = ffi.typeof("rl_op_params")
+    words: dict[tuple[str, str], tuple[int, bool]] = {}
+    for member, m in union.fields:
+        for name, f in m.type.fields:
+            if f.type.kind == "primitive":
+                if ffi.sizeof(f.type) != 4 or (m.offset + f.offset) % 4:
+                    raise ImportError(f"rl_op_params.{member}.{name} is not a 32-bit word")
+                words[(member, name)] = ((m.offset + f.offset) // 4, f.type.cname == "float")
+    return ffi.sizeof(union) // 4, words
+
+
+PARAMETER_WORDS, _PARAMETER_WORD = _parameter_words()
+
+
+class _ParameterLayout:
+    """For one op kind of PARAMETER_COLUMNS: which options fields its options type has, and where each
+    parameter goes in rl_op_params."""
+
+    def __init__(self, kind: str) -> None:
+        self.options, member, fields = PARAMETER_COLUMNS[kind]
+        has = TABLE_FIELDS[self.options]
+        self.defaults = np.array([default for _, _, default in fields], dtype=np.float64)
+        self.read = tuple(option for _, option, _ in fields if option in has)
+        self.read_columns = [k for k, (_, option, _) in enumerate(fields) if option in has]
+        places = [_PARAMETER_WORD[(member, field)] for field, _, _ in fields]
+        self.int_words = [w for w, is_float in places if not is_float]
+        self.int_columns = [k for k, (_, is_float) in enumerate(places) if not is_float]
+        self.float_words = [w for w, is_float in places if is_float]
+        self.float_columns = [k for k, (_, is_float) in enumerate(places) if is_float]
+        self.refuse_shuffled = kind == "FULLY_CONNECTED"
+
+
+_LAYOUTS = {kind: _ParameterLayout(kind) for kind in PARAMETER_COLUMNS}
+
+
+def fill_parameters(subgraph: SubGraphView, names: list[str], vectorized: bool = True) -> np.ndarray:
+    """Every op's rl_op_params (row j: op j's, as 32-bit words) from its builtin options. `vectorized`
+    reads the usual case for all ops of a kind at once; otherwise (and for the rest) PARAMETER_FILLERS
+    fill one op at a time. Raises InterpreterError for options rillet refuses."""
+    words = np.zeros((max(1, len(names)), PARAMETER_WORDS), dtype=np.int32)
+    params = ffi.from_buffer("rl_op_params[]", words)
+    ops = subgraph.operator_columns()
+    one_by_one: list[int] = []
+    kinds: dict[str, list[int]] = {}
+    for j, name in enumerate(names):
+        kinds.setdefault(name, []).append(j)
+    options = subgraph.options_tables() if vectorized else {}
+    for kind, rows in kinds.items():
+        layout = _LAYOUTS.get(kind) if vectorized else None
+        if layout is None:
+            if kind in PARAMETER_FILLERS:
+                one_by_one += rows
+            continue
+        rows_array = np.array(rows)
+        types = ops.options_type[rows_array]
+        usual = types == _OPTIONS_CODES[layout.options]
+        one_by_one += rows_array[~usual & (types != 0)].tolist()
+        plain = usual | (types == 0)
+        rows_array = rows_array[plain]
+        values = np.broadcast_to(layout.defaults, (rows_array.size, layout.defaults.size)).copy()
+        if usual.any() and layout.read:
+            table_rows, tables = options[layout.options]
+            read = rows_array[usual[plain]]
+            record = tables.record(layout.read)[np.searchsorted(table_rows, read)]
+            values[np.ix_(usual[plain], layout.read_columns)] = record
+            if layout.refuse_shuffled:
+                shuffled = tables.record(("weights_format",))[np.searchsorted(table_rows, read), 0] != 0
+                if shuffled.any():
+                    raise OptionsRefused(int(read[shuffled.argmax()]), "shuffled weights are not supported")
+        if layout.int_words:
+            words[np.ix_(rows_array, layout.int_words)] = values[:, layout.int_columns].astype(np.int32)
+        if layout.float_words:
+            words.view(np.float32)[np.ix_(rows_array, layout.float_words)] = values[:, layout.float_columns]
+    for j in sorted(one_by_one):
+        try:
+            PARAMETER_FILLERS[names[j]](params[j], subgraph.operators[j].builtin_options)
+        except InterpreterError as e:
+            raise OptionsRefused(j, str(e)) from None
+    return words
+
+
+def unsupported_ops(model: ModelView) -> str:
     """Every op of every subgraph that librillet has no kernel for, as one line; empty when none."""
     found: dict[str, dict[int, list[int]]] = {}
+    known: dict[int, bool] = {}
     for s, sg in enumerate(model.subgraphs):
-        for index, op in enumerate(sg.operators):
-            code = model.operator_codes[op.opcode_index]
-            if code.is_custom or not lib.rl_op_is_known(code.code):
-                found.setdefault(code.name, {}).setdefault(s, []).append(index)
+        opcode_index = sg.operator_columns().opcode_index
+        for index, (k, code) in enumerate(zip(opcode_index.tolist(), model.opcode_codes[opcode_index].tolist())):
+            if code not in known:
+                known[code] = code != CUSTOM_CODE and bool(lib.rl_op_is_known(code))
+            if not known[code]:
+                found.setdefault(model.opcode_name(k), {}).setdefault(s, []).append(index)
     parts = []
     for name, by_subgraph in found.items():
         places = [f"ops {', '.join(map(str, ix))}" if len(ix) > 1 else f"op {ix[0]}" for ix in by_subgraph.values()]
@@ -152,62 +285,107 @@ def unsupported_ops(model: ModelFile) -> str:
     return ", ".join(parts)
 
 
-class NativePlan:
-    """One subgraph as a librillet plan. Holds the model (whose bytes the constants point into) alive."""
+def _int32_pointer(values: np.ndarray, keep: list[Any]) -> Any:
+    """A C int32_t* to a copy of `values` (never empty), kept alive in `keep`."""
+    array = np.ascontiguousarray(values, dtype=np.int32) if values.size else np.zeros(1, dtype=np.int32)
+    keep.append(array)
+    return ffi.from_buffer("int32_t[]", array)
 
-    def __init__(self, model: ModelFile, subgraph: int = 0, num_threads: int = 1,
+
+class _PlanMemory:
+    """The owner of a numpy view of a plan's memory (an arena slot, or a constant in the model's bytes):
+    it keeps the plan, and so the bytes it points into (an mmap'd file), alive while the view lives."""
+
+    def __init__(self, plan: NativePlan, pointer: Any, nbytes: int, readonly: bool) -> None:
+        self.plan = plan
+        self.__array_interface__ = {"data": (int(ffi.cast("uintptr_t", pointer)), readonly), "shape": (nbytes,),
+                                    "typestr": "|u1", "version": 3}
+
+
+class NativePlan:
+    """One subgraph as a librillet plan. Holds the model's bytes alive: constants are used in place."""
+
+    def __init__(self, model: ModelView, subgraph: int = 0, num_threads: int = 1,
                  preserve_all_tensors: bool = False) -> None:
         self.model = model
         self.subgraph = model.subgraphs[subgraph]
+        tensors, ops = self.subgraph.columns()  # checks the subgraph as `validate` does
+        model.check_calls()
         out = ffi.new("rl_plan **")
-        if lib.rl_plan_create(out, max(1, int(num_threads or 1))) != 0:
+        status = lib.rl_plan_create(out, max(1, int(num_threads or 1)))
+        if out[0] == ffi.NULL:
             raise MemoryError("librillet could not create a plan")
         self._plan = ffi.gc(out[0], lib.rl_plan_destroy)
-        self._keep: list[Any] = []  # cdata views of the file's constant bytes
+        if status != lib.RL_OK:  # e.g. RILLET_ISA names a path this CPU lacks
+            raise RuntimeError(ffi.string(lib.rl_plan_message(self._plan)).decode(errors="replace"))
+        self._bytes = ffi.from_buffer("uint8_t[]", model.data)  # the constants point into it
+        self._keep: list[Any] = []  # arrays the plan's inputs were passed from
         lib.rl_plan_set_preserve_all_tensors(self._plan, int(bool(preserve_all_tensors)))
-        self.op_names = [model.op_name(op) for op in self.subgraph.operators]
-        self._add_tensors()
-        self._add_ops()
+        names = {k: model.opcode_name(k) for k in set(ops.opcode_index.tolist())}
+        self.op_names = [names[k] for k in ops.opcode_index.tolist()]
+        self._add_tensors(tensors)
+        self._add_ops(ops)
         sg = self.subgraph
         ins, outs = list(sg.inputs), list(sg.outputs)
         self._check(lib.rl_plan_set_io(self._plan, len(ins), ffi.new("int32_t[]", ins or [0]), len(outs),
                                        ffi.new("int32_t[]", outs or [0])))
-        self._op_seconds = ffi.new("double[]", max(1, len(sg.operators)))
+        self._op_seconds = ffi.new("double[]", max(1, len(self.op_names)))
 
-    def _add_tensors(self) -> None:
-        for index, t in enumerate(self.subgraph.tensors):
-            shape = list(t.shape or [])
-            data = None
-            raw = self.model.buffers[t.buffer].data if 0 < t.buffer < len(self.model.buffers) else None
-            if raw is not None and raw.size and not t.is_variable:
-                data = ffi.from_buffer(raw)
-                self._keep.append(data)
-            self._check(lib.rl_plan_add_tensor(
-                self._plan, t.type, len(shape), ffi.new("int32_t[]", shape or [0]),
-                data if data is not None else ffi.NULL, raw.size if data is not None else 0, int(t.is_variable)),
-                what=f"tensor {index} {t.name!r}")
-            q = t.quantization
-            if q is not None and q.scale:
-                zero_points = list(q.zero_point or [0] * len(q.scale))
-                self._check(lib.rl_plan_set_quantization(
-                    self._plan, index, len(q.scale), ffi.new("float[]", list(q.scale)),
-                    ffi.new("int64_t[]", zero_points), q.quantized_dimension))
+    def _add_tensors(self, t: TensorColumns) -> None:
+        model, plan, keep = self.model, self._plan, self._keep
+        shapes = _int32_pointer(t.shape.values, keep)
+        buffer = t.buffer
+        size = model.buffer_size[buffer]
+        constant = (buffer > 0) & model.buffer_present[buffer] & (size > 0) & ~t.is_variable
+        data_at = np.where(constant, model.buffer_start[buffer], -1).tolist()
+        data_bytes = np.where(constant, size, 0).tolist()
+        add, base, null = lib.rl_plan_add_tensor, self._bytes, ffi.NULL
+        for i, (dtype, rank, shape_at, at, nbytes, variable) in enumerate(zip(
+                t.type.tolist(), t.shape.counts.tolist(), t.shape.offsets.tolist(), data_at, data_bytes,
+                t.is_variable.tolist())):
+            status = add(plan, dtype, rank, shapes + shape_at, base + at if at >= 0 else null, nbytes, variable)
+            if status:
+                self._check(status, what=f"tensor {i} {self.subgraph.tensors[i].name!r}")
 
-    def _add_ops(self) -> None:
+        counts, zero_counts = t.scale.counts.tolist(), t.zero_point.counts.tolist()
+        scales = np.ascontiguousarray(t.scale.values, dtype=np.float32)
+        zero_points = np.ascontiguousarray(t.zero_point.values, dtype=np.int64)
+        zeros = np.zeros(max(counts, default=1) or 1, dtype=np.int64)
+        keep += [scales, zero_points, zeros]
+        scale_base = ffi.from_buffer("float[]", scales) if scales.size else ffi.NULL
+        zero_base = ffi.from_buffer("int64_t[]", zero_points) if zero_points.size else ffi.NULL
+        zeros_base = ffi.from_buffer("int64_t[]", zeros)
+        set_quantization = lib.rl_plan_set_quantization
+        for index, count, zero_count, scale_at, zero_at, axis in zip(
+                t.quantized.tolist(), counts, zero_counts, t.scale.offsets.tolist(), t.zero_point.offsets.tolist(),
+                t.quantized_dimension.tolist()):
+            if not count:
+                continue
+            if zero_count and zero_count < count:
+                raise ModelError(f"tensor {index} {self.subgraph.tensors[index].name!r}: quantization has {count} "
+                                 f"scales but {zero_count} zero points")
+            self._check(set_quantization(plan, index, count, scale_base + scale_at,
+                                         zero_base + zero_at if zero_count else zeros_base, axis))
+
+    def _add_ops(self, ops: OperatorColumns) -> None:
         listing = unsupported_ops(self.model)
         if listing:
             raise UnsupportedOpsError(f"the model has ops rillet cannot run: {listing}")
-        for index, (op, name) in enumerate(zip(self.subgraph.operators, self.op_names)):
-            code = self.model.operator_codes[op.opcode_index].code
-            filler = PARAMETER_FILLERS.get(name, _none)
-            params = ffi.new("rl_op_params *")
-            try:
-                filler(params, op.builtin_options)
-            except InterpreterError as e:
-                raise InterpreterError(self.describe_op(index, str(e))) from None
-            ins, outs = list(op.inputs or []), list(op.outputs or [])
-            self._check(lib.rl_plan_add_op(self._plan, code, len(ins), ffi.new("int32_t[]", ins or [0]),
-                                           len(outs), ffi.new("int32_t[]", outs or [0]), params))
+        try:
+            words = fill_parameters(self.subgraph, self.op_names)
+        except OptionsRefused as e:
+            raise InterpreterError(self.describe_op(e.op, e.problem)) from None
+        self._keep.append(words)
+        params = ffi.from_buffer("rl_op_params[]", words)
+        inputs, outputs = _int32_pointer(ops.inputs.values, self._keep), _int32_pointer(ops.outputs.values, self._keep)
+        codes = self.model.opcode_codes[ops.opcode_index].tolist()
+        add, plan = lib.rl_plan_add_op, self._plan
+        for j, (code, n_in, in_at, n_out, out_at) in enumerate(zip(
+                codes, ops.inputs.counts.tolist(), ops.inputs.offsets.tolist(), ops.outputs.counts.tolist(),
+                ops.outputs.offsets.tolist())):
+            status = add(plan, code, n_in, inputs + in_at, n_out, outputs + out_at, params + j)
+            if status:
+                self._check(status)
         if lib.rl_plan_check_support(self._plan) != 0:
             raise UnsupportedOpsError("the model has ops rillet has no kernel for at these types: "
                                       + self._typed_support_listing())
@@ -274,10 +452,8 @@ class NativePlan:
         nbytes = lib.rl_plan_tensor_bytes(self._plan, tensor)
         if nbytes == 0:
             return np.empty(shape, dtype)
-        array = np.frombuffer(ffi.buffer(pointer, nbytes), dtype=dtype).reshape(shape)
-        if self.storage(tensor) == lib.RL_STORAGE_CONSTANT:
-            array.flags.writeable = False
-        return array
+        readonly = self.storage(tensor) == lib.RL_STORAGE_CONSTANT
+        return np.asarray(_PlanMemory(self, pointer, nbytes, readonly)).view(dtype).reshape(shape)
 
     def op_folded(self, op: int) -> bool:
         return bool(lib.rl_plan_op_is_folded(self._plan, op))

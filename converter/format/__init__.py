@@ -19,9 +19,10 @@ from .model import (
     tensor_type_name,
 )
 from .schema import BUILTIN_CODES, TENSOR_TYPES
+from .view import LazyList, ModelView, SubGraphView
 
 __all__ = [
-    "BUILTIN_CODES", "TENSOR_TYPES", "Buffer", "Metadata", "ModelError", "ModelFile", "Operator",
-    "OperatorCode", "Options", "QuantizationParameters", "SignatureDef", "SubGraph", "Tensor", "TensorMap",
-    "builtin_name", "load", "save", "subgraph_references", "tensor_type_name", "validate",
+    "BUILTIN_CODES", "TENSOR_TYPES", "Buffer", "LazyList", "Metadata", "ModelError", "ModelFile", "ModelView",
+    "Operator", "OperatorCode", "Options", "QuantizationParameters", "SignatureDef", "SubGraph", "SubGraphView",
+    "Tensor", "TensorMap", "builtin_name", "load", "save", "subgraph_references", "tensor_type_name", "validate",
 ]

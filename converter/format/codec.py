@@ -98,6 +98,23 @@ class Reader:
         return self.table(self._deref(0, f"root {table}"), table, table)
 
     def table(self, pos: int, table: str, what: str) -> Any:
+        fields: dict[str, Any] = {}
+        for name, ftype, default, offset, type_offset in self.field_offsets(pos, table, what):
+            where = f"{what}.{name}"
+            union = union_of(ftype)
+            if union:
+                code = self.scalar(pos + type_offset, "ubyte", where) if type_offset else 0
+                fields[name] = self._union(pos + offset, union, code, where) if offset and code else None
+            elif not offset:
+                fields[name] = default
+            else:
+                fields[name] = self.value(pos + offset, ftype, where)
+        cls = RECORD_CLASSES.get(table)
+        return cls(**fields) if cls else Options(table, **fields)
+
+    def field_offsets(self, pos: int, table: str, what: str) -> list[tuple[str, str, Any, int, int]]:
+        """(name, type, default, offset, union type byte's offset) of every named field of the table at
+        `pos` (0: absent), its vtable and every field's place checked against the file and the table."""
         vtable = pos - self.scalar(pos, "int", f"{what} (table)")
         vt_size = self.scalar(vtable, "ushort", f"{what} (vtable)")
         obj_size = self.scalar(vtable + 2, "ushort", f"{what} (vtable)")
@@ -105,25 +122,26 @@ class Reader:
             raise ModelError(f"{what}: vtable of size {vt_size} is malformed")
         self._check(vtable, vt_size, f"{what} (vtable)")
         self._check(pos, obj_size, f"{what} (table)")
-        fields: dict[str, Any] = {}
+        out = []
         for slot, name, ftype, default in SLOTS[table]:
             if name is None:
                 continue
             offset = self._slot_offset(vtable, vt_size, slot)
             if offset and offset >= obj_size:
                 raise ModelError(f"{what}.{name}: field lies outside its table")
-            where = f"{what}.{name}"
-            union = union_of(ftype)
-            if union:
-                type_offset = self._slot_offset(vtable, vt_size, slot - 1)
-                code = self.scalar(pos + type_offset, "ubyte", where) if type_offset else 0
-                fields[name] = self._union(pos + offset, union, code, where) if offset and code else None
-            elif not offset:
-                fields[name] = default
-            else:
-                fields[name] = self._value(pos + offset, ftype, where)
-        cls = RECORD_CLASSES.get(table)
-        return cls(**fields) if cls else Options(table, **fields)
+            type_offset = self._slot_offset(vtable, vt_size, slot - 1) if union_of(ftype) else 0
+            out.append((name, ftype, default, offset, type_offset))
+        return out
+
+    def vector_bounds(self, pos: int, elem: str, what: str) -> tuple[int, int]:
+        """(first element's position, count) of the vector that the uoffset at `pos` points to, checked,
+        its elements spent from the budget as `value` would."""
+        start = self._deref(pos, what)
+        count = self.scalar(start, "uint", what)
+        size = SCALARS[elem][1] if elem in SCALARS else 4
+        self._check(start + 4, count * size, what)
+        self._spend(count // 64 if elem == "ubyte" else count, what)
+        return start + 4, count
 
     def _slot_offset(self, vtable: int, vt_size: int, slot: int) -> int:
         entry = 4 + 2 * slot
@@ -135,7 +153,8 @@ class Reader:
             raise ModelError(f"{what}: unknown {union} type {code}")
         return self.table(self._deref(pos, what), members[code], what)
 
-    def _value(self, pos: int, ftype: str, what: str) -> Any:
+    def value(self, pos: int, ftype: str, what: str) -> Any:
+        """The field of type `ftype` stored at `pos` (a scalar, or the string, vector or table it points to)."""
         if ftype in SCALARS:
             return self.scalar(pos, ftype, what)
         if ftype == "string":

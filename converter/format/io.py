@@ -43,16 +43,21 @@ def load(source: str | os.PathLike | bytes | bytearray | memoryview) -> ModelFil
         data = source
     else:
         raise TypeError(f"load() takes a path or bytes, not {type(source).__name__}")
-    if len(data) < 8:
-        raise ModelError(f"not a TFLite model: {len(data)} bytes is too short for a flatbuffer")
-    identifier = bytes(data[4:8])
-    if identifier != FILE_IDENTIFIER:
-        raise ModelError(f"not a TFLite model: file identifier is {identifier!r}, expected {FILE_IDENTIFIER!r}")
+    check_header(data)
     reader = Reader(data)
     model = reader.root("Model")
     _resolve_external_data(model, reader)
     validate(model)
     return model
+
+
+def check_header(data: bytes | bytearray | memoryview) -> None:
+    """ModelError unless `data` can be a TFLite flatbuffer: long enough, with TFLite's file identifier."""
+    if len(data) < 8:
+        raise ModelError(f"not a TFLite model: {len(data)} bytes is too short for a flatbuffer")
+    identifier = bytes(data[4:8])
+    if identifier != FILE_IDENTIFIER:
+        raise ModelError(f"not a TFLite model: file identifier is {identifier!r}, expected {FILE_IDENTIFIER!r}")
 
 
 def save(model: ModelFile, *, external_buffers: bool | None = None) -> bytes:
@@ -148,15 +153,15 @@ def validate(model: ModelFile) -> None:
     for s, sg in enumerate(model.subgraphs):
         _validate_subgraph(model, s, sg, n_buffers)
     for m in model.metadata or []:
-        _check_index(m.buffer, n_buffers, f"metadata {m.name!r}: buffer")
+        check_index(m.buffer, n_buffers, f"metadata {m.name!r}: buffer")
     for b in model.metadata_buffer or []:
-        _check_index(b, n_buffers, "metadata_buffer entry")
+        check_index(b, n_buffers, "metadata_buffer entry")
     for sig in model.signature_defs or []:
         what = f"signature {sig.signature_key!r}"
-        _check_index(sig.subgraph_index, len(model.subgraphs), f"{what}: subgraph")
+        check_index(sig.subgraph_index, len(model.subgraphs), f"{what}: subgraph")
         n_tensors = len(model.subgraphs[sig.subgraph_index].tensors)
         for tm in (sig.inputs or []) + (sig.outputs or []):
-            _check_index(tm.tensor_index, n_tensors, f"{what}: {tm.name!r} tensor")
+            check_index(tm.tensor_index, n_tensors, f"{what}: {tm.name!r} tensor")
     _check_subgraph_cycles(model)
 
 
@@ -168,7 +173,7 @@ def _validate_subgraph(model: ModelFile, s: int, sg, n_buffers: int) -> None:
     n_tensors = len(sg.tensors)
     for t_index, t in enumerate(sg.tensors):
         what = f"{where} tensor {t_index} {t.name!r}"
-        _check_index(t.buffer, n_buffers, f"{what}: buffer")
+        check_index(t.buffer, n_buffers, f"{what}: buffer")
         data = model.buffers[t.buffer].data
         if data is not None and data.size and t.sparsity is None and t.type in TENSOR_TYPE_DTYPES and t.type != 5:
             expected = int(np.prod(t.shape or [], dtype=np.int64)) * np.dtype(TENSOR_TYPE_DTYPES[t.type]).itemsize
@@ -177,23 +182,23 @@ def _validate_subgraph(model: ModelFile, s: int, sg, n_buffers: int) -> None:
                     f"{what}: buffer {t.buffer} holds {data.size} bytes, shape {list(t.shape or [])} needs {expected}"
                 )
     for i in sg.inputs:
-        _check_index(i, n_tensors, f"{where} input")
+        check_index(i, n_tensors, f"{where} input")
     for i in sg.outputs:
-        _check_index(i, n_tensors, f"{where} output")
+        check_index(i, n_tensors, f"{where} output")
     for j, op in enumerate(sg.operators):
         what = f"{where} operator {j}"
-        _check_index(op.opcode_index, len(model.operator_codes), f"{what}: opcode")
+        check_index(op.opcode_index, len(model.operator_codes), f"{what}: opcode")
         what += f" ({model.op_name(op)})"
         for i in op.inputs or []:
             if i != -1:  # -1 marks an omitted optional input
-                _check_index(i, n_tensors, f"{what}: input tensor")
+                check_index(i, n_tensors, f"{what}: input tensor")
         for i in op.outputs or []:
-            _check_index(i, n_tensors, f"{what}: output tensor")
+            check_index(i, n_tensors, f"{what}: output tensor")
         for i in op.intermediates or []:
-            _check_index(i, n_tensors, f"{what}: intermediate tensor")
+            check_index(i, n_tensors, f"{what}: intermediate tensor")
 
 
-def _check_index(index: int, count: int, what: str) -> None:
+def check_index(index: int, count: int, what: str) -> None:
     if not 0 <= index < count:
         raise ModelError(f"{what} index {index} is out of range (there are {count})")
 
@@ -213,9 +218,15 @@ def _check_subgraph_cycles(model: ModelFile) -> None:
         targets = set()
         for j, op in enumerate(sg.operators):
             for target in subgraph_references(op):
-                _check_index(target, n, f"subgraph {s} operator {j} ({model.op_name(op)}): called subgraph")
+                check_index(target, n, f"subgraph {s} operator {j} ({model.op_name(op)}): called subgraph")
                 targets.add(target)
         calls.append(targets)
+    check_call_cycles(calls)
+
+
+def check_call_cycles(calls: list[set[int]]) -> None:
+    """ModelError naming the first cycle in the subgraph call graph (`calls[s]`: what subgraph s calls)."""
+    n = len(calls)
     state = [0] * n  # 0 unvisited, 1 on the current path, 2 done
     for start in range(n):
         if state[start]:

@@ -1,0 +1,160 @@
+"""Cold start: from model bytes to a ready interpreter (constructor + allocate_tensors), rillet against
+LiteRT (with XNNPACK, its default, and with its builtin kernels), by `model_path` and by `model_content`,
+interleaved in one process; medians and the ratio rillet / LiteRT. Then the resident memory that building
+one interpreter adds, each runtime measured in a fresh subprocess.
+
+    python bench/bench_cold_start.py [--models DIR] [--runs 30] [--markdown out.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+DEFAULT_MODELS = Path(__file__).resolve().parents[1].parent / "shared" / "models"
+RUNTIMES = ("rillet", "litert_xnnpack", "litert_builtin")
+
+
+def interpreter_factory(runtime: str) -> Callable[..., object]:
+    """A function taking Interpreter keyword arguments and returning the runtime's interpreter."""
+    if runtime == "rillet":
+        from rillet.runtime import Interpreter
+
+        return Interpreter
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+    if runtime == "litert_xnnpack":
+        return Interpreter
+    return lambda **kw: Interpreter(
+        experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES, **kw)
+
+
+def time_to_ready(make: Callable[..., object], **source: object) -> float:
+    start = time.perf_counter()
+    it = make(**source)
+    it.allocate_tensors()
+    elapsed = time.perf_counter() - start
+    del it
+    return elapsed
+
+
+def bench_times(path: Path, runs: int) -> dict[tuple[str, str], float]:
+    """Median seconds to ready per (runtime, source), the variants interleaved run by run."""
+    content = path.read_bytes()
+    sources = {"path": {"model_path": str(path)}, "content": {"model_content": content}}
+    variants = [(r, s) for r in RUNTIMES for s in sources]
+    makers = {r: interpreter_factory(r) for r in RUNTIMES}
+    for runtime, source in list(variants):  # warm-up: imports, lazy initialisation, the page cache
+        try:
+            time_to_ready(makers[runtime], **sources[source])
+        except (ValueError, RuntimeError) as e:  # a model this runtime cannot run
+            print(f"- {path.stem}, {runtime}: {type(e).__name__}: {str(e)[:120]}", flush=True)
+            variants.remove((runtime, source))
+    samples: dict[tuple[str, str], list[float]] = {v: [] for v in variants}
+    gc.collect()
+    for _ in range(runs):
+        for runtime, source in variants:
+            samples[(runtime, source)].append(time_to_ready(makers[runtime], **sources[source]))
+    return {v: statistics.median(s) for v, s in samples.items()}
+
+
+def vm_rss_kib() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def rss_child(runtime: str, model: str, warmup: str) -> None:
+    """Runs in a fresh interpreter: prints the RSS growth (KiB) of building one interpreter of `model`."""
+    make = interpreter_factory(runtime)
+    warm = make(model_path=warmup)
+    warm.allocate_tensors()
+    del warm
+    gc.collect()
+    before = vm_rss_kib()
+    it = make(model_path=model)
+    it.allocate_tensors()
+    after = vm_rss_kib()
+    print(json.dumps({"before_kib": before, "after_kib": after, "growth_kib": after - before}))
+    del it
+
+
+def rss_growth(runtime: str, model: Path, warmup: Path) -> int | None:
+    """KiB, or None when the runtime cannot run the model."""
+    run = subprocess.run([sys.executable, __file__, "--rss-child", runtime, str(model), str(warmup)],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        return None
+    return json.loads(run.stdout.strip().splitlines()[-1])["growth_kib"]
+
+
+def ratio(ours: float | None, peer: float | None) -> str:
+    return f"{ours / peer:.2f}" if ours is not None and peer else "—"
+
+
+def ms(seconds: float | None) -> str:
+    return f"{seconds * 1e3:.3f}" if seconds is not None else "—"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=Path, default=DEFAULT_MODELS)
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--markdown", type=Path, help="also write the tables to this file")
+    parser.add_argument("--rss-child", nargs=3, metavar=("RUNTIME", "MODEL", "WARMUP"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.rss_child:
+        rss_child(*args.rss_child)
+        return 0
+
+    models = sorted(args.models.glob("*.tflite"))
+    if not models:
+        parser.error(f"no .tflite files in {args.models}")
+    smallest = min(models, key=lambda p: p.stat().st_size)
+
+    header = ("| model | source | rillet ms | LiteRT+XNNPACK ms | LiteRT builtin ms | rillet/XNNPACK "
+              "| rillet/builtin |\n|---|---|---:|---:|---:|---:|---:|")
+    rows = []
+    for path in models:
+        t = bench_times(path, args.runs)
+        for source in ("path", "content"):
+            ours, xnn, builtin = (t.get((r, source)) for r in RUNTIMES)
+            rows.append(f"| {path.stem} | model_{source} | {ms(ours)} | {ms(xnn)} | {ms(builtin)} "
+                        f"| {ratio(ours, xnn)} | {ratio(ours, builtin)} |")
+            print(rows[-1], flush=True)
+
+    mem_header = ("| model | rillet KiB | LiteRT+XNNPACK KiB | LiteRT builtin KiB | rillet/XNNPACK | rillet/builtin |\n"
+                  "|---|---:|---:|---:|---:|---:|")
+    mem_rows = []
+    for path in models:
+        warmup = smallest if path != smallest else max(models, key=lambda p: p.stat().st_size)
+        ours, xnn, builtin = (rss_growth(r, path, warmup) for r in RUNTIMES)
+        kib = ["—" if v is None else str(v) for v in (ours, xnn, builtin)]
+        mem_rows.append(f"| {path.stem} | {' | '.join(kib)} | {ratio(ours, xnn)} | {ratio(ours, builtin)} |")
+        print(mem_rows[-1], flush=True)
+
+    text = "\n".join([
+        f"Time to ready (constructor + allocate_tensors), median of {args.runs} interleaved runs; "
+        "ratio > 1 means rillet is slower.", "", header, *rows, "",
+        "Resident memory added by building and allocating one interpreter (model_path; VmRSS, fresh process "
+        "per runtime, after importing it and readying a warm-up model); ratio > 1 means rillet uses more.", "",
+        mem_header, *mem_rows,
+    ])
+    print()
+    print(text)
+    if args.markdown:
+        args.markdown.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,468 @@
+"""`ModelView`: a .tflite file decoded on demand, for a runtime's cold start.
+
+`load` decodes the whole file into objects before anything can use it. A view reads the model's top
+table, its operator codes, buffers and subgraph tables at once, and a subgraph's tensors and operators
+when that subgraph is first asked for: as numpy columns (`columns.Tables`), the fields a plan reads, with
+`validate`'s cross-references for that subgraph (`SubGraphView.check`). Everything else (signatures,
+metadata, names, the schema's objects `Tensor`, `Operator`, ... one at a time) is decoded when first read
+by the same checked `codec.Reader` that `load` uses, so it equals what `load` gives. A failed check, now
+or later, raises the ModelError that `load` raises for the file.
+
+The view reads the bytes in place: constants are views into them, so they must outlive the view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Generic, NoReturn, TypeVar, overload
+
+import numpy as np
+
+from .codec import Reader
+from .columns import FileBytes, Malformed, Tables, Vectors, gather, parse
+from .io import SUBGRAPH_REFERENCES, check_call_cycles, check_header, check_index, load
+from .model import (
+    Buffer,
+    Metadata,
+    ModelError,
+    ModelFile,
+    Operator,
+    OperatorCode,
+    Options,
+    SignatureDef,
+    Tensor,
+    builtin_name,
+)
+from .schema import CUSTOM_CODE, SCHEMA_VERSION, TENSOR_TYPE_DTYPES, UNIONS
+
+T = TypeVar("T")
+
+# Bytes per element of each TensorType numpy has a twin of (0: none; STRING, 5, is never size-checked),
+# indexed by the type byte read as unsigned.
+_ITEMSIZE = np.zeros(256, dtype=np.int64)
+for _code, _dtype in TENSOR_TYPE_DTYPES.items():
+    if _code != 5:
+        _ITEMSIZE[_code] = np.dtype(_dtype).itemsize
+
+
+def explain(data: bytes | bytearray | memoryview, problem: Malformed | ModelError) -> NoReturn:
+    """Raise the ModelError that names what is wrong with `data`: `load`'s (which reads it all, so that
+    a file says the same whichever reader finds it broken), else `problem`'s."""
+    load(data)
+    if isinstance(problem, ModelError):
+        raise problem
+    raise ModelError(f"{problem.where}: malformed (a check of the on-demand reader failed)")
+
+
+class LazyList(Sequence, Generic[T]):
+    """A read-only list whose items are decoded on first access and kept."""
+
+    def __init__(self, length: int, decode: Callable[[int], T]) -> None:
+        self._items: list[Any] = [None] * length
+        self._decode = decode
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        item = self._items[index]
+        if item is None:
+            item = self._items[index] = self._decode(range(len(self))[index])
+        return item
+
+    def __iter__(self) -> Iterator[T]:
+        return (self[i] for i in range(len(self)))
+
+    def __repr__(self) -> str:
+        return f"LazyList({len(self)} items)"
+
+
+class Ragged:
+    """Vectors of one field of many tables, flat: row i is values[offsets[i]:offsets[i + 1]]."""
+
+    def __init__(self, values: np.ndarray, offsets: np.ndarray) -> None:
+        self.values, self.offsets = values, offsets
+
+    @property
+    def counts(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    def row(self, i: int) -> np.ndarray:
+        return self.values[self.offsets[i] : self.offsets[i + 1]]
+
+
+class TensorColumns:
+    """What a plan reads of every tensor of a subgraph (row i: tensor i). `quantized` lists the tensors
+    with quantization parameters; `scale`, `zero_point`, `quantized_dimension` have a row for each."""
+
+    shape: Ragged
+    scale: Ragged
+    zero_point: Ragged
+
+    def __init__(self, tables: Tables) -> None:
+        self.type = tables.scalar("type")
+        self.buffer = tables.scalar("buffer").astype(np.int64)
+        self.is_variable = tables.scalar("is_variable")
+        self.has_sparsity = tables.has("sparsity")
+        self.quantized, self._quantization = tables.ref("quantization")
+
+
+class OperatorColumns:
+    """What a plan and the call graph read of every operator of a subgraph (row j: operator j)."""
+
+    inputs: Ragged
+    outputs: Ragged
+    intermediates: Ragged
+
+    def __init__(self, tables: Tables, n_codes: int) -> None:
+        self.opcode_index = tables.scalar("opcode_index").astype(np.int64)
+        if self.opcode_index.size and int(self.opcode_index.max()) >= n_codes:
+            raise Malformed(f"{tables.where}.opcode_index")
+        self.options_type, self.options_pos = tables.union("builtin_options")
+        self.options2_type, self.options2_pos = tables.union("builtin_options_2")
+        self.large_custom_offset = tables.scalar("large_custom_options_offset")
+        self.large_custom_size = tables.scalar("large_custom_options_size")
+
+
+class SubGraphView:
+    """One subgraph of a ModelView. `tensors` and `operators` decode per item, as `load` would;
+    `columns()` reads what a plan needs of all of them at once and runs `validate`'s checks."""
+
+    def __init__(self, model: ModelView, index: int, tensor_pos: np.ndarray, op_pos: np.ndarray,
+                 inputs: list[int], outputs: list[int]) -> None:
+        self.model, self.index = model, index
+        self.where = f"Model.subgraphs[{index}]"
+        self._tensor_pos, self._op_pos = tensor_pos, op_pos
+        self.inputs, self.outputs = inputs, outputs
+        self.tensors: LazyList[Tensor] = LazyList(tensor_pos.size, self._decode_tensor)
+        self.operators: LazyList[Operator] = LazyList(op_pos.size, self._decode_operator)
+        self._columns: tuple[TensorColumns, OperatorColumns] | None = None
+        self._op_columns: OperatorColumns | None = None
+        self._options: dict[str, tuple[np.ndarray, Tables]] | None = None
+
+    @property
+    def name(self) -> str | None:
+        return self.model.subgraph_field(self.index, "name")
+
+    def _decode_tensor(self, i: int) -> Tensor:
+        return self.model.reader.table(int(self._tensor_pos[i]), "Tensor", f"{self.where}.tensors[{i}]")
+
+    def _decode_operator(self, j: int) -> Operator:
+        op = self.model.reader.table(int(self._op_pos[j]), "Operator", f"{self.where}.operators[{j}]")
+        if op.large_custom_options_offset > 1:  # as load: custom options kept after the flatbuffer
+            op.custom_options = self.model.external_bytes(
+                op.large_custom_options_offset, op.large_custom_options_size,
+                f"subgraph {self.index} operator {j} custom options")
+        return op
+
+    def columns(self) -> tuple[TensorColumns, OperatorColumns]:
+        """The tensors' and operators' columns, checked as `validate` checks this subgraph."""
+        if self._columns is None:
+            try:
+                self._columns = self._read_columns()
+            except (Malformed, ModelError) as e:
+                explain(self.model.data, e)
+        return self._columns
+
+    def operator_columns(self) -> OperatorColumns:
+        """The operators' opcodes and options only (enough to list ops and follow subgraph calls)."""
+        if self._columns is not None:
+            return self._columns[1]
+        if self._op_columns is None:
+            try:
+                (ops,) = parse(self.model.fb, [("Operator", self._op_pos, f"{self.where}.operators")])
+                self._op_columns = OperatorColumns(ops, self.model.opcode_codes.size)
+            except (Malformed, ModelError) as e:
+                explain(self.model.data, e)
+        return self._op_columns
+
+    def _read_columns(self) -> tuple[TensorColumns, OperatorColumns]:
+        model, fb = self.model, self.model.fb
+        tensor_tables, op_tables = parse(fb, [("Tensor", self._tensor_pos, f"{self.where}.tensors"),
+                                              ("Operator", self._op_pos, f"{self.where}.operators")])
+        tensors = TensorColumns(tensor_tables)
+        ops = OperatorColumns(op_tables, model.opcode_codes.size)
+        ints = gather(fb, [tensor_tables.vector("shape"), op_tables.vector("inputs"),
+                           op_tables.vector("outputs"), op_tables.vector("intermediates")])
+        tensors.shape, ops.inputs, ops.outputs, ops.intermediates = (Ragged(v, o) for v, o in ints)
+        op_tables.vector("custom_options")  # in the file (its bytes are read when the operator is)
+
+        # Quantization parameters and options tables: one parse for all their types.
+        groups = [("QuantizationParameters", tensors._quantization, f"{self.where}.tensors.quantization")]
+        members = UNIONS["BuiltinOptions"]
+        codes = np.unique(ops.options_type[ops.options_type != 0]).tolist()
+        for code in codes:
+            groups.append((members[code], ops.options_pos[ops.options_type == code],
+                           f"{self.where}.operators.builtin_options"))
+        quant, *option_tables = parse(fb, groups)
+        (scale, so), (zero_point, zo) = (gather(fb, [quant.vector(name)])[0] for name in ("scale", "zero_point"))
+        tensors.scale, tensors.zero_point = Ragged(scale, so), Ragged(zero_point, zo)
+        tensors.quantized_dimension = quant.scalar("quantized_dimension")
+        self._options = {members[c]: (np.flatnonzero(ops.options_type == c), t) for c, t in zip(codes, option_tables)}
+        self._check(tensors, ops)
+        return tensors, ops
+
+    def _check(self, t: TensorColumns, ops: OperatorColumns) -> None:
+        """`validate`'s checks of this subgraph: tensor, buffer and opcode indices, buffer sizes."""
+        model = self.model
+        n_tensors, n_buffers = self._tensor_pos.size, model.buffer_count
+        if n_tensors:
+            if int(t.buffer.max()) >= n_buffers:
+                raise Malformed(f"{self.where}.tensors.buffer")
+            size = model.buffer_size[t.buffer]
+            itemsize = _ITEMSIZE[t.type.astype(np.uint8)]
+            sized = model.buffer_present[t.buffer] & (size > 0) & ~t.has_sparsity & (itemsize > 0)
+            if sized.any() and (sized & (_products(t.shape) * itemsize != size)).any():
+                raise Malformed(f"{self.where}.tensors: a buffer's size")
+        if any(not 0 <= i < n_tensors for i in self.inputs + self.outputs):
+            raise Malformed(f"{self.where}: inputs, outputs")
+        for ragged, lowest in ((ops.inputs, -1), (ops.outputs, 0), (ops.intermediates, 0)):
+            if ragged.values.size and (int(ragged.values.min()) < lowest or int(ragged.values.max()) >= n_tensors):
+                raise Malformed(f"{self.where}.operators: a tensor index")
+        for j in np.flatnonzero(ops.large_custom_offset > 1).tolist():
+            if int(ops.large_custom_offset[j]) + int(ops.large_custom_size[j]) > model.fb.size:
+                raise Malformed(f"{self.where}.operators[{j}]: custom options")
+
+    def options_tables(self) -> dict[str, tuple[np.ndarray, Tables]]:
+        """Per builtin options type: (the operators that have it, the tables as columns)."""
+        self.columns()
+        return self._options
+
+    def builtin_options(self) -> list[Options | None]:
+        """Every operator's builtin_options as `load` decodes them."""
+        out: list[Options | None] = [None] * self._op_pos.size
+        for name, (rows, tables) in self.options_tables().items():
+            for j in rows.tolist():
+                out[j] = self.model.reader.table(int(tables.pos[np.searchsorted(rows, j)]), name,
+                                                 f"{self.where}.operators[{j}].builtin_options")
+        return out
+
+
+def _products(shape: Ragged) -> np.ndarray:
+    """The element count of each shape (1 for rank 0), in int64 as `validate` computes it."""
+    counts = shape.counts
+    out = np.ones(counts.size, dtype=np.int64)
+    nonempty = np.flatnonzero(counts)
+    if nonempty.size:
+        out[nonempty] = np.multiply.reduceat(shape.values.astype(np.int64), shape.offsets[nonempty])
+    return out
+
+
+class ModelView:
+    """A .tflite file (bytes, an mmap, a memoryview) decoded on demand; see the module's docstring.
+
+    Reads like a ModelFile (`version`, `operator_codes`, `subgraphs`, `buffers`, `signature_defs`, ...,
+    `op_name`, `tensor_data`) but is read-only; `to_model()` gives the whole ModelFile, as `load` does.
+    """
+
+    def __init__(self, data: bytes | bytearray | memoryview) -> None:
+        if isinstance(data, memoryview) and (data.format != "B" or data.ndim != 1):
+            data = data.cast("B")
+        check_header(data)
+        self.data = data
+        self.fb = FileBytes(data)
+        self.reader = Reader(data)
+        self._lazy: dict[str, Any] = {}
+        try:
+            self._read_model()
+        except (Malformed, ModelError) as e:
+            explain(data, e)
+
+    def _read_model(self) -> None:
+        reader, fb = self.reader, self.fb
+        root = reader._deref(0, "root Model")
+        self._root = root
+        self._fields = {name: (ftype, default, offset) for name, ftype, default, offset, _ in
+                        reader.field_offsets(root, "Model", "Model")}
+        self.version = self._model_field("version")
+        if self.version != SCHEMA_VERSION:
+            raise ModelError(f"schema version {self.version} is not supported (TFLite files are version 3)")
+        codes, buffers, subgraphs = parse(fb, [
+            ("OperatorCode", self._table_positions("operator_codes"), "Model.operator_codes"),
+            ("Buffer", self._table_positions("buffers"), "Model.buffers"),
+            ("SubGraph", self._table_positions("subgraphs"), "Model.subgraphs"),
+        ])
+        if not len(subgraphs):
+            raise ModelError("the model has no subgraphs")
+
+        self.opcode_codes = np.maximum(codes.scalar("deprecated_builtin_code").astype(np.int64),
+                                       codes.scalar("builtin_code").astype(np.int64))
+        self._code_pos = codes.pos
+        self.operator_codes: LazyList[OperatorCode] = LazyList(len(codes), self._decode_code)
+
+        data = buffers.vector("data")
+        self.buffer_count = len(buffers)
+        self.buffer_present = buffers.has("data")
+        self.buffer_start, self.buffer_size = data.start, data.count
+        self._buffer_offset, self._buffer_ext_size = buffers.scalar("offset"), buffers.scalar("size")
+        external = np.flatnonzero(self._buffer_offset > 1)  # TFLite: 0 and 1 mean "not external"
+        for i in external.tolist():
+            offset, size = int(self._buffer_offset[i]), int(self._buffer_ext_size[i])
+            if offset + size > fb.size:
+                raise Malformed(f"Model.buffers[{i}]: external data")
+            self.buffer_start[i], self.buffer_size[i], self.buffer_present[i] = offset, size, True
+        self.buffers: LazyList[Buffer] = LazyList(len(buffers), self._decode_buffer)
+
+        self._subgraph_tables = subgraphs
+        (t_off, t_pos), (o_off, o_pos) = (subgraphs.tables(name) for name in ("tensors", "operators"))
+        (ins, i_off), (outs, u_off) = gather(fb, [subgraphs.vector("inputs"), subgraphs.vector("outputs")])
+        ins, outs = ins.tolist(), outs.tolist()
+
+        def subgraph(s: int) -> SubGraphView:
+            return SubGraphView(self, s, t_pos[t_off[s] : t_off[s + 1]], o_pos[o_off[s] : o_off[s + 1]],
+                                ins[i_off[s] : i_off[s + 1]], outs[u_off[s] : u_off[s + 1]])
+
+        self.subgraphs: LazyList[SubGraphView] = LazyList(len(subgraphs), subgraph)
+
+    def _table_positions(self, name: str) -> np.ndarray:
+        """Where the tables of the Model's [Table] field `name` lie (not yet checked: parse does)."""
+        _, _, offset = self._fields[name]
+        if not offset:
+            return np.zeros(0, dtype=np.int64)
+        start, count = self.reader.vector_bounds(self._root + offset, "table", f"Model.{name}")
+        slots = start + 4 * np.arange(count, dtype=np.int64)
+        return slots + self.fb.typed("uint")[slots]
+
+    # ---- decoding on demand ----
+
+    def _model_field(self, name: str) -> Any:
+        if name not in self._lazy:
+            ftype, default, offset = self._fields[name]
+            self._lazy[name] = self.reader.value(self._root + offset, ftype, f"Model.{name}") if offset else default
+        return self._lazy[name]
+
+    def subgraph_field(self, s: int, name: str) -> Any:
+        tables = self._subgraph_tables
+        slot, ftype, default = tables.slot_of[name]
+        offset = int(tables.offsets[s, slot])
+        return self.reader.value(int(tables.pos[s]) + offset, ftype, f"Model.subgraphs[{s}].{name}") if offset \
+            else default
+
+    def external_bytes(self, offset: int, size: int, what: str) -> np.ndarray:
+        """Bytes kept after the flatbuffer (large files), checked to lie in the file."""
+        if offset + size > self.fb.size:
+            raise ModelError(f"{what}: data at bytes {offset}..{offset + size} reaches past the end of the file "
+                             f"({self.fb.size} bytes)")
+        return self.fb.u8[offset : offset + size]
+
+    def _decode_code(self, i: int) -> OperatorCode:
+        return self.reader.table(int(self._code_pos[i]), "OperatorCode", f"Model.operator_codes[{i}]")
+
+    def _decode_buffer(self, i: int) -> Buffer:
+        return Buffer(data=self.buffer_data(i), offset=int(self._buffer_offset[i]),
+                      size=int(self._buffer_ext_size[i]))
+
+    def buffer_data(self, i: int) -> np.ndarray | None:
+        """Buffer i's bytes, in place (None when the buffer has no data field), as `load` gives them."""
+        if not self.buffer_present[i]:
+            return None
+        start = int(self.buffer_start[i])
+        return self.fb.u8[start : start + int(self.buffer_size[i])]
+
+    def opcode_name(self, index: int) -> str:
+        """What operator code `index` runs: CONV_2D, or a custom op's code (OperatorCode.name)."""
+        code = int(self.opcode_codes[index])
+        return self.operator_codes[index].name if code == CUSTOM_CODE else builtin_name(code)
+
+    # ---- what ModelFile offers ----
+
+    @property
+    def description(self) -> str | None:
+        return self._model_field("description")
+
+    @property
+    def metadata_buffer(self) -> list[int] | None:
+        values = self._model_field("metadata_buffer")
+        for b in values or []:
+            check_index(b, self.buffer_count, "metadata_buffer entry")
+        return values
+
+    @property
+    def metadata(self) -> list[Metadata] | None:
+        values = self._model_field("metadata")
+        for m in values or []:
+            check_index(m.buffer, self.buffer_count, f"metadata {m.name!r}: buffer")
+        return values
+
+    @property
+    def signature_defs(self) -> list[SignatureDef] | None:
+        """The signatures, their subgraph and tensor indices checked as `validate` does."""
+        values = self._model_field("signature_defs")
+        for sig in values or []:
+            what = f"signature {sig.signature_key!r}"
+            check_index(sig.subgraph_index, len(self.subgraphs), f"{what}: subgraph")
+            n_tensors = len(self.subgraphs[sig.subgraph_index].tensors)
+            for tm in (sig.inputs or []) + (sig.outputs or []):
+                check_index(tm.tensor_index, n_tensors, f"{what}: {tm.name!r} tensor")
+        return values
+
+    def op_name(self, op: Operator) -> str:
+        return self.opcode_name(op.opcode_index)
+
+    def tensor_data(self, subgraph: int, tensor: int) -> np.ndarray | None:
+        """The constant value of a tensor as a typed, shaped, read-only view; None if it has no data."""
+        t = self.subgraphs[subgraph].tensors[tensor]
+        raw = self.buffer_data(t.buffer) if t.buffer < self.buffer_count else None
+        if raw is None or raw.size == 0:
+            return None
+        shape = tuple(t.shape or ())
+        dtype = t.dtype
+        count = int(np.prod(shape, dtype=np.int64))
+        if count * dtype.itemsize != raw.size:
+            raise ModelError(f"tensor {tensor} {t.name!r}: buffer {t.buffer} holds {raw.size} bytes, "
+                             f"shape {list(shape)} of {dtype.name} needs {count * dtype.itemsize}")
+        return raw.view(dtype).reshape(shape)
+
+    def to_model(self) -> ModelFile:
+        """The whole model decoded and validated, as `load` gives it."""
+        return load(self.data)
+
+    # ---- whole-model checks ----
+
+    def check_calls(self) -> None:
+        """The subgraph call graph (CALL_ONCE, IF, WHILE, ...): every target exists, no cycle. Decodes
+        only the options of operators whose options name a subgraph."""
+        try:
+            self._check_calls()
+        except ModelError as e:
+            explain(self.data, e)
+
+    def _check_calls(self) -> None:
+        n = len(self.subgraphs)
+        calls: list[set[int]] = []
+        for s in range(n):
+            sg = self.subgraphs[s]
+            ops = sg.operator_columns()
+            targets: set[int] = set()
+            for union, key, types, positions in (
+                    ("BuiltinOptions", "builtin_options", ops.options_type, ops.options_pos),
+                    ("BuiltinOptions2", "builtin_options_2", ops.options2_type, ops.options2_pos)):
+                for j in np.flatnonzero(np.isin(types, _calling_codes(union))).tolist():
+                    name = UNIONS[union][int(types[j])]
+                    options = self.reader.table(int(positions[j]), name, f"{sg.where}.operators[{j}].{key}")
+                    for field in SUBGRAPH_REFERENCES[name]:
+                        target = getattr(options, field)
+                        check_index(target, n, f"subgraph {s} operator {j} "
+                                    f"({self.opcode_name(int(ops.opcode_index[j]))}): called subgraph")
+                        targets.add(target)
+            calls.append(targets)
+        check_call_cycles(calls)
+
+
+_CALLING: dict[str, np.ndarray] = {}
+
+
+def _calling_codes(union: str) -> np.ndarray:
+    """The union's type codes whose options tables name subgraphs."""
+    if union not in _CALLING:
+        _CALLING[union] = np.array([c for c, m in enumerate(UNIONS[union]) if m in SUBGRAPH_REFERENCES] or [-1])
+    return _CALLING[union]
+
+
+__all__ = ["LazyList", "ModelView", "OperatorColumns", "Ragged", "SubGraphView", "TensorColumns", "Vectors"]
