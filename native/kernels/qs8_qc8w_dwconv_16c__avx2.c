@@ -54,12 +54,12 @@ static void requantize_store(int8_t *out, __m256i vacc_lo, __m256i vacc_hi, cons
     const __m256 vmin = _mm256_set1_ps(params->min_less_zero_point);
     const __m256 vmax = _mm256_set1_ps(params->max_less_zero_point);
     const __m256i vzero_point = _mm256_set1_epi32(params->output_zero_point);
-    const __m256 vf_lo =
-        _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(vacc_lo), _mm256_loadu_ps(scale)), vmin), vmax);
-    const __m256 vf_hi =
-        _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(vacc_hi), _mm256_loadu_ps(scale + 8)), vmin), vmax);
-    const __m256i vq_lo = _mm256_add_epi32(_mm256_cvtps_epi32(vf_lo), vzero_point);
-    const __m256i vq_hi = _mm256_add_epi32(_mm256_cvtps_epi32(vf_hi), vzero_point);
+    const __m256 vf_lo = _mm256_mul_ps(_mm256_cvtepi32_ps(vacc_lo), _mm256_loadu_ps(scale));
+    const __m256 vf_hi = _mm256_mul_ps(_mm256_cvtepi32_ps(vacc_hi), _mm256_loadu_ps(scale + 8));
+    const __m256i vq_lo =
+        _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(vf_lo, vmin), vmax)), vzero_point);
+    const __m256i vq_hi =
+        _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(vf_hi, vmin), vmax)), vzero_point);
     /* Values already lie in [-128, 127]: the saturating packs are exact. packs works per 128-bit lane, leaving
      * channels 0-3 8-11 | 4-7 12-15; the permute puts them back in order. */
     const __m256i v16 = _mm256_permute4x64_epi64(_mm256_packs_epi32(vq_lo, vq_hi), 0xD8);

@@ -1,5 +1,5 @@
-/* qs8_qc8w_gemm_7x16c4__avx512vnni.c — int8 GEMM, per-channel int8 weights, 7 rows x 16
- * columns, kr 4, AVX-512 VNNI.
+/* qs8_qc8w_gemm_7x16c4__avx512vnni.c — int8 GEMM, per-channel int8
+ * weights, 7 rows x 16 columns, kr 4, AVX-512 VNNI.
  *
  * vpdpbusd multiplies unsigned by signed bytes, so every input byte gets 128 added (xor 0x80) and the packer
  * folds -128 * sum(w) into the bias (the config's input_offset 128). Its 4-product sums fit int32 exactly and
@@ -27,6 +27,24 @@ static __m512i broadcast_block(const int8_t *row, size_t k, size_t kc) {
         for (size_t i = 0; i < kc; ++i) bits |= (uint32_t)(uint8_t)row[i] << (8 * i);
     }
     return _mm512_set1_epi32((int)(bits ^ UINT32_C(0x80808080)));
+}
+
+/* acc += the 4 input bytes at row (+ 128 each) times the 16 columns' 4 weights. */
+static __m512i dot_block(__m512i vacc, const int8_t *row, __m512i vw) {
+    uint32_t bits;
+    memcpy(&bits, row, sizeof bits);
+    return _mm512_dpbusd_epi32(vacc, _mm512_set1_epi32((int)(bits ^ UINT32_C(0x80808080))), vw);
+}
+
+/* Requantizes 16 columns and writes the n of them vmask selects. */
+static void requantize_store(int8_t *c, __mmask16 vmask, __m512i vacc, __m512 vscale,
+                             const rl_qs8_requantization_params *params) {
+    __m512 vf = _mm512_mul_ps(_mm512_cvtepi32_ps(vacc), vscale);
+    vf = _mm512_min_ps(_mm512_max_ps(vf, _mm512_set1_ps(params->min_less_zero_point)),
+                       _mm512_set1_ps(params->max_less_zero_point));
+    const __m512i vq = _mm512_add_epi32(_mm512_cvtps_epi32(vf), _mm512_set1_epi32(params->output_zero_point));
+    /* In [-128, 127] already: the saturating narrowing is exact; the masked store writes only n bytes. */
+    _mm_mask_storeu_epi8(c, vmask, _mm512_cvtsepi32_epi8(vq));
 }
 
 void qs8_qc8w_gemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,
@@ -72,10 +90,6 @@ void qs8_qc8w_gemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int
         c6 = c5;
     }
     const size_t kfull = kc & ~(size_t)3, kc_rounded = (kc + 3) & ~(size_t)3;
-    const __m512 vmin = _mm512_set1_ps(params->min_less_zero_point);
-    const __m512 vmax = _mm512_set1_ps(params->max_less_zero_point);
-    const __m512i vzero_point = _mm512_set1_epi32(params->output_zero_point);
-    const __m512i vsign = _mm512_set1_epi32((int)UINT32_C(0x80808080));
     const unsigned char *panel = w;
     for (size_t n0 = 0; n0 < nc; n0 += NR) {
         const int8_t *wk = (const int8_t *)(panel + NR * sizeof(int32_t));
@@ -89,27 +103,13 @@ void qs8_qc8w_gemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int
         size_t k = 0;
         for (; k < kfull; k += 4, wk += 4 * NR) {
             const __m512i vw = _mm512_loadu_si512((const void *)wk);
-            uint32_t a0k;
-            memcpy(&a0k, a0 + k, sizeof a0k);
-            vacc0 = _mm512_dpbusd_epi32(vacc0, _mm512_xor_si512(_mm512_set1_epi32((int)a0k), vsign), vw);
-            uint32_t a1k;
-            memcpy(&a1k, a1 + k, sizeof a1k);
-            vacc1 = _mm512_dpbusd_epi32(vacc1, _mm512_xor_si512(_mm512_set1_epi32((int)a1k), vsign), vw);
-            uint32_t a2k;
-            memcpy(&a2k, a2 + k, sizeof a2k);
-            vacc2 = _mm512_dpbusd_epi32(vacc2, _mm512_xor_si512(_mm512_set1_epi32((int)a2k), vsign), vw);
-            uint32_t a3k;
-            memcpy(&a3k, a3 + k, sizeof a3k);
-            vacc3 = _mm512_dpbusd_epi32(vacc3, _mm512_xor_si512(_mm512_set1_epi32((int)a3k), vsign), vw);
-            uint32_t a4k;
-            memcpy(&a4k, a4 + k, sizeof a4k);
-            vacc4 = _mm512_dpbusd_epi32(vacc4, _mm512_xor_si512(_mm512_set1_epi32((int)a4k), vsign), vw);
-            uint32_t a5k;
-            memcpy(&a5k, a5 + k, sizeof a5k);
-            vacc5 = _mm512_dpbusd_epi32(vacc5, _mm512_xor_si512(_mm512_set1_epi32((int)a5k), vsign), vw);
-            uint32_t a6k;
-            memcpy(&a6k, a6 + k, sizeof a6k);
-            vacc6 = _mm512_dpbusd_epi32(vacc6, _mm512_xor_si512(_mm512_set1_epi32((int)a6k), vsign), vw);
+            vacc0 = dot_block(vacc0, a0 + k, vw);
+            vacc1 = dot_block(vacc1, a1 + k, vw);
+            vacc2 = dot_block(vacc2, a2 + k, vw);
+            vacc3 = dot_block(vacc3, a3 + k, vw);
+            vacc4 = dot_block(vacc4, a4 + k, vw);
+            vacc5 = dot_block(vacc5, a5 + k, vw);
+            vacc6 = dot_block(vacc6, a6 + k, vw);
         }
         if (k < kc) {
             const __m512i vw = _mm512_loadu_si512((const void *)wk);
@@ -125,21 +125,13 @@ void qs8_qc8w_gemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int
         const __m512 vscale = _mm512_loadu_ps((const void *)wk);
         const size_t n = nc - n0 < NR ? nc - n0 : NR;
         const __mmask16 vmask = (__mmask16)((UINT32_C(1) << n) - 1);
-        const __m512 vf0 = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(vacc0), vscale), vmin), vmax);
-        /* In [-128, 127] already: the saturating narrowing is exact; the masked store writes n bytes. */
-        _mm_mask_storeu_epi8(c0 + n0, vmask, _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(vf0), vzero_point)));
-        const __m512 vf1 = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(vacc1), vscale), vmin), vmax);
-        _mm_mask_storeu_epi8(c1 + n0, vmask, _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(vf1), vzero_point)));
-        const __m512 vf2 = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(vacc2), vscale), vmin), vmax);
-        _mm_mask_storeu_epi8(c2 + n0, vmask, _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(vf2), vzero_point)));
-        const __m512 vf3 = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(vacc3), vscale), vmin), vmax);
-        _mm_mask_storeu_epi8(c3 + n0, vmask, _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(vf3), vzero_point)));
-        const __m512 vf4 = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(vacc4), vscale), vmin), vmax);
-        _mm_mask_storeu_epi8(c4 + n0, vmask, _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(vf4), vzero_point)));
-        const __m512 vf5 = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(vacc5), vscale), vmin), vmax);
-        _mm_mask_storeu_epi8(c5 + n0, vmask, _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(vf5), vzero_point)));
-        const __m512 vf6 = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(vacc6), vscale), vmin), vmax);
-        _mm_mask_storeu_epi8(c6 + n0, vmask, _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(vf6), vzero_point)));
+        requantize_store(c0 + n0, vmask, vacc0, vscale, params);
+        requantize_store(c1 + n0, vmask, vacc1, vscale, params);
+        requantize_store(c2 + n0, vmask, vacc2, vscale, params);
+        requantize_store(c3 + n0, vmask, vacc3, vscale, params);
+        requantize_store(c4 + n0, vmask, vacc4, vscale, params);
+        requantize_store(c5 + n0, vmask, vacc5, vscale, params);
+        requantize_store(c6 + n0, vmask, vacc6, vscale, params);
         panel += NR * (sizeof(int32_t) + kc_rounded + sizeof(float));
     }
 }

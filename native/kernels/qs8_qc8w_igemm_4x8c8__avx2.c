@@ -1,4 +1,5 @@
-/* qs8_qc8w_igemm_4x8c8__avx2.c — int8 IGEMM (rows through an indirection buffer), per-channel int8 weights, 4 rows x 8 columns, kr 8, AVX2.
+/* qs8_qc8w_igemm_4x8c8__avx2.c — int8 IGEMM (rows through an indirection buffer), per-channel int8
+ * weights, 4 rows x 8 columns, kr 8, AVX2.
  *
  * Each step sign-extends 8 input bytes to int16 (twice, one copy per 128-bit lane) and 16 weight bytes (8 of
  * column j, 8 of column j + 1) and multiplies them with vpmaddwd: every product of two int8 fits int16 and
@@ -35,6 +36,29 @@ static __m128i load_tail(const int8_t *row, size_t kc, size_t rem) {
     return _mm_cvtsi64_si128((long long)bits);
 }
 
+static __m128i load8(const int8_t *p) { return _mm_loadl_epi64((const __m128i *)(const void *)p); }
+
+/* 8 input bytes sign-extended to int16, in both 128-bit lanes. */
+static __m256i extend_inputs(__m128i v) { return _mm256_cvtepi8_epi16(_mm_broadcastq_epi64(v)); }
+
+/* 8 weights of column j and 8 of column j + 1, sign-extended to int16. */
+static __m256i load_weights(const int8_t *w) {
+    return _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)w));
+}
+
+/* The 8 columns' sums (partial sums of columns 0|1, 2|3, 4|5, 6|7) plus bias, requantized, plus zero point. */
+static __m256i requantize(__m256i vacc01, __m256i vacc23, __m256i vacc45, __m256i vacc67, __m256i vbias,
+                          __m256 vscale, const rl_qs8_requantization_params *params) {
+    /* hadd leaves columns in the order 0 2 4 6 | 1 3 5 7. */
+    const __m256i vsum = _mm256_hadd_epi32(_mm256_hadd_epi32(vacc01, vacc23), _mm256_hadd_epi32(vacc45, vacc67));
+    const __m256i vorder = _mm256_set_epi32(7, 3, 6, 2, 5, 1, 4, 0);
+    const __m256i vacc = _mm256_add_epi32(_mm256_permutevar8x32_epi32(vsum, vorder), vbias);
+    __m256 vf = _mm256_mul_ps(_mm256_cvtepi32_ps(vacc), vscale);
+    vf = _mm256_min_ps(_mm256_max_ps(vf, _mm256_set1_ps(params->min_less_zero_point)),
+                       _mm256_set1_ps(params->max_less_zero_point));
+    return _mm256_add_epi32(_mm256_cvtps_epi32(vf), _mm256_set1_epi32(params->output_zero_point));
+}
+
 /* Writes the n (< 8) low bytes of v at c. */
 static void store_tail(int8_t *c, __m128i v, size_t n) {
     if (n & 4) {
@@ -68,10 +92,7 @@ void qs8_qc8w_igemm_4x8c8__avx2(size_t mr, size_t nc, size_t kc, size_t ks, cons
         c3 = c2;
     }
     const size_t kfull = kc & ~(size_t)7, rem = kc & 7, kc_rounded = (kc + 7) & ~(size_t)7;
-    const __m256 vmin = _mm256_set1_ps(params->min_less_zero_point);
-    const __m256 vmax = _mm256_set1_ps(params->max_less_zero_point);
-    const __m256i vzero_point = _mm256_set1_epi32(params->output_zero_point);
-    /* hadd leaves columns in the order 0 2 4 6 | 1 3 5 7; packing rows leaves row groups interleaved alike. */
+    /* Packing rows leaves them interleaved in 4-byte groups: r0 r1 r2 r3 (columns 0-3) | the same for 4-7. */
     const __m256i vorder = _mm256_set_epi32(7, 3, 6, 2, 5, 1, 4, 0);
     const unsigned char *panel = w;
     for (size_t n0 = 0; n0 < nc; n0 += NR) {
@@ -90,26 +111,26 @@ void qs8_qc8w_igemm_4x8c8__avx2(size_t mr, size_t nc, size_t kc, size_t ks, cons
             const int8_t *a2 = mr > 2 ? indirection[p * MR + 2] : a1;
             const int8_t *a3 = mr > 3 ? indirection[p * MR + 3] : a2;
             for (size_t k = 0; k < kfull; k += 8) {
-                const __m256i va0 = _mm256_cvtepi8_epi16(_mm_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(a0 + k))));
-                const __m256i va1 = _mm256_cvtepi8_epi16(_mm_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(a1 + k))));
-                const __m256i va2 = _mm256_cvtepi8_epi16(_mm_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(a2 + k))));
-                const __m256i va3 = _mm256_cvtepi8_epi16(_mm_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(a3 + k))));
-                const __m256i vw01 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(wk + 0)));
+                const __m256i va0 = extend_inputs(load8(a0 + k));
+                const __m256i va1 = extend_inputs(load8(a1 + k));
+                const __m256i va2 = extend_inputs(load8(a2 + k));
+                const __m256i va3 = extend_inputs(load8(a3 + k));
+                const __m256i vw01 = load_weights(wk + 0);
                 vacc0x01 = _mm256_add_epi32(vacc0x01, _mm256_madd_epi16(va0, vw01));
                 vacc1x01 = _mm256_add_epi32(vacc1x01, _mm256_madd_epi16(va1, vw01));
                 vacc2x01 = _mm256_add_epi32(vacc2x01, _mm256_madd_epi16(va2, vw01));
                 vacc3x01 = _mm256_add_epi32(vacc3x01, _mm256_madd_epi16(va3, vw01));
-                const __m256i vw23 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(wk + 16)));
+                const __m256i vw23 = load_weights(wk + 16);
                 vacc0x23 = _mm256_add_epi32(vacc0x23, _mm256_madd_epi16(va0, vw23));
                 vacc1x23 = _mm256_add_epi32(vacc1x23, _mm256_madd_epi16(va1, vw23));
                 vacc2x23 = _mm256_add_epi32(vacc2x23, _mm256_madd_epi16(va2, vw23));
                 vacc3x23 = _mm256_add_epi32(vacc3x23, _mm256_madd_epi16(va3, vw23));
-                const __m256i vw45 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(wk + 32)));
+                const __m256i vw45 = load_weights(wk + 32);
                 vacc0x45 = _mm256_add_epi32(vacc0x45, _mm256_madd_epi16(va0, vw45));
                 vacc1x45 = _mm256_add_epi32(vacc1x45, _mm256_madd_epi16(va1, vw45));
                 vacc2x45 = _mm256_add_epi32(vacc2x45, _mm256_madd_epi16(va2, vw45));
                 vacc3x45 = _mm256_add_epi32(vacc3x45, _mm256_madd_epi16(va3, vw45));
-                const __m256i vw67 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(wk + 48)));
+                const __m256i vw67 = load_weights(wk + 48);
                 vacc0x67 = _mm256_add_epi32(vacc0x67, _mm256_madd_epi16(va0, vw67));
                 vacc1x67 = _mm256_add_epi32(vacc1x67, _mm256_madd_epi16(va1, vw67));
                 vacc2x67 = _mm256_add_epi32(vacc2x67, _mm256_madd_epi16(va2, vw67));
@@ -117,26 +138,26 @@ void qs8_qc8w_igemm_4x8c8__avx2(size_t mr, size_t nc, size_t kc, size_t ks, cons
                 wk += 64;
             }
             if (rem != 0) {
-                const __m256i va0 = _mm256_cvtepi8_epi16(_mm_broadcastq_epi64(load_tail(a0, kc, rem)));
-                const __m256i va1 = _mm256_cvtepi8_epi16(_mm_broadcastq_epi64(load_tail(a1, kc, rem)));
-                const __m256i va2 = _mm256_cvtepi8_epi16(_mm_broadcastq_epi64(load_tail(a2, kc, rem)));
-                const __m256i va3 = _mm256_cvtepi8_epi16(_mm_broadcastq_epi64(load_tail(a3, kc, rem)));
-                const __m256i vw01 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(wk + 0)));
+                const __m256i va0 = extend_inputs(load_tail(a0, kc, rem));
+                const __m256i va1 = extend_inputs(load_tail(a1, kc, rem));
+                const __m256i va2 = extend_inputs(load_tail(a2, kc, rem));
+                const __m256i va3 = extend_inputs(load_tail(a3, kc, rem));
+                const __m256i vw01 = load_weights(wk + 0);
                 vacc0x01 = _mm256_add_epi32(vacc0x01, _mm256_madd_epi16(va0, vw01));
                 vacc1x01 = _mm256_add_epi32(vacc1x01, _mm256_madd_epi16(va1, vw01));
                 vacc2x01 = _mm256_add_epi32(vacc2x01, _mm256_madd_epi16(va2, vw01));
                 vacc3x01 = _mm256_add_epi32(vacc3x01, _mm256_madd_epi16(va3, vw01));
-                const __m256i vw23 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(wk + 16)));
+                const __m256i vw23 = load_weights(wk + 16);
                 vacc0x23 = _mm256_add_epi32(vacc0x23, _mm256_madd_epi16(va0, vw23));
                 vacc1x23 = _mm256_add_epi32(vacc1x23, _mm256_madd_epi16(va1, vw23));
                 vacc2x23 = _mm256_add_epi32(vacc2x23, _mm256_madd_epi16(va2, vw23));
                 vacc3x23 = _mm256_add_epi32(vacc3x23, _mm256_madd_epi16(va3, vw23));
-                const __m256i vw45 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(wk + 32)));
+                const __m256i vw45 = load_weights(wk + 32);
                 vacc0x45 = _mm256_add_epi32(vacc0x45, _mm256_madd_epi16(va0, vw45));
                 vacc1x45 = _mm256_add_epi32(vacc1x45, _mm256_madd_epi16(va1, vw45));
                 vacc2x45 = _mm256_add_epi32(vacc2x45, _mm256_madd_epi16(va2, vw45));
                 vacc3x45 = _mm256_add_epi32(vacc3x45, _mm256_madd_epi16(va3, vw45));
-                const __m256i vw67 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(wk + 48)));
+                const __m256i vw67 = load_weights(wk + 48);
                 vacc0x67 = _mm256_add_epi32(vacc0x67, _mm256_madd_epi16(va0, vw67));
                 vacc1x67 = _mm256_add_epi32(vacc1x67, _mm256_madd_epi16(va1, vw67));
                 vacc2x67 = _mm256_add_epi32(vacc2x67, _mm256_madd_epi16(va2, vw67));
@@ -146,22 +167,10 @@ void qs8_qc8w_igemm_4x8c8__avx2(size_t mr, size_t nc, size_t kc, size_t ks, cons
         }
         const __m256i vbias = _mm256_loadu_si256((const __m256i *)(const void *)panel);
         const __m256 vscale = _mm256_loadu_ps((const float *)(const void *)wk);
-        const __m256i vsum0 = _mm256_hadd_epi32(_mm256_hadd_epi32(vacc0x01, vacc0x23), _mm256_hadd_epi32(vacc0x45, vacc0x67));
-        const __m256i vacc0 = _mm256_add_epi32(_mm256_permutevar8x32_epi32(vsum0, vorder), vbias);
-        const __m256 vf0 = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(vacc0), vscale), vmin), vmax);
-        const __m256i vq0 = _mm256_add_epi32(_mm256_cvtps_epi32(vf0), vzero_point);
-        const __m256i vsum1 = _mm256_hadd_epi32(_mm256_hadd_epi32(vacc1x01, vacc1x23), _mm256_hadd_epi32(vacc1x45, vacc1x67));
-        const __m256i vacc1 = _mm256_add_epi32(_mm256_permutevar8x32_epi32(vsum1, vorder), vbias);
-        const __m256 vf1 = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(vacc1), vscale), vmin), vmax);
-        const __m256i vq1 = _mm256_add_epi32(_mm256_cvtps_epi32(vf1), vzero_point);
-        const __m256i vsum2 = _mm256_hadd_epi32(_mm256_hadd_epi32(vacc2x01, vacc2x23), _mm256_hadd_epi32(vacc2x45, vacc2x67));
-        const __m256i vacc2 = _mm256_add_epi32(_mm256_permutevar8x32_epi32(vsum2, vorder), vbias);
-        const __m256 vf2 = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(vacc2), vscale), vmin), vmax);
-        const __m256i vq2 = _mm256_add_epi32(_mm256_cvtps_epi32(vf2), vzero_point);
-        const __m256i vsum3 = _mm256_hadd_epi32(_mm256_hadd_epi32(vacc3x01, vacc3x23), _mm256_hadd_epi32(vacc3x45, vacc3x67));
-        const __m256i vacc3 = _mm256_add_epi32(_mm256_permutevar8x32_epi32(vsum3, vorder), vbias);
-        const __m256 vf3 = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(vacc3), vscale), vmin), vmax);
-        const __m256i vq3 = _mm256_add_epi32(_mm256_cvtps_epi32(vf3), vzero_point);
+        const __m256i vq0 = requantize(vacc0x01, vacc0x23, vacc0x45, vacc0x67, vbias, vscale, params);
+        const __m256i vq1 = requantize(vacc1x01, vacc1x23, vacc1x45, vacc1x67, vbias, vscale, params);
+        const __m256i vq2 = requantize(vacc2x01, vacc2x23, vacc2x45, vacc2x67, vbias, vscale, params);
+        const __m256i vq3 = requantize(vacc3x01, vacc3x23, vacc3x45, vacc3x67, vbias, vscale, params);
         /* Values already lie in [-128, 127]: the saturating packs are exact. */
         const __m256i v01 = _mm256_packs_epi32(vq0, vq1);
         const __m256i v23 = _mm256_packs_epi32(vq2, vq3);

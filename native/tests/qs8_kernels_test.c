@@ -303,7 +303,8 @@ static int test_gemm(rng *r, const gemm_path *path, const gemm_path *scalar, siz
                 for (size_t ik = 0; ik < n_kc; ++ik) {
                     for (size_t is = 0; is < (igemm ? 3u : 1u); ++is) {
                         for (size_t iz = 0; iz < 4; ++iz) {
-                            failures += gemm_case(r, path, scalar, igemm, mr, ncs[in], kcs[ik], kss[is], zero_points[iz], -1);
+                            failures += gemm_case(r, path, scalar, igemm, mr, ncs[in], kcs[ik], kss[is],
+                                                  zero_points[iz], -1);
                             ++*cases;
                             if (failures) return failures;
                         }
@@ -539,7 +540,8 @@ static int bench(rl_isa isa, const char *name) {
     printf("int8 depthwise 3x3, 48 pixels per call (%s %uc vs scalar %uc)\n", name, dfast.channel_tile,
            dscalar.channel_tile);
     for (size_t s = 0; s < sizeof channelss / sizeof *channelss; ++s) {
-        const double base = dwconv_gops(&dscalar, channelss[s], 48, &r), gops = dwconv_gops(&dfast, channelss[s], 48, &r);
+        const double base = dwconv_gops(&dscalar, channelss[s], 48, &r);
+        const double gops = dwconv_gops(&dfast, channelss[s], 48, &r);
         printf("  C=%3zu  scalar %6.2f GOP/s  %s %7.2f GOP/s  x%.1f\n", channelss[s], base, name, gops, gops / base);
     }
     return 0;

@@ -1,7 +1,7 @@
-"""int8 GEMM/IGEMM/depthwise micro-kernels: native/tests/qs8_kernels_test.c built with the library's own per-ISA
-flags and run for every instruction-set path this CPU has (bit-exact against the scalar kernels and a plain
-formula, no over-read, no write outside the output). Every ISA's files are compiled on every run, so AVX-512
-code stays -Werror clean on machines that cannot run it."""
+"""int8 GEMM/IGEMM/depthwise micro-kernels: native/tests/qs8_kernels_test.c built with the library's own
+per-ISA flags and run for every instruction-set path this CPU has (bit-exact against the scalar kernels and
+a plain formula, no over-read, no write outside the output). Every ISA's files are compiled on every run, so
+AVX-512 code stays -Werror clean on machines that cannot run it."""
 
 from __future__ import annotations
 
@@ -68,7 +68,8 @@ def tester(tmp_path_factory: pytest.TempPathFactory) -> Path:
     objects = []
     for source in [*kernel_sources(build_config), TESTER]:
         obj = out / (source.stem + ".o")
-        flags = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", *build_config.flags_for(str(source))]
+        flags = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2",
+                 *build_config.flags_for(str(source))]
         result = subprocess.run([gcc, *flags, *includes, "-c", str(source), "-o", str(obj)],
                                 capture_output=True, text=True)
         assert result.returncode == 0, f"{source.name}:\n{result.stderr}"
