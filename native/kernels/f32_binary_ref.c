@@ -17,10 +17,25 @@ static float clamp(float v, float lo, float hi) {
     return v > hi ? hi : v;
 }
 
+/* Same-shape operands, one loop per op so the compiler vectorises each (the common residual ADD). */
+static void same_shape(rl_binary_op op, int64_t n, const float *restrict a, const float *restrict b, float lo,
+                       float hi, float *restrict out) {
+    switch (op) {
+    case RL_BIN_ADD: for (int64_t i = 0; i < n; ++i) out[i] = clamp(a[i] + b[i], lo, hi); return;
+    case RL_BIN_SUB: for (int64_t i = 0; i < n; ++i) out[i] = clamp(a[i] - b[i], lo, hi); return;
+    case RL_BIN_MUL: for (int64_t i = 0; i < n; ++i) out[i] = clamp(a[i] * b[i], lo, hi); return;
+    default: for (int64_t i = 0; i < n; ++i) out[i] = clamp(apply(op, a[i], b[i]), lo, hi); return;
+    }
+}
+
 void f32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const float *a, const float *b, float *out) {
     const float lo = bc->act_min, hi = bc->act_max;
-    if (bc->contiguous == 1) {
+    if (bc->contiguous == 1 && (out == a || out == b)) { /* in place: restrict would not hold */
         for (int64_t i = 0; i < bc->count; ++i) out[i] = clamp(apply(op, a[i], b[i]), lo, hi);
+        return;
+    }
+    if (bc->contiguous == 1) {
+        same_shape(op, bc->count, a, b, lo, hi, out);
         return;
     }
     if (bc->contiguous == 2) {

@@ -4,7 +4,7 @@
  * contiguous, which the compiler vectorises without reordering any sum. */
 #include "kernels.h"
 
-void f32_rdsum__scalar(size_t reduced, size_t channels, const float *x, float *y) {
+void f32_rdsum__scalar(size_t reduced, size_t channels, const float *restrict x, float *restrict y) {
     for (size_t c = 0; c < channels; ++c) y[c] = 0.0f;
     for (size_t r = 0; r < reduced; ++r) {
         const float *row = x + r * channels;

@@ -56,7 +56,11 @@ static void gemm_tile(void *context, size_t i, size_t j, size_t rows, size_t col
     }
 }
 
-/* Tiles of mr rows and all columns, unless that leaves threads idle: then the columns split into panels. */
+/* One tile per thread would leave a thread idle when the other is slowed down; one per mr rows would make
+ * the shared tile counter a hot cache line. About eight tiles per thread: rows in multiples of mr, and
+ * the columns split into whole panels only when there are too few rows. */
+#define RL_TILES_PER_THREAD 8
+
 static rl_status run_gemm(rl_plan *plan, rl_op *op) {
     rl_gemm_state *st = (rl_gemm_state *)op->state;
     st->a = (const char *)rl_input(plan, op, 0)->data;
@@ -64,12 +68,13 @@ static rl_status run_gemm(rl_plan *plan, rl_op *op) {
     const size_t threads = (size_t)rl_threadpool_threads(plan->pool);
     size_t tile_i = st->m, tile_j = st->n;
     if (threads > 1) {
+        const size_t want = RL_TILES_PER_THREAD * threads;
         const size_t row_tiles = (st->m + st->mr - 1) / st->mr;
-        tile_i = st->mr;
-        if (row_tiles < 4 * threads) {
-            const size_t panels = (st->n + st->nr - 1) / st->nr;
-            const size_t want = (4 * threads + row_tiles - 1) / row_tiles;
-            tile_j = st->nr * ((panels + want - 1) / want);
+        tile_i = st->mr * ((row_tiles + want - 1) / want);
+        const size_t tiles_i = (st->m + tile_i - 1) / tile_i;
+        if (tiles_i < want) {
+            const size_t panels = (st->n + st->nr - 1) / st->nr, per_row = (want + tiles_i - 1) / tiles_i;
+            tile_j = st->nr * ((panels + per_row - 1) / per_row);
         }
     }
     rl_parallelize_2d_tile_2d(plan->pool, gemm_tile, st, st->m, st->n, tile_i, tile_j);

@@ -44,7 +44,9 @@ static void dwconv_rows(void *context, size_t row, size_t unused_j, size_t rows,
 static rl_status run_dwconv(rl_plan *plan, rl_op *op) {
     rl_dwconv_state *st = (rl_dwconv_state *)op->state;
     st->output = (char *)rl_output(plan, op, 0)->data;
-    rl_parallelize_2d_tile_2d(plan->pool, dwconv_rows, st, st->rows, 1, plan->pool ? 1 : st->rows, 1);
+    /* About eight tiles of whole output rows per thread (see conv_gemm.c). */
+    const size_t want = 8 * (size_t)rl_threadpool_threads(plan->pool);
+    rl_parallelize_2d_tile_2d(plan->pool, dwconv_rows, st, st->rows, 1, plan->pool ? (st->rows + want - 1) / want : st->rows, 1);
     return RL_OK;
 }
 

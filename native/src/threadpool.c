@@ -1,48 +1,86 @@
 /* threadpool.c — the plan's worker threads. Workers spin briefly for the next op's job (an invoke runs
  * dozens of short parallel ops back to back, and a sleep/wake per op would cost more than the op), then
- * sleep on a condition variable until the next invoke. */
+ * sleep on a condition variable until the next invoke.
+ *
+ * Each thread starts on its own contiguous share of the tiles and steals from the others' ends when done,
+ * as pthreadpool does: thread k then computes the same rows in consecutive ops, so the rows an op reads
+ * are mostly the ones the same core has just written (handing tiles out from one shared counter made the
+ * cores trade each activation through the caches, and two threads ran slower than one). */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 
 #include "threadpool.h"
 
-#define RL_SPIN_ROUNDS 20000
+/* About 100 microseconds of polling: longer than the gap between two ops of an invoke, far shorter than the
+ * gap between invokes. */
+#define RL_SPIN_ROUNDS 100000
+
+/* A polite busy-wait step: lets the sibling hyperthread run and saves power, without giving up the core (a
+ * sched_yield can hand it to another process for a whole time slice). */
+static void spin_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__) || (defined(__arm__) && defined(__ARM_ARCH) && __ARM_ARCH >= 7)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* One thread's share of the current job's tiles, on its own cache line: `length` counts the tiles not yet
+ * claimed (it may go negative), the owner takes from `start`, thieves from `end`. */
+typedef struct {
+    size_t start, end;
+    ptrdiff_t length;
+    char pad[64 - 2 * sizeof(size_t) - sizeof(ptrdiff_t)];
+} rl_tile_range;
 
 struct rl_threadpool {
     int32_t threads; /* including the caller's */
     pthread_t *workers;
+    struct rl_worker_start *starts; /* each worker's pool and thread index */
     pthread_mutex_t mutex;
     pthread_cond_t wake, done;
     /* The current job, published under the mutex and through the generation counter. */
     rl_tile_2d_fn fn;
     void *context;
     size_t range_i, range_j, tile_i, tile_j, tiles_j, tiles;
-    size_t next_tile;     /* atomic: the next tile to hand out */
+    rl_tile_range *ranges; /* one per thread, the caller's first */
     uint64_t generation;  /* atomic: bumped once per job */
     int32_t active;       /* atomic: workers still inside the current job */
     int32_t stopping;
 };
 
-static void run_tiles(rl_threadpool *pool) {
-    for (;;) {
-        const size_t t = __atomic_fetch_add(&pool->next_tile, 1, __ATOMIC_RELAXED);
-        if (t >= pool->tiles) return;
-        const size_t i = (t / pool->tiles_j) * pool->tile_i, j = (t % pool->tiles_j) * pool->tile_j;
-        const size_t ti = pool->range_i - i < pool->tile_i ? pool->range_i - i : pool->tile_i;
-        const size_t tj = pool->range_j - j < pool->tile_j ? pool->range_j - j : pool->tile_j;
-        pool->fn(pool->context, i, j, ti, tj);
+static void run_tile(rl_threadpool *pool, size_t t) {
+    const size_t i = (t / pool->tiles_j) * pool->tile_i, j = (t % pool->tiles_j) * pool->tile_j;
+    const size_t ti = pool->range_i - i < pool->tile_i ? pool->range_i - i : pool->tile_i;
+    const size_t tj = pool->range_j - j < pool->tile_j ? pool->range_j - j : pool->tile_j;
+    pool->fn(pool->context, i, j, ti, tj);
+}
+
+static void run_tiles(rl_threadpool *pool, int32_t self) {
+    rl_tile_range *own = &pool->ranges[self];
+    while (__atomic_fetch_sub(&own->length, 1, __ATOMIC_ACQ_REL) > 0)
+        run_tile(pool, __atomic_fetch_add(&own->start, 1, __ATOMIC_RELAXED));
+    for (int32_t k = 1; k < pool->threads; ++k) {
+        rl_tile_range *victim = &pool->ranges[(self + k) % pool->threads];
+        while (__atomic_fetch_sub(&victim->length, 1, __ATOMIC_ACQ_REL) > 0)
+            run_tile(pool, __atomic_sub_fetch(&victim->end, 1, __ATOMIC_RELAXED));
     }
 }
 
+typedef struct rl_worker_start {
+    rl_threadpool *pool;
+    int32_t index;
+} rl_worker_start;
+
 static void *worker_main(void *arg) {
-    rl_threadpool *pool = (rl_threadpool *)arg;
+    rl_threadpool *pool = ((rl_worker_start *)arg)->pool;
+    const int32_t self = ((rl_worker_start *)arg)->index;
     uint64_t seen = 0;
     for (;;) {
         uint64_t now = __atomic_load_n(&pool->generation, __ATOMIC_ACQUIRE);
         for (int spin = 0; now == seen && spin < RL_SPIN_ROUNDS; ++spin) {
-            if (spin % 64 == 63) sched_yield();
+            spin_pause();
             now = __atomic_load_n(&pool->generation, __ATOMIC_ACQUIRE);
         }
         pthread_mutex_lock(&pool->mutex);
@@ -53,7 +91,7 @@ static void *worker_main(void *arg) {
         }
         seen = pool->generation;
         pthread_mutex_unlock(&pool->mutex);
-        run_tiles(pool);
+        run_tiles(pool, self);
         pthread_mutex_lock(&pool->mutex);
         if (__atomic_sub_fetch(&pool->active, 1, __ATOMIC_ACQ_REL) == 0) pthread_cond_signal(&pool->done);
         pthread_mutex_unlock(&pool->mutex);
@@ -65,8 +103,14 @@ rl_threadpool *rl_threadpool_create(int32_t threads) {
     rl_threadpool *pool = (rl_threadpool *)calloc(1, sizeof *pool);
     if (!pool) return NULL;
     pool->workers = (pthread_t *)calloc((size_t)threads - 1, sizeof(pthread_t));
-    if (!pool->workers || pthread_mutex_init(&pool->mutex, NULL) != 0) {
+    pool->starts = (rl_worker_start *)calloc((size_t)threads - 1, sizeof(rl_worker_start));
+    void *ranges = NULL;
+    if (posix_memalign(&ranges, 64, sizeof(rl_tile_range) * (size_t)threads) != 0) ranges = NULL;
+    pool->ranges = (rl_tile_range *)ranges;
+    if (!pool->workers || !pool->starts || !pool->ranges || pthread_mutex_init(&pool->mutex, NULL) != 0) {
         free(pool->workers);
+        free(pool->starts);
+        free(pool->ranges);
         free(pool);
         return NULL;
     }
@@ -74,7 +118,8 @@ rl_threadpool *rl_threadpool_create(int32_t threads) {
     pthread_cond_init(&pool->done, NULL);
     pool->threads = 1;
     for (int32_t k = 0; k < threads - 1; ++k) {
-        if (pthread_create(&pool->workers[k], NULL, worker_main, pool) != 0) break;
+        pool->starts[k] = (rl_worker_start){.pool = pool, .index = k + 1};
+        if (pthread_create(&pool->workers[k], NULL, worker_main, &pool->starts[k]) != 0) break;
         pool->threads++;
     }
     if (pool->threads == 1) {
@@ -95,6 +140,8 @@ void rl_threadpool_destroy(rl_threadpool *pool) {
     pthread_cond_destroy(&pool->done);
     pthread_mutex_destroy(&pool->mutex);
     free(pool->workers);
+    free(pool->starts);
+    free(pool->ranges);
     free(pool);
 }
 
@@ -121,14 +168,18 @@ void rl_parallelize_2d_tile_2d(rl_threadpool *pool, rl_tile_2d_fn fn, void *cont
     pool->tile_j = tile_j;
     pool->tiles_j = tiles_j;
     pool->tiles = tiles_i * tiles_j;
-    __atomic_store_n(&pool->next_tile, 0, __ATOMIC_RELAXED);
+    for (int32_t k = 0; k < pool->threads; ++k) {
+        pool->ranges[k].start = pool->tiles * (size_t)k / (size_t)pool->threads;
+        pool->ranges[k].end = pool->tiles * (size_t)(k + 1) / (size_t)pool->threads;
+        pool->ranges[k].length = (ptrdiff_t)(pool->ranges[k].end - pool->ranges[k].start);
+    }
     __atomic_store_n(&pool->active, pool->threads - 1, __ATOMIC_RELAXED);
     __atomic_store_n(&pool->generation, pool->generation + 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&pool->wake);
     pthread_mutex_unlock(&pool->mutex);
-    run_tiles(pool);
+    run_tiles(pool, 0);
     for (int spin = 0; __atomic_load_n(&pool->active, __ATOMIC_ACQUIRE) > 0 && spin < RL_SPIN_ROUNDS; ++spin)
-        if (spin % 64 == 63) sched_yield();
+        spin_pause();
     pthread_mutex_lock(&pool->mutex);
     while (__atomic_load_n(&pool->active, __ATOMIC_ACQUIRE) > 0) pthread_cond_wait(&pool->done, &pool->mutex);
     pthread_mutex_unlock(&pool->mutex);
