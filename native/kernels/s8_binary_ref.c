@@ -54,24 +54,9 @@ static int8_t apply(int32_t x, int32_t y, const rl_s8_binary_params *p) {
     return (int8_t)rl_clamp_i32(v, p->act_min, p->act_max);
 }
 
-/* XNNPACK's ADD/SUB on same-shape operands as one plain loop, which the compiler vectorises. */
-static void xnnpack_addsub_same_shape(int64_t n, const rl_s8_binary_params *p, const int8_t *restrict a,
-                                      const int8_t *restrict b, int8_t *restrict out) {
-    const int32_t bias = p->xnn_bias, am = p->xnn_a_multiplier, bm = p->xnn_b_multiplier, shift = p->xnn_shift;
-    const int32_t zp = p->output_zero_point, lo = p->act_min, hi = p->act_max;
-    for (int64_t i = 0; i < n; ++i) {
-        const int32_t v = ((bias + a[i] * am + b[i] * bm) >> shift) + zp;
-        out[i] = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
-    }
-}
-
 void s8_binary_ref(const rl_broadcast *bc, const rl_s8_binary_params *p, const int8_t *a, const int8_t *b,
                    int8_t *out) {
     if (bc->count == 0) return;
-    if (bc->contiguous == 1 && p->kind == RL_S8_ADDSUB_XNNPACK && out != a && out != b) {
-        xnnpack_addsub_same_shape(bc->count, p, a, b, out);
-        return;
-    }
     int64_t index[8] = {0};
     const int64_t inner = bc->out_dims[7], sa = bc->a_strides[7], sb = bc->b_strides[7];
     do {

@@ -64,6 +64,14 @@ static rl_status prepare_tflite_add(rl_plan *plan, double a_scale, double b_scal
     return RL_OK;
 }
 
+/* Same-shape ADD/SUB in XNNPACK's arithmetic: the qs8_vadd micro-kernel of the plan's path. */
+static rl_status run_vadd(rl_plan *plan, rl_op *op) {
+    plan->kernels->qs8_vadd((size_t)op->prep.bc.count, (const int8_t *)rl_input(plan, op, 0)->data,
+                            (const int8_t *)rl_input(plan, op, 1)->data, (int8_t *)rl_output(plan, op, 0)->data,
+                            (const rl_s8_binary_params *)op->scratch);
+    return RL_OK;
+}
+
 rl_status rl_prepare_binary_s8(rl_plan *plan, rl_op *op) {
     rl_status s;
     rl_tensor *a = rl_input(plan, op, 0), *b = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
@@ -104,6 +112,7 @@ rl_status rl_prepare_binary_s8(rl_plan *plan, rl_op *op) {
     }
     if ((s = rl_quantized_activation_range(plan, activation, output, &p->act_min, &p->act_max)) != RL_OK) return s;
     if (xnnpack) xnnpack_activation_range(activation, so, p->output_zero_point, &p->act_min, &p->act_max);
+    if (p->kind == RL_S8_ADDSUB_XNNPACK && op->prep.bc.contiguous == 1) op->run = run_vadd;
     return RL_OK;
 }
 

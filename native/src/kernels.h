@@ -125,6 +125,7 @@ typedef struct {
     rl_qs8_gemm_config qs8_gemm;
     rl_f32_dwconv_config f32_dwconv;
     rl_qs8_dwconv_config qs8_dwconv;
+    void (*qs8_vadd)(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const struct rl_s8_binary_params *p);
 } rl_kernel_table;
 
 /* The whole-op references (the scalar specification of each op) with the micro-kernels of `isa`. */
@@ -242,6 +243,12 @@ typedef struct rl_s8_binary_params {
 
 void s8_binary_ref(const rl_broadcast *bc, const rl_s8_binary_params *p, const int8_t *a, const int8_t *b,
                    int8_t *out);
+/* int8 ADD/SUB of same-shape operands in XNNPACK's arithmetic (kind RL_S8_ADDSUB_XNNPACK). */
+typedef void (*rl_qs8_vadd_fn)(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
+void qs8_vadd_minmax__scalar(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
+#if defined(__x86_64__) || defined(_M_X64)
+void qs8_vadd_minmax__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
+#endif
 /* table indexed by the input's bits as uint8 (x = -128 at index 128). */
 void s8_lut_ref(int64_t count, const int8_t *table, const int8_t *x, int8_t *y);
 /* int8 pooling, NHWC; act_min/act_max clamp in the output's integers (scales equal in and out). */
