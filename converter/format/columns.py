@@ -143,8 +143,11 @@ class Tables:
 
     def vector(self, name: str) -> Vectors:
         """A vector field (of scalars, or of tables: uoffsets) of every table; absent ones are empty."""
-        elem = self.slot_of[name][1][1:-1]
-        elem = elem if elem in SCALARS else "uint"
+        slot, ftype, _ = self.slot_of[name]
+        elem = ftype[1:-1] if ftype[1:-1] in SCALARS else "uint"
+        if not self.offsets[:, slot].any():
+            empty = np.zeros(len(self), dtype=np.int64)
+            return Vectors(elem, empty, empty)
         where = f"{self.where}.{name}"
         rows, target = self.ref(name)
         count = self.fb.take("uint", target, where).astype(np.int64)

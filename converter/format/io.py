@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import mmap
 import os
 from collections.abc import Iterator
 
@@ -31,7 +32,7 @@ SUBGRAPH_REFERENCES = {
 }
 
 
-def load(source: str | os.PathLike | bytes | bytearray | memoryview) -> ModelFile:
+def load(source: str | os.PathLike | bytes | bytearray | memoryview | mmap.mmap) -> ModelFile:
     """Read a .tflite file (a path, or its bytes). Constant buffers are zero-copy views of the bytes."""
     if isinstance(source, (str, os.PathLike)):
         try:
@@ -39,7 +40,7 @@ def load(source: str | os.PathLike | bytes | bytearray | memoryview) -> ModelFil
                 data: bytes | bytearray | memoryview = f.read()
         except OSError as e:
             raise ModelError(f"cannot read {os.fspath(source)!r}: {e.strerror}") from None
-    elif isinstance(source, (bytes, bytearray, memoryview)):
+    elif isinstance(source, (bytes, bytearray, memoryview, mmap.mmap)):
         data = source
     else:
         raise TypeError(f"load() takes a path or bytes, not {type(source).__name__}")

@@ -443,7 +443,10 @@ class ModelView:
             for union, key, types, positions in (
                     ("BuiltinOptions", "builtin_options", ops.options_type, ops.options_pos),
                     ("BuiltinOptions2", "builtin_options_2", ops.options2_type, ops.options2_pos)):
-                for j in np.flatnonzero(np.isin(types, _calling_codes(union))).tolist():
+                calling = _CALLING[union][types]
+                if not calling.any():
+                    continue
+                for j in np.flatnonzero(calling).tolist():
                     name = UNIONS[union][int(types[j])]
                     options = self.reader.table(int(positions[j]), name, f"{sg.where}.operators[{j}].{key}")
                     for field in SUBGRAPH_REFERENCES[name]:
@@ -455,14 +458,9 @@ class ModelView:
         check_call_cycles(calls)
 
 
-_CALLING: dict[str, np.ndarray] = {}
-
-
-def _calling_codes(union: str) -> np.ndarray:
-    """The union's type codes whose options tables name subgraphs."""
-    if union not in _CALLING:
-        _CALLING[union] = np.array([c for c, m in enumerate(UNIONS[union]) if m in SUBGRAPH_REFERENCES] or [-1])
-    return _CALLING[union]
+# Per union, per type code: whether its options tables name subgraphs.
+_CALLING = {union: np.array([m in SUBGRAPH_REFERENCES for m in members] + [False] * (256 - len(members)))
+            for union, members in UNIONS.items()}
 
 
 __all__ = ["LazyList", "ModelView", "OperatorColumns", "Ragged", "SubGraphView", "TensorColumns", "Vectors"]
