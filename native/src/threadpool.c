@@ -46,7 +46,8 @@ struct rl_threadpool {
     size_t range_i, range_j, tile_i, tile_j, tiles_j, tiles;
     rl_tile_range *ranges; /* one per thread, the caller's first */
     uint64_t generation;  /* atomic: bumped once per job */
-    int32_t active;       /* atomic: workers still inside the current job */
+    int32_t active;       /* atomic: workers checked in to a job and not yet out */
+    int32_t open;         /* atomic: 1 while the current job has tiles to claim */
     int32_t stopping;
 };
 
@@ -91,10 +92,17 @@ static void *worker_main(void *arg) {
         }
         seen = pool->generation;
         pthread_mutex_unlock(&pool->mutex);
-        run_tiles(pool, self);
-        pthread_mutex_lock(&pool->mutex);
-        if (__atomic_sub_fetch(&pool->active, 1, __ATOMIC_ACQ_REL) == 0) pthread_cond_signal(&pool->done);
-        pthread_mutex_unlock(&pool->mutex);
+        /* Check in, then look whether the job is still open: the caller closes it once every tile is claimed
+         * and then waits only for the threads that checked in, so a worker the OS has not scheduled yet never
+         * holds up an op (the caller takes its tiles instead). A late worker may join a newer job than the one
+         * it woke for; joining is harmless, tiles are claimed atomically. */
+        __atomic_add_fetch(&pool->active, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&pool->open, __ATOMIC_SEQ_CST)) run_tiles(pool, self);
+        if (__atomic_sub_fetch(&pool->active, 1, __ATOMIC_SEQ_CST) == 0) {
+            pthread_mutex_lock(&pool->mutex);
+            pthread_cond_signal(&pool->done);
+            pthread_mutex_unlock(&pool->mutex);
+        }
     }
 }
 
@@ -173,11 +181,12 @@ void rl_parallelize_2d_tile_2d(rl_threadpool *pool, rl_tile_2d_fn fn, void *cont
         pool->ranges[k].end = pool->tiles * (size_t)(k + 1) / (size_t)pool->threads;
         pool->ranges[k].length = (ptrdiff_t)(pool->ranges[k].end - pool->ranges[k].start);
     }
-    __atomic_store_n(&pool->active, pool->threads - 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&pool->generation, pool->generation + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&pool->open, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&pool->generation, pool->generation + 1, __ATOMIC_SEQ_CST);
     pthread_cond_broadcast(&pool->wake);
     pthread_mutex_unlock(&pool->mutex);
-    run_tiles(pool, 0);
+    run_tiles(pool, 0); /* returns once every tile is claimed: the caller steals whatever the workers have not */
+    __atomic_store_n(&pool->open, 0, __ATOMIC_SEQ_CST);
     for (int spin = 0; __atomic_load_n(&pool->active, __ATOMIC_ACQUIRE) > 0 && spin < RL_SPIN_ROUNDS; ++spin)
         spin_pause();
     pthread_mutex_lock(&pool->mutex);
