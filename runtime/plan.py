@@ -9,6 +9,7 @@ import numpy as np
 
 from rillet.converter.format import ModelError, ModelView, Options, SubGraphView, tensor_type_name
 from rillet.converter.format.schema import CUSTOM_CODE, TABLES, UNIONS
+from rillet.converter.format.columns import Vectors, gather
 from rillet.converter.format.view import OperatorColumns, TensorColumns
 from rillet.native import STATUS_NAMES, ffi, lib
 
@@ -199,21 +200,32 @@ PARAMETER_WORDS, _PARAMETER_WORD = _parameter_words()
 
 
 class _ParameterLayout:
-    """For one op kind of PARAMETER_COLUMNS: which options fields its options type has, and where each
-    parameter goes in rl_op_params."""
+    """For one op kind of PARAMETER_COLUMNS: the options fields its options type has (read), the
+    parameters whose field it lacks (constant), and each parameter's word in rl_op_params."""
 
     def __init__(self, kind: str) -> None:
         self.options, member, fields = PARAMETER_COLUMNS[kind]
+        self.code = _OPTIONS_CODES[self.options]
         has = TABLE_FIELDS[self.options]
-        self.defaults = np.array([default for _, _, default in fields], dtype=np.float64)
-        self.read = tuple(option for _, option, _ in fields if option in has)
-        self.read_columns = [k for k, (_, option, _) in enumerate(fields) if option in has]
         places = [_PARAMETER_WORD[(member, field)] for field, _, _ in fields]
-        self.int_words = [w for w, is_float in places if not is_float]
-        self.int_columns = [k for k, (_, is_float) in enumerate(places) if not is_float]
-        self.float_words = [w for w, is_float in places if is_float]
-        self.float_columns = [k for k, (_, is_float) in enumerate(places) if is_float]
-        self.refuse_shuffled = kind == "FULLY_CONNECTED"
+        read = [k for k, (_, option, _) in enumerate(fields) if option in has]
+        self.refuse_shuffled = kind == "FULLY_CONNECTED"  # weights_format, read last, must be 0
+        self.read = tuple(fields[k][1] for k in read) + (("weights_format",) if self.refuse_shuffled else ())
+        constant = [k for k, (_, option, _) in enumerate(fields) if option not in has]
+
+        def split(ks: list[int], is_float: bool) -> tuple[np.ndarray, list[int], np.ndarray]:
+            """(words, positions in `ks`, defaults) of the parameters among `ks` that are (not) floats."""
+            chosen = [(i, k) for i, k in enumerate(ks) if places[k][1] == is_float]
+            return (np.array([places[k][0] for _, k in chosen], dtype=np.intp), [i for i, _ in chosen],
+                    np.array([fields[k][2] for _, k in chosen], dtype=np.float32 if is_float else np.int32))
+
+        everything = list(range(len(fields)))
+        self.all_int, _, self.all_int_defaults = split(everything, False)
+        self.all_float, _, self.all_float_defaults = split(everything, True)
+        self.read_int, self.read_int_columns, _ = split(read, False)
+        self.read_float, self.read_float_columns, _ = split(read, True)
+        self.constant_int, _, self.constant_int_values = split(constant, False)
+        self.constant_float, _, self.constant_float_values = split(constant, True)
 
 
 _LAYOUTS = {kind: _ParameterLayout(kind) for kind in PARAMETER_COLUMNS}
@@ -222,46 +234,58 @@ _LAYOUTS = {kind: _ParameterLayout(kind) for kind in PARAMETER_COLUMNS}
 def fill_parameters(subgraph: SubGraphView, names: list[str], vectorized: bool = True) -> np.ndarray:
     """Every op's rl_op_params (row j: op j's, as 32-bit words) from its builtin options. `vectorized`
     reads the usual case for all ops of a kind at once; otherwise (and for the rest) PARAMETER_FILLERS
-    fill one op at a time. Raises InterpreterError for options rillet refuses."""
+    fill one op at a time. Raises OptionsRefused for options rillet refuses."""
     words = np.zeros((max(1, len(names)), PARAMETER_WORDS), dtype=np.int32)
-    params = ffi.from_buffer("rl_op_params[]", words)
+    floats = words.view(np.float32)
     ops = subgraph.operator_columns()
     one_by_one: list[int] = []
     kinds: dict[str, list[int]] = {}
     for j, name in enumerate(names):
         kinds.setdefault(name, []).append(j)
     options = subgraph.options_tables() if vectorized else {}
-    for kind, rows in kinds.items():
+    for kind, rows_list in kinds.items():
         layout = _LAYOUTS.get(kind) if vectorized else None
         if layout is None:
             if kind in PARAMETER_FILLERS:
-                one_by_one += rows
+                one_by_one += rows_list
             continue
-        rows_array = np.array(rows)
-        types = ops.options_type[rows_array]
-        usual = types == _OPTIONS_CODES[layout.options]
-        one_by_one += rows_array[~usual & (types != 0)].tolist()
-        plain = usual | (types == 0)
-        rows_array = rows_array[plain]
-        values = np.broadcast_to(layout.defaults, (rows_array.size, layout.defaults.size)).copy()
-        if usual.any() and layout.read:
-            table_rows, tables = options[layout.options]
-            read = rows_array[usual[plain]]
-            record = tables.record(layout.read)[np.searchsorted(table_rows, read)]
-            values[np.ix_(usual[plain], layout.read_columns)] = record
-            if layout.refuse_shuffled:
-                shuffled = tables.record(("weights_format",))[np.searchsorted(table_rows, read), 0] != 0
-                if shuffled.any():
-                    raise OptionsRefused(int(read[shuffled.argmax()]), "shuffled weights are not supported")
-        if layout.int_words:
-            words[np.ix_(rows_array, layout.int_words)] = values[:, layout.int_columns].astype(np.int32)
-        if layout.float_words:
-            words.view(np.float32)[np.ix_(rows_array, layout.float_words)] = values[:, layout.float_columns]
-    for j in sorted(one_by_one):
-        try:
-            PARAMETER_FILLERS[names[j]](params[j], subgraph.operators[j].builtin_options)
-        except InterpreterError as e:
-            raise OptionsRefused(j, str(e)) from None
+        rows = np.array(rows_list, dtype=np.intp)
+        types = ops.options_type[rows]
+        usual = types == layout.code
+        if usual.all():
+            without = rows[:0]
+        else:
+            without = rows[types == 0]
+            one_by_one += rows[~usual & (types != 0)].tolist()
+            rows = rows[usual]
+        if without.size:  # no options table: every parameter its default
+            words[without[:, None], layout.all_int] = layout.all_int_defaults
+            floats[without[:, None], layout.all_float] = layout.all_float_defaults
+        if not rows.size:
+            continue
+        if layout.constant_int.size:
+            words[rows[:, None], layout.constant_int] = layout.constant_int_values
+        if layout.constant_float.size:
+            floats[rows[:, None], layout.constant_float] = layout.constant_float_values
+        if not layout.read:
+            continue
+        table_rows, tables = options[layout.options]
+        record = tables.record(layout.read)
+        if table_rows.size != rows.size:  # some ops of another kind have this options type too
+            record = record[np.searchsorted(table_rows, rows)]
+        if layout.read_int.size:
+            words[rows[:, None], layout.read_int] = record[:, layout.read_int_columns]
+        if layout.read_float.size:
+            floats[rows[:, None], layout.read_float] = record[:, layout.read_float_columns]
+        if layout.refuse_shuffled and record[:, -1].any():
+            raise OptionsRefused(int(rows[record[:, -1].argmax()]), "shuffled weights are not supported")
+    if one_by_one:
+        params = ffi.from_buffer("rl_op_params[]", words)
+        for j in sorted(one_by_one):
+            try:
+                PARAMETER_FILLERS[names[j]](params[j], subgraph.operators[j].builtin_options)
+            except InterpreterError as e:
+                raise OptionsRefused(j, str(e)) from None
     return words
 
 
@@ -347,25 +371,45 @@ class NativePlan:
             if status:
                 self._check(status, what=f"tensor {i} {self.subgraph.tensors[i].name!r}")
 
-        counts, zero_counts = t.scale.counts.tolist(), t.zero_point.counts.tolist()
-        scales = np.ascontiguousarray(t.scale.values, dtype=np.float32)
-        zero_points = np.ascontiguousarray(t.zero_point.values, dtype=np.int64)
+        scales, zero_points = t.scale_vectors, t.zero_point_vectors
+        counts, zero_counts = scales.count.tolist(), zero_points.count.tolist()
+        pointers = (self._in_place(scales, "float", 4), self._in_place(zero_points, "int64_t", 8))
+        if None not in pointers:  # the file's own vectors, aligned as flatbuffers align them
+            scale_at, zero_at = (scales.start // 4).tolist(), (zero_points.start // 8).tolist()
+        else:  # a file with unaligned vectors: copies
+            (scale_values, scale_offsets), = gather(model.fb, [scales])
+            (zero_values, zero_offsets), = gather(model.fb, [zero_points])
+            scale_at, zero_at = scale_offsets.tolist(), zero_offsets.tolist()
+            pointers = (self._pointer(scale_values, "float"), self._pointer(zero_values, "int64_t"))
+        scale_base, zero_base = pointers
         zeros = np.zeros(max(counts, default=1) or 1, dtype=np.int64)
-        keep += [scales, zero_points, zeros]
-        scale_base = ffi.from_buffer("float[]", scales) if scales.size else ffi.NULL
-        zero_base = ffi.from_buffer("int64_t[]", zero_points) if zero_points.size else ffi.NULL
-        zeros_base = ffi.from_buffer("int64_t[]", zeros)
+        zeros_base = self._pointer(zeros, "int64_t")
         set_quantization = lib.rl_plan_set_quantization
-        for index, count, zero_count, scale_at, zero_at, axis in zip(
-                t.quantized.tolist(), counts, zero_counts, t.scale.offsets.tolist(), t.zero_point.offsets.tolist(),
-                t.quantized_dimension.tolist()):
+        for index, count, zero_count, s_at, z_at, axis in zip(
+                t.quantized.tolist(), counts, zero_counts, scale_at, zero_at, t.quantized_dimension.tolist()):
             if not count:
                 continue
             if zero_count and zero_count < count:
                 raise ModelError(f"tensor {index} {self.subgraph.tensors[index].name!r}: quantization has {count} "
                                  f"scales but {zero_count} zero points")
-            self._check(set_quantization(plan, index, count, scale_base + scale_at,
-                                         zero_base + zero_at if zero_count else zeros_base, axis))
+            status = set_quantization(plan, index, count, scale_base + s_at,
+                                      zero_base + z_at if zero_count else zeros_base, axis)
+            if status:
+                self._check(status)
+
+    def _in_place(self, vectors: Vectors, ctype: str, width: int) -> Any:
+        """A `ctype *` to the model's bytes when every vector in `vectors` is `width`-aligned there."""
+        address = int(ffi.cast("uintptr_t", self._bytes))
+        if address % width or (vectors.start % width).any():
+            return None
+        return ffi.cast(f"{ctype} *", self._bytes)
+
+    def _pointer(self, values: np.ndarray, ctype: str) -> Any:
+        array = np.ascontiguousarray(values, dtype=np.float32 if ctype == "float" else np.int64)
+        if not array.size:
+            array = np.zeros(1, dtype=array.dtype)
+        self._keep.append(array)
+        return ffi.from_buffer(f"{ctype}[]", array)
 
     def _add_ops(self, ops: OperatorColumns) -> None:
         listing = unsupported_ops(self.model)

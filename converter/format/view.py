@@ -99,13 +99,24 @@ class Ragged:
 
 class TensorColumns:
     """What a plan reads of every tensor of a subgraph (row i: tensor i). `quantized` lists the tensors
-    with quantization parameters; `scale`, `zero_point`, `quantized_dimension` have a row for each."""
+    with quantization parameters; `scale`, `zero_point`, `quantized_dimension` have a row for each (the
+    first two also as `Vectors` in the file, which a plan can read in place)."""
 
     shape: Ragged
-    scale: Ragged
-    zero_point: Ragged
+    scale_vectors: Vectors
+    zero_point_vectors: Vectors
+    quantized_dimension: np.ndarray
+
+    @property
+    def scale(self) -> Ragged:
+        return Ragged(*gather(self._fb, [self.scale_vectors])[0])
+
+    @property
+    def zero_point(self) -> Ragged:
+        return Ragged(*gather(self._fb, [self.zero_point_vectors])[0])
 
     def __init__(self, tables: Tables) -> None:
+        self._fb = tables.fb
         self.type = tables.scalar("type")
         self.buffer = tables.scalar("buffer").astype(np.int64)
         self.is_variable = tables.scalar("is_variable")
@@ -201,8 +212,7 @@ class SubGraphView:
             groups.append((members[code], ops.options_pos[ops.options_type == code],
                            f"{self.where}.operators.builtin_options"))
         quant, *option_tables = parse(fb, groups)
-        (scale, so), (zero_point, zo) = (gather(fb, [quant.vector(name)])[0] for name in ("scale", "zero_point"))
-        tensors.scale, tensors.zero_point = Ragged(scale, so), Ragged(zero_point, zo)
+        tensors.scale_vectors, tensors.zero_point_vectors = quant.vector("scale"), quant.vector("zero_point")
         tensors.quantized_dimension = quant.scalar("quantized_dimension")
         self._options = {members[c]: (np.flatnonzero(ops.options_type == c), t) for c, t in zip(codes, option_tables)}
         self._check(tensors, ops)

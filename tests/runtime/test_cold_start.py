@@ -143,3 +143,16 @@ def test_empty_file_is_a_model_error(tmp_path):
     path.write_bytes(b"")
     with pytest.raises(ModelError, match="too short"):
         Interpreter(model_path=str(path))
+
+
+def test_quantization_copied_when_the_files_vectors_cannot_be_used_in_place(monkeypatch):
+    from rillet.runtime.plan import NativePlan
+
+    monkeypatch.setattr(NativePlan, "_in_place", lambda self, vectors, ctype, width: None)
+    name = "cnn_small_int8"
+    g = golden(name)
+    it = Interpreter(model_path=str(model_path(name)))
+    it.allocate_tensors()
+    it.set_tensor(it.get_input_details()[0]["index"], g["x"])
+    it.invoke()
+    np.testing.assert_array_equal(it.get_tensor(it.get_output_details()[0]["index"]), g["y"])
