@@ -212,14 +212,15 @@ def parse(fb: FileBytes, groups: list[tuple[str, np.ndarray, str]]) -> list[Tabl
             raise Malformed(where)
     else:
         offsets, obj_size = np.zeros((0, slots), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    # As Reader: every named field (not a union's type byte, not a deprecated slot) lies in its table.
+    named = np.repeat(np.array([_layout(t).named_mask(slots) for t, _, _ in groups]), [p.size for _, p, _ in groups],
+                      axis=0) if len(groups) > 1 else _layout(groups[0][0]).named_mask(slots)
+    if ((offsets >= obj_size[:, None]) & (offsets != 0) & named).any():
+        raise Malformed(where)
     out, row = [], 0
     for table, p, what in groups:
         k = p.size
-        rows = offsets[row : row + k]
-        named = rows[:, _layout(table).named_slots]
-        if ((named >= obj_size[row : row + k, None]) & (named != 0)).any():  # as Reader: named fields only
-            raise Malformed(what)
-        out.append(Tables(fb, table, pos[row : row + k], rows, what))
+        out.append(Tables(fb, table, pos[row : row + k], offsets[row : row + k], what))
         row += k
     return out
 
@@ -231,6 +232,15 @@ class _Layout:
         fields = [(slot, name, ftype, default) for slot, name, ftype, default in SLOTS[table] if name is not None]
         self.named_slots = np.array([slot for slot, *_ in fields], dtype=np.int64)
         self.slot_of = {name: (slot, ftype, default) for slot, name, ftype, default in fields}
+        self._masks: dict[int, np.ndarray] = {}
+
+    def named_mask(self, slots: int) -> np.ndarray:
+        """Which of the first `slots` vtable slots hold a named field."""
+        if slots not in self._masks:
+            mask = np.zeros(slots, dtype=bool)
+            mask[self.named_slots[self.named_slots < slots]] = True
+            self._masks[slots] = mask
+        return self._masks[slots]
 
 
 _LAYOUTS: dict[str, _Layout] = {}

@@ -145,9 +145,10 @@ class SubGraphView:
     """One subgraph of a ModelView. `tensors` and `operators` decode per item, as `load` would;
     `columns()` reads what a plan needs of all of them at once and runs `validate`'s checks."""
 
-    def __init__(self, model: ModelView, index: int, tensor_pos: np.ndarray, op_pos: np.ndarray,
-                 inputs: list[int], outputs: list[int]) -> None:
+    def __init__(self, model: ModelView, index: int, position: int, fields: dict[str, int], tensor_pos: np.ndarray,
+                 op_pos: np.ndarray, inputs: list[int], outputs: list[int]) -> None:
         self.model, self.index = model, index
+        self._position, self._fields = position, fields
         self.where = f"Model.subgraphs[{index}]"
         self._tensor_pos, self._op_pos = tensor_pos, op_pos
         self.inputs, self.outputs = inputs, outputs
@@ -159,7 +160,8 @@ class SubGraphView:
 
     @property
     def name(self) -> str | None:
-        return self.model.subgraph_field(self.index, "name")
+        offset = self._fields["name"]
+        return self.model.reader.value(self._position + offset, "string", f"{self.where}.name") if offset else None
 
     def _decode_tensor(self, i: int) -> Tensor:
         return self.model.reader.table(int(self._tensor_pos[i]), "Tensor", f"{self.where}.tensors[{i}]")
@@ -207,7 +209,7 @@ class SubGraphView:
         # Quantization parameters and options tables: one parse for all their types.
         groups = [("QuantizationParameters", tensors._quantization, f"{self.where}.tensors.quantization")]
         members = UNIONS["BuiltinOptions"]
-        codes = np.unique(ops.options_type[ops.options_type != 0]).tolist()
+        codes = (np.flatnonzero(np.bincount(ops.options_type, minlength=1)[1:]) + 1).tolist()
         for code in codes:
             groups.append((members[code], ops.options_pos[ops.options_type == code],
                            f"{self.where}.operators.builtin_options"))
@@ -293,13 +295,14 @@ class ModelView:
         self.version = self._model_field("version")
         if self.version != SCHEMA_VERSION:
             raise ModelError(f"schema version {self.version} is not supported (TFLite files are version 3)")
-        codes, buffers, subgraphs = parse(fb, [
-            ("OperatorCode", self._table_positions("operator_codes"), "Model.operator_codes"),
-            ("Buffer", self._table_positions("buffers"), "Model.buffers"),
-            ("SubGraph", self._table_positions("subgraphs"), "Model.subgraphs"),
-        ])
-        if not len(subgraphs):
+        self._subgraph_pos = self._table_positions(root, "subgraphs", "Model.subgraphs")
+        if not self._subgraph_pos.size:
             raise ModelError("the model has no subgraphs")
+        codes, buffers = parse(fb, [
+            ("OperatorCode", self._table_positions(root, "operator_codes", "Model.operator_codes"),
+             "Model.operator_codes"),
+            ("Buffer", self._table_positions(root, "buffers", "Model.buffers"), "Model.buffers"),
+        ])
 
         self.opcode_codes = np.maximum(codes.scalar("deprecated_builtin_code").astype(np.int64),
                                        codes.scalar("builtin_code").astype(np.int64))
@@ -319,23 +322,31 @@ class ModelView:
             self.buffer_start[i], self.buffer_size[i], self.buffer_present[i] = offset, size, True
         self.buffers: LazyList[Buffer] = LazyList(len(buffers), self._decode_buffer)
 
-        self._subgraph_tables = subgraphs
-        (t_off, t_pos), (o_off, o_pos) = (subgraphs.tables(name) for name in ("tensors", "operators"))
-        (ins, i_off), (outs, u_off) = gather(fb, [subgraphs.vector("inputs"), subgraphs.vector("outputs")])
-        ins, outs = ins.tolist(), outs.tolist()
+        self.subgraphs: LazyList[SubGraphView] = LazyList(self._subgraph_pos.size, self._read_subgraph)
 
-        def subgraph(s: int) -> SubGraphView:
-            return SubGraphView(self, s, t_pos[t_off[s] : t_off[s + 1]], o_pos[o_off[s] : o_off[s + 1]],
-                                ins[i_off[s] : i_off[s + 1]], outs[u_off[s] : u_off[s + 1]])
+    def _read_subgraph(self, s: int) -> SubGraphView:
+        """A SubGraph table, read by the checked Reader (a model has few): where its tensors and operators
+        lie, its inputs and outputs."""
+        where = f"Model.subgraphs[{s}]"
+        try:
+            pos = int(self._subgraph_pos[s])
+            fields = {name: offset for name, _, _, offset, _ in self.reader.field_offsets(pos, "SubGraph", where)}
+            return SubGraphView(
+                self, s, pos, fields,
+                self._table_positions(pos, "tensors", f"{where}.tensors", fields),
+                self._table_positions(pos, "operators", f"{where}.operators", fields),
+                *(self.reader.value(pos + fields[name], "[int]", f"{where}.{name}") if fields[name] else []
+                  for name in ("inputs", "outputs")))
+        except ModelError as e:
+            explain(self.data, e)
 
-        self.subgraphs: LazyList[SubGraphView] = LazyList(len(subgraphs), subgraph)
-
-    def _table_positions(self, name: str) -> np.ndarray:
-        """Where the tables of the Model's [Table] field `name` lie (not yet checked: parse does)."""
-        _, _, offset = self._fields[name]
+    def _table_positions(self, table: int, name: str, where: str, fields: dict[str, int] | None = None) -> np.ndarray:
+        """Where the tables of the [Table] field `name` of the table at `table` lie (the vector checked
+        now, each table when parsed)."""
+        offset = fields[name] if fields is not None else self._fields[name][2]
         if not offset:
             return np.zeros(0, dtype=np.int64)
-        start, count = self.reader.vector_bounds(self._root + offset, "table", f"Model.{name}")
+        start, count = self.reader.vector_bounds(table + offset, "table", where)
         slots = start + 4 * np.arange(count, dtype=np.int64)
         return slots + self.fb.typed("uint")[slots]
 
@@ -346,13 +357,6 @@ class ModelView:
             ftype, default, offset = self._fields[name]
             self._lazy[name] = self.reader.value(self._root + offset, ftype, f"Model.{name}") if offset else default
         return self._lazy[name]
-
-    def subgraph_field(self, s: int, name: str) -> Any:
-        tables = self._subgraph_tables
-        slot, ftype, default = tables.slot_of[name]
-        offset = int(tables.offsets[s, slot])
-        return self.reader.value(int(tables.pos[s]) + offset, ftype, f"Model.subgraphs[{s}].{name}") if offset \
-            else default
 
     def external_bytes(self, offset: int, size: int, what: str) -> np.ndarray:
         """Bytes kept after the flatbuffer (large files), checked to lie in the file."""
