@@ -1,7 +1,8 @@
 """Writes the latency table for every model in ../shared/models: rillet against LiteRT with XNNPACK and
-with its builtin kernels, same process, same inputs; medians and the ratio rillet / LiteRT.
+with its builtin kernels, same process, same inputs, runs interleaved; medians and the ratio rillet / LiteRT,
+at each thread count asked for, and rillet's speed-up from 1 thread to each other count.
 
-    python bench/bench_models.py [--threads 1] [--runs 50] [--models DIR] [--markdown out.md]
+    python bench/bench_models.py [--threads 1 2] [--runs 60] [--models DIR] [--markdown out.md]
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import argparse
 from pathlib import Path
 
 from rillet.commands.bench import bench_model
+from rillet.native import kernel_path
 
 DEFAULT_MODELS = Path(__file__).resolve().parents[1].parent / "shared" / "models"
 
@@ -26,24 +28,28 @@ def ratio(ours, peer) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--runs", type=int, default=60)
     parser.add_argument("--models", type=Path, default=DEFAULT_MODELS)
     parser.add_argument("--markdown", type=Path, help="also write the table to this file")
     args = parser.parse_args()
 
-    header = ("| model | rillet ms | LiteRT+XNNPACK ms | LiteRT builtin ms | rillet/XNNPACK | rillet/builtin |\n"
-              "|---|---:|---:|---:|---:|---:|")
+    header = ("| model | threads | rillet ms | LiteRT+XNNPACK ms | LiteRT builtin ms | rillet/XNNPACK | rillet/builtin "
+              "| rillet speed-up vs 1 thread |\n|---|---:|---:|---:|---:|---:|---:|---:|")
     rows, notes = [], []
     for path in sorted(args.models.glob("*.tflite")):
-        r = bench_model(str(path), args.threads, args.runs)
-        ours, xnn, builtin = r.get("rillet"), r.get("litert_xnnpack"), r.get("litert_builtin")
-        rows.append(f"| {path.stem} | {cell(ours)} | {cell(xnn)} | {cell(builtin)} | {ratio(ours, xnn)} "
-                    f"| {ratio(ours, builtin)} |")
-        notes += [f"- {path.stem}, {name}: {v}" for name, v in r.items() if isinstance(v, str)]
-        print(rows[-1], flush=True)
-    table = "\n".join([(f"Invoke latency, median of {args.runs} runs, {args.threads} thread(s); "
-                       "ratio > 1 means rillet is slower."), "", header, *rows, "", *notes])
+        first = None
+        for threads in args.threads:
+            r = bench_model(str(path), threads, args.runs)
+            ours, xnn, builtin = r.get("rillet"), r.get("litert_xnnpack"), r.get("litert_builtin")
+            first = first if first is not None else ours
+            speedup = ratio(first, ours) if threads != args.threads[0] else ""
+            rows.append(f"| {path.stem} | {threads} | {cell(ours)} | {cell(xnn)} | {cell(builtin)} | {ratio(ours, xnn)} "
+                        f"| {ratio(ours, builtin)} | {speedup} |")
+            notes += [f"- {path.stem}, {threads} thread(s), {name}: {v}" for name, v in r.items() if isinstance(v, str)]
+            print(rows[-1], flush=True)
+    table = "\n".join([(f"Invoke latency, median of {args.runs} runs (interleaved in 5 blocks); rillet's kernel path: "
+                        f"{kernel_path()}; ratio > 1 means rillet is slower."), "", header, *rows, "", *notes])
     print()
     print(table)
     if args.markdown:

@@ -14,5 +14,8 @@
 rl_status rl_use_gemm_conv2d(rl_plan *plan, rl_op *op, const rl_window_geometry *g);
 rl_status rl_use_gemm_fully_connected(rl_plan *plan, rl_op *op, int64_t rows, int32_t units, int32_t depth);
 rl_status rl_use_dwconv(rl_plan *plan, rl_op *op, const rl_window_geometry *g);
+/* MAX_POOL_2D and AVERAGE_POOL_2D through the pooling micro-kernels (pool_driver.c), for windows of up to 64
+ * taps; after the op's validation (int8: the clamp in op->prep.q). */
+rl_status rl_use_pool_driver(rl_plan *plan, rl_op *op, const rl_window_geometry *g);
 
 #endif

@@ -152,7 +152,9 @@ static rl_status prepare_pool(rl_plan *plan, rl_op *op) {
     op->prep.pad_w = g.pad_w;
     op->prep.act_min = g.act_min;
     op->prep.act_max = g.act_max;
-    return dtype == RL_INT8 ? rl_prepare_pool2d_s8(plan, op) : RL_OK;
+    if (dtype == RL_INT8 && (s = rl_prepare_pool2d_s8(plan, op)) != RL_OK) return s;
+    g.out_c = g.in_c;
+    return rl_use_pool_driver(plan, op, &g);
 }
 
 static rl_status eval_pool(rl_plan *plan, rl_op *op, rl_f32_window_fn fn) {

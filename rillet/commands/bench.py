@@ -19,17 +19,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _time_invokes(invoke: Callable[[], None], runs: int, warmup: int = 3) -> dict[str, float]:
-    for _ in range(warmup):
-        invoke()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        invoke()
-        times.append(time.perf_counter() - start)
+def _stats(times: list[float]) -> dict[str, float]:
     t = np.array(times) * 1e3
     return {"median_ms": float(np.median(t)), "p10_ms": float(np.percentile(t, 10)),
             "p90_ms": float(np.percentile(t, 90))}
+
+
+def _time_interleaved(invokes: dict[str, Callable[[], None]], runs: int, blocks: int = 5,
+                      warmup: int = 3) -> dict[str, dict[str, float]]:
+    """Each runtime's invokes in `blocks` rounds, runtimes taking turns, so a slow spell of a shared machine
+    falls on all of them. Within a block a runtime invokes back to back, as an app would; between turns a
+    pause lets the last runtime's worker threads stop spinning before the next is timed."""
+    for invoke in invokes.values():
+        for _ in range(warmup):
+            invoke()
+    times: dict[str, list[float]] = {name: [] for name in invokes}
+    per_block = [runs // blocks + (1 if b < runs % blocks else 0) for b in range(blocks)]
+    for count in per_block:
+        for name, invoke in invokes.items():
+            time.sleep(0.01)
+            for _ in range(count):
+                start = time.perf_counter()
+                invoke()
+                times[name].append(time.perf_counter() - start)
+    return {name: _stats(t) for name, t in times.items() if t}
 
 
 def _ready(interpreter: Any, seed: int = 0) -> Callable[[], None]:
@@ -47,28 +60,33 @@ def _ready(interpreter: Any, seed: int = 0) -> Callable[[], None]:
 
 
 def bench_model(path: str, threads: int = 1, runs: int = 50) -> dict[str, dict[str, float] | str]:
-    """Latency per runtime: {'rillet': stats, 'litert_xnnpack': stats, 'litert_builtin': stats}; a runtime
-    that cannot run the model (or is not installed) maps to the reason, a string."""
+    """Latency per runtime, measured interleaved in this process: {'rillet': stats, 'litert_xnnpack': stats,
+    'litert_builtin': stats}; a runtime that cannot run the model (or is not installed) maps to the reason."""
     from rillet.runtime import Interpreter
 
     results: dict[str, dict[str, float] | str] = {}
-    try:
-        results["rillet"] = _time_invokes(_ready(Interpreter(model_path=path, num_threads=threads)), runs)
-    except (RuntimeError, ValueError) as e:
-        results["rillet"] = f"cannot run: {str(e).splitlines()[0][:90]}"
+    invokes: dict[str, Callable[[], None]] = {}
+    keep = []  # the interpreters, alive while their invoke methods are timed
+    makers: dict[str, Callable[[], Any]] = {"rillet": lambda: Interpreter(model_path=path, num_threads=threads)}
     try:
         from ai_edge_litert.interpreter import Interpreter as LiteRT
         from ai_edge_litert.interpreter import OpResolverType
+
+        builtin = OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
+        makers["litert_xnnpack"] = lambda: LiteRT(model_path=path, num_threads=threads)
+        makers["litert_builtin"] = lambda: LiteRT(model_path=path, num_threads=threads,
+                                                  experimental_op_resolver_type=builtin)
     except ImportError:
-        return results
-    peers = {"litert_xnnpack": {}, "litert_builtin": {
-        "experimental_op_resolver_type": OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES}}
-    for name, options in peers.items():
+        pass
+    for name, make in makers.items():
         try:
-            results[name] = _time_invokes(_ready(LiteRT(model_path=path, num_threads=threads, **options)), runs)
+            interpreter = make()
+            invokes[name] = _ready(interpreter)
+            keep.append(interpreter)
         except (RuntimeError, ValueError) as e:
             results[name] = f"cannot run: {str(e).splitlines()[0][:90]}"
-    return results
+    results.update(_time_interleaved(invokes, runs))
+    return {name: results[name] for name in makers if name in results}
 
 
 LABELS = {"rillet": "rillet", "litert_xnnpack": "LiteRT + XNNPACK", "litert_builtin": "LiteRT builtin (no XNNPACK)"}

@@ -93,6 +93,11 @@ DW_CASES = [  # n, h, w, channels, multiplier, k, stride, padding, activation
     (1, 4, 4, 1, 1, 3, 1, 1, 0), (1, 9, 9, 15, 1, 3, 2, 1, 3), (1, 5, 5, 3, 2, 3, 1, 0, 0),
     (1, 3, 8, 48, 1, 3, 1, 0, 3), (1, 4, 4, 31, 1, 1, 1, 0, 0),
 ]
+POOL_CASES = [  # op, n, h, w, channels, window, stride, padding, activation
+    ("MAX_POOL_2D", 1, 26, 26, 8, 2, 2, 1, 0), ("AVERAGE_POOL_2D", 1, 13, 13, 16, 3, 2, 0, 3),
+    ("MAX_POOL_2D", 2, 40, 40, 33, 3, 1, 0, 1), ("AVERAGE_POOL_2D", 1, 48, 48, 17, 2, 1, 0, 0),
+    ("AVERAGE_POOL_2D", 1, 9, 9, 5, 9, 1, 1, 0),
+]
 FC_CASES = [(1, 16, 10, 0), (3, 33, 17, 1), (7, 8, 16, 3), (5, 1, 1, 0), (2, 100, 33, 0)]
 
 
@@ -106,6 +111,20 @@ def cases():
     for i, c in enumerate(FC_CASES):
         for int8 in (False, True):
             yield pytest.param("fc", int8, c, id=f"fc{i}-{'int8' if int8 else 'f32'}")
+    for i, c in enumerate(POOL_CASES):
+        for int8 in (False, True):
+            yield pytest.param("pool", int8, c, id=f"pool{i}-{'int8' if int8 else 'f32'}")
+
+
+def pool_case(rng, int8: bool, op, n, h, w, c, k, stride, padding, act):
+    options = {"padding": padding, "stride_w": stride, "stride_h": stride, "filter_width": k, "filter_height": k,
+               "fused_activation_function": act}
+    if not int8:
+        model = op_model(op, [Input((n, h, w, c))], [((n, 1, 1, c), F32)], options)
+        return model, [rng.uniform(-1, 1, (n, h, w, c)).astype(F32)]
+    q = Quant(np.float32(0.05), int(rng.integers(-50, 50)))
+    model = op_model(op, [Input((n, h, w, c), I8, q)], [((n, 1, 1, c), I8, q)], options, version=2)
+    return model, [rng.integers(-128, 128, (n, h, w, c)).astype(I8)]
 
 
 def build(kind, int8, case, seed=0):
@@ -115,6 +134,8 @@ def build(kind, int8, case, seed=0):
     if kind == "dw":
         n, h, w, c, mult, k, stride, padding, act = case
         return conv_case(rng, int8, n, h, w, c, c * mult, k, stride, padding, act, depthwise=True)
+    if kind == "pool":
+        return pool_case(rng, int8, *case)
     return fc_case(rng, int8, *case)
 
 

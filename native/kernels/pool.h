@@ -1,0 +1,16 @@
+/* pool.h — pooling micro-kernels: one output pixel, all channels, from the pointers to its window's in-bounds
+ * input pixels (the op's driver, ops/pool_driver.c, walks the tensor and finds them). */
+#ifndef RILLET_POOL_H
+#define RILLET_POOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void f32_maxpool__scalar(size_t channels, size_t taps, const float *const *input, float *output, float min, float max);
+void f32_avgpool__scalar(size_t channels, size_t taps, const float *const *input, float *output, float min, float max);
+void qs8_maxpool__scalar(size_t channels, size_t taps, const int8_t *const *input, int8_t *output, int32_t min,
+                         int32_t max);
+void qs8_avgpool__scalar(size_t channels, size_t taps, const int8_t *const *input, int8_t *output, int32_t min,
+                         int32_t max);
+
+#endif
