@@ -252,7 +252,7 @@ def fill_parameters(subgraph: SubGraphView, names: list[str], vectorized: bool =
         rows = np.array(rows_list, dtype=np.intp)
         types = ops.options_type[rows]
         usual = types == layout.code
-        if usual.all():
+        if np.count_nonzero(usual) == usual.size:
             without = rows[:0]
         else:
             without = rows[types == 0]
@@ -277,7 +277,7 @@ def fill_parameters(subgraph: SubGraphView, names: list[str], vectorized: bool =
             words[rows[:, None], layout.read_int] = record[:, layout.read_int_columns]
         if layout.read_float.size:
             floats[rows[:, None], layout.read_float] = record[:, layout.read_float_columns]
-        if layout.refuse_shuffled and record[:, -1].any():
+        if layout.refuse_shuffled and np.count_nonzero(record[:, -1]):
             raise OptionsRefused(int(rows[record[:, -1].argmax()]), "shuffled weights are not supported")
     if one_by_one:
         params = ffi.from_buffer("rl_op_params[]", words)
@@ -400,7 +400,7 @@ class NativePlan:
     def _in_place(self, vectors: Vectors, ctype: str, width: int) -> Any:
         """A `ctype *` to the model's bytes when every vector in `vectors` is `width`-aligned there."""
         address = int(ffi.cast("uintptr_t", self._bytes))
-        if address % width or (vectors.start % width).any():
+        if address % width or np.count_nonzero(vectors.start % width):
             return None
         return ffi.cast(f"{ctype} *", self._bytes)
 

@@ -110,11 +110,11 @@ class Tables:
         """The field's values, its default where a table leaves it out."""
         slot, ftype, default = self.slot_of[name]
         offset = self.offsets[:, slot]
-        if not offset.any():
+        if not np.count_nonzero(offset):
             values = np.full(len(self), default, dtype=SCALAR_DTYPES[ftype])
         else:
             values = self.fb.take(ftype, self.pos + offset, f"{self.where}.{name}")
-            if not offset.all():
+            if np.count_nonzero(offset) != offset.size:
                 values = np.where(offset != 0, values, values.dtype.type(default))
         return values != 0 if ftype == "bool" else values
 
@@ -134,7 +134,7 @@ class Tables:
         """(rows that have the field, where its string, vector or table lies); a table there is checked
         by parsing it, a vector by `vector`."""
         offset = self.offsets[:, self.slot_of[name][0]]
-        if offset.all():
+        if np.count_nonzero(offset) == offset.size:
             rows, at = np.arange(len(self)), self.pos + offset
         else:
             rows = np.flatnonzero(offset)
@@ -145,15 +145,15 @@ class Tables:
         """A vector field (of scalars, or of tables: uoffsets) of every table; absent ones are empty."""
         slot, ftype, _ = self.slot_of[name]
         elem = ftype[1:-1] if ftype[1:-1] in SCALARS else "uint"
-        if not self.offsets[:, slot].any():
+        if not np.count_nonzero(self.offsets[:, slot]):
             empty = np.zeros(len(self), dtype=np.int64)
             return Vectors(elem, empty, empty)
         where = f"{self.where}.{name}"
         rows, target = self.ref(name)
         count = self.fb.take("uint", target, where).astype(np.int64)
-        if count.size and int((target + 4 + count * SCALARS[elem][1]).max()) > self.fb.size:
+        if count.size and int(np.maximum.reduce(target + 4 + count * SCALARS[elem][1])) > self.fb.size:
             raise Malformed(where)
-        total = int(count.sum())
+        total = int(np.add.reduce(count))
         self.fb.spend(total // 64 if elem == "ubyte" else total, where)
         if rows.size == len(self):
             return Vectors(elem, target + 4, count)
@@ -176,12 +176,12 @@ class Tables:
         codes = np.zeros(len(self), dtype=np.int64)
         positions = np.zeros(len(self), dtype=np.int64)
         type_offset = self.offsets[:, slot - 1]
-        if not type_offset.any():
+        if not np.count_nonzero(type_offset):
             return codes, positions
         codes = np.where(type_offset != 0, self.fb.take("ubyte", self.pos + type_offset, where), 0)
         value_offset = self.offsets[:, slot]
         rows = np.flatnonzero((value_offset != 0) & (codes != 0))
-        if not _KNOWN[union][codes[rows]].all():
+        if np.count_nonzero(_KNOWN[union][codes[rows]]) != rows.size:
             raise Malformed(where)
         at = self.pos[rows] + value_offset[rows]
         positions[rows] = at + self.fb.take("uint", at, where)
@@ -199,7 +199,7 @@ def parse(fb: FileBytes, groups: list[tuple[str, np.ndarray, str]]) -> list[Tabl
     n = pos.size
     if n:
         vtable = pos - fb.take("int", pos, where)
-        if int(vtable.min()) < 0:
+        if int(np.minimum.reduce(vtable)) < 0:
             raise Malformed(where)
         head = fb.take("uint", vtable, where).astype(np.int64)
         vt_size, obj_size = head & 0xFFFF, head >> 16
@@ -208,14 +208,14 @@ def parse(fb: FileBytes, groups: list[tuple[str, np.ndarray, str]]) -> list[Tabl
         offsets = fb.typed("ushort")[np.minimum(vtable[:, None] + entry, fb.size - 2)].astype(np.int64)
         offsets[outside] = 0
         bad = (vt_size < 4) | ((vt_size & 1) != 0) | (vtable + vt_size > fb.size) | (pos + obj_size > fb.size)
-        if bad.any():
+        if np.count_nonzero(bad):
             raise Malformed(where)
     else:
         offsets, obj_size = np.zeros((0, slots), dtype=np.int64), np.zeros(0, dtype=np.int64)
     # As Reader: every named field (not a union's type byte, not a deprecated slot) lies in its table.
     named = np.repeat(np.array([_layout(t).named_mask(slots) for t, _, _ in groups]), [p.size for _, p, _ in groups],
                       axis=0) if len(groups) > 1 else _layout(groups[0][0]).named_mask(slots)
-    if ((offsets >= obj_size[:, None]) & (offsets != 0) & named).any():
+    if np.count_nonzero((offsets >= obj_size[:, None]) & (offsets != 0) & named):
         raise Malformed(where)
     out, row = [], 0
     for table, p, what in groups:

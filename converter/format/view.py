@@ -133,7 +133,7 @@ class OperatorColumns:
 
     def __init__(self, tables: Tables, n_codes: int) -> None:
         self.opcode_index = tables.scalar("opcode_index").astype(np.int64)
-        if self.opcode_index.size and int(self.opcode_index.max()) >= n_codes:
+        if self.opcode_index.size and int(np.maximum.reduce(self.opcode_index)) >= n_codes:
             raise Malformed(f"{tables.where}.opcode_index")
         self.options_type, self.options_pos = tables.union("builtin_options")
         self.options2_type, self.options2_pos = tables.union("builtin_options_2")
@@ -225,17 +225,18 @@ class SubGraphView:
         model = self.model
         n_tensors, n_buffers = self._tensor_pos.size, model.buffer_count
         if n_tensors:
-            if int(t.buffer.max()) >= n_buffers:
+            if int(np.maximum.reduce(t.buffer)) >= n_buffers:
                 raise Malformed(f"{self.where}.tensors.buffer")
             size = model.buffer_size[t.buffer]
             itemsize = _ITEMSIZE[t.type.astype(np.uint8)]
             sized = model.buffer_present[t.buffer] & (size > 0) & ~t.has_sparsity & (itemsize > 0)
-            if sized.any() and (sized & (_products(t.shape) * itemsize != size)).any():
+            if np.count_nonzero(sized) and np.count_nonzero(sized & (_products(t.shape) * itemsize != size)):
                 raise Malformed(f"{self.where}.tensors: a buffer's size")
         if any(not 0 <= i < n_tensors for i in self.inputs + self.outputs):
             raise Malformed(f"{self.where}: inputs, outputs")
         for ragged, lowest in ((ops.inputs, -1), (ops.outputs, 0), (ops.intermediates, 0)):
-            if ragged.values.size and (int(ragged.values.min()) < lowest or int(ragged.values.max()) >= n_tensors):
+            if ragged.values.size and (int(np.minimum.reduce(ragged.values)) < lowest
+                                        or int(np.maximum.reduce(ragged.values)) >= n_tensors):
                 raise Malformed(f"{self.where}.operators: a tensor index")
         for j in np.flatnonzero(ops.large_custom_offset > 1).tolist():
             if int(ops.large_custom_offset[j]) + int(ops.large_custom_size[j]) > model.fb.size:
@@ -458,7 +459,7 @@ class ModelView:
                     ("BuiltinOptions", "builtin_options", ops.options_type, ops.options_pos),
                     ("BuiltinOptions2", "builtin_options_2", ops.options2_type, ops.options2_pos)):
                 calling = _CALLING[union][types]
-                if not calling.any():
+                if not np.count_nonzero(calling):
                     continue
                 for j in np.flatnonzero(calling).tolist():
                     name = UNIONS[union][int(types[j])]
