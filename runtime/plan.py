@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from rillet.converter.format import ModelError, ModelView, Options, SubGraphView, tensor_type_name
-from rillet.converter.format.schema import CUSTOM_CODE, TABLES, UNIONS
+from rillet.converter.format.codec import SLOTS
+from rillet.converter.format.schema import CUSTOM_CODE, UNIONS
 from rillet.converter.format.columns import Vectors, gather
 from rillet.converter.format.view import OperatorColumns, TensorColumns
 from rillet.native import STATUS_NAMES, ffi, lib
@@ -179,7 +180,6 @@ PARAMETER_COLUMNS: dict[str, tuple[str, str, tuple[tuple[str, str, float], ...]]
     "RESIZE_BILINEAR": ("ResizeBilinearOptions", *_RESIZE),
     "RESIZE_NEAREST_NEIGHBOR": ("ResizeNearestNeighborOptions", *_RESIZE),
 }
-TABLE_FIELDS = {name: {f[0] for f in fields} for name, fields in TABLES.items()}
 _OPTIONS_CODES = {name: code for code, name in enumerate(UNIONS["BuiltinOptions"]) if name}
 
 
@@ -199,86 +199,59 @@ def _parameter_words() -> tuple[int, dict[tuple[str, str], tuple[int, bool]]]:
 PARAMETER_WORDS, _PARAMETER_WORD = _parameter_words()
 
 
-class _ParameterLayout:
-    """For one op kind of PARAMETER_COLUMNS: the options fields its options type has (read), the
-    parameters whose field it lacks (constant), and each parameter's word in rl_op_params."""
-
-    def __init__(self, kind: str) -> None:
-        self.options, member, fields = PARAMETER_COLUMNS[kind]
-        self.code = _OPTIONS_CODES[self.options]
-        has = TABLE_FIELDS[self.options]
-        places = [_PARAMETER_WORD[(member, field)] for field, _, _ in fields]
-        read = [k for k, (_, option, _) in enumerate(fields) if option in has]
-        self.refuse_shuffled = kind == "FULLY_CONNECTED"  # weights_format, read last, must be 0
-        self.read = tuple(fields[k][1] for k in read) + (("weights_format",) if self.refuse_shuffled else ())
-        constant = [k for k, (_, option, _) in enumerate(fields) if option not in has]
-
-        def split(ks: list[int], is_float: bool) -> tuple[np.ndarray, list[int], np.ndarray]:
-            """(words, positions in `ks`, defaults) of the parameters among `ks` that are (not) floats."""
-            chosen = [(i, k) for i, k in enumerate(ks) if places[k][1] == is_float]
-            return (np.array([places[k][0] for _, k in chosen], dtype=np.intp), [i for i, _ in chosen],
-                    np.array([fields[k][2] for _, k in chosen], dtype=np.float32 if is_float else np.int32))
-
-        everything = list(range(len(fields)))
-        self.all_int, _, self.all_int_defaults = split(everything, False)
-        self.all_float, _, self.all_float_defaults = split(everything, True)
-        self.read_int, self.read_int_columns, _ = split(read, False)
-        self.read_float, self.read_float_columns, _ = split(read, True)
-        self.constant_int, _, self.constant_int_values = split(constant, False)
-        self.constant_float, _, self.constant_float_values = split(constant, True)
-
-
-_LAYOUTS = {kind: _ParameterLayout(kind) for kind in PARAMETER_COLUMNS}
+# Every parameter of every op kind of PARAMETER_COLUMNS, one row each: its options field's vtable slot in
+# the kind's options type (-1: the type has no such field, the default stands), the field's type, its
+# 32-bit word in rl_op_params (-1: FULLY_CONNECTED's weights_format, which must be 0), default, float?
+_FIELD_TYPES = ("byte", "int", "float", "bool", "ubyte", "short", "ushort", "uint")
+_PARAMETER_ROWS: dict[str, np.ndarray] = {}  # kind -> its rows in the table below
+_slots, _types, _words, _defaults, _floats = [], [], [], [], []
+for _kind, (_options, _member, _fields) in PARAMETER_COLUMNS.items():
+    _slot_of = {name: (slot, ftype) for slot, name, ftype, _ in SLOTS[_options] if name is not None}
+    _entries = [(_slot_of.get(option, (-1, "int")), *_PARAMETER_WORD[(_member, field)], default)
+                for field, option, default in _fields]
+    if _kind == "FULLY_CONNECTED":
+        _entries.append((_slot_of["weights_format"], -1, False, 0))
+    _PARAMETER_ROWS[_kind] = np.arange(len(_slots), len(_slots) + len(_entries))
+    for (_slot, _ftype), _word, _is_float, _default in _entries:
+        _slots.append(_slot)
+        _types.append(_FIELD_TYPES.index(_ftype))
+        _words.append(_word)
+        _floats.append(_is_float)
+        _defaults.append(float(_default))
+PARAMETER_SLOT, PARAMETER_TYPE, PARAMETER_WORD = (np.array(v, dtype=np.intp) for v in (_slots, _types, _words))
+PARAMETER_DEFAULT, PARAMETER_FLOAT = np.array(_defaults), np.array(_floats, dtype=bool)
+_PARAMETER_CODE = {kind: _OPTIONS_CODES[options] for kind, (options, _, _) in PARAMETER_COLUMNS.items()}
 
 
 def fill_parameters(subgraph: SubGraphView, names: list[str], vectorized: bool = True) -> np.ndarray:
     """Every op's rl_op_params (row j: op j's, as 32-bit words) from its builtin options. `vectorized`
-    reads the usual case for all ops of a kind at once; otherwise (and for the rest) PARAMETER_FILLERS
-    fill one op at a time. Raises OptionsRefused for options rillet refuses."""
+    reads every parameter of every op whose options are of its kind's usual type (or absent) at once;
+    otherwise (and for the rest) PARAMETER_FILLERS fill one op at a time. Raises OptionsRefused for
+    options rillet refuses."""
     words = np.zeros((max(1, len(names)), PARAMETER_WORDS), dtype=np.int32)
-    floats = words.view(np.float32)
     ops = subgraph.operator_columns()
     one_by_one: list[int] = []
     kinds: dict[str, list[int]] = {}
     for j, name in enumerate(names):
         kinds.setdefault(name, []).append(j)
-    options = subgraph.options_tables() if vectorized else {}
+    pair_ops: list[np.ndarray] = []
+    pair_parameters: list[np.ndarray] = []
     for kind, rows_list in kinds.items():
-        layout = _LAYOUTS.get(kind) if vectorized else None
-        if layout is None:
+        if not vectorized or kind not in _PARAMETER_ROWS:
             if kind in PARAMETER_FILLERS:
                 one_by_one += rows_list
             continue
         rows = np.array(rows_list, dtype=np.intp)
         types = ops.options_type[rows]
-        usual = types == layout.code
-        if np.count_nonzero(usual) == usual.size:
-            without = rows[:0]
-        else:
-            without = rows[types == 0]
-            one_by_one += rows[~usual & (types != 0)].tolist()
-            rows = rows[usual]
-        if without.size:  # no options table: every parameter its default
-            words[without[:, None], layout.all_int] = layout.all_int_defaults
-            floats[without[:, None], layout.all_float] = layout.all_float_defaults
-        if not rows.size:
-            continue
-        if layout.constant_int.size:
-            words[rows[:, None], layout.constant_int] = layout.constant_int_values
-        if layout.constant_float.size:
-            floats[rows[:, None], layout.constant_float] = layout.constant_float_values
-        if not layout.read:
-            continue
-        table_rows, tables = options[layout.options]
-        record = tables.record(layout.read)
-        if table_rows.size != rows.size:  # some ops of another kind have this options type too
-            record = record[np.searchsorted(table_rows, rows)]
-        if layout.read_int.size:
-            words[rows[:, None], layout.read_int] = record[:, layout.read_int_columns]
-        if layout.read_float.size:
-            floats[rows[:, None], layout.read_float] = record[:, layout.read_float_columns]
-        if layout.refuse_shuffled and np.count_nonzero(record[:, -1]):
-            raise OptionsRefused(int(rows[record[:, -1].argmax()]), "shuffled weights are not supported")
+        plain = (types == _PARAMETER_CODE[kind]) | (types == 0)
+        if np.count_nonzero(plain) != plain.size:
+            one_by_one += rows[~plain].tolist()
+            rows = rows[plain]
+        parameters = _PARAMETER_ROWS[kind]
+        pair_ops.append(np.repeat(rows, parameters.size))
+        pair_parameters.append(np.tile(parameters, rows.size))
+    if pair_ops:
+        _fill_columns(subgraph, words, np.concatenate(pair_ops), np.concatenate(pair_parameters))
     if one_by_one:
         params = ffi.from_buffer("rl_op_params[]", words)
         for j in sorted(one_by_one):
@@ -287,6 +260,33 @@ def fill_parameters(subgraph: SubGraphView, names: list[str], vectorized: bool =
             except InterpreterError as e:
                 raise OptionsRefused(j, str(e)) from None
     return words
+
+
+def _fill_columns(subgraph: SubGraphView, words: np.ndarray, op: np.ndarray, parameter: np.ndarray) -> None:
+    """Writes parameter `parameter[k]` of op `op[k]`, for every k, read from the op's options table."""
+    subgraph.columns()
+    values = PARAMETER_DEFAULT[parameter]
+    slot = PARAMETER_SLOT[parameter]
+    row = subgraph.options_rows[op]
+    if subgraph.options_matrix is not None:
+        positions, offsets = subgraph.options_matrix
+        table = np.maximum(row, 0)
+        offset = np.where((row >= 0) & (slot >= 0), offsets[table, np.maximum(slot, 0)], 0)
+        at = positions[table] + offset
+        field_type = PARAMETER_TYPE[parameter]
+        for code, ftype in enumerate(_FIELD_TYPES):
+            read = np.flatnonzero((field_type == code) & (offset != 0))
+            if read.size:
+                got = subgraph.model.fb.take(ftype, at[read], f"{subgraph.where}.operators.builtin_options")
+                values[read] = got != 0 if ftype == "bool" else got
+    word = PARAMETER_WORD[parameter]
+    check = word < 0
+    if np.count_nonzero(values[check]):
+        raise OptionsRefused(int(op[check][values[check] != 0].min()), "shuffled weights are not supported")
+    is_float = PARAMETER_FLOAT[parameter]
+    ints = ~is_float & ~check
+    words[op[ints], word[ints]] = values[ints]
+    words.view(np.float32)[op[is_float], word[is_float]] = values[is_float]
 
 
 def unsupported_ops(model: ModelView) -> str:
