@@ -178,8 +178,17 @@ class Tables:
         type_offset = self.offsets[:, slot - 1]
         if not np.count_nonzero(type_offset):
             return codes, positions
-        codes = np.where(type_offset != 0, self.fb.take("ubyte", self.pos + type_offset, where), 0)
         value_offset = self.offsets[:, slot]
+        n = len(self)
+        if np.count_nonzero(type_offset) == n and np.count_nonzero(value_offset) == n:  # the usual case
+            codes = self.fb.take("ubyte", self.pos + type_offset, where).astype(np.int64)
+            if np.count_nonzero(codes) == n:
+                if np.count_nonzero(_KNOWN[union][codes]) != n:
+                    raise Malformed(where)
+                at = self.pos + value_offset
+                return codes, at + self.fb.take("uint", at, where)
+        else:
+            codes = np.where(type_offset != 0, self.fb.take("ubyte", self.pos + type_offset, where), 0)
         rows = np.flatnonzero((value_offset != 0) & (codes != 0))
         if np.count_nonzero(_KNOWN[union][codes[rows]]) != rows.size:
             raise Malformed(where)

@@ -218,7 +218,7 @@ class SubGraphView:
         quant, *option_tables = parse(fb, groups)
         tensors.scale_vectors, tensors.zero_point_vectors = quant.vector("scale"), quant.vector("zero_point")
         tensors.quantized_dimension = quant.scalar("quantized_dimension")
-        self._options = {members[c]: (np.flatnonzero(ops.options_type == c), t) for c, t in zip(codes, option_tables)}
+        self._option_tables = [(members[c], c, t) for c, t in zip(codes, option_tables)]
         # The options tables of all types as one matrix (parse read them together), and each operator's
         # row in it (-1: none): the groups follow the type codes, each in operator order.
         self.options_rows = np.full(ops.options_type.size, -1, dtype=np.int64)
@@ -254,7 +254,10 @@ class SubGraphView:
 
     def options_tables(self) -> dict[str, tuple[np.ndarray, Tables]]:
         """Per builtin options type: (the operators that have it, the tables as columns)."""
-        self.columns()
+        _, ops = self.columns()
+        if self._options is None:
+            self._options = {name: (np.flatnonzero(ops.options_type == code), tables)
+                             for name, code, tables in self._option_tables}
         return self._options
 
     def builtin_options(self) -> list[Options | None]:
