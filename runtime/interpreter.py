@@ -223,9 +223,16 @@ class Interpreter:
         return report
 
     def memory_report(self) -> dict[str, int]:
-        """Arena bytes (every activation, planned by lifetime), weight bytes (used in place from the file),
-        folded bytes (constants computed at prepare)."""
+        """Arena bytes (every activation and each op's eval-time scratch, planned by lifetime), weight bytes
+        (used in place from the file), folded bytes (constants computed at prepare), packed weight bytes (the
+        weights repacked for the micro-kernels) and op state bytes (every op's prepared state: packed
+        weights, indirection buffers, requantization scales)."""
         return self._plan.memory()
+
+    @property
+    def kernel_path(self) -> str:
+        """The kernel path this interpreter runs: "avx512vnni", "avx2", "scalar", ... (RILLET_ISA forces one)."""
+        return self._plan.kernel_path()
 
 
 class SignatureRunner:

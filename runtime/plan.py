@@ -507,4 +507,12 @@ class NativePlan:
             "arena_bytes": int(lib.rl_plan_arena_bytes(self._plan)),
             "weight_bytes": int(lib.rl_plan_constant_bytes(self._plan)),
             "folded_bytes": int(lib.rl_plan_folded_bytes(self._plan)),
+            "packed_weight_bytes": int(lib.rl_plan_packed_weight_bytes(self._plan)),
+            "op_state_bytes": int(lib.rl_plan_op_state_bytes(self._plan)),
         }
+
+    def kernel_path(self) -> str:
+        return ffi.string(lib.rl_plan_isa(self._plan)).decode()
+
+    def threads(self) -> int:
+        return int(lib.rl_plan_threads(self._plan))
