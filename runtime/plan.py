@@ -80,7 +80,7 @@ def _softmax(p: Any, o: Options | None) -> None:
 
 
 def _leaky_relu(p: Any, o: Options | None) -> None:
-    p.leaky_relu.alpha = _get(o, "alpha", 0.2)
+    p.leaky_relu.alpha = _get(o, "alpha", 0.0)
 
 
 def _concatenation(p: Any, o: Options | None) -> None:
@@ -169,7 +169,7 @@ PARAMETER_COLUMNS: dict[str, tuple[str, str, tuple[tuple[str, str, float], ...]]
     "ADD": ("AddOptions", *_ARITHMETIC), "SUB": ("SubOptions", *_ARITHMETIC), "MUL": ("MulOptions", *_ARITHMETIC),
     "DIV": ("DivOptions", *_ARITHMETIC), "MEAN": ("ReducerOptions", *_REDUCER), "SUM": ("ReducerOptions", *_REDUCER),
     "SOFTMAX": ("SoftmaxOptions", "softmax", (("beta", "beta", 1.0),)),
-    "LEAKY_RELU": ("LeakyReluOptions", "leaky_relu", (("alpha", "alpha", 0.2),)),
+    "LEAKY_RELU": ("LeakyReluOptions", "leaky_relu", (("alpha", "alpha", 0.0),)),
     "CONCATENATION": ("ConcatenationOptions", "concatenation", (("axis", "axis", 0), _ACTIVATION)),
     "STRIDED_SLICE": ("StridedSliceOptions", "strided_slice", tuple(
         (m, m, 0) for m in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"))
