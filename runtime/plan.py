@@ -201,25 +201,28 @@ PARAMETER_WORDS, _PARAMETER_WORD = _parameter_words()
 
 # Every parameter of every op kind of PARAMETER_COLUMNS, one row each: its options field's vtable slot in
 # the kind's options type (-1: the type has no such field, the default stands), the field's type, its
-# 32-bit word in rl_op_params (-1: FULLY_CONNECTED's weights_format, which must be 0), default, float?
+# 32-bit word in rl_op_params (-1: FULLY_CONNECTED's weights_format, which must be 0), its value without
+# an options table, its value when the table leaves the field out (the schema's default), float?
 _FIELD_TYPES = ("byte", "int", "float", "bool", "ubyte", "short", "ushort", "uint")
 _PARAMETER_ROWS: dict[str, np.ndarray] = {}  # kind -> its rows in the table below
-_slots, _types, _words, _defaults, _floats = [], [], [], [], []
+_slots, _types, _words, _defaults, _schema_defaults, _floats = [], [], [], [], [], []
 for _kind, (_options, _member, _fields) in PARAMETER_COLUMNS.items():
-    _slot_of = {name: (slot, ftype) for slot, name, ftype, _ in SLOTS[_options] if name is not None}
-    _entries = [(_slot_of.get(option, (-1, "int")), *_PARAMETER_WORD[(_member, field)], default)
+    _slot_of = {name: (slot, ftype, d) for slot, name, ftype, d in SLOTS[_options] if name is not None}
+    _entries = [(_slot_of.get(option, (-1, "int", default)), *_PARAMETER_WORD[(_member, field)], default)
                 for field, option, default in _fields]
     if _kind == "FULLY_CONNECTED":
         _entries.append((_slot_of["weights_format"], -1, False, 0))
     _PARAMETER_ROWS[_kind] = np.arange(len(_slots), len(_slots) + len(_entries))
-    for (_slot, _ftype), _word, _is_float, _default in _entries:
+    for (_slot, _ftype, _schema_default), _word, _is_float, _default in _entries:
         _slots.append(_slot)
         _types.append(_FIELD_TYPES.index(_ftype))
         _words.append(_word)
         _floats.append(_is_float)
         _defaults.append(float(_default))
+        _schema_defaults.append(float(_schema_default))
 PARAMETER_SLOT, PARAMETER_TYPE, PARAMETER_WORD = (np.array(v, dtype=np.intp) for v in (_slots, _types, _words))
-PARAMETER_DEFAULT, PARAMETER_FLOAT = np.array(_defaults), np.array(_floats, dtype=bool)
+PARAMETER_DEFAULT, PARAMETER_SCHEMA_DEFAULT = np.array(_defaults), np.array(_schema_defaults)
+PARAMETER_FLOAT = np.array(_floats, dtype=bool)
 _PARAMETER_CODE = {kind: _OPTIONS_CODES[options] for kind, (options, _, _) in PARAMETER_COLUMNS.items()}
 
 
@@ -265,9 +268,10 @@ def fill_parameters(subgraph: SubGraphView, names: list[str], vectorized: bool =
 def _fill_columns(subgraph: SubGraphView, words: np.ndarray, op: np.ndarray, parameter: np.ndarray) -> None:
     """Writes parameter `parameter[k]` of op `op[k]`, for every k, read from the op's options table."""
     subgraph.columns()
-    values = PARAMETER_DEFAULT[parameter]
     slot = PARAMETER_SLOT[parameter]
     row = subgraph.options_rows[op]
+    # As `_get`: no options table, the op's default; a table without the field, the schema's default.
+    values = np.where((row >= 0) & (slot >= 0), PARAMETER_SCHEMA_DEFAULT[parameter], PARAMETER_DEFAULT[parameter])
     if subgraph.options_matrix is not None:
         positions, offsets = subgraph.options_matrix
         table = np.maximum(row, 0)

@@ -156,3 +156,24 @@ def test_quantization_copied_when_the_files_vectors_cannot_be_used_in_place(monk
     it.set_tensor(it.get_input_details()[0]["index"], g["x"])
     it.invoke()
     np.testing.assert_array_equal(it.get_tensor(it.get_output_details()[0]["index"]), g["y"])
+
+
+def test_options_that_leave_fields_out_fill_as_the_filler_says():
+    """A writer leaves out fields equal to the schema's default (beta 0, stride 0, alpha 0): the schema's
+    default applies then, the op's own default only when the options table is absent."""
+    from rillet.converter.format import Options
+
+    model = load(model_path("cnn_small_f32"))
+    sg = model.subgraphs[0]
+    for op in sg.operators:
+        name = model.op_name(op)
+        if name == "SOFTMAX":
+            op.builtin_options = Options("SoftmaxOptions", beta=0.0)
+        elif name == "CONV_2D":
+            op.builtin_options.stride_w = 0
+        elif name == "MAX_POOL_2D":
+            op.builtin_options = None
+    view = ModelView(write_unchecked(model))
+    s = view.subgraphs[0]
+    names = [view.opcode_name(k) for k in s.operator_columns().opcode_index.tolist()]
+    np.testing.assert_array_equal(fill_parameters(s, names), fill_parameters(s, names, vectorized=False))
