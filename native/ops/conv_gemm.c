@@ -11,6 +11,11 @@ typedef struct {
     int32_t int8;   /* qs8 kernels, else float32 */
     int32_t direct; /* GEMM on the input rows; else IGEMM through the indirection buffer */
     size_t m, n, kc, ks;
+    /* int8 IGEMM with kc not a multiple of kr (an RGB first layer: kc 3): each invoke first copies the input
+     * into arena scratch with pixels kernel_kc = kc rounded up to kr bytes apart, so the kernel reads whole
+     * blocks instead of loading every tap's short row byte by byte; the packed weights are zero there. */
+    int32_t padded_input;
+    size_t kernel_kc;
     size_t mr, nr, panel_bytes;
     size_t element_bytes;
     rl_f32_gemm_config f32;
@@ -43,7 +48,7 @@ static void gemm_tile(void *context, size_t i, size_t j, size_t rows, size_t col
                 st->qs8.gemm(mr, columns, st->kc, (const int8_t *)(st->a + r * a_row), st->kc, w, (int8_t *)c, st->n,
                              &st->qs8_params);
             else
-                st->qs8.igemm(mr, columns, st->kc, st->ks, (const int8_t *const *)(st->indirection + r * st->ks), w,
+                st->qs8.igemm(mr, columns, st->kernel_kc, st->ks, (const int8_t *const *)(st->indirection + r * st->ks), w,
                               (int8_t *)c, st->n, &st->qs8_params);
         } else {
             if (st->direct)
@@ -65,6 +70,11 @@ static rl_status run_gemm(rl_plan *plan, rl_op *op) {
     rl_gemm_state *st = (rl_gemm_state *)op->state;
     st->a = (const char *)rl_input(plan, op, 0)->data;
     st->c = (char *)rl_output(plan, op, 0)->data;
+    if (st->padded_input) {
+        const size_t pixels = (size_t)st->g.batch * (size_t)st->g.in_h * (size_t)st->g.in_w;
+        char *padded = (char *)op->arena_scratch;
+        for (size_t p = 0; p < pixels; ++p) memcpy(padded + p * st->kernel_kc, st->a + p * st->kc, st->kc);
+    }
     const size_t threads = (size_t)rl_threadpool_threads(plan->pool);
     size_t tile_i = st->m, tile_j = st->n;
     if (threads > 1) {
@@ -86,8 +96,8 @@ static rl_status run_gemm(rl_plan *plan, rl_op *op) {
 static rl_status setup_indirection(rl_plan *plan, rl_op *op) {
     rl_gemm_state *st = (rl_gemm_state *)op->state;
     const rl_window_geometry *g = &st->g;
-    const char *input = (const char *)rl_input(plan, op, 0)->data;
-    const size_t pixel_bytes = (size_t)g->in_c * st->element_bytes;
+    const char *input = st->padded_input ? (const char *)op->arena_scratch : (const char *)rl_input(plan, op, 0)->data;
+    const size_t pixel_bytes = st->kernel_kc * st->element_bytes;
     const size_t blocks = (st->m + st->mr - 1) / st->mr;
     for (size_t block = 0; block < blocks; ++block) {
         for (size_t i = 0; i < st->mr; ++i) {
@@ -129,9 +139,16 @@ static rl_status build_state(rl_plan *plan, rl_op *op, rl_gemm_state *proto) {
         packed_bytes = rl_f32_gemm_packed_size(n, ks, kc, proto->nr);
         proto->panel_bytes = rl_f32_gemm_packed_size(proto->nr, ks, kc, proto->nr);
     }
+    proto->kernel_kc = kc;
+    if (proto->int8 && !proto->direct && kc % proto->qs8.kr != 0) {
+        proto->padded_input = 1;
+        proto->kernel_kc = (kc + proto->qs8.kr - 1) / proto->qs8.kr * proto->qs8.kr;
+        rl_request_arena_scratch(op, (size_t)proto->g.batch * (size_t)proto->g.in_h * (size_t)proto->g.in_w *
+                                         proto->kernel_kc);
+    }
     const size_t blocks = (proto->m + proto->mr - 1) / proto->mr;
     const size_t indirection_bytes = proto->direct ? 0 : blocks * ks * proto->mr * sizeof(void *);
-    const size_t zero_bytes = proto->direct ? 0 : kc * proto->element_bytes;
+    const size_t zero_bytes = proto->direct ? 0 : proto->kernel_kc * proto->element_bytes;
     const size_t head = round_up64(sizeof(rl_gemm_state));
     const size_t total = head + round_up64(packed_bytes) + round_up64(indirection_bytes) + round_up64(zero_bytes);
     char *memory = (char *)rl_op_state(plan, op, total);
