@@ -20,7 +20,7 @@ from cffi import FFI
 NATIVE_DIR = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(NATIVE_DIR)
 sys.path.insert(0, NATIVE_DIR)
-import build_config  # noqa: E402  (beside this file; the build runs it as a script, not as a package)
+import build_config
 
 HEADER = os.path.join(NATIVE_DIR, "include", "rillet.h")
 COMPILE_FLAGS = build_config.WARNING_FLAGS + build_config.OPTIMIZE_FLAGS

@@ -9,8 +9,8 @@ import numpy as np
 
 from rillet.converter.format import ModelError, ModelView, Options, SubGraphView, tensor_type_name
 from rillet.converter.format.codec import SLOTS
-from rillet.converter.format.schema import CUSTOM_CODE, UNIONS
 from rillet.converter.format.columns import Vectors, gather
+from rillet.converter.format.schema import CUSTOM_CODE, UNIONS
 from rillet.converter.format.view import OperatorColumns, TensorColumns
 from rillet.native import STATUS_NAMES, ffi, lib
 

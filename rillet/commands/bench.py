@@ -95,8 +95,9 @@ LABELS = {"rillet": "rillet", "litert_xnnpack": "LiteRT + XNNPACK", "litert_buil
 def format_results(model: str, results: dict[str, Any], threads: int, runs: int) -> str:
     from rillet.native import kernel_path
 
-    lines = [f"{model}  ({threads} thread{'s' if threads != 1 else ''}, {runs} runs; median, p10-p90 spread; "
-             f"rillet's kernel path: {kernel_path()})"]
+    header = (f"{model}  ({threads} thread{'s' if threads != 1 else ''}, {runs} runs; median, p10-p90 spread; "
+              f"rillet's kernel path: {kernel_path()})")
+    lines = [header]
     ours = results.get("rillet")
     for key, label in LABELS.items():
         if key not in results:

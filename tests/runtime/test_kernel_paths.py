@@ -190,9 +190,9 @@ def test_memory_report_counts_packed_weights_within_the_models_own_weight_bytes(
     """Packed weights (panels padded to the tile, bias and scales beside them) stay close to the model's own
     weight bytes (the issue's target is at most 1x; MobileNet's 8- to 56-channel layers padded to 16-column
     panels put it at 1.06x float, 1.09x int8 today), and live in each op's counted state."""
-    from support import model_path
-
     from rillet.runtime import Interpreter
+
+    from support import model_path
 
     for name in ("mobilenet_v2_035_96_f32", "mobilenet_v2_035_96_int8"):
         path = model_path(name)
