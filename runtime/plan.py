@@ -252,7 +252,7 @@ def fill_parameters(subgraph: SubGraphView, names: list[str], vectorized: bool =
             rows = rows[plain]
         parameters = _PARAMETER_ROWS[kind]
         pair_ops.append(np.repeat(rows, parameters.size))
-        pair_parameters.append(np.tile(parameters, rows.size))
+        pair_parameters.append(parameters[None, :].repeat(rows.size, axis=0).ravel())
     if pair_ops:
         _fill_columns(subgraph, words, np.concatenate(pair_ops), np.concatenate(pair_parameters))
     if one_by_one:
@@ -277,12 +277,12 @@ def _fill_columns(subgraph: SubGraphView, words: np.ndarray, op: np.ndarray, par
         table = np.maximum(row, 0)
         offset = np.where((row >= 0) & (slot >= 0), offsets[table, np.maximum(slot, 0)], 0)
         at = positions[table] + offset
-        field_type = PARAMETER_TYPE[parameter]
-        for code, ftype in enumerate(_FIELD_TYPES):
-            read = np.flatnonzero((field_type == code) & (offset != 0))
-            if read.size:
-                got = subgraph.model.fb.take(ftype, at[read], f"{subgraph.where}.operators.builtin_options")
-                values[read] = got != 0 if ftype == "bool" else got
+        field_type = np.where(offset != 0, PARAMETER_TYPE[parameter], -1)
+        for code in np.flatnonzero(np.bincount(field_type + 1, minlength=1)[1:]).tolist():
+            ftype = _FIELD_TYPES[code]
+            read = np.flatnonzero(field_type == code)
+            got = subgraph.model.fb.take(ftype, at[read], f"{subgraph.where}.operators.builtin_options")
+            values[read] = got != 0 if ftype == "bool" else got
     word = PARAMETER_WORD[parameter]
     check = word < 0
     if np.count_nonzero(values[check]):
@@ -375,6 +375,8 @@ class NativePlan:
             if status:
                 self._check(status, what=f"tensor {i} {self.subgraph.tensors[i].name!r}")
 
+        if not t.quantized.size:
+            return
         scales, zero_points = t.scale_vectors, t.zero_point_vectors
         counts, zero_counts = scales.count.tolist(), zero_points.count.tolist()
         pointers = (self._in_place(scales, "float", 4), self._in_place(zero_points, "int64_t", 8))

@@ -155,6 +155,7 @@ class SubGraphView:
         self.tensors: LazyList[Tensor] = LazyList(tensor_pos.size, self._decode_tensor)
         self.operators: LazyList[Operator] = LazyList(op_pos.size, self._decode_operator)
         self._columns: tuple[TensorColumns, OperatorColumns] | None = None
+        self._parsed: tuple[Tables, Tables] | None = None  # the tensor and operator tables, when parsed
         self._op_columns: OperatorColumns | None = None
         self._options: dict[str, tuple[np.ndarray, Tables]] | None = None
         self.options_rows: np.ndarray | None = None
@@ -191,7 +192,8 @@ class SubGraphView:
             return self._columns[1]
         if self._op_columns is None:
             try:
-                (ops,) = parse(self.model.fb, [("Operator", self._op_pos, f"{self.where}.operators")])
+                (ops,) = self._parsed[1:] if self._parsed else parse(
+                    self.model.fb, [("Operator", self._op_pos, f"{self.where}.operators")])
                 self._op_columns = OperatorColumns(ops, self.model.opcode_codes.size)
             except (Malformed, ModelError) as e:
                 explain(self.model.data, e)
@@ -199,8 +201,8 @@ class SubGraphView:
 
     def _read_columns(self) -> tuple[TensorColumns, OperatorColumns]:
         model, fb = self.model, self.model.fb
-        tensor_tables, op_tables = parse(fb, [("Tensor", self._tensor_pos, f"{self.where}.tensors"),
-                                              ("Operator", self._op_pos, f"{self.where}.operators")])
+        tensor_tables, op_tables = self._parsed or parse(fb, [
+            ("Tensor", self._tensor_pos, f"{self.where}.tensors"), ("Operator", self._op_pos, f"{self.where}.operators")])
         tensors = TensorColumns(tensor_tables)
         ops = OperatorColumns(op_tables, model.opcode_codes.size)
         ints = gather(fb, [tensor_tables.vector("shape"), op_tables.vector("inputs"),
@@ -312,11 +314,18 @@ class ModelView:
         self._subgraph_pos = self._table_positions(root, "subgraphs", "Model.subgraphs")
         if not self._subgraph_pos.size:
             raise ModelError("the model has no subgraphs")
-        codes, buffers = parse(fb, [
+        self.subgraphs: LazyList[SubGraphView] = LazyList(self._subgraph_pos.size, self._read_subgraph)
+        # Subgraph 0 (TFLite's main one, which a plan reads) has its tensors and operators parsed with
+        # the model's own tables: one parse, not two.
+        main = self.subgraphs[0]
+        codes, buffers, main_tensors, main_ops = parse(fb, [
             ("OperatorCode", self._table_positions(root, "operator_codes", "Model.operator_codes"),
              "Model.operator_codes"),
             ("Buffer", self._table_positions(root, "buffers", "Model.buffers"), "Model.buffers"),
+            ("Tensor", main._tensor_pos, f"{main.where}.tensors"),
+            ("Operator", main._op_pos, f"{main.where}.operators"),
         ])
+        main._parsed = (main_tensors, main_ops)
 
         self.opcode_codes = np.maximum(codes.scalar("deprecated_builtin_code").astype(np.int64),
                                        codes.scalar("builtin_code").astype(np.int64))
@@ -335,8 +344,6 @@ class ModelView:
                 raise Malformed(f"Model.buffers[{i}]: external data")
             self.buffer_start[i], self.buffer_size[i], self.buffer_present[i] = offset, size, True
         self.buffers: LazyList[Buffer] = LazyList(len(buffers), self._decode_buffer)
-
-        self.subgraphs: LazyList[SubGraphView] = LazyList(self._subgraph_pos.size, self._read_subgraph)
 
     def _read_subgraph(self, s: int) -> SubGraphView:
         """A SubGraph table, read by the checked Reader (a model has few): where its tensors and operators
