@@ -156,7 +156,7 @@ rl_status rl_plan_create(rl_plan **plan_out, int32_t num_threads) {
 }
 
 static void release_op_state(rl_op *op) {
-    free(op->state);
+    rl_zeroed_free(&op->state_block);
     op->state = NULL;
     op->state_bytes = 0;
     op->packed_weight_bytes = 0;
@@ -169,7 +169,7 @@ static void release_prepared(rl_plan *plan) {
         plan->tensors[i].data = NULL;
         plan->tensors[i].storage = RL_STORAGE_NONE;
     }
-    free(plan->arena);
+    rl_zeroed_free(&plan->arena_block);
     plan->arena = NULL;
     plan->arena_bytes = 0;
     plan->prepared = 0;
@@ -384,15 +384,14 @@ void *rl_op_scratch(rl_plan *plan, rl_op *op, size_t bytes) {
 
 void *rl_op_state(rl_plan *plan, rl_op *op, size_t bytes) {
     release_op_state(op);
-    void *memory = NULL;
-    if (posix_memalign(&memory, 64, bytes ? bytes : 1) != 0) {
+    op->state_block = rl_zeroed_alloc(bytes);
+    if (!op->state_block.base) {
         rl_fail(plan, RL_NO_MEMORY, "out of memory preparing the op (%zu bytes of state)", bytes);
         return NULL;
     }
-    memset(memory, 0, bytes ? bytes : 1);
-    op->state = memory;
+    op->state = op->state_block.base;
     op->state_bytes = bytes;
-    return memory;
+    return op->state;
 }
 
 void rl_request_arena_scratch(rl_op *op, size_t bytes) {
@@ -500,14 +499,14 @@ static rl_status plan_arena_offsets(rl_plan *plan) {
         return rl_fail(plan, RL_NO_MEMORY, "out of memory planning the arena");
     }
     plan->arena_bytes = total;
-    plan->arena = malloc(total ? total + RL_ARENA_ALIGNMENT : 1);
+    plan->arena_block = rl_zeroed_alloc(total + RL_ARENA_ALIGNMENT);
+    plan->arena = plan->arena_block.base;
     if (!plan->arena) {
         free(blocks);
         return rl_fail(plan, RL_NO_MEMORY, "out of memory allocating a %zu-byte arena", total);
     }
     char *base = (char *)plan->arena;
     base += (RL_ARENA_ALIGNMENT - (uintptr_t)base % RL_ARENA_ALIGNMENT) % RL_ARENA_ALIGNMENT;
-    memset(base, 0, total);
     int32_t k = 0;
     for (int32_t i = 0; i < plan->n_tensors; ++i) {
         rl_tensor *t = &plan->tensors[i];

@@ -7,6 +7,7 @@
 #include "kernels.h"
 #include "quant.h"
 #include "threadpool.h"
+#include "zeroed_memory.h"
 
 /* C99 has no static_assert: a negative array size fails the build instead. */
 #define RL_STATIC_ASSERT_JOIN2(a, b) a##b
@@ -77,6 +78,7 @@ struct rl_op {
      * ops still on rl_prepared. */
     void *state;
     size_t state_bytes;
+    rl_zeroed_block state_block;
     size_t packed_weight_bytes; /* the part of state that is repacked weights (memory_report) */
     /* The eval prepare chose for this op's dtypes and shapes (NULL: the kind's eval), and an optional
      * step that runs once the arena is placed (pointers into it: indirection buffers). */
@@ -108,6 +110,7 @@ struct rl_plan {
     int32_t *graph_inputs, *graph_outputs;
     int32_t n_graph_inputs, n_graph_outputs;
     void *arena;
+    rl_zeroed_block arena_block;
     size_t arena_bytes;
     rl_isa isa;
     rl_kernel_table kernel_table; /* filled at plan creation for isa */
