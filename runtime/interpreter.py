@@ -16,6 +16,7 @@ import numpy as np
 from rillet.converter.format import ModelFile, ModelView
 
 from .plan import InterpreterError, NativePlan
+from .program import Program
 
 
 def map_model_file(path: str | os.PathLike) -> mmap.mmap | bytes:
@@ -31,7 +32,8 @@ def map_model_file(path: str | os.PathLike) -> mmap.mmap | bytes:
 
 
 class Interpreter:
-    """Runs a .tflite model with librillet. Only subgraph 0 runs for now; signatures map onto it."""
+    """Runs a .tflite model with librillet. Every subgraph is a plan in one program, over one store of
+    resource variables; the tensor methods address subgraph 0, signature runners their own subgraph."""
 
     def __init__(
         self,
@@ -53,8 +55,11 @@ class Interpreter:
             content = model_content if isinstance(model_content, bytes) else bytes(model_content)
         self._content = content  # the constants' bytes: the plan points into them (and keeps them alive)
         self._model_view = ModelView(content)  # decodes what the plan reads; the rest on demand
-        self._plan = NativePlan(self._model_view, 0, num_threads if num_threads and num_threads > 0 else 1,
-                                experimental_preserve_all_tensors)
+        threads = num_threads if num_threads and num_threads > 0 else 1
+        self._program = Program()
+        self._plans = [NativePlan(self._model_view, k, threads, experimental_preserve_all_tensors, self._program)
+                       for k in range(len(self._model_view.subgraphs))]
+        self._plan = self._plans[0]
         self._sg = self._model_view.subgraphs[0]
         self._model: ModelFile | None = None
         self._ready = False
@@ -69,32 +74,44 @@ class Interpreter:
     # ---- the plan ----
 
     def allocate_tensors(self) -> None:
-        self._plan.prepare()
+        for plan in self._plans:
+            plan.prepare()
         self._ready = True
 
     def invoke(self) -> None:
+        self._invoke(0)
+
+    def _invoke(self, subgraph: int) -> None:
         if not self._ready:
             raise RuntimeError("Invoke called on model that is not ready (call allocate_tensors first).")
-        self._plan.invoke()
+        self._plans[subgraph].invoke()
+
+    def reset_all_variables(self) -> None:
+        """Every resource variable back to unassigned and every CALL_ONCE to run again (LiteRT's
+        reset_all_variables): the next invoke starts from the model's initial values."""
+        self._program.reset()
 
     def resize_tensor_input(self, input_index: int, tensor_size: Any, strict: bool = False) -> None:
-        input_index = int(input_index)
-        if input_index not in self._sg.inputs:
+        self._resize(int(input_index), tensor_size, strict, 0)
+
+    def _resize(self, input_index: int, tensor_size: Any, strict: bool, subgraph: int) -> None:
+        sg = self._model_view.subgraphs[subgraph]
+        if input_index not in sg.inputs:
             raise ValueError(f"tensor {input_index} is not an input of the model")
         size = [int(d) for d in np.asarray(tensor_size).reshape(-1)]
         if strict:
-            t = self._sg.tensors[input_index]
+            t = sg.tensors[input_index]
             signature = t.shape_signature or t.shape or []
             if len(size) != len(signature) or any(s != -1 and s != d for s, d in zip(signature, size)):
                 raise ValueError(f"strict resize of input {input_index}: {size} does not fit {list(signature)}")
-        self._plan.set_shape(input_index, size)
+        self._plans[subgraph].set_shape(input_index, size)
         self._ready = False
 
     # ---- details ----
 
-    def _details(self, index: int) -> dict[str, Any]:
-        t = self._sg.tensors[index]
-        shape = np.array(self._plan.shape(index), dtype=np.int32)
+    def _details(self, index: int, subgraph: int = 0) -> dict[str, Any]:
+        t = self._model_view.subgraphs[subgraph].tensors[index]
+        shape = np.array(self._plans[subgraph].shape(index), dtype=np.int32)
         q = t.quantization
         scales = np.array(q.scale or [], dtype=np.float32) if q else np.zeros(0, np.float32)
         zero_points = np.array(q.zero_point or [], dtype=np.int32) if q else np.zeros(0, np.int32)
@@ -141,21 +158,24 @@ class Interpreter:
             raise ValueError(f"Invalid tensor index {index} exceeds max tensor index {len(self._sg.tensors) - 1}")
         return index
 
-    def _view(self, index: int) -> np.ndarray:
-        view = self._plan.view(index, self._sg.tensors[index].dtype)
+    def _view(self, index: int, subgraph: int = 0) -> np.ndarray:
+        t = self._model_view.subgraphs[subgraph].tensors[index]
+        view = self._plans[subgraph].view(index, t.dtype)
         if view is None:
-            raise ValueError(f"tensor {index} {self._sg.tensors[index].name!r} has no data: call allocate_tensors "
+            raise ValueError(f"tensor {index} {t.name!r} has no data: call allocate_tensors "
                              "first (or it is an intermediate no op reads)")
         return view
 
     def set_tensor(self, tensor_index: int, value: Any) -> None:
-        index = self._check_index(tensor_index)
+        self._set(self._check_index(tensor_index), value, 0)
+
+    def _set(self, index: int, value: Any, subgraph: int) -> None:
         value = np.asarray(value)
-        t = self._sg.tensors[index]
+        t = self._model_view.subgraphs[subgraph].tensors[index]
         if value.dtype != t.dtype:
             raise ValueError(f"Cannot set tensor: Got value of type {value.dtype.name.upper()} but expected type "
                              f"{t.dtype.name.upper()} for input {index}, name: {t.name}")
-        target = self._view(index)
+        target = self._view(index, subgraph)
         if value.shape != target.shape:
             raise ValueError(f"Cannot set tensor: got shape {list(value.shape)}, expected {list(target.shape)} "
                              f"for tensor {index} {t.name!r}")
@@ -198,9 +218,6 @@ class Interpreter:
             signature_key = next(iter(signatures))
         if signature_key not in signatures:
             raise ValueError(f'Invalid signature_key provided: "{signature_key}".')
-        if signatures[signature_key]["subgraph_index"] != 0:
-            raise InterpreterError(f"signature {signature_key!r} runs subgraph "
-                                   f"{signatures[signature_key]['subgraph_index']}: rillet runs subgraph 0 only")
         return SignatureRunner(self, signature_key, signatures[signature_key])
 
     # ---- what rillet adds ----
@@ -241,6 +258,7 @@ class SignatureRunner:
     def __init__(self, interpreter: Interpreter, key: str, signature: dict[str, Any]) -> None:
         self._interpreter = interpreter
         self._key = key
+        self._subgraph: int = signature["subgraph_index"]
         self._inputs: dict[str, int] = signature["inputs"]
         self._outputs: dict[str, int] = signature["outputs"]
 
@@ -255,17 +273,17 @@ class SignatureRunner:
                 raise ValueError(f"Invalid Input name ({name}) for SignatureDef")
             values[name] = np.asarray(value)
             index = self._inputs[name]
-            if list(values[name].shape) != it._plan.shape(index):
-                it.resize_tensor_input(index, values[name].shape)
+            if list(values[name].shape) != it._plans[self._subgraph].shape(index):
+                it._resize(index, values[name].shape, False, self._subgraph)
         if not it._ready:
             it.allocate_tensors()
         for name, value in values.items():
-            it.set_tensor(self._inputs[name], value)
-        it.invoke()
-        return {name: it.get_tensor(index) for name, index in self._outputs.items()}
+            it._set(self._inputs[name], value, self._subgraph)
+        it._invoke(self._subgraph)
+        return {name: it._view(index, self._subgraph).copy() for name, index in self._outputs.items()}
 
     def get_input_details(self) -> dict[str, dict[str, Any]]:
-        return {name: self._interpreter._details(i) for name, i in self._inputs.items()}
+        return {name: self._interpreter._details(i, self._subgraph) for name, i in self._inputs.items()}
 
     def get_output_details(self) -> dict[str, dict[str, Any]]:
-        return {name: self._interpreter._details(i) for name, i in self._outputs.items()}
+        return {name: self._interpreter._details(i, self._subgraph) for name, i in self._outputs.items()}

@@ -14,6 +14,8 @@ from rillet.converter.format.schema import CUSTOM_CODE, UNIONS
 from rillet.converter.format.view import OperatorColumns, TensorColumns
 from rillet.native import STATUS_NAMES, ffi, lib
 
+from .program import Program
+
 MAX_DIMS = 8
 
 
@@ -135,6 +137,10 @@ def _none(p: Any, o: Options | None) -> None:
     return None
 
 
+def _call_once(p: Any, o: Options | None) -> None:
+    p.call_once.init_subgraph_index = _get(o, "init_subgraph_index", 0)
+
+
 # Builtin name -> how its options fill the op's parameter struct (every op rillet runs has an entry).
 PARAMETER_FILLERS: dict[str, Callable[[Any, Options | None], None]] = {
     "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _conv, "MAX_POOL_2D": _pool, "AVERAGE_POOL_2D": _pool,
@@ -144,6 +150,7 @@ PARAMETER_FILLERS: dict[str, Callable[[Any, Options | None], None]] = {
     "CONCATENATION": _concatenation, "RESHAPE": _reshape, "SQUEEZE": _squeeze,
     "STRIDED_SLICE": _strided_slice, "GATHER": _gather, "PACK": _pack, "SHAPE": _shape,
     "RESIZE_BILINEAR": _resize, "RESIZE_NEAREST_NEIGHBOR": _resize,
+    "CALL_ONCE": _call_once, "VAR_HANDLE": _none, "READ_VARIABLE": _none, "ASSIGN_VARIABLE": _none,
 }
 
 
@@ -334,8 +341,9 @@ class NativePlan:
     """One subgraph as a librillet plan. Holds the model's bytes alive: constants are used in place."""
 
     def __init__(self, model: ModelView, subgraph: int = 0, num_threads: int = 1,
-                 preserve_all_tensors: bool = False) -> None:
+                 preserve_all_tensors: bool = False, program: Program | None = None) -> None:
         self.model = model
+        self.program = program  # kept alive while the plan is: its variables and sibling subgraphs
         self.subgraph = model.subgraphs[subgraph]
         tensors, ops = self.subgraph.columns()  # checks the subgraph as `validate` does
         model.check_calls()
@@ -346,6 +354,8 @@ class NativePlan:
         self._plan = ffi.gc(out[0], lib.rl_plan_destroy)
         if status != lib.RL_OK:  # e.g. RILLET_ISA names a path this CPU lacks
             raise RuntimeError(ffi.string(lib.rl_plan_message(self._plan)).decode(errors="replace"))
+        if program is not None:
+            self._check(lib.rl_program_add_plan(program.pointer, subgraph, self._plan))
         self._bytes = ffi.from_buffer("uint8_t[]", model.data)  # the constants point into it
         self._keep: list[Any] = []  # arrays the plan's inputs were passed from
         lib.rl_plan_set_preserve_all_tensors(self._plan, int(bool(preserve_all_tensors)))
@@ -425,6 +435,7 @@ class NativePlan:
             words = fill_parameters(self.subgraph, self.op_names)
         except OptionsRefused as e:
             raise InterpreterError(self.describe_op(e.op, e.problem)) from None
+        self._name_variables(words)
         self._keep.append(words)
         params = ffi.from_buffer("rl_op_params[]", words)
         inputs, outputs = _int32_pointer(ops.inputs.values, self._keep), _int32_pointer(ops.outputs.values, self._keep)
@@ -439,6 +450,16 @@ class NativePlan:
         if lib.rl_plan_check_support(self._plan) != 0:
             raise UnsupportedOpsError("the model has ops rillet has no kernel for at these types: "
                                       + self._typed_support_listing())
+
+    def _name_variables(self, words: np.ndarray) -> None:
+        """VAR_HANDLE's parameter is its variable's id in the program, the same in every subgraph."""
+        for j, name in enumerate(self.op_names):
+            if name != "VAR_HANDLE":
+                continue
+            if self.program is None:
+                raise InterpreterError(self.describe_op(j, "resource variables need the model's program"))
+            o = self.subgraph.operators[j].builtin_options
+            words[j, 0] = self.program.variable_id(_get(o, "container", "") or "", _get(o, "shared_name", "") or "")
 
     def _typed_support_listing(self) -> str:
         items = []

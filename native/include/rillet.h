@@ -36,7 +36,8 @@ typedef enum {
     RL_INT64 = 4,
     RL_BOOL = 6,
     RL_INT16 = 7,
-    RL_INT8 = 9
+    RL_INT8 = 9,
+    RL_RESOURCE = 13    /* a resource variable's handle (VAR_HANDLE's output), held as its int32 id */
 } rl_dtype;
 
 /* Fused activations and paddings, numbered as TFLite's schema. */
@@ -63,6 +64,8 @@ typedef struct { int32_t axis, batch_dims; } rl_gather_params;
 typedef struct { int32_t axis, values_count; } rl_pack_params;
 typedef struct { int32_t out_type; } rl_shape_params;
 typedef struct { int32_t align_corners, half_pixel_centers; } rl_resize_params;
+typedef struct { int32_t resource_id; } rl_var_handle_params;        /* from rl_program_variable_id */
+typedef struct { int32_t init_subgraph_index; } rl_call_once_params;
 
 typedef union {
     rl_conv_params conv;
@@ -81,6 +84,8 @@ typedef union {
     rl_pack_params pack;
     rl_shape_params shape;
     rl_resize_params resize;
+    rl_var_handle_params var_handle;
+    rl_call_once_params call_once;
 } rl_op_params;
 
 typedef struct rl_plan rl_plan;
@@ -132,6 +137,23 @@ size_t rl_plan_packed_weight_bytes(const rl_plan *plan); /* weights repacked for
 size_t rl_plan_op_state_bytes(const rl_plan *plan);      /* every op's prepared state, packed weights included */
 const char *rl_plan_isa(const rl_plan *plan);            /* the kernel path: "scalar", "avx2", ... */
 int32_t rl_plan_threads(const rl_plan *plan);            /* threads an invoke runs on */
+
+/* A program: a model's subgraphs (one plan each) over one store of resource variables that live across
+ * invokes and subgraphs (VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE), with CALL_ONCE running an
+ * initialising subgraph the first time. The program does not own its plans: destroy them first. */
+typedef struct rl_program rl_program;
+rl_status rl_program_create(rl_program **program_out);
+void rl_program_destroy(rl_program *program);
+/* Makes `plan` the program's subgraph `index` (CALL_ONCE invokes it from there) and lets its variable ops
+ * reach the store. A plan belongs to one program. */
+rl_status rl_program_add_plan(rl_program *program, int32_t index, rl_plan *plan);
+/* The id of the variable named (container, shared_name), the same for every subgraph; -1 when out of memory. */
+int32_t rl_program_variable_id(rl_program *program, const char *container, const char *shared_name);
+int32_t rl_program_variable_count(const rl_program *program);
+/* Every variable back to unassigned, and every CALL_ONCE to run again on the next invoke. */
+void rl_program_reset_variables(rl_program *program);
+/* The bytes the store holds (memory_report). */
+size_t rl_program_variable_bytes(const rl_program *program);
 
 /* The builtin op codes this library has a kernel for (any dtype). */
 int32_t rl_op_is_known(int32_t builtin_code);

@@ -87,6 +87,17 @@ rl_status rl_eval_cast(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_resize(rl_plan *plan, rl_op *op);
 rl_status rl_eval_resize(rl_plan *plan, rl_op *op);
 
+/* Resource variables and CALL_ONCE (variables.c). */
+enum { RL_OP_CALL_ONCE = 129, RL_OP_VAR_HANDLE = 142, RL_OP_READ_VARIABLE = 143, RL_OP_ASSIGN_VARIABLE = 144 };
+rl_status rl_prepare_var_handle(rl_plan *plan, rl_op *op);
+rl_status rl_eval_var_handle(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_read_variable(rl_plan *plan, rl_op *op);
+rl_status rl_eval_read_variable(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_assign_variable(rl_plan *plan, rl_op *op);
+rl_status rl_eval_assign_variable(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_call_once(rl_plan *plan, rl_op *op);
+rl_status rl_eval_call_once(rl_plan *plan, rl_op *op);
+
 /* int8 kernels (elementwise_int8.c, activation_int8.c, pool_int8.c, reduce_int8.c, resize_int8.c). */
 rl_status rl_prepare_binary_s8(rl_plan *plan, rl_op *op);
 rl_status rl_eval_binary_s8(rl_plan *plan, rl_op *op);

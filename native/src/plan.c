@@ -8,6 +8,7 @@
 
 #include "arena_planner.h"
 #include "plan_internal.h"
+#include "program.h"
 
 #define RL_ARENA_ALIGNMENT 64
 
@@ -22,7 +23,7 @@ rl_status rl_fail(rl_plan *plan, rl_status status, const char *format, ...) {
 
 size_t rl_dtype_size(int32_t dtype) {
     switch (dtype) {
-    case RL_FLOAT32: case RL_INT32: return 4;
+    case RL_FLOAT32: case RL_INT32: case RL_RESOURCE: return 4;
     case RL_INT64: return 8;
     case RL_INT16: case RL_FLOAT16: return 2;
     case RL_UINT8: case RL_BOOL: case RL_INT8: return 1;
@@ -40,6 +41,7 @@ const char *rl_dtype_name(int32_t dtype) {
     case RL_UINT8: return "uint8";
     case RL_BOOL: return "bool";
     case RL_INT8: return "int8";
+    case RL_RESOURCE: return "resource";
     }
     return "an unsupported type";
 }
@@ -177,6 +179,9 @@ static void release_prepared(rl_plan *plan) {
 
 void rl_plan_destroy(rl_plan *plan) {
     if (!plan) return;
+    if (plan->program) /* the program must not invoke a plan that is gone */
+        for (int32_t i = 0; i < plan->program->n_plans; ++i)
+            if (plan->program->plans[i] == plan) plan->program->plans[i] = NULL;
     release_prepared(plan);
     for (int32_t i = 0; i < plan->n_tensors; ++i) {
         free(plan->tensors[i].q_scales);
@@ -433,6 +438,7 @@ static rl_status place_constants(rl_plan *plan) {
 }
 
 static int op_is_foldable(const rl_plan *plan, const rl_op *op) {
+    if (op->kind->stateful) return 0; /* reads or writes the program's variables: runs at every invoke */
     if (op->kind->shape_only) return 1;
     int any = 0;
     for (int32_t i = 0; i < op->n_inputs; ++i) {

@@ -97,6 +97,7 @@ typedef struct rl_op_kind {
     int32_t shape_only;                              /* output known from input shapes alone (SHAPE) */
     rl_status (*prepare)(rl_plan *plan, rl_op *op);  /* output shapes, validation, op->prep */
     rl_status (*eval)(rl_plan *plan, rl_op *op);
+    int32_t stateful;                                /* touches the program's variables: never folded */
 } rl_op_kind;
 
 struct rl_plan {
@@ -116,6 +117,7 @@ struct rl_plan {
     rl_kernel_table kernel_table; /* filled at plan creation for isa */
     const rl_kernel_table *kernels;
     rl_threadpool *pool;          /* NULL with one thread */
+    struct rl_program *program;   /* the subgraphs and variables this plan belongs to, or NULL */
     int32_t failed_op;
     int32_t current_op;
     char message[RL_MESSAGE_CAPACITY];

@@ -1,0 +1,108 @@
+/* program.c — the program: which plan is which subgraph, and the resource variables they share. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "program.h"
+
+rl_status rl_program_create(rl_program **program_out) {
+    *program_out = (rl_program *)calloc(1, sizeof **program_out);
+    return *program_out ? RL_OK : RL_NO_MEMORY;
+}
+
+void rl_program_destroy(rl_program *program) {
+    if (!program) return;
+    for (int32_t i = 0; i < program->n_plans; ++i)
+        if (program->plans[i]) program->plans[i]->program = NULL;
+    for (int32_t i = 0; i < program->n_variables; ++i) {
+        free(program->variables[i].name);
+        free(program->variables[i].data);
+    }
+    free(program->variables);
+    free(program->plans);
+    free(program->once_done);
+    free(program);
+}
+
+rl_status rl_program_add_plan(rl_program *program, int32_t index, rl_plan *plan) {
+    if (index < 0 || index > (1 << 20)) return rl_fail(plan, RL_INVALID, "subgraph index %d is out of range", index);
+    if (plan->program && plan->program != program)
+        return rl_fail(plan, RL_INVALID, "the plan already belongs to another program");
+    if (index >= program->n_plans) {
+        rl_plan **plans = (rl_plan **)realloc(program->plans, sizeof *plans * (size_t)(index + 1));
+        if (!plans) return rl_fail(plan, RL_NO_MEMORY, "out of memory adding subgraph %d", index);
+        program->plans = plans;
+        uint8_t *done = (uint8_t *)realloc(program->once_done, (size_t)(index + 1));
+        if (!done) return rl_fail(plan, RL_NO_MEMORY, "out of memory adding subgraph %d", index);
+        program->once_done = done;
+        for (int32_t i = program->n_plans; i <= index; ++i) {
+            program->plans[i] = NULL;
+            program->once_done[i] = 0;
+        }
+        program->n_plans = index + 1;
+    }
+    program->plans[index] = plan;
+    plan->program = program;
+    return RL_OK;
+}
+
+int32_t rl_program_variable_id(rl_program *program, const char *container, const char *shared_name) {
+    const size_t lc = strlen(container), ls = strlen(shared_name);
+    for (int32_t i = 0; i < program->n_variables; ++i) {
+        const char *name = program->variables[i].name;
+        if (strcmp(name, container) == 0 && strcmp(name + lc + 1, shared_name) == 0) return i;
+    }
+    if (program->n_variables == program->cap_variables) {
+        const int32_t cap = program->cap_variables ? program->cap_variables * 2 : 16;
+        rl_variable *grown = (rl_variable *)realloc(program->variables, sizeof *grown * (size_t)cap);
+        if (!grown) return -1;
+        program->variables = grown;
+        program->cap_variables = cap;
+    }
+    char *name = (char *)malloc(lc + ls + 2);
+    if (!name) return -1;
+    memcpy(name, container, lc + 1);
+    memcpy(name + lc + 1, shared_name, ls + 1);
+    rl_variable *v = &program->variables[program->n_variables];
+    memset(v, 0, sizeof *v);
+    v->name = name;
+    v->dtype = -1;
+    return program->n_variables++;
+}
+
+int32_t rl_program_variable_count(const rl_program *program) { return program->n_variables; }
+
+void rl_program_reset_variables(rl_program *program) {
+    for (int32_t i = 0; i < program->n_variables; ++i) {
+        program->variables[i].assigned = 0;
+        if (program->variables[i].data) memset(program->variables[i].data, 0, program->variables[i].capacity);
+    }
+    if (program->once_done) memset(program->once_done, 0, (size_t)program->n_plans);
+}
+
+size_t rl_program_variable_bytes(const rl_program *program) {
+    size_t n = 0;
+    for (int32_t i = 0; i < program->n_variables; ++i) n += program->variables[i].capacity;
+    return n;
+}
+
+rl_variable *rl_program_variable(rl_plan *plan, int32_t id) {
+    if (!plan->program) {
+        rl_fail(plan, RL_INVALID, "a resource variable op in a plan that belongs to no program");
+        return NULL;
+    }
+    if (id < 0 || id >= plan->program->n_variables) {
+        rl_fail(plan, RL_INVALID, "resource %d names no variable (the program has %d)", id, plan->program->n_variables);
+        return NULL;
+    }
+    return &plan->program->variables[id];
+}
+
+rl_status rl_variable_reserve(rl_plan *plan, rl_variable *v, size_t bytes) {
+    if (bytes <= v->capacity) return RL_OK;
+    void *grown = realloc(v->data, bytes);
+    if (!grown) return rl_fail(plan, RL_NO_MEMORY, "out of memory for variable %s (%zu bytes)", v->name, bytes);
+    memset((char *)grown + v->capacity, 0, bytes - v->capacity);
+    v->data = grown;
+    v->capacity = bytes;
+    return RL_OK;
+}
