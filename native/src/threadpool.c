@@ -40,7 +40,8 @@ struct rl_threadpool {
     struct rl_worker_start *starts; /* each worker's pool and thread index */
     pthread_mutex_t mutex;
     pthread_cond_t wake, done;
-    /* The current job, published under the mutex and through the generation counter. */
+    /* The current job: its fields are written, then `open` and `generation` (release); a worker reads them
+     * only after seeing both. The mutex and condition variables serve sleeping threads only. */
     rl_tile_2d_fn fn;
     void *context;
     size_t range_i, range_j, tile_i, tile_j, tiles_j, tiles;
@@ -49,6 +50,8 @@ struct rl_threadpool {
     int32_t active;       /* atomic: workers checked in to a job and not yet out */
     int32_t open;         /* atomic: 1 while the current job has tiles to claim */
     int32_t stopping;
+    int32_t sleeping;     /* atomic: workers waiting on `wake` (the caller broadcasts only then) */
+    int32_t caller_waiting; /* atomic: the caller waits on `done` (a worker signals only then) */
 };
 
 static void run_tile(rl_threadpool *pool, size_t t) {
@@ -84,21 +87,26 @@ static void *worker_main(void *arg) {
             spin_pause();
             now = __atomic_load_n(&pool->generation, __ATOMIC_ACQUIRE);
         }
-        pthread_mutex_lock(&pool->mutex);
-        while (pool->generation == seen && !pool->stopping) pthread_cond_wait(&pool->wake, &pool->mutex);
-        if (pool->stopping) {
+        if (now == seen) { /* nothing for a while: sleep until the caller publishes a job */
+            pthread_mutex_lock(&pool->mutex);
+            /* Announce, then look again: the caller stores the generation, then looks at `sleeping`, so one
+             * of the two sees the other (both sequentially consistent) and no wake-up is lost. */
+            __atomic_add_fetch(&pool->sleeping, 1, __ATOMIC_SEQ_CST);
+            while ((now = __atomic_load_n(&pool->generation, __ATOMIC_SEQ_CST)) == seen)
+                pthread_cond_wait(&pool->wake, &pool->mutex);
+            __atomic_sub_fetch(&pool->sleeping, 1, __ATOMIC_SEQ_CST);
             pthread_mutex_unlock(&pool->mutex);
-            return NULL;
         }
-        seen = pool->generation;
-        pthread_mutex_unlock(&pool->mutex);
+        if (__atomic_load_n(&pool->stopping, __ATOMIC_ACQUIRE)) return NULL;
+        seen = now;
         /* Check in, then look whether the job is still open: the caller closes it once every tile is claimed
          * and then waits only for the threads that checked in, so a worker the OS has not scheduled yet never
          * holds up an op (the caller takes its tiles instead). A late worker may join a newer job than the one
          * it woke for; joining is harmless, tiles are claimed atomically. */
         __atomic_add_fetch(&pool->active, 1, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&pool->open, __ATOMIC_SEQ_CST)) run_tiles(pool, self);
-        if (__atomic_sub_fetch(&pool->active, 1, __ATOMIC_SEQ_CST) == 0) {
+        if (__atomic_sub_fetch(&pool->active, 1, __ATOMIC_SEQ_CST) == 0 &&
+            __atomic_load_n(&pool->caller_waiting, __ATOMIC_SEQ_CST)) {
             pthread_mutex_lock(&pool->mutex);
             pthread_cond_signal(&pool->done);
             pthread_mutex_unlock(&pool->mutex);
@@ -140,7 +148,8 @@ rl_threadpool *rl_threadpool_create(int32_t threads) {
 void rl_threadpool_destroy(rl_threadpool *pool) {
     if (!pool) return;
     pthread_mutex_lock(&pool->mutex);
-    pool->stopping = 1;
+    __atomic_store_n(&pool->stopping, 1, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&pool->generation, 1, __ATOMIC_SEQ_CST); /* spinning workers see it too */
     pthread_cond_broadcast(&pool->wake);
     pthread_mutex_unlock(&pool->mutex);
     for (int32_t k = 0; k < pool->threads - 1; ++k) pthread_join(pool->workers[k], NULL);
@@ -167,7 +176,6 @@ void rl_parallelize_2d_tile_2d(rl_threadpool *pool, rl_tile_2d_fn fn, void *cont
                 fn(context, i, j, range_i - i < tile_i ? range_i - i : tile_i, range_j - j < tile_j ? range_j - j : tile_j);
         return;
     }
-    pthread_mutex_lock(&pool->mutex);
     pool->fn = fn;
     pool->context = context;
     pool->range_i = range_i;
@@ -182,14 +190,20 @@ void rl_parallelize_2d_tile_2d(rl_threadpool *pool, rl_tile_2d_fn fn, void *cont
         pool->ranges[k].length = (ptrdiff_t)(pool->ranges[k].end - pool->ranges[k].start);
     }
     __atomic_store_n(&pool->open, 1, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&pool->generation, pool->generation + 1, __ATOMIC_SEQ_CST);
-    pthread_cond_broadcast(&pool->wake);
-    pthread_mutex_unlock(&pool->mutex);
+    __atomic_add_fetch(&pool->generation, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&pool->sleeping, __ATOMIC_SEQ_CST) > 0) {
+        pthread_mutex_lock(&pool->mutex);
+        pthread_cond_broadcast(&pool->wake);
+        pthread_mutex_unlock(&pool->mutex);
+    }
     run_tiles(pool, 0); /* returns once every tile is claimed: the caller steals whatever the workers have not */
     __atomic_store_n(&pool->open, 0, __ATOMIC_SEQ_CST);
     for (int spin = 0; __atomic_load_n(&pool->active, __ATOMIC_ACQUIRE) > 0 && spin < RL_SPIN_ROUNDS; ++spin)
         spin_pause();
+    if (__atomic_load_n(&pool->active, __ATOMIC_SEQ_CST) == 0) return;
     pthread_mutex_lock(&pool->mutex);
-    while (__atomic_load_n(&pool->active, __ATOMIC_ACQUIRE) > 0) pthread_cond_wait(&pool->done, &pool->mutex);
+    __atomic_store_n(&pool->caller_waiting, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&pool->active, __ATOMIC_SEQ_CST) > 0) pthread_cond_wait(&pool->done, &pool->mutex);
+    __atomic_store_n(&pool->caller_waiting, 0, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&pool->mutex);
 }

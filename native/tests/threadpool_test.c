@@ -1,0 +1,53 @@
+/* threadpool_test.c — the plan's thread pool under stress: every tile of every job runs exactly once, for
+ * 1 to 5 threads, jobs of 1 to 500 tiles back to back and after pauses long enough for the workers to go to
+ * sleep, with a pool destroyed while its workers spin. Exit 0 when all is well. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "threadpool.h"
+
+typedef struct {
+    int *hits;
+    size_t range_j;
+} job_t;
+
+static void count_tile(void *context, size_t i, size_t j, size_t tile_i, size_t tile_j) {
+    job_t *job = (job_t *)context;
+    for (size_t a = i; a < i + tile_i; ++a)
+        for (size_t b = j; b < j + tile_j; ++b) __atomic_add_fetch(&job->hits[a * job->range_j + b], 1, __ATOMIC_RELAXED);
+}
+
+static void pause_us(long us) {
+    struct timespec t = {0, us * 1000L};
+    nanosleep(&t, NULL);
+}
+
+int main(void) {
+    unsigned seed = 12345;
+    int failures = 0;
+    for (int threads = 1; threads <= 5; ++threads) {
+        rl_threadpool *pool = rl_threadpool_create(threads);
+        for (int round = 0; round < 3000; ++round) {
+            seed = seed * 1103515245u + 12345u;
+            const size_t range_i = 1 + (seed >> 8) % 60, range_j = 1 + (seed >> 16) % 9;
+            const size_t tile_i = 1 + (seed >> 4) % 7, tile_j = 1 + (seed >> 20) % 4;
+            int *hits = (int *)calloc(range_i * range_j, sizeof(int));
+            job_t job = {hits, range_j};
+            rl_parallelize_2d_tile_2d(pool, count_tile, &job, range_i, range_j, tile_i, tile_j);
+            for (size_t k = 0; k < range_i * range_j; ++k)
+                if (hits[k] != 1) {
+                    if (failures++ < 10)
+                        printf("threads %d round %d: element %zu of %zux%zu (tiles %zux%zu) ran %d times\n", threads,
+                               round, k, range_i, range_j, tile_i, tile_j, hits[k]);
+                }
+            free(hits);
+            if (round % 500 == 499) pause_us(20000); /* long enough for the workers to fall asleep */
+        }
+        rl_threadpool_destroy(pool);
+    }
+    rl_threadpool_destroy(rl_threadpool_create(3)); /* destroyed while its workers still spin */
+    if (failures) printf("%d failures\n", failures);
+    return failures ? 1 : 0;
+}
