@@ -1,12 +1,13 @@
 """`ModelView`: a .tflite file decoded on demand, for a runtime's cold start.
 
 `load` decodes the whole file into objects before anything can use it. A view reads the model's top
-table, its operator codes, buffers and subgraph tables at once, and a subgraph's tensors and operators
-when that subgraph is first asked for: as numpy columns (`columns.Tables`), the fields a plan reads, with
-`validate`'s cross-references for that subgraph (`SubGraphView.check`). Everything else (signatures,
-metadata, names, the schema's objects `Tensor`, `Operator`, ... one at a time) is decoded when first read
-by the same checked `codec.Reader` that `load` uses, so it equals what `load` gives. A failed check, now
-or later, raises the ModelError that `load` raises for the file.
+table at once; its operator codes and buffers (with subgraph 0's tables) when first asked for, a subgraph
+table when that subgraph is, and a subgraph's tensors and operators when they are: as numpy columns
+(`columns.Tables`), the fields a plan reads, with `validate`'s cross-references for that subgraph
+(`SubGraphView.check`). Everything else (signatures, metadata, names, the schema's objects `Tensor`,
+`Operator`, ... one at a time) is decoded when first read by the same checked `codec.Reader` that `load`
+uses, so it equals what `load` gives. A failed check, now or later, raises the ModelError that `load`
+raises for the file.
 
 The view reads the bytes in place: constants are views into them, so they must outlive the view.
 """
@@ -192,6 +193,7 @@ class SubGraphView:
             return self._columns[1]
         if self._op_columns is None:
             try:
+                self.model.opcode_codes  # noqa: B018 - reads the model's tables, subgraph 0's with them
                 (ops,) = self._parsed[1:] if self._parsed else parse(
                     self.model.fb, [("Operator", self._op_pos, f"{self.where}.operators")])
                 self._op_columns = OperatorColumns(ops, self.model.opcode_codes.size)
@@ -201,6 +203,7 @@ class SubGraphView:
 
     def _read_columns(self) -> tuple[TensorColumns, OperatorColumns]:
         model, fb = self.model, self.model.fb
+        model.opcode_codes  # noqa: B018 - reads the model's tables, subgraph 0's with them
         tensor_tables, op_tables = self._parsed or parse(fb, [
             ("Tensor", self._tensor_pos, f"{self.where}.tensors"), ("Operator", self._op_pos, f"{self.where}.operators")])
         tensors = TensorColumns(tensor_tables)
@@ -303,7 +306,7 @@ class ModelView:
             explain(data, e)
 
     def _read_model(self) -> None:
-        reader, fb = self.reader, self.fb
+        reader = self.reader
         root = reader._deref(0, "root Model")
         self._root = root
         self._fields = {name: (ftype, default, offset) for name, ftype, default, offset, _ in
@@ -315,6 +318,21 @@ class ModelView:
         if not self._subgraph_pos.size:
             raise ModelError("the model has no subgraphs")
         self.subgraphs: LazyList[SubGraphView] = LazyList(self._subgraph_pos.size, self._read_subgraph)
+
+    def __getattr__(self, name: str) -> Any:
+        """The operator codes and buffers are read when one of them is first asked for (librillet reads
+        what a plan needs from the bytes itself)."""
+        if name not in _TABLE_ATTRIBUTES or "_tables_read" in self.__dict__:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        self._tables_read = True
+        try:
+            self._read_tables()
+        except (Malformed, ModelError) as e:
+            explain(self.data, e)
+        return self.__dict__[name]
+
+    def _read_tables(self) -> None:
+        fb, root = self.fb, self._root
         # Subgraph 0 (TFLite's main one, which a plan reads) has its tensors and operators parsed with
         # the model's own tables: one parse, not two.
         main = self.subgraphs[0]
@@ -492,6 +510,10 @@ class ModelView:
             calls.append(targets)
         check_call_cycles(calls)
 
+
+# What ModelView._read_tables sets.
+_TABLE_ATTRIBUTES = frozenset({"opcode_codes", "_code_pos", "operator_codes", "buffer_count", "buffer_present",
+                               "buffer_start", "buffer_size", "_buffer_offset", "_buffer_ext_size", "buffers"})
 
 # Per union, per type code: whether its options tables name subgraphs.
 _CALLING = {union: np.array([m in SUBGRAPH_REFERENCES for m in members] + [False] * (256 - len(members)))

@@ -155,6 +155,15 @@ void rl_program_reset_variables(rl_program *program);
 /* The bytes the store holds (memory_report). */
 size_t rl_program_variable_bytes(const rl_program *program);
 
+/* Feeds an empty plan subgraph `subgraph` of a .tflite flatbuffer (schema v3): its tensors (constants used
+ * in place: `model` must outlive the plan), quantization, ops with their builtin options, inputs and
+ * outputs. Every offset, vtable, vector and index is checked against [model, model + size): a malformed
+ * file is RL_INVALID with a message starting "malformed: ", never a crash. An op rillet has no kernel for
+ * is RL_UNSUPPORTED ("no kernel: ..."); a tensor the plan refuses names it ("tensor N: ..."). */
+rl_status rl_plan_build_from_tflite(rl_plan *plan, const void *model, size_t size, int32_t subgraph);
+/* Op `op`'s parameters as the plan holds them (NULL when there is no such op). */
+const rl_op_params *rl_plan_op_params(const rl_plan *plan, int32_t op);
+
 /* The builtin op codes this library has a kernel for (any dtype). */
 int32_t rl_op_is_known(int32_t builtin_code);
 /* cffi-end */

@@ -1,5 +1,5 @@
-"""What the cold start path changed: model files are mapped, not read; the plan is fed from the view's
-columns; views of tensor memory keep the plan (and the mapping) alive; broken files still fail early."""
+"""What the cold start path changed: model files are mapped, not read; librillet builds the plan from the
+bytes; views of tensor memory keep the plan (and the mapping) alive; broken files still fail early."""
 
 from __future__ import annotations
 
@@ -9,14 +9,11 @@ import mmap
 import numpy as np
 import pytest
 
-from rillet.converter.format import ModelError, ModelView, load
+from rillet.converter.format import ModelError, load
 from rillet.converter.format.codec import Writer
 from rillet.runtime import Interpreter
-from rillet.runtime.plan import fill_parameters
 
-from support import MODEL_NAMES, SINGLE_IO_MODELS, golden, model_path
-
-RUNNABLE = [n for n in MODEL_NAMES if n != "train_mlp"]
+from support import SINGLE_IO_MODELS, golden, model_path
 
 
 def write_unchecked(model) -> bytes:
@@ -85,27 +82,6 @@ def test_interpreter_model_is_loads_model():
     assert Interpreter(model_path=str(path)).model.same_as(load(path))
 
 
-@pytest.mark.parametrize("name", RUNNABLE + ["train_mlp"])
-def test_vectorized_parameters_equal_the_fillers(name):
-    view = ModelView(model_path(name).read_bytes())
-    for sg in view.subgraphs:
-        ops = sg.operator_columns()
-        names = [view.opcode_name(k) for k in ops.opcode_index.tolist()]
-        np.testing.assert_array_equal(fill_parameters(sg, names), fill_parameters(sg, names, vectorized=False))
-
-
-def test_options_of_an_unusual_type_fill_as_the_filler_says():
-    model = load(model_path("cnn_small_f32"))
-    sg = model.subgraphs[0]
-    conv = next(op for op in sg.operators if model.op_name(op) == "CONV_2D")
-    depthwise = next(op for op in sg.operators if model.op_name(op) == "DEPTHWISE_CONV_2D")
-    conv.builtin_options, depthwise.builtin_options = depthwise.builtin_options, None
-    view = ModelView(write_unchecked(model))
-    s = view.subgraphs[0]
-    names = [view.opcode_name(k) for k in s.operator_columns().opcode_index.tolist()]
-    np.testing.assert_array_equal(fill_parameters(s, names), fill_parameters(s, names, vectorized=False))
-
-
 def test_a_buffer_smaller_than_its_tensor_fails_at_construction():
     model = load(model_path("mobilenet_v2_035_96_f32"))
     index = constant_tensor(model)
@@ -143,37 +119,3 @@ def test_empty_file_is_a_model_error(tmp_path):
     path.write_bytes(b"")
     with pytest.raises(ModelError, match="too short"):
         Interpreter(model_path=str(path))
-
-
-def test_quantization_copied_when_the_files_vectors_cannot_be_used_in_place(monkeypatch):
-    from rillet.runtime.plan import NativePlan
-
-    monkeypatch.setattr(NativePlan, "_in_place", lambda self, vectors, ctype, width: None)
-    name = "cnn_small_int8"
-    g = golden(name)
-    it = Interpreter(model_path=str(model_path(name)))
-    it.allocate_tensors()
-    it.set_tensor(it.get_input_details()[0]["index"], g["x"])
-    it.invoke()
-    np.testing.assert_array_equal(it.get_tensor(it.get_output_details()[0]["index"]), g["y"])
-
-
-def test_options_that_leave_fields_out_fill_as_the_filler_says():
-    """A writer leaves out fields equal to the schema's default (beta 0, stride 0, alpha 0): the schema's
-    default applies then, the op's own default only when the options table is absent."""
-    from rillet.converter.format import Options
-
-    model = load(model_path("cnn_small_f32"))
-    sg = model.subgraphs[0]
-    for op in sg.operators:
-        name = model.op_name(op)
-        if name == "SOFTMAX":
-            op.builtin_options = Options("SoftmaxOptions", beta=0.0)
-        elif name == "CONV_2D":
-            op.builtin_options.stride_w = 0
-        elif name == "MAX_POOL_2D":
-            op.builtin_options = None
-    view = ModelView(write_unchecked(model))
-    s = view.subgraphs[0]
-    names = [view.opcode_name(k) for k in s.operator_columns().opcode_index.tolist()]
-    np.testing.assert_array_equal(fill_parameters(s, names), fill_parameters(s, names, vectorized=False))

@@ -1,0 +1,525 @@
+/* tflite_reader.c — a plan built straight from a .tflite flatbuffer (schema v3), every read checked.
+ *
+ * rl_plan_build_from_tflite reads one subgraph in two passes. The first reads and checks everything the
+ * plan needs (the checks of converter/format's `load` for that subgraph: every table, vtable, field and
+ * vector in the file; tensor, buffer and opcode indices in range; a constant's bytes fit its shape), so a
+ * malformed file fails before anything is built. The second feeds the plan through the same builders a
+ * caller would use (rl_plan_add_tensor, rl_plan_set_quantization, rl_plan_add_op, rl_plan_set_io), with
+ * constants pointing into the model's bytes (inline buffers and the offset/size form kept after the
+ * flatbuffer). Messages start with what failed, so a caller can name it: "malformed: ..." for the file,
+ * "tensor N: ..." for a tensor the plan refused, "no kernel: ..." for an op rillet does not know; op
+ * errors set the plan's failed op.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tflite_reader.h"
+
+/* ---- checked reads ---- */
+
+static uint32_t u16_at(const rl_fb *fb, uint64_t pos) { return (uint32_t)fb->data[pos] | (uint32_t)fb->data[pos + 1] << 8; }
+
+static uint32_t u32_at(const rl_fb *fb, uint64_t pos) {
+    const uint8_t *p = fb->data + pos;
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t u64_at(const rl_fb *fb, uint64_t pos) {
+    return (uint64_t)u32_at(fb, pos) | (uint64_t)u32_at(fb, pos + 4) << 32;
+}
+
+static int problem(rl_fb *fb, const char *what) {
+    fb->problem = what;
+    return 0;
+}
+
+static int fits(const rl_fb *fb, uint64_t pos, uint64_t length) { return pos <= fb->size && length <= fb->size - pos; }
+
+int rl_fb_table_at(rl_fb *fb, uint64_t pos, rl_fb_table *t) {
+    if (!fits(fb, pos, 4)) return problem(fb, "a table lies outside the file");
+    const int64_t vtable = (int64_t)pos - (int32_t)u32_at(fb, pos);
+    if (vtable < 0 || !fits(fb, (uint64_t)vtable, 4)) return problem(fb, "a vtable lies outside the file");
+    t->pos = pos;
+    t->vtable = (uint64_t)vtable;
+    t->vtable_size = u16_at(fb, t->vtable);
+    t->object_size = u16_at(fb, t->vtable + 2);
+    if (t->vtable_size < 4 || (t->vtable_size & 1) || !fits(fb, t->vtable, t->vtable_size))
+        return problem(fb, "a vtable is malformed");
+    if (t->object_size < 4 || !fits(fb, pos, t->object_size)) return problem(fb, "a table reaches past the end of the file");
+    return 1;
+}
+
+/* Where field `slot` lies (0: absent), checked to hold `width` bytes inside its table; -1 when it does not. */
+static int64_t field_at(rl_fb *fb, const rl_fb_table *t, int slot, uint32_t width) {
+    const uint32_t entry = 4 + 2 * (uint32_t)slot;
+    if (entry + 2 > t->vtable_size) return 0;
+    const uint32_t offset = u16_at(fb, t->vtable + entry);
+    if (!offset) return 0;
+    if (offset < 4 || offset + width > t->object_size) {
+        problem(fb, "a field lies outside its table");
+        return -1;
+    }
+    return (int64_t)(t->pos + offset);
+}
+
+static uint32_t type_width(rl_fb_type type) {
+    switch (type) {
+    case FB_BOOL: case FB_I8: case FB_U8: return 1;
+    case FB_I32: case FB_U32: case FB_F32: case FB_INTS: case FB_STRING: return 4;
+    case FB_I64: case FB_U64: return 8;
+    }
+    return 4;
+}
+
+int rl_fb_scalar(rl_fb *fb, const rl_fb_table *t, int slot, rl_fb_type type, double fallback, double *out) {
+    const int64_t at = field_at(fb, t, slot, type_width(type));
+    if (at < 0) return 0;
+    if (at == 0) {
+        *out = fallback;
+        return 1;
+    }
+    const uint64_t p = (uint64_t)at;
+    switch (type) {
+    case FB_BOOL: *out = fb->data[p] != 0; break;
+    case FB_I8: *out = (int8_t)fb->data[p]; break;
+    case FB_U8: *out = fb->data[p]; break;
+    case FB_I32: case FB_INTS: case FB_STRING: *out = (int32_t)u32_at(fb, p); break;
+    case FB_U32: *out = u32_at(fb, p); break;
+    case FB_F32: {
+        const uint32_t bits = u32_at(fb, p);
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        *out = f;
+        break;
+    }
+    case FB_I64: *out = (double)(int64_t)u64_at(fb, p); break;
+    case FB_U64: *out = (double)u64_at(fb, p); break;
+    }
+    return 1;
+}
+
+int rl_fb_u64(rl_fb *fb, const rl_fb_table *t, int slot, uint64_t *out) {
+    const int64_t at = field_at(fb, t, slot, 8);
+    if (at < 0) return 0;
+    *out = at ? u64_at(fb, (uint64_t)at) : 0;
+    return 1;
+}
+
+/* Where the table, string or vector that field `slot` refers to starts (0 when absent). */
+static int ref_at(rl_fb *fb, const rl_fb_table *t, int slot, uint64_t *target) {
+    const int64_t at = field_at(fb, t, slot, 4);
+    if (at < 0) return 0;
+    *target = at ? (uint64_t)at + u32_at(fb, (uint64_t)at) : 0;
+    return 1;
+}
+
+static int spend(rl_fb *fb, uint64_t count) {
+    if (count > fb->budget) return problem(fb, "its vectors overlap more than an honest file's");
+    fb->budget -= count;
+    return 1;
+}
+
+int rl_fb_vector_of(rl_fb *fb, const rl_fb_table *t, int slot, uint32_t width, rl_fb_vector *v, int *present) {
+    uint64_t target;
+    v->start = 0;
+    v->count = 0;
+    if (present) *present = 0;
+    if (!ref_at(fb, t, slot, &target)) return 0;
+    if (!target) return 1;
+    if (!fits(fb, target, 4)) return problem(fb, "a vector lies outside the file");
+    const uint32_t count = u32_at(fb, target);
+    if (!fits(fb, target + 4, (uint64_t)count * width)) return problem(fb, "a vector reaches past the end of the file");
+    if (!spend(fb, width == 1 ? count / 64 : count)) return 0;
+    v->start = target + 4;
+    v->count = count;
+    if (present) *present = 1;
+    return 1;
+}
+
+int32_t rl_fb_int_at(const rl_fb *fb, const rl_fb_vector *v, uint32_t i) { return (int32_t)u32_at(fb, v->start + 4 * (uint64_t)i); }
+
+/* Element i of a vector of tables. */
+static int table_in(rl_fb *fb, const rl_fb_vector *v, uint32_t i, rl_fb_table *t) {
+    const uint64_t slot = v->start + 4 * (uint64_t)i;
+    return rl_fb_table_at(fb, slot + u32_at(fb, slot), t);
+}
+
+/* ---- the model ---- */
+
+/* Schema slots of the tables read here (converter/format/schema.py). */
+enum { MODEL_VERSION = 0, MODEL_OPERATOR_CODES = 1, MODEL_SUBGRAPHS = 2, MODEL_BUFFERS = 4 };
+enum { CODE_DEPRECATED = 0, CODE_BUILTIN = 3 };
+enum { SUBGRAPH_TENSORS = 0, SUBGRAPH_INPUTS = 1, SUBGRAPH_OUTPUTS = 2, SUBGRAPH_OPERATORS = 3 };
+enum { TENSOR_SHAPE = 0, TENSOR_TYPE = 1, TENSOR_BUFFER = 2, TENSOR_QUANTIZATION = 4, TENSOR_IS_VARIABLE = 5,
+       TENSOR_SPARSITY = 6 };
+enum { QUANT_SCALE = 2, QUANT_ZERO_POINT = 3, QUANT_DIMENSION = 6 };
+enum { OP_OPCODE = 0, OP_INPUTS = 1, OP_OUTPUTS = 2, OP_OPTIONS_TYPE = 3, OP_OPTIONS = 4, OP_CUSTOM = 5,
+       OP_INTERMEDIATES = 8, OP_LARGE_CUSTOM_OFFSET = 9, OP_LARGE_CUSTOM_SIZE = 10, OP_OPTIONS2_TYPE = 11,
+       OP_OPTIONS2 = 12 };
+enum { BUFFER_DATA = 0, BUFFER_OFFSET = 1, BUFFER_SIZE = 2 };
+/* Union members: BuiltinOptions has codes 1..126, BuiltinOptions2 1..20. */
+enum { OPTIONS_TYPES = 127, OPTIONS2_TYPES = 21 };
+
+typedef struct {
+    int32_t type, is_variable;
+    rl_fb_vector shape;
+    const void *data;
+    size_t data_bytes;
+    int quantized;
+    rl_fb_vector scale, zero_point;
+    int32_t quantized_dimension;
+} tensor_info;
+
+typedef struct {
+    int32_t code;
+    rl_fb_vector inputs, outputs;
+    int32_t options_type;
+    uint64_t options_pos;
+} op_info;
+
+typedef struct {
+    rl_fb fb;
+    rl_plan *plan;
+    int32_t n_subgraphs, n_codes, n_buffers, n_tensors, n_ops;
+    rl_fb_vector buffers;
+    int32_t *codes;
+    tensor_info *tensors;
+    op_info *ops;
+    void *scratch; /* decoded indices, scales and zero points on their way to the builders */
+    size_t scratch_bytes;
+} reader;
+
+static rl_status malformed(reader *r, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static rl_status malformed(reader *r, const char *format, ...) {
+    char where[160];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(where, sizeof where, format, args);
+    va_end(args);
+    r->plan->current_op = -1;
+    return rl_fail(r->plan, RL_INVALID, "malformed: %s: %s", where, r->fb.problem ? r->fb.problem : "");
+}
+
+static void *scratch(reader *r, size_t bytes) {
+    if (bytes > r->scratch_bytes) {
+        free(r->scratch);
+        r->scratch = malloc(bytes);
+        r->scratch_bytes = r->scratch ? bytes : 0;
+        if (!r->scratch) rl_fail(r->plan, RL_NO_MEMORY, "out of memory reading the model");
+    }
+    return r->scratch;
+}
+
+/* The tensor indices of an [int] vector lie in [lowest, n_tensors). */
+static int indices_in_range(reader *r, const rl_fb_vector *v, int32_t lowest) {
+    for (uint32_t i = 0; i < v->count; ++i) {
+        const int32_t index = rl_fb_int_at(&r->fb, v, i);
+        if (index < lowest || index >= r->n_tensors) return problem(&r->fb, "a tensor index is out of range");
+    }
+    return 1;
+}
+
+static rl_status read_codes(reader *r, const rl_fb_table *model) {
+    rl_fb_vector v;
+    if (!rl_fb_vector_of(&r->fb, model, MODEL_OPERATOR_CODES, 4, &v, NULL)) return malformed(r, "Model.operator_codes");
+    r->n_codes = (int32_t)v.count;
+    r->codes = (int32_t *)malloc(sizeof(int32_t) * (v.count + 1));
+    if (!r->codes) return rl_fail(r->plan, RL_NO_MEMORY, "out of memory reading the model");
+    for (uint32_t i = 0; i < v.count; ++i) {
+        rl_fb_table t;
+        double deprecated, builtin;
+        if (!table_in(&r->fb, &v, i, &t) || !rl_fb_scalar(&r->fb, &t, CODE_DEPRECATED, FB_I8, 0, &deprecated) ||
+            !rl_fb_scalar(&r->fb, &t, CODE_BUILTIN, FB_I32, 0, &builtin))
+            return malformed(r, "Model.operator_codes[%u]", i);
+        /* Codes below 127 may sit in the int8 deprecated field only (older writers), larger ones in the int. */
+        r->codes[i] = (int32_t)(deprecated > builtin ? deprecated : builtin);
+    }
+    return RL_OK;
+}
+
+static uint64_t itemsize(int32_t type) {
+    static const uint8_t sizes[17] = {4, 2, 4, 1, 8, 0, 1, 2, 8, 1, 8, 16, 8, 0, 0, 4, 2};
+    return type >= 0 && type < 17 ? sizes[type] : 0;
+}
+
+/* Buffer b's bytes for tensor i (none when it has no data or is empty), checked against its shape. */
+static rl_status read_constant(reader *r, int32_t s, int32_t i, uint32_t b, int sparse, tensor_info *info) {
+    rl_fb_table t;
+    rl_fb_vector data;
+    int present;
+    uint64_t offset, size;
+    if (!table_in(&r->fb, &r->buffers, b, &t) || !rl_fb_vector_of(&r->fb, &t, BUFFER_DATA, 1, &data, &present) ||
+        !rl_fb_u64(&r->fb, &t, BUFFER_OFFSET, &offset) || !rl_fb_u64(&r->fb, &t, BUFFER_SIZE, &size))
+        return malformed(r, "Model.buffers[%u]", b);
+    uint64_t start = data.start, bytes = data.count;
+    if (offset > 1) { /* kept after the flatbuffer; 0 and 1 mean inline */
+        if (!fits(&r->fb, offset, size)) {
+            problem(&r->fb, "its external data reaches past the end of the file");
+            return malformed(r, "Model.buffers[%u]", b);
+        }
+        start = offset, bytes = size, present = 1;
+    }
+    if (!present || !bytes) return RL_OK;
+    const uint64_t width = itemsize(info->type);
+    if (!sparse && width) {
+        uint64_t expected = width;
+        for (uint32_t d = 0; d < info->shape.count && expected; ++d) {
+            const int32_t dim = rl_fb_int_at(&r->fb, &info->shape, d);
+            expected = dim < 0 || (dim && expected > UINT64_MAX / (uint64_t)dim) ? UINT64_MAX : expected * (uint64_t)dim;
+        }
+        if (expected != bytes) {
+            problem(&r->fb, "its buffer's size does not fit its shape and type");
+            return malformed(r, "subgraph %d tensor %d", s, i);
+        }
+    }
+    if (b > 0 && !info->is_variable) {
+        info->data = r->fb.data + start;
+        info->data_bytes = (size_t)bytes;
+    }
+    return RL_OK;
+}
+
+static rl_status read_tensor(reader *r, int32_t s, int32_t i, const rl_fb_table *t, tensor_info *info) {
+    rl_fb *fb = &r->fb;
+    double type, buffer, is_variable, dimension;
+    uint64_t quantization;
+    if (!rl_fb_vector_of(fb, t, TENSOR_SHAPE, 4, &info->shape, NULL) ||
+        !rl_fb_scalar(fb, t, TENSOR_TYPE, FB_I8, 0, &type) || !rl_fb_scalar(fb, t, TENSOR_BUFFER, FB_U32, 0, &buffer) ||
+        !rl_fb_scalar(fb, t, TENSOR_IS_VARIABLE, FB_BOOL, 0, &is_variable) ||
+        !ref_at(fb, t, TENSOR_QUANTIZATION, &quantization))
+        return malformed(r, "subgraph %d tensor %d", s, i);
+    info->type = (int32_t)type;
+    info->is_variable = is_variable != 0;
+    if (buffer >= r->n_buffers) {
+        problem(fb, "its buffer index is out of range");
+        return malformed(r, "subgraph %d tensor %d", s, i);
+    }
+    const int64_t sparsity = field_at(fb, t, TENSOR_SPARSITY, 4);
+    if (sparsity < 0) return malformed(r, "subgraph %d tensor %d", s, i);
+    const rl_status status = read_constant(r, s, i, (uint32_t)buffer, sparsity != 0, info);
+    if (status != RL_OK || !quantization) return status;
+    rl_fb_table q;
+    if (!rl_fb_table_at(fb, quantization, &q) || !rl_fb_vector_of(fb, &q, QUANT_SCALE, 4, &info->scale, NULL) ||
+        !rl_fb_vector_of(fb, &q, QUANT_ZERO_POINT, 8, &info->zero_point, NULL) ||
+        !rl_fb_scalar(fb, &q, QUANT_DIMENSION, FB_I32, 0, &dimension))
+        return malformed(r, "subgraph %d tensor %d quantization", s, i);
+    info->quantized = 1;
+    info->quantized_dimension = (int32_t)dimension;
+    return RL_OK;
+}
+
+/* A union field's member type (0 when the type or the value is absent) and where its table lies. */
+static int read_union(reader *r, const rl_fb_table *t, int slot, int32_t members, int32_t *type, uint64_t *pos) {
+    double code;
+    if (!rl_fb_scalar(&r->fb, t, slot, FB_U8, 0, &code) || !ref_at(&r->fb, t, slot + 1, pos)) return 0;
+    *type = *pos ? (int32_t)code : 0;
+    if (*type >= members) return problem(&r->fb, "an options type is not in the schema");
+    return 1;
+}
+
+static int calls_a_subgraph(int32_t options_type, int32_t options2_type) {
+    /* CallOptions, IfOptions, WhileOptions, CallOnceOptions; StablehloReduce, Scatter, ReduceWindow, Sort,
+     * While (io.py's SUBGRAPH_REFERENCES). */
+    return options_type == 16 || options_type == 92 || options_type == 93 || options_type == 103 ||
+           options2_type == 6 || options2_type == 7 || (options2_type >= 13 && options2_type <= 15);
+}
+
+static rl_status read_op(reader *r, int32_t s, int32_t j, const rl_fb_table *t, op_info *info) {
+    rl_fb *fb = &r->fb;
+    double opcode;
+    rl_fb_vector custom, intermediates;
+    uint64_t large_offset, large_size, options2_pos;
+    int32_t options2_type;
+    if (!rl_fb_scalar(fb, t, OP_OPCODE, FB_U32, 0, &opcode) ||
+        !rl_fb_vector_of(fb, t, OP_INPUTS, 4, &info->inputs, NULL) ||
+        !rl_fb_vector_of(fb, t, OP_OUTPUTS, 4, &info->outputs, NULL) ||
+        !rl_fb_vector_of(fb, t, OP_INTERMEDIATES, 4, &intermediates, NULL) ||
+        !rl_fb_vector_of(fb, t, OP_CUSTOM, 1, &custom, NULL) ||
+        !read_union(r, t, OP_OPTIONS_TYPE, OPTIONS_TYPES, &info->options_type, &info->options_pos) ||
+        !read_union(r, t, OP_OPTIONS2_TYPE, OPTIONS2_TYPES, &options2_type, &options2_pos) ||
+        !rl_fb_u64(fb, t, OP_LARGE_CUSTOM_OFFSET, &large_offset) || !rl_fb_u64(fb, t, OP_LARGE_CUSTOM_SIZE, &large_size))
+        return malformed(r, "subgraph %d operator %d", s, j);
+    rl_fb_table options;
+    const int ok = opcode < r->n_codes ? 1 : problem(fb, "its opcode index is out of range");
+    if (!ok || !indices_in_range(r, &info->inputs, -1) || !indices_in_range(r, &info->outputs, 0) ||
+        !indices_in_range(r, &intermediates, 0) ||
+        !(large_offset <= 1 || fits(fb, large_offset, large_size) ||
+          problem(fb, "its custom options reach past the end of the file")) ||
+        !(r->n_subgraphs > 1 || !calls_a_subgraph(info->options_type, options2_type) ||
+          problem(fb, "its options call a subgraph, and the model has only this one")) ||
+        !(!info->options_type || rl_fb_table_at(fb, info->options_pos, &options)))
+        return malformed(r, "subgraph %d operator %d", s, j);
+    info->code = r->codes[(int32_t)opcode];
+    return RL_OK;
+}
+
+/* Pass one: everything the plan reads of subgraph s, checked. */
+static rl_status read_subgraph(reader *r, const rl_fb_table *model, int32_t s, rl_fb_vector *inputs,
+                               rl_fb_vector *outputs) {
+    rl_fb *fb = &r->fb;
+    rl_fb_vector subgraphs, tensors, ops;
+    rl_fb_table sg, t;
+    if (!rl_fb_vector_of(fb, model, MODEL_SUBGRAPHS, 4, &subgraphs, NULL) ||
+        !rl_fb_vector_of(fb, model, MODEL_BUFFERS, 4, &r->buffers, NULL))
+        return malformed(r, "Model");
+    r->n_subgraphs = (int32_t)subgraphs.count;
+    r->n_buffers = (int32_t)r->buffers.count;
+    if (!subgraphs.count) return rl_fail(r->plan, RL_INVALID, "malformed: the model has no subgraphs");
+    if (s < 0 || s >= r->n_subgraphs)
+        return rl_fail(r->plan, RL_INVALID, "malformed: the model has %d subgraphs, not %d", r->n_subgraphs, s + 1);
+    if (!table_in(fb, &subgraphs, (uint32_t)s, &sg) || !rl_fb_vector_of(fb, &sg, SUBGRAPH_TENSORS, 4, &tensors, NULL) ||
+        !rl_fb_vector_of(fb, &sg, SUBGRAPH_OPERATORS, 4, &ops, NULL) ||
+        !rl_fb_vector_of(fb, &sg, SUBGRAPH_INPUTS, 4, inputs, NULL) ||
+        !rl_fb_vector_of(fb, &sg, SUBGRAPH_OUTPUTS, 4, outputs, NULL))
+        return malformed(r, "subgraph %d", s);
+    r->n_tensors = (int32_t)tensors.count;
+    r->n_ops = (int32_t)ops.count;
+    r->tensors = (tensor_info *)calloc(tensors.count + 1, sizeof *r->tensors);
+    r->ops = (op_info *)calloc(ops.count + 1, sizeof *r->ops);
+    if (!r->tensors || !r->ops) return rl_fail(r->plan, RL_NO_MEMORY, "out of memory reading the model");
+    rl_status status;
+    for (int32_t i = 0; i < r->n_tensors; ++i) {
+        if (!table_in(fb, &tensors, (uint32_t)i, &t)) return malformed(r, "subgraph %d tensor %d", s, i);
+        if ((status = read_tensor(r, s, i, &t, &r->tensors[i])) != RL_OK) return status;
+    }
+    if (!indices_in_range(r, inputs, 0) || !indices_in_range(r, outputs, 0))
+        return malformed(r, "subgraph %d inputs and outputs", s);
+    for (int32_t j = 0; j < r->n_ops; ++j) {
+        if (!table_in(fb, &ops, (uint32_t)j, &t)) return malformed(r, "subgraph %d operator %d", s, j);
+        if ((status = read_op(r, s, j, &t, &r->ops[j])) != RL_OK) return status;
+    }
+    return RL_OK;
+}
+
+/* ---- pass two: feeding the plan ---- */
+
+static rl_status add_tensors(reader *r) {
+    rl_plan *plan = r->plan;
+    for (int32_t i = 0; i < r->n_tensors; ++i) {
+        const tensor_info *t = &r->tensors[i];
+        int32_t shape[RL_MAX_DIMS] = {0};
+        const int32_t rank = t->shape.count > INT32_MAX ? INT32_MAX : (int32_t)t->shape.count;
+        for (int32_t d = 0; d < rank && d < RL_MAX_DIMS; ++d) shape[d] = rl_fb_int_at(&r->fb, &t->shape, (uint32_t)d);
+        const rl_status status = rl_plan_add_tensor(plan, t->type, rank, shape, t->data, t->data_bytes, t->is_variable);
+        if (status != RL_OK) {
+            char why[RL_MESSAGE_CAPACITY];
+            memcpy(why, plan->message, sizeof why);
+            plan->current_op = -1;
+            return rl_fail(plan, status, "tensor %d: %.400s", i, why);
+        }
+    }
+    for (int32_t i = 0; i < r->n_tensors; ++i) {
+        const tensor_info *t = &r->tensors[i];
+        const uint32_t count = t->scale.count, zero_count = t->zero_point.count;
+        if (!t->quantized || !count) continue;
+        if (zero_count && zero_count < count) {
+            plan->current_op = -1;
+            return rl_fail(plan, RL_INVALID, "malformed: tensor %d: quantization has %u scales but %u zero points", i,
+                           count, zero_count);
+        }
+        float *scales = (float *)scratch(r, (size_t)count * (sizeof(float) + sizeof(int64_t)) + sizeof(int64_t));
+        if (!scales) return RL_NO_MEMORY;
+        int64_t *zero_points = (int64_t *)(void *)(scales + count + (count & 1));
+        for (uint32_t k = 0; k < count; ++k) {
+            const uint32_t bits = u32_at(&r->fb, t->scale.start + 4 * (uint64_t)k);
+            memcpy(&scales[k], &bits, sizeof bits);
+            zero_points[k] = zero_count ? (int64_t)u64_at(&r->fb, t->zero_point.start + 8 * (uint64_t)k) : 0;
+        }
+        const rl_status status = rl_plan_set_quantization(plan, i, (int32_t)count, scales, zero_points,
+                                                          t->quantized_dimension);
+        if (status != RL_OK) return status;
+    }
+    return RL_OK;
+}
+
+static rl_status add_ops(reader *r) {
+    rl_plan *plan = r->plan;
+    size_t used = 0;
+    int32_t unknown = 0;
+    for (int32_t j = 0; j < r->n_ops; ++j) {
+        if (rl_find_op_kind(r->ops[j].code)) continue;
+        if (!unknown++) used = (size_t)snprintf(plan->message, sizeof plan->message, "no kernel:");
+        if (used < sizeof plan->message)
+            used += (size_t)snprintf(plan->message + used, sizeof plan->message - used, " op %d (builtin code %d)", j,
+                                     r->ops[j].code);
+    }
+    if (unknown) {
+        plan->failed_op = -1;
+        return RL_UNSUPPORTED;
+    }
+    for (int32_t j = 0; j < r->n_ops; ++j) {
+        const op_info *op = &r->ops[j];
+        rl_op_params params;
+        rl_status status = rl_tflite_op_params(plan, &r->fb, j, op->code, op->options_type, op->options_pos, &params);
+        if (status != RL_OK) return status;
+        int32_t *indices = (int32_t *)scratch(r, sizeof(int32_t) * ((size_t)op->inputs.count + op->outputs.count + 1));
+        if (!indices) return RL_NO_MEMORY;
+        for (uint32_t k = 0; k < op->inputs.count; ++k) indices[k] = rl_fb_int_at(&r->fb, &op->inputs, k);
+        for (uint32_t k = 0; k < op->outputs.count; ++k)
+            indices[op->inputs.count + k] = rl_fb_int_at(&r->fb, &op->outputs, k);
+        status = rl_plan_add_op(plan, op->code, (int32_t)op->inputs.count, indices, (int32_t)op->outputs.count,
+                                indices + op->inputs.count, &params);
+        if (status != RL_OK) return status;
+    }
+    return RL_OK;
+}
+
+static rl_status set_io(reader *r, const rl_fb_vector *inputs, const rl_fb_vector *outputs) {
+    int32_t *indices = (int32_t *)scratch(r, sizeof(int32_t) * ((size_t)inputs->count + outputs->count + 1));
+    if (!indices) return RL_NO_MEMORY;
+    for (uint32_t k = 0; k < inputs->count; ++k) indices[k] = rl_fb_int_at(&r->fb, inputs, k);
+    for (uint32_t k = 0; k < outputs->count; ++k) indices[inputs->count + k] = rl_fb_int_at(&r->fb, outputs, k);
+    return rl_plan_set_io(r->plan, (int32_t)inputs->count, indices, (int32_t)outputs->count, indices + inputs->count);
+}
+
+static rl_status build(reader *r, int32_t subgraph) {
+    rl_fb *fb = &r->fb;
+    if (fb->size < 8) return rl_fail(r->plan, RL_INVALID, "malformed: %llu bytes is too short for a flatbuffer",
+                                     (unsigned long long)fb->size);
+    if (memcmp(fb->data + 4, "TFL3", 4) != 0)
+        return rl_fail(r->plan, RL_INVALID, "malformed: the file identifier is not TFL3");
+    rl_fb_table model;
+    double version;
+    if (!rl_fb_table_at(fb, u32_at(fb, 0), &model) || !rl_fb_scalar(fb, &model, MODEL_VERSION, FB_U32, 0, &version))
+        return malformed(r, "root Model");
+    if (version != 3)
+        return rl_fail(r->plan, RL_INVALID, "malformed: schema version %.0f is not supported (TFLite files are version 3)",
+                       version);
+    rl_fb_vector inputs, outputs;
+    rl_status status = read_codes(r, &model);
+    if (status == RL_OK) status = read_subgraph(r, &model, subgraph, &inputs, &outputs);
+    if (status == RL_OK) status = add_tensors(r);
+    if (status == RL_OK) status = add_ops(r);
+    if (status == RL_OK) status = set_io(r, &inputs, &outputs);
+    return status;
+}
+
+rl_status rl_plan_build_from_tflite(rl_plan *plan, const void *model, size_t size, int32_t subgraph) {
+    plan->current_op = -1;
+    if (plan->n_tensors || plan->n_ops) return rl_fail(plan, RL_BAD_STATE, "the plan already has tensors or ops");
+    if (!model && size) return rl_fail(plan, RL_INVALID, "malformed: no model bytes");
+    reader r;
+    memset(&r, 0, sizeof r);
+    r.plan = plan;
+    r.fb.data = (const uint8_t *)model;
+    r.fb.size = size;
+    r.fb.budget = 16 * (uint64_t)size + 1000000;
+    const rl_status status = build(&r, subgraph);
+    free(r.codes);
+    free(r.tensors);
+    free(r.ops);
+    free(r.scratch);
+    if (status == RL_OK) plan->message[0] = '\0';
+    return status;
+}
+
+const rl_op_params *rl_plan_op_params(const rl_plan *plan, int32_t op) {
+    return op >= 0 && op < plan->n_ops ? &plan->ops[op].params : NULL;
+}
