@@ -33,6 +33,11 @@ void qs8_qc8w_gemm_4x8c8__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a,
 void qs8_qc8w_igemm_4x8c8__avx2(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
                                 const void *w, int8_t *c, size_t c_stride,
                                 const rl_qs8_requantization_params *params);
+void qs8_qc8w_gemm_4x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,
+                                int8_t *c, size_t c_stride, const rl_qs8_requantization_params *params);
+void qs8_qc8w_igemm_4x16c2__avx2(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
+                                 const void *w, int8_t *c, size_t c_stride,
+                                 const rl_qs8_requantization_params *params);
 void qs8_qc8w_dwconv_16c__avx2(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
                                size_t indirection_step, const void *w, int8_t *output, size_t output_stride,
                                const rl_qs8_requantization_params *params);
