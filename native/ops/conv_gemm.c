@@ -75,7 +75,9 @@ static rl_status run_gemm(rl_plan *plan, rl_op *op) {
         char *padded = (char *)op->arena_scratch;
         for (size_t p = 0; p < pixels; ++p) memcpy(padded + p * st->kernel_kc, st->a + p * st->kc, st->kc);
     }
-    const size_t threads = (size_t)rl_threadpool_threads(plan->pool);
+    /* An op too small to repay waking the workers (a few microseconds of work) runs on the caller alone. */
+    rl_threadpool *pool = st->m * st->n * st->kc * st->ks >= RL_PARALLEL_MIN_MACS ? plan->pool : NULL;
+    const size_t threads = (size_t)rl_threadpool_threads(pool);
     size_t tile_i = st->m, tile_j = st->n;
     if (threads > 1) {
         const size_t want = RL_TILES_PER_THREAD * threads;
@@ -87,7 +89,7 @@ static rl_status run_gemm(rl_plan *plan, rl_op *op) {
             tile_j = st->nr * ((panels + per_row - 1) / per_row);
         }
     }
-    rl_parallelize_2d_tile_2d(plan->pool, gemm_tile, st, st->m, st->n, tile_i, tile_j);
+    rl_parallelize_2d_tile_2d(pool, gemm_tile, st, st->m, st->n, tile_i, tile_j);
     return RL_OK;
 }
 

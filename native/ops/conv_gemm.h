@@ -6,6 +6,11 @@
 
 #include "ops.h"
 
+/* Below this many multiply-adds an op runs on the calling thread: waking the workers and waiting for them
+ * costs about a microsecond on a 2-core machine, more than half of such an op (mobilenet_v2's 6x6 and 3x3
+ * depthwise layers ran slower on 2 threads than on 1). */
+#define RL_PARALLEL_MIN_MACS 65536
+
 /* Each takes over the op (op->run, op->setup, op->state) when its case has a micro-kernel driver: constant
  * weights and bias, float32 or full int8 (not hybrid), depth multiplier 1 for depthwise; otherwise it
  * leaves the op on its whole-op reference and returns RL_OK. Called at the end of the op's prepare, after

@@ -45,8 +45,9 @@ static rl_status run_dwconv(rl_plan *plan, rl_op *op) {
     rl_dwconv_state *st = (rl_dwconv_state *)op->state;
     st->output = (char *)rl_output(plan, op, 0)->data;
     /* About eight tiles of whole output rows per thread (see conv_gemm.c). */
-    const size_t want = 8 * (size_t)rl_threadpool_threads(plan->pool);
-    rl_parallelize_2d_tile_2d(plan->pool, dwconv_rows, st, st->rows, 1, plan->pool ? (st->rows + want - 1) / want : st->rows, 1);
+    rl_threadpool *pool = st->rows * st->row_pixels * st->channels * st->taps >= RL_PARALLEL_MIN_MACS ? plan->pool : NULL;
+    const size_t want = 8 * (size_t)rl_threadpool_threads(pool);
+    rl_parallelize_2d_tile_2d(pool, dwconv_rows, st, st->rows, 1, pool ? (st->rows + want - 1) / want : st->rows, 1);
     return RL_OK;
 }
 
