@@ -28,9 +28,9 @@ void qs8_qc8w_dwconv_4c__scalar(size_t channels, size_t pixels, size_t taps, con
                                 const rl_qs8_requantization_params *params);
 
 #if defined(__x86_64__) || defined(_M_X64)
-void qs8_qc8w_gemm_4x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,
+void qs8_qc8w_gemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,
                                 int8_t *c, size_t c_stride, const rl_qs8_requantization_params *params);
-void qs8_qc8w_igemm_4x16c2__avx2(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
+void qs8_qc8w_igemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
                                  const void *w, int8_t *c, size_t c_stride,
                                  const rl_qs8_requantization_params *params);
 void qs8_qc8w_dwconv_16c__avx2(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,

@@ -1,4 +1,4 @@
-/* qs8_qc8w_gemm_4x16c2__avx2.c — int8 GEMM, per-channel int8 weights, 4 rows x 16 columns, kr 2, AVX2.
+/* qs8_qc8w_gemm_6x16c2__avx2.c — int8 GEMM, per-channel int8 weights, 6 rows x 16 columns, kr 2, AVX2.
  *
  * A packed block of kr = 2 holds, for each column, the weights of k and k + 1: sign-extended to int16, 16
  * bytes of it are 8 columns x 2 k. Broadcasting a row's inputs k, k + 1 (as int16, one 32-bit pair) into all
@@ -9,8 +9,8 @@
  *
  * The rows are first sign-extended to int16 into a stack buffer, once per call for all panels (in chunks of
  * KBLOCK per panel when kc is larger), so each pair is one vpbroadcastd from memory: holding the extended
- * rows in registers instead left gcc too few of them for the 8 accumulators. An odd kc's last pair is padded
- * with a zero; its weight is zero too. Only the kc bytes of each row are read.
+ * rows in registers instead left gcc too few registers for the 12 accumulators (it spilled). An odd kc's last
+ * pair is padded with a zero; its weight is zero too. Only the kc bytes of each row are read.
  *
  * The requantization is XNNPACK's fp32 one, bit-exact to rl_requantize_fp32: the accumulators start at the
  * bias; the float product is clamped above in float (so no value reaches the range where vcvtps2dq returns
@@ -25,14 +25,15 @@
 
 #include "qs8_configs.h"
 
-/* KBLOCK: the int16 inputs a row's buffer holds, plus 2 for extend_row's writes past len. */
-enum { MR = 4, NR = 16, KBLOCK = 504 };
+/* KBLOCK: the int16 inputs a row's buffer holds (plus 2 for extend_row's writes past len); 336 is
+ * mobilenet_v2's deepest 1x1 convolution, and the 6 rows' buffer stays under 4 KiB of stack. */
+enum { MR = 6, NR = 16, KBLOCK = 336 };
 
 /* dst[0..len) = src[0..len) as int16, and dst[len] = 0 when len is odd (the zero pairs with an odd kc's last
  * input; its weight is zero too). Reads only src[0..len); may write dst[len + 1 .. 3] when len < 4. The last
  * pieces overlap what is done instead of looping over single bytes; an odd len's last piece is loaded one
- * byte early and shifted, so its zero lands at dst[len] in the same store (one store per pair keeps the
- * pair's broadcast load forwarded from it). */
+ * byte early and shifted, so its zero lands at dst[len] in the same store (no pair's broadcast load then
+ * straddles two stores, which would stop store-to-load forwarding). */
 static void extend_row(const int8_t *src, size_t len, int16_t *dst) {
     const size_t odd = len & 1;
     if (len >= 16) {
@@ -85,35 +86,28 @@ static __m256i load_weights(const int8_t *w) {
     return _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)w));
 }
 
-/* Adds `pairs` pairs of the 4 extended rows x times the weights at w (NR columns a pair) into the 4 rows'
- * accumulators of columns 0-7 (acc[0..3]) and, when wide, 8-15 (acc[4..7]). Returns the weights past them. */
+/* Adds `pairs` pairs of the MR extended rows x times the weights at w (NR columns a pair) into the MR rows'
+ * accumulators of columns 0-7 (acc[0..MR)) and, when wide, 8-15 (acc[MR..2 MR)). Returns the weights past
+ * them. */
 static const int8_t *accumulate(int16_t (*x)[KBLOCK + 2], size_t pairs, const int8_t *w, __m256i *acc,
                                 int wide) {
     if (wide) {
         for (size_t k = 0; k < 2 * pairs; k += 2) {
             const __m256i vw_lo = load_weights(w), vw_hi = load_weights(w + 16);
             w += 2 * NR;
-            const __m256i vb0 = broadcast_pair(x[0] + k);
-            acc[0] = _mm256_add_epi32(acc[0], _mm256_madd_epi16(vb0, vw_lo));
-            acc[4] = _mm256_add_epi32(acc[4], _mm256_madd_epi16(vb0, vw_hi));
-            const __m256i vb1 = broadcast_pair(x[1] + k);
-            acc[1] = _mm256_add_epi32(acc[1], _mm256_madd_epi16(vb1, vw_lo));
-            acc[5] = _mm256_add_epi32(acc[5], _mm256_madd_epi16(vb1, vw_hi));
-            const __m256i vb2 = broadcast_pair(x[2] + k);
-            acc[2] = _mm256_add_epi32(acc[2], _mm256_madd_epi16(vb2, vw_lo));
-            acc[6] = _mm256_add_epi32(acc[6], _mm256_madd_epi16(vb2, vw_hi));
-            const __m256i vb3 = broadcast_pair(x[3] + k);
-            acc[3] = _mm256_add_epi32(acc[3], _mm256_madd_epi16(vb3, vw_lo));
-            acc[7] = _mm256_add_epi32(acc[7], _mm256_madd_epi16(vb3, vw_hi));
+            for (size_t i = 0; i < MR; ++i) {
+                const __m256i vb = broadcast_pair(x[i] + k);
+                acc[i] = _mm256_add_epi32(acc[i], _mm256_madd_epi16(vb, vw_lo));
+                acc[MR + i] = _mm256_add_epi32(acc[MR + i], _mm256_madd_epi16(vb, vw_hi));
+            }
         }
     } else {
         for (size_t k = 0; k < 2 * pairs; k += 2) {
             const __m256i vw_lo = load_weights(w);
             w += 2 * NR;
-            acc[0] = _mm256_add_epi32(acc[0], _mm256_madd_epi16(broadcast_pair(x[0] + k), vw_lo));
-            acc[1] = _mm256_add_epi32(acc[1], _mm256_madd_epi16(broadcast_pair(x[1] + k), vw_lo));
-            acc[2] = _mm256_add_epi32(acc[2], _mm256_madd_epi16(broadcast_pair(x[2] + k), vw_lo));
-            acc[3] = _mm256_add_epi32(acc[3], _mm256_madd_epi16(broadcast_pair(x[3] + k), vw_lo));
+            for (size_t i = 0; i < MR; ++i) {
+                acc[i] = _mm256_add_epi32(acc[i], _mm256_madd_epi16(broadcast_pair(x[i] + k), vw_lo));
+            }
         }
     }
     return w;
@@ -143,7 +137,7 @@ static void store_tail(int8_t *c, __m128i v, size_t n) {
     if (n & 1) *c = (int8_t)_mm_cvtsi128_si32(v);
 }
 
-/* Requantizes the 4 x (8 or 16) accumulators and stores the n (<= 16) columns of each row. */
+/* Requantizes the MR x (8 or 16) accumulators and stores the n (<= 16) columns of each row. */
 typedef struct {
     __m256 vmax;         /* max_less_zero_point */
     __m256i vzero_point; /* int16 */
@@ -168,48 +162,50 @@ static void requantize_store(const __m256i *acc, const float *scales, size_t n, 
     const __m256 vscale_lo = _mm256_loadu_ps(scales);
     if (n > 8) {
         const __m256 vscale_hi = _mm256_loadu_ps(scales + 8);
-        __m256i vout[2];
-        for (int half = 0; half < 2; ++half) {
+        for (size_t i = 0; i < MR; i += 2) {
             /* int16: row i columns 0-3, 8-11 | 4-7, 12-15; bytes: rows i, i + 1 in that order. */
-            const int i = 2 * half;
-            const __m256i v0 = _mm256_adds_epi16(
-                _mm256_packs_epi32(scale_round(acc[i], vscale_lo, vmax), scale_round(acc[i + 4], vscale_hi, vmax)),
-                vzero_point);
-            const __m256i v1 = _mm256_adds_epi16(_mm256_packs_epi32(scale_round(acc[i + 1], vscale_lo, vmax),
-                                                                    scale_round(acc[i + 5], vscale_hi, vmax)),
+            const __m256i v0 = _mm256_adds_epi16(_mm256_packs_epi32(scale_round(acc[i], vscale_lo, vmax),
+                                                                    scale_round(acc[MR + i], vscale_hi, vmax)),
                                                  vzero_point);
-            vout[half] = _mm256_permutevar8x32_epi32(_mm256_max_epi8(_mm256_packs_epi16(v0, v1), vmin), vorder);
-        }
-        if (n == NR) {
-            _mm_storeu_si128((__m128i *)(void *)c[0], _mm256_castsi256_si128(vout[0]));
-            _mm_storeu_si128((__m128i *)(void *)c[1], _mm256_extracti128_si256(vout[0], 1));
-            _mm_storeu_si128((__m128i *)(void *)c[2], _mm256_castsi256_si128(vout[1]));
-            _mm_storeu_si128((__m128i *)(void *)c[3], _mm256_extracti128_si256(vout[1], 1));
-        } else {
-            store_tail(c[0], _mm256_castsi256_si128(vout[0]), n);
-            store_tail(c[1], _mm256_extracti128_si256(vout[0], 1), n);
-            store_tail(c[2], _mm256_castsi256_si128(vout[1]), n);
-            store_tail(c[3], _mm256_extracti128_si256(vout[1], 1), n);
+            const __m256i v1 = _mm256_adds_epi16(_mm256_packs_epi32(scale_round(acc[i + 1], vscale_lo, vmax),
+                                                                    scale_round(acc[MR + i + 1], vscale_hi, vmax)),
+                                                 vzero_point);
+            const __m256i vout =
+                _mm256_permutevar8x32_epi32(_mm256_max_epi8(_mm256_packs_epi16(v0, v1), vmin), vorder);
+            if (n == NR) {
+                _mm_storeu_si128((__m128i *)(void *)c[i], _mm256_castsi256_si128(vout));
+                _mm_storeu_si128((__m128i *)(void *)c[i + 1], _mm256_extracti128_si256(vout, 1));
+            } else {
+                store_tail(c[i], _mm256_castsi256_si128(vout), n);
+                store_tail(c[i + 1], _mm256_extracti128_si256(vout, 1), n);
+            }
         }
     } else {
-        /* int16: rows i, i + 1 columns 0-3 | 4-7; bytes: rows 0-3 columns 0-3 | 4-7. */
-        const __m256i v01 = _mm256_adds_epi16(
-            _mm256_packs_epi32(scale_round(acc[0], vscale_lo, vmax), scale_round(acc[1], vscale_lo, vmax)),
-            vzero_point);
-        const __m256i v23 = _mm256_adds_epi16(
-            _mm256_packs_epi32(scale_round(acc[2], vscale_lo, vmax), scale_round(acc[3], vscale_lo, vmax)),
-            vzero_point);
-        const __m256i vout =
-            _mm256_permutevar8x32_epi32(_mm256_max_epi8(_mm256_packs_epi16(v01, v23), vmin), vorder);
-        const __m128i vout01 = _mm256_castsi256_si128(vout), vout23 = _mm256_extracti128_si256(vout, 1);
-        store_tail(c[0], vout01, n);
-        store_tail(c[1], _mm_unpackhi_epi64(vout01, vout01), n);
-        store_tail(c[2], vout23, n);
-        store_tail(c[3], _mm_unpackhi_epi64(vout23, vout23), n);
+        for (size_t i = 0; i < MR; i += 4) {
+            /* int16: rows i, i + 1 columns 0-3 | 4-7; bytes: rows i..i + 3 columns 0-3 | 4-7 (a last pair of
+             * rows packed with itself). */
+            const __m256i v01 = _mm256_adds_epi16(
+                _mm256_packs_epi32(scale_round(acc[i], vscale_lo, vmax), scale_round(acc[i + 1], vscale_lo, vmax)),
+                vzero_point);
+            const __m256i v23 =
+                i + 2 < MR ? _mm256_adds_epi16(_mm256_packs_epi32(scale_round(acc[i + 2], vscale_lo, vmax),
+                                                                  scale_round(acc[i + 3], vscale_lo, vmax)),
+                                               vzero_point)
+                           : v01;
+            const __m256i vout =
+                _mm256_permutevar8x32_epi32(_mm256_max_epi8(_mm256_packs_epi16(v01, v23), vmin), vorder);
+            const __m128i vout01 = _mm256_castsi256_si128(vout), vout23 = _mm256_extracti128_si256(vout, 1);
+            store_tail(c[i], vout01, n);
+            store_tail(c[i + 1], _mm_unpackhi_epi64(vout01, vout01), n);
+            if (i + 2 < MR) {
+                store_tail(c[i + 2], vout23, n);
+                store_tail(c[i + 3], _mm_unpackhi_epi64(vout23, vout23), n);
+            }
+        }
     }
 }
 
-void qs8_qc8w_gemm_4x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,
+void qs8_qc8w_gemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,
                                 int8_t *c, size_t c_stride, const rl_qs8_requantization_params *params) {
     /* Rows past mr alias the last real one: computed twice, stored twice with the same bytes, never read past. */
     const int8_t *rows[MR];
@@ -227,9 +223,10 @@ void qs8_qc8w_gemm_4x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a
     for (size_t n0 = 0; n0 < nc; n0 += NR) {
         const size_t n = nc - n0 < NR ? nc - n0 : NR;
         const int wide = n > 8;
-        __m256i acc[8];
-        acc[0] = acc[1] = acc[2] = acc[3] = _mm256_loadu_si256((const __m256i *)(const void *)panel);
-        acc[4] = acc[5] = acc[6] = acc[7] = _mm256_loadu_si256((const __m256i *)(const void *)(panel + 32));
+        const __m256i vbias_lo = _mm256_loadu_si256((const __m256i *)(const void *)panel);
+        const __m256i vbias_hi = _mm256_loadu_si256((const __m256i *)(const void *)(panel + 32));
+        __m256i acc[2 * MR];
+        for (size_t i = 0; i < MR; ++i) acc[i] = vbias_lo, acc[MR + i] = vbias_hi;
         const int8_t *wk = (const int8_t *)(panel + NR * sizeof(int32_t));
         for (size_t k0 = 0; k0 < kc; k0 += KBLOCK) {
             const size_t len = kc - k0 < KBLOCK ? kc - k0 : KBLOCK;
@@ -238,7 +235,8 @@ void qs8_qc8w_gemm_4x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a
             }
             wk = accumulate(x, (len + 1) / 2, wk, acc, wide);
         }
-        int8_t *c_at[MR] = {out[0] + n0, out[1] + n0, out[2] + n0, out[3] + n0};
+        int8_t *c_at[MR];
+        for (size_t i = 0; i < MR; ++i) c_at[i] = out[i] + n0;
         requantize_store(acc, (const float *)(const void *)(panel + NR * (sizeof(int32_t) + kc_rounded)), n, c_at,
                          &rq);
         panel += NR * (sizeof(int32_t) + kc_rounded + sizeof(float));
