@@ -1,6 +1,6 @@
 """The bridge from a .tflite subgraph to librillet's plan: librillet reads the flatbuffer itself
-(`rl_plan_build_from_tflite`); this module names what it refuses (the op, the tensor, load's message for a
-malformed file) and runs the whole-model checks a plan of one subgraph cannot see."""
+(`rl_plan_build_from_tflite`, which also checks every subgraph's ops and calls); this module names what it
+refuses: the op, the tensor, every unknown op of the model, `load`'s message for a malformed file."""
 
 from __future__ import annotations
 
@@ -77,9 +77,6 @@ class NativePlan:
         status = lib.rl_plan_build_from_tflite(self._plan, self._bytes, len(self._bytes), subgraph)
         if status != lib.RL_OK:
             self._explain_build(status)
-        if subgraph == 0 and len(model.subgraphs) > 1:  # what one subgraph's plan cannot see, checked once
-            model.check_calls()
-            self._refuse_unknown_ops()
         if lib.rl_plan_check_support(self._plan) != 0:
             raise UnsupportedOpsError("the model has ops rillet has no kernel for at these types: "
                                       + self._typed_support_listing())
@@ -94,11 +91,6 @@ class NativePlan:
             self._op_names = [names[k] for k in indices]
         return self._op_names
 
-    def _refuse_unknown_ops(self) -> None:
-        listing = unsupported_ops(self.model)
-        if listing:
-            raise UnsupportedOpsError(f"the model has ops rillet cannot run: {listing}")
-
     def _explain_build(self, status: int) -> None:
         """Raises what librillet's reader refused, with the names it does not know. A problem `load` finds
         in the file, or the whole-model checks (calls between subgraphs, unknown ops anywhere), come first,
@@ -111,7 +103,9 @@ class NativePlan:
         if message.startswith("tensor ") and lib.rl_plan_failed_op(self._plan) < 0:
             text = f"{self._name_tensor(message)} [{STATUS_NAMES.get(status, status)}]"
             raise (UnsupportedOpsError if status == lib.RL_UNSUPPORTED else InterpreterError)(text)
-        self._refuse_unknown_ops()
+        listing = unsupported_ops(self.model)
+        if listing:
+            raise UnsupportedOpsError(f"the model has ops rillet cannot run: {listing}")
         self._check(status)
 
     def _name_tensor(self, message: str) -> str:

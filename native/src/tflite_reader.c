@@ -17,150 +17,18 @@
 
 #include "tflite_reader.h"
 
-/* ---- checked reads ---- */
-
-static uint32_t u16_at(const rl_fb *fb, uint64_t pos) { return (uint32_t)fb->data[pos] | (uint32_t)fb->data[pos + 1] << 8; }
-
-static uint32_t u32_at(const rl_fb *fb, uint64_t pos) {
-    const uint8_t *p = fb->data + pos;
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t u64_at(const rl_fb *fb, uint64_t pos) {
-    return (uint64_t)u32_at(fb, pos) | (uint64_t)u32_at(fb, pos + 4) << 32;
-}
-
-static int problem(rl_fb *fb, const char *what) {
-    fb->problem = what;
-    return 0;
-}
-
-static int fits(const rl_fb *fb, uint64_t pos, uint64_t length) { return pos <= fb->size && length <= fb->size - pos; }
-
-int rl_fb_table_at(rl_fb *fb, uint64_t pos, rl_fb_table *t) {
-    if (!fits(fb, pos, 4)) return problem(fb, "a table lies outside the file");
-    const int64_t vtable = (int64_t)pos - (int32_t)u32_at(fb, pos);
-    if (vtable < 0 || !fits(fb, (uint64_t)vtable, 4)) return problem(fb, "a vtable lies outside the file");
-    t->pos = pos;
-    t->vtable = (uint64_t)vtable;
-    t->vtable_size = u16_at(fb, t->vtable);
-    t->object_size = u16_at(fb, t->vtable + 2);
-    if (t->vtable_size < 4 || (t->vtable_size & 1) || !fits(fb, t->vtable, t->vtable_size))
-        return problem(fb, "a vtable is malformed");
-    if (t->object_size < 4 || !fits(fb, pos, t->object_size)) return problem(fb, "a table reaches past the end of the file");
-    return 1;
-}
-
-/* Where field `slot` lies (0: absent), checked to hold `width` bytes inside its table; -1 when it does not. */
-static int64_t field_at(rl_fb *fb, const rl_fb_table *t, int slot, uint32_t width) {
-    const uint32_t entry = 4 + 2 * (uint32_t)slot;
-    if (entry + 2 > t->vtable_size) return 0;
-    const uint32_t offset = u16_at(fb, t->vtable + entry);
-    if (!offset) return 0;
-    if (offset < 4 || offset + width > t->object_size) {
-        problem(fb, "a field lies outside its table");
-        return -1;
-    }
-    return (int64_t)(t->pos + offset);
-}
-
-static uint32_t type_width(rl_fb_type type) {
-    switch (type) {
-    case FB_BOOL: case FB_I8: case FB_U8: return 1;
-    case FB_I32: case FB_U32: case FB_F32: case FB_INTS: case FB_STRING: return 4;
-    case FB_I64: case FB_U64: return 8;
-    }
-    return 4;
-}
-
-int rl_fb_scalar(rl_fb *fb, const rl_fb_table *t, int slot, rl_fb_type type, double fallback, double *out) {
-    const int64_t at = field_at(fb, t, slot, type_width(type));
-    if (at < 0) return 0;
-    if (at == 0) {
-        *out = fallback;
-        return 1;
-    }
-    const uint64_t p = (uint64_t)at;
-    switch (type) {
-    case FB_BOOL: *out = fb->data[p] != 0; break;
-    case FB_I8: *out = (int8_t)fb->data[p]; break;
-    case FB_U8: *out = fb->data[p]; break;
-    case FB_I32: case FB_INTS: case FB_STRING: *out = (int32_t)u32_at(fb, p); break;
-    case FB_U32: *out = u32_at(fb, p); break;
-    case FB_F32: {
-        const uint32_t bits = u32_at(fb, p);
-        float f;
-        memcpy(&f, &bits, sizeof f);
-        *out = f;
-        break;
-    }
-    case FB_I64: *out = (double)(int64_t)u64_at(fb, p); break;
-    case FB_U64: *out = (double)u64_at(fb, p); break;
-    }
-    return 1;
-}
-
-int rl_fb_u64(rl_fb *fb, const rl_fb_table *t, int slot, uint64_t *out) {
-    const int64_t at = field_at(fb, t, slot, 8);
-    if (at < 0) return 0;
-    *out = at ? u64_at(fb, (uint64_t)at) : 0;
-    return 1;
-}
-
-/* Where the table, string or vector that field `slot` refers to starts (0 when absent). */
-static int ref_at(rl_fb *fb, const rl_fb_table *t, int slot, uint64_t *target) {
-    const int64_t at = field_at(fb, t, slot, 4);
-    if (at < 0) return 0;
-    *target = at ? (uint64_t)at + u32_at(fb, (uint64_t)at) : 0;
-    return 1;
-}
-
-static int spend(rl_fb *fb, uint64_t count) {
-    if (count > fb->budget) return problem(fb, "its vectors overlap more than an honest file's");
-    fb->budget -= count;
-    return 1;
-}
-
-int rl_fb_vector_of(rl_fb *fb, const rl_fb_table *t, int slot, uint32_t width, rl_fb_vector *v, int *present) {
-    uint64_t target;
-    v->start = 0;
-    v->count = 0;
-    if (present) *present = 0;
-    if (!ref_at(fb, t, slot, &target)) return 0;
-    if (!target) return 1;
-    if (!fits(fb, target, 4)) return problem(fb, "a vector lies outside the file");
-    const uint32_t count = u32_at(fb, target);
-    if (!fits(fb, target + 4, (uint64_t)count * width)) return problem(fb, "a vector reaches past the end of the file");
-    if (!spend(fb, width == 1 ? count / 64 : count)) return 0;
-    v->start = target + 4;
-    v->count = count;
-    if (present) *present = 1;
-    return 1;
-}
-
-int32_t rl_fb_int_at(const rl_fb *fb, const rl_fb_vector *v, uint32_t i) { return (int32_t)u32_at(fb, v->start + 4 * (uint64_t)i); }
-
-/* Element i of a vector of tables. */
-static int table_in(rl_fb *fb, const rl_fb_vector *v, uint32_t i, rl_fb_table *t) {
-    const uint64_t slot = v->start + 4 * (uint64_t)i;
-    return rl_fb_table_at(fb, slot + u32_at(fb, slot), t);
-}
-
 /* ---- the model ---- */
 
 /* Schema slots of the tables read here (converter/format/schema.py). */
-enum { MODEL_VERSION = 0, MODEL_OPERATOR_CODES = 1, MODEL_SUBGRAPHS = 2, MODEL_BUFFERS = 4 };
+enum { MODEL_VERSION = 0, MODEL_OPERATOR_CODES = 1, MODEL_BUFFERS = 4 };
 enum { CODE_DEPRECATED = 0, CODE_BUILTIN = 3 };
-enum { SUBGRAPH_TENSORS = 0, SUBGRAPH_INPUTS = 1, SUBGRAPH_OUTPUTS = 2, SUBGRAPH_OPERATORS = 3 };
+enum { SUBGRAPH_TENSORS = 0, SUBGRAPH_INPUTS = 1, SUBGRAPH_OUTPUTS = 2 };
 enum { TENSOR_SHAPE = 0, TENSOR_TYPE = 1, TENSOR_BUFFER = 2, TENSOR_QUANTIZATION = 4, TENSOR_IS_VARIABLE = 5,
        TENSOR_SPARSITY = 6 };
 enum { QUANT_SCALE = 2, QUANT_ZERO_POINT = 3, QUANT_DIMENSION = 6 };
-enum { OP_OPCODE = 0, OP_INPUTS = 1, OP_OUTPUTS = 2, OP_OPTIONS_TYPE = 3, OP_OPTIONS = 4, OP_CUSTOM = 5,
-       OP_INTERMEDIATES = 8, OP_LARGE_CUSTOM_OFFSET = 9, OP_LARGE_CUSTOM_SIZE = 10, OP_OPTIONS2_TYPE = 11,
-       OP_OPTIONS2 = 12 };
+enum { OP_OPCODE = 0, OP_INPUTS = 1, OP_OUTPUTS = 2, OP_CUSTOM = 5, OP_INTERMEDIATES = 8,
+       OP_LARGE_CUSTOM_OFFSET = 9, OP_LARGE_CUSTOM_SIZE = 10 };
 enum { BUFFER_DATA = 0, BUFFER_OFFSET = 1, BUFFER_SIZE = 2 };
-/* Union members: BuiltinOptions has codes 1..126, BuiltinOptions2 1..20. */
-enum { OPTIONS_TYPES = 127, OPTIONS2_TYPES = 21 };
 
 typedef struct {
     int32_t type, is_variable;
@@ -185,6 +53,7 @@ typedef struct {
     int32_t n_subgraphs, n_codes, n_buffers, n_tensors, n_ops;
     rl_fb_vector buffers;
     int32_t *codes;
+    rl_tflite_unknown_ops unknown; /* ops of any subgraph rillet has no kernel for */
     tensor_info *tensors;
     op_info *ops;
     void *scratch; /* decoded indices, scales and zero points on their way to the builders */
@@ -221,7 +90,7 @@ static void *scratch(reader *r, size_t bytes) {
 static int indices_in_range(reader *r, const rl_fb_vector *v, int32_t lowest) {
     for (uint32_t i = 0; i < v->count; ++i) {
         const int32_t index = rl_fb_int_at(&r->fb, v, i);
-        if (index < lowest || index >= r->n_tensors) return problem(&r->fb, "a tensor index is out of range");
+        if (index < lowest || index >= r->n_tensors) return rl_fb_problem(&r->fb, "a tensor index is out of range");
     }
     return 1;
 }
@@ -235,7 +104,7 @@ static rl_status read_codes(reader *r, const rl_fb_table *model) {
     for (uint32_t i = 0; i < v.count; ++i) {
         rl_fb_table t;
         double deprecated, builtin;
-        if (!table_in(&r->fb, &v, i, &t) || !rl_fb_scalar(&r->fb, &t, CODE_DEPRECATED, FB_I8, 0, &deprecated) ||
+        if (!rl_fb_table_in(&r->fb, &v, i, &t) || !rl_fb_scalar(&r->fb, &t, CODE_DEPRECATED, FB_I8, 0, &deprecated) ||
             !rl_fb_scalar(&r->fb, &t, CODE_BUILTIN, FB_I32, 0, &builtin))
             return malformed(r, "Model.operator_codes[%u]", i);
         /* Codes below 127 may sit in the int8 deprecated field only (older writers), larger ones in the int. */
@@ -255,13 +124,13 @@ static rl_status read_constant(reader *r, int32_t s, int32_t i, uint32_t b, int 
     rl_fb_vector data;
     int present;
     uint64_t offset, size;
-    if (!table_in(&r->fb, &r->buffers, b, &t) || !rl_fb_vector_of(&r->fb, &t, BUFFER_DATA, 1, &data, &present) ||
+    if (!rl_fb_table_in(&r->fb, &r->buffers, b, &t) || !rl_fb_vector_of(&r->fb, &t, BUFFER_DATA, 1, &data, &present) ||
         !rl_fb_u64(&r->fb, &t, BUFFER_OFFSET, &offset) || !rl_fb_u64(&r->fb, &t, BUFFER_SIZE, &size))
         return malformed(r, "Model.buffers[%u]", b);
     uint64_t start = data.start, bytes = data.count;
     if (offset > 1) { /* kept after the flatbuffer; 0 and 1 mean inline */
-        if (!fits(&r->fb, offset, size)) {
-            problem(&r->fb, "its external data reaches past the end of the file");
+        if (!rl_fb_fits(&r->fb, offset, size)) {
+            rl_fb_problem(&r->fb, "its external data reaches past the end of the file");
             return malformed(r, "Model.buffers[%u]", b);
         }
         start = offset, bytes = size, present = 1;
@@ -272,10 +141,11 @@ static rl_status read_constant(reader *r, int32_t s, int32_t i, uint32_t b, int 
         uint64_t expected = width;
         for (uint32_t d = 0; d < info->shape.count && expected; ++d) {
             const int32_t dim = rl_fb_int_at(&r->fb, &info->shape, d);
-            expected = dim < 0 || (dim && expected > UINT64_MAX / (uint64_t)dim) ? UINT64_MAX : expected * (uint64_t)dim;
+            const int overflows = dim < 0 || (dim && expected > UINT64_MAX / (uint64_t)dim);
+            expected = overflows ? UINT64_MAX : expected * (uint64_t)dim;
         }
         if (expected != bytes) {
-            problem(&r->fb, "its buffer's size does not fit its shape and type");
+            rl_fb_problem(&r->fb, "its buffer's size does not fit its shape and type");
             return malformed(r, "subgraph %d tensor %d", s, i);
         }
     }
@@ -289,20 +159,18 @@ static rl_status read_constant(reader *r, int32_t s, int32_t i, uint32_t b, int 
 static rl_status read_tensor(reader *r, int32_t s, int32_t i, const rl_fb_table *t, tensor_info *info) {
     rl_fb *fb = &r->fb;
     double type, buffer, is_variable, dimension;
-    uint64_t quantization;
+    uint64_t quantization, sparsity;
     if (!rl_fb_vector_of(fb, t, TENSOR_SHAPE, 4, &info->shape, NULL) ||
         !rl_fb_scalar(fb, t, TENSOR_TYPE, FB_I8, 0, &type) || !rl_fb_scalar(fb, t, TENSOR_BUFFER, FB_U32, 0, &buffer) ||
         !rl_fb_scalar(fb, t, TENSOR_IS_VARIABLE, FB_BOOL, 0, &is_variable) ||
-        !ref_at(fb, t, TENSOR_QUANTIZATION, &quantization))
+        !rl_fb_ref(fb, t, TENSOR_QUANTIZATION, &quantization) || !rl_fb_ref(fb, t, TENSOR_SPARSITY, &sparsity))
         return malformed(r, "subgraph %d tensor %d", s, i);
     info->type = (int32_t)type;
     info->is_variable = is_variable != 0;
     if (buffer >= r->n_buffers) {
-        problem(fb, "its buffer index is out of range");
+        rl_fb_problem(fb, "its buffer index is out of range");
         return malformed(r, "subgraph %d tensor %d", s, i);
     }
-    const int64_t sparsity = field_at(fb, t, TENSOR_SPARSITY, 4);
-    if (sparsity < 0) return malformed(r, "subgraph %d tensor %d", s, i);
     const rl_status status = read_constant(r, s, i, (uint32_t)buffer, sparsity != 0, info);
     if (status != RL_OK || !quantization) return status;
     rl_fb_table q;
@@ -313,22 +181,6 @@ static rl_status read_tensor(reader *r, int32_t s, int32_t i, const rl_fb_table 
     info->quantized = 1;
     info->quantized_dimension = (int32_t)dimension;
     return RL_OK;
-}
-
-/* A union field's member type (0 when the type or the value is absent) and where its table lies. */
-static int read_union(reader *r, const rl_fb_table *t, int slot, int32_t members, int32_t *type, uint64_t *pos) {
-    double code;
-    if (!rl_fb_scalar(&r->fb, t, slot, FB_U8, 0, &code) || !ref_at(&r->fb, t, slot + 1, pos)) return 0;
-    *type = *pos ? (int32_t)code : 0;
-    if (*type >= members) return problem(&r->fb, "an options type is not in the schema");
-    return 1;
-}
-
-static int calls_a_subgraph(int32_t options_type, int32_t options2_type) {
-    /* CallOptions, IfOptions, WhileOptions, CallOnceOptions; StablehloReduce, Scatter, ReduceWindow, Sort,
-     * While (io.py's SUBGRAPH_REFERENCES). */
-    return options_type == 16 || options_type == 92 || options_type == 93 || options_type == 103 ||
-           options2_type == 6 || options2_type == 7 || (options2_type >= 13 && options2_type <= 15);
 }
 
 static rl_status read_op(reader *r, int32_t s, int32_t j, const rl_fb_table *t, op_info *info) {
@@ -342,18 +194,18 @@ static rl_status read_op(reader *r, int32_t s, int32_t j, const rl_fb_table *t, 
         !rl_fb_vector_of(fb, t, OP_OUTPUTS, 4, &info->outputs, NULL) ||
         !rl_fb_vector_of(fb, t, OP_INTERMEDIATES, 4, &intermediates, NULL) ||
         !rl_fb_vector_of(fb, t, OP_CUSTOM, 1, &custom, NULL) ||
-        !read_union(r, t, OP_OPTIONS_TYPE, OPTIONS_TYPES, &info->options_type, &info->options_pos) ||
-        !read_union(r, t, OP_OPTIONS2_TYPE, OPTIONS2_TYPES, &options2_type, &options2_pos) ||
-        !rl_fb_u64(fb, t, OP_LARGE_CUSTOM_OFFSET, &large_offset) || !rl_fb_u64(fb, t, OP_LARGE_CUSTOM_SIZE, &large_size))
+        !rl_fb_union(fb, t, RL_TFLITE_OP_OPTIONS_TYPE, RL_TFLITE_OPTIONS_TYPES, &info->options_type,
+                     &info->options_pos) ||
+        !rl_fb_union(fb, t, RL_TFLITE_OP_OPTIONS2_TYPE, RL_TFLITE_OPTIONS2_TYPES, &options2_type, &options2_pos) ||
+        !rl_fb_u64(fb, t, OP_LARGE_CUSTOM_OFFSET, &large_offset) ||
+        !rl_fb_u64(fb, t, OP_LARGE_CUSTOM_SIZE, &large_size))
         return malformed(r, "subgraph %d operator %d", s, j);
     rl_fb_table options;
-    const int ok = opcode < r->n_codes ? 1 : problem(fb, "its opcode index is out of range");
+    const int ok = opcode < r->n_codes ? 1 : rl_fb_problem(fb, "its opcode index is out of range");
     if (!ok || !indices_in_range(r, &info->inputs, -1) || !indices_in_range(r, &info->outputs, 0) ||
         !indices_in_range(r, &intermediates, 0) ||
-        !(large_offset <= 1 || fits(fb, large_offset, large_size) ||
-          problem(fb, "its custom options reach past the end of the file")) ||
-        !(r->n_subgraphs > 1 || !calls_a_subgraph(info->options_type, options2_type) ||
-          problem(fb, "its options call a subgraph, and the model has only this one")) ||
+        !(large_offset <= 1 || rl_fb_fits(fb, large_offset, large_size) ||
+          rl_fb_problem(fb, "its custom options reach past the end of the file")) ||
         !(!info->options_type || rl_fb_table_at(fb, info->options_pos, &options)))
         return malformed(r, "subgraph %d operator %d", s, j);
     info->code = r->codes[(int32_t)opcode];
@@ -366,16 +218,17 @@ static rl_status read_subgraph(reader *r, const rl_fb_table *model, int32_t s, r
     rl_fb *fb = &r->fb;
     rl_fb_vector subgraphs, tensors, ops;
     rl_fb_table sg, t;
-    if (!rl_fb_vector_of(fb, model, MODEL_SUBGRAPHS, 4, &subgraphs, NULL) ||
+    if (!rl_fb_vector_of(fb, model, RL_TFLITE_MODEL_SUBGRAPHS, 4, &subgraphs, NULL) ||
         !rl_fb_vector_of(fb, model, MODEL_BUFFERS, 4, &r->buffers, NULL))
         return malformed(r, "Model");
     r->n_subgraphs = (int32_t)subgraphs.count;
     r->n_buffers = (int32_t)r->buffers.count;
     if (!subgraphs.count) return rl_fail(r->plan, RL_INVALID, "malformed: the model has no subgraphs");
     if (s < 0 || s >= r->n_subgraphs)
-        return rl_fail(r->plan, RL_INVALID, "malformed: the model has %d subgraphs, not %d", r->n_subgraphs, s + 1);
-    if (!table_in(fb, &subgraphs, (uint32_t)s, &sg) || !rl_fb_vector_of(fb, &sg, SUBGRAPH_TENSORS, 4, &tensors, NULL) ||
-        !rl_fb_vector_of(fb, &sg, SUBGRAPH_OPERATORS, 4, &ops, NULL) ||
+        return rl_fail(r->plan, RL_INVALID, "malformed: the model has no subgraph %d (it has %d)", s, r->n_subgraphs);
+    if (!rl_fb_table_in(fb, &subgraphs, (uint32_t)s, &sg) ||
+        !rl_fb_vector_of(fb, &sg, SUBGRAPH_TENSORS, 4, &tensors, NULL) ||
+        !rl_fb_vector_of(fb, &sg, RL_TFLITE_SUBGRAPH_OPERATORS, 4, &ops, NULL) ||
         !rl_fb_vector_of(fb, &sg, SUBGRAPH_INPUTS, 4, inputs, NULL) ||
         !rl_fb_vector_of(fb, &sg, SUBGRAPH_OUTPUTS, 4, outputs, NULL))
         return malformed(r, "subgraph %d", s);
@@ -386,13 +239,13 @@ static rl_status read_subgraph(reader *r, const rl_fb_table *model, int32_t s, r
     if (!r->tensors || !r->ops) return rl_fail(r->plan, RL_NO_MEMORY, "out of memory reading the model");
     rl_status status;
     for (int32_t i = 0; i < r->n_tensors; ++i) {
-        if (!table_in(fb, &tensors, (uint32_t)i, &t)) return malformed(r, "subgraph %d tensor %d", s, i);
+        if (!rl_fb_table_in(fb, &tensors, (uint32_t)i, &t)) return malformed(r, "subgraph %d tensor %d", s, i);
         if ((status = read_tensor(r, s, i, &t, &r->tensors[i])) != RL_OK) return status;
     }
     if (!indices_in_range(r, inputs, 0) || !indices_in_range(r, outputs, 0))
         return malformed(r, "subgraph %d inputs and outputs", s);
     for (int32_t j = 0; j < r->n_ops; ++j) {
-        if (!table_in(fb, &ops, (uint32_t)j, &t)) return malformed(r, "subgraph %d operator %d", s, j);
+        if (!rl_fb_table_in(fb, &ops, (uint32_t)j, &t)) return malformed(r, "subgraph %d operator %d", s, j);
         if ((status = read_op(r, s, j, &t, &r->ops[j])) != RL_OK) return status;
     }
     return RL_OK;
@@ -428,9 +281,9 @@ static rl_status add_tensors(reader *r) {
         if (!scales) return RL_NO_MEMORY;
         int64_t *zero_points = (int64_t *)(void *)(scales + count + (count & 1));
         for (uint32_t k = 0; k < count; ++k) {
-            const uint32_t bits = u32_at(&r->fb, t->scale.start + 4 * (uint64_t)k);
+            const uint32_t bits = rl_fb_u32_at(&r->fb, t->scale.start + 4 * (uint64_t)k);
             memcpy(&scales[k], &bits, sizeof bits);
-            zero_points[k] = zero_count ? (int64_t)u64_at(&r->fb, t->zero_point.start + 8 * (uint64_t)k) : 0;
+            zero_points[k] = zero_count ? (int64_t)rl_fb_u64_at(&r->fb, t->zero_point.start + 8 * (uint64_t)k) : 0;
         }
         const rl_status status = rl_plan_set_quantization(plan, i, (int32_t)count, scales, zero_points,
                                                           t->quantized_dimension);
@@ -441,18 +294,11 @@ static rl_status add_tensors(reader *r) {
 
 static rl_status add_ops(reader *r) {
     rl_plan *plan = r->plan;
-    size_t used = 0;
-    int32_t unknown = 0;
-    for (int32_t j = 0; j < r->n_ops; ++j) {
-        if (rl_find_op_kind(r->ops[j].code)) continue;
-        if (!unknown++) used = (size_t)snprintf(plan->message, sizeof plan->message, "no kernel:");
-        if (used < sizeof plan->message)
-            used += (size_t)snprintf(plan->message + used, sizeof plan->message - used, " op %d (builtin code %d)", j,
-                                     r->ops[j].code);
-    }
-    if (unknown) {
-        plan->failed_op = -1;
-        return RL_UNSUPPORTED;
+    if (r->unknown.count) {
+        plan->current_op = -1;
+        return rl_fail(plan, RL_UNSUPPORTED,
+                       "no kernel: %d ops of the model, the first subgraph %d op %d (builtin code %d)",
+                       r->unknown.count, r->unknown.subgraph, r->unknown.op, r->unknown.code);
     }
     for (int32_t j = 0; j < r->n_ops; ++j) {
         const op_info *op = &r->ops[j];
@@ -487,14 +333,17 @@ static rl_status build(reader *r, int32_t subgraph) {
         return rl_fail(r->plan, RL_INVALID, "malformed: the file identifier is not TFL3");
     rl_fb_table model;
     double version;
-    if (!rl_fb_table_at(fb, u32_at(fb, 0), &model) || !rl_fb_scalar(fb, &model, MODEL_VERSION, FB_U32, 0, &version))
+    if (!rl_fb_table_at(fb, rl_fb_u32_at(fb, 0), &model) ||
+        !rl_fb_scalar(fb, &model, MODEL_VERSION, FB_U32, 0, &version))
         return malformed(r, "root Model");
     if (version != 3)
-        return rl_fail(r->plan, RL_INVALID, "malformed: schema version %.0f is not supported (TFLite files are version 3)",
+        return rl_fail(r->plan, RL_INVALID,
+                       "malformed: schema version %.0f is not supported (TFLite files are version 3)",
                        version);
     rl_fb_vector inputs, outputs;
     rl_status status = read_codes(r, &model);
     if (status == RL_OK) status = read_subgraph(r, &model, subgraph, &inputs, &outputs);
+    if (status == RL_OK) status = rl_tflite_check_calls(r->plan, fb, &model, r->codes, r->n_codes, &r->unknown);
     if (status == RL_OK) status = add_tensors(r);
     if (status == RL_OK) status = add_ops(r);
     if (status == RL_OK) status = set_io(r, &inputs, &outputs);

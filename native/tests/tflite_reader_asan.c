@@ -1,8 +1,11 @@
 /* tflite_reader_asan.c — rl_plan_build_from_tflite under AddressSanitizer and UBSan: every model named on
  * the command line, then `copies` damaged copies of each (bytes and words overwritten, tails cut), each in
- * a heap block of exactly its size so that a read past the end is caught. A clean build prepares and runs.
+ * a heap block of exactly its size so that a read past the end is caught. With --prepare, a plan that
+ * builds is also prepared and invoked (the ops' checks of a damaged model, beyond the reader).
  *
- *   python native/tests/build_asan.py && ./build/tflite_reader_asan 3000 ../shared/models/ *.tflite
+ *   python native/tests/build_asan.py
+ *   UBSAN_OPTIONS=halt_on_error=1 ./build/tflite_reader_asan 3000 ../shared/models/ *.tflite
+ *   ./build/tflite_reader_asan --prepare 3000 ../shared/models/ *.tflite   (UBSan reports, goes on)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +39,8 @@ static unsigned char *read_file(const char *path, size_t *size) {
 
 /* Builds (and when it builds, prepares and invokes) one plan of every subgraph up to 3; returns the build
  * status of subgraph 0. */
+static int prepare_too = 0;
+
 static int try_model(const unsigned char *data, size_t size) {
     int first = -1;
     for (int32_t s = 0; s < 3; ++s) {
@@ -50,7 +55,7 @@ static int try_model(const unsigned char *data, size_t size) {
             abort();
         }
         if (s == 0) first = status;
-        if (status == RL_OK && rl_plan_check_support(plan) == RL_OK && rl_plan_prepare(plan) == RL_OK)
+        if (prepare_too && status == RL_OK && rl_plan_check_support(plan) == RL_OK && rl_plan_prepare(plan) == RL_OK)
             rl_plan_invoke(plan);
         rl_plan_destroy(plan);
         rl_program_destroy(program);
@@ -59,12 +64,14 @@ static int try_model(const unsigned char *data, size_t size) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 3) {
-        fprintf(stderr, "usage: %s COPIES MODEL...\n", argv[0]);
+    int first = 1;
+    if (argc > 1 && strcmp(argv[1], "--prepare") == 0) prepare_too = 1, first = 2;
+    if (argc < first + 2) {
+        fprintf(stderr, "usage: %s [--prepare] COPIES MODEL...\n", argv[0]);
         return 2;
     }
-    const int copies = atoi(argv[1]);
-    for (int m = 2; m < argc; ++m) {
+    const int copies = atoi(argv[first]);
+    for (int m = first + 1; m < argc; ++m) {
         size_t size;
         unsigned char *model = read_file(argv[m], &size);
         if (!model) {

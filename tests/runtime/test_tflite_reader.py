@@ -396,3 +396,39 @@ def test_broken_headers_are_refused(content, problem):
     plan = new_plan()
     assert lib.rl_plan_build_from_tflite(plan, content, len(content), 0) == lib.RL_INVALID
     assert problem in ffi.string(lib.rl_plan_message(plan)).decode()
+
+
+# ---- what a plan of one subgraph cannot see: calls between subgraphs, unknown ops anywhere ----
+
+def call_once(model: ModelFile) -> Options:
+    op = next(op for op in model.subgraphs[0].operators if model.op_name(op) == "CALL_ONCE")
+    return op.builtin_options
+
+
+@pytest.mark.parametrize("target, problem", [(0, "cycle of subgraph references"),
+                                             (99, "called subgraph index 99 is out of range")])
+def test_a_call_to_a_missing_subgraph_or_a_cycle_is_refused_with_loads_message(target, problem):
+    from rillet.converter.format import ModelError
+    from rillet.runtime import Interpreter
+
+    model = load(model_path("train_mlp"))
+    call_once(model).init_subgraph_index = target
+    content = write_unchecked(model)
+    for s in range(len(model.subgraphs)):
+        plan = new_plan(Program(), s)
+        assert lib.rl_plan_build_from_tflite(plan, content, len(content), s) == lib.RL_INVALID
+    with pytest.raises(ModelError, match=problem):
+        Interpreter(model_content=content)
+
+
+def test_an_unknown_op_in_another_subgraph_is_listed():
+    from rillet.runtime import Interpreter, UnsupportedOpsError
+
+    model = load(model_path("train_mlp"))
+    code = next(c for c in model.operator_codes if c.builtin_code == 144)  # ASSIGN_VARIABLE, in subgraph 1
+    code.builtin_code = code.deprecated_builtin_code = 5  # DEPTH_TO_SPACE: no kernel
+    content = write_unchecked(model)
+    plan = new_plan(Program(), 0)
+    assert lib.rl_plan_build_from_tflite(plan, content, len(content), 0) == lib.RL_UNSUPPORTED
+    with pytest.raises(UnsupportedOpsError, match=r"DEPTH_TO_SPACE \(subgraph 1 op"):
+        Interpreter(model_content=content)
