@@ -98,6 +98,28 @@ class Ragged:
         return self.values[self.offsets[i] : self.offsets[i + 1]]
 
 
+class TableVector:
+    """The tables of a [Table] vector field: how many, and where each lies, for all of them at once only
+    when asked (`array`): a runtime whose plan librillet builds needs the count alone."""
+
+    def __init__(self, fb: FileBytes, start: int = 0, count: int = 0) -> None:
+        self._fb, self._start, self.size = fb, start, count
+        self._array: np.ndarray | None = None
+
+    def __getitem__(self, i: int) -> int:
+        if not 0 <= i < self.size:
+            raise IndexError(i)
+        slot = self._start + 4 * i
+        return slot + int(self._fb.typed("uint")[slot])
+
+    @property
+    def array(self) -> np.ndarray:
+        if self._array is None:
+            slots = self._start + 4 * np.arange(self.size, dtype=np.int64)
+            self._array = slots + self._fb.typed("uint")[slots]
+        return self._array
+
+
 class TensorColumns:
     """What a plan reads of every tensor of a subgraph (row i: tensor i). `quantized` lists the tensors
     with quantization parameters; `scale`, `zero_point`, `quantized_dimension` have a row for each (the
@@ -146,8 +168,8 @@ class SubGraphView:
     """One subgraph of a ModelView. `tensors` and `operators` decode per item, as `load` would;
     `columns()` reads what a plan needs of all of them at once and runs `validate`'s checks."""
 
-    def __init__(self, model: ModelView, index: int, position: int, fields: dict[str, int], tensor_pos: np.ndarray,
-                 op_pos: np.ndarray, inputs: list[int], outputs: list[int]) -> None:
+    def __init__(self, model: ModelView, index: int, position: int, fields: dict[str, int], tensor_pos: TableVector,
+                 op_pos: TableVector, inputs: list[int], outputs: list[int]) -> None:
         self.model, self.index = model, index
         self._position, self._fields = position, fields
         self.where = f"Model.subgraphs[{index}]"
@@ -195,7 +217,7 @@ class SubGraphView:
             try:
                 self.model.opcode_codes  # noqa: B018 - reads the model's tables, subgraph 0's with them
                 (ops,) = self._parsed[1:] if self._parsed else parse(
-                    self.model.fb, [("Operator", self._op_pos, f"{self.where}.operators")])
+                    self.model.fb, [("Operator", self._op_pos.array, f"{self.where}.operators")])
                 self._op_columns = OperatorColumns(ops, self.model.opcode_codes.size)
             except (Malformed, ModelError) as e:
                 explain(self.model.data, e)
@@ -205,7 +227,8 @@ class SubGraphView:
         model, fb = self.model, self.model.fb
         model.opcode_codes  # noqa: B018 - reads the model's tables, subgraph 0's with them
         tensor_tables, op_tables = self._parsed or parse(fb, [
-            ("Tensor", self._tensor_pos, f"{self.where}.tensors"), ("Operator", self._op_pos, f"{self.where}.operators")])
+            ("Tensor", self._tensor_pos.array, f"{self.where}.tensors"),
+            ("Operator", self._op_pos.array, f"{self.where}.operators")])
         tensors = TensorColumns(tensor_tables)
         ops = OperatorColumns(op_tables, model.opcode_codes.size)
         ints = gather(fb, [tensor_tables.vector("shape"), op_tables.vector("inputs"),
@@ -337,11 +360,11 @@ class ModelView:
         # the model's own tables: one parse, not two.
         main = self.subgraphs[0]
         codes, buffers, main_tensors, main_ops = parse(fb, [
-            ("OperatorCode", self._table_positions(root, "operator_codes", "Model.operator_codes"),
+            ("OperatorCode", self._table_positions(root, "operator_codes", "Model.operator_codes").array,
              "Model.operator_codes"),
-            ("Buffer", self._table_positions(root, "buffers", "Model.buffers"), "Model.buffers"),
-            ("Tensor", main._tensor_pos, f"{main.where}.tensors"),
-            ("Operator", main._op_pos, f"{main.where}.operators"),
+            ("Buffer", self._table_positions(root, "buffers", "Model.buffers").array, "Model.buffers"),
+            ("Tensor", main._tensor_pos.array, f"{main.where}.tensors"),
+            ("Operator", main._op_pos.array, f"{main.where}.operators"),
         ])
         main._parsed = (main_tensors, main_ops)
 
@@ -379,15 +402,13 @@ class ModelView:
         except ModelError as e:
             explain(self.data, e)
 
-    def _table_positions(self, table: int, name: str, where: str, fields: dict[str, int] | None = None) -> np.ndarray:
+    def _table_positions(self, table: int, name: str, where: str, fields: dict[str, int] | None = None) -> TableVector:
         """Where the tables of the [Table] field `name` of the table at `table` lie (the vector checked
         now, each table when parsed)."""
         offset = fields[name] if fields is not None else self._fields[name][2]
         if not offset:
-            return np.zeros(0, dtype=np.int64)
-        start, count = self.reader.vector_bounds(table + offset, "table", where)
-        slots = start + 4 * np.arange(count, dtype=np.int64)
-        return slots + self.fb.typed("uint")[slots]
+            return TableVector(self.fb)
+        return TableVector(self.fb, *self.reader.vector_bounds(table + offset, "table", where))
 
     # ---- decoding on demand ----
 
