@@ -56,6 +56,9 @@ def _slots(table: str) -> list[tuple[int, str | None, str, Any]]:
 
 SLOTS = {name: _slots(name) for name in TABLES}
 NUM_SLOTS = {name: (s[-1][0] + 1 if s else 0) for name, s in SLOTS.items()}
+# Per table, its named fields: (slot, name, type, default, whether a union).
+_NAMED_SLOTS = {table: [(slot, name, ftype, default, union_of(ftype) is not None)
+                        for slot, name, ftype, default in slots if name is not None] for table, slots in SLOTS.items()}
 
 
 # ---------------------------------------------------------------------------------------------- reading
@@ -122,14 +125,15 @@ class Reader:
             raise ModelError(f"{what}: vtable of size {vt_size} is malformed")
         self._check(vtable, vt_size, f"{what} (vtable)")
         self._check(pos, obj_size, f"{what} (table)")
+        # The vtable's entries in one read (at most as many as the table has slots).
+        entries = struct.unpack_from(f"<{min((vt_size - 4) // 2, NUM_SLOTS[table])}H", self.data, vtable + 4)
+        n = len(entries)
         out = []
-        for slot, name, ftype, default in SLOTS[table]:
-            if name is None:
-                continue
-            offset = self._slot_offset(vtable, vt_size, slot)
+        for slot, name, ftype, default, is_union in _NAMED_SLOTS[table]:
+            offset = entries[slot] if slot < n else 0
             if offset and offset >= obj_size:
                 raise ModelError(f"{what}.{name}: field lies outside its table")
-            type_offset = self._slot_offset(vtable, vt_size, slot - 1) if union_of(ftype) else 0
+            type_offset = (entries[slot - 1] if slot - 1 < n else 0) if is_union else 0
             out.append((name, ftype, default, offset, type_offset))
         return out
 
@@ -142,10 +146,6 @@ class Reader:
         self._check(start + 4, count * size, what)
         self._spend(count // 64 if elem == "ubyte" else count, what)
         return start + 4, count
-
-    def _slot_offset(self, vtable: int, vt_size: int, slot: int) -> int:
-        entry = 4 + 2 * slot
-        return self.scalar(vtable + entry, "ushort", "vtable") if entry < vt_size else 0
 
     def _union(self, pos: int, union: str, code: int, what: str) -> Options:
         members = UNIONS[union]
