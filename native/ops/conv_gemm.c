@@ -11,9 +11,10 @@ typedef struct {
     int32_t int8;   /* qs8 kernels, else float32 */
     int32_t direct; /* GEMM on the input rows; else IGEMM through the indirection buffer */
     size_t m, n, kc, ks;
-    /* int8 IGEMM with kc not a multiple of kr (an RGB first layer: kc 3): each invoke first copies the input
-     * into arena scratch with pixels kernel_kc = kc rounded up to kr bytes apart, so the kernel reads whole
-     * blocks instead of loading every tap's short row byte by byte; the packed weights are zero there. */
+    /* int8 IGEMM with kc not a multiple of a kr above 2 (an RGB first layer, kc 3, on VNNI's kr 4): each
+     * invoke first copies the input into arena scratch with pixels kernel_kc = kc rounded up to kr bytes
+     * apart, so the kernel reads whole blocks instead of loading every tap's short row byte by byte; the
+     * packed weights are zero there. */
     int32_t padded_input;
     size_t kernel_kc;
     size_t mr, nr, panel_bytes;
@@ -142,7 +143,8 @@ static rl_status build_state(rl_plan *plan, rl_op *op, rl_gemm_state *proto) {
         proto->panel_bytes = rl_f32_gemm_packed_size(proto->nr, ks, kc, proto->nr);
     }
     proto->kernel_kc = kc;
-    if (proto->int8 && !proto->direct && kc % proto->qs8.kr != 0) {
+    /* Kernels with blocks of 2 read an odd row's last byte exactly; wider blocks are worth the copy. */
+    if (proto->int8 && !proto->direct && kc % proto->qs8.kr != 0 && proto->qs8.kr > 2) {
         proto->padded_input = 1;
         proto->kernel_kc = (kc + proto->qs8.kr - 1) / proto->qs8.kr * proto->qs8.kr;
         rl_request_arena_scratch(op, (size_t)proto->g.batch * (size_t)proto->g.in_h * (size_t)proto->g.in_w *
