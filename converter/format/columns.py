@@ -118,18 +118,6 @@ class Tables:
                 values = np.where(offset != 0, values, values.dtype.type(default))
         return values != 0 if ftype == "bool" else values
 
-    def record(self, names: tuple[str, ...]) -> np.ndarray:
-        """Scalar fields of every table as one float64 matrix (row i: table i, column k: names[k]; exact
-        for every integer field up to 32 bits), defaults where a table leaves a field out."""
-        out = np.empty((len(self), len(names)), dtype=np.float64)
-        for ftype, columns, slots, defaults in _record_layout(self.table, names):
-            offset = self.offsets[:, slots]
-            values = self.fb.take(ftype, self.pos[:, None] + offset, f"{self.where}.{ftype} fields")
-            if ftype == "bool":
-                values = values != 0
-            out[:, columns] = np.where(offset != 0, values, defaults)
-        return out
-
     def ref(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(rows that have the field, where its string, vector or table lies); a table there is checked
         by parsing it, a vector by `vector`."""
@@ -260,22 +248,6 @@ def _layout(table: str) -> _Layout:
     if layout is None:
         layout = _LAYOUTS[table] = _Layout(table)
     return layout
-
-
-_RECORDS: dict[tuple[str, tuple[str, ...]], list[tuple[str, list[int], np.ndarray, np.ndarray]]] = {}
-
-
-def _record_layout(table: str, names: tuple[str, ...]) -> list[tuple[str, list[int], np.ndarray, np.ndarray]]:
-    """Per scalar type among `names`: (type, columns in the record, vtable slots, defaults)."""
-    key = (table, names)
-    if key not in _RECORDS:
-        slot_of = _layout(table).slot_of
-        by_type: dict[str, list[int]] = {}
-        for k, name in enumerate(names):
-            by_type.setdefault(slot_of[name][1], []).append(k)
-        _RECORDS[key] = [(ftype, cols, np.array([slot_of[names[k]][0] for k in cols]),
-                          np.array([float(slot_of[names[k]][2]) for k in cols])) for ftype, cols in by_type.items()]
-    return _RECORDS[key]
 
 
 # Per union, per type byte: whether the code names a member (256 entries: a byte indexes it directly).

@@ -181,8 +181,6 @@ class SubGraphView:
         self._parsed: tuple[Tables, Tables] | None = None  # the tensor and operator tables, when parsed
         self._op_columns: OperatorColumns | None = None
         self._options: dict[str, tuple[np.ndarray, Tables]] | None = None
-        self.options_rows: np.ndarray | None = None
-        self.options_matrix: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def name(self) -> str | None:
@@ -247,14 +245,6 @@ class SubGraphView:
         tensors.scale_vectors, tensors.zero_point_vectors = quant.vector("scale"), quant.vector("zero_point")
         tensors.quantized_dimension = quant.scalar("quantized_dimension")
         self._option_tables = [(members[c], c, t) for c, t in zip(codes, option_tables)]
-        # The options tables of all types as one matrix (parse read them together), and each operator's
-        # row in it (-1: none): the groups follow the type codes, each in operator order.
-        self.options_rows = np.full(ops.options_type.size, -1, dtype=np.int64)
-        with_options = np.flatnonzero(ops.options_type)
-        self.options_rows[with_options[np.argsort(ops.options_type[with_options], kind="stable")]] = \
-            np.arange(with_options.size)
-        self.options_matrix = (np.concatenate([t.pos for t in option_tables]),
-                               np.concatenate([t.offsets for t in option_tables])) if option_tables else None
         self._check(tensors, ops)
         return tensors, ops
 
