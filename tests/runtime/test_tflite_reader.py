@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from rillet.converter.format import ModelFile, Options, load
 from rillet.converter.format.codec import SLOTS, Writer
-from rillet.converter.format.schema import UNIONS
+from rillet.converter.format.schema import BUILTIN_CODES, UNIONS
 from rillet.native import ffi, lib
 from rillet.runtime.program import Program
 
@@ -297,12 +297,19 @@ def options_strategy(type_name: str) -> st.SearchStrategy[Options]:
     return st.fixed_dictionaries(fields).map(lambda f: Options(type_name, **f))
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow],
-          phases=[Phase.explicit, Phase.generate])
+OPTIONS_EXAMPLES = int(os.environ.get("RILLET_OPTIONS_EXAMPLES", "60"))  # CI: short; run long once in a while
+
+
+@settings(max_examples=OPTIONS_EXAMPLES, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow], phases=[Phase.explicit, Phase.generate])
 @given(st.data())
 def test_parameters_from_any_options_equal_the_fillers(data):
     name = data.draw(st.sampled_from(["cnn_small_f32", "mobilenet_v2_035_96_int8", "mlp_f32"]))
     model = load(model_path(name).read_bytes())
+    for code in model.operator_codes:  # any kind that has parameters, whether or not the plan could run it
+        if data.draw(st.booleans()):
+            builtin = BUILTIN_CODES[data.draw(st.sampled_from(sorted(FILLERS)))]
+            code.builtin_code, code.deprecated_builtin_code = builtin, min(builtin, 127)
     for op in model.subgraphs[0].operators:
         choice = data.draw(st.sampled_from(["keep", "none", "same type", "other type"]))
         usual = op.builtin_options.type_name if op.builtin_options is not None else None
