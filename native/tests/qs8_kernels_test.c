@@ -415,16 +415,19 @@ static int dwconv_case(rng *r, const dwconv_path *path, const dwconv_path *scala
 
 static int test_dwconv(rng *r, const dwconv_path *path, const dwconv_path *scalar, size_t *cases) {
     static const int32_t zero_points[] = {-128, 0, 5, 127};
-    static const size_t tapss[] = {1, 4, 9, 25};
+    /* 49 taps: past the 32 a kernel may keep extended at once (the AVX2 kernel's chunks of 32, then 17). */
+    static const size_t tapss[] = {1, 4, 9, 25, 49};
+    /* Every count of pixels per pass up to the AVX2 kernel's 6, a full pass plus a remainder, several passes. */
+    static const size_t pixelss[] = {1, 2, 3, 4, 5, 6, 7, 13};
     const size_t ct = path->config.channel_tile;
     const size_t channelss[] = {ct - 1, ct, ct + 1, 2 * ct + 3, 1, 3};
     int failures = 0;
     for (size_t ic = 0; ic < sizeof channelss / sizeof *channelss; ++ic) {
         if (channelss[ic] == 0) continue;
-        for (size_t it = 0; it < 4; ++it) {
-            for (size_t pixels = 1; pixels <= 5; ++pixels) {
+        for (size_t it = 0; it < sizeof tapss / sizeof *tapss; ++it) {
+            for (size_t ip = 0; ip < sizeof pixelss / sizeof *pixelss; ++ip) {
                 for (size_t iz = 0; iz < 4; ++iz) {
-                    failures += dwconv_case(r, path, scalar, channelss[ic], tapss[it], pixels, zero_points[iz]);
+                    failures += dwconv_case(r, path, scalar, channelss[ic], tapss[it], pixelss[ip], zero_points[iz]);
                     ++*cases;
                     if (failures) return failures;
                 }
@@ -569,13 +572,17 @@ static int bench(rl_isa isa, const char *name) {
                m, shapes[s][1], ks == 1 ? "   " : "x9 ", n, base, name, gops, gops / base);
     }
     const rl_qs8_dwconv_config dscalar = rl_qs8_dwconv_config_for(RL_ISA_SCALAR), dfast = rl_qs8_dwconv_config_for(isa);
-    static const size_t channelss[] = {48, 96, 144, 192, 240, 336};
-    printf("int8 depthwise 3x3, 48 pixels per call (%s %uc vs scalar %uc)\n", name, dfast.channel_tile,
+    /* mobilenet_v2_035_96's depthwise layers: channels, and output pixels per row (one call each). */
+    static const size_t dw_shapes[][2] = {{16, 48}, {48, 24}, {48, 12}, {96, 12}, {96, 6},
+                                          {144, 6}, {192, 6}, {192, 3}, {336, 3}};
+    printf("int8 depthwise 3x3, one output row per call (%s %uc vs scalar %uc)\n", name, dfast.channel_tile,
            dscalar.channel_tile);
-    for (size_t s = 0; s < sizeof channelss / sizeof *channelss; ++s) {
-        const double base = dwconv_gops(&dscalar, channelss[s], 48, &r);
-        const double gops = dwconv_gops(&dfast, channelss[s], 48, &r);
-        printf("  C=%3zu  scalar %6.2f GOP/s  %s %7.2f GOP/s  x%.1f\n", channelss[s], base, name, gops, gops / base);
+    for (size_t s = 0; s < sizeof dw_shapes / sizeof *dw_shapes; ++s) {
+        const size_t channels = dw_shapes[s][0], pixels = dw_shapes[s][1];
+        const double base = dwconv_gops(&dscalar, channels, pixels, &r);
+        const double gops = dwconv_gops(&dfast, channels, pixels, &r);
+        printf("  C=%3zu pixels=%2zu  scalar %6.2f GOP/s  %s %7.2f GOP/s  x%.1f\n", channels, pixels, base, name,
+               gops, gops / base);
     }
     return 0;
 }
