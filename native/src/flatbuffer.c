@@ -8,21 +8,10 @@ static uint32_t u16_at(const rl_fb *fb, uint64_t pos) {
     return (uint32_t)fb->data[pos] | (uint32_t)fb->data[pos + 1] << 8;
 }
 
-uint32_t rl_fb_u32_at(const rl_fb *fb, uint64_t pos) {
-    const uint8_t *p = fb->data + pos;
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-uint64_t rl_fb_u64_at(const rl_fb *fb, uint64_t pos) {
-    return (uint64_t)rl_fb_u32_at(fb, pos) | (uint64_t)rl_fb_u32_at(fb, pos + 4) << 32;
-}
-
 int rl_fb_problem(rl_fb *fb, const char *what) {
     fb->problem = what;
     return 0;
 }
-
-int rl_fb_fits(const rl_fb *fb, uint64_t pos, uint64_t length) { return pos <= fb->size && length <= fb->size - pos; }
 
 int rl_fb_table_at(rl_fb *fb, uint64_t pos, rl_fb_table *t) {
     if (!rl_fb_fits(fb, pos, 4)) return rl_fb_problem(fb, "a table lies outside the file");
@@ -127,9 +116,6 @@ int rl_fb_vector_of(rl_fb *fb, const rl_fb_table *t, int slot, uint32_t width, r
     return 1;
 }
 
-int32_t rl_fb_int_at(const rl_fb *fb, const rl_fb_vector *v, uint32_t i) {
-    return (int32_t)rl_fb_u32_at(fb, v->start + 4 * (uint64_t)i);
-}
 
 int rl_fb_table_in(rl_fb *fb, const rl_fb_vector *v, uint32_t i, rl_fb_table *t) {
     const uint64_t slot = v->start + 4 * (uint64_t)i;

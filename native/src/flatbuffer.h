@@ -32,9 +32,21 @@ typedef struct {
 typedef enum { FB_BOOL, FB_I8, FB_U8, FB_I32, FB_U32, FB_F32, FB_I64, FB_U64, FB_INTS, FB_STRING } rl_fb_type;
 
 int rl_fb_problem(rl_fb *fb, const char *what); /* records `what`, returns 0 */
-int rl_fb_fits(const rl_fb *fb, uint64_t pos, uint64_t length);
-uint32_t rl_fb_u32_at(const rl_fb *fb, uint64_t pos); /* unchecked: after rl_fb_fits */
-uint64_t rl_fb_u64_at(const rl_fb *fb, uint64_t pos);
+
+/* The small reads every loop makes, inline: little-endian whatever the host. */
+static inline int rl_fb_fits(const rl_fb *fb, uint64_t pos, uint64_t length) {
+    return pos <= fb->size && length <= fb->size - pos;
+}
+
+static inline uint32_t rl_fb_u32_at(const rl_fb *fb, uint64_t pos) { /* unchecked: after rl_fb_fits */
+    const uint8_t *p = fb->data + pos;
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t rl_fb_u64_at(const rl_fb *fb, uint64_t pos) {
+    return (uint64_t)rl_fb_u32_at(fb, pos) | (uint64_t)rl_fb_u32_at(fb, pos + 4) << 32;
+}
+
 int rl_fb_table_at(rl_fb *fb, uint64_t pos, rl_fb_table *table);
 /* Element i of a vector of tables (checked by rl_fb_vector_of). */
 int rl_fb_table_in(rl_fb *fb, const rl_fb_vector *v, uint32_t i, rl_fb_table *table);
@@ -48,7 +60,9 @@ int rl_fb_ref(rl_fb *fb, const rl_fb_table *table, int slot, uint64_t *target);
 int rl_fb_vector_of(rl_fb *fb, const rl_fb_table *table, int slot, uint32_t width, rl_fb_vector *v,
                     int *present);
 /* Element i of an [int] vector (checked by rl_fb_vector_of). */
-int32_t rl_fb_int_at(const rl_fb *fb, const rl_fb_vector *v, uint32_t i);
+static inline int32_t rl_fb_int_at(const rl_fb *fb, const rl_fb_vector *v, uint32_t i) {
+    return (int32_t)rl_fb_u32_at(fb, v->start + 4 * (uint64_t)i);
+}
 /* A union field at `slot` (its type byte) and slot + 1 (its table): the member's type code, 0 when either is
  * absent, and where its table lies; 0 when the code names no member of the `members`-long union. */
 int rl_fb_union(rl_fb *fb, const rl_fb_table *table, int slot, int32_t members, int32_t *type, uint64_t *pos);
