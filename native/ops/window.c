@@ -6,13 +6,18 @@ static rl_status window_axis(rl_plan *plan, const char *axis, int32_t padding, i
                              int32_t stride, int32_t dilation, int32_t *out, int32_t *pad) {
     if (stride < 1 || dilation < 1)
         return rl_fail(plan, RL_INVALID, "%s stride %d and dilation %d must be at least 1", axis, stride, dilation);
-    const int32_t effective = (filter - 1) * dilation + 1;
-    if (padding == RL_PADDING_SAME) *out = (in + stride - 1) / stride;
-    else if (padding == RL_PADDING_VALID) *out = (in - effective + stride) / stride;
+    /* In 64 bits: a hostile file's stride or dilation near 2^31 must give an error, not an overflow. */
+    const int64_t effective = ((int64_t)filter - 1) * dilation + 1;
+    int64_t size;
+    if (padding == RL_PADDING_SAME) size = ((int64_t)in + stride - 1) / stride;
+    else if (padding == RL_PADDING_VALID) size = ((int64_t)in - effective + stride) / stride;
     else return rl_fail(plan, RL_INVALID, "padding %d is neither SAME nor VALID", padding);
-    if (*out < 1)
-        return rl_fail(plan, RL_INVALID, "%s: input %d is smaller than the %d-wide window", axis, in, effective);
-    const int32_t total = (*out - 1) * stride + effective - in;
+    if (size < 1 || effective > INT32_MAX)
+        return rl_fail(plan, RL_INVALID, "%s: input %d is smaller than the %lld-wide window", axis, in,
+                       (long long)effective);
+    *out = (int32_t)size;
+    const int64_t total = (size - 1) * stride + effective - in;
+    if (total > INT32_MAX) return rl_fail(plan, RL_INVALID, "%s: the padding would exceed 2^31", axis);
     *pad = total > 0 ? total / 2 : 0;
     return RL_OK;
 }
