@@ -91,7 +91,7 @@ def rss_child(runtime: str, model: str, warmup: str) -> None:
 def rss_growth(runtime: str, model: Path, warmup: Path) -> int | None:
     """KiB, or None when the runtime cannot run the model."""
     run = subprocess.run([sys.executable, __file__, "--rss-child", runtime, str(model), str(warmup)],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, check=False)
     if run.returncode != 0:
         return None
     return json.loads(run.stdout.strip().splitlines()[-1])["growth_kib"]
@@ -143,10 +143,10 @@ def main() -> int:
         print(mem_rows[-1], flush=True)
 
     text = "\n".join([
-        f"Time to ready (constructor + allocate_tensors), median of {args.runs} interleaved runs; "
-        "ratio > 1 means rillet is slower.", "", header, *rows, "",
-        "Resident memory added by building and allocating one interpreter (model_path; VmRSS, fresh process "
-        "per runtime, after importing it and readying a warm-up model); ratio > 1 means rillet uses more.", "",
+        (f"Time to ready (constructor + allocate_tensors), median of {args.runs} interleaved runs; "
+         "ratio > 1 means rillet is slower."), "", header, *rows, "",
+        ("Resident memory added by building and allocating one interpreter (model_path; VmRSS, fresh process "
+         "per runtime, after importing it and readying a warm-up model); ratio > 1 means rillet uses more."), "",
         mem_header, *mem_rows,
     ])
     print()

@@ -15,7 +15,7 @@ import numpy as np
 
 from rillet.converter.format import ModelFile, ModelView
 
-from .plan import InterpreterError, NativePlan
+from .plan import NativePlan
 from .program import Program
 
 

@@ -95,7 +95,7 @@ def test_bad_signature_is_refused_when_read():
     view = ModelView(write_unchecked(model))
     read_everything(view)  # the plan does not read signatures
     with pytest.raises(ModelError, match="signature .*tensor index 5000 is out of range"):
-        view.signature_defs
+        _ = view.signature_defs
 
 
 def test_non_utf8_tensor_name_is_refused_when_read():

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import golden, model_path
 
 from rillet.runtime import Interpreter
+
+from support import golden, model_path
 
 
 def train_five_steps(it: Interpreter, g) -> list[float]:
