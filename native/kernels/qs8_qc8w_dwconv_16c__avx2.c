@@ -96,11 +96,9 @@ static inline void requantize_store(int8_t *out, __m256i lo, __m256i hi, const r
 
 /* np (a constant once inlined: the accumulators stay in registers) pixels of the tile at channel c0. When the
  * filter has more than 2 * MAX_PAIRS taps, wbuf is refilled from wt chunk by chunk; otherwise it holds them all. */
-static inline __attribute__((always_inline)) void tile_pixels(size_t np, size_t c0, size_t count, size_t taps,
-                                                              const int8_t *const *in, size_t step,
-                                                              const int8_t *wt, __m256i *wbuf, __m256i bias_lo,
-                                                              __m256i bias_hi, const requantization *rq,
-                                                              int8_t *out, size_t out_stride) {
+static inline void tile_pixels(size_t np, size_t c0, size_t count, size_t taps, const int8_t *const *in,
+                               size_t step, const int8_t *wt, __m256i *wbuf, __m256i bias_lo, __m256i bias_hi,
+                               const requantization *rq, int8_t *out, size_t out_stride) {
     __m256i acc[PIXELS][2];
     for (size_t i = 0; i < np; ++i) acc[i][0] = bias_lo, acc[i][1] = bias_hi;
     for (size_t t0 = 0; t0 < taps; t0 += 2 * MAX_PAIRS) {
@@ -164,13 +162,23 @@ void qs8_qc8w_dwconv_16c__avx2(size_t channels, size_t pixels, size_t taps, cons
         for (; left >= PIXELS; left -= PIXELS, in += PIXELS * indirection_step, out += PIXELS * output_stride)
             tile_pixels(PIXELS, c0, CT, taps, in, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, out,
                         output_stride);
-        /* One pass of exactly the pixels left, with as many accumulators (rows of 3 and 12 pixels are common). */
+        /* One pass of exactly the pixels left, with as many accumulators (3x3 outputs have rows of 3 pixels). */
         switch (left) {
-        case 5: tile_pixels(5, c0, CT, taps, in, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, out, output_stride); break;
-        case 4: tile_pixels(4, c0, CT, taps, in, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, out, output_stride); break;
-        case 3: tile_pixels(3, c0, CT, taps, in, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, out, output_stride); break;
-        case 2: tile_pixels(2, c0, CT, taps, in, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, out, output_stride); break;
-        case 1: tile_pixels(1, c0, CT, taps, in, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, out, output_stride); break;
+        case 5:
+            tile_pixels(5, c0, CT, taps, in, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, out, output_stride);
+            break;
+        case 4:
+            tile_pixels(4, c0, CT, taps, in, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, out, output_stride);
+            break;
+        case 3:
+            tile_pixels(3, c0, CT, taps, in, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, out, output_stride);
+            break;
+        case 2:
+            tile_pixels(2, c0, CT, taps, in, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, out, output_stride);
+            break;
+        case 1:
+            tile_pixels(1, c0, CT, taps, in, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, out, output_stride);
+            break;
         default: break;
         }
     }
