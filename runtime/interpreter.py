@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import tempfile
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +17,7 @@ import numpy as np
 from rillet.converter.format import ModelFile, ModelView
 
 from .plan import NativePlan
-from .program import Program
+from .program import Program, read_variable, write_variable
 
 
 def map_model_file(path: str | os.PathLike) -> mmap.mmap | bytes:
@@ -90,6 +91,69 @@ class Interpreter:
         """Every resource variable back to unassigned and every CALL_ONCE to run again (LiteRT's
         reset_all_variables): the next invoke starts from the model's initial values."""
         self._program.reset()
+
+    # ---- resource variables and checkpoints ----
+
+    def _variable_ids(self) -> dict[str, int]:
+        """Each variable a VAR_HANDLE names, by name (shared_name, or container/shared_name), and its id."""
+        ids: dict[str, int] = {}
+        for sg in self._model_view.subgraphs:
+            for op in sg.operators:
+                if self._model_view.opcode_name(op.opcode_index) != "VAR_HANDLE":
+                    continue
+                o = op.builtin_options
+                container = getattr(o, "container", None) or ""
+                shared = getattr(o, "shared_name", None) or ""
+                ids[f"{container}/{shared}" if container else shared] = self._program.variable_id(container, shared)
+        return ids
+
+    def get_variables(self) -> dict[str, np.ndarray]:
+        """A copy of every resource variable's current value, by name (variables nothing has assigned yet,
+        before the first invoke runs the model's initialiser, are left out)."""
+        values = {name: read_variable(self._program, i) for name, i in self._variable_ids().items()}
+        return {name: v for name, v in values.items() if v is not None}
+
+    def save_checkpoint(self, path: str | os.PathLike) -> None:
+        """Writes every variable by name to an .npz file. The write is atomic: a temporary file beside it is
+        written, flushed to disk and renamed over `path`, so a crash mid-save leaves the previous checkpoint
+        whole."""
+        ids = self._variable_ids()
+        values = self.get_variables()
+        missing = sorted(set(ids) - set(values))
+        if missing:
+            raise ValueError(f"variables {', '.join(missing)} have no value yet: invoke a signature first (its "
+                             "CALL_ONCE initialises them)")
+        path = os.fspath(path)
+        folder = os.path.dirname(os.path.abspath(path))
+        fd, temporary = tempfile.mkstemp(prefix=".checkpoint-", suffix=".npz", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                np.savez(f, **values)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(temporary, path)
+        except BaseException:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+            raise
+
+    def restore_checkpoint(self, path: str | os.PathLike) -> None:
+        """Sets every variable from a checkpoint save_checkpoint wrote (names, types and shapes must match the
+        model's); the model's initialiser then does not run, so training goes on from the restored values."""
+        ids = self._variable_ids()
+        with np.load(os.fspath(path), allow_pickle=False) as saved:
+            values = {name: saved[name] for name in saved.files}
+        if set(values) != set(ids):
+            raise ValueError(f"checkpoint {os.fspath(path)!r} holds variables {sorted(values)}, the model has "
+                             f"{sorted(ids)}")
+        for name, value in values.items():
+            current = read_variable(self._program, ids[name])
+            if current is not None and (current.shape != value.shape or current.dtype != value.dtype):
+                raise ValueError(f"checkpoint {os.fspath(path)!r}: variable {name!r} is {value.dtype} "
+                                 f"{list(value.shape)}, the model's is {current.dtype} {list(current.shape)}")
+        for name, value in values.items():
+            write_variable(self._program, ids[name], value)
+        self._program.mark_initialized()
 
     def resize_tensor_input(self, input_index: int, tensor_size: Any, strict: bool = False) -> None:
         self._resize(int(input_index), tensor_size, strict, 0)
@@ -243,8 +307,14 @@ class Interpreter:
         """Arena bytes (every activation and each op's eval-time scratch, planned by lifetime), weight bytes
         (used in place from the file), folded bytes (constants computed at prepare), packed weight bytes (the
         weights repacked for the micro-kernels) and op state bytes (every op's prepared state: packed
-        weights, indirection buffers, requantization scales)."""
-        return self._plan.memory()
+        weights, indirection buffers, requantization scales), summed over every subgraph's plan, and variable
+        bytes (the resource variables' values, which a training step updates)."""
+        total: dict[str, int] = {}
+        for plan in self._plans:
+            for key, value in plan.memory().items():
+                total[key] = total.get(key, 0) + value
+        total["variable_bytes"] = self._program.variable_bytes()
+        return total
 
     @property
     def kernel_path(self) -> str:

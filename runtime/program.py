@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from rillet.native import ffi, lib
 
 
@@ -34,3 +36,37 @@ class Program:
 
     def variable_bytes(self) -> int:
         return int(lib.rl_program_variable_bytes(self._program))
+
+    def mark_initialized(self) -> None:
+        """Every CALL_ONCE counts as done: restored values are not overwritten by the initialiser."""
+        lib.rl_program_mark_initialized(self._program)
+
+
+# TFLite's TensorType codes (librillet's rl_dtype) and their numpy types, for variable values.
+DTYPES = {0: np.float32, 1: np.float16, 2: np.int32, 3: np.uint8, 4: np.int64, 6: np.bool_, 7: np.int16, 9: np.int8}
+CODES = {np.dtype(v): k for k, v in DTYPES.items()}
+
+
+def read_variable(program: Program, variable: int) -> np.ndarray | None:
+    """A copy of the variable's value, or None when nothing was assigned to it yet."""
+    dtype, rank, dims = ffi.new("int32_t *"), ffi.new("int32_t *"), ffi.new("int32_t[]", 8)
+    nbytes, data = ffi.new("size_t *"), ffi.new("void **")
+    status = lib.rl_program_read_variable(program.pointer, variable, dtype, rank, dims, nbytes, data)
+    if status == lib.RL_BAD_STATE:
+        return None
+    if status != lib.RL_OK or dtype[0] not in DTYPES:
+        raise ValueError(f"variable {variable} cannot be read (status {status}, type {dtype[0]})")
+    shape = tuple(dims[d] for d in range(rank[0]))
+    return np.frombuffer(ffi.buffer(data[0], nbytes[0]), dtype=DTYPES[dtype[0]]).reshape(shape).copy()
+
+
+def write_variable(program: Program, variable: int, value: np.ndarray) -> None:
+    value = np.ascontiguousarray(value)
+    if value.dtype not in CODES:
+        raise ValueError(f"a variable cannot hold {value.dtype}")
+    status = lib.rl_program_write_variable(program.pointer, variable, CODES[value.dtype], value.ndim,
+                                           ffi.new("int32_t[]", list(value.shape) or [0]),
+                                           ffi.from_buffer(value), value.nbytes)
+    if status != lib.RL_OK:
+        raise ValueError(f"variable {variable} cannot take a {value.dtype} {list(value.shape)} value "
+                         "(its type differs, or the value is empty)")

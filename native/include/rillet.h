@@ -154,6 +154,16 @@ int32_t rl_program_variable_count(const rl_program *program);
 void rl_program_reset_variables(rl_program *program);
 /* The bytes the store holds (memory_report). */
 size_t rl_program_variable_bytes(const rl_program *program);
+/* A variable's current value (checkpoints): its dtype, rank (dims gets up to RL_MAX_DIMS entries), bytes and
+ * data; RL_BAD_STATE when nothing was assigned to it yet, RL_INVALID for an id out of range. */
+rl_status rl_program_read_variable(const rl_program *program, int32_t id, int32_t *dtype, int32_t *rank,
+                                   int32_t *dims, size_t *bytes, const void **data);
+/* Assigns a value as ASSIGN_VARIABLE would (restoring a checkpoint). A variable whose type is known keeps
+ * it: another is RL_INVALID. Allocates: call between invokes, never during one. */
+rl_status rl_program_write_variable(rl_program *program, int32_t id, int32_t dtype, int32_t rank,
+                                    const int32_t *dims, const void *data, size_t bytes);
+/* Marks every CALL_ONCE as done, so restored values are not overwritten by the model's initialiser. */
+void rl_program_mark_initialized(rl_program *program);
 
 /* Feeds an empty plan subgraph `subgraph` of a .tflite flatbuffer (schema v3): its tensors (constants used
  * in place: `model` must outlive the plan), quantization, ops with their builtin options, inputs and

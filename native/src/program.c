@@ -106,3 +106,46 @@ rl_status rl_variable_reserve(rl_plan *plan, rl_variable *v, size_t bytes) {
     v->capacity = bytes;
     return RL_OK;
 }
+
+rl_status rl_program_read_variable(const rl_program *program, int32_t id, int32_t *dtype, int32_t *rank,
+                                   int32_t *dims, size_t *bytes, const void **data) {
+    if (id < 0 || id >= program->n_variables) return RL_INVALID;
+    const rl_variable *v = &program->variables[id];
+    if (!v->assigned) return RL_BAD_STATE;
+    *dtype = v->dtype;
+    *rank = v->shape.rank;
+    for (int32_t d = 0; d < v->shape.rank; ++d) dims[d] = v->shape.dims[d];
+    *bytes = v->bytes;
+    *data = v->data;
+    return RL_OK;
+}
+
+rl_status rl_program_write_variable(rl_program *program, int32_t id, int32_t dtype, int32_t rank,
+                                    const int32_t *dims, const void *data, size_t bytes) {
+    if (id < 0 || id >= program->n_variables || rank < 0 || rank > RL_MAX_DIMS) return RL_INVALID;
+    rl_variable *v = &program->variables[id];
+    if (v->dtype >= 0 && v->dtype != dtype) return RL_INVALID;
+    size_t expected = rl_dtype_size(dtype);
+    for (int32_t d = 0; d < rank; ++d) {
+        if (dims[d] < 0) return RL_INVALID;
+        expected *= (size_t)dims[d];
+    }
+    if (expected != bytes || expected == 0) return RL_INVALID;
+    if (bytes > v->capacity) {
+        void *grown = realloc(v->data, bytes);
+        if (!grown) return RL_NO_MEMORY;
+        v->data = grown;
+        v->capacity = bytes;
+    }
+    memcpy(v->data, data, bytes);
+    v->dtype = dtype;
+    v->shape.rank = rank;
+    for (int32_t d = 0; d < rank; ++d) v->shape.dims[d] = dims[d];
+    v->bytes = bytes;
+    v->assigned = 1;
+    return RL_OK;
+}
+
+void rl_program_mark_initialized(rl_program *program) {
+    if (program->once_done) memset(program->once_done, 1, (size_t)program->n_plans);
+}

@@ -52,3 +52,40 @@ def test_signatures_list_both_subgraphs_and_inference_matches_litert():
     x = g["xs"][1]
     np.testing.assert_allclose(ours.get_signature_runner("infer")(x=x)["output"],
                                theirs.get_signature_runner("infer")(x=x)["output"], rtol=1e-5, atol=1e-6)
+
+
+def test_checkpoint_saves_and_restores_training_state(tmp_path):
+    g = golden("train_mlp")
+    it = Interpreter(model_path=str(model_path("train_mlp")))
+    it.allocate_tensors()
+    train = it.get_signature_runner("train")
+    for i in range(2):
+        train(x=g["xs"][i], y=g["ys"][i])
+    it.save_checkpoint(tmp_path / "ckpt.npz")
+    assert set(np.load(tmp_path / "ckpt.npz").files) == set(it.get_variables())
+    rest = [float(train(x=g["xs"][i], y=g["ys"][i])["loss"]) for i in range(2, 5)]
+
+    fresh = Interpreter(model_path=str(model_path("train_mlp")))
+    fresh.allocate_tensors()
+    fresh.restore_checkpoint(tmp_path / "ckpt.npz")  # the initialiser must not overwrite what was restored
+    again = [float(fresh.get_signature_runner("train")(x=g["xs"][i], y=g["ys"][i])["loss"]) for i in range(2, 5)]
+    assert again == rest
+    np.testing.assert_allclose(again, g["losses"][2:], rtol=1e-5)
+
+
+def test_checkpoint_errors_name_the_problem(tmp_path):
+    it = Interpreter(model_path=str(model_path("train_mlp")))
+    it.allocate_tensors()
+    with pytest.raises(ValueError, match="have no value yet"):
+        it.save_checkpoint(tmp_path / "early.npz")
+    np.savez(tmp_path / "wrong.npz", nope=np.zeros(3, np.float32))
+    with pytest.raises(ValueError, match="holds variables \\['nope'\\]"):
+        it.restore_checkpoint(tmp_path / "wrong.npz")
+    it.get_signature_runner("infer")(x=golden("train_mlp")["xs"][0])
+    values = it.get_variables()
+    name = next(iter(values))
+    values[name] = np.zeros((2, 2), np.float32)
+    np.savez(tmp_path / "shape.npz", **values)
+    with pytest.raises(ValueError, match=f"variable '{name}' is float32 \\[2, 2\\]"):
+        it.restore_checkpoint(tmp_path / "shape.npz")
+    assert not list(tmp_path.glob(".checkpoint-*"))  # no temporary left behind
