@@ -8,11 +8,16 @@
  * 8-11, the other 4-7 and 12-15: biases and scales are permuted into that order once per tile, and vpackssdw of
  * the two puts the outputs back in order for free.
  *
- * The loops run tile by tile, then pixel by pixel: a tile's weights are interleaved and extended once per call
- * (one output row) into a stack buffer that every pixel reads as a memory operand, instead of once per pass as
- * before; six pixels per pass keep 12 accumulators in flight (measured 3-5% faster than four; 1.7-2.0x the
- * former 4-pixel kernel on mobilenet_v2's shapes). Filters of more than 2 * MAX_PAIRS taps refill the buffer per
- * pass, chunk by chunk. A last tile of fewer than 16 channels reads and writes only those channels.
+ * The shuffle ports (two on Zen 3, shared by vpmovsx, vpunpck and vector shifts) bound this loop, so none is
+ * spent twice: the loops run tile by tile, then pixel by pixel, and a tile's weights are interleaved and
+ * extended once per call (one output row) into a stack buffer that every pixel reads as a memory operand, rather
+ * than once per pass of pixels. Six pixels per pass keep 12 accumulators in flight (3-5% faster than four); a
+ * row's last pixels take one pass with exactly as many. 1.7-2.0x the former kernel (weights extended per pass of
+ * four pixels, pixels left over one at a time) on mobilenet_v2's shapes. Filters of more than 2 * MAX_PAIRS taps
+ * refill the buffer per pass, chunk by chunk. A last tile of fewer than 16 channels reads and writes only those
+ * channels. Measured slower here: vpmovsxbd + vpmulld per tap (+30%), byte unpacks before a register vpmovsxbw
+ * (+40%), one tap per vpmaddwd against weights zero-padded to even/odd channels (+5%); two tiles by three pixels
+ * per pass gains only on rows of 3 pixels (5%).
  *
  * The requantization gives rl_requantize_fp32's bytes (vcvtps2dq rounds to nearest even in the default rounding
  * mode) with fewer operations: only the upper clamp is done in float, where it must be (vcvtps2dq turns values
