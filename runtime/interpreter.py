@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from rillet.converter.format import ModelFile, ModelView
+from rillet.converter.format import ModelFile, ModelView, save
 
+from .export import bake_variables
 from .plan import NativePlan
 from .program import Program, read_variable, write_variable
 
@@ -154,6 +155,23 @@ class Interpreter:
         for name, value in values.items():
             write_variable(self._program, ids[name], value)
         self._program.mark_initialized()
+
+    def export_model(self, path: str | os.PathLike, signature_key: str = "infer") -> None:
+        """Writes an inference .tflite of `signature_key` with the variables' current values baked in as
+        constants: the trained model, for LiteRT or rillet, with no resource variables left."""
+        signatures = {sd.signature_key: sd for sd in self.model.signature_defs or []}
+        if signature_key not in signatures:
+            raise ValueError(f"no signature {signature_key!r}: the model has {sorted(signatures)}")
+        ids = self._variable_ids()
+        by_key = {}
+        for name, i in ids.items():
+            value = read_variable(self._program, i)
+            if value is not None:
+                container, _, shared = name.rpartition("/")
+                by_key[(container, shared)] = value
+        data = save(bake_variables(self.model, signatures[signature_key], by_key))
+        with open(os.fspath(path), "wb") as f:
+            f.write(data)
 
     def resize_tensor_input(self, input_index: int, tensor_size: Any, strict: bool = False) -> None:
         self._resize(int(input_index), tensor_size, strict, 0)

@@ -89,3 +89,24 @@ def test_checkpoint_errors_name_the_problem(tmp_path):
     with pytest.raises(ValueError, match=f"variable '{name}' is float32 \\[2, 2\\]"):
         it.restore_checkpoint(tmp_path / "shape.npz")
     assert not list(tmp_path.glob(".checkpoint-*"))  # no temporary left behind
+
+
+def test_export_model_bakes_the_trained_variables_for_litert_and_rillet(tmp_path):
+    g = golden("train_mlp")
+    it = Interpreter(model_path=str(model_path("train_mlp")))
+    it.allocate_tensors()
+    train_five_steps(it, g)
+    it.export_model(tmp_path / "trained.tflite")
+    runners = [Interpreter(model_path=str(tmp_path / "trained.tflite"))]
+    try:
+        from ai_edge_litert.interpreter import Interpreter as LiteRT
+
+        runners.append(LiteRT(model_path=str(tmp_path / "trained.tflite")))
+    except ImportError:
+        pass
+    for runner in runners:
+        assert list(runner.get_signature_list()) == ["infer"]
+        out = runner.get_signature_runner("infer")(x=g["xs"][0])["output"]
+        np.testing.assert_allclose(out, g["infer_after"], rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="assigns variables"):
+        it.export_model(tmp_path / "nope.tflite", signature_key="train")
