@@ -24,21 +24,22 @@ RL_STATIC_ASSERT(sizeof(rl_dwconv_state) <= 512, "rl_dwconv_state stays a small 
 
 static size_t round_up64(size_t n) { return (n + 63) / 64 * 64; }
 
+/* Rows row .. row + rows - 1 in one kernel call: consecutive rows' indirection entries and outputs are
+ * contiguous, and one call over them all keeps the kernel's pixel passes full (a 3x3 layer in one call ran
+ * 16-19% faster than in three). */
 static void dwconv_rows(void *context, size_t row, size_t unused_j, size_t rows, size_t unused_columns) {
     (void)unused_j;
     (void)unused_columns;
     const rl_dwconv_state *st = (const rl_dwconv_state *)context;
-    const size_t step = st->taps, row_bytes = st->row_pixels * st->channels * st->element_bytes;
-    for (size_t r = row; r < row + rows; ++r) {
-        const void *const *ind = st->indirection + r * st->row_pixels * st->taps;
-        char *out = st->output + r * row_bytes;
-        if (st->int8)
-            st->qs8.dwconv(st->channels, st->row_pixels, st->taps, (const int8_t *const *)ind, step, st->packed,
-                           (int8_t *)out, st->channels, &st->qs8_params);
-        else
-            st->f32.dwconv(st->channels, st->row_pixels, st->taps, (const float *const *)ind, step,
-                           (const float *)st->packed, (float *)out, st->channels, &st->f32_params);
-    }
+    const size_t pixels = rows * st->row_pixels;
+    const void *const *ind = st->indirection + row * st->row_pixels * st->taps;
+    char *out = st->output + row * st->row_pixels * st->channels * st->element_bytes;
+    if (st->int8)
+        st->qs8.dwconv(st->channels, pixels, st->taps, (const int8_t *const *)ind, st->taps, st->packed,
+                       (int8_t *)out, st->channels, &st->qs8_params);
+    else
+        st->f32.dwconv(st->channels, pixels, st->taps, (const float *const *)ind, st->taps,
+                       (const float *)st->packed, (float *)out, st->channels, &st->f32_params);
 }
 
 static rl_status run_dwconv(rl_plan *plan, rl_op *op) {
