@@ -30,6 +30,9 @@ typedef struct {
     /* Set once the arena is placed. */
     const char *a;
     char *c;
+    /* BATCH_MATMUL whose y is not a constant (a variable a training step updates): y is packed at every
+     * invoke, from [k][n] (adj_y 0) or [n][k] (adj_y 1). */
+    int32_t pack_each_run, y_is_kn;
 } rl_gemm_state;
 
 RL_STATIC_ASSERT(sizeof(rl_gemm_state) <= 512, "rl_gemm_state stays a small header before its buffers");
@@ -67,10 +70,30 @@ static void gemm_tile(void *context, size_t i, size_t j, size_t rows, size_t col
  * the columns split into whole panels only when there are too few rows. */
 #define RL_TILES_PER_THREAD 8
 
+/* y [k][n] into the f32 panels of gemm.h (rl_pack_f32_gemm reads [n][k]); no bias. */
+static void pack_f32_gemm_kn(size_t n, size_t k, size_t nr, const float *y, float *packed) {
+    for (size_t n0 = 0; n0 < n; n0 += nr) {
+        const size_t cols = n - n0 < nr ? n - n0 : nr;
+        memset(packed, 0, nr * sizeof(float));
+        for (size_t kk = 0; kk < k; ++kk) {
+            float *to = packed + nr * (1 + kk);
+            memcpy(to, y + kk * n + n0, cols * sizeof(float));
+            for (size_t j = cols; j < nr; ++j) to[j] = 0.0f;
+        }
+        packed += nr * (1 + k);
+    }
+}
+
+static void pack_y(const rl_gemm_state *st, const float *y) {
+    if (st->y_is_kn) pack_f32_gemm_kn(st->n, st->kc, st->nr, y, (float *)st->packed);
+    else rl_pack_f32_gemm(st->n, 1, st->kc, st->nr, y, NULL, (float *)st->packed);
+}
+
 static rl_status run_gemm(rl_plan *plan, rl_op *op) {
     rl_gemm_state *st = (rl_gemm_state *)op->state;
     st->a = (const char *)rl_input(plan, op, 0)->data;
     st->c = (char *)rl_output(plan, op, 0)->data;
+    if (st->pack_each_run) pack_y(st, (const float *)rl_input(plan, op, 1)->data);
     if (st->padded_input) {
         const size_t pixels = (size_t)st->g.batch * (size_t)st->g.in_h * (size_t)st->g.in_w;
         char *padded = (char *)op->arena_scratch;
@@ -163,7 +186,9 @@ static rl_status build_state(rl_plan *plan, rl_op *op, rl_gemm_state *proto) {
     st->indirection = (const void **)(memory + head + round_up64(packed_bytes));
     st->zero = memory + head + round_up64(packed_bytes) + round_up64(indirection_bytes);
     op->packed_weight_bytes = packed_bytes;
-    if (st->int8) {
+    if (st->pack_each_run || (st->y_is_kn && !st->int8)) {
+        if (!st->pack_each_run) pack_y(st, (const float *)filter->data);
+    } else if (st->int8) {
         const int32_t izp = st->qs8_params.input_zero_point;
         if (zero_bytes) memset(st->zero, (int)(int8_t)izp, zero_bytes);
         rl_pack_qs8_gemm(n, ks, kc, st->nr, st->qs8.kr, izp, st->qs8.input_offset, (const int8_t *)filter->data,
@@ -234,5 +259,25 @@ rl_status rl_use_gemm_fully_connected(rl_plan *plan, rl_op *op, int64_t rows, in
     proto.ks = 1;
     proto.direct = 1;
     fill_params(op, &proto, op->prep.act_min, op->prep.act_max, plan);
+    return build_state(plan, op, &proto);
+}
+
+rl_status rl_use_gemm_batch_matmul(rl_plan *plan, rl_op *op, int32_t m, int32_t k, int32_t n) {
+    const rl_tensor *x = rl_input(plan, op, 0), *y = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
+    const rl_batch_matmul_params *p = &op->params.batch_matmul;
+    /* One product (no batch, or batches of one): x's rows are the GEMM's rows unless x is transposed. */
+    if (x->dtype != RL_FLOAT32 || y->dtype != RL_FLOAT32 || output->dtype != RL_FLOAT32 || p->adj_x) return RL_OK;
+    if (rl_shape_count(&output->shape) != (int64_t)m * n || m <= 0 || k <= 0 || n <= 0) return RL_OK;
+    if (rl_shape_count(&x->shape) != (int64_t)m * k || rl_shape_count(&y->shape) != (int64_t)k * n) return RL_OK;
+    rl_gemm_state proto;
+    memset(&proto, 0, sizeof proto);
+    proto.m = (size_t)m;
+    proto.n = (size_t)n;
+    proto.kc = (size_t)k;
+    proto.ks = 1;
+    proto.direct = 1;
+    proto.y_is_kn = !p->adj_y;
+    proto.pack_each_run = rl_known_data(y) == NULL;
+    fill_params(op, &proto, -3.40282347e38f, 3.40282347e38f, plan);
     return build_state(plan, op, &proto);
 }

@@ -115,7 +115,8 @@ rl_status rl_prepare_batch_matmul(rl_plan *plan, rl_op *op) {
     op->prep.perm[1] = k;
     op->prep.perm[2] = n;
     if (hybrid) return rl_prepare_batch_matmul_hybrid(plan, op);
-    return quantized ? rl_prepare_batch_matmul_quantized(plan, op) : RL_OK;
+    if (quantized) return rl_prepare_batch_matmul_quantized(plan, op);
+    return rl_use_gemm_batch_matmul(plan, op, m, k, n);
 }
 
 rl_status rl_eval_batch_matmul(rl_plan *plan, rl_op *op) {
