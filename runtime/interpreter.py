@@ -64,6 +64,7 @@ class Interpreter:
         self._plan = self._plans[0]
         self._sg = self._model_view.subgraphs[0]
         self._model: ModelFile | None = None
+        self._views: dict[tuple[int, int], np.ndarray] = {}
         self._ready = False
 
     @property
@@ -78,6 +79,7 @@ class Interpreter:
     def allocate_tensors(self) -> None:
         for plan in self._plans:
             plan.prepare()
+        self._views = {}  # tensors may have moved: views are made again on demand
         self._ready = True
 
     def invoke(self) -> None:
@@ -241,11 +243,18 @@ class Interpreter:
         return index
 
     def _view(self, index: int, subgraph: int = 0) -> np.ndarray:
+        # A view stays valid until the next allocate_tensors (which empties the cache): a signature runner's
+        # invoke then costs no new numpy object per input and output.
+        cached = self._views.get((subgraph, index)) if self._ready else None
+        if cached is not None:
+            return cached
         t = self._model_view.subgraphs[subgraph].tensors[index]
         view = self._plans[subgraph].view(index, t.dtype)
         if view is None:
             raise ValueError(f"tensor {index} {t.name!r} has no data: call allocate_tensors "
                              "first (or it is an intermediate no op reads)")
+        if self._ready:
+            self._views[(subgraph, index)] = view
         return view
 
     def set_tensor(self, tensor_index: int, value: Any) -> None:
@@ -361,7 +370,9 @@ class SignatureRunner:
                 raise ValueError(f"Invalid Input name ({name}) for SignatureDef")
             values[name] = np.asarray(value)
             index = self._inputs[name]
-            if list(values[name].shape) != it._plans[self._subgraph].shape(index):
+            current = it._views.get((self._subgraph, index)) if it._ready else None
+            shape = current.shape if current is not None else tuple(it._plans[self._subgraph].shape(index))
+            if values[name].shape != shape:
                 it._resize(index, values[name].shape, False, self._subgraph)
         if not it._ready:
             it.allocate_tensors()

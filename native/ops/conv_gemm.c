@@ -33,6 +33,7 @@ typedef struct {
     /* BATCH_MATMUL whose y is not a constant (a variable a training step updates): y is packed at every
      * invoke, from [k][n] (adj_y 0) or [n][k] (adj_y 1). */
     int32_t pack_each_run, y_is_kn;
+    int32_t transpose_x; /* BATCH_MATMUL with adj_x: x is transposed into arena scratch at every invoke */
 } rl_gemm_state;
 
 RL_STATIC_ASSERT(sizeof(rl_gemm_state) <= 512, "rl_gemm_state stays a small header before its buffers");
@@ -84,16 +85,26 @@ static void pack_f32_gemm_kn(size_t n, size_t k, size_t nr, const float *y, floa
     }
 }
 
-static void pack_y(const rl_gemm_state *st, const float *y) {
+static void pack_y(const rl_gemm_state *st, const float *y, const float *bias) {
     if (st->y_is_kn) pack_f32_gemm_kn(st->n, st->kc, st->nr, y, (float *)st->packed);
-    else rl_pack_f32_gemm(st->n, 1, st->kc, st->nr, y, NULL, (float *)st->packed);
+    else rl_pack_f32_gemm(st->n, 1, st->kc, st->nr, y, bias, (float *)st->packed);
 }
 
 static rl_status run_gemm(rl_plan *plan, rl_op *op) {
     rl_gemm_state *st = (rl_gemm_state *)op->state;
     st->a = (const char *)rl_input(plan, op, 0)->data;
     st->c = (char *)rl_output(plan, op, 0)->data;
-    if (st->pack_each_run) pack_y(st, (const float *)rl_input(plan, op, 1)->data);
+    if (st->pack_each_run) {
+        const rl_tensor *bias = rl_input(plan, op, 2);
+        pack_y(st, (const float *)rl_input(plan, op, 1)->data, bias ? (const float *)bias->data : NULL);
+    }
+    if (st->transpose_x) { /* x is [k][m]: its transpose, the GEMM's rows, in the op's arena scratch */
+        float *rows = (float *)op->arena_scratch;
+        const float *x = (const float *)st->a;
+        for (size_t i = 0; i < st->m; ++i)
+            for (size_t kk = 0; kk < st->kc; ++kk) rows[i * st->kc + kk] = x[kk * st->m + i];
+        st->a = (const char *)rows;
+    }
     if (st->padded_input) {
         const size_t pixels = (size_t)st->g.batch * (size_t)st->g.in_h * (size_t)st->g.in_w;
         char *padded = (char *)op->arena_scratch;
@@ -187,7 +198,7 @@ static rl_status build_state(rl_plan *plan, rl_op *op, rl_gemm_state *proto) {
     st->zero = memory + head + round_up64(packed_bytes) + round_up64(indirection_bytes);
     op->packed_weight_bytes = packed_bytes;
     if (st->pack_each_run || (st->y_is_kn && !st->int8)) {
-        if (!st->pack_each_run) pack_y(st, (const float *)filter->data);
+        if (!st->pack_each_run) pack_y(st, (const float *)filter->data, NULL);
     } else if (st->int8) {
         const int32_t izp = st->qs8_params.input_zero_point;
         if (zero_bytes) memset(st->zero, (int)(int8_t)izp, zero_bytes);
@@ -251,7 +262,15 @@ rl_status rl_use_gemm_conv2d(rl_plan *plan, rl_op *op, const rl_window_geometry 
 rl_status rl_use_gemm_fully_connected(rl_plan *plan, rl_op *op, int64_t rows, int32_t units, int32_t depth) {
     rl_gemm_state proto;
     memset(&proto, 0, sizeof proto);
-    if (!gemm_dtypes(plan, op, &proto.int8)) return RL_OK;
+    if (!gemm_dtypes(plan, op, &proto.int8)) {
+        /* float32 weights that are not constants (a training step's): packed at every invoke, bias too. */
+        const rl_tensor *input = rl_input(plan, op, 0), *weights = rl_input(plan, op, 1);
+        const rl_tensor *bias = rl_input(plan, op, 2), *output = rl_output(plan, op, 0);
+        if (input->dtype != RL_FLOAT32 || weights->dtype != RL_FLOAT32 || output->dtype != RL_FLOAT32 ||
+            (bias && bias->dtype != RL_FLOAT32))
+            return RL_OK;
+        proto.pack_each_run = 1;
+    }
     if (rows <= 0 || units <= 0 || depth <= 0) return RL_OK;
     proto.m = (size_t)rows;
     proto.n = (size_t)units;
@@ -266,7 +285,7 @@ rl_status rl_use_gemm_batch_matmul(rl_plan *plan, rl_op *op, int32_t m, int32_t 
     const rl_tensor *x = rl_input(plan, op, 0), *y = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
     const rl_batch_matmul_params *p = &op->params.batch_matmul;
     /* One product (no batch, or batches of one): x's rows are the GEMM's rows unless x is transposed. */
-    if (x->dtype != RL_FLOAT32 || y->dtype != RL_FLOAT32 || output->dtype != RL_FLOAT32 || p->adj_x) return RL_OK;
+    if (x->dtype != RL_FLOAT32 || y->dtype != RL_FLOAT32 || output->dtype != RL_FLOAT32) return RL_OK;
     if (rl_shape_count(&output->shape) != (int64_t)m * n || m <= 0 || k <= 0 || n <= 0) return RL_OK;
     if (rl_shape_count(&x->shape) != (int64_t)m * k || rl_shape_count(&y->shape) != (int64_t)k * n) return RL_OK;
     rl_gemm_state proto;
@@ -278,6 +297,8 @@ rl_status rl_use_gemm_batch_matmul(rl_plan *plan, rl_op *op, int32_t m, int32_t 
     proto.direct = 1;
     proto.y_is_kn = !p->adj_y;
     proto.pack_each_run = rl_known_data(y) == NULL;
+    proto.transpose_x = p->adj_x;
+    if (p->adj_x) rl_request_arena_scratch(op, (size_t)m * (size_t)k * sizeof(float));
     fill_params(op, &proto, -3.40282347e38f, 3.40282347e38f, plan);
     return build_state(plan, op, &proto);
 }
