@@ -1,4 +1,5 @@
-/* f32_binary_ref.c — float32 ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE with numpy broadcasting. */
+/* f32_binary_ref.c — float32 ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, PRELU and the
+ * comparisons, with numpy broadcasting. */
 #include "kernels.h"
 
 static float apply(rl_binary_op op, float x, float y) {
@@ -8,6 +9,10 @@ static float apply(rl_binary_op op, float x, float y) {
     case RL_BIN_MUL: return x * y;
     case RL_BIN_DIV: return x / y;
     case RL_BIN_SQUARED_DIFFERENCE: { const float d = x - y; return d * d; }
+    /* TFLite's maximum/minimum: std::max / std::min, so a NaN in x loses to y and a NaN in y is kept as x. */
+    case RL_BIN_MAXIMUM: return x < y ? y : x;
+    case RL_BIN_MINIMUM: return y < x ? y : x;
+    case RL_BIN_PRELU: return x >= 0.0f ? x : x * y;
     }
     return 0.0f;
 }
@@ -59,7 +64,19 @@ void f32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const float *a, con
     } while (rl_next_index(7, bc->out_dims, index));
 }
 
-void f32_greater_ref(const rl_broadcast *bc, const float *a, const float *b, uint8_t *out) {
+static uint8_t compare(rl_compare_op op, float x, float y) {
+    switch (op) {
+    case RL_CMP_GREATER: return x > y;
+    case RL_CMP_GREATER_EQUAL: return x >= y;
+    case RL_CMP_LESS: return x < y;
+    case RL_CMP_LESS_EQUAL: return x <= y;
+    case RL_CMP_EQUAL: return x == y;
+    case RL_CMP_NOT_EQUAL: return x != y;
+    }
+    return 0;
+}
+
+void f32_compare_ref(rl_compare_op op, const rl_broadcast *bc, const float *a, const float *b, uint8_t *out) {
     if (bc->count == 0) return;
     int64_t index[8] = {0};
     const int64_t inner = bc->out_dims[7], sa = bc->a_strides[7], sb = bc->b_strides[7];
@@ -69,7 +86,7 @@ void f32_greater_ref(const rl_broadcast *bc, const float *a, const float *b, uin
             ia += index[d] * bc->a_strides[d];
             ib += index[d] * bc->b_strides[d];
         }
-        for (int64_t i = 0; i < inner; ++i) *out++ = a[ia + i * sa] > b[ib + i * sb];
+        for (int64_t i = 0; i < inner; ++i) *out++ = compare(op, a[ia + i * sa], b[ib + i * sb]);
     } while (rl_next_index(7, bc->out_dims, index));
 }
 
@@ -92,6 +109,9 @@ void s32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const int32_t *a, c
             case RL_BIN_MUL: v = (int32_t)((uint32_t)x * (uint32_t)y); break;
             case RL_BIN_DIV: v = y == 0 ? 0 : x / y; break;
             case RL_BIN_SQUARED_DIFFERENCE: v = (int32_t)((uint32_t)(x - y) * (uint32_t)(x - y)); break;
+            case RL_BIN_MAXIMUM: v = x < y ? y : x; break;
+            case RL_BIN_MINIMUM: v = y < x ? y : x; break;
+            case RL_BIN_PRELU: v = x; break; /* not reached: prepare refuses int32 PRELU */
             }
             *out++ = v;
         }

@@ -1,4 +1,5 @@
-/* f32_unary_ref.c — float32 element-wise RSQRT, EXP, LOG, NEG, RELU, RELU6, LOGISTIC, TANH, HARD_SWISH. */
+/* f32_unary_ref.c — float32 element-wise RSQRT, EXP, LOG, NEG, RELU, RELU6, LOGISTIC, TANH, HARD_SWISH, SIN,
+ * COS, ABS, SQRT, SQUARE. */
 #include <math.h>
 
 #include "kernels.h"
@@ -22,6 +23,11 @@ void f32_unary_ref(rl_unary_op op, int64_t count, const float *x, float *y) {
             r = v * t / 6.0f;
             break;
         }
+        case RL_UN_SIN: r = sinf(v); break;
+        case RL_UN_COS: r = cosf(v); break;
+        case RL_UN_ABS: r = fabsf(v); break;
+        case RL_UN_SQRT: r = sqrtf(v); break;
+        case RL_UN_SQUARE: r = v * v; break;
         }
         y[i] = r;
     }

@@ -1,4 +1,5 @@
-/* elementwise.c — binary ops with broadcasting, unary ops, LEAKY_RELU, SOFTMAX, LOG_SOFTMAX, GREATER. */
+/* elementwise.c — binary ops with broadcasting (arithmetic, MAXIMUM, MINIMUM, PRELU, the comparisons), unary
+ * ops, LEAKY_RELU, SOFTMAX, LOG_SOFTMAX. */
 #include "ops.h"
 
 static rl_binary_op binary_of(int32_t code) {
@@ -7,7 +8,23 @@ static rl_binary_op binary_of(int32_t code) {
     case RL_OP_MUL: return RL_BIN_MUL;
     case RL_OP_DIV: return RL_BIN_DIV;
     case RL_OP_SQUARED_DIFFERENCE: return RL_BIN_SQUARED_DIFFERENCE;
+    case RL_OP_MAXIMUM: return RL_BIN_MAXIMUM;
+    case RL_OP_MINIMUM: return RL_BIN_MINIMUM;
+    case RL_OP_PRELU: return RL_BIN_PRELU;
     default: return RL_BIN_ADD;
+    }
+}
+
+/* The comparison an op code names, or -1 for an arithmetic op. */
+static int compare_of(int32_t code) {
+    switch (code) {
+    case RL_OP_GREATER: return RL_CMP_GREATER;
+    case RL_OP_GREATER_EQUAL: return RL_CMP_GREATER_EQUAL;
+    case RL_OP_LESS: return RL_CMP_LESS;
+    case RL_OP_LESS_EQUAL: return RL_CMP_LESS_EQUAL;
+    case RL_OP_EQUAL: return RL_CMP_EQUAL;
+    case RL_OP_NOT_EQUAL: return RL_CMP_NOT_EQUAL;
+    default: return -1;
     }
 }
 
@@ -21,10 +38,12 @@ rl_status rl_prepare_binary(rl_plan *plan, rl_op *op) {
     rl_tensor *a = rl_input(plan, op, 0), *b = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
     if (b->dtype != a->dtype)
         return rl_fail(plan, RL_INVALID, "operands are %s and %s", rl_dtype_name(a->dtype), rl_dtype_name(b->dtype));
-    const int32_t out_dtype = op->code == RL_OP_GREATER ? RL_BOOL : a->dtype;
+    const int comparison = compare_of(op->code) >= 0;
+    const int32_t out_dtype = comparison ? RL_BOOL : a->dtype;
     if ((s = rl_expect_dtype(plan, output, "output", out_dtype)) != RL_OK) return s;
     if (a->dtype == RL_INT8) return rl_prepare_binary_s8(plan, op);
-    if (a->dtype != RL_FLOAT32 && !(a->dtype == RL_INT32 && op->code != RL_OP_GREATER))
+    const int int32_ok = !comparison && op->code != RL_OP_PRELU;
+    if (a->dtype != RL_FLOAT32 && !(a->dtype == RL_INT32 && int32_ok))
         return rl_fail(plan, RL_UNSUPPORTED, "no kernel for %s operands", rl_dtype_name(a->dtype));
     if ((s = rl_broadcast_shapes(plan, &a->shape, &b->shape, &output->shape, &op->prep.bc)) != RL_OK) return s;
     const int32_t activation = has_activation(op->code) ? op->params.arithmetic.activation : RL_ACT_NONE;
@@ -38,8 +57,9 @@ rl_status rl_eval_binary(rl_plan *plan, rl_op *op) {
     const rl_tensor *a = rl_input(plan, op, 0), *b = rl_input(plan, op, 1);
     void *out = rl_output(plan, op, 0)->data;
     if (a->dtype == RL_INT8) return rl_eval_binary_s8(plan, op);
-    if (op->code == RL_OP_GREATER) {
-        f32_greater_ref(&op->prep.bc, (const float *)a->data, (const float *)b->data, (uint8_t *)out);
+    if (compare_of(op->code) >= 0) {
+        f32_compare_ref((rl_compare_op)compare_of(op->code), &op->prep.bc, (const float *)a->data,
+                        (const float *)b->data, (uint8_t *)out);
     } else if (a->dtype == RL_INT32) {
         s32_binary_ref(binary_of(op->code), &op->prep.bc, (const int32_t *)a->data, (const int32_t *)b->data,
                        (int32_t *)out);
@@ -80,6 +100,11 @@ static rl_unary_op unary_of(int32_t code) {
     case RL_OP_RELU6: return RL_UN_RELU6;
     case RL_OP_LOGISTIC: return RL_UN_LOGISTIC;
     case RL_OP_TANH: return RL_UN_TANH;
+    case RL_OP_SIN: return RL_UN_SIN;
+    case RL_OP_COS: return RL_UN_COS;
+    case RL_OP_ABS: return RL_UN_ABS;
+    case RL_OP_SQRT: return RL_UN_SQRT;
+    case RL_OP_SQUARE: return RL_UN_SQUARE;
     default: return RL_UN_HARD_SWISH;
     }
 }

@@ -34,11 +34,16 @@ typedef struct {
     float act_min, act_max;
 } rl_broadcast;
 
-typedef enum { RL_BIN_ADD, RL_BIN_SUB, RL_BIN_MUL, RL_BIN_DIV, RL_BIN_SQUARED_DIFFERENCE } rl_binary_op;
+typedef enum {
+    RL_BIN_ADD, RL_BIN_SUB, RL_BIN_MUL, RL_BIN_DIV, RL_BIN_SQUARED_DIFFERENCE, RL_BIN_MAXIMUM, RL_BIN_MINIMUM,
+    RL_BIN_PRELU /* x >= 0 ? x : x * alpha, alpha the second operand */
+} rl_binary_op;
 typedef enum {
     RL_UN_RSQRT, RL_UN_EXP, RL_UN_LOG, RL_UN_NEG, RL_UN_RELU, RL_UN_RELU6, RL_UN_LOGISTIC, RL_UN_TANH,
-    RL_UN_HARD_SWISH
+    RL_UN_HARD_SWISH, RL_UN_SIN, RL_UN_COS, RL_UN_ABS, RL_UN_SQRT, RL_UN_SQUARE
 } rl_unary_op;
+/* Comparisons: a bool (one byte, 0 or 1) per broadcast element. */
+typedef enum { RL_CMP_GREATER, RL_CMP_GREATER_EQUAL, RL_CMP_LESS, RL_CMP_LESS_EQUAL, RL_CMP_EQUAL, RL_CMP_NOT_EQUAL } rl_compare_op;
 
 /* int8 requantization of an int32 accumulator the way XNNPACK's fp32 path does it, which is what LiteRT's
  * default Interpreter runs for int8 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (its XNNPACK delegate
@@ -191,7 +196,7 @@ void s8_f32_dequantize_ref(int64_t outer, int32_t channels, int64_t inner, const
                            const int32_t *zero_points, const int8_t *x, float *y);
 void f16_f32_convert_ref(int64_t count, const uint16_t *x, float *y);
 void f32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const float *a, const float *b, float *out);
-void f32_greater_ref(const rl_broadcast *bc, const float *a, const float *b, uint8_t *out);
+void f32_compare_ref(rl_compare_op op, const rl_broadcast *bc, const float *a, const float *b, uint8_t *out);
 void s32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const int32_t *a, const int32_t *b, int32_t *out);
 void f32_unary_ref(rl_unary_op op, int64_t count, const float *x, float *y);
 void f32_leaky_relu_ref(int64_t count, float alpha, const float *x, float *y);
