@@ -16,8 +16,16 @@ enum {
     RL_OP_LEAKY_RELU = 98, RL_OP_SQUARED_DIFFERENCE = 99, RL_OP_HARD_SWISH = 117, RL_OP_BATCH_MATMUL = 126,
     RL_OP_PRELU = 54, RL_OP_MAXIMUM = 55, RL_OP_MINIMUM = 57, RL_OP_LESS = 58, RL_OP_GREATER_EQUAL = 62,
     RL_OP_LESS_EQUAL = 63, RL_OP_SIN = 66, RL_OP_EQUAL = 71, RL_OP_NOT_EQUAL = 72, RL_OP_SQRT = 75,
-    RL_OP_SQUARE = 92, RL_OP_ABS = 101, RL_OP_COS = 108
+    RL_OP_SQUARE = 92, RL_OP_ABS = 101, RL_OP_COS = 108, RL_OP_SPACE_TO_DEPTH = 26, RL_OP_DEPTH_TO_SPACE = 5,
+    RL_OP_SPLIT = 49, RL_OP_SPLIT_V = 102
 };
+
+/* SPLIT / SPLIT_V (split.c), DEPTH_TO_SPACE / SPACE_TO_DEPTH (depth_space.c). */
+#define RL_MAX_SPLITS 32
+rl_status rl_prepare_split(rl_plan *plan, rl_op *op);
+rl_status rl_eval_split(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_depth_space(rl_plan *plan, rl_op *op);
+rl_status rl_eval_depth_space(rl_plan *plan, rl_op *op);
 
 rl_status rl_broadcast_shapes(rl_plan *plan, const rl_shape *a, const rl_shape *b, rl_shape *out, rl_broadcast *bc);
 

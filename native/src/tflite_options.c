@@ -17,7 +17,7 @@ typedef enum {
     F_FILTER_W, F_FILTER_H, F_WEIGHTS_FORMAT, F_KEEP_NUM_DIMS, F_ADJ_X, F_ADJ_Y, F_KEEP_DIMS, F_BETA, F_ALPHA,
     F_AXIS, F_NEW_SHAPE, F_SQUEEZE_DIMS, F_BEGIN_MASK, F_END_MASK, F_ELLIPSIS_MASK, F_NEW_AXIS_MASK,
     F_SHRINK_AXIS_MASK, F_OFFSET, F_BATCH_DIMS, F_VALUES_COUNT, F_OUT_TYPE, F_ALIGN_CORNERS,
-    F_HALF_PIXEL_CENTERS, F_INIT_SUBGRAPH_INDEX, F_CONTAINER, F_SHARED_NAME
+    F_HALF_PIXEL_CENTERS, F_INIT_SUBGRAPH_INDEX, F_CONTAINER, F_SHARED_NAME, F_BLOCK_SIZE
 } option_field_name;
 
 typedef struct {
@@ -50,6 +50,7 @@ static const option_field option_fields[] = {
     /* LSTMOptions */ {14, F_ACTIVATION, 0, FB_I8, 0},
     /* ResizeBilinearOptions */ {15, F_ALIGN_CORNERS, 2, FB_BOOL, 0}, {15, F_HALF_PIXEL_CENTERS, 3, FB_BOOL, 0},
     /* ReshapeOptions */ {17, F_NEW_SHAPE, 0, FB_INTS, 0},
+    /* SpaceToDepthOptions */ {19, F_BLOCK_SIZE, 0, FB_I32, 0},
     /* MulOptions */ {21, F_ACTIVATION, 0, FB_I8, 0},
     /* GatherOptions */ {23, F_AXIS, 0, FB_I32, 0}, {23, F_BATCH_DIMS, 1, FB_I32, 0},
     /* ReducerOptions */ {27, F_KEEP_DIMS, 0, FB_BOOL, 0},
@@ -72,6 +73,7 @@ static const option_field option_fields[] = {
     /* ResizeNearestNeighborOptions */ {74, F_ALIGN_CORNERS, 0, FB_BOOL, 0},
     {74, F_HALF_PIXEL_CENTERS, 1, FB_BOOL, 0},
     /* LeakyReluOptions */ {75, F_ALPHA, 0, FB_F32, 0},
+    /* DepthToSpaceOptions */ {94, F_BLOCK_SIZE, 0, FB_I32, 0},
     /* BatchMatMulOptions */ {101, F_ADJ_X, 0, FB_BOOL, 0}, {101, F_ADJ_Y, 1, FB_BOOL, 0},
     /* CallOnceOptions */ {103, F_INIT_SUBGRAPH_INDEX, 0, FB_I32, 0},
     /* Conv3DOptions */ {106, F_PADDING, 0, FB_I8, 0}, {106, F_STRIDE_W, 2, FB_I32, 0},
@@ -140,6 +142,8 @@ static const op_parameter op_parameters[] = {
     RESIZE(RL_OP_RESIZE_BILINEAR), RESIZE(RL_OP_RESIZE_NEAREST_NEIGHBOR),
     {RL_OP_CALL_ONCE, F_INIT_SUBGRAPH_INDEX, P_INT, AT(call_once.init_subgraph_index), 0},
     {RL_OP_VAR_HANDLE, F_CONTAINER, P_VARIABLE, AT(var_handle.resource_id), 0},
+    {RL_OP_DEPTH_TO_SPACE, F_BLOCK_SIZE, P_INT, AT(depth_space.block_size), 0},
+    {RL_OP_SPACE_TO_DEPTH, F_BLOCK_SIZE, P_INT, AT(depth_space.block_size), 0},
 };
 
 static const option_field *find_option_field(int32_t options_type, int field) {

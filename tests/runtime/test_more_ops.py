@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from single_op import Const, Input, assert_close_to_litert, op_model
+from single_op import (
+    OPTIONS_TYPES,
+    Const,
+    Input,
+    Quant,
+    assert_close_to_litert,
+    assert_same_bits_as_litert,
+    op_model,
+)
 
 pytest.importorskip("ai_edge_litert")
 
@@ -61,3 +69,51 @@ def test_unary_float_ops(op):
         x = np.abs(x)
     model = op_model(op, [Input(x.shape)], [(x.shape, F32)])
     assert_close_to_litert(model, [x])
+
+
+# ---- data movement: DEPTH_TO_SPACE, SPACE_TO_DEPTH, SPLIT, SPLIT_V (any dtype; int8 keeps its quantization) ----
+
+OPTIONS_TYPES.update({"DEPTH_TO_SPACE": "DepthToSpaceOptions", "SPACE_TO_DEPTH": "SpaceToDepthOptions",
+                      "SPLIT": "SplitOptions", "SPLIT_V": "SplitVOptions"})
+
+
+def feed(rng, shape, int8):
+    if int8:
+        return rng.integers(-128, 128, shape).astype(np.int8)
+    return rng.standard_normal(shape).astype(F32)
+
+
+@pytest.mark.parametrize("int8", [False, True])
+@pytest.mark.parametrize("op, shape, block", [("DEPTH_TO_SPACE", (2, 3, 4, 8), 2), ("DEPTH_TO_SPACE", (1, 2, 2, 27), 3),
+                                              ("SPACE_TO_DEPTH", (2, 4, 6, 3), 2), ("SPACE_TO_DEPTH", (1, 3, 3, 5), 3)])
+def test_depth_space(op, shape, block, int8):
+    rng = np.random.default_rng(4)
+    n, h, w, c = shape
+    out = (n, h * block, w * block, c // block**2) if op == "DEPTH_TO_SPACE" else (n, h // block, w // block,
+                                                                                    c * block**2)
+    dtype, q = (np.int8, Quant(0.05, 3)) if int8 else (F32, None)
+    model = op_model(op, [Input(shape, dtype, q)], [(out, dtype, q)] if q else [(out, dtype)], {"block_size": block})
+    assert_same_bits_as_litert(model, [feed(rng, shape, int8)])
+
+
+@pytest.mark.parametrize("int8", [False, True])
+@pytest.mark.parametrize("shape, axis, parts", [((6, 4), 0, 3), ((2, 9, 3), 1, 3), ((2, 3, 8), -1, 4), ((5,), 0, 1)])
+def test_split(shape, axis, parts, int8):
+    rng = np.random.default_rng(5)
+    dtype, q = (np.int8, Quant(0.1, -2)) if int8 else (F32, None)
+    part = list(shape)
+    part[axis] //= parts
+    outs = [(tuple(part), dtype, q) if q else (tuple(part), dtype) for _ in range(parts)]
+    model = op_model("SPLIT", [np.array(axis, np.int32), Input(shape, dtype, q)], outs, {"num_splits": parts})
+    assert_same_bits_as_litert(model, [feed(rng, shape, int8)])
+
+
+@pytest.mark.parametrize("sizes", [[2, 3, 1], [1, -1, 2], [6], [0, 6]])
+def test_split_v(sizes):
+    rng = np.random.default_rng(6)
+    shape, axis = (2, 6, 3), 1
+    resolved = [s if s >= 0 else 6 - sum(v for v in sizes if v >= 0) for s in sizes]
+    outs = [((2, s, 3), F32) for s in resolved]
+    model = op_model("SPLIT_V", [Input(shape), np.array(sizes, np.int32), np.array(axis, np.int32)], outs,
+                     {"num_splits": len(sizes)})
+    assert_same_bits_as_litert(model, [feed(rng, shape, False)])
