@@ -1,5 +1,5 @@
 /* reduce.c — MEAN and SUM over constant axes: sums in float, then MEAN divides by the count (int8:
- * reduce_int8.c). */
+ * reduce_int8.c); REDUCE_MAX and REDUCE_MIN, float32 and int8. */
 #include "ops.h"
 
 /* When the reduced axes are one block of adjacent axes, the input is [outer, reduced, inner] and each outer
@@ -62,6 +62,13 @@ static rl_status use_middle_axis_driver(rl_plan *plan, rl_op *op, int is_s8) {
     return RL_OK;
 }
 
+static rl_status run_minmax(rl_plan *plan, rl_op *op) {
+    xx_reduce_minmax_ref(rl_input(plan, op, 0)->dtype == RL_INT8, op->code == RL_OP_REDUCE_MAX, op->prep.dims,
+                         op->prep.reduce_axes, rl_input(plan, op, 0)->data, rl_output(plan, op, 0)->data,
+                         op->prep.count);
+    return RL_OK;
+}
+
 rl_status rl_prepare_reduce(rl_plan *plan, rl_op *op) {
     rl_status s = rl_expect_inputs(plan, op, 2, 2);
     if (s != RL_OK) return s;
@@ -97,11 +104,20 @@ rl_status rl_prepare_reduce(rl_plan *plan, rl_op *op) {
     }
     op->prep.divisor = op->code == RL_OP_MEAN ? divisor : 1.0f;
     op->prep.count = rl_shape_count(&output->shape);
+    if (op->code == RL_OP_REDUCE_MAX || op->code == RL_OP_REDUCE_MIN) {
+        if (is_s8 && (s = rl_expect_dtype(plan, output, "output", RL_INT8)) != RL_OK) return s;
+        if (is_s8 && (rl_tensor_scale(output, 0) != rl_tensor_scale(input, 0) ||
+                      rl_tensor_zero_point(output, 0) != rl_tensor_zero_point(input, 0)))
+            return rl_fail(plan, RL_UNSUPPORTED, "int8 output is quantized unlike the input");
+        op->run = run_minmax;
+        return RL_OK;
+    }
     if (is_s8 && (s = rl_prepare_reduce_s8(plan, op, reduced_count)) != RL_OK) return s;
     return use_middle_axis_driver(plan, op, is_s8);
 }
 
 rl_status rl_eval_reduce(rl_plan *plan, rl_op *op) {
+    if (op->code == RL_OP_REDUCE_MAX || op->code == RL_OP_REDUCE_MIN) return run_minmax(plan, op);
     if (rl_input(plan, op, 0)->dtype == RL_INT8) return rl_eval_reduce_s8(plan, op);
     plan->kernels->f32_reduce_sum(op->prep.dims, op->prep.reduce_axes, op->prep.divisor,
                                   (const float *)rl_input(plan, op, 0)->data, (float *)rl_output(plan, op, 0)->data,

@@ -210,6 +210,10 @@ void f32_reduce_sum_ref(const int64_t *dims, const int32_t *reduced, float divis
 void f32_rdsum__scalar(size_t reduced, size_t channels, const float *x, float *y);
 void qs8_rdsum__scalar(size_t reduced, size_t channels, const int8_t *x, int32_t *acc);
 
+/* REDUCE_MAX / REDUCE_MIN of float32 (is_int8 0) or int8 values (xx_reduce_minmax_ref.c). */
+void xx_reduce_minmax_ref(int32_t is_int8, int32_t take_max, const int64_t *dims, const int32_t *reduced, const void *x,
+                          void *y, int64_t out_count);
+
 /* Any-dtype data movement (element size in bytes). */
 void xx_transpose_ref(int32_t rank, const int64_t *in_dims, const int32_t *perm, size_t elem, const void *x,
                       void *y);

@@ -121,7 +121,7 @@ static const op_parameter op_parameters[] = {
     {RL_OP_BATCH_MATMUL, F_ADJ_X, P_BOOL, AT(batch_matmul.adj_x), 0},
     {RL_OP_BATCH_MATMUL, F_ADJ_Y, P_BOOL, AT(batch_matmul.adj_y), 0},
     ARITHMETIC(RL_OP_ADD), ARITHMETIC(RL_OP_SUB), ARITHMETIC(RL_OP_MUL), ARITHMETIC(RL_OP_DIV),
-    REDUCER(RL_OP_MEAN), REDUCER(RL_OP_SUM),
+    REDUCER(RL_OP_MEAN), REDUCER(RL_OP_SUM), REDUCER(RL_OP_REDUCE_MAX), REDUCER(RL_OP_REDUCE_MIN),
     {RL_OP_SOFTMAX, F_BETA, P_FLOAT, AT(softmax.beta), 1.0f},
     {RL_OP_LEAKY_RELU, F_ALPHA, P_FLOAT, AT(leaky_relu.alpha), 0},
     {RL_OP_CONCATENATION, F_AXIS, P_INT, AT(concatenation.axis), 0},

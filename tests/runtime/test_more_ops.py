@@ -117,3 +117,21 @@ def test_split_v(sizes):
     model = op_model("SPLIT_V", [Input(shape), np.array(sizes, np.int32), np.array(axis, np.int32)], outs,
                      {"num_splits": len(sizes)})
     assert_same_bits_as_litert(model, [feed(rng, shape, False)])
+
+
+OPTIONS_TYPES.update({"REDUCE_MAX": "ReducerOptions", "REDUCE_MIN": "ReducerOptions"})
+
+
+@pytest.mark.parametrize("op", ["REDUCE_MAX", "REDUCE_MIN"])
+@pytest.mark.parametrize("int8", [False, True])
+@pytest.mark.parametrize("axes, keep", [([1, 2], False), ([1, 2], True), ([-1], False), ([0, 3], True), ([3], False)])
+def test_reduce_max_min(op, int8, axes, keep):
+    rng = np.random.default_rng(7)
+    shape = (2, 3, 4, 5)
+    dtype, q = (np.int8, Quant(0.02, -5)) if int8 else (F32, None)
+    out = [d if i not in [a % 4 for a in axes] else 1 for i, d in enumerate(shape)]
+    if not keep:
+        out = [d for i, d in enumerate(shape) if i not in [a % 4 for a in axes]]
+    model = op_model(op, [Input(shape, dtype, q), np.array(axes, np.int32)],
+                     [(tuple(out), dtype, q) if q else (tuple(out), dtype)], {"keep_dims": keep})
+    assert_same_bits_as_litert(model, [feed(rng, shape, int8)])
