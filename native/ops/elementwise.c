@@ -32,6 +32,12 @@ static int has_activation(int32_t code) {
     return code == RL_OP_ADD || code == RL_OP_SUB || code == RL_OP_MUL || code == RL_OP_DIV;
 }
 
+static rl_status run_s8_minmax(rl_plan *plan, rl_op *op) {
+    s8_minmax_ref(op->code == RL_OP_MAXIMUM, &op->prep.bc, (const int8_t *)rl_input(plan, op, 0)->data,
+                  (const int8_t *)rl_input(plan, op, 1)->data, (int8_t *)rl_output(plan, op, 0)->data);
+    return RL_OK;
+}
+
 rl_status rl_prepare_binary(rl_plan *plan, rl_op *op) {
     rl_status s = rl_expect_inputs(plan, op, 2, 2);
     if (s != RL_OK) return s;
@@ -41,6 +47,18 @@ rl_status rl_prepare_binary(rl_plan *plan, rl_op *op) {
     const int comparison = compare_of(op->code) >= 0;
     const int32_t out_dtype = comparison ? RL_BOOL : a->dtype;
     if ((s = rl_expect_dtype(plan, output, "output", out_dtype)) != RL_OK) return s;
+    if (a->dtype == RL_INT8 && (op->code == RL_OP_MAXIMUM || op->code == RL_OP_MINIMUM)) {
+        for (int32_t i = 0; i < 2; ++i) {
+            const rl_tensor *t = rl_input(plan, op, i);
+            if ((s = rl_expect_per_tensor_quantization(plan, t, "input")) != RL_OK) return s;
+            if (rl_tensor_scale(t, 0) != rl_tensor_scale(output, 0) ||
+                rl_tensor_zero_point(t, 0) != rl_tensor_zero_point(output, 0))
+                return rl_fail(plan, RL_UNSUPPORTED, "int8 input %d is quantized unlike the output", i);
+        }
+        if ((s = rl_broadcast_shapes(plan, &a->shape, &b->shape, &output->shape, &op->prep.bc)) != RL_OK) return s;
+        op->run = run_s8_minmax;
+        return RL_OK;
+    }
     if (a->dtype == RL_INT8) return rl_prepare_binary_s8(plan, op);
     const int int32_ok = !comparison && op->code != RL_OP_PRELU;
     if (a->dtype != RL_FLOAT32 && !(a->dtype == RL_INT32 && int32_ok))

@@ -210,6 +210,9 @@ void f32_reduce_sum_ref(const int64_t *dims, const int32_t *reduced, float divis
 void f32_rdsum__scalar(size_t reduced, size_t channels, const float *x, float *y);
 void qs8_rdsum__scalar(size_t reduced, size_t channels, const int8_t *x, int32_t *acc);
 
+/* int8 MAXIMUM / MINIMUM on raw values, operands and output quantized alike (s8_minmax_ref.c). */
+void s8_minmax_ref(int32_t take_max, const rl_broadcast *bc, const int8_t *a, const int8_t *b, int8_t *out);
+
 /* REDUCE_MAX / REDUCE_MIN of float32 (is_int8 0) or int8 values (xx_reduce_minmax_ref.c). */
 void xx_reduce_minmax_ref(int32_t is_int8, int32_t take_max, const int64_t *dims, const int32_t *reduced, const void *x,
                           void *y, int64_t out_count);

@@ -135,3 +135,14 @@ def test_reduce_max_min(op, int8, axes, keep):
     model = op_model(op, [Input(shape, dtype, q), np.array(axes, np.int32)],
                      [(tuple(out), dtype, q) if q else (tuple(out), dtype)], {"keep_dims": keep})
     assert_same_bits_as_litert(model, [feed(rng, shape, int8)])
+
+
+@pytest.mark.parametrize("op", ["MAXIMUM", "MINIMUM"])
+@pytest.mark.parametrize("shapes", SHAPES)
+def test_int8_maximum_minimum(op, shapes):
+    rng = np.random.default_rng(8)
+    q = Quant(0.03, 7)
+    a, b = feed(rng, shapes[0], True), feed(rng, shapes[1], True)
+    out = np.broadcast_shapes(a.shape, b.shape)
+    model = op_model(op, [Input(a.shape, np.int8, q), Input(b.shape, np.int8, q)], [(out, np.int8, q)])
+    assert_same_bits_as_litert(model, [a, b])
