@@ -17,8 +17,11 @@ enum {
     RL_OP_PRELU = 54, RL_OP_MAXIMUM = 55, RL_OP_MINIMUM = 57, RL_OP_LESS = 58, RL_OP_GREATER_EQUAL = 62,
     RL_OP_LESS_EQUAL = 63, RL_OP_SIN = 66, RL_OP_EQUAL = 71, RL_OP_NOT_EQUAL = 72, RL_OP_SQRT = 75,
     RL_OP_SQUARE = 92, RL_OP_ABS = 101, RL_OP_COS = 108, RL_OP_SPACE_TO_DEPTH = 26, RL_OP_DEPTH_TO_SPACE = 5,
-    RL_OP_SPLIT = 49, RL_OP_SPLIT_V = 102, RL_OP_REDUCE_MAX = 82, RL_OP_REDUCE_MIN = 89
+    RL_OP_SPLIT = 49, RL_OP_SPLIT_V = 102, RL_OP_REDUCE_MAX = 82, RL_OP_REDUCE_MIN = 89, RL_OP_SELECT = 64,
+    RL_OP_SELECT_V2 = 123
 };
+rl_status rl_prepare_select(rl_plan *plan, rl_op *op);
+rl_status rl_eval_select(rl_plan *plan, rl_op *op);
 
 /* SPLIT / SPLIT_V (split.c), DEPTH_TO_SPACE / SPACE_TO_DEPTH (depth_space.c). */
 #define RL_MAX_SPLITS 32

@@ -146,3 +146,26 @@ def test_int8_maximum_minimum(op, shapes):
     out = np.broadcast_shapes(a.shape, b.shape)
     model = op_model(op, [Input(a.shape, np.int8, q), Input(b.shape, np.int8, q)], [(out, np.int8, q)])
     assert_same_bits_as_litert(model, [a, b])
+
+
+@pytest.mark.parametrize("int8", [False, True])
+@pytest.mark.parametrize("shapes", [((2, 3), (2, 3), (2, 3)), ((2, 1), (1, 3), (2, 3)), ((3,), (2, 3), ()),
+                                    ((1, 4, 1), (2, 1, 5), (2, 4, 5))])
+def test_select_v2(shapes, int8):
+    rng = np.random.default_rng(9)
+    cs, xs, ys = shapes
+    dtype, q = (np.int8, Quant(0.1, 1)) if int8 else (F32, None)
+    cond = rng.integers(0, 2, cs).astype(np.bool_)
+    x, y = feed(rng, xs, int8), feed(rng, ys, int8)
+    out = np.broadcast_shapes(cs, xs, ys)
+    model = op_model("SELECT_V2", [Input(cs, np.bool_), Input(xs, dtype, q), Input(ys, dtype, q)],
+                     [(out, dtype, q) if q else (out, dtype)])
+    assert_same_bits_as_litert(model, [cond, x, y])
+
+
+def test_select_same_shapes():
+    rng = np.random.default_rng(10)
+    cond = rng.integers(0, 2, (3, 4)).astype(np.bool_)
+    x, y = feed(rng, (3, 4), False), feed(rng, (3, 4), False)
+    model = op_model("SELECT", [Input((3, 4), np.bool_), Input((3, 4)), Input((3, 4))], [((3, 4), F32)])
+    assert_same_bits_as_litert(model, [cond, x, y])
