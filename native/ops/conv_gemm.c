@@ -1,6 +1,7 @@
 /* conv_gemm.c — CONV_2D and FULLY_CONNECTED as GEMM (1x1 stride-1 convolutions, fully connected: the
  * input rows are the GEMM's rows) or IGEMM (every other convolution: an indirection buffer of input-pixel
  * pointers, one per output pixel and filter tap, so no im2col copy is made). See conv_gemm.h. */
+#include <float.h>
 #include <string.h>
 
 #include "conv_gemm.h"
@@ -38,8 +39,6 @@ typedef struct {
 
 RL_STATIC_ASSERT(sizeof(rl_gemm_state) <= 512, "rl_gemm_state stays a small header before its buffers");
 
-static size_t round_up64(size_t n) { return (n + 63) / 64 * 64; }
-
 /* Rows i .. i + rows - 1 (i a multiple of mr), columns j .. j + columns - 1 (j a multiple of nr). */
 static void gemm_tile(void *context, size_t i, size_t j, size_t rows, size_t columns) {
     const rl_gemm_state *st = (const rl_gemm_state *)context;
@@ -66,11 +65,6 @@ static void gemm_tile(void *context, size_t i, size_t j, size_t rows, size_t col
     }
 }
 
-/* One tile per thread would leave a thread idle when the other is slowed down; one per mr rows would make
- * the shared tile counter a hot cache line. About eight tiles per thread: rows in multiples of mr, and
- * the columns split into whole panels only when there are too few rows. */
-#define RL_TILES_PER_THREAD 8
-
 /* y [k][n] into the f32 panels of gemm.h (rl_pack_f32_gemm reads [n][k]); no bias. */
 static void pack_f32_gemm_kn(size_t n, size_t k, size_t nr, const float *y, float *packed) {
     for (size_t n0 = 0; n0 < n; n0 += nr) {
@@ -85,9 +79,10 @@ static void pack_f32_gemm_kn(size_t n, size_t k, size_t nr, const float *y, floa
     }
 }
 
+/* float32 weights into st->packed: [n][ks][kc] with an optional bias, or a BATCH_MATMUL's y as [k][n]. */
 static void pack_y(const rl_gemm_state *st, const float *y, const float *bias) {
     if (st->y_is_kn) pack_f32_gemm_kn(st->n, st->kc, st->nr, y, (float *)st->packed);
-    else rl_pack_f32_gemm(st->n, 1, st->kc, st->nr, y, bias, (float *)st->packed);
+    else rl_pack_f32_gemm(st->n, st->ks, st->kc, st->nr, y, bias, (float *)st->packed);
 }
 
 static rl_status run_gemm(rl_plan *plan, rl_op *op) {
@@ -110,8 +105,8 @@ static rl_status run_gemm(rl_plan *plan, rl_op *op) {
         char *padded = (char *)op->arena_scratch;
         for (size_t p = 0; p < pixels; ++p) memcpy(padded + p * st->kernel_kc, st->a + p * st->kc, st->kc);
     }
-    /* An op too small to repay waking the workers (a few microseconds of work) runs on the caller alone. */
-    rl_threadpool *pool = st->m * st->n * st->kc * st->ks >= RL_PARALLEL_MIN_MACS ? plan->pool : NULL;
+    /* Rows in multiples of mr; the columns split into whole panels only when there are too few rows. */
+    rl_threadpool *pool = rl_pool_for(plan, st->m * st->n * st->kc * st->ks);
     const size_t threads = (size_t)rl_threadpool_threads(pool);
     size_t tile_i = st->m, tile_j = st->n;
     if (threads > 1) {
@@ -143,17 +138,10 @@ static rl_status setup_indirection(rl_plan *plan, rl_op *op) {
             const int32_t ox = (int32_t)(pixel % (size_t)g->out_w);
             const int32_t oy = (int32_t)(pixel / (size_t)g->out_w % (size_t)g->out_h);
             const size_t b = pixel / ((size_t)g->out_w * (size_t)g->out_h);
-            for (int32_t fy = 0; fy < g->filter_h; ++fy) {
-                for (int32_t fx = 0; fx < g->filter_w; ++fx) {
-                    const int32_t iy = oy * g->stride_h - g->pad_h + fy * g->dilation_h;
-                    const int32_t ix = ox * g->stride_w - g->pad_w + fx * g->dilation_w;
-                    const size_t tap = (size_t)fy * (size_t)g->filter_w + (size_t)fx;
-                    const void *p = st->zero;
-                    if (iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w)
-                        p = input + ((b * (size_t)g->in_h + (size_t)iy) * (size_t)g->in_w + (size_t)ix) * pixel_bytes;
-                    st->indirection[(block * st->ks + tap) * st->mr + i] = p;
-                }
-            }
+            for (int32_t fy = 0; fy < g->filter_h; ++fy)
+                for (int32_t fx = 0; fx < g->filter_w; ++fx)
+                    st->indirection[(block * st->ks + (size_t)(fy * g->filter_w + fx)) * st->mr + i] =
+                        rl_window_tap(g, input, pixel_bytes, st->zero, b, oy, ox, fy, fx);
         }
     }
     return RL_OK;
@@ -187,26 +175,22 @@ static rl_status build_state(rl_plan *plan, rl_op *op, rl_gemm_state *proto) {
     const size_t blocks = (proto->m + proto->mr - 1) / proto->mr;
     const size_t indirection_bytes = proto->direct ? 0 : blocks * ks * proto->mr * sizeof(void *);
     const size_t zero_bytes = proto->direct ? 0 : proto->kernel_kc * proto->element_bytes;
-    const size_t head = round_up64(sizeof(rl_gemm_state));
-    const size_t total = head + round_up64(packed_bytes) + round_up64(indirection_bytes) + round_up64(zero_bytes);
-    char *memory = (char *)rl_op_state(plan, op, total);
-    if (!memory) return RL_NO_MEMORY;
-    rl_gemm_state *st = (rl_gemm_state *)memory;
+    const size_t sizes[4] = {sizeof(rl_gemm_state), packed_bytes, indirection_bytes, zero_bytes};
+    void *parts[4];
+    rl_gemm_state *st = (rl_gemm_state *)rl_op_state_parts(plan, op, 4, sizes, parts);
+    if (!st) return RL_NO_MEMORY;
     *st = *proto;
-    st->packed = memory + head;
-    st->indirection = (const void **)(memory + head + round_up64(packed_bytes));
-    st->zero = memory + head + round_up64(packed_bytes) + round_up64(indirection_bytes);
+    st->packed = parts[1];
+    st->indirection = (const void **)parts[2];
+    st->zero = parts[3];
     op->packed_weight_bytes = packed_bytes;
-    if (st->pack_each_run || (st->y_is_kn && !st->int8)) {
-        if (!st->pack_each_run) pack_y(st, (const float *)filter->data, NULL);
-    } else if (st->int8) {
+    if (st->int8) {
         const int32_t izp = st->qs8_params.input_zero_point;
         if (zero_bytes) memset(st->zero, (int)(int8_t)izp, zero_bytes);
         rl_pack_qs8_gemm(n, ks, kc, st->nr, st->qs8.kr, izp, st->qs8.input_offset, (const int8_t *)filter->data,
                          bias ? (const int32_t *)bias->data : NULL, (const float *)op->scratch, st->packed);
-    } else {
-        rl_pack_f32_gemm(n, ks, kc, st->nr, (const float *)filter->data, bias ? (const float *)bias->data : NULL,
-                         (float *)st->packed);
+    } else if (!st->pack_each_run) { /* weights that change between invokes are packed by run_gemm */
+        pack_y(st, (const float *)filter->data, bias ? (const float *)bias->data : NULL);
     }
     op->run = run_gemm;
     op->setup = st->direct ? NULL : setup_indirection;
@@ -234,13 +218,7 @@ static void fill_params(const rl_op *op, rl_gemm_state *st, float act_min, float
     st->qs8 = plan->kernels->qs8_gemm;
     st->element_bytes = st->int8 ? 1 : sizeof(float);
     st->f32_params = (rl_f32_minmax_params){.min = act_min, .max = act_max};
-    const rl_quant_params *q = &op->prep.q;
-    st->qs8_params = (rl_qs8_requantization_params){
-        .min_less_zero_point = (float)(q->act_min - q->output_zero_point),
-        .max_less_zero_point = (float)(q->act_max - q->output_zero_point),
-        .output_zero_point = q->output_zero_point,
-        .input_zero_point = q->input_zero_point[0],
-    };
+    st->qs8_params = rl_qs8_requantization_of(&op->prep.q);
 }
 
 rl_status rl_use_gemm_conv2d(rl_plan *plan, rl_op *op, const rl_window_geometry *g) {
@@ -299,6 +277,6 @@ rl_status rl_use_gemm_batch_matmul(rl_plan *plan, rl_op *op, int32_t m, int32_t 
     proto.pack_each_run = rl_known_data(y) == NULL;
     proto.transpose_x = p->adj_x;
     if (p->adj_x) rl_request_arena_scratch(op, (size_t)m * (size_t)k * sizeof(float));
-    fill_params(op, &proto, -3.40282347e38f, 3.40282347e38f, plan);
+    fill_params(op, &proto, -FLT_MAX, FLT_MAX, plan);
     return build_state(plan, op, &proto);
 }

@@ -11,6 +11,43 @@
  * depthwise layers ran slower on 2 threads than on 1). */
 #define RL_PARALLEL_MIN_MACS 65536
 
+/* One tile per thread would leave a thread idle when the other is slowed down; one per mr rows would make
+ * the tile ranges' cache lines hot. About eight tiles per thread. */
+#define RL_TILES_PER_THREAD 8
+
+/* The plan's pool for an op of `work` multiply-adds (or comparable steps), NULL (the caller alone) below
+ * RL_PARALLEL_MIN_MACS. */
+static inline rl_threadpool *rl_pool_for(const rl_plan *plan, size_t work) {
+    return work >= RL_PARALLEL_MIN_MACS ? plan->pool : NULL;
+}
+
+/* Whole rows per tile when `rows` rows are split over `pool` (all of them without a pool). */
+static inline size_t rl_rows_per_tile(size_t rows, const rl_threadpool *pool) {
+    const size_t want = RL_TILES_PER_THREAD * (size_t)rl_threadpool_threads(pool);
+    return pool ? (rows + want - 1) / want : rows;
+}
+
+/* The input pixel that tap (fy, fx) of output pixel (b, oy, ox) reads, or `zero` where it falls in the
+ * padding: what an indirection buffer holds. */
+static inline const void *rl_window_tap(const rl_window_geometry *g, const char *input, size_t pixel_bytes,
+                                        const void *zero, size_t b, int32_t oy, int32_t ox, int32_t fy, int32_t fx) {
+    const int32_t iy = oy * g->stride_h - g->pad_h + fy * g->dilation_h;
+    const int32_t ix = ox * g->stride_w - g->pad_w + fx * g->dilation_w;
+    if (iy < 0 || iy >= g->in_h || ix < 0 || ix >= g->in_w) return zero;
+    return input + ((b * (size_t)g->in_h + (size_t)iy) * (size_t)g->in_w + (size_t)ix) * pixel_bytes;
+}
+
+/* An int8 op's requantization for the micro-kernels, from what its prepare computed. */
+static inline rl_qs8_requantization_params rl_qs8_requantization_of(const rl_quant_params *q) {
+    const rl_qs8_requantization_params params = {
+        .min_less_zero_point = (float)(q->act_min - q->output_zero_point),
+        .max_less_zero_point = (float)(q->act_max - q->output_zero_point),
+        .output_zero_point = q->output_zero_point,
+        .input_zero_point = q->input_zero_point[0],
+    };
+    return params;
+}
+
 /* Each takes over the op (op->run, op->setup, op->state) when its case has a micro-kernel driver: constant
  * weights and bias, float32 or full int8 (not hybrid), depth multiplier 1 for depthwise; otherwise it
  * leaves the op on its whole-op reference and returns RL_OK. Called at the end of the op's prepare, after

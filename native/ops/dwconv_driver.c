@@ -22,8 +22,6 @@ typedef struct {
 
 RL_STATIC_ASSERT(sizeof(rl_dwconv_state) <= 512, "rl_dwconv_state stays a small header before its buffers");
 
-static size_t round_up64(size_t n) { return (n + 63) / 64 * 64; }
-
 /* Rows row .. row + rows - 1 in one kernel call: consecutive rows' indirection entries and outputs are
  * contiguous, and one call over them all keeps the kernel's pixel passes full (a 3x3 layer in one call ran
  * 16-19% faster than in three). */
@@ -45,10 +43,8 @@ static void dwconv_rows(void *context, size_t row, size_t unused_j, size_t rows,
 static rl_status run_dwconv(rl_plan *plan, rl_op *op) {
     rl_dwconv_state *st = (rl_dwconv_state *)op->state;
     st->output = (char *)rl_output(plan, op, 0)->data;
-    /* About eight tiles of whole output rows per thread (see conv_gemm.c). */
-    rl_threadpool *pool = st->rows * st->row_pixels * st->channels * st->taps >= RL_PARALLEL_MIN_MACS ? plan->pool : NULL;
-    const size_t want = 8 * (size_t)rl_threadpool_threads(pool);
-    rl_parallelize_2d_tile_2d(pool, dwconv_rows, st, st->rows, 1, pool ? (st->rows + want - 1) / want : st->rows, 1);
+    rl_threadpool *pool = rl_pool_for(plan, st->rows * st->row_pixels * st->channels * st->taps);
+    rl_parallelize_2d_tile_2d(pool, dwconv_rows, st, st->rows, 1, rl_rows_per_tile(st->rows, pool), 1);
     return RL_OK;
 }
 
@@ -61,18 +57,10 @@ static rl_status setup_indirection(rl_plan *plan, rl_op *op) {
     for (size_t r = 0; r < st->rows; ++r) {
         const size_t b = r / (size_t)g->out_h;
         const int32_t oy = (int32_t)(r % (size_t)g->out_h);
-        for (int32_t ox = 0; ox < g->out_w; ++ox) {
-            for (int32_t fy = 0; fy < g->filter_h; ++fy) {
-                for (int32_t fx = 0; fx < g->filter_w; ++fx) {
-                    const int32_t iy = oy * g->stride_h - g->pad_h + fy * g->dilation_h;
-                    const int32_t ix = ox * g->stride_w - g->pad_w + fx * g->dilation_w;
-                    const void *p = st->zero;
-                    if (iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w)
-                        p = input + ((b * (size_t)g->in_h + (size_t)iy) * (size_t)g->in_w + (size_t)ix) * pixel_bytes;
-                    st->indirection[k++] = p;
-                }
-            }
-        }
+        for (int32_t ox = 0; ox < g->out_w; ++ox)
+            for (int32_t fy = 0; fy < g->filter_h; ++fy)
+                for (int32_t fx = 0; fx < g->filter_w; ++fx)
+                    st->indirection[k++] = rl_window_tap(g, input, pixel_bytes, st->zero, b, oy, ox, fy, fx);
     }
     return RL_OK;
 }
@@ -95,11 +83,10 @@ rl_status rl_use_dwconv(rl_plan *plan, rl_op *op, const rl_window_geometry *g) {
                                      : rl_f32_dwconv_packed_size(channels, taps, f32.channel_tile);
     const size_t indirection_bytes = rows * row_pixels * taps * sizeof(void *);
     const size_t zero_bytes = channels * element_bytes;
-    const size_t head = round_up64(sizeof(rl_dwconv_state));
-    char *memory = (char *)rl_op_state(plan, op, head + round_up64(packed_bytes) + round_up64(indirection_bytes) +
-                                                     round_up64(zero_bytes));
-    if (!memory) return RL_NO_MEMORY;
-    rl_dwconv_state *st = (rl_dwconv_state *)memory;
+    const size_t sizes[4] = {sizeof(rl_dwconv_state), packed_bytes, indirection_bytes, zero_bytes};
+    void *parts[4];
+    rl_dwconv_state *st = (rl_dwconv_state *)rl_op_state_parts(plan, op, 4, sizes, parts);
+    if (!st) return RL_NO_MEMORY;
     st->int8 = int8;
     st->channels = channels;
     st->taps = taps;
@@ -109,19 +96,14 @@ rl_status rl_use_dwconv(rl_plan *plan, rl_op *op, const rl_window_geometry *g) {
     st->f32 = f32;
     st->qs8 = qs8;
     st->g = *g;
-    st->packed = memory + head;
-    st->indirection = (const void **)(memory + head + round_up64(packed_bytes));
-    st->zero = memory + head + round_up64(packed_bytes) + round_up64(indirection_bytes);
+    st->packed = parts[1];
+    st->indirection = (const void **)parts[2];
+    st->zero = parts[3];
     op->packed_weight_bytes = packed_bytes;
     st->f32_params = (rl_f32_minmax_params){.min = g->act_min, .max = g->act_max};
     if (int8) {
         const rl_quant_params *q = &op->prep.q;
-        st->qs8_params = (rl_qs8_requantization_params){
-            .min_less_zero_point = (float)(q->act_min - q->output_zero_point),
-            .max_less_zero_point = (float)(q->act_max - q->output_zero_point),
-            .output_zero_point = q->output_zero_point,
-            .input_zero_point = q->input_zero_point[0],
-        };
+        st->qs8_params = rl_qs8_requantization_of(q);
         memset(st->zero, (int)(int8_t)q->input_zero_point[0], zero_bytes);
         rl_pack_qs8_dwconv(channels, taps, qs8.channel_tile, q->input_zero_point[0], (const int8_t *)filter->data,
                            bias ? (const int32_t *)bias->data : NULL, (const float *)op->scratch, st->packed);

@@ -1,7 +1,7 @@
 /* pool_driver.c — MAX_POOL_2D and AVERAGE_POOL_2D (float32 and int8): the loop over output pixels, which
  * gathers each window's in-bounds input pixels and hands them to a pooling micro-kernel (kernels/pool.h).
  * Output rows are split across the plan's threads. */
-#include "ops.h"
+#include "conv_gemm.h"
 #include "pool.h"
 
 typedef struct {
@@ -57,10 +57,9 @@ static rl_status run_pool(rl_plan *plan, rl_op *op) {
     st->output = (char *)rl_output(plan, op, 0)->data;
     const size_t rows = (size_t)st->g.batch * (size_t)st->g.out_h;
     /* A small pool costs less than waking the workers: measured on cnn_small's 13x13x8 pools. */
-    const size_t work = rows * (size_t)st->g.out_w * (size_t)st->g.in_c * (size_t)st->g.filter_h * (size_t)st->g.filter_w;
-    rl_threadpool *pool = work >= 65536 ? plan->pool : NULL;
-    const size_t want = 8 * (size_t)rl_threadpool_threads(pool);
-    rl_parallelize_2d_tile_2d(pool, pool_rows, st, rows, 1, pool ? (rows + want - 1) / want : rows, 1);
+    rl_threadpool *pool = rl_pool_for(
+        plan, rows * (size_t)st->g.out_w * (size_t)st->g.in_c * (size_t)st->g.filter_h * (size_t)st->g.filter_w);
+    rl_parallelize_2d_tile_2d(pool, pool_rows, st, rows, 1, rl_rows_per_tile(rows, pool), 1);
     return RL_OK;
 }
 

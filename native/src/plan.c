@@ -399,6 +399,18 @@ void *rl_op_state(rl_plan *plan, rl_op *op, size_t bytes) {
     return op->state;
 }
 
+void *rl_op_state_parts(rl_plan *plan, rl_op *op, int32_t count, const size_t *bytes, void **parts) {
+    size_t total = 0;
+    for (int32_t i = 0; i < count; ++i) total += (bytes[i] + 63) / 64 * 64;
+    char *memory = (char *)rl_op_state(plan, op, total);
+    if (!memory) return NULL;
+    for (int32_t i = 0; i < count; ++i) {
+        parts[i] = memory;
+        memory += (bytes[i] + 63) / 64 * 64;
+    }
+    return parts[0];
+}
+
 void rl_request_arena_scratch(rl_op *op, size_t bytes) {
     if (bytes > op->arena_scratch_bytes) op->arena_scratch_bytes = bytes;
 }

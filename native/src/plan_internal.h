@@ -153,6 +153,9 @@ void *rl_op_scratch(rl_plan *plan, rl_op *op, size_t bytes);
 /* The op's typed state: zeroed memory of `bytes` (64-byte aligned) that lives until the next prepare or the
  * plan's end; NULL after rl_fail when out of memory. */
 void *rl_op_state(rl_plan *plan, rl_op *op, size_t bytes);
+/* rl_op_state for a state made of `count` parts (the op's struct first, then its buffers): parts[i] gets
+ * the 64-byte aligned start of part i. Returns parts[0], NULL after rl_fail. */
+void *rl_op_state_parts(rl_plan *plan, rl_op *op, int32_t count, const size_t *bytes, void **parts);
 /* Asks the planner for `bytes` of arena memory that the op may use during its own eval only; it is at
  * op->arena_scratch once the arena is placed (setup and eval). */
 void rl_request_arena_scratch(rl_op *op, size_t bytes);
