@@ -55,11 +55,8 @@ void f32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const float *a, con
     int64_t index[8] = {0};
     const int64_t inner = bc->out_dims[7], sa = bc->a_strides[7], sb = bc->b_strides[7];
     do {
-        int64_t ia = 0, ib = 0;
-        for (int d = 0; d < 7; ++d) {
-            ia += index[d] * bc->a_strides[d];
-            ib += index[d] * bc->b_strides[d];
-        }
+        int64_t ia, ib;
+        rl_broadcast_row(bc, index, &ia, &ib);
         for (int64_t i = 0; i < inner; ++i) *out++ = clamp(apply(op, a[ia + i * sa], b[ib + i * sb]), lo, hi);
     } while (rl_next_index(7, bc->out_dims, index));
 }
@@ -81,11 +78,8 @@ void f32_compare_ref(rl_compare_op op, const rl_broadcast *bc, const float *a, c
     int64_t index[8] = {0};
     const int64_t inner = bc->out_dims[7], sa = bc->a_strides[7], sb = bc->b_strides[7];
     do {
-        int64_t ia = 0, ib = 0;
-        for (int d = 0; d < 7; ++d) {
-            ia += index[d] * bc->a_strides[d];
-            ib += index[d] * bc->b_strides[d];
-        }
+        int64_t ia, ib;
+        rl_broadcast_row(bc, index, &ia, &ib);
         for (int64_t i = 0; i < inner; ++i) *out++ = compare(op, a[ia + i * sa], b[ib + i * sb]);
     } while (rl_next_index(7, bc->out_dims, index));
 }
@@ -95,11 +89,8 @@ void s32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const int32_t *a, c
     int64_t index[8] = {0};
     const int64_t inner = bc->out_dims[7], sa = bc->a_strides[7], sb = bc->b_strides[7];
     do {
-        int64_t ia = 0, ib = 0;
-        for (int d = 0; d < 7; ++d) {
-            ia += index[d] * bc->a_strides[d];
-            ib += index[d] * bc->b_strides[d];
-        }
+        int64_t ia, ib;
+        rl_broadcast_row(bc, index, &ia, &ib);
         for (int64_t i = 0; i < inner; ++i) {
             const int32_t x = a[ia + i * sa], y = b[ib + i * sb];
             int32_t v = 0;

@@ -60,11 +60,8 @@ void s8_binary_ref(const rl_broadcast *bc, const rl_s8_binary_params *p, const i
     int64_t index[8] = {0};
     const int64_t inner = bc->out_dims[7], sa = bc->a_strides[7], sb = bc->b_strides[7];
     do {
-        int64_t ia = 0, ib = 0;
-        for (int d = 0; d < 7; ++d) {
-            ia += index[d] * bc->a_strides[d];
-            ib += index[d] * bc->b_strides[d];
-        }
+        int64_t ia, ib;
+        rl_broadcast_row(bc, index, &ia, &ib);
         for (int64_t i = 0; i < inner; ++i) *out++ = apply(a[ia + i * sa], b[ib + i * sb], p);
     } while (rl_next_index(7, bc->out_dims, index));
 }

@@ -7,11 +7,8 @@ void s8_minmax_ref(int32_t take_max, const rl_broadcast *bc, const int8_t *a, co
     int64_t index[8] = {0};
     const int64_t inner = bc->out_dims[7], sa = bc->a_strides[7], sb = bc->b_strides[7];
     do {
-        int64_t ia = 0, ib = 0;
-        for (int d = 0; d < 7; ++d) {
-            ia += index[d] * bc->a_strides[d];
-            ib += index[d] * bc->b_strides[d];
-        }
+        int64_t ia, ib;
+        rl_broadcast_row(bc, index, &ia, &ib);
         for (int64_t i = 0; i < inner; ++i) {
             const int8_t x = a[ia + i * sa], y = b[ib + i * sb];
             *out++ = take_max ? (x < y ? y : x) : (y < x ? y : x);

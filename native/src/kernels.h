@@ -34,6 +34,17 @@ typedef struct {
     float act_min, act_max;
 } rl_broadcast;
 
+/* Where the row of broadcast output index `index` (its first 7 axes; the last walks the row) starts in a and
+ * in b: what every broadcasting kernel's loop over rows asks. */
+static inline void rl_broadcast_row(const rl_broadcast *bc, const int64_t *index, int64_t *ia, int64_t *ib) {
+    *ia = 0;
+    *ib = 0;
+    for (int d = 0; d < 7; ++d) {
+        *ia += index[d] * bc->a_strides[d];
+        *ib += index[d] * bc->b_strides[d];
+    }
+}
+
 typedef enum {
     RL_BIN_ADD, RL_BIN_SUB, RL_BIN_MUL, RL_BIN_DIV, RL_BIN_SQUARED_DIFFERENCE, RL_BIN_MAXIMUM, RL_BIN_MINIMUM,
     RL_BIN_PRELU /* x >= 0 ? x : x * alpha, alpha the second operand */
