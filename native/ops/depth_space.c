@@ -53,9 +53,7 @@ rl_status rl_prepare_depth_space(rl_plan *plan, rl_op *op) {
     if (in->shape.rank != 4) return rl_fail(plan, RL_INVALID, "input must be 4-D NHWC, has rank %d", in->shape.rank);
     if (bs < 1 || bs > 4096) return rl_fail(plan, RL_INVALID, "block_size %d must be 1 to 4096", bs);
     if ((s = rl_expect_dtype(plan, out, "output", in->dtype)) != RL_OK) return s;
-    if (in->dtype == RL_INT8 && (rl_tensor_scale(out, 0) != rl_tensor_scale(in, 0) ||
-                                 rl_tensor_zero_point(out, 0) != rl_tensor_zero_point(in, 0)))
-        return rl_fail(plan, RL_UNSUPPORTED, "int8 output is quantized unlike the input");
+    if ((s = rl_expect_quantized_alike(plan, out, "output", in, "input")) != RL_OK) return s;
     const int32_t n = in->shape.dims[0], h = in->shape.dims[1], w = in->shape.dims[2], c = in->shape.dims[3];
     out->shape.rank = 4;
     out->shape.dims[0] = n;

@@ -51,9 +51,7 @@ rl_status rl_prepare_binary(rl_plan *plan, rl_op *op) {
         for (int32_t i = 0; i < 2; ++i) {
             const rl_tensor *t = rl_input(plan, op, i);
             if ((s = rl_expect_per_tensor_quantization(plan, t, "input")) != RL_OK) return s;
-            if (rl_tensor_scale(t, 0) != rl_tensor_scale(output, 0) ||
-                rl_tensor_zero_point(t, 0) != rl_tensor_zero_point(output, 0))
-                return rl_fail(plan, RL_UNSUPPORTED, "int8 input %d is quantized unlike the output", i);
+            if ((s = rl_expect_quantized_alike(plan, t, i ? "input 1" : "input 0", output, "output")) != RL_OK) return s;
         }
         if ((s = rl_broadcast_shapes(plan, &a->shape, &b->shape, &output->shape, &op->prep.bc)) != RL_OK) return s;
         op->run = run_s8_minmax;

@@ -106,9 +106,7 @@ rl_status rl_prepare_reduce(rl_plan *plan, rl_op *op) {
     op->prep.count = rl_shape_count(&output->shape);
     if (op->code == RL_OP_REDUCE_MAX || op->code == RL_OP_REDUCE_MIN) {
         if (is_s8 && (s = rl_expect_dtype(plan, output, "output", RL_INT8)) != RL_OK) return s;
-        if (is_s8 && (rl_tensor_scale(output, 0) != rl_tensor_scale(input, 0) ||
-                      rl_tensor_zero_point(output, 0) != rl_tensor_zero_point(input, 0)))
-            return rl_fail(plan, RL_UNSUPPORTED, "int8 output is quantized unlike the input");
+        if ((s = rl_expect_quantized_alike(plan, output, "output", input, "input")) != RL_OK) return s;
         op->run = run_minmax;
         return RL_OK;
     }

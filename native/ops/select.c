@@ -51,12 +51,8 @@ rl_status rl_prepare_select(rl_plan *plan, rl_op *op) {
     if ((s = rl_expect_dtype(plan, cond, "condition", RL_BOOL)) != RL_OK) return s;
     if ((s = rl_expect_dtype(plan, y, "y", x->dtype)) != RL_OK) return s;
     if ((s = rl_expect_dtype(plan, out, "output", x->dtype)) != RL_OK) return s;
-    if (x->dtype == RL_INT8)
-        for (int32_t i = 1; i < 3; ++i) {
-            const rl_tensor *t = rl_input(plan, op, i);
-            if (rl_tensor_scale(t, 0) != rl_tensor_scale(out, 0) || rl_tensor_zero_point(t, 0) != rl_tensor_zero_point(out, 0))
-                return rl_fail(plan, RL_UNSUPPORTED, "int8 input %d is quantized unlike the output", i);
-        }
+    if ((s = rl_expect_quantized_alike(plan, x, "x", out, "output")) != RL_OK) return s;
+    if ((s = rl_expect_quantized_alike(plan, y, "y", out, "output")) != RL_OK) return s;
     rl_broadcast xy, all;
     rl_shape xy_shape, out_shape;
     if ((s = rl_broadcast_shapes(plan, &x->shape, &y->shape, &xy_shape, &xy)) != RL_OK) return s;

@@ -75,9 +75,7 @@ rl_status rl_prepare_split(rl_plan *plan, rl_op *op) {
     for (int32_t k = 0; k < op->n_outputs; ++k) {
         rl_tensor *out = rl_output(plan, op, k);
         if ((s = rl_expect_dtype(plan, out, "output", value->dtype)) != RL_OK) return s;
-        if (value->dtype == RL_INT8 && (rl_tensor_scale(out, 0) != rl_tensor_scale(value, 0) ||
-                                        rl_tensor_zero_point(out, 0) != rl_tensor_zero_point(value, 0)))
-            return rl_fail(plan, RL_UNSUPPORTED, "int8 output %d is quantized unlike the input", k);
+        if ((s = rl_expect_quantized_alike(plan, out, "output", value, "input")) != RL_OK) return s;
         out->shape = value->shape;
         out->shape.dims[axis] = st->sizes[k];
     }

@@ -162,6 +162,10 @@ void rl_request_arena_scratch(rl_op *op, size_t bytes);
 
 /* Quantization of a tensor (quant_params.c). An int8/int16 activation must carry exactly one scale. */
 rl_status rl_expect_per_tensor_quantization(rl_plan *plan, const rl_tensor *t, const char *what);
+/* For ops that move or choose int8 values without rescaling them: an int8 `t` must be quantized as
+ * `reference` (RL_OK for other types). `what` and `reference_name` name the two in the message. */
+rl_status rl_expect_quantized_alike(rl_plan *plan, const rl_tensor *t, const char *what, const rl_tensor *reference,
+                                    const char *reference_name);
 float rl_tensor_scale(const rl_tensor *t, int32_t channel);     /* channel 0 for per-tensor */
 int32_t rl_tensor_zero_point(const rl_tensor *t, int32_t channel);
 /* TFLite's CalculateActivationRangeQuantized: the fused activation's clamp in the output's integers. */

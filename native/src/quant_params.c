@@ -54,3 +54,14 @@ rl_status rl_quantized_activation_range(rl_plan *plan, int32_t activation, const
 #undef RL_QUANTIZE_REAL
     return RL_OK;
 }
+
+rl_status rl_expect_quantized_alike(rl_plan *plan, const rl_tensor *t, const char *what, const rl_tensor *reference,
+                                    const char *reference_name) {
+    if (t->dtype != RL_INT8) return RL_OK;
+    if (rl_tensor_scale(t, 0) == rl_tensor_scale(reference, 0) &&
+        rl_tensor_zero_point(t, 0) == rl_tensor_zero_point(reference, 0))
+        return RL_OK;
+    return rl_fail(plan, RL_UNSUPPORTED, "int8 %s is quantized unlike the %s (scale %g zero point %d against %g and %d): "
+                   "the values are moved, not rescaled", what, reference_name, (double)rl_tensor_scale(t, 0),
+                   rl_tensor_zero_point(t, 0), (double)rl_tensor_scale(reference, 0), rl_tensor_zero_point(reference, 0));
+}

@@ -169,3 +169,12 @@ def test_select_same_shapes():
     x, y = feed(rng, (3, 4), False), feed(rng, (3, 4), False)
     model = op_model("SELECT", [Input((3, 4), np.bool_), Input((3, 4)), Input((3, 4))], [((3, 4), F32)])
     assert_same_bits_as_litert(model, [cond, x, y])
+
+
+def test_int8_movement_refuses_an_output_quantized_unlike_its_input():
+    from rillet.runtime import Interpreter, InterpreterError
+
+    model = op_model("DEPTH_TO_SPACE", [Input((1, 2, 2, 4), np.int8, Quant(0.05, 3))],
+                     [((1, 4, 4, 1), np.int8, Quant(0.1, 3))], {"block_size": 2})
+    with pytest.raises(InterpreterError, match="int8 output is quantized unlike the input .scale 0.1 zero point 3"):
+        Interpreter(model_content=model).allocate_tensors()
