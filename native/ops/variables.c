@@ -81,11 +81,7 @@ rl_status rl_eval_assign_variable(rl_plan *plan, rl_op *op) {
     if (bytes > v->capacity) /* another plan's prepare shrank nothing, so only a resize since could cause this */
         return rl_fail(plan, RL_BAD_STATE, "variable %s has room for %zu bytes, %zu assigned: prepare the plan again",
                        v->name, v->capacity, bytes);
-    memcpy(v->data, value->data, bytes);
-    v->bytes = bytes;
-    v->dtype = value->dtype;
-    v->shape = value->shape;
-    v->assigned = 1;
+    rl_variable_store(v, value->dtype, &value->shape, value->data, bytes);
     return RL_OK;
 }
 

@@ -97,13 +97,27 @@ rl_variable *rl_program_variable(rl_plan *plan, int32_t id) {
     return &plan->program->variables[id];
 }
 
-rl_status rl_variable_reserve(rl_plan *plan, rl_variable *v, size_t bytes) {
-    if (bytes <= v->capacity) return RL_OK;
+/* Room for `bytes` in the variable (the new part zeroed); 0 when out of memory. */
+static int grow(rl_variable *v, size_t bytes) {
+    if (bytes <= v->capacity) return 1;
     void *grown = realloc(v->data, bytes);
-    if (!grown) return rl_fail(plan, RL_NO_MEMORY, "out of memory for variable %s (%zu bytes)", v->name, bytes);
+    if (!grown) return 0;
     memset((char *)grown + v->capacity, 0, bytes - v->capacity);
     v->data = grown;
     v->capacity = bytes;
+    return 1;
+}
+
+void rl_variable_store(rl_variable *v, int32_t dtype, const rl_shape *shape, const void *data, size_t bytes) {
+    memcpy(v->data, data, bytes);
+    v->bytes = bytes;
+    v->dtype = dtype;
+    v->shape = *shape;
+    v->assigned = 1;
+}
+
+rl_status rl_variable_reserve(rl_plan *plan, rl_variable *v, size_t bytes) {
+    if (!grow(v, bytes)) return rl_fail(plan, RL_NO_MEMORY, "out of memory for variable %s (%zu bytes)", v->name, bytes);
     return RL_OK;
 }
 
@@ -131,18 +145,10 @@ rl_status rl_program_write_variable(rl_program *program, int32_t id, int32_t dty
         expected *= (size_t)dims[d];
     }
     if (expected != bytes || expected == 0) return RL_INVALID;
-    if (bytes > v->capacity) {
-        void *grown = realloc(v->data, bytes);
-        if (!grown) return RL_NO_MEMORY;
-        v->data = grown;
-        v->capacity = bytes;
-    }
-    memcpy(v->data, data, bytes);
-    v->dtype = dtype;
-    v->shape.rank = rank;
-    for (int32_t d = 0; d < rank; ++d) v->shape.dims[d] = dims[d];
-    v->bytes = bytes;
-    v->assigned = 1;
+    if (!grow(v, bytes)) return RL_NO_MEMORY;
+    rl_shape shape = {.rank = rank};
+    for (int32_t d = 0; d < rank; ++d) shape.dims[d] = dims[d];
+    rl_variable_store(v, dtype, &shape, data, bytes);
     return RL_OK;
 }
 

@@ -26,5 +26,7 @@ struct rl_program {
 rl_variable *rl_program_variable(rl_plan *plan, int32_t id);
 /* Room for `bytes` in the variable, allocated when a plan is prepared (never during an invoke). */
 rl_status rl_variable_reserve(rl_plan *plan, rl_variable *v, size_t bytes);
+/* Assigns a value that fits the variable's capacity (ASSIGN_VARIABLE, restoring a checkpoint). */
+void rl_variable_store(rl_variable *v, int32_t dtype, const rl_shape *shape, const void *data, size_t bytes);
 
 #endif
