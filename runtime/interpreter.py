@@ -16,7 +16,7 @@ import numpy as np
 
 from rillet.converter.format import ModelFile, ModelView, save
 
-from .export import bake_variables
+from .export import bake_variables, variable_key
 from .plan import NativePlan
 from .program import Program, read_variable, write_variable
 
@@ -97,18 +97,19 @@ class Interpreter:
 
     # ---- resource variables and checkpoints ----
 
-    def _variable_ids(self) -> dict[str, int]:
-        """Each variable a VAR_HANDLE names, by name (shared_name, or container/shared_name), and its id."""
-        ids: dict[str, int] = {}
+    def _variables(self) -> dict[str, tuple[tuple[str, str], int]]:
+        """Each variable a VAR_HANDLE names: by its name (shared_name, or container/shared_name), its
+        (container, shared_name) and its id in the program."""
+        found: dict[str, tuple[tuple[str, str], int]] = {}
         for sg in self._model_view.subgraphs:
             for op in sg.operators:
-                if self._model_view.opcode_name(op.opcode_index) != "VAR_HANDLE":
-                    continue
-                o = op.builtin_options
-                container = getattr(o, "container", None) or ""
-                shared = getattr(o, "shared_name", None) or ""
-                ids[f"{container}/{shared}" if container else shared] = self._program.variable_id(container, shared)
-        return ids
+                if self._model_view.opcode_name(op.opcode_index) == "VAR_HANDLE":
+                    key = variable_key(op.builtin_options)
+                    found["/".join(key) if key[0] else key[1]] = (key, self._program.variable_id(*key))
+        return found
+
+    def _variable_ids(self) -> dict[str, int]:
+        return {name: variable for name, (_, variable) in self._variables().items()}
 
     def get_variables(self) -> dict[str, np.ndarray]:
         """A copy of every resource variable's current value, by name (variables nothing has assigned yet,
@@ -164,13 +165,8 @@ class Interpreter:
         signatures = {sd.signature_key: sd for sd in self.model.signature_defs or []}
         if signature_key not in signatures:
             raise ValueError(f"no signature {signature_key!r}: the model has {sorted(signatures)}")
-        ids = self._variable_ids()
-        by_key = {}
-        for name, i in ids.items():
-            value = read_variable(self._program, i)
-            if value is not None:
-                container, _, shared = name.rpartition("/")
-                by_key[(container, shared)] = value
+        values = {key: read_variable(self._program, variable) for key, variable in self._variables().values()}
+        by_key = {key: value for key, value in values.items() if value is not None}
         data = save(bake_variables(self.model, signatures[signature_key], by_key))
         with open(os.fspath(path), "wb") as f:
             f.write(data)

@@ -110,3 +110,22 @@ def test_export_model_bakes_the_trained_variables_for_litert_and_rillet(tmp_path
         np.testing.assert_allclose(out, g["infer_after"], rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="assigns variables"):
         it.export_model(tmp_path / "nope.tflite", signature_key="train")
+
+
+def test_export_finds_variables_whose_names_hold_a_slash(tmp_path):
+    """Keras names variables "dense/kernel": the name must not be split into a container."""
+    from rillet.converter.format import load, save
+
+    model = load(model_path("train_mlp"))
+    for sg in model.subgraphs:
+        for op in sg.operators:
+            if model.op_name(op) == "VAR_HANDLE":
+                op.builtin_options.shared_name = "dense/" + op.builtin_options.shared_name
+    g = golden("train_mlp")
+    it = Interpreter(model_content=save(model))
+    it.allocate_tensors()
+    train_five_steps(it, g)
+    assert all(name.startswith("dense/") for name in it.get_variables())
+    it.export_model(tmp_path / "trained.tflite")
+    out = Interpreter(model_path=str(tmp_path / "trained.tflite")).get_signature_runner("infer")(x=g["xs"][0])
+    np.testing.assert_allclose(out["output"], g["infer_after"], rtol=1e-5, atol=1e-6)
