@@ -3,15 +3,10 @@
 
 void f32_reduce_sum_ref(const int64_t *dims, const int32_t *reduced, float divisor, const float *x, float *y,
                         int64_t out_count) {
-    int64_t out_strides[8], stride = 1;
-    for (int d = 7; d >= 0; --d) {
-        out_strides[d] = reduced[d] ? 0 : stride;
-        if (!reduced[d]) stride *= dims[d];
-    }
+    int64_t out_strides[8];
+    const int64_t in_count = rl_reduce_output_strides(dims, reduced, out_strides);
     for (int64_t i = 0; i < out_count; ++i) y[i] = 0.0f;
     int64_t index[8] = {0};
-    int64_t in_count = 1;
-    for (int d = 0; d < 8; ++d) in_count *= dims[d];
     for (int64_t i = 0; i < in_count; ++i) {
         int64_t o = 0;
         for (int d = 0; d < 8; ++d) o += index[d] * out_strides[d];

@@ -9,12 +9,8 @@
 
 void s8_reduce_ref(const int64_t *dims, const int32_t *reduced, const rl_s8_reduce_params *p, const int8_t *x,
                    int32_t *acc, int8_t *y, int64_t out_count) {
-    int64_t out_strides[8], stride = 1, in_count = 1;
-    for (int d = 7; d >= 0; --d) {
-        out_strides[d] = reduced[d] ? 0 : stride;
-        if (!reduced[d]) stride *= dims[d];
-        in_count *= dims[d];
-    }
+    int64_t out_strides[8];
+    const int64_t in_count = rl_reduce_output_strides(dims, reduced, out_strides);
     for (int64_t i = 0; i < out_count; ++i) acc[i] = 0;
     int64_t index[8] = {0};
     for (int64_t i = 0; i < in_count; ++i) {

@@ -7,12 +7,8 @@
 
 void xx_reduce_minmax_ref(int32_t is_int8, int32_t take_max, const int64_t *dims, const int32_t *reduced, const void *x,
                           void *y, int64_t out_count) {
-    int64_t out_strides[8], stride = 1, in_count = 1;
-    for (int d = 7; d >= 0; --d) {
-        out_strides[d] = reduced[d] ? 0 : stride;
-        if (!reduced[d]) stride *= dims[d];
-        in_count *= dims[d];
-    }
+    int64_t out_strides[8];
+    const int64_t in_count = rl_reduce_output_strides(dims, reduced, out_strides);
     float *yf = (float *)y;
     int8_t *yi = (int8_t *)y;
     for (int64_t i = 0; i < out_count; ++i) {

@@ -33,16 +33,6 @@ static rl_status run_select(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
-static void strides_for(const rl_shape *s, const int64_t *out_dims, int64_t *strides) {
-    int64_t n = 1;
-    for (int32_t d = 7; d >= 0; --d) {
-        const int32_t k = d - (8 - s->rank);
-        const int64_t size = k >= 0 ? s->dims[k] : 1;
-        strides[d] = (size == 1 && out_dims[d] != 1) ? 0 : n;
-        n *= size;
-    }
-}
-
 rl_status rl_prepare_select(rl_plan *plan, rl_op *op) {
     rl_status s = rl_expect_inputs(plan, op, 3, 3);
     if (s != RL_OK) return s;
@@ -66,9 +56,14 @@ rl_status rl_prepare_select(rl_plan *plan, rl_op *op) {
     rl_select_state *st = (rl_select_state *)rl_op_state(plan, op, sizeof *st);
     if (!st) return RL_NO_MEMORY;
     for (int32_t d = 0; d < 8; ++d) st->out_dims[d] = all.out_dims[d];
-    strides_for(&cond->shape, st->out_dims, st->strides[0]);
-    strides_for(&x->shape, st->out_dims, st->strides[1]);
-    strides_for(&y->shape, st->out_dims, st->strides[2]);
+    /* Each operand's strides against the output: broadcasting it with the output's shape gives them. */
+    for (int32_t i = 0; i < 3; ++i) {
+        rl_broadcast with_output;
+        rl_shape same;
+        if ((s = rl_broadcast_shapes(plan, &rl_input(plan, op, i)->shape, &out_shape, &same, &with_output)) != RL_OK)
+            return s;
+        for (int32_t d = 0; d < 8; ++d) st->strides[i][d] = with_output.a_strides[d];
+    }
     st->elem = rl_dtype_size(x->dtype);
     st->count = rl_shape_count(&out_shape);
     op->run = run_select;

@@ -8,6 +8,7 @@
 
 typedef struct {
     size_t outer, inner_bytes; /* the axes before the split one, and one element of the axis in bytes */
+    size_t in_row_bytes;       /* one step of the outer axes in the input: the whole axis */
     int32_t sizes[RL_MAX_SPLITS];
 } rl_split_state;
 
@@ -16,13 +17,11 @@ RL_STATIC_ASSERT(sizeof(rl_split_state) <= 256, "rl_split_state is a small struc
 static rl_status run_split(rl_plan *plan, rl_op *op) {
     const rl_split_state *st = (const rl_split_state *)op->state;
     const char *in = (const char *)rl_input(plan, op, op->code == RL_OP_SPLIT ? 1 : 0)->data;
-    size_t in_row = 0;
-    for (int32_t k = 0; k < op->n_outputs; ++k) in_row += (size_t)st->sizes[k] * st->inner_bytes;
     size_t at = 0;
     for (int32_t k = 0; k < op->n_outputs; ++k) {
         char *out = (char *)rl_output(plan, op, k)->data;
         const size_t bytes = (size_t)st->sizes[k] * st->inner_bytes;
-        for (size_t o = 0; o < st->outer; ++o) memcpy(out + o * bytes, in + o * in_row + at, bytes);
+        for (size_t o = 0; o < st->outer; ++o) memcpy(out + o * bytes, in + o * st->in_row_bytes + at, bytes);
         at += bytes;
     }
     return RL_OK;
@@ -72,6 +71,7 @@ rl_status rl_prepare_split(rl_plan *plan, rl_op *op) {
         if (d < axis) st->outer *= (size_t)value->shape.dims[d];
         if (d > axis) st->inner_bytes *= (size_t)value->shape.dims[d];
     }
+    st->in_row_bytes = (size_t)length * st->inner_bytes;
     for (int32_t k = 0; k < op->n_outputs; ++k) {
         rl_tensor *out = rl_output(plan, op, k);
         if ((s = rl_expect_dtype(plan, out, "output", value->dtype)) != RL_OK) return s;

@@ -216,6 +216,17 @@ void f32_log_softmax_ref(int64_t rows, int32_t depth, const float *x, float *y);
 void f32_reduce_sum_ref(const int64_t *dims, const int32_t *reduced, float divisor, const float *x, float *y,
                         int64_t out_count);
 
+/* A reduction's output strides over the input's rank-8 axes (0 on reduced axes); returns the input's count. */
+static inline int64_t rl_reduce_output_strides(const int64_t *dims, const int32_t *reduced, int64_t *out_strides) {
+    int64_t stride = 1, in_count = 1;
+    for (int d = 7; d >= 0; --d) {
+        out_strides[d] = reduced[d] ? 0 : stride;
+        if (!reduced[d]) stride *= dims[d];
+        in_count *= dims[d];
+    }
+    return in_count;
+}
+
 /* Sums over the middle axis of [reduced, channels] (MEAN/SUM over a block of adjacent axes, e.g. a global
  * average pool): the reduce ops' driver walks the outer axis. */
 void f32_rdsum__scalar(size_t reduced, size_t channels, const float *x, float *y);
