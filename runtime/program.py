@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from rillet.converter.format.schema import TENSOR_TYPE_DTYPES
 from rillet.native import ffi, lib
 
 
@@ -42,9 +43,9 @@ class Program:
         lib.rl_program_mark_initialized(self._program)
 
 
-# TFLite's TensorType codes (librillet's rl_dtype) and their numpy types, for variable values.
-DTYPES = {0: np.float32, 1: np.float16, 2: np.int32, 3: np.uint8, 4: np.int64, 6: np.bool_, 7: np.int16, 9: np.int8}
-CODES = {np.dtype(v): k for k, v in DTYPES.items()}
+# The TensorType codes librillet holds (its rl_dtype), with the format layer's numpy twins.
+DTYPES = {code: np.dtype(TENSOR_TYPE_DTYPES[code]) for code in (0, 1, 2, 3, 4, 6, 7, 9)}
+CODES = {dtype: code for code, dtype in DTYPES.items()}
 
 
 def read_variable(program: Program, variable: int) -> np.ndarray | None:
