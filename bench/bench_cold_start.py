@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-DEFAULT_MODELS = Path(__file__).resolve().parents[1].parent / "shared" / "models"
+DEFAULT_MODELS = Path(__file__).resolve().parents[1] / "tests" / "data" / "models"
 RUNTIMES = ("rillet", "litert_xnnpack", "litert_builtin")
 
 

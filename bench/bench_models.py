@@ -1,4 +1,4 @@
-"""Writes the latency table for every model in ../shared/models: rillet against LiteRT with XNNPACK and
+"""Writes the latency table for every model in tests/data/models: rillet against LiteRT with XNNPACK and
 with its builtin kernels, same process, same inputs, runs interleaved; medians and the ratio rillet / LiteRT,
 at each thread count asked for, and rillet's speed-up from 1 thread to each other count.
 
@@ -13,7 +13,7 @@ from pathlib import Path
 from rillet.commands.bench import bench_model
 from rillet.native import kernel_path
 
-DEFAULT_MODELS = Path(__file__).resolve().parents[1].parent / "shared" / "models"
+DEFAULT_MODELS = Path(__file__).resolve().parents[1] / "tests" / "data" / "models"
 
 
 def cell(result) -> str:

@@ -1,14 +1,13 @@
 """Helpers every test folder shares (on the path through pytest's `pythonpath`): the reference models
-in ../shared/models, written by TensorFlow with LiteRT's outputs."""
+in tests/data/models, written by TensorFlow with LiteRT's outputs (the project's own fixtures, so a fresh
+clone tests itself; see tests/data/models/README.md)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-MODELS_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "models"
-MODEL_NAMES = sorted(p.stem for p in MODELS_DIR.glob("*.tflite")) if MODELS_DIR.is_dir() else []
+MODELS_DIR = Path(__file__).resolve().parent / "data" / "models"
+MODEL_NAMES = sorted(p.stem for p in MODELS_DIR.glob("*.tflite"))
 # The models whose .npz holds one input `x` and LiteRT's output `y`.
 SINGLE_IO_MODELS = [n for n in MODEL_NAMES if n != "train_mlp"]
 
@@ -16,7 +15,7 @@ SINGLE_IO_MODELS = [n for n in MODEL_NAMES if n != "train_mlp"]
 def model_path(name: str) -> Path:
     path = MODELS_DIR / f"{name}.tflite"
     if not path.exists():
-        pytest.skip(f"reference model {path} is absent (../shared/models is not beside the checkout)")
+        raise FileNotFoundError(f"reference model {path} is missing from the checkout")
     return path
 
 

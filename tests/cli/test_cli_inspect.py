@@ -39,7 +39,7 @@ def test_inspect_every_model(name, capsys):
 
 def test_mobilenet_totals_match_the_published_figure(capsys):
     summary = inspect_json(model_path("mobilenet_v2_035_96_f32"), capsys)
-    # shared/models/README.md: 10.7 M multiply-accumulates.
+    # tests/data/models/README.md: 10.7 M multiply-accumulates.
     assert 10.6e6 < summary["totals"]["macs"] < 10.75e6
     assert summary["custom_ops"] == []
     (sig,) = summary["signatures"]
