@@ -17,7 +17,7 @@ import numpy as np
 from rillet.converter.format import ModelFile, ModelView, save
 
 from .export import bake_variables, variable_key
-from .plan import NativePlan
+from .plan import LIVE_VIEWS_MESSAGE, NativePlan
 from .program import Program, read_variable, write_variable
 
 
@@ -77,9 +77,13 @@ class Interpreter:
     # ---- the plan ----
 
     def allocate_tensors(self) -> None:
+        # Tensors may move: the cached views go first (views are made again on demand), and a view the
+        # caller still holds makes each plan refuse, as LiteRT does, instead of leaving it dangling.
+        self._views = {}
+        if any(plan.has_arena_views() for plan in self._plans):
+            raise RuntimeError(LIVE_VIEWS_MESSAGE)
         for plan in self._plans:
             plan.prepare()
-        self._views = {}  # tensors may have moved: views are made again on demand
         self._ready = True
 
     def invoke(self) -> None:
@@ -276,7 +280,8 @@ class Interpreter:
         return self._view(self._check_index(tensor_index)).copy()
 
     def tensor(self, tensor_index: int) -> Callable[[], np.ndarray]:
-        """A function returning a numpy view of the tensor's memory (valid until the next allocate_tensors)."""
+        """A function returning a numpy view of the tensor's memory. As in LiteRT, hold the function, not the
+        array: allocate_tensors refuses (RuntimeError) while an array it returned is alive."""
         index = self._check_index(tensor_index)
         return lambda: self._view(index)
 

@@ -5,6 +5,7 @@ refuses: the op, the tensor, every unknown op of the model, `load`'s message for
 from __future__ import annotations
 
 import re
+import weakref
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,12 @@ def unsupported_ops(model: ModelView) -> str:
     return ", ".join(parts)
 
 
+# LiteRT's words for an allocate_tensors while numpy views of the arena are alive (its _ensure_safe).
+LIVE_VIEWS_MESSAGE = ("There is at least 1 reference to internal data in the interpreter in the form of a numpy "
+                      "array or slice. Be sure to only hold the function returned from tensor() if you are using "
+                      "raw data access.")
+
+
 class _PlanMemory:
     """The owner of a numpy view of a plan's memory (an arena slot, or a constant in the model's bytes):
     it keeps the plan, and so the bytes it points into (an mmap'd file), alive while the view lives."""
@@ -81,6 +88,9 @@ class NativePlan:
             raise UnsupportedOpsError("the model has ops rillet has no kernel for at these types: "
                                       + self._typed_support_listing())
         self._op_seconds = ffi.new("double[]", max(1, lib.rl_plan_op_count(self._plan)))
+        # The owners of every live numpy view of the arena: preparing again may move or free the arena, so
+        # it is refused while one lives (a view would otherwise point into freed memory).
+        self._arena_views: weakref.WeakSet[_PlanMemory] = weakref.WeakSet()
 
     @property
     def op_names(self) -> list[str]:
@@ -151,7 +161,12 @@ class NativePlan:
         shape = [int(d) for d in shape]
         self._check(lib.rl_plan_set_tensor_shape(self._plan, tensor, len(shape), ffi.new("int32_t[]", shape or [0])))
 
+    def has_arena_views(self) -> bool:
+        return len(self._arena_views) > 0
+
     def prepare(self) -> None:
+        if self._arena_views:
+            raise RuntimeError(LIVE_VIEWS_MESSAGE)
         self._check(lib.rl_plan_prepare(self._plan))
 
     def invoke(self) -> None:
@@ -178,8 +193,11 @@ class NativePlan:
         nbytes = lib.rl_plan_tensor_bytes(self._plan, tensor)
         if nbytes == 0:
             return np.empty(shape, dtype)
-        readonly = self.storage(tensor) == lib.RL_STORAGE_CONSTANT
-        return np.asarray(_PlanMemory(self, pointer, nbytes, readonly)).view(dtype).reshape(shape)
+        constant = self.storage(tensor) == lib.RL_STORAGE_CONSTANT
+        owner = _PlanMemory(self, pointer, nbytes, constant)
+        if not constant:
+            self._arena_views.add(owner)
+        return np.asarray(owner).view(dtype).reshape(shape)
 
     def op_folded(self, op: int) -> bool:
         return bool(lib.rl_plan_op_is_folded(self._plan, op))
