@@ -544,6 +544,7 @@ rl_status rl_plan_prepare(rl_plan *plan) {
     plan->failed_op = -1;
     plan->message[0] = '\0';
     rl_status s = place_constants(plan);
+    if (s == RL_OK) s = rl_plan_check_graph(plan); /* a plan built op by op is checked here */
     if (s != RL_OK) return s;
     for (int32_t i = 0; i < plan->n_graph_inputs; ++i)
         if (shape_too_large(&plan->tensors[plan->graph_inputs[i]]))
@@ -556,9 +557,6 @@ rl_status rl_plan_prepare(rl_plan *plan) {
         for (int32_t k = 0; k < op->n_inputs; ++k)
             if (op->inputs[k] >= 0 && plan->tensors[op->inputs[k]].is_variable)
                 return rl_fail(plan, RL_UNSUPPORTED, "variable tensors are not supported yet");
-        for (int32_t k = 0; k < op->n_outputs; ++k)
-            if (plan->tensors[op->outputs[k]].file_data)
-                return rl_fail(plan, RL_INVALID, "output %d (tensor %d) is a constant of the file", k, op->outputs[k]);
         memset(&op->prep, 0, sizeof op->prep);
         op->run = NULL;
         op->setup = NULL;

@@ -132,6 +132,10 @@ rl_status rl_fail(rl_plan *plan, rl_status status, const char *format, ...)
 
 const rl_op_kind *rl_find_op_kind(int32_t code);
 
+/* The graph is a dataflow graph (src/graph_check.c): one writer per tensor, no op writing a graph input or
+ * a constant, every tensor read after it is written. RL_INVALID naming the op otherwise. */
+rl_status rl_plan_check_graph(rl_plan *plan);
+
 /* Helpers for prepare. */
 rl_tensor *rl_input(rl_plan *plan, const rl_op *op, int32_t i);  /* NULL when omitted */
 rl_tensor *rl_output(rl_plan *plan, const rl_op *op, int32_t i);

@@ -347,6 +347,7 @@ static rl_status build(reader *r, int32_t subgraph) {
     if (status == RL_OK) status = add_tensors(r);
     if (status == RL_OK) status = add_ops(r);
     if (status == RL_OK) status = set_io(r, &inputs, &outputs);
+    if (status == RL_OK) status = rl_plan_check_graph(r->plan); /* refused at load, not at allocate */
     return status;
 }
 
