@@ -24,8 +24,16 @@ from .passes import optimize
 
 
 def convert(model: Any = None, *, inputs: dict | None = None, outputs: dict | None = None,
-            signature_key: str = "infer") -> bytes:
-    """Write `model` (a rillet Model, or named graph `inputs` and `outputs`) as a .tflite file."""
+            signature_key: str = "infer", train: Any = None) -> bytes:
+    """Write `model` (a rillet Model, or named graph `inputs` and `outputs`) as a .tflite file. With
+    `train=TrainSpec(...)`, a training file: `infer`, `train`, `save` and `restore` signatures over resource
+    variables (converter/training.py)."""
+    if train is not None:
+        from .training import convert_for_training
+
+        if model is None:
+            model = (inputs, outputs)
+        return save(convert_for_training(model, train))
     return save(convert_to_model_file(model, inputs=inputs, outputs=outputs, signature_key=signature_key))
 
 
@@ -57,40 +65,51 @@ def _named(tensors: Any, role: str) -> dict:
 
 
 def write_ir(ir: IR, signature_key: str) -> ModelFile:
+    return write_subgraphs([(signature_key, ir)], signed=1)
+
+
+def write_subgraphs(subgraphs: list[tuple[str, IR]], signed: int) -> ModelFile:
+    """One file of several subgraphs (sharing operator codes and buffers); the first `signed` of them get a
+    SignatureDef under their name, the rest (a CALL_ONCE initialiser) are called, not signed."""
     buffers = [Buffer()]  # buffer 0 is TFLite's empty sentinel
-    tensors = []
-    for t in ir.tensors:
-        buffer = 0
-        if t.value is not None:
-            data = np.ascontiguousarray(t.value, dtype=t.dtype)
-            buffers.append(Buffer(data=np.frombuffer(data.tobytes(), np.uint8)))
-            buffer = len(buffers) - 1
-            shape = list(data.shape)
-        else:
-            shape = [1 if d < 0 else d for d in t.shape]
-        tensors.append(Tensor(
-            shape=shape, type=TENSOR_TYPES[np.dtype(t.dtype).name.upper()], buffer=buffer, name=t.name,
-            shape_signature=list(t.shape) if t.value is None and -1 in t.shape else None,
-        ))
     codes: list[OperatorCode] = []
     code_index: dict[str, int] = {}
-    operators = []
-    for op in ir.ops:
-        if op.builtin not in code_index:
-            code = BUILTIN_CODES[op.builtin]
-            code_index[op.builtin] = len(codes)
-            codes.append(OperatorCode(
-                deprecated_builtin_code=min(code, PLACEHOLDER_FOR_GREATER_OP_CODES), builtin_code=code,
+    written, signatures = [], []
+    for k, (key, ir) in enumerate(subgraphs):
+        operators = []
+        for op in ir.ops:
+            if op.builtin not in code_index:
+                code = BUILTIN_CODES[op.builtin]
+                code_index[op.builtin] = len(codes)
+                codes.append(OperatorCode(
+                    deprecated_builtin_code=min(code, PLACEHOLDER_FOR_GREATER_OP_CODES), builtin_code=code,
+                ))
+            options = Options(op.options_table, **op.options) if op.options_table else None
+            operators.append(Operator(opcode_index=code_index[op.builtin], inputs=op.inputs, outputs=op.outputs,
+                                      builtin_options=options))
+        written.append(SubGraph(tensors=[_tensor(t, buffers) for t in ir.tensors], inputs=list(ir.inputs.values()),
+                                outputs=list(ir.outputs.values()), operators=operators, name=key))
+        if k < signed:
+            signatures.append(SignatureDef(
+                inputs=[TensorMap(name=n, tensor_index=i) for n, i in ir.inputs.items()],
+                outputs=[TensorMap(name=n, tensor_index=i) for n, i in ir.outputs.items()],
+                signature_key=key, subgraph_index=k,
             ))
-        options = Options(op.options_table, **op.options) if op.options_table else None
-        operators.append(Operator(opcode_index=code_index[op.builtin], inputs=op.inputs, outputs=op.outputs,
-                                  builtin_options=options))
-    subgraph = SubGraph(tensors=tensors, inputs=list(ir.inputs.values()), outputs=list(ir.outputs.values()),
-                        operators=operators, name=signature_key)
-    signature = SignatureDef(
-        inputs=[TensorMap(name=k, tensor_index=v) for k, v in ir.inputs.items()],
-        outputs=[TensorMap(name=k, tensor_index=v) for k, v in ir.outputs.items()],
-        signature_key=signature_key, subgraph_index=0,
-    )
-    return ModelFile(operator_codes=codes, subgraphs=[subgraph], description="rillet", buffers=buffers,
-                     signature_defs=[signature])
+    return ModelFile(operator_codes=codes, subgraphs=written, description="rillet", buffers=buffers,
+                     signature_defs=signatures)
+
+
+def _tensor(t, buffers: list[Buffer]) -> Tensor:
+    """The file's tensor for an IR tensor; a constant's bytes go to a new buffer."""
+    if t.dtype == "resource":
+        return Tensor(shape=[], type=TENSOR_TYPES["RESOURCE"], buffer=0, name=t.name)
+    buffer = 0
+    if t.value is not None:
+        data = np.ascontiguousarray(t.value, dtype=t.dtype)
+        buffers.append(Buffer(data=np.frombuffer(data.tobytes(), np.uint8)))
+        buffer = len(buffers) - 1
+        shape = list(data.shape)
+    else:
+        shape = [1 if d < 0 else d for d in t.shape]
+    return Tensor(shape=shape, type=TENSOR_TYPES[np.dtype(t.dtype).name.upper()], buffer=buffer, name=t.name,
+                  shape_signature=list(t.shape) if t.value is None and -1 in t.shape else None)

@@ -57,8 +57,14 @@ class IR:
         return [op for op in self.ops if tensor in op.inputs]
 
 
-def lower_graph(inputs: dict[str, Any], outputs: dict[str, Any]) -> IR:
-    """The IR of the subgraph that computes `outputs` from `inputs` (signature name -> graph Tensor)."""
+def lower_graph(inputs: dict[str, Any], outputs: dict[str, Any], resources: frozenset[str] = frozenset(),
+                run: tuple = ()) -> IR:
+    """The IR of the subgraph that computes `outputs` from `inputs` (signature name -> graph Tensor).
+
+    `resources` names the variables kept as resource variables (read and assigned where the graph does);
+    every other variable is frozen to its current value. `run` adds nodes reached for their effect (a
+    train op: the assignments it groups), followed through control edges as well as data edges.
+    """
     ir = IR()
     of_tensor: dict[Any, int] = {}  # graph Tensor -> IR tensor
     for name, t in inputs.items():
@@ -66,8 +72,11 @@ def lower_graph(inputs: dict[str, Any], outputs: dict[str, Any]) -> IR:
             raise ModelError(f'input "{name}": {t.name} is not a placeholder')
         of_tensor[t] = ir.inputs[name] = ir.add_tensor(t.node.attrs["name"], t.shape, t.dtype)
     problems: list[str] = []
-    for node in _needed_nodes(list(outputs.values()), set(inputs.values())):
+    for node in _needed_nodes(list(outputs.values()), set(inputs.values()), list(run)):
         try:
+            if node.op in VARIABLE_OPS and _variable_name(node) in resources:
+                _lower_variable_op(ir, node, of_tensor)
+                continue
             _lower_node(ir, node, of_tensor)
         except _Unconvertible as e:
             problems.append(f'{node.op} "{node.name}": {e}')
@@ -84,11 +93,39 @@ class _Unconvertible(Exception):
     pass
 
 
-def _needed_nodes(fetches: list, stop: set) -> list:
-    """The nodes `fetches` depend on through data edges, in graph (topological) order."""
-    graph = fetches[0].graph
+def _needed_nodes(fetches: list, stop: set, run: list) -> list:
+    """The nodes `fetches` depend on through data edges and those `run` depends on through any edge, in
+    graph (topological) order."""
+    graph = (fetches or run)[0].graph
     needed = graph.ancestors([t for t in fetches if t not in stop], stop=stop, control=False)
-    return [n for n in graph.nodes if n in needed]
+    if run:
+        needed |= graph.ancestors(run, stop=stop, control=True)
+    return [n for n in graph.nodes if n in needed and n.op != "NO_OP"]
+
+
+VARIABLE_OPS = ("VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE")
+
+
+def _variable_name(node) -> str:
+    handle = node if node.op == "VAR_HANDLE" else node.inputs[0].node
+    return handle.attrs["shared_name"]
+
+
+def _lower_variable_op(ir: IR, node, of_tensor: dict) -> None:
+    """A resource variable's op as itself. TFLite's READ_VARIABLE copies the value into its output, so a
+    read that comes before an assignment keeps the old value, as every read of a graph run does."""
+    if node.op == "VAR_HANDLE":
+        of_tensor[node.outputs[0]] = handle = ir.add_tensor(node.name, (), "resource")
+        ir.ops.append(IROp("VAR_HANDLE", [], [handle], "VarHandleOptions",
+                           {"container": "", "shared_name": node.attrs["shared_name"]}))
+        return
+    inputs = [of_tensor[t] for t in node.inputs]
+    if node.op == "READ_VARIABLE":
+        out = node.outputs[0]
+        of_tensor[out] = index = ir.add_tensor(node.name, out.shape, out.dtype)
+        ir.ops.append(IROp("READ_VARIABLE", inputs, [index]))
+        return
+    ir.ops.append(IROp("ASSIGN_VARIABLE", inputs, []))
 
 
 def _lower_node(ir: IR, node, of_tensor: dict) -> None:
@@ -105,6 +142,8 @@ def _lower_node(ir: IR, node, of_tensor: dict) -> None:
         return
     if node.op == "VAR_HANDLE":
         return  # reached only through READ_VARIABLE, which freezes the value
+    if node.op == "ASSIGN_VARIABLE":
+        raise _Unconvertible(f'assigns variable "{_variable_name(node)}", which this signature freezes')
     if node.op == "IDENTITY":  # no builtin needed: the output is the input
         of_tensor[out[0]] = of_tensor[node.inputs[0]]
         return

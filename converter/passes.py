@@ -12,6 +12,7 @@ from .lowering import IR, IROp
 LINEAR_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
 FUSABLE_INTO = LINEAR_OPS + ("ADD",)
 ACTIVATION_CODES = {"RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
+EFFECT_OPS = ("ASSIGN_VARIABLE", "CALL_ONCE")  # live for what they do, not for an output
 
 
 def optimize(ir: IR) -> IR:
@@ -121,11 +122,11 @@ def fuse_activations(ir: IR) -> None:
 
 
 def remove_dead(ir: IR) -> None:
-    """Drop ops and tensors that no signature output needs."""
+    """Drop ops and tensors that no signature output and no assignment needs."""
     needed = set(ir.outputs.values())
     live: list[IROp] = []
     for op in reversed(ir.ops):
-        if needed.intersection(op.outputs):
+        if needed.intersection(op.outputs) or op.builtin in EFFECT_OPS:
             live.append(op)
             needed.update(i for i in op.inputs if i >= 0)
     ir.ops = live[::-1]

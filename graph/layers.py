@@ -421,9 +421,10 @@ class Model:
             return list(outputs.values())
         return next(iter(outputs.values()))
 
-    def __call__(self, inputs: Any = None, training: bool = False) -> Any:
-        """The model's outputs, rebuilt over `inputs` (default: its own placeholders) in the given mode."""
-        if inputs is None and not training:
+    def __call__(self, inputs: Any = None, training: bool | Callable[[Layer], bool] = False) -> Any:
+        """The model's outputs, rebuilt over `inputs` (default: its own placeholders) in the given mode;
+        `training` may be a function of the layer (a frozen layer runs in inference mode)."""
+        if inputs is None and training is False:
             return self._structured(dict(self.outputs))
         originals = list(self.inputs.values())
         if inputs is None:
@@ -446,7 +447,8 @@ class Model:
         if t.layer_call is not None:
             layer, xs, many = t.layer_call
             new_xs = [self._rebuild(x, memo, training) for x in xs]
-            out = layer(new_xs if many else new_xs[0], training=training)
+            mode = training(layer) if callable(training) else training
+            out = layer(new_xs if many else new_xs[0], training=bool(mode))
         elif t.node.op in _STRUCTURAL:
             out = t
         else:

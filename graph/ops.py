@@ -1045,11 +1045,12 @@ def random_uniform_like(x, seed: int = 0, name: str | None = None) -> Tensor:
 
 
 def one_hot(indices, depth: int, dtype: Any = "float32", name: str = "one_hot") -> Tensor:
-    """[..., depth] one-hot rows from integer indices, as (i == k) = 1 - (i > k) - (k > i): builtins only."""
-    indices = cast(as_tensor(indices), "int32")
+    """[..., depth] one-hot rows from integer indices, as (i == k) = 1 - (i > k) - (k > i): builtins only.
+    The comparisons are float32 ones (exact for indices below 2^24): every runtime has float GREATER."""
+    indices = as_tensor(indices)
     with indices.graph.name_scope(indices.graph.unique_name(name)):
-        column = expand_dims(indices, -1)
-        ks = constant(np.arange(depth, dtype=np.int32), graph=indices.graph)
+        column = expand_dims(cast(indices, "float32"), -1)
+        ks = constant(np.arange(depth, dtype=np.float32), graph=indices.graph)
         return 1.0 - cast(greater(column, ks), dtype) - cast(greater(ks, column), dtype)
 
 

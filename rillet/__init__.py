@@ -17,6 +17,7 @@ _EXPORTS = {
     "ModelError": ("rillet.converter.format", "ModelError"),
     "ModelFile": ("rillet.converter.format", "ModelFile"),
     "convert": ("rillet.converter.from_graph", "convert"),
+    "TrainSpec": ("rillet.converter.training", "TrainSpec"),
     "to_graph": ("rillet.converter.to_graph", "to_graph"),
     "quantize": ("rillet.quant", "quantize"),
     "Interpreter": ("rillet.runtime", "Interpreter"),
