@@ -117,6 +117,10 @@ int32_t rl_plan_op_supported(const rl_plan *plan, int32_t op); /* 1 when op has 
 /* Prepare: shapes, validation, constant folding, arena offsets, one arena allocation. */
 rl_status rl_plan_set_tensor_shape(rl_plan *plan, int32_t tensor, int32_t rank, const int32_t *shape);
 void rl_plan_set_preserve_all_tensors(rl_plan *plan, int32_t preserve);
+/* The most one allocation of the plan (its arena, an op's state, a folded constant) may take; larger is
+ * RL_NO_MEMORY naming it, before anything is allocated. Default: physical memory, or RILLET_MEMORY_LIMIT_MB.
+ * 0 lifts the limit. */
+void rl_plan_set_memory_limit(rl_plan *plan, size_t bytes);
 rl_status rl_plan_prepare(rl_plan *plan);
 
 /* Run the whole plan: no allocation. op_seconds (NULL, or one double per op) receives per-op times. */

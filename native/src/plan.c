@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "arena_planner.h"
@@ -142,6 +143,28 @@ static rl_status choose_isa(rl_plan *plan) {
     return RL_OK;
 }
 
+/* The default limit on one allocation: the machine's physical memory (a plan that needs more cannot run),
+ * or RILLET_MEMORY_LIMIT_MB when set. */
+static size_t default_memory_limit(void) {
+    const char *forced = getenv("RILLET_MEMORY_LIMIT_MB");
+    if (forced && *forced) {
+        char *end;
+        const unsigned long long mb = strtoull(forced, &end, 10);
+        if (*end == '\0' && mb > 0 && mb < (1ull << 40)) return (size_t)(mb << 20);
+    }
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0 && (double)pages * (double)page < (double)SIZE_MAX) return (size_t)pages * (size_t)page;
+    return SIZE_MAX;
+}
+
+void rl_plan_set_memory_limit(rl_plan *plan, size_t bytes) { plan->memory_limit = bytes ? bytes : SIZE_MAX; }
+
+rl_status rl_check_memory_limit(rl_plan *plan, size_t bytes, const char *what) {
+    if (bytes <= plan->memory_limit) return RL_OK;
+    return rl_fail(plan, RL_NO_MEMORY, "%s needs %zu bytes, more than the memory limit of %zu bytes", what, bytes,
+                   plan->memory_limit);
+}
+
 rl_status rl_plan_create(rl_plan **plan_out, int32_t num_threads) {
     rl_plan *plan = (rl_plan *)calloc(1, sizeof *plan);
     *plan_out = plan;
@@ -149,6 +172,7 @@ rl_status rl_plan_create(rl_plan **plan_out, int32_t num_threads) {
     plan->num_threads = num_threads > 0 ? num_threads : 1;
     plan->failed_op = -1;
     plan->current_op = -1;
+    plan->memory_limit = default_memory_limit();
     const rl_status s = choose_isa(plan);
     plan->kernel_table = rl_kernel_table_for(s == RL_OK ? plan->isa : RL_ISA_SCALAR);
     plan->kernels = &plan->kernel_table;
@@ -374,6 +398,7 @@ void rl_plan_set_preserve_all_tensors(rl_plan *plan, int32_t preserve) {
 
 void *rl_op_scratch(rl_plan *plan, rl_op *op, size_t bytes) {
     if (bytes == 0) bytes = 1;
+    if (rl_check_memory_limit(plan, bytes, "the op's scratch") != RL_OK) return NULL;
     if (op->scratch_bytes < bytes) {
         void *grown = realloc(op->scratch, bytes);
         if (!grown) {
@@ -389,6 +414,7 @@ void *rl_op_scratch(rl_plan *plan, rl_op *op, size_t bytes) {
 
 void *rl_op_state(rl_plan *plan, rl_op *op, size_t bytes) {
     release_op_state(op);
+    if (rl_check_memory_limit(plan, bytes, "the op's prepared state") != RL_OK) return NULL;
     op->state_block = rl_zeroed_alloc(bytes);
     if (!op->state_block.base) {
         rl_fail(plan, RL_NO_MEMORY, "out of memory preparing the op (%zu bytes of state)", bytes);
@@ -465,6 +491,7 @@ static rl_status fold_op(rl_plan *plan, rl_op *op) {
     for (int32_t i = 0; i < op->n_outputs; ++i) {
         rl_tensor *t = rl_output(plan, op, i);
         t->bytes = tensor_bytes(t);
+        if (rl_check_memory_limit(plan, t->bytes, "a folded constant") != RL_OK) return RL_NO_MEMORY;
         free(t->owned);
         t->owned = malloc(t->bytes ? t->bytes : 1);
         if (!t->owned) return rl_fail(plan, RL_NO_MEMORY, "out of memory folding a constant");
@@ -517,6 +544,10 @@ static rl_status plan_arena_offsets(rl_plan *plan) {
         return rl_fail(plan, RL_NO_MEMORY, "out of memory planning the arena");
     }
     plan->arena_bytes = total;
+    if (rl_check_memory_limit(plan, total, "the arena") != RL_OK) {
+        free(blocks);
+        return RL_NO_MEMORY;
+    }
     plan->arena_block = rl_zeroed_alloc(total + RL_ARENA_ALIGNMENT);
     plan->arena = plan->arena_block.base;
     if (!plan->arena) {

@@ -118,6 +118,7 @@ struct rl_plan {
     const rl_kernel_table *kernels;
     rl_threadpool *pool;          /* NULL with one thread */
     struct rl_program *program;   /* the subgraphs and variables this plan belongs to, or NULL */
+    size_t memory_limit;          /* the most one allocation of the plan may take (rl_plan_set_memory_limit) */
     int32_t failed_op;
     int32_t current_op;
     char message[RL_MESSAGE_CAPACITY];
@@ -135,6 +136,10 @@ const rl_op_kind *rl_find_op_kind(int32_t code);
 /* The graph is a dataflow graph (src/graph_check.c): one writer per tensor, no op writing a graph input or
  * a constant, every tensor read after it is written. RL_INVALID naming the op otherwise. */
 rl_status rl_plan_check_graph(rl_plan *plan);
+
+/* RL_NO_MEMORY naming `what` when `bytes` exceeds the plan's memory limit: checked before allocating, so a
+ * hostile model asking for a 100 GB arena is refused instead of paging the machine to death. */
+rl_status rl_check_memory_limit(rl_plan *plan, size_t bytes, const char *what);
 
 /* Helpers for prepare. */
 rl_tensor *rl_input(rl_plan *plan, const rl_op *op, int32_t i);  /* NULL when omitted */
