@@ -21,6 +21,9 @@ from rillet.graph import Graph, Node, Tensor, Variable
 
 _STRUCTURAL = {"PLACEHOLDER", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "NO_OP"}
 BATCH_AXIS = "batch"
+# Mixed precision computes these in the low precision: they are where the time goes, and their float32
+# results keep everything else (losses, softmax, the optimizer's update of float32 variables) in float32.
+LOW_PRECISION_OPS = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "BATCH_MATMUL"}
 
 
 def _fetch_node(f: Any) -> Node:
@@ -46,11 +49,13 @@ class CompiledStep:
     variables: name -> array for every variable in `variable_names` (those the subgraph reads or assigns);
     feeds: one array per placeholder in `feeds`, in order; rng_key: a `jax.random` key for random ops
     (default: a fixed key). `fetched` has the structure of the fetches given to `compile`, with None for
-    fetched nodes that have no value; `new_variables` has the same keys as `variables`.
+    fetched nodes that have no value; `new_variables` has the same keys as `variables`. `lower` is the same
+    function not jitted, for callers that trace it inside a jitted function of their own (`fit`).
+    `compute_dtype="bfloat16"` runs LOW_PRECISION_OPS on bfloat16 operands; variables stay float32.
     """
 
     def __init__(self, fetches: Any, feeds: Sequence[Tensor], donate_variables: bool = False,
-                 state_sharding: Any = None):
+                 state_sharding: Any = None, compute_dtype: str | None = None):
         flat, self._treedef = jax.tree_util.tree_flatten(fetches)
         if not flat:
             raise ValueError("nothing to fetch")
@@ -68,7 +73,8 @@ class CompiledStep:
         self.variable_names = [name for name in self.graph.variables if name in touched]
         self.assigned = sorted({self._handle_name(n) for n in self._nodes if n.op == "ASSIGN_VARIABLE"})
         self._state_sharding = state_sharding
-        self._jitted = jax.jit(self._step, donate_argnums=(0,) if donate_variables else ())
+        self.compute_dtype = None if compute_dtype in (None, "float32") else jnp.dtype(compute_dtype)
+        self._jitted = jax.jit(self.lower, donate_argnums=(0,) if donate_variables else ())
 
     def _check_feed(self, p: Any) -> Tensor:
         if isinstance(p, str):
@@ -92,7 +98,7 @@ class CompiledStep:
         state = {name: variables[name] for name in self.variable_names}
         return self._jitted(state, tuple(feeds), rng_key)
 
-    def _step(self, state: dict, feeds: tuple, rng_key: Any):
+    def lower(self, state: dict, feeds: tuple, rng_key: Any = None):
         # matmuls and convolutions in full float32 on every backend (GPUs default to TF32), as the reference
         with jax.default_matmul_precision("highest"):
             return self._lower(state, feeds, rng_key)
@@ -123,6 +129,8 @@ class CompiledStep:
                 if op == "RANDOM_UNIFORM":
                     key = jax.random.PRNGKey(node.attrs["seed"]) if rng_key is None else rng_key
                     out = node.opdef.jax(node.attrs, *args, key=jax.random.fold_in(key, node.id))
+                elif self.compute_dtype is not None and op in LOW_PRECISION_OPS:
+                    out = self._low_precision(node, args)
                 else:
                     out = node.opdef.jax(node.attrs, *args)
             except Exception as e:
@@ -134,6 +142,11 @@ class CompiledStep:
             new_state = jax.lax.with_sharding_constraint(new_state, self._state_sharding)
         fetched = [None if t is None else values[t] for t in self._fetch_tensors]
         return jax.tree_util.tree_unflatten(self._treedef, fetched), new_state
+
+
+    def _low_precision(self, node: Node, args: list):
+        low = [a.astype(self.compute_dtype) if jnp.result_type(a) == jnp.float32 else a for a in args]
+        return node.opdef.jax(node.attrs, *low).astype(node.outputs[0].dtype)
 
 
 def compile(fetches: Any, feeds: Sequence[Tensor | str] = (), donate_variables: bool = False) -> CompiledStep:
@@ -263,3 +276,10 @@ def load_checkpoint(path: str, target: Graph | XlaRunner) -> list[str]:
         for name, value in values.items():
             graph.variables[name].load(value)
     return sorted(values)
+
+
+# fit builds on CompiledStep: imported last, so that targets/fit.py can import this module's names
+from .fit import METRICS, CheckpointMismatchError, FitError, fit
+
+__all__ = ["BATCH_AXIS", "METRICS", "CheckpointMismatchError", "CompiledStep", "FitError", "XlaRunner", "compile",
+           "fit", "load_checkpoint", "save_checkpoint"]
