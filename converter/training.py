@@ -54,11 +54,28 @@ class TrainSpec:
     output: str | None = None
 
 
-def convert_for_training(model: Any, spec: TrainSpec) -> ModelFile:
-    """The training file of `model` (a rillet Model, a to_graph ImportedModel, or (inputs, outputs) dicts)."""
+@dataclass
+class TrainingGraph:
+    """The graph side of a training file: what each signature computes, in the model's graph. The same
+    tensors run on the numpy reference and on JAX (rillet.targets.xla), which is how parity is tested."""
+
+    graph: Any
+    inputs: dict[str, Any]       # the model's inputs (placeholders), by signature name
+    outputs: dict[str, Any]      # the model's inference-mode outputs, by signature name
+    labels: Any                  # the label placeholder
+    label_name: str
+    loss: Any                    # the training-mode loss (a scalar tensor)
+    step: Any                    # the train op: the optimizer's and the layers' assignments
+    state: list                  # the resource variables: trained, slots, moving statistics
+    frozen: list                 # the model's variables written as constants
+
+
+def build_training(model: Any, spec: TrainSpec) -> TrainingGraph:
+    """Add the training step of `model` (a rillet Model, a to_graph ImportedModel, or (inputs, outputs)
+    dicts) to its graph: the training-mode forward pass, the loss, the gradients and the updates."""
     from rillet.graph import Model, losses, ops
 
-    from .from_graph import endpoints, write_subgraphs
+    from .from_graph import endpoints
 
     inputs, outputs = endpoints(model)
     graph = next(iter(outputs.values())).graph
@@ -82,20 +99,34 @@ def convert_for_training(model: Any, spec: TrainSpec) -> ModelFile:
         if loss.shape != ():
             raise ValueError(f"TrainSpec: the loss must be a scalar, has shape {loss.shape}")
         step = spec.optimizer.minimize(loss, list(trained))
+    run = graph.ancestors(step)
     assigned = [graph.variables[n.inputs[0].node.attrs["shared_name"]]
-                for n in graph.nodes if n in graph.ancestors(step) and n.op == "ASSIGN_VARIABLE"]
-    state = list(dict.fromkeys([*trained, *assigned]))  # the resource variables, in a stable order
-    names = frozenset(v.name for v in state)
+                for n in graph.nodes if n in run and n.op == "ASSIGN_VARIABLE"]
+    state = list(dict.fromkeys([*trained, *assigned]))  # in a stable order
+    frozen = [v for v in all_variables if v not in state]
+    return TrainingGraph(graph, inputs, outputs, labels, spec.labels, loss, step, state, frozen)
+
+
+def training_file(t: TrainingGraph) -> ModelFile:
+    """The .tflite model of a training graph: infer, train, save, restore and the CALL_ONCE initialiser."""
+    from .from_graph import write_subgraphs
+
+    names = frozenset(v.name for v in t.state)
     irs = [
-        optimize(lower_graph(inputs, outputs, names)),
-        optimize(lower_graph({**inputs, spec.labels: labels}, {"loss": loss}, names, run=(step,))),
-        _save_ir(state),
-        _restore_ir(state),
+        optimize(lower_graph(t.inputs, t.outputs, names)),
+        optimize(lower_graph({**t.inputs, t.label_name: t.labels}, {"loss": t.loss}, names, run=(t.step,))),
+        _save_ir(t.state),
+        _restore_ir(t.state),
     ]
     init = len(irs)
     for ir in irs:
         ir.ops.insert(0, IROp("CALL_ONCE", [], [], "CallOnceOptions", {"init_subgraph_index": init}))
-    return write_subgraphs([*zip(SIGNATURES, irs), ("init", _init_ir(graph, state))], signed=len(SIGNATURES))
+    return write_subgraphs([*zip(SIGNATURES, irs), ("init", _init_ir(t.graph, t.state))], signed=len(SIGNATURES))
+
+
+def convert_for_training(model: Any, spec: TrainSpec) -> ModelFile:
+    """The training file of `model`: build_training, then training_file."""
+    return training_file(build_training(model, spec))
 
 
 def _only(outputs: dict) -> str:

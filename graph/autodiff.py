@@ -95,6 +95,10 @@ def _grad_rsqrt(node, dys):
     return [mul(mul(dys[0], -0.5), mul(mul(y, y), y))]
 
 
+def _grad_sqrt(node, dys):
+    return [ops.div(mul(dys[0], 0.5), node.outputs[0])]
+
+
 def _grad_exp(node, dys):
     return [mul(dys[0], node.outputs[0])]
 
@@ -514,7 +518,7 @@ def _grad_resize(node, dys):
 GRADIENTS: dict[str, GradRule] = {
     "ADD": _grad_add, "SUB": _grad_sub, "MUL": _grad_mul, "DIV": _grad_div,
     "SQUARED_DIFFERENCE": _grad_squared_difference,
-    "RSQRT": _grad_rsqrt, "EXP": _grad_exp, "LOG": _grad_log, "NEG": _grad_neg,
+    "RSQRT": _grad_rsqrt, "SQRT": _grad_sqrt, "EXP": _grad_exp, "LOG": _grad_log, "NEG": _grad_neg,
     "RELU": _grad_relu, "RELU6": _grad_relu6, "LEAKY_RELU": _grad_leaky_relu, "LOGISTIC": _grad_logistic,
     "TANH": _grad_tanh, "HARD_SWISH": _grad_hard_swish, "SOFTMAX": _grad_softmax,
     "LOG_SOFTMAX": _grad_log_softmax, "CAST": _grad_cast,

@@ -315,6 +315,7 @@ def _log_np(a, x):
 _UNARY = {
     # name: (numpy, jax, attrs, tflite options, option_map)
     "RSQRT": (_rsqrt_np, lambda a, x: _lax().rsqrt(x), {}, None, None),
+    "SQRT": (lambda a, x: np.sqrt(x), lambda a, x: _jnp().sqrt(x), {}, None, None),
     "EXP": (lambda a, x: np.exp(x), lambda a, x: _jnp().exp(x), {}, "ExpOptions", None),
     "LOG": (_log_np, lambda a, x: _jnp().log(x), {}, None, None),
     "NEG": (lambda a, x: -x, lambda a, x: -x, {}, "NegOptions", None),
@@ -359,9 +360,7 @@ softmax = _unary_builder("SOFTMAX")
 log_softmax = _unary_builder("LOG_SOFTMAX")
 
 
-def sqrt(x, name: str | None = None) -> Tensor:
-    """sqrt as 1 / RSQRT(x), exact at 0 (1/inf), so it lowers to builtins the runtime has."""
-    return div(1.0, rsqrt(x), name=name)
+sqrt = _unary_builder("SQRT")  # not 1 / RSQRT(x): XNNPACK's rsqrt of 0 is NaN, not inf
 
 
 def _cast_np(a, x):
