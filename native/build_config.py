@@ -10,6 +10,7 @@ from __future__ import annotations
 import glob
 import os
 import platform
+import sys
 
 NATIVE_DIR = os.path.dirname(os.path.abspath(__file__))
 FOLDERS = ("src", "ops", "kernels")
@@ -26,9 +27,13 @@ ISA_FLAGS: dict[str, list[str]] = {
     "avx512": ["-mavx2", "-mfma", "-mf16c", "-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl"],
     "avx512vnni": ["-mavx2", "-mfma", "-mf16c", "-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl",
                    "-mavx512vnni"],
-    "neon": [],
-    "neondot": ["-march=armv8.2-a+dotprod"],
+    "neon": [],  # aarch64: Advanced SIMD is baseline; 32-bit Arm: ARM_NEON_FLAGS
+    "neondot": ["-march=armv8.2-a+dotprod"],  # the Cortex-A76 (Pi 5) and later: sdot/udot
 }
+# armhf's baseline (Debian's armv7-a + VFPv3-D16, Raspberry Pi OS's armv6 + VFP) has no NEON registers; every
+# 32-bit Pi with NEON (2, 3, 4) also has VFPv4. Only the NEON files get these flags, so a Pi Zero that loads the
+# same library never runs a NEON instruction (dispatch reads HWCAP_NEON first).
+ARM_NEON_FLAGS = ["-mfpu=neon-vfpv4"]
 ISA_ARCHES: dict[str, tuple[str, ...]] = {
     "avx2": ("x86_64",), "avx512": ("x86_64",), "avx512vnni": ("x86_64",),
     "neon": ("aarch64", "armv7l"), "neondot": ("aarch64",),
@@ -37,7 +42,12 @@ ISA_ARCHES: dict[str, tuple[str, ...]] = {
 
 def host_arch() -> str:
     machine = platform.machine().lower()
-    return {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
+    arch = {"amd64": "x86_64", "arm64": "aarch64", "armv8l": "armv7l"}.get(machine, machine)
+    # A 32-bit Python on a 64-bit Arm kernel (Raspberry Pi OS armhf on a Pi 4) reports aarch64, but its
+    # compiler builds 32-bit code.
+    if arch == "aarch64" and sys.maxsize < 2**32:
+        arch = "armv7l"
+    return arch
 
 
 def isa_of(path: str) -> str | None:
@@ -61,9 +71,18 @@ def sources(arch: str | None = None) -> list[str]:
     return found
 
 
-def flags_for(path: str) -> list[str]:
-    """The path-specific flags of one source file (empty for baseline files)."""
+def flags_for(path: str, arch: str | None = None) -> list[str]:
+    """The path-specific flags of one source file for this architecture (empty for baseline files)."""
     isa = isa_of(path)
     if isa is not None and isa not in ISA_FLAGS:
         raise ValueError(f"{os.path.basename(path)}: unknown instruction-set suffix {isa!r}")
-    return ISA_FLAGS.get(isa, []) if isa else []
+    if isa == "neon" and (arch or host_arch()) == "armv7l":
+        return list(ARM_NEON_FLAGS)
+    return list(ISA_FLAGS.get(isa, [])) if isa else []
+
+
+def sources_and_flags(arch: str) -> list[tuple[str, list[str]]]:
+    """Every C file of the library for `arch` (x86_64, aarch64, armv7l, or armv6l: scalar only) with its
+    path-specific flags, for a cross build. The caller adds WARNING_FLAGS, OPTIMIZE_FLAGS, -fPIC, the include
+    dirs and the target's own flags (-mcpu=...) before these, which must come last."""
+    return [(path, flags_for(path, arch)) for path in sources(arch)]

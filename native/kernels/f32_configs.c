@@ -1,7 +1,8 @@
 /* f32_configs.c — maps an instruction-set path to its float32 GEMM and depthwise kernels and tiles.
  *
  * Tables are built with designated initializers, so a reordered struct field fails to compile instead of
- * swapping two kernels. x86 kernels are named only on x86-64, so this file builds for Arm as well. */
+ * swapping two kernels. x86 kernels are named only on x86-64 and NEON ones only where the build links them
+ * (isa.h's RL_HAVE_NEON_KERNELS), so this file builds for every architecture. */
 #include "f32_configs.h"
 
 #include "f32_microkernels.h"
@@ -21,7 +22,14 @@ rl_f32_gemm_config rl_f32_gemm_config_for(rl_isa isa) {
         return config;
     }
 #endif
-    default: { /* scalar, and NEON / NEONDOT until they have kernels of their own */
+#if RL_HAVE_NEON_KERNELS
+    case RL_ISA_NEONDOT: /* no float32 use for dot products: NEON's */
+    case RL_ISA_NEON: {
+        const rl_f32_gemm_config config = {.mr = 4, .nr = 8, .gemm = f32_gemm_4x8__neon, .igemm = f32_igemm_4x8__neon};
+        return config;
+    }
+#endif
+    default: { /* scalar, and a path this build has no kernels for */
         const rl_f32_gemm_config config = {.mr = 4, .nr = 4, .gemm = f32_gemm_4x4__scalar,
                                            .igemm = f32_igemm_4x4__scalar};
         return config;
@@ -39,6 +47,13 @@ rl_f32_dwconv_config rl_f32_dwconv_config_for(rl_isa isa) {
     }
     case RL_ISA_AVX2: {
         const rl_f32_dwconv_config config = {.channel_tile = 16, .dwconv = f32_dwconv__avx2};
+        return config;
+    }
+#endif
+#if RL_HAVE_NEON_KERNELS
+    case RL_ISA_NEONDOT:
+    case RL_ISA_NEON: {
+        const rl_f32_dwconv_config config = {.channel_tile = 8, .dwconv = f32_dwconv__neon};
         return config;
     }
 #endif

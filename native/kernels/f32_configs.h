@@ -1,7 +1,7 @@
 /* f32_configs.h — which float32 GEMM/IGEMM and depthwise kernels (and tiles) each instruction-set path uses.
  *
  * Dispatch asks once per ISA and keeps the returned struct; an ISA without kernels of its own gets the best
- * lower path's (AVX512VNNI -> AVX512, NEON / NEONDOT -> scalar for now). Kernels are packed for the
+ * lower path's (AVX512VNNI -> AVX512, NEONDOT -> NEON; an armv6 build's NEON -> scalar). Kernels are packed for the
  * config's nr / channel_tile, so an op packs with the same config it later runs. */
 #ifndef RILLET_F32_CONFIGS_H
 #define RILLET_F32_CONFIGS_H

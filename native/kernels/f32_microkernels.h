@@ -11,6 +11,7 @@
 
 #include "dwconv.h"
 #include "gemm.h"
+#include "isa.h"
 
 #define RL_F32_GEMM_FN(name)                                                                                   \
     void name(size_t mr, size_t nc, size_t kc, const float *a, size_t a_stride, const float *w, float *c,    \
@@ -35,6 +36,12 @@ RL_F32_DWCONV_FN(f32_dwconv__avx2); /* channel tile 16 */
 RL_F32_GEMM_FN(f32_gemm_7x16__avx512);
 RL_F32_IGEMM_FN(f32_igemm_7x16__avx512);
 RL_F32_DWCONV_FN(f32_dwconv__avx512); /* channel tile 32 */
+#endif
+
+#if RL_HAVE_NEON_KERNELS /* aarch64, and armv7 built with NEON */
+RL_F32_GEMM_FN(f32_gemm_4x8__neon);
+RL_F32_IGEMM_FN(f32_igemm_4x8__neon);
+RL_F32_DWCONV_FN(f32_dwconv__neon); /* channel tile 8 */
 #endif
 
 #endif

@@ -12,4 +12,13 @@ typedef enum {
     RL_ISA_NEONDOT = 5      /* aarch64 with the dot-product extension */
 } rl_isa;
 
+/* Whether this build links NEON kernels: build_config.py builds the __neon / __neondot files for aarch64 and for
+ * 32-bit Arm compiled for armv7 or later; an armv6 build (the Pi Zero) has only the scalar path, even when it
+ * runs on a CPU with NEON. */
+#if defined(__aarch64__) || (defined(__arm__) && defined(__ARM_ARCH) && __ARM_ARCH >= 7)
+#define RL_HAVE_NEON_KERNELS 1
+#else
+#define RL_HAVE_NEON_KERNELS 0
+#endif
+
 #endif

@@ -1,5 +1,7 @@
 /* qs8_configs.c — which int8 GEMM/IGEMM and depthwise micro-kernels each instruction-set path runs, and their
- * tiles. A path without kernels of its own falls back to the best lower one the same CPU also runs. */
+ * tiles. A path without kernels of its own falls back to the best lower one the same CPU also runs. x86
+ * kernels are named only on x86-64 and NEON ones only where the build links them (isa.h's
+ * RL_HAVE_NEON_KERNELS), so this file builds for every architecture. */
 #include "qs8_configs.h"
 
 rl_qs8_gemm_config rl_qs8_gemm_config_for(rl_isa isa) {
@@ -17,6 +19,21 @@ rl_qs8_gemm_config rl_qs8_gemm_config_for(rl_isa isa) {
     case RL_ISA_AVX2: return avx2;
     default: return scalar;
     }
+#elif RL_HAVE_NEON_KERNELS
+    const rl_qs8_gemm_config neon = {.mr = 4, .nr = 8, .kr = 1, .input_offset = 0,
+                                     .gemm = qs8_qc8w_gemm_4x8c1__neon, .igemm = qs8_qc8w_igemm_4x8c1__neon};
+    switch (isa) {
+#if defined(__aarch64__)
+    case RL_ISA_NEONDOT: {
+        const rl_qs8_gemm_config neondot = {.mr = 4, .nr = 16, .kr = 4, .input_offset = 0,
+                                            .gemm = qs8_qc8w_gemm_4x16c4__neondot,
+                                            .igemm = qs8_qc8w_igemm_4x16c4__neondot};
+        return neondot;
+    }
+#endif
+    case RL_ISA_NEON: return neon;
+    default: return scalar;
+    }
 #else
     (void)isa;
     return scalar;
@@ -32,6 +49,13 @@ rl_qs8_dwconv_config rl_qs8_dwconv_config_for(rl_isa isa) {
     case RL_ISA_AVX512VNNI: /* depthwise has no 4-byte dot products for VNNI to speed up: AVX-512's */
     case RL_ISA_AVX512: return avx512;
     case RL_ISA_AVX2: return avx2;
+    default: return scalar;
+    }
+#elif RL_HAVE_NEON_KERNELS
+    const rl_qs8_dwconv_config neon = {.channel_tile = 16, .dwconv = qs8_qc8w_dwconv_16c__neon};
+    switch (isa) {
+    case RL_ISA_NEONDOT: /* depthwise has no 4-byte dot products for sdot to speed up: NEON's */
+    case RL_ISA_NEON: return neon;
     default: return scalar;
     }
 #else

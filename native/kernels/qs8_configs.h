@@ -13,7 +13,8 @@
 #include "gemm.h"
 #include "isa.h"
 
-/* An ISA without kernels of its own gets the best lower path's (AVX512 -> AVX2, NEON/NEONDOT -> scalar). */
+/* An ISA without kernels of its own gets the best lower path's (AVX512 -> AVX2; NEONDOT's depthwise -> NEON's;
+ * an armv6 build's NEON -> scalar). */
 rl_qs8_gemm_config rl_qs8_gemm_config_for(rl_isa isa);
 rl_qs8_dwconv_config rl_qs8_dwconv_config_for(rl_isa isa);
 
@@ -46,6 +47,26 @@ void qs8_qc8w_gemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int
 void qs8_qc8w_igemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
                                        const void *w, int8_t *c, size_t c_stride,
                                        const rl_qs8_requantization_params *params);
+#endif
+
+#if RL_HAVE_NEON_KERNELS
+/* NEON without dot products (aarch64, armv7): widening multiply-adds on kr 1. */
+void qs8_qc8w_gemm_4x8c1__neon(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,
+                               int8_t *c, size_t c_stride, const rl_qs8_requantization_params *params);
+void qs8_qc8w_igemm_4x8c1__neon(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
+                                const void *w, int8_t *c, size_t c_stride,
+                                const rl_qs8_requantization_params *params);
+void qs8_qc8w_dwconv_16c__neon(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
+                               size_t indirection_step, const void *w, int8_t *output, size_t output_stride,
+                               const rl_qs8_requantization_params *params);
+#endif
+#if defined(__aarch64__)
+/* aarch64 with the dot-product extension: sdot on kr 4, signed by signed (input_offset 0). */
+void qs8_qc8w_gemm_4x16c4__neondot(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,
+                                   int8_t *c, size_t c_stride, const rl_qs8_requantization_params *params);
+void qs8_qc8w_igemm_4x16c4__neondot(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
+                                    const void *w, int8_t *c, size_t c_stride,
+                                    const rl_qs8_requantization_params *params);
 #endif
 
 #endif

@@ -34,20 +34,25 @@ static rl_isa detect_x86(void) {
 }
 #endif
 
-#if defined(__aarch64__) && defined(__linux__)
+#if RL_HAVE_NEON_KERNELS && defined(__linux__)
 #include <sys/auxv.h>
+/* The kernel's HWCAP bits (asm/hwcap.h), spelled out: older libc headers lack the names. */
 static rl_isa detect_arm(void) {
     const unsigned long hwcap = getauxval(AT_HWCAP);
-    return (hwcap & (1UL << 20)) ? RL_ISA_NEONDOT : RL_ISA_NEON; /* HWCAP_ASIMDDP */
+#if defined(__aarch64__)
+    return (hwcap & (1UL << 20)) ? RL_ISA_NEONDOT : RL_ISA_NEON; /* HWCAP_ASIMDDP; Advanced SIMD is baseline */
+#else
+    return (hwcap & (1UL << 12)) ? RL_ISA_NEON : RL_ISA_SCALAR; /* HWCAP_NEON: armv7 without it exists */
+#endif
 }
 #endif
 
 rl_isa rl_detect_isa(void) {
 #if defined(__x86_64__) || defined(_M_X64)
     return detect_x86();
-#elif defined(__aarch64__) && defined(__linux__)
+#elif RL_HAVE_NEON_KERNELS && defined(__linux__)
     return detect_arm();
-#elif defined(__ARM_NEON)
+#elif RL_HAVE_NEON_KERNELS && defined(__aarch64__)
     return RL_ISA_NEON;
 #else
     return RL_ISA_SCALAR;

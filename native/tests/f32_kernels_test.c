@@ -1,6 +1,6 @@
 /* f32_kernels_test.c — checks one ISA's float32 GEMM, IGEMM and depthwise micro-kernels, and the packers.
  *
- * Usage: f32_kernels_test scalar|avx2|avx512. The scalar kernels are checked against plain loops here; an
+ * Usage: f32_kernels_test scalar|avx2|avx512|neon|neondot. The scalar kernels are checked against plain loops here; an
  * ISA's kernels against the scalar kernels, on sizes around every tile edge. Inputs sit at the very end of
  * a page followed by a PROT_NONE page, so reading one float past a row (or a pointer past mr / taps)
  * faults; output rows are surrounded by canaries that must stay untouched. Exit status 0: all passed;
@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cpu_features.h"
 #include "f32_configs.h"
 #include "f32_microkernels.h"
 
@@ -466,8 +467,10 @@ static int test_configs(void) {
     const rl_f32_gemm_config avx512 = rl_f32_gemm_config_for(RL_ISA_AVX512);
     const rl_f32_gemm_config neon = rl_f32_gemm_config_for(RL_ISA_NEON);
     const rl_f32_gemm_config scalar = rl_f32_gemm_config_for(RL_ISA_SCALAR);
-    if (vnni.gemm != avx512.gemm || neon.gemm != scalar.gemm) {
-        printf("FAIL config fallbacks: AVX512VNNI must use AVX512's kernels, NEON scalar's\n");
+    const rl_f32_gemm_config neondot = rl_f32_gemm_config_for(RL_ISA_NEONDOT);
+    if (vnni.gemm != avx512.gemm || neondot.gemm != neon.gemm || (neon.gemm == scalar.gemm) != !RL_HAVE_NEON_KERNELS) {
+        printf("FAIL config fallbacks: AVX512VNNI must use AVX512's kernels, NEONDOT NEON's, NEON its own where "
+               "this build has NEON kernels (else scalar's)\n");
         failed = 1;
     }
     printf("configs: %s\n", failed ? "FAILED" : "ok");
@@ -475,6 +478,9 @@ static int test_configs(void) {
 }
 
 static int cpu_has(rl_isa isa) {
+#if RL_HAVE_NEON_KERNELS
+    if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return rl_isa_supported(isa); /* HWCAP, as dispatch reads it */
+#endif
 #if defined(__x86_64__) || defined(_M_X64)
     __builtin_cpu_init();
     if (isa == RL_ISA_AVX2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
@@ -489,12 +495,13 @@ int main(int argc, char **argv) {
     static const struct {
         const char *name;
         rl_isa isa;
-    } names[] = {{"scalar", RL_ISA_SCALAR}, {"avx2", RL_ISA_AVX2}, {"avx512", RL_ISA_AVX512}};
+    } names[] = {{"scalar", RL_ISA_SCALAR}, {"avx2", RL_ISA_AVX2}, {"avx512", RL_ISA_AVX512},
+                 {"neon", RL_ISA_NEON}, {"neondot", RL_ISA_NEONDOT}};
     size_t which = sizeof names / sizeof names[0];
     for (size_t i = 0; argc == 2 && i < sizeof names / sizeof names[0]; ++i)
         if (strcmp(argv[1], names[i].name) == 0) which = i;
     if (which == sizeof names / sizeof names[0]) {
-        fprintf(stderr, "usage: %s scalar|avx2|avx512\n", argv[0]);
+        fprintf(stderr, "usage: %s scalar|avx2|avx512|neon|neondot\n", argv[0]);
         return 2;
     }
     const rl_isa isa = names[which].isa;

@@ -3,7 +3,8 @@
  * too), on random cases around every tile edge. Every input row and pointer ends where a PROT_NONE page
  * begins, so an over-read faults; guard bytes around each output row must stay untouched.
  *
- *   qs8_kernels_test scalar|avx2|avx512|avx512vnni   test that path (exit 0 pass, 1 mismatch, 77 CPU lacks it)
+ *   qs8_kernels_test scalar|avx2|avx512|avx512vnni|neon|neondot
+ *       test that path (exit 0 pass, 1 mismatch, 77 CPU lacks it)
  *   qs8_kernels_test bench [avx2|avx512|avx512vnni]  GOP/s of that path against scalar on mobilenet_v2_035_96 shapes
  */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
@@ -15,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_features.h"
 #include "kernels.h" /* rl_requantize_fp32: the requantization the kernels must reproduce */
 #include "qs8_configs.h"
 
@@ -439,6 +441,9 @@ static int test_dwconv(rng *r, const dwconv_path *path, const dwconv_path *scala
 
 /* ---- which paths this CPU runs ---- */
 static int cpu_runs(rl_isa isa) {
+#if RL_HAVE_NEON_KERNELS
+    if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return rl_isa_supported(isa); /* HWCAP, as dispatch reads it */
+#endif
 #if (defined(__x86_64__) || defined(_M_X64)) && defined(__GNUC__)
     __builtin_cpu_init();
     switch (isa) {
@@ -459,7 +464,7 @@ static int parse_isa(const char *name, rl_isa *isa) {
         const char *name;
         rl_isa isa;
     } names[] = {{"scalar", RL_ISA_SCALAR}, {"avx2", RL_ISA_AVX2}, {"avx512", RL_ISA_AVX512},
-                 {"avx512vnni", RL_ISA_AVX512VNNI}};
+                 {"avx512vnni", RL_ISA_AVX512VNNI}, {"neon", RL_ISA_NEON}, {"neondot", RL_ISA_NEONDOT}};
     for (size_t i = 0; i < sizeof names / sizeof *names; ++i) {
         if (strcmp(name, names[i].name) == 0) {
             *isa = names[i].isa;
@@ -598,7 +603,7 @@ int main(int argc, char **argv) {
         return bench(isa, name);
     }
     if (argc < 2 || !parse_isa(argv[1], &isa)) {
-        fprintf(stderr, "usage: %s scalar|avx2|avx512|avx512vnni | bench [path]\n", argv[0]);
+        fprintf(stderr, "usage: %s scalar|avx2|avx512|avx512vnni|neon|neondot | bench [path]\n", argv[0]);
         return 2;
     }
     if (!cpu_runs(isa)) {

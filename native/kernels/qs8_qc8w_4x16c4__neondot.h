@@ -1,0 +1,90 @@
+/* qs8_qc8w_4x16c4__neondot.h — what the 4x16c4 dot-product int8 GEMM and IGEMM share: the k loop over four rows
+ * into 16 int32 accumulators each, and the requantizing stores. Included only by files built with the
+ * NEONDOT flags (armv8.2-a + dotprod, aarch64 only).
+ *
+ * kr 4: each block of 4 k holds, column by column, 4 weight bytes, so 64 bytes are 16 columns x 4 k: four
+ * q registers. sdot by lane (vdotq_lane_s32) adds, to each column's int32, the dot product of its 4 weights
+ * with 4 bytes of the row: signed by signed, so no input offset is needed (unlike x86's VNNI), every 4-product
+ * sum is exact and the adds wrap like the specification's. A row is read 8 bytes (2 blocks) at a time, then
+ * 4, then a last partial block of 1-3 bytes without reading past kc (its weights are packed as zeros). 16
+ * accumulators, 8 weight and 4 input registers: 28 of aarch64's 32. */
+#ifndef RILLET_QS8_QC8W_4X16C4_NEONDOT_H
+#define RILLET_QS8_QC8W_4X16C4_NEONDOT_H
+
+#include "qs8_configs.h"
+#include "qs8_requantize__neon.h"
+
+enum { MR = 4, NR = 16 };
+
+/* acc[4 i + q]: row i's columns 4q .. 4q + 3; w0..w3 one block's weights; x[i] row i's 8 bytes. */
+#define DOT_ROWS(acc, w, x, lane)                                                                             \
+    do {                                                                                                      \
+        for (size_t i_ = 0; i_ < MR; ++i_) {                                                                  \
+            acc[4 * i_] = vdotq_lane_s32(acc[4 * i_], w[0], x[i_], lane);                                     \
+            acc[4 * i_ + 1] = vdotq_lane_s32(acc[4 * i_ + 1], w[1], x[i_], lane);                             \
+            acc[4 * i_ + 2] = vdotq_lane_s32(acc[4 * i_ + 2], w[2], x[i_], lane);                             \
+            acc[4 * i_ + 3] = vdotq_lane_s32(acc[4 * i_ + 3], w[3], x[i_], lane);                             \
+        }                                                                                                     \
+    } while (0)
+
+static inline void load_block(const int8_t *w, int8x16_t *block) {
+    block[0] = vld1q_s8(w), block[1] = vld1q_s8(w + 16), block[2] = vld1q_s8(w + 32), block[3] = vld1q_s8(w + 48);
+}
+
+/* A row's bytes k .. kc (1 to 4 of them) in the low 4 bytes, zeros above, reading only the row. */
+static inline int8x8_t load_last_block(const int8_t *row, size_t k, size_t kc) {
+    uint32_t bits;
+    if (k + 4 <= kc) {
+        memcpy(&bits, row + k, sizeof bits);
+    } else if (kc >= 4) {
+        memcpy(&bits, row + kc - 4, sizeof bits);
+        bits >>= 8 * (k + 4 - kc);
+    } else {
+        bits = 0;
+        for (size_t i = k; i < kc; ++i) bits |= (uint32_t)(uint8_t)row[i] << (8 * (i - k));
+    }
+    return vreinterpret_s8_u32(vdup_n_u32(bits));
+}
+
+/* Adds rows a[0..MR)'s kc inputs times the packed weights at w; returns the weights past them (kc rounded up to
+ * 4). */
+static inline const int8_t *accumulate_4x16c4(const int8_t *const *a, size_t kc, const int8_t *w, int32x4_t *acc) {
+    int8x16_t block[4];
+    size_t k = 0;
+    for (; k + 8 <= kc; k += 8, w += 8 * NR) {
+        const int8x8_t x[MR] = {vld1_s8(a[0] + k), vld1_s8(a[1] + k), vld1_s8(a[2] + k), vld1_s8(a[3] + k)};
+        load_block(w, block);
+        DOT_ROWS(acc, block, x, 0);
+        load_block(w + 4 * NR, block);
+        DOT_ROWS(acc, block, x, 1);
+    }
+    for (; k < kc; k += 4, w += 4 * NR) { /* at most two: a whole block, then a partial one */
+        const int8x8_t x[MR] = {load_last_block(a[0], k, kc), load_last_block(a[1], k, kc),
+                                load_last_block(a[2], k, kc), load_last_block(a[3], k, kc)};
+        load_block(w, block);
+        DOT_ROWS(acc, block, x, 0);
+    }
+    return w;
+}
+
+/* Requantizes the MR rows' 16 sums with the scales at `scales` and writes n (<= 16) columns of each row c[i]. */
+static inline void requantize_store_4x16(int8_t *const *c, size_t n, const int32x4_t *acc, const void *scales,
+                                         const rl_neon_requantization *rq) {
+    const unsigned char *s = scales;
+    for (size_t i = MR; i-- > 0;) {
+        const int8x8_t lo = rl_neon_requantize8(acc[4 * i], acc[4 * i + 1], s, rq);
+        int8_t *out = c[i];
+        if (n == NR) {
+            vst1q_s8(out, vcombine_s8(lo, rl_neon_requantize8(acc[4 * i + 2], acc[4 * i + 3], s + 32, rq)));
+        } else if (n >= 8) {
+            vst1_s8(out, lo);
+            if (n > 8)
+                rl_neon_store_partial8(out + 8, rl_neon_requantize8(acc[4 * i + 2], acc[4 * i + 3], s + 32, rq),
+                                       n - 8);
+        } else {
+            rl_neon_store_partial8(out, lo, n);
+        }
+    }
+}
+
+#endif

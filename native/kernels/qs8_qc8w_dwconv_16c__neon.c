@@ -1,0 +1,71 @@
+/* qs8_qc8w_dwconv_16c__neon.c — int8 depthwise convolution, per-channel int8 weights, any taps, 16 channels per
+ * packed tile, NEON (aarch64 and armv7), bit for bit with the scalar kernel.
+ *
+ * Per tap, vmull_s8 multiplies 8 inputs by 8 weights into int16 (every product of two int8 fits, -128 * -128
+ * included) and vaddw_s16 widens them into the int32 sums, which wrap like the specification's. A tile runs
+ * as two halves of 8 channels; a last half of 1-7 channels reads each tap's bytes through a zero-padded copy,
+ * so no input is read past `channels` (the weights are packed to the tile and loaded whole). The fp32
+ * requantization is qs8_requantize__neon.h's. */
+#include "qs8_configs.h"
+#include "qs8_requantize__neon.h"
+
+enum { CT = 16 };
+
+/* Channels c0 .. c0 + count (1..8) of one pixel: half h (0 or 1) of the tile at `tile`. */
+static void dwconv_half(size_t c0, size_t count, size_t h, const unsigned char *tile, size_t taps,
+                        const int8_t *const *in, int8_t *out, const rl_neon_requantization *rq) {
+    int32x4_t acc_lo = rl_neon_load_s32(tile + 32 * h), acc_hi = rl_neon_load_s32(tile + 32 * h + 16);
+    const int8_t *wt = (const int8_t *)(tile + CT * sizeof(int32_t)) + 8 * h;
+    for (size_t t = 0; t < taps; ++t, wt += CT) {
+        int8x8_t x;
+        if (count == 8) {
+            x = vld1_s8(in[t] + c0);
+        } else {
+            int8_t padded[8] = {0};
+            memcpy(padded, in[t] + c0, count);
+            x = vld1_s8(padded);
+        }
+        const int16x8_t product = vmull_s8(x, vld1_s8(wt));
+        acc_lo = vaddw_s16(acc_lo, vget_low_s16(product));
+        acc_hi = vaddw_s16(acc_hi, vget_high_s16(product));
+    }
+    const unsigned char *scales = tile + CT * (sizeof(int32_t) + taps) + 32 * h;
+    const int8x8_t v = rl_neon_requantize8(acc_lo, acc_hi, scales, rq);
+    if (count == 8)
+        vst1_s8(out + c0, v);
+    else
+        rl_neon_store_partial8(out + c0, v, count);
+}
+
+void qs8_qc8w_dwconv_16c__neon(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
+                               size_t indirection_step, const void *w, int8_t *output, size_t output_stride,
+                               const rl_qs8_requantization_params *params) {
+    const rl_neon_requantization rq = rl_neon_requantization_of(params);
+    const size_t tile_bytes = CT * (sizeof(int32_t) + taps + sizeof(float));
+    for (size_t px = 0; px < pixels; ++px) {
+        const int8_t *const *in = indirection + px * indirection_step;
+        int8_t *out = output + px * output_stride;
+        const unsigned char *tile = w;
+        size_t c0 = 0;
+        for (; c0 + CT <= channels; c0 += CT, tile += tile_bytes) {
+            int32x4_t acc[4];
+            for (size_t q = 0; q < 4; ++q) acc[q] = rl_neon_load_s32(tile + 16 * q);
+            const int8_t *wt = (const int8_t *)(tile + CT * sizeof(int32_t));
+            for (size_t t = 0; t < taps; ++t, wt += CT) {
+                const int8x16_t x = vld1q_s8(in[t] + c0), wv = vld1q_s8(wt);
+                const int16x8_t lo = vmull_s8(vget_low_s8(x), vget_low_s8(wv));
+                const int16x8_t hi = vmull_s8(vget_high_s8(x), vget_high_s8(wv));
+                acc[0] = vaddw_s16(acc[0], vget_low_s16(lo));
+                acc[1] = vaddw_s16(acc[1], vget_high_s16(lo));
+                acc[2] = vaddw_s16(acc[2], vget_low_s16(hi));
+                acc[3] = vaddw_s16(acc[3], vget_high_s16(hi));
+            }
+            const unsigned char *scales = (const unsigned char *)wt;
+            vst1q_s8(out + c0, vcombine_s8(rl_neon_requantize8(acc[0], acc[1], scales, &rq),
+                                           rl_neon_requantize8(acc[2], acc[3], scales + 32, &rq)));
+        }
+        const size_t rest = channels - c0;
+        if (rest > 0) dwconv_half(c0, rest < 8 ? rest : 8, 0, tile, taps, in, out, &rq);
+        if (rest > 8) dwconv_half(c0 + 8, rest - 8, 1, tile, taps, in, out, &rq);
+    }
+}

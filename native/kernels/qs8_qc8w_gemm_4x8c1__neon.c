@@ -1,0 +1,25 @@
+/* qs8_qc8w_gemm_4x8c1__neon.c — int8 GEMM, per-channel int8 weights, 4 rows x 8 columns, kr 1, NEON without
+ * dot products (aarch64 and armv7): the widening multiply-adds of qs8_qc8w_4x8c1__neon.h, then the fp32
+ * requantization of qs8_requantize__neon.h, bit for bit with the scalar kernel. Rows past mr alias the last
+ * real one: computed twice, stored twice with the same bytes, never read past. */
+#include "qs8_qc8w_4x8c1__neon.h"
+
+void qs8_qc8w_gemm_4x8c1__neon(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,
+                               int8_t *c, size_t c_stride, const rl_qs8_requantization_params *params) {
+    const int8_t *rows[MR];
+    int8_t *out[MR];
+    for (size_t i = 0; i < MR; ++i) {
+        rows[i] = i < mr ? a + i * a_stride : rows[i - 1];
+        out[i] = i < mr ? c + i * c_stride : out[i - 1];
+    }
+    const rl_neon_requantization rq = rl_neon_requantization_of(params);
+    const unsigned char *panel = w;
+    for (size_t n0 = 0; n0 < nc; n0 += NR) {
+        const int32x4_t bias_lo = rl_neon_load_s32(panel), bias_hi = rl_neon_load_s32(panel + 16);
+        int32x4_t acc[2 * MR] = {bias_lo, bias_hi, bias_lo, bias_hi, bias_lo, bias_hi, bias_lo, bias_hi};
+        const int8_t *scales = accumulate_4x8c1(rows, kc, (const int8_t *)(panel + NR * sizeof(int32_t)), acc);
+        int8_t *c_at[MR] = {out[0] + n0, out[1] + n0, out[2] + n0, out[3] + n0};
+        requantize_store_4x8(c_at, nc - n0 < NR ? nc - n0 : NR, acc, scales, &rq);
+        panel = (const unsigned char *)scales + NR * sizeof(float);
+    }
+}

@@ -1,0 +1,34 @@
+/* qs8_qc8w_igemm_4x16c4__neondot.c — int8 IGEMM (rows through an indirection buffer), per-channel int8 weights,
+ * 4 rows x 16 columns, kr 4, aarch64 with the dot-product instructions.
+ *
+ * As qs8_qc8w_gemm_4x16c4__neondot, with the k loop walking the ks taps' rows in turn (tap p's rows are
+ * indirection[p * MR + i]); each tap's depth is packed rounded up to 4, and a tap whose kc is not a multiple
+ * of 4 ends in a partial block read without passing kc (the driver pads such inputs, which the kernel does
+ * not rely on). Only the first mr pointers of each tap are read: rows past mr alias the last real one. */
+#include "qs8_qc8w_4x16c4__neondot.h"
+
+void qs8_qc8w_igemm_4x16c4__neondot(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
+                                    const void *w, int8_t *c, size_t c_stride,
+                                    const rl_qs8_requantization_params *params) {
+    int8_t *out[MR];
+    for (size_t i = 0; i < MR; ++i) out[i] = i < mr ? c + i * c_stride : out[i - 1];
+    const rl_neon_requantization rq = rl_neon_requantization_of(params);
+    const unsigned char *panel = w;
+    for (size_t n0 = 0; n0 < nc; n0 += NR) {
+        int32x4_t acc[4 * MR];
+        for (size_t q = 0; q < 4; ++q) {
+            const int32x4_t bias = rl_neon_load_s32(panel + 16 * q);
+            for (size_t i = 0; i < MR; ++i) acc[4 * i + q] = bias;
+        }
+        const int8_t *wk = (const int8_t *)(panel + NR * sizeof(int32_t));
+        for (size_t p = 0; p < ks; ++p) {
+            const int8_t *const *tap = indirection + p * MR;
+            const int8_t *rows[MR];
+            for (size_t i = 0; i < MR; ++i) rows[i] = i < mr ? tap[i] : rows[i - 1];
+            wk = accumulate_4x16c4(rows, kc, wk, acc);
+        }
+        int8_t *c_at[MR] = {out[0] + n0, out[1] + n0, out[2] + n0, out[3] + n0};
+        requantize_store_4x16(c_at, nc - n0 < NR ? nc - n0 : NR, acc, wk, &rq);
+        panel = (const unsigned char *)wk + NR * sizeof(float);
+    }
+}
