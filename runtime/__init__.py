@@ -1,6 +1,9 @@
-"""The on-device Python API: a drop-in for tflite_runtime's Interpreter."""
+"""The on-device Python API: a drop-in for LiteRT's (tflite_runtime's) interpreter module."""
 
-from .interpreter import Interpreter, SignatureRunner
+from .delegate import Delegate, DelegateError, OpResolverType, load_delegate
+from .interpreter import Interpreter, InterpreterWithCustomOps
 from .plan import InterpreterError, UnsupportedOpsError
+from .signature_runner import SignatureRunner
 
-__all__ = ["Interpreter", "InterpreterError", "SignatureRunner", "UnsupportedOpsError"]
+__all__ = ["Delegate", "DelegateError", "Interpreter", "InterpreterError", "InterpreterWithCustomOps",
+           "OpResolverType", "SignatureRunner", "UnsupportedOpsError", "load_delegate"]

@@ -1,24 +1,42 @@
-"""`Interpreter`: a drop-in for tflite_runtime's (and LiteRT's) Interpreter over librillet's plan.
+"""`Interpreter`: a drop-in for LiteRT's (and tflite_runtime's) Interpreter over librillet's plans.
 
-Same constructor arguments, methods and detail dictionaries. What rillet adds is named plainly:
-`profile()` (time and output shape per op) and `memory_report()` (arena and weight bytes).
+The same constructor arguments, methods, detail dictionaries and exception types (tests/runtime/
+test_dropin_parity.py runs one script against both). What rillet adds is named plainly: `profile()` (time
+and output shape per op), `memory_report()`, `kernel_path`, and the resource variables' checkpoints
+(runtime/variables.py).
+
+One interpreter may be shared by threads: every call that reads or moves its tensors holds its lock, so
+concurrent calls run one after another (invoke releases the GIL, so other interpreters run meanwhile).
 """
 
 from __future__ import annotations
 
 import mmap
 import os
-import tempfile
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
 
-from rillet.converter.format import ModelFile, ModelView, save
+from rillet.converter.format import ModelFile, ModelView
 
-from .export import bake_variables, variable_key
+from .delegate import (
+    Delegate,
+    DelegateError,
+    OpResolverType,
+    check_delegates,
+    check_op_resolver_type,
+    load_delegate,
+)
+from .details import op_details, tensor_details
 from .plan import LIVE_VIEWS_MESSAGE, NativePlan
-from .program import Program, read_variable, write_variable
+from .program import Program
+from .signature_runner import SignatureRunner
+from .variables import ResourceVariables
+
+__all__ = ["Delegate", "DelegateError", "Interpreter", "InterpreterWithCustomOps", "OpResolverType",
+           "SignatureRunner", "load_delegate"]
 
 
 def map_model_file(path: str | os.PathLike) -> mmap.mmap | bytes:
@@ -33,39 +51,63 @@ def map_model_file(path: str | os.PathLike) -> mmap.mmap | bytes:
             return f.read()
 
 
-class Interpreter:
+def _open_model(path: str | os.PathLike) -> mmap.mmap | bytes:
+    """The model file's bytes; ValueError naming the file when it cannot be read, as LiteRT raises."""
+    try:
+        return map_model_file(path)
+    except OSError as e:
+        raise ValueError(f"Could not open {os.fspath(path)!r}: {e.strerror or e}") from e
+
+
+class Interpreter(ResourceVariables):
     """Runs a .tflite model with librillet. Every subgraph is a plan in one program, over one store of
-    resource variables; the tensor methods address subgraph 0, signature runners their own subgraph."""
+    resource variables; the tensor methods address subgraph 0 unless given a subgraph_index."""
 
     def __init__(
         self,
         model_path: str | os.PathLike | None = None,
         model_content: bytes | None = None,
-        experimental_delegates: Any = None,
+        experimental_delegates: Iterable[Any] | None = None,
         num_threads: int | None = None,
-        experimental_op_resolver_type: Any = None,
+        experimental_op_resolver_type: OpResolverType = OpResolverType.AUTO,
         experimental_preserve_all_tensors: bool = False,
-        **unused_litert_options: Any,
+        experimental_disable_delegate_clustering: bool = False,
+        experimental_default_delegate_latest_features: bool = False,
+        experimental_compress_quantization_zero_points: bool = False,
+        experimental_disable_delegate_node_fusion: bool = False,
+        experimental_force_delegate_node_profiling: bool = False,
     ) -> None:
-        if (model_path is None) == (model_content is None):
-            raise ValueError("give exactly one of model_path and model_content")
-        if num_threads is not None and (not isinstance(num_threads, int) or num_threads < -1):
-            raise ValueError("num_threads must be an int >= -1")
-        if model_path is not None:
-            content = map_model_file(model_path)
-        else:
+        # LiteRT's checks, in LiteRT's order, with its exception types and words. The delegate-partitioning
+        # flags have nothing to act on here (no delegates); they are accepted as LiteRT accepts them.
+        self._lock = threading.RLock()
+        self._experimental_compress_quantization_zero_points = experimental_compress_quantization_zero_points
+        check_op_resolver_type(experimental_op_resolver_type)
+        if num_threads is not None:
+            if not isinstance(num_threads, int):
+                raise ValueError("type of num_threads should be int")
+            if num_threads < 1:
+                raise ValueError("num_threads should >= 1")
+        if model_path and not model_content:
+            content = _open_model(model_path)
+        elif model_content and not model_path:
             content = model_content if isinstance(model_content, bytes) else bytes(model_content)
+        elif not model_content and not model_path:
+            raise ValueError("`model_path` or `model_content` must be specified.")
+        else:
+            raise ValueError("Can't both provide `model_path` and `model_content`")
+        check_delegates(experimental_delegates)
+        self._delegates: list[Any] = []
         self._content = content  # the constants' bytes: the plan points into them (and keeps them alive)
         self._model_view = ModelView(content)  # decodes what the plan reads; the rest on demand
-        threads = num_threads if num_threads and num_threads > 0 else 1
         self._program = Program()
-        self._plans = [NativePlan(self._model_view, k, threads, experimental_preserve_all_tensors, self._program)
-                       for k in range(len(self._model_view.subgraphs))]
+        self._plans = [NativePlan(self._model_view, k, num_threads or 1, experimental_preserve_all_tensors,
+                                  self._program) for k in range(len(self._model_view.subgraphs))]
         self._plan = self._plans[0]
         self._sg = self._model_view.subgraphs[0]
         self._model: ModelFile | None = None
         self._views: dict[tuple[int, int], np.ndarray] = {}
         self._ready = False
+        self._signature_defs = self.get_signature_list()
 
     @property
     def model(self) -> ModelFile:
@@ -74,173 +116,141 @@ class Interpreter:
             self._model = self._model_view.to_model()
         return self._model
 
+    @property
+    def experimental_compress_quantization_zero_points(self) -> bool:
+        return self._experimental_compress_quantization_zero_points
+
     # ---- the plan ----
 
     def allocate_tensors(self) -> None:
-        # Tensors may move: the cached views go first (views are made again on demand), and a view the
-        # caller still holds makes each plan refuse, as LiteRT does, instead of leaving it dangling.
-        self._views = {}
-        if any(plan.has_arena_views() for plan in self._plans):
+        with self._lock:
+            # Tensors may move: the cached views go first (views are made again on demand), and a view the
+            # caller still holds makes the plans refuse, as LiteRT does, instead of leaving it dangling.
+            self._views = {}
+            self._ensure_safe()
+            for plan in self._plans:
+                plan.prepare()
+            self._ready = True
+
+    def _safe_to_run(self) -> bool:
+        """No numpy array of the caller's points into an arena (LiteRT's name for the same question)."""
+        return not any(plan.has_arena_views() for plan in self._plans)
+
+    def _ensure_safe(self) -> None:
+        if not self._safe_to_run():
             raise RuntimeError(LIVE_VIEWS_MESSAGE)
-        for plan in self._plans:
-            plan.prepare()
-        self._ready = True
 
     def invoke(self) -> None:
-        self._invoke(0)
+        """Runs subgraph 0. Unlike LiteRT, views from tensor() may be held across it: invoke moves no tensor."""
+        with self._lock:
+            self._invoke(0)
 
     def _invoke(self, subgraph: int) -> None:
         if not self._ready:
-            raise RuntimeError("Invoke called on model that is not ready (call allocate_tensors first).")
+            raise RuntimeError("Invoke called on model that is not ready.")
         self._plans[subgraph].invoke()
 
     def reset_all_variables(self) -> None:
-        """Every resource variable back to unassigned and every CALL_ONCE to run again (LiteRT's
-        reset_all_variables): the next invoke starts from the model's initial values."""
-        self._program.reset()
-
-    # ---- resource variables and checkpoints ----
-
-    def _variables(self) -> dict[str, tuple[tuple[str, str], int]]:
-        """Each variable a VAR_HANDLE names: by its name (shared_name, or container/shared_name), its
-        (container, shared_name) and its id in the program."""
-        found: dict[str, tuple[tuple[str, str], int]] = {}
-        for sg in self._model_view.subgraphs:
-            for op in sg.operators:
-                if self._model_view.opcode_name(op.opcode_index) == "VAR_HANDLE":
-                    key = variable_key(op.builtin_options)
-                    found["/".join(key) if key[0] else key[1]] = (key, self._program.variable_id(*key))
-        return found
-
-    def _variable_ids(self) -> dict[str, int]:
-        return {name: variable for name, (_, variable) in self._variables().items()}
-
-    def get_variables(self) -> dict[str, np.ndarray]:
-        """A copy of every resource variable's current value, by name (variables nothing has assigned yet,
-        before the first invoke runs the model's initialiser, are left out)."""
-        values = {name: read_variable(self._program, i) for name, i in self._variable_ids().items()}
-        return {name: v for name, v in values.items() if v is not None}
-
-    def save_checkpoint(self, path: str | os.PathLike) -> None:
-        """Writes every variable by name to an .npz file. The write is atomic: a temporary file beside it is
-        written, flushed to disk and renamed over `path`, so a crash mid-save leaves the previous checkpoint
-        whole."""
-        ids = self._variable_ids()
-        values = self.get_variables()
-        missing = sorted(set(ids) - set(values))
-        if missing:
-            raise ValueError(f"variables {', '.join(missing)} have no value yet: invoke a signature first (its "
-                             "CALL_ONCE initialises them)")
-        path = os.fspath(path)
-        folder = os.path.dirname(os.path.abspath(path))
-        fd, temporary = tempfile.mkstemp(prefix=".checkpoint-", suffix=".npz", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                np.savez(f, **values)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(temporary, path)
-        except BaseException:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
-            raise
-
-    def restore_checkpoint(self, path: str | os.PathLike) -> None:
-        """Sets every variable from a checkpoint save_checkpoint wrote (names, types and shapes must match the
-        model's); the model's initialiser then does not run, so training goes on from the restored values."""
-        ids = self._variable_ids()
-        with np.load(os.fspath(path), allow_pickle=False) as saved:
-            values = {name: saved[name] for name in saved.files}
-        if set(values) != set(ids):
-            raise ValueError(f"checkpoint {os.fspath(path)!r} holds variables {sorted(values)}, the model has "
-                             f"{sorted(ids)}")
-        for name, value in values.items():
-            current = read_variable(self._program, ids[name])
-            if current is not None and (current.shape != value.shape or current.dtype != value.dtype):
-                raise ValueError(f"checkpoint {os.fspath(path)!r}: variable {name!r} is {value.dtype} "
-                                 f"{list(value.shape)}, the model's is {current.dtype} {list(current.shape)}")
-        for name, value in values.items():
-            write_variable(self._program, ids[name], value)
-        self._program.mark_initialized()
-
-    def export_model(self, path: str | os.PathLike, signature_key: str = "infer") -> None:
-        """Writes an inference .tflite of `signature_key` with the variables' current values baked in as
-        constants: the trained model, for LiteRT or rillet, with no resource variables left."""
-        signatures = {sd.signature_key: sd for sd in self.model.signature_defs or []}
-        if signature_key not in signatures:
-            raise ValueError(f"no signature {signature_key!r}: the model has {sorted(signatures)}")
-        values = {key: read_variable(self._program, variable) for key, variable in self._variables().values()}
-        by_key = {key: value for key, value in values.items() if value is not None}
-        data = save(bake_variables(self.model, signatures[signature_key], by_key))
-        with open(os.fspath(path), "wb") as f:
-            f.write(data)
+        """LiteRT's: zeroes the stateful tensors of ops like LSTM (`is_variable`), which rillet refuses at
+        load, so there is nothing to zero. Resource variables keep their values, as in LiteRT; rillet's
+        `reset_resource_variables()` starts those again."""
 
     def resize_tensor_input(self, input_index: int, tensor_size: Any, strict: bool = False) -> None:
-        self._resize(int(input_index), tensor_size, strict, 0)
+        # LiteRT converts the size to int32 first (OverflowError, ValueError for what does not fit).
+        size = np.array(tensor_size, dtype=np.int32)
+        with self._lock:
+            self._resize(int(input_index), size, strict, 0)
 
-    def _resize(self, input_index: int, tensor_size: Any, strict: bool, subgraph: int) -> None:
+    def _resize(self, index: int, size: np.ndarray, strict: bool, subgraph: int) -> None:
+        """Refusals are RuntimeError, as LiteRT's are: an index out of range, a constant, a negative size, a
+        strict resize of a fixed dimension or to another rank."""
         sg = self._model_view.subgraphs[subgraph]
-        if input_index not in sg.inputs:
-            raise ValueError(f"tensor {input_index} is not an input of the model")
-        size = [int(d) for d in np.asarray(tensor_size).reshape(-1)]
+        dims = [int(d) for d in size.reshape(-1)]
+        if not 0 <= index < len(sg.tensors):
+            raise RuntimeError(f"tensor {index} is outside the subgraph's {len(sg.tensors)} tensors")
+        t = sg.tensors[index]
+        if t.buffer < self._model_view.buffer_count and self._model_view.buffer_size[t.buffer] > 0:
+            raise RuntimeError(f"Attempting to resize a fixed-size tensor (tensor {index} {t.name!r} is a constant).")
+        if any(d < 0 for d in dims):
+            raise RuntimeError(f"tensor {index}: a dimension of {dims} is negative")
         if strict:
-            t = sg.tensors[input_index]
-            signature = t.shape_signature or t.shape or []
-            if len(size) != len(signature) or any(s != -1 and s != d for s, d in zip(signature, size)):
-                raise ValueError(f"strict resize of input {input_index}: {size} does not fit {list(signature)}")
-        self._plans[subgraph].set_shape(input_index, size)
+            signature = list(t.shape_signature or t.shape or [])
+            if len(dims) != len(signature):
+                raise RuntimeError(f"strict resize of tensor {index}: {dims} has rank {len(dims)}, the tensor "
+                                   f"{len(signature)}")
+            for d, (s, new) in enumerate(zip(signature, dims)):
+                if s != -1 and s != new:
+                    raise RuntimeError(f"Attempting to resize dimension {d} of tensor {index} with value {s} to "
+                                       f"{new}. ResizeInputTensorStrict only allows mutating unknown dimensions "
+                                       "identified by -1.")
+        if index not in sg.inputs:
+            return  # LiteRT accepts it, and preparing recomputes the shape of any tensor an op writes
+        self._plans[subgraph].set_shape(index, dims)
         self._ready = False
 
     # ---- details ----
 
-    def _details(self, index: int, subgraph: int = 0) -> dict[str, Any]:
-        t = self._model_view.subgraphs[subgraph].tensors[index]
-        shape = np.array(self._plans[subgraph].shape(index), dtype=np.int32)
-        q = t.quantization
-        scales = np.array(q.scale or [], dtype=np.float32) if q else np.zeros(0, np.float32)
-        zero_points = np.array(q.zero_point or [], dtype=np.int32) if q else np.zeros(0, np.int32)
-        per_tensor = (float(scales[0]), int(zero_points[0])) if scales.size == 1 and zero_points.size == 1 else (0.0, 0)
-        signature = t.shape_signature if t.shape_signature else list(shape)
-        return {
-            "name": t.name or "",
-            "index": index,
-            "shape": shape,
-            "shape_signature": np.array(signature, dtype=np.int32),
-            "dtype": t.dtype.type,
-            "quantization": per_tensor,
-            "quantization_parameters": {
-                "scales": scales,
-                "zero_points": zero_points,
-                "quantized_dimension": int(q.quantized_dimension) if q else 0,
-                "block_size": 0,
-            },
-            "sparsity_parameters": {},
-        }
+    def num_subgraphs(self) -> int:
+        return len(self._plans)
+
+    def _check_subgraph(self, subgraph_index: int) -> int:
+        subgraph_index = int(subgraph_index)
+        if not 0 <= subgraph_index < len(self._plans):
+            raise ValueError(f"Invalid subgraph index {subgraph_index} exceeds max subgraph index "
+                             f"{len(self._plans) - 1}")
+        return subgraph_index
+
+    def _check_index(self, index: int, subgraph: int = 0) -> int:
+        index = int(index)
+        count = len(self._model_view.subgraphs[subgraph].tensors)
+        if not 0 <= index < count:
+            raise ValueError(f"Invalid tensor index {index} exceeds max tensor index {count - 1}")
+        return index
+
+    def _get_tensor_details(self, tensor_index: int, subgraph_index: int) -> dict[str, Any]:
+        subgraph = self._check_subgraph(subgraph_index)
+        index = self._check_index(tensor_index, subgraph)
+        with self._lock:
+            shape = self._plans[subgraph].shape(index)
+        return tensor_details(self._model_view.subgraphs[subgraph].tensors[index], index, shape)
 
     def get_input_details(self) -> list[dict[str, Any]]:
-        return [self._details(i) for i in self._sg.inputs]
+        return [self._get_tensor_details(i, 0) for i in self._sg.inputs]
 
     def get_output_details(self) -> list[dict[str, Any]]:
-        return [self._details(i) for i in self._sg.outputs]
+        return [self._get_tensor_details(i, 0) for i in self._sg.outputs]
 
     def get_tensor_details(self, subgraph_index: int = 0) -> list[dict[str, Any]]:
-        if subgraph_index != 0:
-            raise ValueError(f"subgraph_index {subgraph_index}: rillet runs subgraph 0 only for now")
+        """Every tensor of the subgraph that has a numpy type (LiteRT leaves the others out too)."""
+        subgraph_index = int(subgraph_index)
+        if not 0 <= subgraph_index < len(self._plans):
+            raise ValueError(f"subgraph_index is out of range: {subgraph_index} for the model, which has "
+                             f"{len(self._plans)} subgraphs.")
         details = []
-        for i in range(len(self._sg.tensors)):
+        for i in range(len(self._model_view.subgraphs[subgraph_index].tensors)):
             try:
-                details.append(self._details(i))
-            except ValueError:  # a type numpy has no twin of (resource, variant): LiteRT skips those too
+                details.append(self._get_tensor_details(i, subgraph_index))
+            except ValueError:
                 continue
         return details
 
-    # ---- tensors ----
+    def _get_op_details(self, op_index: int) -> dict[str, Any]:
+        """LiteRT's details of subgraph 0's op `op_index`: its name, input and output indices and types."""
+        op_index = int(op_index)
+        if not 0 <= op_index < len(self._sg.operators):
+            raise ValueError("Invalid node index")
+        op = self._sg.operators[op_index]
+        return op_details(op_index, self._plan.op_names[op_index], op.inputs, op.outputs,
+                          lambda i: self._get_tensor_details(i, 0)["dtype"])
 
-    def _check_index(self, index: int) -> int:
-        index = int(index)
-        if not 0 <= index < len(self._sg.tensors):
-            raise ValueError(f"Invalid tensor index {index} exceeds max tensor index {len(self._sg.tensors) - 1}")
-        return index
+    def _get_ops_details(self) -> list[dict[str, Any]]:
+        """Every op of subgraph 0, as LiteRT lists them with no delegate applied (with its default XNNPACK
+        delegate LiteRT appends one DELEGATE node for the ops it took)."""
+        return [self._get_op_details(i) for i in range(len(self._sg.operators))]
+
+    get_ops_details = _get_ops_details  # the name issue 13 asked for; LiteRT has only the underscored one
+
+    # ---- tensors ----
 
     def _view(self, index: int, subgraph: int = 0) -> np.ndarray:
         # A view stays valid until the next allocate_tensors (which empties the cache): a signature runner's
@@ -251,84 +261,109 @@ class Interpreter:
         t = self._model_view.subgraphs[subgraph].tensors[index]
         view = self._plans[subgraph].view(index, t.dtype)
         if view is None:
-            raise ValueError(f"tensor {index} {t.name!r} has no data: call allocate_tensors "
-                             "first (or it is an intermediate no op reads)")
+            raise ValueError(f"Tensor data is null. Run allocate_tensors() first (tensor {index} {t.name!r}; or it "
+                             "is an intermediate no op reads)")
         if self._ready:
             self._views[(subgraph, index)] = view
         return view
 
     def set_tensor(self, tensor_index: int, value: Any) -> None:
-        self._set(self._check_index(tensor_index), value, 0)
+        with self._lock:
+            self._set(self._check_index(tensor_index), np.asarray(value), 0)
 
-    def _set(self, index: int, value: Any, subgraph: int) -> None:
-        value = np.asarray(value)
+    def _set(self, index: int, value: np.ndarray, subgraph: int) -> None:
         t = self._model_view.subgraphs[subgraph].tensors[index]
         if value.dtype != t.dtype:
             raise ValueError(f"Cannot set tensor: Got value of type {value.dtype.name.upper()} but expected type "
                              f"{t.dtype.name.upper()} for input {index}, name: {t.name}")
         target = self._view(index, subgraph)
-        if value.shape != target.shape:
-            raise ValueError(f"Cannot set tensor: got shape {list(value.shape)}, expected {list(target.shape)} "
-                             f"for tensor {index} {t.name!r}")
+        if value.ndim != target.ndim:
+            raise ValueError(f"Cannot set tensor: Dimension mismatch. Got {value.ndim} but expected {target.ndim} "
+                             f"dimensions for input {index}.")
+        for d, (got, expected) in enumerate(zip(value.shape, target.shape)):
+            if got != expected:
+                raise ValueError(f"Cannot set tensor: Dimension mismatch. Got {got} but expected {expected} for "
+                                 f"dimension {d} of input {index}.")
         if not target.flags.writeable:
             raise ValueError(f"Cannot set tensor {index} {t.name!r}: it is a constant")
         np.copyto(target, value)
 
-    def get_tensor(self, tensor_index: int, subgraph_index: int = 0) -> np.ndarray:
-        if subgraph_index != 0:
-            raise ValueError(f"subgraph_index {subgraph_index}: rillet runs subgraph 0 only for now")
-        return self._view(self._check_index(tensor_index)).copy()
+    def get_tensor(self, tensor_index: int, subgraph_index: int = 0) -> Any:
+        """A copy of the tensor; a numpy scalar for a 0-d tensor, as LiteRT gives."""
+        subgraph = self._check_subgraph(subgraph_index)
+        with self._lock:
+            view = self._view(self._check_index(tensor_index, subgraph), subgraph)
+            return view[()] if view.ndim == 0 else view.copy()
 
-    def tensor(self, tensor_index: int) -> Callable[[], np.ndarray]:
-        """A function returning a numpy view of the tensor's memory. As in LiteRT, hold the function, not the
-        array: allocate_tensors refuses (RuntimeError) while an array it returned is alive."""
-        index = self._check_index(tensor_index)
-        return lambda: self._view(index)
+    def tensor(self, tensor_index: int) -> Callable[[], Any]:
+        """A function returning a numpy view of the tensor's memory (a numpy scalar, a copy, for a 0-d
+        tensor, as LiteRT). As in LiteRT, hold the function, not the array: allocate_tensors refuses
+        (RuntimeError) while an array it returned is alive."""
+
+        def view() -> Any:
+            with self._lock:
+                array = self._view(self._check_index(tensor_index))
+                return array[()] if array.ndim == 0 else array
+
+        return view
 
     # ---- signatures ----
 
-    def _signatures(self) -> dict[str, dict[str, dict[str, int]]]:
-        found = {}
-        for sd in self._model_view.signature_defs or []:
-            found[sd.signature_key] = {
-                "inputs": {m.name: m.tensor_index for m in sd.inputs},
-                "outputs": {m.name: m.tensor_index for m in sd.outputs},
-                "subgraph_index": sd.subgraph_index,
-            }
-        return found
+    def _get_full_signature_list(self) -> dict[str, dict[str, dict[str, int]]]:
+        """key -> {"inputs": name -> tensor index, "outputs": ...}; names in sorted order, as LiteRT's."""
+        return {sd.signature_key: {"inputs": {m.name: m.tensor_index for m in sorted(sd.inputs or [], key=_name)},
+                                   "outputs": {m.name: m.tensor_index for m in sorted(sd.outputs or [], key=_name)}}
+                for sd in self._model_view.signature_defs or []}
+
+    def _signature_subgraphs(self) -> dict[str, int]:
+        return {sd.signature_key: sd.subgraph_index for sd in self._model_view.signature_defs or []}
 
     def get_signature_list(self) -> dict[str, dict[str, list[str]]]:
         return {key: {"inputs": list(s["inputs"]), "outputs": list(s["outputs"])}
-                for key, s in self._signatures().items()}
+                for key, s in self._get_full_signature_list().items()}
 
     def get_signature_runner(self, signature_key: str | None = None) -> SignatureRunner:
-        signatures = self._signatures()
         if signature_key is None:
-            if len(signatures) != 1:
-                raise ValueError(f"SignatureDef signature_key is None and the model has {len(signatures)} "
-                                 "signatures: name one")
-            signature_key = next(iter(signatures))
-        if signature_key not in signatures:
-            raise ValueError(f'Invalid signature_key provided: "{signature_key}".')
-        return SignatureRunner(self, signature_key, signatures[signature_key])
+            if len(self._signature_defs) != 1:
+                raise ValueError(f"SignatureDef signature_key is None and model has {len(self._signature_defs)} "
+                                 "Signatures. None is only allowed when the model has 1 SignatureDef")
+            signature_key = next(iter(self._signature_defs))
+        return SignatureRunner(interpreter=self, signature_key=signature_key)
+
+    def _run_signature(self, subgraph: int, inputs: dict[int, np.ndarray], outputs: dict[str, int]) -> dict[str, Any]:
+        """A signature runner's call: resize what changed, prepare if needed, set, invoke, copy the outputs."""
+        with self._lock:
+            for index, value in inputs.items():
+                current = self._views.get((subgraph, index)) if self._ready else None
+                shape = current.shape if current is not None else tuple(self._plans[subgraph].shape(index))
+                if value.shape != shape:
+                    self._resize(index, np.array(value.shape, dtype=np.int32), False, subgraph)
+            if not self._ready:
+                self.allocate_tensors()
+            for index, value in inputs.items():
+                self._set(index, value, subgraph)
+            self._invoke(subgraph)
+            found = {name: self._view(index, subgraph) for name, index in outputs.items()}
+            return {name: v[()] if v.ndim == 0 else v.copy() for name, v in found.items()}
 
     # ---- what rillet adds ----
 
     def profile(self, runs: int = 1) -> list[dict[str, Any]]:
         """Invokes `runs` times and returns per op: index, op, output shape, seconds (the median), folded."""
-        if not self._ready:
-            raise RuntimeError("profile called on a model that is not ready (call allocate_tensors first)")
-        times = np.array([self._plan.invoke_profiled() for _ in range(max(1, runs))])
-        report = []
-        for i, op in enumerate(self._sg.operators):
-            outs = [o for o in (op.outputs or []) if o >= 0]
-            report.append({
-                "index": i,
-                "op": self._plan.op_names[i],
-                "output_shape": self._plan.shape(outs[0]) if outs else [],
-                "seconds": float(np.median(times[:, i])) if len(times) else 0.0,
-                "folded": self._plan.op_folded(i),
-            })
+        with self._lock:
+            if not self._ready:
+                raise RuntimeError("profile called on a model that is not ready (call allocate_tensors first)")
+            times = np.array([self._plan.invoke_profiled() for _ in range(max(1, runs))])
+            report = []
+            for i, op in enumerate(self._sg.operators):
+                outs = [o for o in (op.outputs or []) if o >= 0]
+                report.append({
+                    "index": i,
+                    "op": self._plan.op_names[i],
+                    "output_shape": self._plan.shape(outs[0]) if outs else [],
+                    "seconds": float(np.median(times[:, i])) if len(times) else 0.0,
+                    "folded": self._plan.op_folded(i),
+                })
         return report
 
     def memory_report(self) -> dict[str, int]:
@@ -338,10 +373,11 @@ class Interpreter:
         weights, indirection buffers, requantization scales), summed over every subgraph's plan, and variable
         bytes (the resource variables' values, which a training step updates)."""
         total: dict[str, int] = {}
-        for plan in self._plans:
-            for key, value in plan.memory().items():
-                total[key] = total.get(key, 0) + value
-        total["variable_bytes"] = self._program.variable_bytes()
+        with self._lock:
+            for plan in self._plans:
+                for key, value in plan.memory().items():
+                    total[key] = total.get(key, 0) + value
+            total["variable_bytes"] = self._program.variable_bytes()
         return total
 
     @property
@@ -350,40 +386,17 @@ class Interpreter:
         return self._plan.kernel_path()
 
 
-class SignatureRunner:
-    """Runs one SignatureDef by its input and output names, as LiteRT's SignatureRunner."""
+def _name(member: Any) -> str:
+    return member.name or ""
 
-    def __init__(self, interpreter: Interpreter, key: str, signature: dict[str, Any]) -> None:
-        self._interpreter = interpreter
-        self._key = key
-        self._subgraph: int = signature["subgraph_index"]
-        self._inputs: dict[str, int] = signature["inputs"]
-        self._outputs: dict[str, int] = signature["outputs"]
 
-    def __call__(self, **kwargs: Any) -> dict[str, np.ndarray]:
-        it = self._interpreter
-        if len(kwargs) != len(self._inputs):
-            raise ValueError(f"Invalid number of inputs provided for running a SignatureDef, expected "
-                             f"{len(self._inputs)} vs provided {len(kwargs)}")
-        values = {}
-        for name, value in kwargs.items():
-            if name not in self._inputs:
-                raise ValueError(f"Invalid Input name ({name}) for SignatureDef")
-            values[name] = np.asarray(value)
-            index = self._inputs[name]
-            current = it._views.get((self._subgraph, index)) if it._ready else None
-            shape = current.shape if current is not None else tuple(it._plans[self._subgraph].shape(index))
-            if values[name].shape != shape:
-                it._resize(index, values[name].shape, False, self._subgraph)
-        if not it._ready:
-            it.allocate_tensors()
-        for name, value in values.items():
-            it._set(self._inputs[name], value, self._subgraph)
-        it._invoke(self._subgraph)
-        return {name: it._view(index, self._subgraph).copy() for name, index in self._outputs.items()}
+class InterpreterWithCustomOps(Interpreter):
+    """LiteRT's Interpreter that registers custom ops from symbols or functions. rillet's custom ops
+    (RILLET_...) are built into librillet, so only an empty list of registerers can be honoured."""
 
-    def get_input_details(self) -> dict[str, dict[str, Any]]:
-        return {name: self._interpreter._details(i, self._subgraph) for name, i in self._inputs.items()}
-
-    def get_output_details(self) -> dict[str, dict[str, Any]]:
-        return {name: self._interpreter._details(i, self._subgraph) for name, i in self._outputs.items()}
+    def __init__(self, custom_op_registerers: list[Any] | None = None, **kwargs: Any) -> None:
+        self._custom_op_registerers = custom_op_registerers or []
+        if self._custom_op_registerers:
+            raise ValueError(f"cannot register custom ops {self._custom_op_registerers!r}: rillet's kernels are "
+                             "built into librillet and it loads no others")
+        super().__init__(**kwargs)

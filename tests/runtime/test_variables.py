@@ -34,7 +34,7 @@ def test_variables_live_across_invokes_and_reset_starts_again():
     before = infer(x=g["xs"][0])["output"]
     first = train_five_steps(it, g)
     assert not np.allclose(infer(x=g["xs"][0])["output"], before)  # the weights moved
-    it.reset_all_variables()
+    it.reset_resource_variables()
     np.testing.assert_array_equal(infer(x=g["xs"][0])["output"], before)
     assert train_five_steps(it, g) == first  # the same steps from the same start: the same bits
 

@@ -1,0 +1,108 @@
+"""What rillet adds to LiteRT's Interpreter for training on the device: the resource variables by name,
+checkpoints of them, starting them again, and writing the trained weights back into a model."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Any
+
+import numpy as np
+
+from rillet.converter.format import save
+
+from .export import bake_variables, variable_key
+from .program import read_variable, write_variable
+
+
+class ResourceVariables:
+    """Mixed into Interpreter: needs its `_model_view`, `_program`, `model` and `_lock`."""
+
+    _model_view: Any
+    _program: Any
+    _lock: Any
+    model: Any
+
+    def _variables(self) -> dict[str, tuple[tuple[str, str], int]]:
+        """Each variable a VAR_HANDLE names: by its name (shared_name, or container/shared_name), its
+        (container, shared_name) and its id in the program."""
+        found: dict[str, tuple[tuple[str, str], int]] = {}
+        for sg in self._model_view.subgraphs:
+            for op in sg.operators:
+                if self._model_view.opcode_name(op.opcode_index) == "VAR_HANDLE":
+                    key = variable_key(op.builtin_options)
+                    found["/".join(key) if key[0] else key[1]] = (key, self._program.variable_id(*key))
+        return found
+
+    def _variable_ids(self) -> dict[str, int]:
+        return {name: variable for name, (_, variable) in self._variables().items()}
+
+    def reset_resource_variables(self) -> None:
+        """Every resource variable back to unassigned and every CALL_ONCE to run again: the next invoke
+        starts from the model's initial values. (LiteRT's reset_all_variables leaves resource variables as
+        they are: it zeroes the stateful tensors of ops like LSTM, which rillet does not run.)"""
+        with self._lock:
+            self._program.reset()
+
+    def get_variables(self) -> dict[str, np.ndarray]:
+        """A copy of every resource variable's current value, by name (variables nothing has assigned yet,
+        before the first invoke runs the model's initialiser, are left out)."""
+        with self._lock:
+            values = {name: read_variable(self._program, i) for name, i in self._variable_ids().items()}
+        return {name: v for name, v in values.items() if v is not None}
+
+    def save_checkpoint(self, path: str | os.PathLike) -> None:
+        """Writes every variable by name to an .npz file. The write is atomic: a temporary file beside it is
+        written, flushed to disk and renamed over `path`, so a crash mid-save leaves the previous checkpoint
+        whole."""
+        ids = self._variable_ids()
+        values = self.get_variables()
+        missing = sorted(set(ids) - set(values))
+        if missing:
+            raise ValueError(f"variables {', '.join(missing)} have no value yet: invoke a signature first (its "
+                             "CALL_ONCE initialises them)")
+        path = os.fspath(path)
+        folder = os.path.dirname(os.path.abspath(path))
+        fd, temporary = tempfile.mkstemp(prefix=".checkpoint-", suffix=".npz", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                np.savez(f, **values)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(temporary, path)
+        except BaseException:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+            raise
+
+    def restore_checkpoint(self, path: str | os.PathLike) -> None:
+        """Sets every variable from a checkpoint save_checkpoint wrote (names, types and shapes must match the
+        model's); the model's initialiser then does not run, so training goes on from the restored values."""
+        ids = self._variable_ids()
+        with np.load(os.fspath(path), allow_pickle=False) as saved:
+            values = {name: saved[name] for name in saved.files}
+        if set(values) != set(ids):
+            raise ValueError(f"checkpoint {os.fspath(path)!r} holds variables {sorted(values)}, the model has "
+                             f"{sorted(ids)}")
+        with self._lock:
+            for name, value in values.items():
+                current = read_variable(self._program, ids[name])
+                if current is not None and (current.shape != value.shape or current.dtype != value.dtype):
+                    raise ValueError(f"checkpoint {os.fspath(path)!r}: variable {name!r} is {value.dtype} "
+                                     f"{list(value.shape)}, the model's is {current.dtype} {list(current.shape)}")
+            for name, value in values.items():
+                write_variable(self._program, ids[name], value)
+            self._program.mark_initialized()
+
+    def export_model(self, path: str | os.PathLike, signature_key: str = "infer") -> None:
+        """Writes an inference .tflite of `signature_key` with the variables' current values baked in as
+        constants: the trained model, for LiteRT or rillet, with no resource variables left."""
+        signatures = {sd.signature_key: sd for sd in self.model.signature_defs or []}
+        if signature_key not in signatures:
+            raise ValueError(f"no signature {signature_key!r}: the model has {sorted(signatures)}")
+        with self._lock:
+            values = {key: read_variable(self._program, variable) for key, variable in self._variables().values()}
+        by_key = {key: value for key, value in values.items() if value is not None}
+        data = save(bake_variables(self.model, signatures[signature_key], by_key))
+        with open(os.fspath(path), "wb") as f:
+            f.write(data)
