@@ -18,7 +18,10 @@ void s8_softmax_ref(int64_t rows, int32_t depth, const float *exp_table, float o
         for (int32_t i = 0; i < depth; ++i) sum += table[x[i]];
         const float inverse = 1.0f / (sum * output_scale);
         for (int32_t i = 0; i < depth; ++i) {
-            const int32_t q = (int32_t)roundf(table[x[i]] * inverse) + output_zero_point;
+            /* Clamped before the cast (a tiny output scale makes the product overflow int32); the final clamp
+             * below gives the same int8 for every value inside. */
+            const float v = fminf(fmaxf(table[x[i]] * inverse, -512.0f), 512.0f);
+            const int32_t q = (int32_t)roundf(v) + output_zero_point;
             y[i] = (int8_t)(q < -128 ? -128 : (q > 127 ? 127 : q));
         }
     }

@@ -1,5 +1,7 @@
 /* plan.c — building a plan, preparing it (shapes, constant folding, arena offsets) and invoking it. */
 #define _POSIX_C_SOURCE 200112L
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,6 +273,12 @@ rl_status rl_plan_set_quantization(rl_plan *plan, int32_t tensor, int32_t count,
     t->q_zero_points = (int64_t *)malloc(sizeof(int64_t) * (size_t)(count > 0 ? count : 1));
     if (!t->q_scales || !t->q_zero_points) return rl_fail(plan, RL_NO_MEMORY, "out of memory");
     for (int32_t i = 0; i < count; ++i) {
+        /* TFLite's quantization spec: a scale is a positive real. Zero, negative, NaN, infinite or subnormal
+         * scales would make every requantization below divide by zero or overflow the float-to-int casts. */
+        const int integer = t->dtype != RL_FLOAT32 && t->dtype != RL_FLOAT16; /* a float's are never used */
+        if (integer && (!(scales[i] >= FLT_MIN) || !isfinite(scales[i])))
+            return rl_fail(plan, RL_INVALID, "malformed: tensor %d: quantization scale %d is %g; a scale must be "
+                           "positive, finite and normal", tensor, i, (double)scales[i]);
         t->q_scales[i] = scales[i];
         t->q_zero_points[i] = zero_points[i];
     }

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from single_op import Const, Input, Quant, litert_default, op_model, run
 
+from rillet.converter.format import ModelError
 from rillet.runtime import Interpreter, InterpreterError
 
 pytest.importorskip("ai_edge_litert")
@@ -60,13 +61,20 @@ def test_hybrid_fully_connected_zero_row():
 @pytest.mark.parametrize("quant, message", [
     (Quant([0.1, 0.2], [0, 0]), "2 scales, expected 1 or 3"),
     (Quant([0.1], [3]), "zero point 0 is 3"),
-    (Quant([float("nan")], [0]), "scale 0 is nan"),
 ])
 def test_malformed_hybrid_weights_are_a_clear_error(quant, message):
     m = op_model("FULLY_CONNECTED", [Input((1, 4), F32), Const(np.ones((3, 4), I8), quant), None],
                  [((1, 3), F32)], {}, version=12)
     with pytest.raises(InterpreterError, match=f"FULLY_CONNECTED op 0 .*{message}"):
         Interpreter(model_content=m).allocate_tensors()
+
+
+@pytest.mark.parametrize("scale", [float("nan"), float("inf"), 0.0, -0.5, 1e-45])
+def test_a_scale_that_is_no_positive_normal_number_is_refused_at_load(scale):
+    m = op_model("FULLY_CONNECTED", [Input((1, 4), F32), Const(np.ones((3, 4), I8), Quant([scale], [0])), None],
+                 [((1, 3), F32)], {}, version=12)
+    with pytest.raises(ModelError, match=r"tensor 1 'in1': quantization scale 0 is .*; a scale must be positive"):
+        Interpreter(model_content=m)
 
 
 # ---- hybrid CONV_2D, DEPTHWISE_CONV_2D, BATCH_MATMUL ----

@@ -123,7 +123,7 @@ def test_activation_bound_at_exact_half(op, act, out_scale, out_zp):
 @pytest.mark.parametrize("quant,message", [
     (None, "one scale"),
     (Quant(0.0, 0), "scale 0"),
-    (Quant(-0.5, 0), "scale -0.5"),
+    (Quant(-0.5, 0), "scale 0 is -0.5"),
     (Quant(0.1, 200), "zero point 200"),
     (Quant([0.1, 0.2], [0, 0]), "one scale, has 2"),
 ])

@@ -1,0 +1,41 @@
+"""Writes a seed corpus for the libFuzzer target (native/tests/fuzz_plan.c): the small reference models and
+structure-aware mutations of each (tests/fuzz/structure_mutations.py), plus every saved regression.
+
+    python tests/fuzz/make_corpus.py build/fuzz-corpus [--per-model 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from structure_mutations import mutants
+
+MODELS = HERE.parent / "data" / "models"
+# The large MobileNets make every libFuzzer step slow; their ops are in the small models too.
+SEEDS = ["mlp_f32", "cnn_small_f32", "cnn_small_int8", "cnn_small_int8_floatio", "train_mlp"]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--per-model", type=int, default=300)
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    written = 0
+    sources = [(MODELS / f"{name}.tflite").read_bytes() for name in SEEDS]
+    sources += [p.read_bytes() for p in sorted((HERE / "regressions").glob("*.tflite"))]
+    for k, data in enumerate(sources):
+        for blob in [data, *mutants(data, seed=k, count=args.per_model)]:
+            (args.out / hashlib.sha1(blob).hexdigest()).write_bytes(blob)
+            written += 1
+    print(f"{written} files in {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
