@@ -330,13 +330,17 @@ class Interpreter(ResourceVariables):
             signature_key = next(iter(self._signature_defs))
         return SignatureRunner(interpreter=self, signature_key=signature_key)
 
+    def _current_shape(self, index: int, subgraph: int) -> tuple[int, ...]:
+        """The tensor's shape, from its cached view when there is one (no call into librillet). The view
+        itself is not kept: a caller holding it would make allocate_tensors refuse."""
+        cached = self._views.get((subgraph, index)) if self._ready else None
+        return cached.shape if cached is not None else tuple(self._plans[subgraph].shape(index))
+
     def _run_signature(self, subgraph: int, inputs: dict[int, np.ndarray], outputs: dict[str, int]) -> dict[str, Any]:
         """A signature runner's call: resize what changed, prepare if needed, set, invoke, copy the outputs."""
         with self._lock:
             for index, value in inputs.items():
-                current = self._views.get((subgraph, index)) if self._ready else None
-                shape = current.shape if current is not None else tuple(self._plans[subgraph].shape(index))
-                if value.shape != shape:
+                if value.shape != self._current_shape(index, subgraph):
                     self._resize(index, np.array(value.shape, dtype=np.int32), False, subgraph)
             if not self._ready:
                 self.allocate_tensors()
