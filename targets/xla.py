@@ -278,8 +278,14 @@ def load_checkpoint(path: str, target: Graph | XlaRunner) -> list[str]:
     return sorted(values)
 
 
-# fit builds on CompiledStep: imported last, so that targets/fit.py can import this module's names
-from .fit import METRICS, CheckpointMismatchError, FitError, fit
 
-__all__ = ["BATCH_AXIS", "METRICS", "CheckpointMismatchError", "CompiledStep", "FitError", "XlaRunner", "compile",
-           "fit", "load_checkpoint", "save_checkpoint"]
+_FIT_NAMES = ("METRICS", "CheckpointMismatchError", "FitError", "fit")
+
+
+def __getattr__(name: str) -> Any:
+    """fit and its errors, from targets/fit.py, which builds on this module (so imports it, not the reverse)."""
+    if name in _FIT_NAMES:
+        from . import fit as fit_module
+
+        return getattr(fit_module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
