@@ -10,8 +10,8 @@ void f32_gemm_4x8__neon(size_t mr, size_t nc, size_t kc, const float *a, size_t 
     const float *rows[MR];
     float *out[MR];
     for (size_t i = 0; i < MR; ++i) {
-        rows[i] = i < mr ? a + i * a_stride : rows[i - 1];
-        out[i] = i < mr ? c + i * c_stride : out[i - 1];
+        rows[i] = a + (i < mr ? i : mr - 1) * a_stride;
+        out[i] = c + (i < mr ? i : mr - 1) * c_stride;
     }
     for (size_t n0 = 0; n0 < nc; n0 += NR) {
         const float32x4_t bias_lo = vld1q_f32(w), bias_hi = vld1q_f32(w + 4);

@@ -9,8 +9,8 @@ void qs8_qc8w_gemm_4x16c4__neondot(size_t mr, size_t nc, size_t kc, const int8_t
     const int8_t *rows[MR];
     int8_t *out[MR];
     for (size_t i = 0; i < MR; ++i) {
-        rows[i] = i < mr ? a + i * a_stride : rows[i - 1];
-        out[i] = i < mr ? c + i * c_stride : out[i - 1];
+        rows[i] = a + (i < mr ? i : mr - 1) * a_stride;
+        out[i] = c + (i < mr ? i : mr - 1) * c_stride;
     }
     const rl_neon_requantization rq = rl_neon_requantization_of(params);
     const unsigned char *panel = w;

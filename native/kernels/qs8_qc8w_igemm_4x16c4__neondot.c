@@ -11,7 +11,7 @@ void qs8_qc8w_igemm_4x16c4__neondot(size_t mr, size_t nc, size_t kc, size_t ks, 
                                     const void *w, int8_t *c, size_t c_stride,
                                     const rl_qs8_requantization_params *params) {
     int8_t *out[MR];
-    for (size_t i = 0; i < MR; ++i) out[i] = i < mr ? c + i * c_stride : out[i - 1];
+    for (size_t i = 0; i < MR; ++i) out[i] = c + (i < mr ? i : mr - 1) * c_stride;
     const rl_neon_requantization rq = rl_neon_requantization_of(params);
     const unsigned char *panel = w;
     for (size_t n0 = 0; n0 < nc; n0 += NR) {
@@ -24,7 +24,7 @@ void qs8_qc8w_igemm_4x16c4__neondot(size_t mr, size_t nc, size_t kc, size_t ks, 
         for (size_t p = 0; p < ks; ++p) {
             const int8_t *const *tap = indirection + p * MR;
             const int8_t *rows[MR];
-            for (size_t i = 0; i < MR; ++i) rows[i] = i < mr ? tap[i] : rows[i - 1];
+            for (size_t i = 0; i < MR; ++i) rows[i] = tap[i < mr ? i : mr - 1];
             wk = accumulate_4x16c4(rows, kc, wk, acc);
         }
         int8_t *c_at[MR] = {out[0] + n0, out[1] + n0, out[2] + n0, out[3] + n0};

@@ -1,0 +1,197 @@
+"""The Arm kernel paths under emulation: the float32 and int8 kernel testers and the thread-pool tester, cross-built
+for aarch64 and armv7 with Debian's cross compilers (static, so qemu-user needs no Arm root) and run under
+qemu-user on CPUs with and without the dot-product extension; and the whole library cross-built as a shared
+object with the project's warning flags for aarch64, armv7 and armv6 (the Pi Zero: scalar only).
+
+Each case skips, saying what is missing, when the cross compiler or qemu is not installed (`.ci/run` installs
+them). `native/tests/run_arm_kernel_tests.sh` runs this module alone.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+NATIVE = Path(__file__).resolve().parents[2] / "native"
+TESTS = NATIVE / "tests"
+KERNELS = NATIVE / "kernels"
+SRC = NATIVE / "src"
+
+
+@dataclass(frozen=True)
+class Arch:
+    name: str  # build_config's architecture name
+    compiler: str
+    qemu: str
+    flags: tuple[str, ...] = ()  # the target's baseline, before each file's own ISA flags
+
+    def missing(self) -> str | None:
+        absent = [tool for tool in (self.compiler, self.qemu) if shutil.which(tool) is None]
+        return f"needs {' and '.join(absent)} (apt-get install gcc-{self.compiler[:-4]} qemu-user)" if absent else None
+
+
+AARCH64 = Arch("aarch64", "aarch64-linux-gnu-gcc", "qemu-aarch64")
+# Debian's armhf compiler defaults to armv7-a + VFPv3-D16 in Thumb-2: the NEON files add -mfpu=neon-vfpv4.
+ARMV7 = Arch("armv7l", "arm-linux-gnueabihf-gcc", "qemu-arm")
+ARCHES = {a.name: a for a in (AARCH64, ARMV7)}
+
+# (arch, qemu -cpu, path, expected): "pass", or "skip" where the tester must find that the CPU lacks the path
+# (HWCAP read as dispatch reads it), which checks the detection. cortex-a72 (Pi 4) has no dot product,
+# cortex-a76 (Pi 5) has it; cortex-a7 (Pi 2) and cortex-a15 are armv7 with NEON.
+RUNS = [
+    ("aarch64", "cortex-a72", "scalar", "pass"),
+    ("aarch64", "cortex-a72", "neon", "pass"),
+    ("aarch64", "cortex-a72", "neondot", "skip"),
+    ("aarch64", "cortex-a76", "neondot", "pass"),
+    ("armv7l", "cortex-a7", "scalar", "pass"),
+    ("armv7l", "cortex-a15", "neon", "pass"),
+    ("armv7l", "cortex-a15", "neondot", "skip"),
+]
+TESTERS = {
+    "f32": ("f32_kernels_test.c", ("f32_gemm_*__*.c", "f32_igemm_*__*.c", "f32_dwconv*__*.c", "f32_pack.c",
+                                   "f32_configs.c")),
+    "qs8": ("qs8_kernels_test.c", ("qs8_qc8w_*.c", "qs8_pack.c", "qs8_configs.c")),
+}
+
+
+def load_build_config() -> ModuleType:
+    path = NATIVE / "build_config.py"
+    if not path.exists() or not (TESTS / "f32_kernels_test.c").exists():
+        pytest.skip("native/ sources are not beside the tests (installed without the checkout)")
+    spec = importlib.util.spec_from_file_location("rillet_build_config", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def compile_objects(config: ModuleType, arch: Arch, sources: list[Path], out: Path, extra: list[str]) -> list[str]:
+    """Compiles each source with the warning flags, the target's flags and its own ISA flags, two at a time."""
+    includes = [f"-I{d}" for d in config.INCLUDE_DIRS]
+
+    def one(source: Path) -> str:
+        obj = out / (source.name + ".o")
+        command = [arch.compiler, *config.WARNING_FLAGS, *extra, *arch.flags,
+                   *config.flags_for(str(source), arch.name), *includes, "-c", str(source), "-o", str(obj)]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, f"{source.name} does not compile for {arch.name}:\n{done.stderr}"
+        return str(obj)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return list(pool.map(one, sources))
+
+
+def sources_of_tester(config: ModuleType, arch: Arch, which: str) -> list[Path]:
+    main, patterns = TESTERS[which]
+    files = sorted({p for pattern in patterns for p in KERNELS.glob(pattern)})
+    built = [p for p in files if config.isa_of(str(p)) is None
+             or arch.name in config.ISA_ARCHES.get(config.isa_of(str(p)), ())]
+    return [*built, SRC / "cpu_features.c", TESTS / main]
+
+
+@pytest.fixture(scope="module")
+def testers(tmp_path_factory: pytest.TempPathFactory):
+    """Builds (once, on first use) a tester for an (arch, f32 | qs8 | threadpool) pair; returns its path."""
+    config = load_build_config()
+    built: dict[tuple[str, str], Path] = {}
+
+    def get(arch_name: str, which: str) -> Path:
+        arch = ARCHES[arch_name]
+        if arch.missing():
+            pytest.skip(arch.missing())
+        if (arch_name, which) not in built:
+            out = tmp_path_factory.mktemp(f"{arch_name}-{which}")
+            if which == "threadpool":
+                sources, libraries = [TESTS / "threadpool_test.c", SRC / "threadpool.c"], ["-lpthread"]
+            else:
+                sources, libraries = sources_of_tester(config, arch, which), ["-lm"]
+            objects = compile_objects(config, arch, sources, out, ["-O2", "-pedantic"])
+            exe = out / f"{which}_test"
+            done = subprocess.run([arch.compiler, "-static", *objects, *libraries, "-o", str(exe)],
+                                  capture_output=True, text=True, check=False)
+            assert done.returncode == 0, f"linking the {which} tester for {arch_name} failed:\n{done.stderr}"
+            built[(arch_name, which)] = exe
+        return built[(arch_name, which)]
+
+    return get
+
+
+@pytest.mark.parametrize("which", ["f32", "qs8"])
+@pytest.mark.parametrize(("arch", "cpu", "path", "expected"), RUNS)
+def test_kernels_match_scalar_under_qemu(testers, which: str, arch: str, cpu: str, path: str, expected: str) -> None:
+    """float32 within 1e-6 of the scalar kernels, int8 bit for bit with them and the formula, no over-read."""
+    exe = testers(arch, which)
+    done = subprocess.run([ARCHES[arch].qemu, "-cpu", cpu, str(exe), path], capture_output=True, text=True,
+                          timeout=300, check=False)
+    output = done.stdout + done.stderr
+    if expected == "skip":
+        assert done.returncode == 77, f"{path} on {cpu} should be refused (no such HWCAP), got:\n{output}"
+        return
+    assert done.returncode == 0, f"{which} {path} kernels on {arch} {cpu}:\n{output}"
+    if path != "scalar":  # the path really ran its own kernels, not scalar's under another name
+        tile = "4x8" if which == "f32" else ("4x16c4" if path == "neondot" else "4x8c1")
+        assert tile in output, output
+
+
+@pytest.mark.parametrize("arch", ["aarch64", "armv7l"])
+def test_threadpool_under_qemu(testers, arch: str) -> None:
+    exe = testers(arch, "threadpool")
+    done = subprocess.run([ARCHES[arch].qemu, "-cpu", "max", str(exe)], capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+# (arch, compiler, target flags, symbols that must be in the library, symbols that must not)
+LIBRARIES = [
+    ("aarch64", AARCH64, (), ("qs8_qc8w_gemm_4x16c4__neondot", "f32_gemm_4x8__neon", "rl_kernel_table_for"), ()),
+    ("armv7l", ARMV7, (), ("qs8_qc8w_gemm_4x8c1__neon", "f32_dwconv__neon"), ("qs8_qc8w_gemm_4x16c4__neondot",)),
+    # The Pi Zero: armv6 + VFP, ARM state; no NEON file is built and no config names one.
+    ("armv6l", ARMV7, ("-march=armv6", "-mfpu=vfp", "-marm"), ("f32_gemm_4x4__scalar",),
+     ("f32_gemm_4x8__neon", "qs8_qc8w_dwconv_16c__neon")),
+]
+
+
+@pytest.mark.parametrize(("arch_name", "arch", "flags", "present", "absent"), LIBRARIES,
+                         ids=[row[0] for row in LIBRARIES])
+def test_whole_library_cross_builds(tmp_path: Path, arch_name: str, arch: Arch, flags: tuple[str, ...],
+                                    present: tuple[str, ...], absent: tuple[str, ...]) -> None:
+    """Every source build_config lists for the architecture compiles with -Wall -Wextra -Werror at -O3 and links
+    into a shared object holding exactly that architecture's kernels."""
+    config = load_build_config()
+    if shutil.which(arch.compiler) is None:
+        pytest.skip(f"needs {arch.compiler}")
+    target = Arch(arch_name, arch.compiler, arch.qemu, flags)
+    pairs = config.sources_and_flags(arch_name)
+    objects = compile_objects(config, target, [Path(p) for p, _ in pairs], tmp_path, [*config.OPTIMIZE_FLAGS, "-fPIC"])
+    library = tmp_path / "librillet.so"
+    done = subprocess.run([arch.compiler, *flags, "-shared", "-o", str(library), *objects, "-lm", "-lpthread"],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    nm = arch.compiler[: -len("gcc")] + "nm"
+    symbols = set(subprocess.run([nm, "--defined-only", str(library)], capture_output=True, text=True,
+                                 check=True).stdout.split())
+    assert set(present) <= symbols, sorted(set(present) - symbols)
+    assert not set(absent) & symbols, sorted(set(absent) & symbols)
+
+
+def test_sources_and_flags_keep_x86_and_give_arm_its_flags() -> None:
+    config = load_build_config()
+    by_name = {os.path.basename(p): flags for p, flags in config.sources_and_flags("x86_64")}
+    assert by_name["f32_gemm_6x16__avx2.c"] == config.ISA_FLAGS["avx2"]
+    assert not any(name.endswith(("__neon.c", "__neondot.c")) for name in by_name)
+    armv7 = {os.path.basename(p): flags for p, flags in config.sources_and_flags("armv7l")}
+    assert armv7["f32_gemm_4x8__neon.c"] == config.ARM_NEON_FLAGS
+    assert not any(name.endswith(("__neondot.c", "__avx2.c")) for name in armv7)
+    aarch64 = {os.path.basename(p): flags for p, flags in config.sources_and_flags("aarch64")}
+    assert aarch64["qs8_qc8w_gemm_4x16c4__neondot.c"] == ["-march=armv8.2-a+dotprod"]
+    assert aarch64["f32_gemm_4x8__neon.c"] == []
+    armv6 = [os.path.basename(p) for p, _ in config.sources_and_flags("armv6l")]
+    assert not any("__neon" in name or "__avx" in name for name in armv6)
