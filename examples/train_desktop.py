@@ -3,8 +3,11 @@ check that LiteRT and rillet's runtime classify the held-out images exactly as t
 
     python examples/train_desktop.py                     # writes digits.tflite
     python examples/train_desktop.py --out rillet/data/digits.tflite --sample rillet/data/digits_sample.npz
+    python examples/train_desktop.py --processes 2       # the same training over 2 local processes
 
-The second form refreshes the model `rillet demo` ships. The data (8x8 images, 1,797 samples) comes with
+The second form refreshes the model `rillet demo` ships. Training is `rillet.targets.xla.fit`; with
+--processes N it runs as N processes joined by jax.distributed, each feeding its share of every batch, and
+process 0 writes and checks the file. The data (8x8 images, 1,797 samples) comes with
 scikit-learn, so nothing is downloaded. The model's input is the image as scikit-learn gives it: float32
 values 0 to 16 shaped [batch, 8, 8, 1]; the scaling to [-1, 1] is part of the graph, so whoever runs the
 file feeds raw pixels. Exits 1 when the three runtimes disagree or the test accuracy is under --min-accuracy.
@@ -13,6 +16,7 @@ file feeds raw pixels. Exits 1 when the three runtimes disagree or the test accu
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -21,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 import rillet as rl
-from rillet.graph import Graph, Model, layers, losses, optimizers, placeholder
+from rillet.graph import Graph, Model, layers, optimizers
 
 CLASSES = 10
 TEST_FRACTION = 0.25
@@ -42,9 +46,9 @@ def load_split(seed: int = 0, test_fraction: float = TEST_FRACTION) -> dict[str,
             "test_indices": test}
 
 
-def build_model(seed: int = 0) -> tuple[Model, object]:
+def build_model(seed: int = 0) -> Model:
     """image [batch, 8, 8, 1] (0..16) -> probs [batch, 10]: two conv-relu-maxpool blocks and a dense layer,
-    about 6k parameters. Returns the model (for conversion) and its logits (for the loss)."""
+    about 6k parameters. fit takes the loss on the logits under the softmax."""
     layers.set_seed(seed)
     graph = Graph()
     with graph.as_default():
@@ -58,38 +62,18 @@ def build_model(seed: int = 0) -> tuple[Model, object]:
         h = layers.Flatten(name="flatten")(h)
         logits = layers.Dense(CLASSES, name="logits")(h)
         probs = layers.Activation("softmax", name="probs")(logits)
-    return Model({"image": image}, {"probs": probs}, name="digits_cnn"), logits
+    return Model({"image": image}, {"probs": probs}, name="digits_cnn")
 
 
-def train(model: Model, logits, x: np.ndarray, y: np.ndarray, epochs: int = 20, batch_size: int = 32,
-          learning_rate: float = 3e-3, seed: int = 0, progress: bool = True):
-    """Adam on softmax cross-entropy, one jitted XLA step per batch, shuffled by `seed`. Returns the runner
-    (holding the trained variables) and the mean training loss of each epoch."""
-    from tqdm import tqdm
+def train(model: Model, x: np.ndarray, y: np.ndarray, epochs: int = 20, batch_size: int = 32,
+          learning_rate: float = 3e-3, seed: int = 0, progress: bool = True, **fit_options):
+    """Adam on softmax cross-entropy through `fit`: whole batches shuffled by `seed`, one jitted XLA step
+    each. The trained values are left in the model's graph; returns fit's history."""
+    from rillet.targets.xla import fit
 
-    from rillet.targets.xla import XlaRunner
-
-    graph = model.graph
-    with graph.as_default():
-        labels = placeholder([None], "int32", name="labels")
-        loss = losses.softmax_cross_entropy(labels, logits)
-        step = optimizers.Adam(learning_rate).minimize(loss, model.trainable_variables)
-    runner = XlaRunner([loss, step], [model.inputs["image"], labels], seed=seed)
-    rng = np.random.default_rng(seed)
-    # whole batches only: one compiled shape, and no small last batch to weigh as much as a full one
-    steps_per_epoch = len(y) // batch_size
-    epoch_losses = []
-    bar = tqdm(range(epochs), desc="training", unit="epoch", disable=not progress)
-    for _ in bar:
-        order = rng.permutation(len(y))
-        total = 0.0
-        for i in range(steps_per_epoch):
-            batch = order[i * batch_size:(i + 1) * batch_size]
-            total += float(runner.run([x[batch], y[batch]])[0])
-        epoch_losses.append(total / steps_per_epoch)
-        bar.set_postfix(loss=f"{epoch_losses[-1]:.4f}")
-    runner.sync_to_graph()  # the converter and the graph's own runs read the trained values from the graph
-    return runner, epoch_losses
+    return fit(model, (x, y), loss="softmax_cross_entropy", optimizer=optimizers.Adam(learning_rate),
+               epochs=epochs, batch_size=batch_size, metrics=["accuracy"], seed=seed, progress=progress,
+               **fit_options)
 
 
 def graph_probabilities(model: Model, x: np.ndarray) -> np.ndarray:
@@ -136,17 +120,38 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=Path, help="also write the held-out sample `rillet demo` ships")
     parser.add_argument("--min-accuracy", type=float, default=0.95, help="fail under this test accuracy")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--processes", type=int, default=1, help="train as N local processes (jax.distributed)")
+    parser.add_argument("--checkpoint-dir", type=Path, help="checkpoint here (and resume from it)")
+    parser.add_argument("--every", type=int, default=100, help="steps between checkpoints (default 100)")
+    parser.add_argument("--log-dir", type=Path, help="TensorBoard scalars here (needs tensorboardX)")
+    parser.add_argument("--precision", choices=["float32", "bfloat16"], default="float32",
+                        help="bfloat16: convolutions and matrix products in bfloat16 (variables stay float32)")
     args = parser.parse_args(argv)
 
+    from rillet.targets import distributed
+
+    if args.processes > 1 and not os.environ.get(distributed.COORDINATOR):
+        rest = _without_processes(sys.argv[1:] if argv is None else argv)
+        return distributed.launch_local([sys.executable, str(Path(__file__).resolve()), *rest], args.processes)
+    distributed.initialize()  # a process of a multi-process run joins the others; alone, nothing happens
+    import jax
+
     split = load_split(args.seed)
-    print(f"digits: {len(split['y_train'])} training and {len(split['y_test'])} test images (split seed {args.seed})")
-    model, logits = build_model(args.seed)
+    lead = jax.process_index() == 0
+    if lead:
+        print(f"digits: {len(split['y_train'])} training and {len(split['y_test'])} test images "
+              f"(split seed {args.seed})")
+    model = build_model(args.seed)
     start = time.perf_counter()
-    _, epoch_losses = train(model, logits, split["x_train"], split["y_train"], args.epochs, args.batch_size,
-                            args.learning_rate, args.seed, progress=not args.quiet)
+    history = train(model, split["x_train"], split["y_train"], args.epochs, args.batch_size, args.learning_rate,
+                    args.seed, progress=not args.quiet, checkpoint_dir=args.checkpoint_dir, every=args.every,
+                    log_dir=args.log_dir, precision=args.precision)
     seconds = time.perf_counter() - start
-    final = f"; final training loss {epoch_losses[-1]:.4f}" if epoch_losses else ""
-    print(f"trained {args.epochs} epochs on XLA ({_backend()}) in {seconds:.1f} s{final}")
+    if not lead:  # every process holds the same trained variables: process 0 writes and checks the file
+        return 0
+    final = f"; final training loss {history['loss'][-1]:.4f}" if history.get("loss") else ""
+    step = f", {history.step_time * 1e3:.2f} ms a step after the compile" if history.step_time else ""
+    print(f"trained {args.epochs} epochs on XLA ({_backend()}) in {seconds:.1f} s{step}{final}")
 
     data = rl.convert(model)
     args.out.write_bytes(data)
@@ -178,7 +183,23 @@ def main(argv: list[str] | None = None) -> int:
 def _backend() -> str:
     import jax
 
-    return f"{jax.default_backend()}, {len(jax.devices())} device{'s' if len(jax.devices()) > 1 else ''}"
+    devices = jax.devices()
+    kind = "" if devices[0].device_kind == jax.default_backend() else f" {devices[0].device_kind}"  # the GPU model
+    processes = f" in {jax.process_count()} processes" if jax.process_count() > 1 else ""
+    return f"{jax.default_backend()}{kind}, {len(devices)} device{'s' if len(devices) > 1 else ''}{processes}"
+
+
+def _without_processes(argv: list[str]) -> list[str]:
+    """The command line minus --processes (the children are the processes)."""
+    rest, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == "--processes":
+            skip = True
+        elif not a.startswith("--processes="):
+            rest.append(a)
+    return rest
 
 
 if __name__ == "__main__":

@@ -47,9 +47,16 @@ from .fit_data import (
 from .fit_log import ProgressBar, ScalarLog
 from .xla import BATCH_AXIS, CompiledStep
 
-__all__ = ["METRICS", "CheckpointMismatchError", "FitError", "fit"]
+__all__ = ["METRICS", "CheckpointMismatchError", "FitError", "History", "fit"]
 
 REFRESH_SECONDS = 0.5  # how often the loop reads losses back for the bar and the log
+
+
+class History(dict):
+    """fit's result: name -> one value per epoch. `step_time`: the median seconds per training step of
+    this call (the first steps, which wait for XLA's compile, left out), or None when too few ran."""
+
+    step_time: float | None = None
 
 
 def _accuracy(labels, prediction):
@@ -74,7 +81,7 @@ def fit(model: Model, data: Any, *, loss: str | Callable, optimizer: Any, epochs
         checkpoint_dir: str | Path | None = None, every: int | None = None, resume: bool = True,
         keep: int = 2, seed: int = 0, shuffle: bool = True, log_dir: str | Path | None = None,
         progress: bool = True, precision: str = "float32", labels: str = "labels", output: str | None = None,
-        devices: Sequence[Any] | None = None) -> dict[str, list[float]]:
+        devices: Sequence[Any] | None = None) -> History:
     """Train `model` (a rillet.graph Model) and return its history: per epoch, "loss" and each metric
     (means over the epoch's steps), and "val_loss", "val_<metric>" over `validation` when given. The
     trained values are left in the model's graph (`model.graph.store`), ready for `rillet.convert`.
@@ -293,7 +300,7 @@ class _Fit:
 
     # ---- the loop ----
 
-    def run(self) -> dict[str, list[float]]:
+    def run(self) -> History:
         self.state = {name: jax.device_put(self.model.graph.store[name], self.replicated)
                       for name in self.variables}
         self.position = {"step": 0, "epoch": 0, "batch": 0}
@@ -301,6 +308,7 @@ class _Fit:
         self.epoch_values: list[list[float]] = []
         self.saved_step = -1
         self.pending: list = []
+        self.step_times: list[float] = []
         if self.folder is not None and self.resume:
             self._restore()
         self.step_array = jax.device_put(np.int32(self.position["step"]), self.replicated)
@@ -313,7 +321,10 @@ class _Fit:
                         break
         finally:
             self._finish()
-        return self.history
+        history = History(self.history)
+        if len(self.step_times) > 1:
+            history.step_time = float(np.median(self.step_times[1:]))
+        return history
 
     def _epoch(self) -> bool:
         """One epoch from the current position; False when the run was stopped."""
@@ -366,6 +377,7 @@ class _Fit:
         extra = {"learning_rate": self._learning_rate()}
         if step_seconds is not None:
             extra["step_time"] = step_seconds
+            self.step_times.append(step_seconds)
         self.log.scalars("train", extra, self.position["step"])
         self.progress.update(len(rows), self._named(self._means(self.epoch_values)))
 

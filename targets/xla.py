@@ -279,7 +279,7 @@ def load_checkpoint(path: str, target: Graph | XlaRunner) -> list[str]:
 
 
 
-_FIT_NAMES = ("METRICS", "CheckpointMismatchError", "FitError", "fit")
+_FIT_NAMES = ("METRICS", "CheckpointMismatchError", "FitError", "History", "fit")
 
 
 def __getattr__(name: str) -> Any:

@@ -48,7 +48,7 @@ def test_short_run_writes_a_model_all_three_runtimes_agree_on(example, tmp_path,
 
 
 def test_raw_pixels_go_in_normalization_is_in_the_graph(example):
-    model, _ = example.build_model()
+    model = example.build_model()
     written = rl.load(rl.convert(model))
     ops = [written.op_name(op) for op in written.subgraphs[0].operators]
     assert ops[:3] == ["MUL", "SUB", "CONV_2D"] and ops[-1] == "SOFTMAX"
@@ -59,8 +59,8 @@ def test_training_is_deterministic_given_the_seed(example):
     x, y = split["x_train"][:256], split["y_train"][:256]
     files = []
     for _ in range(2):
-        model, logits = example.build_model(seed=1)
-        example.train(model, logits, x, y, epochs=1, seed=1, progress=False)
+        model = example.build_model(seed=1)
+        example.train(model, x, y, epochs=1, seed=1, progress=False)
         files.append(rl.convert(model))
     assert files[0] == files[1]
 
@@ -79,3 +79,16 @@ def test_split_is_the_one_the_bundled_model_held_out(example):
         np.testing.assert_array_equal(sample["images"], split["x_test"][:n, ..., 0])
         np.testing.assert_array_equal(sample["labels"], split["y_test"][:n])
     assert len(split["y_test"]) == 450 and len(split["y_train"]) == 1347
+
+
+def test_two_processes_write_a_model_that_classifies_as_one_process_does(example, tmp_path, capsys):
+    """--processes 2: jax.distributed over 2 local processes, each feeding half of every batch."""
+    files = {n: tmp_path / f"digits_{n}.tflite" for n in (1, 2)}
+    for n, out in files.items():
+        assert example.main(["--epochs", "2", "--out", str(out), "--quiet", "--min-accuracy", "0.5",
+                             "--processes", str(n)]) == 0
+    x = example.load_split()["x_test"]
+    predicted = {n: rl.Interpreter(model_path=str(out)).get_signature_runner("infer")(image=x)["probs"]
+                 for n, out in files.items()}
+    np.testing.assert_array_equal(predicted[2].argmax(1), predicted[1].argmax(1))
+    np.testing.assert_allclose(predicted[2], predicted[1], rtol=1e-4, atol=1e-6)
