@@ -1,21 +1,31 @@
-"""`rillet bench model.tflite [--threads N] [--runs N]`: invoke latency of rillet, and of LiteRT with and
-without XNNPACK when ai-edge-litert is installed, measured in the same run, with ratios."""
+"""`rillet bench model.tflite [--threads N] [--runs N] [--warmup N] [--input x.npz] [--profile] [--memory]
+[--json]`: invoke latency of rillet, and of LiteRT with and without XNNPACK when ai-edge-litert is installed,
+measured in the same run, with ratios; rillet's time per op and its memory."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from .common import UsageError, WorkError, existing_file, non_negative_int, positive_int
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("bench", help="invoke latency against LiteRT (with and without XNNPACK)")
     p.add_argument("model", help="path to a .tflite file")
-    p.add_argument("--threads", type=int, default=1, help="threads for every interpreter (default 1)")
-    p.add_argument("--runs", type=int, default=50, help="timed invokes per runtime (default 50)")
+    p.add_argument("--threads", type=positive_int, default=1, help="threads for every interpreter (default 1)")
+    p.add_argument("--runs", type=positive_int, default=50, help="timed invokes per runtime (default 50)")
+    p.add_argument("--warmup", type=non_negative_int, default=3, help="untimed invokes per runtime first (default 3)")
+    p.add_argument("--input", action="append", metavar="X.npy",
+                   help="real inputs, as `rillet run` takes them (default: random values of each input's type)")
+    p.add_argument("--profile", action="store_true", help="also print rillet's time per op (median of the runs)")
+    p.add_argument("--memory", action="store_true", help="also print rillet's memory report")
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(func=run)
 
 
@@ -45,7 +55,14 @@ def _time_interleaved(invokes: dict[str, Callable[[], None]], runs: int, blocks:
     return {name: _stats(t) for name, t in times.items() if t}
 
 
-def _ready(interpreter: Any, seed: int = 0) -> Callable[[], None]:
+def _ready(interpreter: Any, seed: int = 0, inputs: list[str] | None = None) -> Callable[[], None]:
+    """The interpreter allocated and its inputs set (from `inputs`, files as `rillet run` reads them, or
+    random values of each input's type); returns its invoke."""
+    if inputs:
+        from .run import prepare_inputs
+
+        prepare_inputs(interpreter, inputs)
+        return interpreter.invoke
     rng = np.random.default_rng(seed)
     interpreter.allocate_tensors()
     for d in interpreter.get_input_details():
@@ -59,7 +76,8 @@ def _ready(interpreter: Any, seed: int = 0) -> Callable[[], None]:
     return interpreter.invoke
 
 
-def bench_model(path: str, threads: int = 1, runs: int = 50) -> dict[str, dict[str, float] | str]:
+def bench_model(path: str, threads: int = 1, runs: int = 50, warmup: int = 3,
+                inputs: list[str] | None = None) -> dict[str, dict[str, float] | str]:
     """Latency per runtime, measured interleaved in this process: {'rillet': stats, 'litert_xnnpack': stats,
     'litert_builtin': stats}; a runtime that cannot run the model (or is not installed) maps to the reason."""
     from rillet.runtime import Interpreter
@@ -81,11 +99,11 @@ def bench_model(path: str, threads: int = 1, runs: int = 50) -> dict[str, dict[s
     for name, make in makers.items():
         try:
             interpreter = make()
-            invokes[name] = _ready(interpreter)
+            invokes[name] = _ready(interpreter, inputs=inputs)
             keep.append(interpreter)
-        except (RuntimeError, ValueError) as e:
+        except (RuntimeError, ValueError, WorkError) as e:
             results[name] = f"cannot run: {str(e).splitlines()[0][:90]}"
-    results.update(_time_interleaved(invokes, runs))
+    results.update(_time_interleaved(invokes, runs, warmup=warmup))
     return {name: results[name] for name in makers if name in results}
 
 
@@ -113,7 +131,58 @@ def format_results(model: str, results: dict[str, Any], threads: int, runs: int)
     return "\n".join(lines)
 
 
+def rillet_details(path: str, threads: int, runs: int, inputs: list[str] | None, profile: bool,
+                   memory: bool) -> dict[str, Any]:
+    """rillet's per-op times (median of `runs` profiled invokes) and memory report, as asked."""
+    from rillet.runtime import Interpreter
+
+    it = Interpreter(model_path=path, num_threads=threads)
+    _ready(it, inputs=inputs)
+    found: dict[str, Any] = {}
+    if profile:
+        found["profile"] = [{"index": r["index"], "op": r["op"], "output_shape": r["output_shape"],
+                             "ms": None if r["folded"] else r["seconds"] * 1e3} for r in it.profile(runs=runs)]
+    if memory:
+        found["memory"] = it.memory_report()
+    return found
+
+
+def format_details(details: dict[str, Any]) -> str:
+    lines = []
+    if "profile" in details:
+        rows = details["profile"]
+        total = sum(r["ms"] or 0.0 for r in rows)
+        lines.append(f"rillet per op (median ms; {total:.3f} ms in all):")
+        lines.append(f"  {'#':>3}  {'op':<24} {'output shape':<20} {'ms':>9} {'share':>6}")
+        for r in rows:
+            ms = "   folded" if r["ms"] is None else f"{r['ms']:9.4f}"
+            share = "" if r["ms"] is None or not total else f"{100 * r['ms'] / total:5.1f}%"
+            lines.append(f"  {r['index']:>3}  {r['op']:<24} {r['output_shape']!s:<20} {ms:>9} {share:>6}")
+    if "memory" in details:
+        lines.append("rillet memory: " + ", ".join(f"{k.removesuffix('_bytes')} {v:,} bytes"
+                                                    for k, v in details["memory"].items()))
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
-    results = bench_model(args.model, args.threads, args.runs)
+    existing_file(args.model, "model")
+    for spec in args.input or []:
+        path = spec.rpartition("=")[2] if "=" in spec else spec
+        if not path:
+            raise UsageError(f"--input {spec!r} names no file")
+    results = bench_model(args.model, args.threads, args.runs, args.warmup, args.input)
+    ours = results.get("rillet")
+    if not isinstance(ours, dict):
+        raise WorkError(f"{args.model}: rillet {ours or 'did not run'}")
+    details = rillet_details(args.model, args.threads, args.runs, args.input, args.profile, args.memory) \
+        if args.profile or args.memory else {}
+    if args.json:
+        from rillet.native import kernel_path
+
+        print(json.dumps({"model": args.model, "threads": args.threads, "runs": args.runs, "warmup": args.warmup,
+                          "kernel_path": kernel_path(), "results": results, **details}, indent=2))
+        return 0
     print(format_results(args.model, results, args.threads, args.runs))
-    return 0 if isinstance(results.get("rillet"), dict) else 2
+    if details:
+        print(format_details(details))
+    return 0

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .common import UsageError, WorkError, existing_file, write_file
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("convert", help="convert a model built by a Python function to .tflite")
@@ -21,19 +23,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def load_builder(spec: str) -> Any:
     path, _, function = spec.rpartition(":")
     if not path or not function:
-        raise SystemExit(f"rillet convert: builder {spec!r} must be FILE.py:FUNCTION")
-    file = Path(path)
-    if not file.is_file():
-        raise SystemExit(f"rillet convert: {file} does not exist")
+        raise UsageError(f"builder {spec!r} must be FILE.py:FUNCTION")
+    file = Path(existing_file(path, "builder"))
     module_spec = importlib.util.spec_from_file_location(file.stem, file)
     module = importlib.util.module_from_spec(module_spec)
     sys.path.insert(0, str(file.parent.resolve()))  # the builder may import its neighbours
     try:
         module_spec.loader.exec_module(module)
+    except Exception as e:  # noqa: BLE001 - whatever the user's file raises, named in one line
+        raise WorkError(f"{file}: {type(e).__name__}: {e}") from None
     finally:
         sys.path.pop(0)
-    if not hasattr(module, function):
-        raise SystemExit(f"rillet convert: {file} has no function {function!r}")
+    if not callable(getattr(module, function, None)):
+        raise UsageError(f"{file} has no function {function!r}")
     return getattr(module, function)
 
 
@@ -44,8 +46,8 @@ def load_weights(graph: Any, path: str) -> int:
         missing = sorted(set(graph.variables) - set(checkpoint.files))
         unknown = sorted(set(checkpoint.files) - set(graph.variables))
         if missing or unknown:
-            raise SystemExit(f"rillet convert: checkpoint {path} does not match the model's variables "
-                             f"(missing: {missing or 'none'}, unknown: {unknown or 'none'})")
+            raise WorkError(f"checkpoint {path} does not match the model's variables "
+                            f"(missing: {missing or 'none'}, unknown: {unknown or 'none'})")
         for name in checkpoint.files:
             graph.variables[name].load(checkpoint[name])
         return len(checkpoint.files)
@@ -54,12 +56,18 @@ def load_weights(graph: Any, path: str) -> int:
 def run(args: argparse.Namespace) -> int:
     from rillet.converter.from_graph import convert, endpoints
 
-    inputs, outputs = endpoints(load_builder(args.builder)())
+    if args.weights:
+        existing_file(args.weights, "checkpoint")
+    builder = load_builder(args.builder)
+    try:
+        inputs, outputs = endpoints(builder())
+    except Exception as e:  # noqa: BLE001 - the user's builder failed: one line naming it
+        raise WorkError(f"{args.builder}: {type(e).__name__}: {e}") from None
     graph = next(iter(inputs.values())).graph
     if args.weights:
         count = load_weights(graph, args.weights)
         print(f"loaded {count} variables from {args.weights}")
     data = convert(inputs=inputs, outputs=outputs)
-    Path(args.output).write_bytes(data)
+    write_file(args.output, data)
     print(f"wrote {args.output} ({len(data):,} bytes): inputs {list(inputs)}, outputs {list(outputs)}")
     return 0

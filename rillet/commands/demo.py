@@ -8,6 +8,7 @@ runtime, so a quantized copy of the model is one more row.
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -16,22 +17,18 @@ from typing import Any
 
 import numpy as np
 
+from .common import WorkError, positive_int
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("demo", help="classify held-out digits with the bundled model: accuracy, size, latency")
-    p.add_argument("--runs", type=_positive, default=100,
+    p.add_argument("--runs", type=positive_int, default=100,
                    help="timed invokes of one image (default 100); a whole batch is timed runs/10 times, at least 3")
-    p.add_argument("--threads", type=int, default=1, help="threads for every interpreter (default 1)")
+    p.add_argument("--threads", type=positive_int, default=1, help="threads for every interpreter (default 1)")
     p.add_argument("--bundled-sample", action="store_true",
                    help="use the sample of held-out digits bundled with rillet even if scikit-learn is installed")
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(func=run)
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def model_rows() -> list[tuple[str, bytes]]:
@@ -117,6 +114,48 @@ def _size(n: int) -> str:
     return f"{n / 1024:.1f} KiB"
 
 
+def measure_all(rows: list[tuple[str, bytes]], runtimes_found: dict[str, Any], test: Any,
+                runs: int) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every model row on every runtime: one record each (accuracy, size, latencies, or why it could not
+    run), and a line per row saying whether rillet and LiteRT agree on every image."""
+    n = len(test.labels)
+    records, agreement = [], []
+    for label, data in rows:
+        results: dict[str, Measurement] = {}
+        for name, make in runtimes_found.items():
+            record: dict[str, Any] = {"variant": label, "runtime": name, "size_bytes": len(data)}
+            records.append(record)
+            if isinstance(make, str):
+                record["error"] = make
+                continue
+            try:
+                m = results[name] = measure(make, data, test.images, test.labels, runs)
+            except (RuntimeError, ValueError) as e:
+                record["error"] = f"cannot run: {str(e).splitlines()[0][:80]}"
+                continue
+            record.update(correct=m.correct, images=n, accuracy=m.correct / n, one_image_ms=m.one_image_ms,
+                          batch_ms=m.batch_ms)
+        if len(results) == 2:
+            differ = int(np.sum(results["rillet"].predictions != results["LiteRT"].predictions))
+            agreement.append(f"{label}: rillet and LiteRT " + (
+                f"give the same class for all {n} images" if differ == 0 else f"disagree on {differ} of {n} images"))
+    return records, agreement
+
+
+def format_table(records: list[dict[str, Any]], n: int) -> str:
+    header = f"{'variant':<9}{'runtime':<9}{'accuracy':<20}{'size':>10}{'1 image':>12}{f'batch of {n}':>16}"
+    lines = [header, "-" * len(header)]
+    for r in records:
+        if "error" in r:
+            lines.append(f"{r['variant']:<9}{r['runtime']:<9}{r['error']}")
+            continue
+        accuracy = f"{r['accuracy']:.2%} ({r['correct']}/{n})"
+        lines.append(f"{r['variant']:<9}{r['runtime']:<9}{accuracy:<20}"
+                     f"{_size(r['size_bytes']):>10}{r['one_image_ms']:>9.3f} ms{r['batch_ms']:>13.3f} ms"
+                     f"  ({r['batch_ms'] * 1e3 / n:.1f} us/image)")
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
     from rillet.bundled import DEFAULT_MODEL, bundled_model_path, digits_calibration_images, digits_test_set
 
@@ -124,41 +163,28 @@ def run(args: argparse.Namespace) -> int:
     runtimes_found = runtimes(args.threads)
     test = digits_test_set(use_sklearn=not args.bundled_sample)
     n = len(test.labels)
-    print("rillet demo: a small CNN, trained on the desktop (examples/train_desktop.py) and shipped with rillet,")
-    print("classifies handwritten digits it never saw in training.\n")
-    print(f"model  {bundled_model_path(DEFAULT_MODEL)} ({len(rows[0][1]):,} bytes)")
-    for line in describe_model(rows[0][1]):
-        print(f"       {line}")
-    print(f"data   {test.source}")
-    print("int8   the same model quantized by `rillet.quant.quantize` just now (per-channel weights, min/max")
-    print(f"       ranges from {len(digits_calibration_images())} training images; float input and output)\n")
-
-    header = f"{'variant':<9}{'runtime':<9}{'accuracy':<20}{'size':>10}{'1 image':>12}{f'batch of {n}':>16}"
-    lines = [header, "-" * len(header)]
-    agreement, rillet_ran = [], True
-    for label, data in rows:
-        results: dict[str, Measurement] = {}
-        for name, make in runtimes_found.items():
-            if isinstance(make, str):
-                lines.append(f"{label:<9}{name:<9}{make}")
-                continue
-            try:
-                m = results[name] = measure(make, data, test.images, test.labels, args.runs)
-            except (RuntimeError, ValueError) as e:
-                lines.append(f"{label:<9}{name:<9}cannot run: {str(e).splitlines()[0][:80]}")
-                continue
-            lines.append(f"{label:<9}{name:<9}{f'{m.correct / n:.2%} ({m.correct}/{n})':<20}{_size(len(data)):>10}"
-                         f"{m.one_image_ms:>9.3f} ms{m.batch_ms:>13.3f} ms"
-                         f"  ({m.batch_ms * 1e3 / n:.1f} us/image)")
-        rillet_ran &= "rillet" in results
-        if len(results) == 2:
-            differ = int(np.sum(results["rillet"].predictions != results["LiteRT"].predictions))
-            agreement.append(f"{label}: rillet and LiteRT " + (
-                f"give the same class for all {n} images" if differ == 0 else f"disagree on {differ} of {n} images"))
-    print("\n".join(lines))
-    litert = "" if isinstance(runtimes_found["LiteRT"], str) else "; LiteRT with its default XNNPACK delegate"
-    print(f"\nlatency: median invoke time of {args.runs} runs with 1 image and {max(3, args.runs // 10)} with the "
-          f"batch, after 2 warm-up runs;\n         {args.threads} thread{'s' if args.threads != 1 else ''}{litert}")
-    for line in agreement:
-        print(line)
-    return 0 if rillet_ran else 2
+    records, agreement = measure_all(rows, runtimes_found, test, args.runs)
+    rillet_ran = all("error" not in r for r in records if r["runtime"] == "rillet")
+    if args.json:
+        print(json.dumps({"model": str(bundled_model_path(DEFAULT_MODEL)), "data": test.source, "runs": args.runs,
+                          "threads": args.threads, "results": records, "agreement": agreement}, indent=2))
+    else:
+        print("rillet demo: a small CNN, trained on the desktop (examples/train_desktop.py) and shipped with "
+              "rillet,\nclassifies handwritten digits it never saw in training.\n")
+        print(f"model  {bundled_model_path(DEFAULT_MODEL)} ({len(rows[0][1]):,} bytes)")
+        for line in describe_model(rows[0][1]):
+            print(f"       {line}")
+        print(f"data   {test.source}")
+        print("int8   the same model quantized by `rillet.quant.quantize` just now (per-channel weights, min/max")
+        print(f"       ranges from {len(digits_calibration_images())} training images; float input and output)\n")
+        print(format_table(records, n))
+        litert = "" if isinstance(runtimes_found["LiteRT"], str) else "; LiteRT with its default XNNPACK delegate"
+        print(f"\nlatency: median invoke time of {args.runs} runs with 1 image and {max(3, args.runs // 10)} with "
+              f"the batch, after 2 warm-up runs;\n         {args.threads} thread{'s' if args.threads != 1 else ''}"
+              f"{litert}")
+        for line in agreement:
+            print(line)
+    if not rillet_ran:
+        raise WorkError("rillet could not run the bundled model: " +
+                        "; ".join(r["error"] for r in records if r["runtime"] == "rillet" and "error" in r))
+    return 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from .common import WorkError, existing_file
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("inspect", help="describe a .tflite model")
@@ -15,13 +17,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rillet.bundled import bundled_model_path
-    from rillet.converter.format import load
+    from rillet.converter.format import ModelError, load
     from rillet.converter.format.summary import format_summary, summarize
 
-    path = args.model or bundled_model_path()
+    path = existing_file(args.model, "model") if args.model else bundled_model_path()
     if not args.model and not args.json:
         print(f"model: {path} (bundled with rillet)")
-    summary = summarize(load(path))
+    try:
+        summary = summarize(load(path))
+    except ModelError as e:
+        raise WorkError(f"{path}: {e}") from None
     summary["kernel_path"] = _kernel_path()
     print(json.dumps(summary, indent=2) if args.json else format_summary(summary))
     if not args.json:

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
+
+from .common import UsageError, WorkError, existing_file, write_file
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,42 +38,75 @@ def _calibration_data(path: str | None):
 
     if path is None:
         return None
-    if not Path(path).is_file():
-        raise SystemExit(f"rillet quantize: calibration file {path} does not exist")
-    if path.endswith(".npy"):
-        return np.load(path)
-    with np.load(path) as npz:
-        return {k: npz[k] for k in npz.files}
+    try:
+        if path.endswith(".npy"):
+            return np.load(path, allow_pickle=False)
+        with np.load(path, allow_pickle=False) as npz:
+            return {k: npz[k] for k in npz.files}
+    except (OSError, ValueError) as e:
+        raise WorkError(f"calibration file {path}: not a .npy or .npz numpy can read ({e})") from None
+
+
+# TensorTypes a float model does not hold: a model with them (quantization parameters on int8, uint8 or
+# int16, or float16 weights) was quantized already.
+QUANTIZED_TYPES = {9: "int8", 3: "uint8", 7: "int16"}
+
+
+def already_quantized(model: Any) -> str:
+    """What shows `model` is quantized already ("12 int8 tensors"), or "" for a float model."""
+    found: dict[str, int] = {}
+    for sg in model.subgraphs:
+        for t in sg.tensors:
+            q = t.quantization
+            if t.type in QUANTIZED_TYPES and q is not None and q.scale is not None and len(q.scale):
+                found[QUANTIZED_TYPES[t.type]] = found.get(QUANTIZED_TYPES[t.type], 0) + 1
+            elif t.type == 1 and t.buffer and model.buffers[t.buffer].data is not None:
+                found["float16 constant"] = found.get("float16 constant", 0) + 1
+    return ", ".join(f"{n} {kind} tensor{'s' if n != 1 else ''}" for kind, n in found.items())
 
 
 def run(args: argparse.Namespace) -> int:
+    from rillet.converter.format import ModelError, load
     from rillet.quant import CalibrationError, QuantizationError, quantize_with_report
 
-    interpreter_class = None
-    if args.executor == "litert":
-        from ai_edge_litert.interpreter import Interpreter as interpreter_class
     want_report = bool(args.report or args.html)
     if args.mode == "int8" and args.calib is None:
-        raise SystemExit("rillet quantize: --mode int8 needs --calib data.npz (representative inputs)")
+        raise UsageError("--mode int8 needs --calib data.npz (representative inputs)")
     if want_report and args.calib is None:
-        raise SystemExit("rillet quantize: --report needs --calib data.npz")
+        raise UsageError("--report needs --calib data.npz")
+    existing_file(args.model, "model")
+    if args.calib is not None:
+        existing_file(args.calib, "calibration file")
+    interpreter_class = None
+    if args.executor == "litert":
+        try:
+            from ai_edge_litert.interpreter import Interpreter as interpreter_class
+        except ImportError:
+            raise WorkError("--executor litert needs ai-edge-litert (pip install ai-edge-litert)") from None
+    try:
+        model = load(args.model)
+    except ModelError as e:
+        raise WorkError(f"{args.model}: {e}") from None
+    quantized = already_quantized(model)
+    if quantized:
+        raise WorkError(f"{args.model} is quantized already ({quantized}): quantize the float model it came from")
     try:
         data, report = quantize_with_report(
             args.model, _calibration_data(args.calib), mode=args.mode, io=args.io, per_channel=not args.per_tensor,
             calibration=args.calibration, percentile=args.percentile, keep_float=args.keep_float or None,
             interpreter_class=interpreter_class, progress=not args.quiet, report=want_report)
     except (CalibrationError, QuantizationError) as e:
-        raise SystemExit(f"rillet quantize: {e}") from None
-    Path(args.output).write_bytes(data)
+        raise WorkError(f"{args.model}: {e}") from None
+    write_file(args.output, data)
     before = Path(args.model).stat().st_size
     print(f"wrote {args.output} ({len(data):,} bytes, {before / max(len(data), 1):.1f}x smaller than "
           f"{before:,}): {args.mode}, {args.io} inputs and outputs")
     if report is not None:
         print(report.table())
         if args.report:
-            Path(args.report).write_text(report.to_json())
+            write_file(args.report, report.to_json(), "report")
             print(f"wrote {args.report}")
         if args.html:
-            Path(args.html).write_text(report.to_html())
+            write_file(args.html, report.to_html(), "report")
             print(f"wrote {args.html}")
     return 0

@@ -95,7 +95,7 @@ def test_bad_file_is_a_clear_error_not_a_traceback(tmp_path):
         [sys.executable, "-m", "rillet.cli", "inspect", str(path)],
         capture_output=True, text=True, check=False, cwd=tmp_path,
     )
-    assert proc.returncode == 2
+    assert proc.returncode == 1  # the work failed: the file is no model
     assert "not a TFLite model" in proc.stderr and "Traceback" not in proc.stderr
 
 

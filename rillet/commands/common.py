@@ -1,0 +1,176 @@
+"""What every command shares: its two kinds of error (and so its exit status), the checks of the files a
+command line names, and feeding arrays from .npy/.npz files to a model's inputs by name, quantized to the
+input's type when the model takes int8.
+
+Exit status, the same in every command: 0 success; 1 the work failed (the model or the data was refused,
+an output could not be written); 2 bad usage (an unknown option or a bad value, a file named on the command
+line that does not exist)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+class UsageError(Exception):
+    """The command line asks for something impossible before any work starts: exit status 2."""
+
+
+class WorkError(Exception):
+    """The work was tried and failed (the message names the file or the problem): exit status 1."""
+
+
+def existing_file(path: str, what: str) -> str:
+    """`path` when it names a readable file; UsageError naming it otherwise."""
+    p = Path(path)
+    if not p.exists():
+        raise UsageError(f"{what} {path} does not exist")
+    if not p.is_file():
+        raise UsageError(f"{what} {path} is not a file")
+    if not os.access(p, os.R_OK):
+        raise UsageError(f"{what} {path} is not readable")
+    return path
+
+
+def write_file(path: str, data: bytes | str, what: str = "output") -> None:
+    """Writes `data` to `path`; WorkError naming the file and the reason when it cannot."""
+    try:
+        if isinstance(data, str):
+            Path(path).write_text(data)
+        else:
+            Path(path).write_bytes(data)
+    except OSError as e:
+        raise WorkError(f"cannot write {what} {path}: {e.strerror or e}") from None
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an int of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value
+
+
+def open_interpreter(path: str, **options: Any) -> Any:
+    """rillet's Interpreter on the model file `path` (UsageError when there is no such file); a model it
+    refuses is a WorkError naming the file."""
+    from rillet.runtime import Interpreter
+
+    existing_file(path, "model")
+    try:
+        return Interpreter(model_path=path, **options)
+    except (ValueError, RuntimeError) as e:
+        raise WorkError(f"{path}: {e}") from None
+
+
+# ---- inputs from files ----
+
+def input_names(interpreter: Any) -> dict[str, int]:
+    """Every name an input of subgraph 0 goes by -> its tensor index: the signature's name for it (a model
+    TensorFlow wrote calls it `keras_tensor`) and its tensor name (`serving_default_keras_tensor:0`)."""
+    names = {d["name"]: d["index"] for d in interpreter.get_input_details()}
+    for key in interpreter.get_signature_list():  # LiteRT's API, so LiteRT's interpreters are read alike
+        runner = interpreter.get_signature_runner(key)
+        if runner._subgraph_index == 0:
+            names.update(runner._inputs)
+    return names
+
+
+def read_inputs(specs: list[str], interpreter: Any) -> dict[int, np.ndarray]:
+    """The arrays `--input` names, by input tensor index. A spec is FILE.npz (arrays keyed by input name),
+    NAME=FILE.npy, or FILE.npy (then one per model input, in the model's input order). Every input must be
+    given exactly once; a key that names no input is refused, naming it."""
+    details = interpreter.get_input_details()
+    names = input_names(interpreter)
+    by_index: dict[int, np.ndarray] = {}
+    positional: list[tuple[str, np.ndarray]] = []
+    for spec in specs:
+        name, _, path = spec.rpartition("=") if "=" in spec and not Path(spec).exists() else ("", "", spec)
+        existing_file(path, "input file")
+        arrays = _load_arrays(path)
+        if isinstance(arrays, dict):
+            unknown = sorted(set(arrays) - set(names))
+            if unknown:
+                raise WorkError(f"{path}: arrays {unknown} name no input of the model; its inputs are "
+                                f"{_listing(details, names)}")
+            for key, value in arrays.items():
+                _put(by_index, names[key], value, f"{path}[{key!r}]")
+        elif name:
+            if name not in names:
+                raise WorkError(f"input {name!r} ({path}) names no input of the model; its inputs are "
+                                f"{_listing(details, names)}")
+            _put(by_index, names[name], arrays, path)
+        else:
+            positional.append((path, arrays))
+    if positional:
+        free = [d["index"] for d in details if d["index"] not in by_index]
+        if len(positional) != len(free):
+            raise WorkError(f"the model has {len(details)} inputs ({_listing(details, names)}), {len(by_index)} "
+                            f"given by name and {len(positional)} .npy files for the other {len(free)}: give one "
+                            ".npy per input in order, NAME=FILE.npy, or one .npz keyed by name")
+        for index, (path, value) in zip(free, positional):
+            by_index[index] = value
+    missing = [d for d in details if d["index"] not in by_index]
+    if missing:
+        raise WorkError(f"no value for the model's inputs {_listing(missing, names)}")
+    return by_index
+
+
+def _load_arrays(path: str) -> np.ndarray | dict[str, np.ndarray]:
+    try:
+        loaded = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise WorkError(f"{path}: not a .npy or .npz file numpy can read ({e})") from None
+    if isinstance(loaded, np.lib.npyio.NpzFile):
+        with loaded:
+            return {key: loaded[key] for key in loaded.files}
+    return loaded
+
+
+def _put(by_index: dict[int, np.ndarray], index: int, value: np.ndarray, where: str) -> None:
+    if index in by_index:
+        raise WorkError(f"{where}: input {index} is given twice")
+    by_index[index] = value
+
+
+def _listing(details: list[dict[str, Any]], names: dict[str, int]) -> str:
+    alias = {index: name for name, index in names.items()}  # the signature's name wins: it is shorter
+    return ", ".join(f"{alias.get(d['index'], d['name'])} {np.dtype(d['dtype']).name}"
+                     f"{[int(n) for n in d['shape_signature']]}" for d in details)
+
+
+def as_model_input(value: np.ndarray, detail: dict[str, Any], where: str) -> np.ndarray:
+    """`value` in the input's type: float arrays to an int8/uint8 input are quantized with the input's scale
+    and zero point (rounding half away from zero, as TFLite), float64 to float32 is narrowed, integers are
+    taken when every value fits; anything else is refused, saying what the input takes."""
+    want = np.dtype(detail["dtype"])
+    value = np.asarray(value)
+    if value.dtype == want:
+        return value
+    scale, zero_point = detail["quantization"]
+    if value.dtype.kind == "f" and want.kind in "iu":
+        if not scale:
+            raise WorkError(f"{where}: {value.dtype.name} values for input {detail['name']!r}, which takes "
+                            f"{want.name} with no quantization to map them by: give {want.name} values")
+        info = np.iinfo(want)
+        q = np.sign(value / scale) * np.floor(np.abs(value / scale) + 0.5) + zero_point
+        return np.clip(q, info.min, info.max).astype(want)
+    if value.dtype.kind == "f" and want.kind == "f":
+        return value.astype(want)
+    if value.dtype.kind in "iub" and want.kind in "iu":
+        info = np.iinfo(want)
+        if not value.size or (value.min() >= info.min and value.max() <= info.max):
+            return value.astype(want)
+    raise WorkError(f"{where}: {value.dtype.name} values for input {detail['name']!r}, which takes {want.name}: "
+                    f"convert them first")
