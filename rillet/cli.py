@@ -7,7 +7,7 @@ import importlib
 import sys
 
 # Each module has `register(subparsers)`, which adds its subcommand and sets `func(args) -> int`.
-COMMAND_MODULES = ["demo", "inspect", "convert", "run", "bench", "quantize"]
+COMMAND_MODULES = ["demo", "inspect", "convert", "run", "bench", "quantize", "train"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -17,11 +17,8 @@ from __future__ import annotations
 
 import itertools
 import math
-import signal
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +30,13 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 from rillet.graph import Model, Tensor, ops
 from rillet.graph import losses as graph_losses
 
-from .fit_checkpoint import CheckpointFolder, CheckpointMismatchError, check_same_run, read_variables
+from .fit_checkpoint import (
+    CheckpointFolder,
+    CheckpointMismatchError,
+    check_same_run,
+    deferred_interrupts,
+    read_variables,
+)
 from .fit_data import (
     ArraySource,
     DataSource,
@@ -136,30 +139,6 @@ def _loss_function(loss: str | Callable) -> Callable:
         logits = prediction.node.inputs[0] if prediction.node.op == "SOFTMAX" else prediction
         return function(labels, logits)
     return from_logits
-
-
-@contextmanager
-def _deferred_interrupts(enabled: bool):
-    """SIGINT and SIGTERM set a flag the loop reads between steps (a second one raises at once), so a
-    stopped run checkpoints a consistent state. Only the main thread may set signal handlers."""
-    flag = {"stop": False}
-    if not enabled or threading.current_thread() is not threading.main_thread():
-        yield flag
-        return
-    signals = [signal.SIGINT, signal.SIGTERM]
-    previous = {s: signal.getsignal(s) for s in signals}
-
-    def handler(signum, frame):
-        if flag["stop"]:
-            raise KeyboardInterrupt
-        flag["stop"] = True
-    for s in signals:
-        signal.signal(s, handler)
-    try:
-        yield flag
-    finally:
-        for s, h in previous.items():
-            signal.signal(s, h)
 
 
 class _Fit:
@@ -314,7 +293,7 @@ class _Fit:
         self.step_array = jax.device_put(np.int32(self.position["step"]), self.replicated)
         stopping = self.folder is not None
         try:
-            with _deferred_interrupts(stopping) as interrupt:
+            with deferred_interrupts(stopping) as interrupt:
                 self.interrupt = interrupt
                 while self.position["epoch"] < self.epochs:
                     if not self._epoch():

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import tempfile
+import threading
 import zipfile
 from collections.abc import Callable, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -122,4 +125,28 @@ def check_same_run(state: dict, run: Mapping[str, Any], path: Path) -> None:
     for key, value in run.items():
         if key in state and state[key] != value:
             raise CheckpointMismatchError(f"checkpoint {path} was written with {key} {state[key]}, this run has "
-                                          f"{value}: resuming would not continue it (resume=False starts over)")
+                                          f"{value}: resuming would not continue it (resume=False or --no-resume starts over)")
+
+
+@contextmanager
+def deferred_interrupts(enabled: bool):
+    """SIGINT and SIGTERM set a flag the loop reads between steps (a second one raises at once), so a
+    stopped run checkpoints a consistent state. Only the main thread may set signal handlers."""
+    flag = {"stop": False}
+    if not enabled or threading.current_thread() is not threading.main_thread():
+        yield flag
+        return
+    signals = [signal.SIGINT, signal.SIGTERM]
+    previous = {s: signal.getsignal(s) for s in signals}
+
+    def handler(signum, frame):
+        if flag["stop"]:
+            raise KeyboardInterrupt
+        flag["stop"] = True
+    for s in signals:
+        signal.signal(s, handler)
+    try:
+        yield flag
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)

@@ -1,0 +1,196 @@
+"""`rillet train`: train a model, on the desktop (XLA, one process or several) or on the device runtime.
+
+    rillet train builder.py:make_model --data train.npz [--validation val.npz] -o model.tflite   # XLA
+    rillet train builder.py:make_model --data train.npz --processes 2                            # 2 local processes
+    rillet train builder.py:make_model --data train.npz --coordinator host0:1234 --num-processes 4 --process-id K
+    rillet train model.tflite --data train.npz --epochs 5 --checkpoint-dir ckpt -o trained.tflite    # device
+
+The XLA backend trains the rillet Model a Python function returns (as `rillet convert` takes it) with
+`rillet.targets.xla.fit`; the device backend (the default for a .tflite) runs the file's `train` signature
+on rillet's C runtime. Both checkpoint every N steps and when stopped, and resume from checkpoint-dir.
+Errors are one line: exit 2 for bad usage (arguments, files), 1 when the training itself fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+OPTIMIZERS = ("sgd", "momentum", "adam")
+ARGS_VARIABLE = "RILLET_TRAIN_ARGS"  # a local launch hands its processes the parsed arguments here
+
+
+class UsageError(Exception):
+    """Bad arguments or files: exit 2."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("train", help="train a model: a graph on XLA, or a .tflite's train signature")
+    p.add_argument("target", help="FILE.py:FUNCTION returning a rillet Model (XLA), or a .tflite with a "
+                                  "train signature (device)")
+    p.add_argument("--backend", choices=["xla", "device"], help="default: device for a .tflite, else xla")
+    p.add_argument("--data", required=True, help="training data: .npz with an array per model input and the "
+                                                 "labels (named as the inputs and `labels`, or x and y)")
+    p.add_argument("--validation", help="validation data (.npz, as --data), evaluated each epoch (XLA)")
+    p.add_argument("--epochs", type=int, default=1, help="passes over the data (default 1)")
+    p.add_argument("--batch-size", type=int, help="global batch (default 32, or the .tflite's own)")
+    p.add_argument("--seed", type=int, default=0, help="seeds the shuffling (and XLA's random ops)")
+    p.add_argument("--no-shuffle", dest="shuffle", action="store_false", help="read the data in order")
+    p.add_argument("--checkpoint-dir", help="write checkpoints here; a run resumes from the newest")
+    p.add_argument("--every", type=int, help="steps between checkpoints (default: only at the end)")
+    p.add_argument("--no-resume", dest="resume", action="store_false", help="start over, ignoring checkpoints")
+    p.add_argument("-o", "--output", help="write the trained model (.tflite, its infer signature)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    xla = p.add_argument_group("XLA backend")
+    xla.add_argument("--loss", default="softmax_cross_entropy",
+                     help="softmax_cross_entropy (default) or mean_squared_error")
+    xla.add_argument("--optimizer", choices=OPTIMIZERS, default="adam", help="default adam")
+    xla.add_argument("--learning-rate", type=float, default=1e-3, help="default 1e-3")
+    xla.add_argument("--metrics", nargs="*", default=[], help="e.g. accuracy")
+    xla.add_argument("--log-dir", help="TensorBoard scalars here (tensorboardX)")
+    xla.add_argument("--precision", choices=["float32", "bfloat16"], default="float32")
+    xla.add_argument("--processes", type=int, default=1, help="start N local processes (jax.distributed)")
+    xla.add_argument("--coordinator", help="host:port of process 0, for a run over several hosts")
+    xla.add_argument("--num-processes", type=int, help="processes in the run (with --coordinator)")
+    xla.add_argument("--process-id", type=int, help="this process's id, 0..N-1 (with --coordinator)")
+    device = p.add_argument_group("device backend")
+    device.add_argument("--threads", type=int, default=1, help="the interpreter's threads (default 1)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rillet.targets.fit_data import FitError
+
+    try:
+        backend = args.backend or ("device" if args.target.endswith(".tflite") else "xla")
+        _check_usage(args, backend)
+        return _train_on_device(args) if backend == "device" else _train_on_xla(args)
+    except UsageError as e:
+        print(f"rillet train: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as e:
+        where = f"; rerun to resume from {args.checkpoint_dir}" if args.checkpoint_dir else ""
+        print(f"rillet train: {e or 'stopped'}{where}", file=sys.stderr)
+        return 130
+    except (FitError, ValueError, RuntimeError, OSError) as e:
+        print(f"rillet train: {_one_line(e)}", file=sys.stderr)
+        return 1
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split()) or type(e).__name__
+
+
+def _check_usage(args: argparse.Namespace, backend: str) -> None:
+    for path in (args.data, args.validation):
+        if path is not None and not Path(path).is_file():
+            raise UsageError(f"{path} does not exist")
+    if args.epochs < 0 or (args.batch_size is not None and args.batch_size < 1) or \
+            (args.every is not None and args.every < 1):
+        raise UsageError("--epochs must be >= 0, --batch-size and --every >= 1")
+    if backend == "device":
+        if not Path(args.target).is_file():
+            raise UsageError(f"{args.target} does not exist")
+        xla_only = [flag for flag, on in (("--validation", args.validation), ("--log-dir", args.log_dir),
+                                          ("--processes", args.processes != 1), ("--coordinator", args.coordinator),
+                                          ("--metrics", args.metrics), ("--precision", args.precision != "float32"))
+                    if on]
+        if xla_only:
+            raise UsageError(f"{', '.join(xla_only)}: XLA backend only (this trains {args.target} on the device runtime)")
+        return
+    if args.target.endswith(".tflite"):
+        raise UsageError("the XLA backend trains a graph: give FILE.py:FUNCTION returning a rillet Model")
+    from rillet.targets.fit import METRICS
+
+    unknown = [m for m in args.metrics if m not in METRICS]
+    if unknown:
+        raise UsageError(f"unknown metric {unknown[0]!r} (known: {', '.join(sorted(METRICS))})")
+    if args.loss not in ("softmax_cross_entropy", "mean_squared_error"):
+        raise UsageError(f"unknown loss {args.loss!r} (softmax_cross_entropy or mean_squared_error)")
+    if args.processes < 1:
+        raise UsageError("--processes must be >= 1")
+    if args.coordinator and (args.num_processes is None or args.process_id is None):
+        raise UsageError("--coordinator needs --num-processes and --process-id")
+
+
+def _train_on_device(args: argparse.Namespace) -> int:
+    from rillet.targets.device_train import DeviceTrainer
+
+    trainer = DeviceTrainer(args.target, threads=args.threads)
+    try:
+        batch_size = trainer.batch_size(args.batch_size)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    history = trainer.fit(args.data, epochs=args.epochs, batch_size=batch_size, checkpoint_dir=args.checkpoint_dir,
+                          every=args.every, resume=args.resume, seed=args.seed, shuffle=args.shuffle,
+                          progress=not args.quiet)
+    _report(history, args)
+    if args.output:
+        trainer.interpreter.export_model(args.output)
+        print(f"wrote {args.output}: the infer signature with the trained weights")
+    return 0
+
+
+def _train_on_xla(args: argparse.Namespace) -> int:
+    from rillet.targets import distributed
+
+    if args.processes > 1 and not args.coordinator and not os.environ.get(distributed.COORDINATOR):
+        settings = {k: v for k, v in vars(args).items() if k != "func"}
+        env = dict(os.environ, **{ARGS_VARIABLE: json.dumps({**settings, "processes": 1})})
+        # the working directory leaves sys.path first: a checkout's ./rillet would shadow the installed package
+        code = ("import sys; sys.path[:] = [p for p in sys.path if p not in ('', '.')]; "
+                "from rillet.commands.train import child; sys.exit(child())")
+        command = [sys.executable, "-c", code]
+        return distributed.launch_local(command, args.processes, env=env)
+    distributed.initialize(args.coordinator, args.num_processes, args.process_id)
+    import jax
+
+    from rillet.graph import Model, optimizers
+    from rillet.targets.fit import fit
+
+    model = _build(args.target)
+    if not isinstance(model, Model):
+        raise UsageError(f"{args.target} returned {type(model).__name__}, not a rillet.graph Model")
+    optimizer = {"sgd": optimizers.SGD, "momentum": optimizers.Momentum, "adam": optimizers.Adam}[args.optimizer]
+    history = fit(model, args.data, loss=args.loss, optimizer=optimizer(args.learning_rate), epochs=args.epochs,
+                  batch_size=args.batch_size or 32, validation=args.validation, metrics=args.metrics,
+                  checkpoint_dir=args.checkpoint_dir, every=args.every, resume=args.resume, seed=args.seed,
+                  shuffle=args.shuffle, log_dir=args.log_dir, progress=not args.quiet, precision=args.precision)
+    if jax.process_index() != 0:
+        return 0
+    _report(history, args)
+    if args.output:
+        import rillet as rl
+
+        data = rl.convert(model)
+        Path(args.output).write_bytes(data)
+        print(f"wrote {args.output} ({len(data):,} bytes)")
+    return 0
+
+
+def child() -> int:
+    """One process of `rillet train --processes N`: the parent's arguments, from the environment."""
+    args = argparse.Namespace(**json.loads(os.environ[ARGS_VARIABLE]))
+    args.func = run
+    return run(args)
+
+
+def _build(spec: str) -> Any:
+    from rillet.commands.convert import load_builder
+
+    try:
+        builder = load_builder(spec)
+    except SystemExit as e:  # convert's loader says what is wrong after its own prefix
+        raise UsageError(str(e).split(": ", 1)[-1]) from None
+    return builder()
+
+
+def _report(history: dict, args: argparse.Namespace) -> None:
+    epochs = len(next(iter(history.values()), []))
+    last = ", ".join(f"{k} {v[-1]:.4g}" for k, v in history.items() if v)
+    where = f"; checkpoints in {args.checkpoint_dir}" if args.checkpoint_dir else ""
+    print(f"trained {epochs} epochs{': ' + last if last else ''}{where}")
