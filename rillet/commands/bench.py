@@ -102,7 +102,7 @@ def bench_model(path: str, threads: int = 1, runs: int = 50, warmup: int = 3,
             invokes[name] = _ready(interpreter, inputs=inputs)
             keep.append(interpreter)
         except (RuntimeError, ValueError, WorkError) as e:
-            results[name] = f"cannot run: {str(e).splitlines()[0][:90]}"
+            results[name] = f"cannot run: {(str(e).splitlines() or [type(e).__name__])[0]}"
     results.update(_time_interleaved(invokes, runs, warmup=warmup))
     return {name: results[name] for name in makers if name in results}
 
@@ -122,7 +122,7 @@ def format_results(model: str, results: dict[str, Any], threads: int, runs: int)
             continue
         r = results[key]
         if isinstance(r, str):
-            lines.append(f"  {label:<28} {r}")
+            lines.append(f"  {label:<28} {r[:100]}")
             continue
         ratio = ""
         if key != "rillet" and isinstance(ours, dict):

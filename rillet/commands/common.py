@@ -152,7 +152,7 @@ def _listing(details: list[dict[str, Any]], names: dict[str, int]) -> str:
 
 def as_model_input(value: np.ndarray, detail: dict[str, Any], where: str) -> np.ndarray:
     """`value` in the input's type: float arrays to an int8/uint8 input are quantized with the input's scale
-    and zero point (rounding half away from zero, as TFLite), float64 to float32 is narrowed, integers are
+    and zero point (as LiteRT's default interpreter does), float64 to float32 is narrowed, integers are
     taken when every value fits; anything else is refused, saying what the input takes."""
     want = np.dtype(detail["dtype"])
     value = np.asarray(value)
@@ -163,9 +163,12 @@ def as_model_input(value: np.ndarray, detail: dict[str, Any], where: str) -> np.
         if not scale:
             raise WorkError(f"{where}: {value.dtype.name} values for input {detail['name']!r}, which takes "
                             f"{want.name} with no quantization to map them by: give {want.name} values")
+        # As LiteRT's default interpreter quantizes (XNNPACK's conversion, and rillet's QUANTIZE kernel):
+        # times the float32 reciprocal of the scale, clamped, rounded with ties to even, plus the zero point.
         info = np.iinfo(want)
-        q = np.sign(value / scale) * np.floor(np.abs(value / scale) + 0.5) + zero_point
-        return np.clip(q, info.min, info.max).astype(want)
+        v = value.astype(np.float32) * (np.float32(1) / np.float32(scale))
+        v = np.clip(np.nan_to_num(v, nan=info.min - zero_point), info.min - zero_point, info.max - zero_point)
+        return (np.rint(v).astype(np.int32) + zero_point).astype(want)
     if value.dtype.kind == "f" and want.kind == "f":
         return value.astype(want)
     if value.dtype.kind in "iub" and want.kind in "iu":
