@@ -56,10 +56,16 @@ REFRESH_SECONDS = 0.5  # how often the loop reads losses back for the bar and th
 
 
 class History(dict):
-    """fit's result: name -> one value per epoch. `step_time`: the median seconds per training step of
-    this call (the first steps, which wait for XLA's compile, left out), or None when too few ran."""
+    """fit's result: name -> one value per epoch. `epoch_step_times`: each epoch of this call, its wall
+    time over its steps (seconds a step, validation left out); `step_time`: their median without the first
+    epoch, which waits for XLA's compile (None with fewer than two epochs)."""
 
-    step_time: float | None = None
+    epoch_step_times: list[float]
+
+    @property
+    def step_time(self) -> float | None:
+        times = getattr(self, "epoch_step_times", [])
+        return float(np.median(times[1:])) if len(times) > 1 else None
 
 
 def _accuracy(labels, prediction):
@@ -287,7 +293,7 @@ class _Fit:
         self.epoch_values: list[list[float]] = []
         self.saved_step = -1
         self.pending: list = []
-        self.step_times: list[float] = []
+        self.epoch_step_times: list[float] = []
         if self.folder is not None and self.resume:
             self._restore()
         self.step_array = jax.device_put(np.int32(self.position["step"]), self.replicated)
@@ -301,8 +307,7 @@ class _Fit:
         finally:
             self._finish()
         history = History(self.history)
-        if len(self.step_times) > 1:
-            history.step_time = float(np.median(self.step_times[1:]))
+        history.epoch_step_times = self.epoch_step_times
         return history
 
     def _epoch(self) -> bool:
@@ -312,6 +317,7 @@ class _Fit:
         self.pending = []
         last_read = time.monotonic()
         window_start, window_steps = last_read, 0
+        epoch_start, epoch_steps = last_read, 0
         for batch in self.source.epoch(epoch, start):
             check_batch(batch, self.expected, self.mesh.size)
             values, self.state, self.step_array = self._train(self.state, self._place(batch, True),
@@ -319,6 +325,7 @@ class _Fit:
             self.pending.append(values)
             self.position = {"step": self.position["step"] + 1, "epoch": epoch, "batch": self.position["batch"] + 1}
             window_steps += 1
+            epoch_steps += 1
             at_checkpoint = self.every is not None and self.position["step"] % self.every == 0
             if at_checkpoint or time.monotonic() - last_read > REFRESH_SECONDS:
                 seconds = time.monotonic() - window_start
@@ -330,6 +337,8 @@ class _Fit:
             if self._should_stop(at_checkpoint):
                 raise KeyboardInterrupt(f"training stopped at step {self.position['step']}")
         self._read_back((time.monotonic() - window_start) / max(window_steps, 1))
+        if epoch_steps:
+            self.epoch_step_times.append((time.monotonic() - epoch_start) / epoch_steps)
         self._end_epoch()
         return True
 
@@ -356,7 +365,6 @@ class _Fit:
         extra = {"learning_rate": self._learning_rate()}
         if step_seconds is not None:
             extra["step_time"] = step_seconds
-            self.step_times.append(step_seconds)
         self.log.scalars("train", extra, self.position["step"])
         self.progress.update(len(rows), self._named(self._means(self.epoch_values)))
 

@@ -49,10 +49,12 @@ class ArraySource(DataSource):
     def order(self, index: int) -> np.ndarray:
         if not self.shuffle:
             return np.arange(self.examples)
-        rng = np.random.default_rng(self.seed)
-        for _ in range(index):
-            rng.permutation(self.examples)
-        return rng.permutation(self.examples)
+        if getattr(self, "_next", None) != index:  # a resumed run: replay the epochs before this one
+            self._rng, self._next = np.random.default_rng(self.seed), 0
+            for _ in range(index):
+                self._rng.permutation(self.examples)
+        self._next = index + 1
+        return self._rng.permutation(self.examples)
 
     def epoch(self, index: int, start: int = 0) -> Iterator[dict[str, np.ndarray]]:
         order = self.order(index)
