@@ -18,7 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import pytest
+
+from rillet.converter.format.view import ModelView
+
+from support import golden, model_path
 
 NATIVE = Path(__file__).resolve().parents[2] / "native"
 TESTS = NATIVE / "tests"
@@ -149,28 +154,43 @@ def test_threadpool_under_qemu(testers, arch: str) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-# (arch, compiler, target flags, symbols that must be in the library, symbols that must not)
-LIBRARIES = [
-    ("aarch64", AARCH64, (), ("qs8_qc8w_gemm_4x16c4__neondot", "f32_gemm_4x8__neon", "rl_kernel_table_for"), ()),
-    ("armv7l", ARMV7, (), ("qs8_qc8w_gemm_4x8c1__neon", "f32_dwconv__neon"), ("qs8_qc8w_gemm_4x16c4__neondot",)),
+# The whole library per architecture: (compiler arch, target flags, symbols it must hold, symbols it must not).
+LIBRARIES = {
+    "aarch64": (AARCH64, (), ("qs8_qc8w_gemm_4x16c4__neondot", "f32_gemm_4x8__neon", "rl_kernel_table_for"), ()),
+    "armv7l": (ARMV7, (), ("qs8_qc8w_gemm_4x8c1__neon", "f32_dwconv__neon"), ("qs8_qc8w_gemm_4x16c4__neondot",)),
     # The Pi Zero: armv6 + VFP, ARM state; no NEON file is built and no config names one.
-    ("armv6l", ARMV7, ("-march=armv6", "-mfpu=vfp", "-marm"), ("f32_gemm_4x4__scalar",),
-     ("f32_gemm_4x8__neon", "qs8_qc8w_dwconv_16c__neon")),
-]
+    "armv6l": (ARMV7, ("-march=armv6", "-mfpu=vfp", "-marm"), ("f32_gemm_4x4__scalar",),
+               ("f32_gemm_4x8__neon", "qs8_qc8w_dwconv_16c__neon")),
+}
 
 
-@pytest.mark.parametrize(("arch_name", "arch", "flags", "present", "absent"), LIBRARIES,
-                         ids=[row[0] for row in LIBRARIES])
-def test_whole_library_cross_builds(tmp_path: Path, arch_name: str, arch: Arch, flags: tuple[str, ...],
-                                    present: tuple[str, ...], absent: tuple[str, ...]) -> None:
-    """Every source build_config lists for the architecture compiles with -Wall -Wextra -Werror at -O3 and links
-    into a shared object holding exactly that architecture's kernels."""
+@pytest.fixture(scope="module")
+def library_objects(tmp_path_factory: pytest.TempPathFactory):
+    """Compiles (once per architecture) every source build_config lists for it, as the library is built:
+    -Wall -Wextra -Werror, -O3, -fPIC, the target's flags, then each file's ISA flags."""
     config = load_build_config()
-    if shutil.which(arch.compiler) is None:
-        pytest.skip(f"needs {arch.compiler}")
-    target = Arch(arch_name, arch.compiler, arch.qemu, flags)
-    pairs = config.sources_and_flags(arch_name)
-    objects = compile_objects(config, target, [Path(p) for p, _ in pairs], tmp_path, [*config.OPTIMIZE_FLAGS, "-fPIC"])
+    built: dict[str, list[str]] = {}
+
+    def get(arch_name: str) -> list[str]:
+        arch, flags, _, _ = LIBRARIES[arch_name]
+        if shutil.which(arch.compiler) is None:
+            pytest.skip(f"needs {arch.compiler}")
+        if arch_name not in built:
+            target = Arch(arch_name, arch.compiler, arch.qemu, flags)
+            sources = [Path(path) for path, _ in config.sources_and_flags(arch_name)]
+            built[arch_name] = compile_objects(config, target, sources, tmp_path_factory.mktemp(f"lib-{arch_name}"),
+                                               [*config.OPTIMIZE_FLAGS, "-fPIC"])
+        return built[arch_name]
+
+    return get
+
+
+@pytest.mark.parametrize("arch_name", list(LIBRARIES))
+def test_whole_library_cross_builds(library_objects, tmp_path: Path, arch_name: str) -> None:
+    """Every source compiles cleanly for the architecture and links into a shared object holding exactly that
+    architecture's kernels."""
+    arch, flags, present, absent = LIBRARIES[arch_name]
+    objects = library_objects(arch_name)
     library = tmp_path / "librillet.so"
     done = subprocess.run([arch.compiler, *flags, "-shared", "-o", str(library), *objects, "-lm", "-lpthread"],
                           capture_output=True, text=True, check=False)
@@ -180,6 +200,72 @@ def test_whole_library_cross_builds(tmp_path: Path, arch_name: str, arch: Arch, 
                                  check=True).stdout.split())
     assert set(present) <= symbols, sorted(set(present) - symbols)
     assert not set(absent) & symbols, sorted(set(absent) & symbols)
+
+
+# ---- the reference models, whole, on each Arm path: every tensor against the scalar path on the same emulated
+# CPU (int8 bit for bit), and the output against LiteRT's ----
+MODELS = ["mobilenet_v2_035_96_int8", "cnn_small_int8", "mobilenet_v2_035_96_f32", "cnn_small_f32", "mlp_f32"]
+MODEL_RUNS = [("aarch64", "cortex-a72", "neon"), ("aarch64", "cortex-a76", "neondot"), ("armv7l", "cortex-a15", "neon")]
+
+
+@pytest.fixture(scope="module")
+def model_runner(library_objects, tmp_path_factory: pytest.TempPathFactory):
+    """Runs a model on (arch, cpu, path) under qemu once; returns {tensor index: raw bytes}."""
+    config = load_build_config()
+    runners: dict[str, Path] = {}
+    results: dict[tuple[str, str, str, str], dict[int, bytes]] = {}
+
+    def run(model: str, arch_name: str, cpu: str, path: str, input_tensor: int, feed: np.ndarray):
+        arch = ARCHES[arch_name]
+        if arch.missing():
+            pytest.skip(arch.missing())
+        if arch_name not in runners:
+            out = tmp_path_factory.mktemp(f"runner-{arch_name}")
+            main = compile_objects(config, arch, [TESTS / "model_isa_run.c"], out, ["-O2"])
+            exe = out / "model_isa_run"
+            done = subprocess.run([arch.compiler, "-static", *main, *library_objects(arch_name), "-lm", "-lpthread",
+                                   "-o", str(exe)], capture_output=True, text=True, check=False)
+            assert done.returncode == 0, done.stderr
+            runners[arch_name] = exe
+        key = (model, arch_name, cpu, path)
+        if key not in results:
+            folder = tmp_path_factory.mktemp(f"{model}-{arch_name}-{path}")
+            feed_file = folder / "input.bin"
+            feed_file.write_bytes(np.ascontiguousarray(feed).tobytes())
+            done = subprocess.run([arch.qemu, "-cpu", cpu, str(runners[arch_name]), str(model_path(model)),
+                                   str(input_tensor), str(feed_file), str(folder)], capture_output=True, text=True,
+                                  timeout=600, check=False, env={**os.environ, "RILLET_ISA": path})
+            assert done.returncode == 0, done.stdout + done.stderr
+            assert f"isa {path}" in done.stdout, done.stdout
+            results[key] = {int(f.stem[1:]): f.read_bytes() for f in folder.glob("t*.bin")}
+        return results[key]
+
+    return run
+
+
+@pytest.mark.parametrize(("arch", "cpu", "path"), MODEL_RUNS)
+@pytest.mark.parametrize("model", MODELS)
+def test_model_on_arm_path_matches_scalar_and_litert(model_runner, model: str, arch: str, cpu: str, path: str):
+    view = ModelView(model_path(model).read_bytes())
+    graph = view.subgraphs[0]
+    (input_tensor,), (output_tensor,) = list(graph.inputs), list(graph.outputs)
+    data = golden(model)
+    scalar = model_runner(model, arch, cpu, "scalar", int(input_tensor), data["x"])
+    fast = model_runner(model, arch, cpu, path, int(input_tensor), data["x"])
+    assert fast.keys() == scalar.keys() and int(output_tensor) in fast
+    for index, want in scalar.items():
+        if graph.tensors[index].type == 0:  # float32: FMA against rounded multiply-adds, through every layer
+            got_values, want_values = np.frombuffer(fast[index], np.float32), np.frombuffer(want, np.float32)
+            np.testing.assert_allclose(got_values, want_values, rtol=1e-4, atol=1e-5 * max(1.0, float(
+                np.abs(want_values).max())), err_msg=f"tensor {index} {graph.tensors[index].name}")
+        else:
+            assert fast[index] == want, f"{path}: tensor {index} {graph.tensors[index].name} differs from scalar"
+    expected = data["y"]
+    got = np.frombuffer(fast[int(output_tensor)], expected.dtype).reshape(expected.shape)
+    if expected.dtype == np.float32:
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    else:
+        np.testing.assert_array_equal(got, expected)
 
 
 def test_sources_and_flags_keep_x86_and_give_arm_its_flags() -> None:
