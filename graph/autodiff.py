@@ -284,26 +284,46 @@ def _spread_to_input(dy: Tensor, attrs: dict, x_shape: tuple, kh: int, kw: int) 
     return pad(t, [(0, 0), (top, bottom), (left, right), (0, 0)])
 
 
+def _conv_filter_grad(x: Tensor, dy: Tensor, attrs: dict, kh: int, kw: int) -> Tensor:
+    """d filter [out, kh, kw, in] of conv2d(x, filter) given dy: a convolution over the batch, channels moved
+    to the batch position; the forward dilation becomes the stride and the forward stride the dilation."""
+    (_, pt, pb), (_, pl, pr) = conv_windows(attrs, x.shape[1], x.shape[2], kh, kw)
+    dilation = (attrs.get("dilation_h", 1), attrs.get("dilation_w", 1))
+    xt = transpose(pad(x, [(0, 0), (pt, pb), (pl, pr), (0, 0)]), [3, 1, 2, 0])
+    dyt = transpose(dy, [3, 1, 2, 0])
+    df = conv2d(xt, dyt, strides=dilation, dilations=(attrs["stride_h"], attrs["stride_w"]), padding="VALID")
+    if df.shape[1:3] != (kh, kw):
+        df = slice_(df, [0, 0, 0, 0], [-1, kh, kw, -1])
+    return transpose(df, [3, 1, 2, 0])
+
+
 def _grad_conv2d(node, dys):
     x, f = node.inputs[:2]
     dy, a = dys[0], node.attrs
     _, kh, kw, _ = f.shape
-    (_, pt, pb), (_, pl, pr) = conv_windows(a, x.shape[1], x.shape[2], kh, kw)
     dilation = (a["dilation_h"], a["dilation_w"])
-    # input gradient: the transposed convolution, a convolution of the spread dy with the flipped filter
-    spread = _spread_to_input(dy, a, x.shape, kh, kw)
-    dx = conv2d(spread, transpose(_flip_hw(f), [3, 1, 2, 0]), padding="VALID", dilations=dilation)
-    # filter gradient: a convolution over the batch, channels moved to the batch position; the forward
-    # dilation becomes the stride and the forward stride the dilation
-    xt = transpose(pad(x, [(0, 0), (pt, pb), (pl, pr), (0, 0)]), [3, 1, 2, 0])
-    dyt = transpose(dy, [3, 1, 2, 0])
-    df = conv2d(xt, dyt, strides=dilation, dilations=(a["stride_h"], a["stride_w"]), padding="VALID")
-    if df.shape[1:3] != (kh, kw):
-        df = slice_(df, [0, 0, 0, 0], [-1, kh, kw, -1])
-    grads = [dx, transpose(df, [3, 1, 2, 0])]
+    if dilation == (1, 1):  # input gradient: the transposed convolution, one TRANSPOSE_CONV
+        dx = ops.transpose_conv2d(dy, transpose(f, [3, 1, 2, 0]), x, strides=(a["stride_h"], a["stride_w"]),
+                                  padding=a["padding"])
+    else:  # TRANSPOSE_CONV has no dilation: a convolution of the spread dy with the flipped filter
+        spread = _spread_to_input(dy, a, x.shape, kh, kw)
+        dx = conv2d(spread, transpose(_flip_hw(f), [3, 1, 2, 0]), padding="VALID", dilations=dilation)
+    grads = [dx, _conv_filter_grad(x, dy, a, kh, kw)]
     if len(node.inputs) == 3:
         grads.append(reduce_sum(dy, [0, 1, 2]))
     return grads
+
+
+def _grad_transpose_conv(node, dys):
+    # y = C^T x for the convolution C(z) = conv2d(z, F), F = f transposed to [in, kh, kw, out]:
+    # dx = C(dy), and dF is C's filter gradient with dy as its input and x as its output gradient
+    _, f, x = node.inputs
+    dy, a = dys[0], node.attrs
+    _, kh, kw, _ = f.shape
+    attrs = {**a, "dilation_h": 1, "dilation_w": 1}
+    dx = conv2d(dy, transpose(f, [3, 1, 2, 0]), strides=(a["stride_h"], a["stride_w"]), padding=a["padding"])
+    df = transpose(_conv_filter_grad(dy, x, attrs, kh, kw), [3, 1, 2, 0])
+    return [None, df, dx]
 
 
 def _depthwise_input_grad(dy: Tensor, f: Tensor, attrs: dict, x_shape: tuple, multiplier: int) -> Tensor:
@@ -524,7 +544,7 @@ GRADIENTS: dict[str, GradRule] = {
     "LOG_SOFTMAX": _grad_log_softmax, "CAST": _grad_cast,
     "SUM": _grad_sum, "MEAN": _grad_mean,
     "FULLY_CONNECTED": _grad_fully_connected, "BATCH_MATMUL": _grad_batch_matmul,
-    "CONV_2D": _grad_conv2d, "DEPTHWISE_CONV_2D": _grad_depthwise_conv2d,
+    "CONV_2D": _grad_conv2d, "TRANSPOSE_CONV": _grad_transpose_conv, "DEPTHWISE_CONV_2D": _grad_depthwise_conv2d,
     "AVERAGE_POOL_2D": _grad_average_pool, "MAX_POOL_2D": _grad_max_pool,
     "IDENTITY": _grad_identity, "RESHAPE": _grad_reshape, "SQUEEZE": _grad_reshape, "EXPAND_DIMS": _grad_reshape,
     "TRANSPOSE": _grad_transpose, "CONCATENATION": _grad_concat, "PAD": _grad_pad, "SLICE": _grad_slice,

@@ -598,6 +598,71 @@ def depthwise_conv2d(x, filters, bias=None, strides=1, padding: str = "VALID", d
     return _apply("DEPTHWISE_CONV_2D", inputs, attrs, name=name)
 
 
+def _transpose_conv_infer(attrs, specs):
+    (ss, sd), (fs, fd), (xs, xd) = specs[:3]
+    if ss != (4,) or not np.issubdtype(np.dtype(sd), np.integer):
+        raise ValueError(f"output_shape must be an int [4], got {sd} {ss}")
+    if len(xs) != 4 or len(fs) != 4 or xd != fd:
+        raise ValueError(f"input must be NHWC and the filter [out, kh, kw, in] of its dtype, got {xs} and {fs}")
+    if None not in (xs[3], fs[3]) and xs[3] != fs[3]:
+        raise ValueError(f"input has {xs[3]} channels, filter expects {fs[3]}")
+    shape = tuple(attrs["shape"])
+    if len(shape) != 4 or shape[3] != fs[0]:
+        raise ValueError(f"output shape {shape} must be 4-D with the filter's {fs[0]} output channels")
+    return [(shape, xd)]
+
+
+def _transpose_conv_np(a, shape, f, x):
+    """Each input pixel scattered through the filter: out[y*s - pad + i, x*s - pad + j] += x[y, x] @ f[:, i, j]^T."""
+    n, h, w, c = (int(d) for d in shape)
+    kh, kw = f.shape[1], f.shape[2]
+    (_, pt, _), (_, pl, _) = conv_windows(a, h, w, kh, kw)
+    sh, sw = a["stride_h"], a["stride_w"]
+    span_h, span_w = (x.shape[1] - 1) * sh + 1, (x.shape[2] - 1) * sw + 1
+    buf = np.zeros((n, max(span_h + kh - 1, pt + h), max(span_w + kw - 1, pl + w), c), dtype=x.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            buf[:, i:i + span_h:sh, j:j + span_w:sw, :] += x @ f[:, i, j, :].T
+    return buf[:, pt:pt + h, pl:pl + w, :]
+
+
+def _transpose_conv_jax(a, shape, f, x):
+    lax = _lax()
+    h, w = int(shape[1]), int(shape[2])
+    kh, kw = f.shape[1], f.shape[2]
+    (_, pt, _), (_, pl, _) = conv_windows(a, h, w, kh, kw)
+    sh, sw = a["stride_h"], a["stride_w"]
+    padding = [(kh - 1 - pt, h + pt - (x.shape[1] - 1) * sh - 1), (kw - 1 - pl, w + pl - (x.shape[2] - 1) * sw - 1)]
+    return lax.conv_general_dilated(x, f[:, ::-1, ::-1, :], window_strides=(1, 1), padding=padding,
+                                    lhs_dilation=(sh, sw), dimension_numbers=("NHWC", "OHWI", "NHWC"),
+                                    precision=lax.Precision.HIGHEST)
+
+
+register(OpDef("TRANSPOSE_CONV", attrs={"padding": "VALID", "stride_h": 1, "stride_w": 1, "shape": REQUIRED},
+               infer=_transpose_conv_infer, numpy=_transpose_conv_np, jax=_transpose_conv_jax,
+               tflite=_tfl("TRANSPOSE_CONV", "TransposeConvOptions",
+                           {"padding": "padding", "stride_h": "stride_h", "stride_w": "stride_w"},
+                           notes="inputs (output_shape, filter [out, kh, kw, in], x); `shape` attr is the "
+                                 "static output shape; padding as the convolution it transposes")))
+
+
+def transpose_conv2d(x, filters, output_shape, strides=1, padding: str = "VALID", name: str | None = None) -> Tensor:
+    """The transposed (adjoint) NHWC convolution, filters [out_channels, kh, kw, in_channels]. `output_shape`
+    is a 4-tuple, or a tensor whose shape the output takes (its SHAPE at run time when a dimension is dynamic,
+    as for a convolution's input gradient over a dynamic batch)."""
+    x = as_tensor(x)
+    if isinstance(output_shape, (Tensor, Variable)):
+        like = as_tensor(output_shape)
+        static = like.shape
+        shape_tensor = shape(like) if None in static else constant(np.array(static, np.int32), graph=x.graph)
+    else:
+        static = tuple(int(d) for d in output_shape)
+        shape_tensor = constant(np.array(static, np.int32), graph=x.graph)
+    sh, sw = (strides, strides) if isinstance(strides, int) else strides
+    attrs = {"padding": padding.upper(), "stride_h": sh, "stride_w": sw, "shape": static}
+    return _apply("TRANSPOSE_CONV", [shape_tensor, as_tensor(filters), x], attrs, name=name)
+
+
 # ------------------------------------------------------------------------------------------- pooling
 
 _POOL_ATTRS = {"padding": "VALID", "stride_h": 1, "stride_w": 1, "filter_h": REQUIRED, "filter_w": REQUIRED}

@@ -156,6 +156,9 @@ void f32_maxpool2d_ref(const rl_window_geometry *g, const float *input, const fl
                        float *output);
 void f32_avgpool2d_ref(const rl_window_geometry *g, const float *input, const float *filter, const float *bias,
                        float *output);
+/* TRANSPOSE_CONV, described by the convolution it transposes (f32_transpose_conv_ref.c says how). */
+void f32_transpose_conv_ref(const rl_window_geometry *g, const float *input, const float *filter, const float *bias,
+                            float *output);
 void f32_fully_connected_ref(int64_t batch, int32_t in_depth, int32_t units, const float *input,
                              const float *weights, const float *bias, float act_min, float act_max,
                              float *output);

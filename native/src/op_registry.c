@@ -76,6 +76,8 @@ static const rl_op_kind op_kinds[] = {
     {.code = RL_OP_SELECT, .name = "SELECT", .dtypes = RL_TAKES_ANY, .prepare = rl_prepare_select, .eval = rl_eval_select},
     {.code = RL_OP_SELECT_V2, .name = "SELECT_V2", .dtypes = RL_TAKES_ANY, .prepare = rl_prepare_select,
      .eval = rl_eval_select},
+    {.code = RL_OP_TRANSPOSE_CONV, .name = "TRANSPOSE_CONV", .dtypes = RL_TAKES_I32, /* output_shape */ .prepare = rl_prepare_transpose_conv,
+     .eval = rl_eval_transpose_conv},
     {.code = RL_OP_VAR_HANDLE, .name = "VAR_HANDLE", .dtypes = ANY, .shape_only = 1, .prepare = rl_prepare_var_handle,
      .eval = rl_eval_var_handle},
     {.code = RL_OP_READ_VARIABLE, .name = "READ_VARIABLE", .dtypes = RESOURCE, .stateful = 1,

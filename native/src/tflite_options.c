@@ -142,6 +142,10 @@ static const op_parameter op_parameters[] = {
     RESIZE(RL_OP_RESIZE_BILINEAR), RESIZE(RL_OP_RESIZE_NEAREST_NEIGHBOR),
     {RL_OP_CALL_ONCE, F_INIT_SUBGRAPH_INDEX, P_INT, AT(call_once.init_subgraph_index), 0},
     {RL_OP_VAR_HANDLE, F_CONTAINER, P_VARIABLE, AT(var_handle.resource_id), 0},
+    {RL_OP_TRANSPOSE_CONV, F_PADDING, P_INT, AT(conv.padding), 0},
+    {RL_OP_TRANSPOSE_CONV, F_STRIDE_W, P_INT, AT(conv.stride_w), 1},
+    {RL_OP_TRANSPOSE_CONV, F_STRIDE_H, P_INT, AT(conv.stride_h), 1},
+    {RL_OP_TRANSPOSE_CONV, F_ACTIVATION, P_INT, AT(conv.activation), 0},
     {RL_OP_DEPTH_TO_SPACE, F_BLOCK_SIZE, P_INT, AT(depth_space.block_size), 0},
     {RL_OP_SPACE_TO_DEPTH, F_BLOCK_SIZE, P_INT, AT(depth_space.block_size), 0},
 };

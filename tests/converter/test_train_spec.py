@@ -114,6 +114,17 @@ def test_training_file_structure_matches_tensorflows():
     assert not {name for name in ops if name.startswith(("FLEX", "RILLET_")) or name == "CUSTOM"}
 
 
+def test_gradients_are_builtins_convolutions_included():
+    g = Graph()
+    model = cnn(g)
+    m = load(rl.convert(model, train=rl.TrainSpec("softmax_cross_entropy", optimizers.SGD(0.1),
+                                                  label_dtype="int32")))
+    names = [m.op_name(op) for op in m.subgraphs[1].operators]
+    # the pointwise convolution's input gradient is one TRANSPOSE_CONV; each filter gradient a CONV_2D
+    assert names.count("TRANSPOSE_CONV") == 1
+    assert names.count("CONV_2D") == 2 + 2
+
+
 def test_save_restore_signatures_and_checkpoints_roundtrip(tmp_path):
     g = Graph()
     model = cnn(g)

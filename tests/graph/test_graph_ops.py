@@ -40,6 +40,25 @@ def sigmoid(z):
     return 1 / (1 + np.exp(-z))
 
 
+def naive_transpose_conv(x, f, shape, stride, padding):
+    """Each input pixel scattered through the filter [out, kh, kw, in], one element at a time."""
+    n, h, w, _ = shape
+    kh, kw = f.shape[1:3]
+    out_h = -(-h // stride) if padding == "SAME" else (h - kh) // stride + 1
+    out_w = -(-w // stride) if padding == "SAME" else (w - kw) // stride + 1
+    pt, pl = max((out_h - 1) * stride + kh - h, 0) // 2, max((out_w - 1) * stride + kw - w, 0) // 2
+    y = np.zeros(shape, dtype=x.dtype)
+    for b in range(n):
+        for iy in range(x.shape[1]):
+            for ix in range(x.shape[2]):
+                for fy in range(kh):
+                    for fx in range(kw):
+                        oy, ox = iy * stride - pt + fy, ix * stride - pl + fx
+                        if 0 <= oy < h and 0 <= ox < w:
+                            y[b, oy, ox] += f[:, fy, fx, :] @ x[b, iy, ix]
+    return y
+
+
 INDICES = np.array([2, 0, 2, 1], dtype=np.int32)
 TFL_STATIC_INT = np.array([[0, 1], [1, 0]], dtype=np.int32)
 
@@ -53,7 +72,7 @@ CASES = [
     ("div_batch_broadcast", [U(3, 4), U(1, 4, lo=0.5, hi=2)], ops.div, lambda a, b: a / b),
     ("squared_difference", [U(2, 3), U(2, 1)], ops.squared_difference, lambda a, b: (a - b) ** 2),
     ("rsqrt", [U(2, 3, lo=0.3, hi=2)], ops.rsqrt, lambda x: 1 / np.sqrt(x)),
-    ("sqrt_via_rsqrt", [U(2, 3, lo=0.3, hi=2)], ops.sqrt, np.sqrt),
+    ("sqrt", [U(2, 3, lo=0.3, hi=2)], ops.sqrt, np.sqrt),
     ("exp", [U(2, 3)], ops.exp, np.exp),
     ("log", [U(2, 3, lo=0.3, hi=2)], ops.log, np.log),
     ("neg", [U(2, 3)], ops.neg, np.negative),
@@ -85,6 +104,12 @@ CASES = [
     ("batch_matmul_adj_both", [U(2, 4, 3), U(2, 5, 4)],
      lambda a, b: ops.batch_matmul(a, b, adj_x=True, adj_y=True),
      lambda a, b: np.swapaxes(a, -1, -2) @ np.swapaxes(b, -1, -2)),
+    ("transpose_conv_strided_same", [U(2, 3, 3, 2), U(3, 3, 3, 2)],
+     lambda x, f: ops.transpose_conv2d(x, f, (2, 6, 5, 3), strides=2, padding="SAME"),
+     lambda x, f: naive_transpose_conv(x, f, (2, 6, 5, 3), 2, "SAME")),
+    ("transpose_conv_valid", [U(1, 3, 2, 2), U(2, 2, 3, 2)],
+     lambda x, f: ops.transpose_conv2d(x, f, (1, 4, 4, 2), padding="VALID"),
+     lambda x, f: naive_transpose_conv(x, f, (1, 4, 4, 2), 1, "VALID")),
     ("conv_valid", [U(2, 5, 5, 2), U(3, 3, 3, 2), U(3)], ops.conv2d,
      lambda x, f, b: naive_conv2d(x, f, 1, "VALID") + b),
     ("conv_same_stride2", [U(1, 6, 5, 2), U(2, 3, 3, 2)],

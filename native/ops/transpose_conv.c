@@ -1,0 +1,80 @@
+/* transpose_conv.c — TRANSPOSE_CONV, float32: inputs (output_shape, filter [out_c, kh, kw, in_c], input,
+ * optional bias). A convolution's input gradient is one (the converter writes it so), and decoders use it.
+ * The padding is the convolution's that the output shape and the options describe, computed as TFLite's
+ * ComputePaddingHeightWidth does (SAME: half the total before, the odd one after). */
+#include "ops.h"
+
+typedef struct {
+    rl_window_geometry g;
+} rl_transpose_conv_state;
+
+RL_STATIC_ASSERT(sizeof(rl_transpose_conv_state) <= 96, "rl_transpose_conv_state is a small struct");
+
+static rl_status run_transpose_conv(rl_plan *plan, rl_op *op) {
+    const rl_transpose_conv_state *st = (const rl_transpose_conv_state *)op->state;
+    const rl_tensor *bias = rl_input(plan, op, 3);
+    f32_transpose_conv_ref(&st->g, (const float *)rl_input(plan, op, 2)->data,
+                           (const float *)rl_input(plan, op, 1)->data, bias ? (const float *)bias->data : NULL,
+                           (float *)rl_output(plan, op, 0)->data);
+    return RL_OK;
+}
+
+/* The padding before the first row of a convolution over `size` with this window, and its output size. */
+static int32_t padding_before(int32_t padding, int32_t size, int32_t filter, int32_t stride, int32_t *out) {
+    *out = padding == 0 ? (size + stride - 1) / stride : (size - filter + stride) / stride;
+    const int32_t total = (*out - 1) * stride + filter - size;
+    return total > 0 ? total / 2 : 0;
+}
+
+rl_status rl_prepare_transpose_conv(rl_plan *plan, rl_op *op) {
+    rl_status s = rl_expect_inputs(plan, op, 3, 4);
+    if (s != RL_OK) return s;
+    const rl_tensor *shape = rl_input(plan, op, 0), *filter = rl_input(plan, op, 1), *input = rl_input(plan, op, 2);
+    const rl_tensor *bias = rl_input(plan, op, 3);
+    rl_tensor *output = rl_output(plan, op, 0);
+    const rl_conv_params *p = &op->params.conv;
+    if ((s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
+    if ((s = rl_expect_dtype(plan, filter, "filter", RL_FLOAT32)) != RL_OK) return s;
+    if ((s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
+    if (bias && (s = rl_expect_dtype(plan, bias, "bias", RL_FLOAT32)) != RL_OK) return s;
+    if ((s = rl_known_indices(plan, shape, "output_shape")) != RL_OK) return s;
+    if (rl_shape_count(&shape->shape) != 4) return rl_fail(plan, RL_INVALID, "output_shape must have 4 entries");
+    if (input->shape.rank != 4 || filter->shape.rank != 4)
+        return rl_fail(plan, RL_INVALID, "input and filter must be 4-D (have ranks %d and %d)", input->shape.rank,
+                       filter->shape.rank);
+    if (p->stride_h < 1 || p->stride_w < 1)
+        return rl_fail(plan, RL_INVALID, "strides %d x %d must be positive", p->stride_h, p->stride_w);
+    output->shape.rank = 4;
+    for (int32_t d = 0; d < 4; ++d) {
+        const int64_t v = rl_read_index(shape, d);
+        if (v < 0 || v > INT32_MAX) return rl_fail(plan, RL_INVALID, "output_shape[%d] = %lld", d, (long long)v);
+        output->shape.dims[d] = (int32_t)v;
+    }
+    rl_window_geometry g = {
+        .batch = input->shape.dims[0], .in_h = output->shape.dims[1], .in_w = output->shape.dims[2],
+        .in_c = output->shape.dims[3], .out_h = input->shape.dims[1], .out_w = input->shape.dims[2],
+        .out_c = input->shape.dims[3], .filter_h = filter->shape.dims[1], .filter_w = filter->shape.dims[2],
+        .stride_h = p->stride_h, .stride_w = p->stride_w, .dilation_h = 1, .dilation_w = 1, .depth_multiplier = 1,
+    };
+    if (output->shape.dims[0] != g.batch)
+        return rl_fail(plan, RL_INVALID, "output_shape has batch %d, the input %d", output->shape.dims[0], g.batch);
+    if (filter->shape.dims[0] != g.in_c || filter->shape.dims[3] != g.out_c)
+        return rl_fail(plan, RL_INVALID, "filter is [%d, %d, %d, %d]; [%d, kh, kw, %d] expected (output and input "
+                       "channels)", filter->shape.dims[0], filter->shape.dims[1], filter->shape.dims[2],
+                       filter->shape.dims[3], g.in_c, g.out_c);
+    if (bias && rl_shape_count(&bias->shape) != g.in_c)
+        return rl_fail(plan, RL_INVALID, "bias has %lld elements, the output %d channels",
+                       (long long)rl_shape_count(&bias->shape), g.in_c);
+    if (p->padding != 0 && p->padding != 1) return rl_fail(plan, RL_INVALID, "padding %d is not SAME or VALID", p->padding);
+    int32_t unused_h, unused_w;
+    g.pad_h = padding_before(p->padding, g.in_h, g.filter_h, g.stride_h, &unused_h);
+    g.pad_w = padding_before(p->padding, g.in_w, g.filter_w, g.stride_w, &unused_w);
+    if ((s = rl_activation_range(plan, p->activation, &g.act_min, &g.act_max)) != RL_OK) return s;
+    rl_transpose_conv_state *st = (rl_transpose_conv_state *)rl_op_state(plan, op, sizeof *st);
+    if (!st) return RL_NO_MEMORY;
+    st->g = g;
+    op->run = run_transpose_conv;
+    return RL_OK;
+}
+
+rl_status rl_eval_transpose_conv(rl_plan *plan, rl_op *op) { return run_transpose_conv(plan, op); }
