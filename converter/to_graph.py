@@ -1,11 +1,14 @@
 """`to_graph`: a float .tflite file (rillet's or TensorFlow's) -> a rillet graph, to run or fine-tune.
 
 Each builtin maps back to the graph op whose TFLite lowering it is (the registry's `tflite` records);
-weights become Variables, so `rl.gradients` and the optimizers can train them.
+float weights of more than one element become Variables, so `rl.gradients` and the optimizers can train
+them. A quantized model (int8 activations or weights: full-integer or dynamic-range) is refused, naming a
+quantized tensor: the graph's ops compute in float and would ignore its scales and zero points.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,14 +31,24 @@ class ImportedModel:
         return self.graph.run(self.outputs, {self.inputs[k]: v for k, v in feeds.items()})
 
 
-def to_graph(model: ModelFile | str | bytes, signature: str | None = None, graph: Any = None) -> ImportedModel:
-    """Import one signature (default: the first, or subgraph 0 when the file has none) into a graph."""
+def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None = None,
+             graph: Any = None) -> ImportedModel:
+    """Import one signature of a float model (a ModelFile, a path, or the file's bytes) into `graph` (default:
+    a new Graph): `signature` names it (default: the first, or subgraph 0 when the file has none). Inputs
+    and outputs are keyed by the signature's names (the tensors' names without one). ModelError names what
+    cannot be imported: an op rillet.graph has no op for, a quantized tensor, an unknown signature."""
     from rillet.graph import REGISTRY, Graph, Variable, ops
 
     if not isinstance(model, ModelFile):
         model = load(model)
     sg_index, input_names, output_names = _signature(model, signature)
     sg = model.subgraphs[sg_index]
+    quantized = next((i for i, t in enumerate(sg.tensors) if _is_quantized(t)), None)
+    if quantized is not None:
+        t = sg.tensors[quantized]
+        raise ModelError(f"tensor {quantized} {t.name!r} is quantized ({t.dtype.name}, scale "
+                         f"{t.quantization.scale[0]:g}): to_graph imports float models; import the float model "
+                         "this one was quantized from")
     by_builtin = {d.tflite["builtin"]: d for d in REGISTRY.values() if d.tflite}
     unsupported = sorted({model.op_name(op) for op in sg.operators if model.op_name(op) not in by_builtin})
     if unsupported:
@@ -87,6 +100,13 @@ def to_graph(model: ModelFile | str | bytes, signature: str | None = None, graph
                 tensors[index] = t
     return ImportedModel(graph, {k: tensors[v] for k, v in input_names.items()},
                          {k: value_of(v) for k, v in output_names.items()}, variables)
+
+
+def _is_quantized(t: Any) -> bool:
+    """An integer tensor with a scale: its values stand for floats (TFLite's quantization)."""
+    q = t.quantization
+    return (t.type in TENSOR_TYPE_DTYPES and np.dtype(TENSOR_TYPE_DTYPES[t.type]).kind in "iu"
+            and q is not None and q.scale is not None and len(q.scale) > 0)
 
 
 def _signature(model: ModelFile, key: str | None) -> tuple[int, dict[str, int], dict[str, int]]:
