@@ -1,15 +1,25 @@
 """librillet, the C kernel library, and its cffi binding: `from rillet.native import ffi, lib`.
 
-The extension is compiled by `pip install` (native/build_ffi.py); importing never compiles anything.
+`pip install` (or the prebuilt wheel) puts `librillet.so`, a plain shared library, beside `_librillet.py`, the
+binding's pre-parsed declarations (cffi's out-of-line ABI mode: native/build_ffi.py); importing opens the
+library and never compiles anything.
 """
 
+import os
+
+LIBRARY_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "librillet.so")
+
 try:
-    from ._librillet import ffi, lib
+    from ._librillet import ffi
 except ImportError as e:  # pragma: no cover - only on a checkout that was never installed
     raise ImportError(
         "rillet.native._librillet is not built: install rillet with `pip install .` (or `pip install -e .`), "
-        f"which compiles native/ with cffi ({e})"
+        f"which compiles native/ ({e})"
     ) from e
+try:
+    lib = ffi.dlopen(LIBRARY_PATH)
+except OSError as e:  # pragma: no cover - a wheel for another architecture, or a half-finished build
+    raise ImportError(f"cannot load {LIBRARY_PATH}: {e}") from e
 
 STATUS_NAMES = {0: "ok", 1: "invalid", 2: "unsupported", 3: "out of memory", 4: "bad state"}
 
@@ -28,4 +38,4 @@ def kernel_path() -> str:
         lib.rl_plan_destroy(out[0])
 
 
-__all__ = ["STATUS_NAMES", "ffi", "kernel_path", "lib"]
+__all__ = ["LIBRARY_PATH", "STATUS_NAMES", "ffi", "kernel_path", "lib"]

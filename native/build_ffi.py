@@ -1,10 +1,14 @@
-"""The cffi build of librillet: compiles native/ into rillet.native._librillet (API mode).
+"""Builds librillet as a plain shared library (`librillet.so`) and its cffi binding in out-of-line ABI mode.
 
-setup.py names this file in `cffi_modules`, so `pip install` compiles the library once; importing rillet
-never compiles anything. The C declarations come from include/rillet.h, between its cffi markers. The
-sources and each instruction-set file's flags come from build_config.py: baseline files go to cffi's
-extension, ISA files are compiled first with their own flags and linked in as objects, so the library
-still loads and runs on a CPU without AVX2.
+The binding (`_librillet.py`) is pure Python: the C declarations of include/rillet.h (between its cffi
+markers), parsed once here and stored pre-digested, so importing rillet parses nothing and compiles
+nothing; `rillet.native` opens the library with `ffi.dlopen`. Nothing in either file depends on the Python
+version, so one wheel per architecture serves every CPython, and a cross compiler builds the library for
+another architecture without that architecture's Python headers.
+
+The sources and each instruction-set file's flags come from build_config.py; a target adds its own flags
+(`-march=...`, from rillet.targets.devices) before each file's ISA flags, so a kernel file's own `-march`
+wins. setup.py calls `build_library` and `write_binding`; tools/build_wheels.py does the same per target.
 """
 
 from __future__ import annotations
@@ -14,16 +18,22 @@ import shlex
 import subprocess
 import sys
 import sysconfig
+from concurrent.futures import ThreadPoolExecutor
 
 from cffi import FFI
 
 NATIVE_DIR = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(NATIVE_DIR)
 sys.path.insert(0, NATIVE_DIR)
-import build_config
+import build_config  # a sibling file, importable before rillet is installed
 
 HEADER = os.path.join(NATIVE_DIR, "include", "rillet.h")
-COMPILE_FLAGS = build_config.WARNING_FLAGS + build_config.OPTIMIZE_FLAGS
+LIBRARY_FILE = "librillet.so"
+BINDING_MODULE = "rillet.native._librillet"
+BINDING_FILE = "_librillet.py"
+# -DNDEBUG as the Python-extension build had it; -s keeps the exported symbols but drops the rest (size).
+COMPILE_FLAGS = [*build_config.WARNING_FLAGS, *build_config.OPTIMIZE_FLAGS, "-DNDEBUG", "-fPIC"]
+LINK_FLAGS = ["-shared", "-s"]
+LIBRARIES = ["-lm", "-lpthread"]
 
 
 def api_declarations() -> str:
@@ -33,40 +43,45 @@ def api_declarations() -> str:
     return text[start : text.index("/* cffi-end */")]
 
 
-def compiler() -> list[str]:
+def write_binding(path: str) -> str:
+    """Writes the pure-Python binding module (the parsed declarations; no library path in it)."""
+    ffibuilder = FFI()
+    ffibuilder.cdef(api_declarations())
+    ffibuilder.set_source(BINDING_MODULE, None)
+    ffibuilder.emit_python_code(path)
+    return path
+
+
+def host_compiler() -> list[str]:
     return shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")
 
 
-def compile_isa_objects(out_dir: str) -> list[str]:
-    """Compiles every instruction-set file with its own flags; returns the object paths."""
-    os.makedirs(out_dir, exist_ok=True)
-    objects = []
+def build_library(out_path: str, build_dir: str, *, compiler: list[str] | None = None, arch: str | None = None,
+                  target_flags: tuple[str, ...] = (), link_flags: tuple[str, ...] = ()) -> str:
+    """Compiles every source `arch` builds (default: the host's) and links them into `out_path`.
+
+    `compiler` defaults to $CC or the compiler Python was built with; `target_flags` go on every file,
+    before the file's own ISA flags; `link_flags` after the objects (e.g. how libgcc is linked)."""
+    compiler = compiler or host_compiler()
+    arch = arch or build_config.host_arch()
+    os.makedirs(build_dir, exist_ok=True)
     includes = [f"-I{d}" for d in build_config.INCLUDE_DIRS]
-    for path in build_config.sources():
-        if build_config.isa_of(path) is None:
-            continue
-        obj = os.path.join(out_dir, os.path.splitext(os.path.basename(path))[0] + ".o")
-        command = [*compiler(), *COMPILE_FLAGS, "-fPIC", *build_config.flags_for(path), *includes, "-c", path, "-o", obj]
-        subprocess.run(command, check=True)
-        objects.append(obj)
-    return objects
 
+    def compile_one(source: str) -> str:
+        obj = os.path.join(build_dir, os.path.splitext(os.path.basename(source))[0] + ".o")
+        command = [*compiler, *COMPILE_FLAGS, *target_flags, *build_config.flags_for(source), *includes,
+                   "-c", source, "-o", obj]
+        result = subprocess.run(command, check=False, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"compiling {os.path.relpath(source, NATIVE_DIR)} failed:\n"
+                               f"{shlex.join(command)}\n{result.stderr}")
+        return obj
 
-baseline = [os.path.relpath(p, ROOT) for p in build_config.sources() if build_config.isa_of(p) is None]
-isa_objects = compile_isa_objects(os.path.join(ROOT, "build", "isa-objects"))
-
-ffibuilder = FFI()
-ffibuilder.cdef(api_declarations())
-ffibuilder.set_source(
-    "rillet.native._librillet",
-    '#include "rillet.h"',
-    sources=baseline,
-    extra_objects=isa_objects,
-    include_dirs=[os.path.relpath(d, ROOT) for d in build_config.INCLUDE_DIRS],
-    extra_compile_args=COMPILE_FLAGS,
-    libraries=["m", "pthread"] if sys.platform != "win32" else [],
-)
-
-if __name__ == "__main__":
-    os.chdir(ROOT)
-    ffibuilder.compile(verbose=True)
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        objects = list(pool.map(compile_one, build_config.sources(arch)))
+    os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
+    command = [*compiler, *target_flags, *LINK_FLAGS, "-o", out_path, *objects, *link_flags, *LIBRARIES]
+    result = subprocess.run(command, check=False, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"linking {LIBRARY_FILE} failed:\n{shlex.join(command)}\n{result.stderr}")
+    return out_path

@@ -1,0 +1,133 @@
+"""`rillet deploy` and the named targets, on the host: what a bundle holds, its run.py and train.py run here
+on the installed rillet (the emulated device runs the same files: test_emulated.py), and each refusal is one
+line with its exit code."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rillet.cli import main
+from rillet.targets.devices import ARCHITECTURES, DEVICES, device
+
+from support import golden, model_path
+
+
+def fake_wheels(folder: Path, platforms: list[str]) -> Path:
+    """Wheel files named as tools/build_wheels.py names them (deploy only copies them)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for platform in platforms:
+        zipfile.ZipFile(folder / f"rillet-0.1.0-py3-none-{platform}.whl", "w").close()
+    zipfile.ZipFile(folder / "flatbuffers-25.12.19-py2.py3-none-any.whl", "w").close()
+    return folder
+
+
+def test_targets_name_the_issue_boards_with_their_wheel_and_best_kernel_path():
+    table = {name: (d.wheel_platform, d.best_kernel_path) for name, d in DEVICES.items()}
+    assert table == {"rpi0": ("linux_armv6l", "scalar"), "rpi3-32": ("linux_armv7l", "neon"),
+                     "rpi4-32": ("linux_armv7l", "neon"), "rpi3": ("linux_aarch64", "neon"),
+                     "rpi4": ("linux_aarch64", "neon"), "rpi5": ("linux_aarch64", "neondot")}
+    assert all(d.kernel_paths[-1] == "scalar" for d in DEVICES.values())
+    assert ARCHITECTURES["armv6l"].cflags == ("-march=armv6", "-mfpu=vfp", "-mfloat-abi=hard", "-marm")
+    assert device("host").wheel_platform.startswith("linux_")
+    with pytest.raises(ValueError, match="unknown target 'rpi9': choose one of rpi0"):
+        device("rpi9")
+
+
+def test_the_installed_library_is_loaded_through_abi_mode():
+    """One wheel per architecture serves every CPython because nothing in it is a Python extension."""
+    from rillet import native
+
+    assert Path(native.LIBRARY_PATH).name == "librillet.so"
+    assert not list(Path(native.__file__).parent.glob("_librillet*.so"))
+    assert native.lib.RL_OK == 0 and native.lib.RL_INT8 == 9
+
+
+def test_a_bundle_holds_wheel_model_scripts_and_its_archive(tmp_path, capsys):
+    wheels = fake_wheels(tmp_path / "dist", ["linux_aarch64", "linux_armv7l"])
+    out = tmp_path / "bundle"
+    assert main(["deploy", "--target", "rpi4", str(model_path("cnn_small_int8")), "-o", str(out),
+                 "--wheels", str(wheels)]) == 0
+    files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    assert files == ["README.md", "bundle.json", "cnn_small_int8.tflite", "install.sh", "rillet.service.in",
+                     "run.py", "wheels/flatbuffers-25.12.19-py2.py3-none-any.whl",
+                     "wheels/rillet-0.1.0-py3-none-linux_aarch64.whl"]
+    config = json.loads((out / "bundle.json").read_text())
+    assert config == {"model": "cnn_small_int8.tflite", "target": "rpi4", "signature": "serving_default",
+                      "input_range": [0.0, 1.0], "labels": None, "train": False}
+    assert (out / "install.sh").stat().st_mode & 0o111
+    with tarfile.open(tmp_path / "bundle.tar.gz") as tar:
+        assert sorted(m.name for m in tar.getmembers() if m.isfile()) == [f"bundle/{f}" for f in files]
+    assert "bundle.tar.gz" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["cnn_small_int8", "cnn_small_f32"])
+def test_run_py_gives_litert_outputs(tmp_path, name):
+    """The bundle's run.py, run here as on the device: int8 bit for bit with LiteRT's golden, float 1e-5."""
+    out = tmp_path / "bundle"
+    assert main(["deploy", "--target", "rpi3", str(model_path(name)), "-o", str(out),
+                 "--wheels", str(fake_wheels(tmp_path / "dist", ["linux_aarch64"]))]) == 0
+    reference = golden(name)
+    np.save(out / "x.npy", reference["x"])
+    proc = subprocess.run([sys.executable, str(out / "run.py"), str(out / "x.npy"), "--save", str(out / "y.npz")],
+                          capture_output=True, text=True, check=True)
+    assert proc.stdout.startswith("x.npy: ")
+    (y,) = np.load(out / "y.npz").values()
+    if y.dtype == np.int8:
+        np.testing.assert_array_equal(y, reference["y"][0])
+    else:
+        np.testing.assert_allclose(y, reference["y"][0], rtol=1e-5, atol=1e-7)
+
+
+def test_run_py_turns_an_image_into_the_quantized_input(tmp_path):
+    """A 0..255 image of another size is resized and mapped to --input-range, then quantized: the same outputs
+    as the input array made by hand."""
+    out = tmp_path / "bundle"
+    assert main(["deploy", "--target", "rpi5", str(model_path("cnn_small_int8")), "-o", str(out),
+                 "--wheels", str(fake_wheels(tmp_path / "dist", ["linux_aarch64"])), "--input-range", "-1", "1"]) == 0
+    sys.path.insert(0, str(out))
+    try:
+        import run  # the bundle's run.py
+    finally:
+        sys.path.remove(str(out))
+        sys.modules.pop("run", None)
+    model = run.BundledModel(json.loads((out / "bundle.json").read_text()))
+    image = np.random.default_rng(0).integers(0, 256, (56, 56), dtype=np.uint8)  # twice the input's 28x28
+    scale, zero_point = model.input["quantization"]
+    by_hand = np.clip(np.round((image[::2, ::2] / 255.0 * 2 - 1) / scale) + zero_point, -128, 127)
+    np.testing.assert_array_equal(model.prepare(image), by_hand.astype(np.int8)[:, :, None])
+
+
+def test_train_py_trains_and_run_py_uses_the_checkpoint(tmp_path):
+    out = tmp_path / "bundle"
+    assert main(["deploy", "--target", "rpi4-32", str(model_path("train_mlp")), "-o", str(out), "--train",
+                 "--wheels", str(fake_wheels(tmp_path / "dist", ["linux_armv7l"]))]) == 0
+    rng = np.random.default_rng(0)
+    np.savez(out / "data.npz", x=rng.normal(size=(32, 64)).astype(np.float32),
+             y=np.eye(10, dtype=np.float32)[rng.integers(0, 10, 32)])
+    proc = subprocess.run([sys.executable, str(out / "train.py"), str(out / "data.npz"), "--epochs", "3",
+                           "--export", str(out / "trained.tflite")], capture_output=True, text=True, check=True)
+    losses = [float(line.split("mean loss ")[1].split()[0]) for line in proc.stdout.splitlines() if "loss" in line]
+    assert len(losses) == 3 and losses[-1] < losses[0]
+    assert set(np.load(out / "checkpoint.npz").files) and (out / "trained.tflite").stat().st_size > 0
+
+
+def test_refusals_are_one_line_with_their_exit_code(tmp_path, capsys):
+    wheels = fake_wheels(tmp_path / "dist", ["linux_aarch64"])
+    cases = [
+        (["--target", "rpi9", str(model_path("mlp_f32"))], 2, "unknown target 'rpi9'"),
+        (["--target", "rpi0", str(model_path("mlp_f32"))], 1, "lacks the rillet wheel for linux_armv6l"),
+        (["--target", "rpi4", str(model_path("mlp_f32")), "--train"], 1, "mlp_f32.tflite has no train signature"),
+        (["--target", "rpi4", str(tmp_path / "none.tflite")], 2, "none.tflite: no such model file"),
+    ]
+    for args, code, message in cases:
+        assert main(["deploy", *args, "-o", str(tmp_path / "b"), "--wheels", str(wheels)]) == code
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("rillet deploy: ") and message in err, err
