@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from rillet.converter.format import ModelFile, ModelView
+from rillet.native import lib
 
 from .delegate import (
     Delegate,
@@ -37,6 +38,9 @@ from .variables import ResourceVariables
 
 __all__ = ["Delegate", "DelegateError", "Interpreter", "InterpreterWithCustomOps", "OpResolverType",
            "SignatureRunner", "load_delegate"]
+
+
+_invoke_plan = lib.rl_plan_invoke
 
 
 def map_model_file(path: str | os.PathLike) -> mmap.mmap | bytes:
@@ -142,8 +146,12 @@ class Interpreter(ResourceVariables):
 
     def invoke(self) -> None:
         """Runs subgraph 0. Unlike LiteRT, views from tensor() may be held across it: invoke moves no tensor."""
-        with self._lock:
-            self._invoke(0)
+        with self._lock:  # inline, not through _invoke: this is the call an app makes in its loop
+            if not self._ready:
+                raise RuntimeError("Invoke called on model that is not ready.")
+            status = _invoke_plan(self._plan._plan)  # cffi releases the GIL for the call
+            if status:
+                self._plan._check(status)
 
     def _invoke(self, subgraph: int) -> None:
         if not self._ready:
