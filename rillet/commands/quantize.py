@@ -4,6 +4,7 @@ quantization of a float .tflite, with a per-layer report of the error it adds.""
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--executor", choices=["rillet", "litert"], default="rillet",
                    help="the interpreter that runs the models for calibration and the report")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print the result (and the per-layer report) as JSON")
     p.set_defaults(func=run)
 
 
@@ -69,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     from rillet.converter.format import ModelError, load
     from rillet.quant import CalibrationError, QuantizationError, quantize_with_report
 
-    want_report = bool(args.report or args.html)
+    want_report = bool(args.report or args.html or (args.json and args.calib))
     if args.mode == "int8" and args.calib is None:
         raise UsageError("--mode int8 needs --calib data.npz (representative inputs)")
     if want_report and args.calib is None:
@@ -99,14 +101,21 @@ def run(args: argparse.Namespace) -> int:
         raise WorkError(f"{args.model}: {e}") from None
     write_file(args.output, data)
     before = Path(args.model).stat().st_size
+    if report is not None:
+        if args.report:
+            write_file(args.report, report.to_json(), "report")
+        if args.html:
+            write_file(args.html, report.to_html(), "report")
+    if args.json:
+        print(json.dumps({"model": args.model, "output": args.output, "model_bytes": before, "output_bytes": len(data),
+                          "mode": args.mode, "io": args.io,
+                          "report": report.to_dict() if report is not None else None}, indent=2))
+        return 0
     print(f"wrote {args.output} ({len(data):,} bytes, {before / max(len(data), 1):.1f}x smaller than "
           f"{before:,}): {args.mode}, {args.io} inputs and outputs")
     if report is not None:
         print(report.table())
-        if args.report:
-            write_file(args.report, report.to_json(), "report")
-            print(f"wrote {args.report}")
-        if args.html:
-            write_file(args.html, report.to_html(), "report")
-            print(f"wrote {args.html}")
+        for written in (args.report, args.html):
+            if written:
+                print(f"wrote {written}")
     return 0
