@@ -94,6 +94,8 @@ class Interpreter(ResourceVariables):
         if model_path and not model_content:
             content = _open_model(model_path)
         elif model_content and not model_path:
+            if not isinstance(model_content, (bytes, bytearray, memoryview, mmap.mmap)):
+                raise TypeError(f"model_content must be bytes, not {type(model_content).__name__}")
             content = model_content if isinstance(model_content, bytes) else bytes(model_content)
         elif not model_content and not model_path:
             raise ValueError("`model_path` or `model_content` must be specified.")
@@ -111,7 +113,6 @@ class Interpreter(ResourceVariables):
         self._model: ModelFile | None = None
         self._views: dict[tuple[int, int], np.ndarray] = {}
         self._ready = False
-        self._signature_defs = self.get_signature_list()
 
     @property
     def model(self) -> ModelFile:
@@ -119,6 +120,11 @@ class Interpreter(ResourceVariables):
         if self._model is None:
             self._model = self._model_view.to_model()
         return self._model
+
+    @property
+    def _signature_defs(self) -> dict[str, dict[str, list[str]]]:
+        """LiteRT's attribute of the same name, read when asked (not at construction: cold start)."""
+        return self.get_signature_list()
 
     @property
     def experimental_compress_quantization_zero_points(self) -> bool:

@@ -102,6 +102,7 @@ def drive_misuse(s: Script) -> None:
     s.call("no model", lambda: make())
     s.call("both path and content", lambda: make(model_path=path, model_content=b"x"))
     s.call("content as str", lambda: make(model_content="not bytes"))
+    s.call("content as an int", lambda: make(model_content=5))
     s.call("unknown op resolver", lambda: make(model_path=path, experimental_op_resolver_type=7))
     s.call("reference op resolver", lambda: make(model_path=path,
                                                  experimental_op_resolver_type=m.OpResolverType.BUILTIN_REF).num_subgraphs())
