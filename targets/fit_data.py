@@ -25,6 +25,7 @@ class DataSource:
 
     steps_per_epoch: int | None = None
     fingerprint: ClassVar[dict] = {}
+    uniform = False  # every batch has the first one's shapes and dtypes (rows of the same arrays)
 
     def epoch(self, index: int, start: int = 0) -> Iterator[dict[str, np.ndarray]]:
         raise NotImplementedError
@@ -33,6 +34,8 @@ class DataSource:
 class ArraySource(DataSource):
     """Arrays with one row per example, shuffled every epoch by a numpy Generator seeded once: epoch e's
     order is the (e+1)-th permutation of that stream, so a resumed run replays the permutations before it."""
+
+    uniform = True
 
     def __init__(self, arrays: dict[str, np.ndarray], batch_size: int, seed: int, shuffle: bool = True):
         lengths = {name: len(a) for name, a in arrays.items()}

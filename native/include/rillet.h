@@ -67,6 +67,7 @@ typedef struct { int32_t align_corners, half_pixel_centers; } rl_resize_params;
 typedef struct { int32_t resource_id; } rl_var_handle_params;        /* from rl_program_variable_id */
 typedef struct { int32_t init_subgraph_index; } rl_call_once_params;
 typedef struct { int32_t block_size; } rl_depth_space_params;
+typedef struct { int64_t seed, seed2; } rl_random_params;
 
 typedef union {
     rl_conv_params conv;
@@ -88,6 +89,7 @@ typedef union {
     rl_var_handle_params var_handle;
     rl_call_once_params call_once;
     rl_depth_space_params depth_space;
+    rl_random_params random;
 } rl_op_params;
 
 typedef struct rl_plan rl_plan;

@@ -76,8 +76,12 @@ static const rl_op_kind op_kinds[] = {
     {.code = RL_OP_SELECT, .name = "SELECT", .dtypes = RL_TAKES_ANY, .prepare = rl_prepare_select, .eval = rl_eval_select},
     {.code = RL_OP_SELECT_V2, .name = "SELECT_V2", .dtypes = RL_TAKES_ANY, .prepare = rl_prepare_select,
      .eval = rl_eval_select},
-    {.code = RL_OP_TRANSPOSE_CONV, .name = "TRANSPOSE_CONV", .dtypes = RL_TAKES_I32, /* output_shape */ .prepare = rl_prepare_transpose_conv,
-     .eval = rl_eval_transpose_conv},
+    /* dtypes: the first input's, the int32 output_shape */
+    {.code = RL_OP_TRANSPOSE_CONV, .name = "TRANSPOSE_CONV", .dtypes = RL_TAKES_I32,
+     .prepare = rl_prepare_transpose_conv, .eval = rl_eval_transpose_conv},
+    /* stateful: its stream advances at every invoke, so it is never folded */
+    {.code = RL_OP_RANDOM_UNIFORM, .name = "RANDOM_UNIFORM", .dtypes = RL_TAKES_I32, .stateful = 1,
+     .prepare = rl_prepare_random_uniform, .eval = rl_eval_random_uniform},
     {.code = RL_OP_VAR_HANDLE, .name = "VAR_HANDLE", .dtypes = ANY, .shape_only = 1, .prepare = rl_prepare_var_handle,
      .eval = rl_eval_var_handle},
     {.code = RL_OP_READ_VARIABLE, .name = "READ_VARIABLE", .dtypes = RESOURCE, .stateful = 1,

@@ -105,6 +105,8 @@ rl_status rl_eval_resize(rl_plan *plan, rl_op *op);
 enum { RL_OP_TRANSPOSE_CONV = 67, RL_OP_RANDOM_UNIFORM = 148 };
 rl_status rl_prepare_transpose_conv(rl_plan *plan, rl_op *op);
 rl_status rl_eval_transpose_conv(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_random_uniform(rl_plan *plan, rl_op *op);
+rl_status rl_eval_random_uniform(rl_plan *plan, rl_op *op);
 
 /* Resource variables and CALL_ONCE (variables.c). */
 enum { RL_OP_CALL_ONCE = 129, RL_OP_VAR_HANDLE = 142, RL_OP_READ_VARIABLE = 143, RL_OP_ASSIGN_VARIABLE = 144 };

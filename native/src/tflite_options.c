@@ -17,7 +17,7 @@ typedef enum {
     F_FILTER_W, F_FILTER_H, F_WEIGHTS_FORMAT, F_KEEP_NUM_DIMS, F_ADJ_X, F_ADJ_Y, F_KEEP_DIMS, F_BETA, F_ALPHA,
     F_AXIS, F_NEW_SHAPE, F_SQUEEZE_DIMS, F_BEGIN_MASK, F_END_MASK, F_ELLIPSIS_MASK, F_NEW_AXIS_MASK,
     F_SHRINK_AXIS_MASK, F_OFFSET, F_BATCH_DIMS, F_VALUES_COUNT, F_OUT_TYPE, F_ALIGN_CORNERS,
-    F_HALF_PIXEL_CENTERS, F_INIT_SUBGRAPH_INDEX, F_CONTAINER, F_SHARED_NAME, F_BLOCK_SIZE
+    F_HALF_PIXEL_CENTERS, F_INIT_SUBGRAPH_INDEX, F_CONTAINER, F_SHARED_NAME, F_BLOCK_SIZE, F_SEED, F_SEED2
 } option_field_name;
 
 typedef struct {
@@ -80,13 +80,15 @@ static const option_field option_fields[] = {
     {106, F_STRIDE_H, 3, FB_I32, 0}, {106, F_ACTIVATION, 4, FB_I8, 0}, {106, F_DILATION_W, 6, FB_I32, 1},
     {106, F_DILATION_H, 7, FB_I32, 1},
     /* VarHandleOptions */ {111, F_CONTAINER, 0, FB_STRING, 0}, {111, F_SHARED_NAME, 1, FB_STRING, 0},
+    /* RandomOptions */ {114, F_SEED, 0, FB_I64, 0}, {114, F_SEED2, 1, FB_I64, 0},
     /* option-fields-end */
 };
 
-/* How a field becomes a parameter: as an int32, as 0/1, as a float, a count and up to 8 ints (count -1:
- * absent or longer: RESHAPE's new_shape), the first 8 ints (SQUEEZE's dims), a field that must be 0, or
- * the id in the plan's program of the variable that (container, shared_name) name (VAR_HANDLE). */
-typedef enum { P_INT, P_BOOL, P_FLOAT, P_SHAPE, P_DIMS, P_MUST_BE_ZERO, P_VARIABLE } parameter_kind;
+/* How a field becomes a parameter: as an int32, as 0/1, as a float, as an int64 (RANDOM_UNIFORM's seeds),
+ * a count and up to 8 ints (count -1: absent or longer: RESHAPE's new_shape), the first 8 ints (SQUEEZE's
+ * dims), a field that must be 0, or the id in the plan's program of the variable that (container,
+ * shared_name) name (VAR_HANDLE). */
+typedef enum { P_INT, P_BOOL, P_FLOAT, P_SHAPE, P_DIMS, P_MUST_BE_ZERO, P_VARIABLE, P_INT64 } parameter_kind;
 
 typedef struct {
     int32_t code;
@@ -146,6 +148,8 @@ static const op_parameter op_parameters[] = {
     {RL_OP_TRANSPOSE_CONV, F_STRIDE_W, P_INT, AT(conv.stride_w), 1},
     {RL_OP_TRANSPOSE_CONV, F_STRIDE_H, P_INT, AT(conv.stride_h), 1},
     {RL_OP_TRANSPOSE_CONV, F_ACTIVATION, P_INT, AT(conv.activation), 0},
+    {RL_OP_RANDOM_UNIFORM, F_SEED, P_INT64, AT(random.seed), 0},
+    {RL_OP_RANDOM_UNIFORM, F_SEED2, P_INT64, AT(random.seed2), 0},
     {RL_OP_DEPTH_TO_SPACE, F_BLOCK_SIZE, P_INT, AT(depth_space.block_size), 0},
     {RL_OP_SPACE_TO_DEPTH, F_BLOCK_SIZE, P_INT, AT(depth_space.block_size), 0},
 };
@@ -251,6 +255,9 @@ rl_status rl_tflite_op_params(rl_plan *plan, rl_fb *fb, int32_t op, int32_t code
                 plan->current_op = op;
                 return rl_fail(plan, RL_INVALID, "shuffled weights are not supported");
             }
+        } else if (p->kind == P_INT64) { /* seeds: exact below 2^53, as the options reader gives a double */
+            const int64_t x = value >= 9.2e18 ? INT64_MAX : value <= -9.2e18 ? INT64_MIN : (int64_t)value;
+            memcpy(at, &x, sizeof x);
         } else if (p->kind == P_FLOAT) {
             const float x = (float)value;
             memcpy(at, &x, sizeof x);

@@ -339,7 +339,7 @@ def test_the_option_field_table_is_the_schemas():
     names = {"activation": "fused_activation_function", "dilation_w": "dilation_w_factor",
              "dilation_h": "dilation_h_factor", "filter_w": "filter_width", "filter_h": "filter_height"}
     types = {"FB_I8": "byte", "FB_I32": "int", "FB_BOOL": "bool", "FB_F32": "float", "FB_INTS": "[int]",
-             "FB_STRING": "string"}
+             "FB_STRING": "string", "FB_I64": "long"}
     rows = re.findall(r"\{(\d+), F_(\w+), (\d+), (FB_\w+), (-?\d+)\}", block)
     used = {names.get(f.lower(), f.lower()) for _, f, _, _, _ in rows}
     expected = sorted((code, name, slot, ftype, int(default or 0)) for code, t in enumerate(UNIONS["BuiltinOptions"])
