@@ -10,7 +10,8 @@ A run is reproducible from its seed: the shuffling is a numpy Generator seeded o
 `fold_in(PRNGKey(seed), step)`, and a checkpoint holds the variables (the optimizer's slots and step
 counts among them, being Variables), the step, the epoch, the batch within it and the epoch's losses so
 far, so that a resumed run gives the bits of one never interrupted. Ctrl-C or SIGTERM finishes the step
-under way, writes a checkpoint and raises KeyboardInterrupt; a second one stops at once.
+under way, writes a checkpoint and raises KeyboardInterrupt; a second one stops at once. (On a GPU, the
+same bits from run to run also need XLA's deterministic ops: XLA_FLAGS=--xla_gpu_deterministic_ops=true.)
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Puts this folder's helper modules (xla_nets, fit_nets) on the path: pytest runs in importlib mode.
 
-It also gives JAX a compilation cache for the session (and the worker processes the tests start): the fit
+It also asks XLA for deterministic GPU ops (below) and gives JAX a compilation cache for the session (and the worker processes the tests start): the fit
 tests build the same small model many times over, and XLA's compile, not the training, is what takes
 their time (4 s a run without the cache, 0.3 s with it). The compiled code is the same either way.
 """
@@ -13,6 +13,11 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+# On a GPU, XLA may pick convolution algorithms that add in a different order from run to run; the tests
+# that compare bytes (same seed, resumed runs) need the deterministic ones. No effect on the CPU.
+if "xla_gpu_deterministic_ops" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_gpu_deterministic_ops=true").strip()
 
 if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
     _cache = tempfile.mkdtemp(prefix="rillet-jax-cache-")
