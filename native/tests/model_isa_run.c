@@ -4,8 +4,10 @@
  * reference models on the NEON paths under qemu-user, where no Python runs, and compare every tensor across
  * paths and the output with LiteRT's.
  *
- *   model_isa_run model.tflite input_tensor input.bin out_dir
- * prints the path the plan runs ("isa neon"); exit 0, or 1 with librillet's message. */
+ *   model_isa_run model.tflite input_tensor input.bin out_dir [invokes]
+ * prints the path the plan runs ("isa neon"); exit 0, or 1 with librillet's message. `invokes` (default 1)
+ * repeats the invoke, so bench/arm_instruction_count.py can count one invoke's instructions under qemu as the
+ * difference between two runs. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -33,8 +35,8 @@ static int fail(rl_plan *plan, const char *what) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 5) {
-        fprintf(stderr, "usage: %s model.tflite input_tensor input.bin out_dir\n", argv[0]);
+    if (argc != 5 && argc != 6) {
+        fprintf(stderr, "usage: %s model.tflite input_tensor input.bin out_dir [invokes]\n", argv[0]);
         return 2;
     }
     size_t model_size, input_size;
@@ -56,7 +58,9 @@ int main(int argc, char **argv) {
     }
     for (size_t i = 0; i < input_size; ++i) ((unsigned char *)rl_plan_tensor_data(plan, input_tensor))[i] =
         ((const unsigned char *)input)[i];
-    if (rl_plan_invoke(plan) != RL_OK) return fail(plan, "invoke");
+    const int invokes = argc == 6 ? atoi(argv[5]) : 1;
+    for (int i = 0; i < invokes; ++i)
+        if (rl_plan_invoke(plan) != RL_OK) return fail(plan, "invoke");
     printf("isa %s\n", rl_plan_isa(plan));
     for (int32_t t = 0; t < rl_plan_tensor_count(plan); ++t) {
         const size_t bytes = rl_plan_tensor_bytes(plan, t);
