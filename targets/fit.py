@@ -300,16 +300,15 @@ class _Fit:
             with deferred_interrupts(stopping) as interrupt:
                 self.interrupt = interrupt
                 while self.position["epoch"] < self.epochs:
-                    if not self._epoch():
-                        break
+                    self._epoch()
         finally:
             self._finish()
         history = History(self.history)
         history.epoch_step_times = self.epoch_step_times
         return history
 
-    def _epoch(self) -> bool:
-        """One epoch from the current position; False when the run was stopped."""
+    def _epoch(self) -> None:
+        """One epoch from the current position; KeyboardInterrupt once a stop was asked for."""
         epoch, start = self.position["epoch"], self.position["batch"]
         self.progress.start_epoch(epoch, self.source.steps_per_epoch, start)
         self.pending = []
@@ -338,10 +337,11 @@ class _Fit:
             if self._should_stop(at_checkpoint):
                 raise KeyboardInterrupt(f"training stopped at step {self.position['step']}")
         self._read_back((time.monotonic() - window_start) / max(window_steps, 1))
+        if self.processes > 1 and self._should_stop(True):  # every process ends an epoch at the same step
+            raise KeyboardInterrupt(f"training stopped at step {self.position['step']}")
         if epoch_steps:
             self.epoch_step_times.append((time.monotonic() - epoch_start) / epoch_steps)
         self._end_epoch()
-        return True
 
     def _should_stop(self, at_checkpoint: bool) -> bool:
         if self.processes == 1:
