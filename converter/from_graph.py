@@ -72,6 +72,7 @@ def write_subgraphs(subgraphs: list[tuple[str, IR]], signed: int) -> ModelFile:
     """One file of several subgraphs (sharing operator codes and buffers); the first `signed` of them get a
     SignatureDef under their name, the rest (a CALL_ONCE initialiser) are called, not signed."""
     buffers = [Buffer()]  # buffer 0 is TFLite's empty sentinel
+    shared: dict[bytes, int] = {}  # constant bytes -> buffer: a frozen weight that several subgraphs use is stored once
     codes: list[OperatorCode] = []
     code_index: dict[str, int] = {}
     written, signatures = [], []
@@ -87,7 +88,7 @@ def write_subgraphs(subgraphs: list[tuple[str, IR]], signed: int) -> ModelFile:
             options = Options(op.options_table, **op.options) if op.options_table else None
             operators.append(Operator(opcode_index=code_index[op.builtin], inputs=op.inputs, outputs=op.outputs,
                                       builtin_options=options))
-        written.append(SubGraph(tensors=[_tensor(t, buffers) for t in ir.tensors], inputs=list(ir.inputs.values()),
+        written.append(SubGraph(tensors=[_tensor(t, buffers, shared) for t in ir.tensors], inputs=list(ir.inputs.values()),
                                 outputs=list(ir.outputs.values()), operators=operators, name=key))
         if k < signed:
             signatures.append(SignatureDef(
@@ -99,15 +100,18 @@ def write_subgraphs(subgraphs: list[tuple[str, IR]], signed: int) -> ModelFile:
                      signature_defs=signatures)
 
 
-def _tensor(t, buffers: list[Buffer]) -> Tensor:
-    """The file's tensor for an IR tensor; a constant's bytes go to a new buffer."""
+def _tensor(t, buffers: list[Buffer], shared: dict[bytes, int]) -> Tensor:
+    """The file's tensor for an IR tensor; a constant's bytes go to a buffer, one per distinct content."""
     if t.dtype == "resource":
         return Tensor(shape=[], type=TENSOR_TYPES["RESOURCE"], buffer=0, name=t.name)
     buffer = 0
     if t.value is not None:
         data = np.ascontiguousarray(t.value, dtype=t.dtype)
-        buffers.append(Buffer(data=np.frombuffer(data.tobytes(), np.uint8)))
-        buffer = len(buffers) - 1
+        raw = data.tobytes()
+        if raw not in shared:
+            buffers.append(Buffer(data=np.frombuffer(raw, np.uint8)))
+            shared[raw] = len(buffers) - 1
+        buffer = shared[raw]
         shape = list(data.shape)
     else:
         shape = [1 if d < 0 else d for d in t.shape]
