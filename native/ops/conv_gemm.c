@@ -221,10 +221,21 @@ static void fill_params(const rl_op *op, rl_gemm_state *st, float act_min, float
     st->qs8_params = rl_qs8_requantization_of(&op->prep.q);
 }
 
+/* float32 weights (and bias) that are not constants: a training step's, packed at every invoke. */
+static int float_weights_that_change(rl_plan *plan, const rl_op *op) {
+    const rl_tensor *input = rl_input(plan, op, 0), *weights = rl_input(plan, op, 1);
+    const rl_tensor *bias = rl_input(plan, op, 2), *output = rl_output(plan, op, 0);
+    return input->dtype == RL_FLOAT32 && weights->dtype == RL_FLOAT32 && output->dtype == RL_FLOAT32 &&
+           (!bias || bias->dtype == RL_FLOAT32);
+}
+
 rl_status rl_use_gemm_conv2d(rl_plan *plan, rl_op *op, const rl_window_geometry *g) {
     rl_gemm_state proto;
     memset(&proto, 0, sizeof proto);
-    if (!gemm_dtypes(plan, op, &proto.int8)) return RL_OK;
+    if (!gemm_dtypes(plan, op, &proto.int8)) {
+        if (!float_weights_that_change(plan, op)) return RL_OK;
+        proto.pack_each_run = 1; /* a training step's filter, or a filter gradient's dy */
+    }
     proto.g = *g;
     proto.m = (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w;
     proto.n = (size_t)g->out_c;
@@ -241,13 +252,8 @@ rl_status rl_use_gemm_fully_connected(rl_plan *plan, rl_op *op, int64_t rows, in
     rl_gemm_state proto;
     memset(&proto, 0, sizeof proto);
     if (!gemm_dtypes(plan, op, &proto.int8)) {
-        /* float32 weights that are not constants (a training step's): packed at every invoke, bias too. */
-        const rl_tensor *input = rl_input(plan, op, 0), *weights = rl_input(plan, op, 1);
-        const rl_tensor *bias = rl_input(plan, op, 2), *output = rl_output(plan, op, 0);
-        if (input->dtype != RL_FLOAT32 || weights->dtype != RL_FLOAT32 || output->dtype != RL_FLOAT32 ||
-            (bias && bias->dtype != RL_FLOAT32))
-            return RL_OK;
-        proto.pack_each_run = 1;
+        if (!float_weights_that_change(plan, op)) return RL_OK;
+        proto.pack_each_run = 1; /* bias too */
     }
     if (rows <= 0 || units <= 0 || depth <= 0) return RL_OK;
     proto.m = (size_t)rows;

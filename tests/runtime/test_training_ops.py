@@ -142,3 +142,25 @@ def test_random_uniform_without_seeds_differs_between_interpreters():
     model = op_model("RANDOM_UNIFORM", [np.array([64], np.int32)], [((64,), F32)], {"seed": 0, "seed2": 0})
     a, b = (run(Interpreter, model, [])[0] for _ in range(2))
     assert not np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("stride, padding, kernel", [(1, SAME, 3), (2, VALID, 3), (1, VALID, 4), (2, SAME, 1)])
+def test_conv2d_with_a_filter_that_changes(stride, padding, kernel):
+    """A training step's convolutions take their filter from a variable, or (a filter gradient) from dy:
+    packed for the GEMM at every invoke, so two invokes with different filters give two right answers."""
+    from rillet.runtime import Interpreter
+
+    rng = np.random.default_rng(kernel + stride)
+    x = rng.standard_normal((2, 7, 6, 5)).astype(F32)
+    out_h, out_w = (conv_output_size(s, kernel, stride, padding) for s in (7, 6))
+    model = op_model("CONV_2D", [Input(x.shape), Input((4, kernel, kernel, 5)), Input((4,))],
+                     [((2, out_h, out_w, 4), F32)], {"padding": padding, "stride_h": stride, "stride_w": stride})
+    it = Interpreter(model_content=model)
+    it.allocate_tensors()
+    for seed in range(2):
+        feeds = [x, rng.standard_normal((4, kernel, kernel, 5)).astype(F32), rng.standard_normal(4).astype(F32)]
+        for detail, value in zip(it.get_input_details(), feeds):
+            it.set_tensor(detail["index"], value)
+        it.invoke()
+        got = it.get_tensor(it.get_output_details()[0]["index"])
+        np.testing.assert_allclose(got, litert_reference(model, feeds)[0], rtol=1e-5, atol=1e-5)
