@@ -90,10 +90,14 @@ def interpreter_probabilities(make_interpreter: Callable, data: bytes, x: np.nda
 
 
 def runtimes() -> dict[str, Callable]:
-    from ai_edge_litert.interpreter import Interpreter as LiteRT
-
+    """rillet's runtime, and LiteRT's beside it where ai-edge-litert is installed (a GPU box may lack it)."""
     from rillet.runtime import Interpreter
 
+    try:
+        from ai_edge_litert.interpreter import Interpreter as LiteRT
+    except ImportError:
+        print("  (ai-edge-litert is not installed: no LiteRT row)")
+        return {"rillet runtime": Interpreter}
     return {"LiteRT": LiteRT, "rillet runtime": Interpreter}
 
 

@@ -67,6 +67,13 @@ typedef struct { int32_t align_corners, half_pixel_centers; } rl_resize_params;
 typedef struct { int32_t resource_id; } rl_var_handle_params;        /* from rl_program_variable_id */
 typedef struct { int32_t init_subgraph_index; } rl_call_once_params;
 typedef struct { int32_t block_size; } rl_depth_space_params;
+typedef struct { int32_t radius; float bias, alpha, beta; } rl_lrn_params;
+typedef struct { int32_t mode; } rl_mirror_pad_params;                 /* 0 REFLECT, 1 SYMMETRIC */
+typedef struct { int32_t exclusive, reverse; } rl_cumsum_params;
+typedef struct { int32_t approximate; } rl_gelu_params;
+typedef struct { int32_t axis; } rl_one_hot_params;
+typedef struct { int32_t then_subgraph_index, else_subgraph_index; } rl_if_params;
+typedef struct { int32_t cond_subgraph_index, body_subgraph_index; } rl_while_params;
 typedef struct { int64_t seed, seed2; } rl_random_params;
 
 typedef union {
@@ -89,6 +96,13 @@ typedef union {
     rl_var_handle_params var_handle;
     rl_call_once_params call_once;
     rl_depth_space_params depth_space;
+    rl_lrn_params lrn;
+    rl_mirror_pad_params mirror_pad;
+    rl_cumsum_params cumsum;
+    rl_gelu_params gelu;
+    rl_one_hot_params one_hot;
+    rl_if_params if_op;
+    rl_while_params while_op;
     rl_random_params random;
 } rl_op_params;
 

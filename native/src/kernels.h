@@ -318,4 +318,49 @@ void s8_resize_bilinear_ref(int32_t batch, int32_t in_h, int32_t in_w, int32_t c
 void s8_resize_nearest_ref(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h, int32_t out_w,
                            int32_t align_corners, int32_t half_pixel_centers, const int8_t *x, int8_t *y);
 
+/* ---- issue 11's widened op set: reference kernels (the specification; one family per file) ---- */
+typedef enum { RL_MATH_POW, RL_MATH_FLOOR_DIV, RL_MATH_FLOOR_MOD } rl_math_binary_op;
+typedef enum {
+    RL_MATH_FLOOR, RL_MATH_CEIL, RL_MATH_ROUND, RL_MATH_ELU, RL_MATH_GELU, RL_MATH_GELU_TANH, RL_MATH_RELU_N1_TO_1
+} rl_math_unary_op;
+void xx_tile_ref(int32_t rank, const int64_t *in_dims, const int64_t *multiples, size_t elem, const void *x, void *y);
+void xx_broadcast_to_ref(const int64_t *out_dims, const int64_t *strides, size_t elem, const void *x, void *y);
+int xx_gather_nd_ref(int64_t n_slices, int32_t index_depth, const int64_t *params_dims, int64_t slice_elems,
+                     const void *indices, int32_t indices_are_int64, size_t elem, const void *params, void *y);
+void xx_arg_minmax_ref(int32_t dtype, int32_t take_max, int64_t outer, int64_t axis_size, int64_t inner, const void *x,
+                       int32_t out_is_int64, void *y);
+void xx_reduce_prod_any_ref(int32_t dtype, const int64_t *dims, const int32_t *reduced, const void *x, void *y,
+                            int64_t out_count);
+void b8_logical_ref(int32_t is_or, const rl_broadcast *bc, const uint8_t *a, const uint8_t *b, uint8_t *out);
+void b8_logical_not_ref(int64_t count, const uint8_t *x, uint8_t *y);
+void f32_binary_math_ref(rl_math_binary_op op, const rl_broadcast *bc, const float *a, const float *b, float *out);
+int s32_binary_math_ref(rl_math_binary_op op, const rl_broadcast *bc, const int32_t *a, const int32_t *b, int32_t *out);
+void f32_unary_math_ref(rl_math_unary_op op, int64_t count, const float *x, float *y);
+void f32_l2_normalize_ref(int64_t rows, int64_t depth, float act_min, float act_max, const float *x, float *y);
+void f32_lrn_ref(int64_t rows, int32_t depth, int32_t radius, float bias, float alpha, float beta, const float *x,
+                 float *y);
+void xx_space_batch_ref(int32_t to_batch, int32_t m, int64_t in_batch, const int64_t *in_spatial,
+                        int64_t out_batch, const int64_t *out_spatial, const int32_t *block, const int32_t *pad_before,
+                        size_t inner_bytes, const void *pad_value, const void *x, void *y);
+void xx_mirror_pad_ref(int32_t rank, const int64_t *in_dims, const int32_t *before, const int64_t *out_dims,
+                       int32_t symmetric, size_t elem, const void *x, void *y);
+void xx_cumsum_ref(int32_t dtype, int64_t outer, int64_t axis_size, int64_t inner, int32_t exclusive, int32_t reverse,
+                   const void *x, void *y);
+void xx_one_hot_ref(int64_t outer, int64_t depth, int64_t inner, const void *indices, int32_t indices_are_int64,
+                    size_t elem, const void *on_value, const void *off_value, void *y);
+/* int8 PRELU (s8_prelu_ref.c) and comparisons (s8_compare_ref.c): parameters from prepare. */
+typedef struct {
+    int32_t input_zero_point, alpha_zero_point, output_zero_point;
+    int32_t positive_multiplier, positive_shift, negative_multiplier, negative_shift;
+} rl_s8_prelu_params;
+typedef struct {
+    int32_t zero_point[2], multiplier[2], shift[2];
+} rl_s8_compare_params;
+void s8_prelu_ref(const rl_broadcast *bc, const rl_s8_prelu_params *p, const int8_t *x, const int8_t *alpha, int8_t *y);
+void s8_compare_ref(rl_compare_op op, const rl_broadcast *bc, const rl_s8_compare_params *p, const int8_t *a,
+                    const int8_t *b, uint8_t *out);
+void xx_compare_int_ref(rl_compare_op op, int32_t is_int64, const rl_broadcast *bc, const void *a, const void *b,
+                        uint8_t *out);
+/* ---- end of issue 11's reference kernels ---- */
+
 #endif

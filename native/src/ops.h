@@ -135,4 +135,37 @@ rl_status rl_eval_reduce_s8(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_resize_s8(rl_plan *plan, rl_op *op);
 rl_status rl_eval_resize_s8(rl_plan *plan, rl_op *op);
 
+/* Issue 11's widened op set, one file each: unpack.c, tile_broadcast.c (TILE, BROADCAST_TO), gather_nd.c,
+ * arg_minmax.c, reduce_prod_any.c, logical.c, binary_math.c (POW, FLOOR_DIV, FLOOR_MOD), unary_math.c
+ * (FLOOR, CEIL, ROUND, ELU, GELU, RELU_N1_TO_1), normalization.c (L2_NORMALIZATION, LRN), space_batch.c,
+ * mirror_pad.c, fill_range.c (FILL, ZEROS_LIKE, RANGE), cumsum.c, one_hot.c, compare_prelu_int8.c. */
+enum {
+    RL_OP_FLOOR = 8, RL_OP_L2_NORMALIZATION = 11, RL_OP_LOCAL_RESPONSE_NORMALIZATION = 13, RL_OP_RELU_N1_TO_1 = 20,
+    RL_OP_BATCH_TO_SPACE_ND = 37, RL_OP_SPACE_TO_BATCH_ND = 38, RL_OP_ARG_MAX = 56, RL_OP_TILE = 69,
+    RL_OP_POW = 78, RL_OP_ARG_MIN = 79, RL_OP_REDUCE_PROD = 81, RL_OP_LOGICAL_OR = 84, RL_OP_ONE_HOT = 85,
+    RL_OP_LOGICAL_AND = 86, RL_OP_LOGICAL_NOT = 87, RL_OP_UNPACK = 88, RL_OP_FLOOR_DIV = 90, RL_OP_REDUCE_ANY = 91,
+    RL_OP_ZEROS_LIKE = 93, RL_OP_FILL = 94, RL_OP_FLOOR_MOD = 95, RL_OP_RANGE = 96, RL_OP_MIRROR_PAD = 100,
+    RL_OP_CEIL = 104, RL_OP_GATHER_ND = 107, RL_OP_ELU = 111, RL_OP_ROUND = 116, RL_OP_CUMSUM = 128,
+    RL_OP_BROADCAST_TO = 130, RL_OP_GELU = 150
+};
+#define RL_DECLARE_OP(name)                                 \
+    rl_status rl_prepare_##name(rl_plan *plan, rl_op *op); \
+    rl_status rl_eval_##name(rl_plan *plan, rl_op *op)
+RL_DECLARE_OP(unpack);
+RL_DECLARE_OP(tile);
+RL_DECLARE_OP(gather_nd);
+RL_DECLARE_OP(arg_minmax);
+RL_DECLARE_OP(reduce_prod_any);
+RL_DECLARE_OP(logical);
+RL_DECLARE_OP(binary_math);
+RL_DECLARE_OP(unary_math);
+RL_DECLARE_OP(normalization);
+RL_DECLARE_OP(space_batch);
+RL_DECLARE_OP(mirror_pad);
+RL_DECLARE_OP(fill_range);
+RL_DECLARE_OP(cumsum);
+RL_DECLARE_OP(one_hot);
+RL_DECLARE_OP(compare);
+RL_DECLARE_OP(prelu);
+
 #endif

@@ -17,7 +17,8 @@ typedef enum {
     F_FILTER_W, F_FILTER_H, F_WEIGHTS_FORMAT, F_KEEP_NUM_DIMS, F_ADJ_X, F_ADJ_Y, F_KEEP_DIMS, F_BETA, F_ALPHA,
     F_AXIS, F_NEW_SHAPE, F_SQUEEZE_DIMS, F_BEGIN_MASK, F_END_MASK, F_ELLIPSIS_MASK, F_NEW_AXIS_MASK,
     F_SHRINK_AXIS_MASK, F_OFFSET, F_BATCH_DIMS, F_VALUES_COUNT, F_OUT_TYPE, F_ALIGN_CORNERS,
-    F_HALF_PIXEL_CENTERS, F_INIT_SUBGRAPH_INDEX, F_CONTAINER, F_SHARED_NAME, F_BLOCK_SIZE, F_SEED, F_SEED2
+    F_HALF_PIXEL_CENTERS, F_RADIUS, F_BIAS, F_MODE, F_EXCLUSIVE, F_REVERSE, F_APPROXIMATE, F_THEN_SUBGRAPH_INDEX,
+    F_ELSE_SUBGRAPH_INDEX, F_COND_SUBGRAPH_INDEX, F_BODY_SUBGRAPH_INDEX, F_INIT_SUBGRAPH_INDEX, F_CONTAINER, F_SHARED_NAME, F_BLOCK_SIZE, F_SEED, F_SEED2
 } option_field_name;
 
 typedef struct {
@@ -46,7 +47,8 @@ static const option_field option_fields[] = {
     /* ConcatenationOptions */ {10, F_AXIS, 0, FB_I32, 0}, {10, F_ACTIVATION, 1, FB_I8, 0},
     /* AddOptions */ {11, F_ACTIVATION, 0, FB_I8, 0},
     /* L2NormOptions */ {12, F_ACTIVATION, 0, FB_I8, 0},
-    /* LocalResponseNormalizationOptions */ {13, F_ALPHA, 2, FB_F32, 0}, {13, F_BETA, 3, FB_F32, 0},
+    /* LocalResponseNormalizationOptions */ {13, F_RADIUS, 0, FB_I32, 0}, {13, F_BIAS, 1, FB_F32, 0},
+    {13, F_ALPHA, 2, FB_F32, 0}, {13, F_BETA, 3, FB_F32, 0},
     /* LSTMOptions */ {14, F_ACTIVATION, 0, FB_I8, 0},
     /* ResizeBilinearOptions */ {15, F_ALIGN_CORNERS, 2, FB_BOOL, 0}, {15, F_HALF_PIXEL_CENTERS, 3, FB_BOOL, 0},
     /* ReshapeOptions */ {17, F_NEW_SHAPE, 0, FB_INTS, 0},
@@ -73,14 +75,19 @@ static const option_field option_fields[] = {
     /* ResizeNearestNeighborOptions */ {74, F_ALIGN_CORNERS, 0, FB_BOOL, 0},
     {74, F_HALF_PIXEL_CENTERS, 1, FB_BOOL, 0},
     /* LeakyReluOptions */ {75, F_ALPHA, 0, FB_F32, 0},
+    /* MirrorPadOptions */ {77, F_MODE, 0, FB_I8, 0},
     /* DepthToSpaceOptions */ {94, F_BLOCK_SIZE, 0, FB_I32, 0},
+    /* IfOptions */ {92, F_THEN_SUBGRAPH_INDEX, 0, FB_I32, 0}, {92, F_ELSE_SUBGRAPH_INDEX, 1, FB_I32, 0},
+    /* WhileOptions */ {93, F_COND_SUBGRAPH_INDEX, 0, FB_I32, 0}, {93, F_BODY_SUBGRAPH_INDEX, 1, FB_I32, 0},
     /* BatchMatMulOptions */ {101, F_ADJ_X, 0, FB_BOOL, 0}, {101, F_ADJ_Y, 1, FB_BOOL, 0},
+    /* CumsumOptions */ {102, F_EXCLUSIVE, 0, FB_BOOL, 0}, {102, F_REVERSE, 1, FB_BOOL, 0},
     /* CallOnceOptions */ {103, F_INIT_SUBGRAPH_INDEX, 0, FB_I32, 0},
     /* Conv3DOptions */ {106, F_PADDING, 0, FB_I8, 0}, {106, F_STRIDE_W, 2, FB_I32, 0},
     {106, F_STRIDE_H, 3, FB_I32, 0}, {106, F_ACTIVATION, 4, FB_I8, 0}, {106, F_DILATION_W, 6, FB_I32, 1},
     {106, F_DILATION_H, 7, FB_I32, 1},
     /* VarHandleOptions */ {111, F_CONTAINER, 0, FB_STRING, 0}, {111, F_SHARED_NAME, 1, FB_STRING, 0},
     /* RandomOptions */ {114, F_SEED, 0, FB_I64, 0}, {114, F_SEED2, 1, FB_I64, 0},
+    /* GeluOptions */ {116, F_APPROXIMATE, 0, FB_BOOL, 0},
     /* option-fields-end */
 };
 
@@ -150,6 +157,17 @@ static const op_parameter op_parameters[] = {
     {RL_OP_TRANSPOSE_CONV, F_ACTIVATION, P_INT, AT(conv.activation), 0},
     {RL_OP_RANDOM_UNIFORM, F_SEED, P_INT64, AT(random.seed), 0},
     {RL_OP_RANDOM_UNIFORM, F_SEED2, P_INT64, AT(random.seed2), 0},
+    {RL_OP_UNPACK, F_AXIS, P_INT, AT(pack.axis), 0}, REDUCER(RL_OP_REDUCE_PROD), REDUCER(RL_OP_REDUCE_ANY),
+    {RL_OP_L2_NORMALIZATION, F_ACTIVATION, P_INT, AT(arithmetic.activation), 0},
+    {RL_OP_LOCAL_RESPONSE_NORMALIZATION, F_RADIUS, P_INT, AT(lrn.radius), 0},
+    {RL_OP_LOCAL_RESPONSE_NORMALIZATION, F_BIAS, P_FLOAT, AT(lrn.bias), 0},
+    {RL_OP_LOCAL_RESPONSE_NORMALIZATION, F_ALPHA, P_FLOAT, AT(lrn.alpha), 0},
+    {RL_OP_LOCAL_RESPONSE_NORMALIZATION, F_BETA, P_FLOAT, AT(lrn.beta), 0},
+    {RL_OP_MIRROR_PAD, F_MODE, P_INT, AT(mirror_pad.mode), 0},
+    {RL_OP_CUMSUM, F_EXCLUSIVE, P_BOOL, AT(cumsum.exclusive), 0},
+    {RL_OP_CUMSUM, F_REVERSE, P_BOOL, AT(cumsum.reverse), 0},
+    {RL_OP_GELU, F_APPROXIMATE, P_BOOL, AT(gelu.approximate), 0},
+    {RL_OP_ONE_HOT, F_AXIS, P_INT, AT(one_hot.axis), 0},
     {RL_OP_DEPTH_TO_SPACE, F_BLOCK_SIZE, P_INT, AT(depth_space.block_size), 0},
     {RL_OP_SPACE_TO_DEPTH, F_BLOCK_SIZE, P_INT, AT(depth_space.block_size), 0},
 };

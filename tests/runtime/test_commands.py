@@ -32,10 +32,10 @@ def test_run_resizes_a_dynamic_batch(tmp_path):
 def test_run_reports_unsupported_models(tmp_path, capsys):
     from single_op import Input, op_model
 
-    (tmp_path / "floor.tflite").write_bytes(op_model("FLOOR", [Input((2,))], [((2,), np.float32)]))
+    (tmp_path / "svdf.tflite").write_bytes(op_model("SVDF", [Input((2,))], [((2,), np.float32)]))
     np.save(tmp_path / "x.npy", np.zeros((2,), np.float32))
-    assert main(["run", str(tmp_path / "floor.tflite"), "--input", str(tmp_path / "x.npy")]) == 1
-    assert "FLOOR" in capsys.readouterr().err
+    assert main(["run", str(tmp_path / "svdf.tflite"), "--input", str(tmp_path / "x.npy")]) == 1
+    assert "SVDF" in capsys.readouterr().err
 
 
 def test_bench_prints_medians_and_ratios(capsys):

@@ -433,9 +433,9 @@ def test_an_unknown_op_in_another_subgraph_is_listed():
 
     model = load(model_path("train_mlp"))
     code = next(c for c in model.operator_codes if c.builtin_code == 144)  # ASSIGN_VARIABLE, in subgraph 1
-    code.builtin_code = code.deprecated_builtin_code = 8  # FLOOR: no kernel
+    code.builtin_code = code.deprecated_builtin_code = 27  # SVDF: no kernel
     content = write_unchecked(model)
     plan = new_plan(Program(), 0)
     assert lib.rl_plan_build_from_tflite(plan, content, len(content), 0) == lib.RL_UNSUPPORTED
-    with pytest.raises(UnsupportedOpsError, match=r"FLOOR \(subgraph 1 op"):
+    with pytest.raises(UnsupportedOpsError, match=r"SVDF \(subgraph 1 op"):
         Interpreter(model_content=content)
