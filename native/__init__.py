@@ -7,7 +7,10 @@ library and never compiles anything.
 
 import os
 
-LIBRARY_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "librillet.so")
+# RILLET_LIBRARY loads another build of the same library: the sanitizer build in CI
+# (native/tests/build_sanitized.py), or a debug build.
+LIBRARY_PATH = os.environ.get("RILLET_LIBRARY") or os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                                "librillet.so")
 
 try:
     from ._librillet import ffi

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The native and runtime tests against librillet built with -fsanitize=address,undefined (UBSan fatal), in the
+# given Python environment: `native/tests/run_sanitized_tests.sh .venv/bin/python`. Python itself is not
+# instrumented, so ASan's runtime is preloaded, with libstdc++ beside it: ASan resolves __cxa_throw when it
+# starts, and LiteRT (the tests' reference, C++) throws. Leak checking is off (CPython keeps its arenas to the
+# end); RILLET_SANITIZED tells the tests that measure resident memory to skip (ASan's quarantine grows it).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+python="${1:-python3}"
+library="$("$python" native/tests/build_sanitized.py | tail -1)"
+export LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libstdc++.so.6)"
+export RILLET_LIBRARY="$library" RILLET_SANITIZED=1 CI=1
+export ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:allocator_may_return_null=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+"$python" -c "import rillet.native as n; assert n.LIBRARY_PATH == '$library', n.LIBRARY_PATH; print('sanitized:', n.LIBRARY_PATH)"
+# The kernel testers build themselves (and the Arm ones need qemu): the library-level tests are what run here.
+"$python" -m pytest -q -p no:cacheprovider tests/runtime tests/fuzz tests/native/test_librillet.py
