@@ -2,20 +2,21 @@
  * pixel through the filter into the output, as TFLite's reference kernel does.
  *
  * `g` describes the convolution it transposes: g->in_* is TRANSPOSE_CONV's output [batch, in_h, in_w, in_c],
- * g->out_* its input [batch, out_h, out_w, out_c]; the filter is [in_c, filter_h, filter_w, out_c] (TFLite's
- * OHWI for the transposed op) and input pixel (y, x) lands at output (y * stride - pad + fy, ...). Each
- * output element is a sum over (input pixel, tap) in that order, then the bias and the activation's clamp.
+ * g->out_* its input [batch, out_h, out_w, out_c]. The filter comes packed as [filter_h][filter_w][out_c][in_c]
+ * (TFLite's [in_c, kh, kw, out_c] with each tap's matrix transposed, which the op does at every invoke, the
+ * filter being a training step's variable): input pixel (y, x) adds x[i] * filter[fy][fx][i][:] to output
+ * (y * stride - pad + fy, ...), a contiguous row of in_c values that the compiler vectorises. Then the bias
+ * and the activation's clamp.
  */
 #include <string.h>
 
 #include "kernels.h"
 
-void f32_transpose_conv_ref(const rl_window_geometry *g, const float *input, const float *filter, const float *bias,
-                            float *output) {
+void f32_transpose_conv_ref(const rl_window_geometry *g, const float *input, const float *packed_filter,
+                            const float *bias, float *output) {
     const int64_t out_pixels = (int64_t)g->batch * g->in_h * g->in_w;
     memset(output, 0, (size_t)out_pixels * (size_t)g->in_c * sizeof(float));
     const int32_t ic = g->out_c, oc = g->in_c;
-    const int64_t filter_stride = (int64_t)g->filter_h * g->filter_w * ic; /* between output channels */
     for (int32_t b = 0; b < g->batch; ++b)
         for (int32_t y = 0; y < g->out_h; ++y)
             for (int32_t x = 0; x < g->out_w; ++x) {
@@ -26,12 +27,12 @@ void f32_transpose_conv_ref(const rl_window_geometry *g, const float *input, con
                     for (int32_t fx = 0; fx < g->filter_w; ++fx) {
                         const int32_t ox = x * g->stride_w - g->pad_w + fx;
                         if (ox < 0 || ox >= g->in_w) continue;
-                        float *out = output + (((int64_t)b * g->in_h + oy) * g->in_w + ox) * oc;
-                        const float *w = filter + ((int64_t)fy * g->filter_w + fx) * ic;
-                        for (int32_t o = 0; o < oc; ++o) {
-                            float total = 0.0f;
-                            for (int32_t i = 0; i < ic; ++i) total += in[i] * w[o * filter_stride + i];
-                            out[o] += total;
+                        float *restrict out = output + (((int64_t)b * g->in_h + oy) * g->in_w + ox) * oc;
+                        const float *w = packed_filter + ((int64_t)fy * g->filter_w + fx) * ic * oc;
+                        for (int32_t i = 0; i < ic; ++i) {
+                            const float v = in[i];
+                            const float *restrict row = w + (int64_t)i * oc;
+                            for (int32_t o = 0; o < oc; ++o) out[o] += v * row[o];
                         }
                     }
                 }

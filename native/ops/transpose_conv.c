@@ -10,12 +10,21 @@ typedef struct {
 
 RL_STATIC_ASSERT(sizeof(rl_transpose_conv_state) <= 96, "rl_transpose_conv_state is a small struct");
 
+/* The filter [in_c, kh, kw, out_c] as the kernel reads it, [kh][kw][out_c][in_c], into the op's scratch. */
+static void pack_filter(const rl_window_geometry *g, const float *filter, float *packed) {
+    const int64_t taps = (int64_t)g->filter_h * g->filter_w, ic = g->out_c, oc = g->in_c;
+    for (int64_t o = 0; o < oc; ++o)
+        for (int64_t t = 0; t < taps; ++t)
+            for (int64_t i = 0; i < ic; ++i) packed[(t * ic + i) * oc + o] = filter[(o * taps + t) * ic + i];
+}
+
 static rl_status run_transpose_conv(rl_plan *plan, rl_op *op) {
     const rl_transpose_conv_state *st = (const rl_transpose_conv_state *)op->state;
     const rl_tensor *bias = rl_input(plan, op, 3);
-    f32_transpose_conv_ref(&st->g, (const float *)rl_input(plan, op, 2)->data,
-                           (const float *)rl_input(plan, op, 1)->data, bias ? (const float *)bias->data : NULL,
-                           (float *)rl_output(plan, op, 0)->data);
+    float *packed = (float *)op->arena_scratch;
+    pack_filter(&st->g, (const float *)rl_input(plan, op, 1)->data, packed);
+    f32_transpose_conv_ref(&st->g, (const float *)rl_input(plan, op, 2)->data, packed,
+                           bias ? (const float *)bias->data : NULL, (float *)rl_output(plan, op, 0)->data);
     return RL_OK;
 }
 
@@ -73,6 +82,7 @@ rl_status rl_prepare_transpose_conv(rl_plan *plan, rl_op *op) {
     rl_transpose_conv_state *st = (rl_transpose_conv_state *)rl_op_state(plan, op, sizeof *st);
     if (!st) return RL_NO_MEMORY;
     st->g = g;
+    rl_request_arena_scratch(op, (size_t)rl_shape_count(&filter->shape) * sizeof(float));
     op->run = run_transpose_conv;
     return RL_OK;
 }
