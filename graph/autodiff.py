@@ -384,29 +384,42 @@ def _grad_average_pool(node, dys):
     return [_depthwise_input_grad(scaled, ones, a, x.shape, 1)]
 
 
+def _first_max_hits(y: Tensor, windows) -> list:
+    """Per tap, where its window holds the first maximum: a tap holds the maximum where not (y > x_tap);
+    `unclaimed` keeps later ties from taking it again."""
+    hits, unclaimed = [], None
+    for window in windows:
+        is_max = ops.sub(1.0, _float_mask(greater(y, window), y))
+        if unclaimed is None:
+            hit, unclaimed = is_max, ops.sub(1.0, is_max)
+        else:
+            hit = mul(is_max, unclaimed)
+            unclaimed = ops.sub(unclaimed, hit)
+        hits.append(hit)
+    return hits
+
+
 def _grad_max_pool(node, dys):
-    # dy goes to the first maximum of each window (TensorFlow's and XLA's choice), found tap by tap:
-    # a tap holds the maximum where not (y > x_tap); `unclaimed` keeps later ties from taking it again.
+    # dy goes to the first maximum of each window (TensorFlow's and XLA's choice), found tap by tap.
     x, y, a = node.inputs[0], node.outputs[0], node.attrs
     dy = dys[0]
     kh, kw = a["filter_h"], a["filter_w"]
     sh, sw = a["stride_h"], a["stride_w"]
     (oh, pt, pb), (ow, pl, pr) = conv_windows(a, x.shape[1], x.shape[2], kh, kw)
+    if kh == kw == sh == sw and (oh * kh, ow * kw) == x.shape[1:3]:
+        # windows that tile the input: the taps' pieces side by side in channels are DEPTH_TO_SPACE's input
+        windows = [w for _, _, w in _window_slices(x, a, kh, kw, oh, ow)]
+        pieces = [mul(hit, dy) for hit in _first_max_hits(y, windows)]
+        return [ops.depth_to_space(ops.concat(pieces, axis=3), kh)]
     hp, wp = x.shape[1] + pt + pb, x.shape[2] + pl + pr
     xp = x
     if pt or pb or pl or pr:
         border = np.full((1, hp, wp, 1), -np.inf, dtype=x.dtype)
         border[:, pt:pt + x.shape[1], pl:pl + x.shape[2], :] = 0
         xp = add(pad(x, [(0, 0), (pt, pb), (pl, pr), (0, 0)]), constant(border, graph=x.graph))
-    unclaimed = None
+    taps = list(_window_slices(xp, a, kh, kw, oh, ow))
     total = None
-    for i, j, window in _window_slices(xp, a, kh, kw, oh, ow):
-        is_max = ops.sub(1.0, _float_mask(greater(y, window), x))
-        if unclaimed is None:
-            hit, unclaimed = is_max, ops.sub(1.0, is_max)
-        else:
-            hit = mul(is_max, unclaimed)
-            unclaimed = ops.sub(unclaimed, hit)
+    for (i, j, _), hit in zip(taps, _first_max_hits(y, [w for _, _, w in taps])):
         spread = zero_insert(zero_insert(mul(hit, dy), 1, sh), 2, sw)
         span_h, span_w = (oh - 1) * sh + 1, (ow - 1) * sw + 1
         placed = pad(spread, [(0, 0), (i, hp - i - span_h), (j, wp - j - span_w), (0, 0)])
@@ -417,6 +430,14 @@ def _grad_max_pool(node, dys):
 
 
 # ----------------------------------------------------------------------------------------- shapes
+
+
+def _grad_depth_to_space(node, dys):
+    return [ops.space_to_depth(dys[0], node.attrs["block_size"])]
+
+
+def _grad_space_to_depth(node, dys):
+    return [ops.depth_to_space(dys[0], node.attrs["block_size"])]
 
 
 def _grad_reshape(node, dys):
@@ -547,7 +568,8 @@ GRADIENTS: dict[str, GradRule] = {
     "CONV_2D": _grad_conv2d, "TRANSPOSE_CONV": _grad_transpose_conv, "DEPTHWISE_CONV_2D": _grad_depthwise_conv2d,
     "AVERAGE_POOL_2D": _grad_average_pool, "MAX_POOL_2D": _grad_max_pool,
     "IDENTITY": _grad_identity, "RESHAPE": _grad_reshape, "SQUEEZE": _grad_reshape, "EXPAND_DIMS": _grad_reshape,
-    "TRANSPOSE": _grad_transpose, "CONCATENATION": _grad_concat, "PAD": _grad_pad, "SLICE": _grad_slice,
+    "TRANSPOSE": _grad_transpose, "DEPTH_TO_SPACE": _grad_depth_to_space, "SPACE_TO_DEPTH": _grad_space_to_depth,
+    "CONCATENATION": _grad_concat, "PAD": _grad_pad, "SLICE": _grad_slice,
     "STRIDED_SLICE": _grad_strided_slice, "PACK": _grad_pack, "GATHER": _grad_gather,
     "RESIZE_BILINEAR": _grad_resize, "RESIZE_NEAREST_NEIGHBOR": _grad_resize,
 }

@@ -1006,6 +1006,43 @@ def pack(values: Sequence, axis: int = 0, name: str | None = None) -> Tensor:
     return _apply("PACK", values, {"axis": _axis(axis, values[0].rank + 1)}, name=name)
 
 
+def _depth_space_np(a, x, to_space):
+    n, h, w, c = x.shape
+    b = a["block_size"]
+    if to_space:  # [n, h, w, b*b*c'] -> [n, h*b, w*b, c'], the channel block read as (row, column, channel)
+        return x.reshape(n, h, w, b, b, c // (b * b)).transpose(0, 1, 3, 2, 4, 5).reshape(n, h * b, w * b, -1)
+    return x.reshape(n, h // b, b, w // b, b, c).transpose(0, 1, 3, 2, 4, 5).reshape(n, h // b, w // b, -1)
+
+
+def _depth_space_infer(attrs, specs, to_space):
+    (n, h, w, c), dtype = specs[0]
+    b = attrs["block_size"]
+    if to_space:
+        if c is None or c % (b * b):
+            raise ValueError(f"{c} channels are not a multiple of {b * b}")
+        return [((n, None if h is None else h * b, None if w is None else w * b, c // (b * b)), dtype)]
+    if None in (h, w, c) or h % b or w % b:
+        raise ValueError(f"height {h} and width {w} must be known multiples of {b}")
+    return [((n, h // b, w // b, c * b * b), dtype)]
+
+
+for _name, _to_space, _options in (("DEPTH_TO_SPACE", True, "DepthToSpaceOptions"),
+                                   ("SPACE_TO_DEPTH", False, "SpaceToDepthOptions")):
+    register(OpDef(_name, attrs={"block_size": REQUIRED},
+                   infer=lambda a, s, t=_to_space: _depth_space_infer(a, s, t),
+                   numpy=lambda a, x, t=_to_space: _depth_space_np(a, x, t),
+                   jax=lambda a, x, t=_to_space: _depth_space_np(a, x, t),  # reshapes and a transpose: jnp too
+                   tflite=_tfl(_name, _options, {"block_size": "block_size"})))
+
+
+def depth_to_space(x, block_size: int, name: str | None = None) -> Tensor:
+    return _apply("DEPTH_TO_SPACE", [as_tensor(x)], {"block_size": int(block_size)}, name=name)
+
+
+def space_to_depth(x, block_size: int, name: str | None = None) -> Tensor:
+    return _apply("SPACE_TO_DEPTH", [as_tensor(x)], {"block_size": int(block_size)}, name=name)
+
+
 # --------------------------------------------------------------------------------------------- resize
 
 
