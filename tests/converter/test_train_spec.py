@@ -95,6 +95,22 @@ def test_train_step_matches_litert_and_jax_over_20_steps(build, optimizer):
     assert_same_training(on_rillet, on_jax, "rillet vs JAX")
 
 
+def test_dropout_draws_the_same_masks_as_litert():
+    """Dropout's RANDOM_UNIFORM is LiteRT's stream on rillet's runtime: with a seed, the same masks, so the
+    same 20 steps (JAX draws its own numbers, so it is left out here)."""
+    g = Graph()
+    with g.as_default():
+        L.set_seed(4)
+        x = L.Input([12], name="x")
+        h = L.Dropout(0.3, seed=11, name="dropout")(L.Dense(16, activation="relu", name="hidden")(x))
+        model = L.Model(x, L.Dense(5, name="head")(h))
+    data = rl.convert(model, train=rl.TrainSpec("softmax_cross_entropy", optimizers.SGD(0.1), label_dtype="int32"))
+    assert "RANDOM_UNIFORM" in {load(data).op_name(op) for op in load(data).subgraphs[1].operators}
+    feeds = batches(model, 4)
+    assert_same_training(train_in(Interpreter(model_content=data), feeds),
+                         train_in(LiteRTInterpreter(model_content=data), feeds), "dropout on")
+
+
 def test_training_file_structure_matches_tensorflows():
     g = Graph()
     model = mlp(g)
