@@ -142,6 +142,10 @@ static const rl_op_kind op_kinds[] = {
     /* dtypes: the indices' */
     {.code = RL_OP_ONE_HOT, .name = "ONE_HOT", .dtypes = RL_TAKES_I32 | I64, .prepare = rl_prepare_one_hot,
      .eval = rl_eval_one_hot},
+    /* dtypes: the stored values' (float16 weights are densified, then dequantized) */
+    {.code = RL_OP_DENSIFY, .name = "DENSIFY", .dtypes = ANY | (1u << RL_FLOAT16), .prepare = rl_prepare_densify,
+     .eval = rl_eval_densify},
+    /* ---- end of issue 11's ops ---- */
     {.code = RL_OP_VAR_HANDLE, .name = "VAR_HANDLE", .dtypes = ANY, .shape_only = 1, .prepare = rl_prepare_var_handle,
      .eval = rl_eval_var_handle},
     {.code = RL_OP_READ_VARIABLE, .name = "READ_VARIABLE", .dtypes = RESOURCE, .stateful = 1,

@@ -168,4 +168,28 @@ RL_DECLARE_OP(one_hot);
 RL_DECLARE_OP(compare);
 RL_DECLARE_OP(prelu);
 
+/* DENSIFY (densify.c): a sparse constant's format, decoded by the reader (tflite_reader.c) into the op's
+ * scratch; its vectors point into the model's bytes. */
+enum { RL_OP_DENSIFY = 124 };
+typedef struct {
+    const uint8_t *data;
+    int64_t count;
+    int32_t type; /* 0 int32, 1 uint16, 2 uint8 (SparseIndexVector's members, less one) */
+} rl_sparse_vector;
+typedef struct {
+    int32_t format; /* 0 DENSE, 1 SPARSE_CSR */
+    int32_t dense_size;
+    rl_sparse_vector segments, indices;
+} rl_sparse_level;
+typedef struct {
+    int32_t rank, n_levels, n_blocks;
+    int32_t dense_dims[RL_MAX_DIMS];
+    int32_t traversal_order[2 * RL_MAX_DIMS], block_map[RL_MAX_DIMS], block_size[RL_MAX_DIMS];
+    rl_sparse_level levels[2 * RL_MAX_DIMS];
+    int64_t n_values;
+} rl_sparsity;
+RL_DECLARE_OP(densify);
+
+/* ---- end of issue 11's ops ---- */
+
 #endif

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "tflite_reader.h"
 
 /* ---- the model ---- */
@@ -38,6 +39,7 @@ typedef struct {
     int quantized;
     rl_fb_vector scale, zero_point;
     int32_t quantized_dimension;
+    uint64_t sparsity; /* where its SparsityParameters table is, 0 for a dense tensor */
 } tensor_info;
 
 typedef struct {
@@ -167,6 +169,7 @@ static rl_status read_tensor(reader *r, int32_t s, int32_t i, const rl_fb_table 
         return malformed(r, "subgraph %d tensor %d", s, i);
     info->type = (int32_t)type;
     info->is_variable = is_variable != 0;
+    info->sparsity = sparsity;
     if (buffer >= r->n_buffers) {
         rl_fb_problem(fb, "its buffer index is out of range");
         return malformed(r, "subgraph %d tensor %d", s, i);
@@ -258,8 +261,18 @@ static rl_status add_tensors(reader *r) {
     for (int32_t i = 0; i < r->n_tensors; ++i) {
         const tensor_info *t = &r->tensors[i];
         int32_t shape[RL_MAX_DIMS] = {0};
-        const int32_t rank = t->shape.count > INT32_MAX ? INT32_MAX : (int32_t)t->shape.count;
+        int32_t rank = t->shape.count > INT32_MAX ? INT32_MAX : (int32_t)t->shape.count;
         for (int32_t d = 0; d < rank && d < RL_MAX_DIMS; ++d) shape[d] = rl_fb_int_at(&r->fb, &t->shape, (uint32_t)d);
+        if (t->sparsity) { /* the plan holds a sparse constant's stored values; DENSIFY knows its shape */
+            const uint64_t width = itemsize(t->type);
+            if (!width || t->data_bytes % width || t->data_bytes / width > INT32_MAX) {
+                plan->current_op = -1;
+                return rl_fail(plan, RL_UNSUPPORTED, "tensor %d: a sparse tensor rillet takes holds values of a "
+                               "fixed-size type (DENSIFY's input)", i);
+            }
+            rank = 1;
+            shape[0] = (int32_t)(t->data_bytes / width);
+        }
         const rl_status status = rl_plan_add_tensor(plan, t->type, rank, shape, t->data, t->data_bytes, t->is_variable);
         if (status != RL_OK) {
             char why[RL_MESSAGE_CAPACITY];
@@ -317,6 +330,108 @@ static rl_status add_ops(reader *r) {
     return RL_OK;
 }
 
+/* ---- sparse constants: DENSIFY's input ---- */
+
+enum { SPARSITY_TRAVERSAL_ORDER = 0, SPARSITY_BLOCK_MAP = 1, SPARSITY_DIM_METADATA = 2 };
+enum { DIM_FORMAT = 0, DIM_DENSE_SIZE = 1, DIM_SEGMENTS = 2, DIM_INDICES = 4 };
+
+/* A SparseIndexVector union member's values (Int32Vector, Uint16Vector, Uint8Vector). */
+static int read_index_vector(reader *r, const rl_fb_table *dim, int slot, rl_sparse_vector *out) {
+    int32_t type;
+    uint64_t pos;
+    rl_fb_table t;
+    rl_fb_vector v;
+    if (!rl_fb_union(&r->fb, dim, slot, 4, &type, &pos)) return 0;
+    if (!type) return rl_fb_problem(&r->fb, "a sparse level has no segments or indices");
+    const uint32_t width = type == 1 ? 4 : (type == 2 ? 2 : 1);
+    if (!rl_fb_table_at(&r->fb, pos, &t) || !rl_fb_vector_of(&r->fb, &t, 0, width, &v, NULL)) return 0;
+    out->data = r->fb.data + v.start;
+    out->count = v.count;
+    out->type = type - 1;
+    return 1;
+}
+
+/* Tensor i's SparsityParameters as DENSIFY reads them, every read and index checked. */
+static rl_status read_sparsity(reader *r, int32_t i, rl_sparsity *sp) {
+    rl_fb *fb = &r->fb;
+    const tensor_info *t = &r->tensors[i];
+    rl_fb_table table, dim;
+    rl_fb_vector order, block_map, dims;
+    if (!rl_fb_table_at(fb, t->sparsity, &table) ||
+        !rl_fb_vector_of(fb, &table, SPARSITY_TRAVERSAL_ORDER, 4, &order, NULL) ||
+        !rl_fb_vector_of(fb, &table, SPARSITY_BLOCK_MAP, 4, &block_map, NULL) ||
+        !rl_fb_vector_of(fb, &table, SPARSITY_DIM_METADATA, 4, &dims, NULL))
+        return malformed(r, "tensor %d sparsity", i);
+    sp->rank = (int32_t)t->shape.count;
+    sp->n_blocks = (int32_t)block_map.count;
+    sp->n_levels = (int32_t)order.count;
+    sp->n_values = (int64_t)(t->data_bytes / itemsize(t->type));
+    if (sp->rank > RL_MAX_DIMS || sp->n_blocks > sp->rank || sp->n_levels != sp->rank + sp->n_blocks ||
+        dims.count != order.count) {
+        rl_fb_problem(fb, "its traversal order, block map and dimension metadata do not fit its rank");
+        return malformed(r, "tensor %d sparsity", i);
+    }
+    for (int32_t d = 0; d < sp->rank; ++d) sp->dense_dims[d] = rl_fb_int_at(fb, &t->shape, (uint32_t)d);
+    for (int32_t k = 0; k < sp->n_levels; ++k) {
+        const int32_t v = rl_fb_int_at(fb, &order, (uint32_t)k);
+        const int ok = k < sp->rank ? (v >= 0 && v < sp->rank) : (v >= sp->rank && v < sp->n_levels);
+        if (!ok) {
+            rl_fb_problem(fb, "its traversal order names an axis out of range");
+            return malformed(r, "tensor %d sparsity", i);
+        }
+        sp->traversal_order[k] = v;
+    }
+    for (int32_t b = 0; b < sp->n_blocks; ++b) {
+        sp->block_map[b] = rl_fb_int_at(fb, &block_map, (uint32_t)b);
+        if (sp->block_map[b] < 0 || sp->block_map[b] >= sp->rank) {
+            rl_fb_problem(fb, "its block map names an axis out of range");
+            return malformed(r, "tensor %d sparsity", i);
+        }
+    }
+    for (int32_t k = 0; k < sp->n_levels; ++k) {
+        rl_sparse_level *l = &sp->levels[k];
+        double format, dense_size;
+        if (!rl_fb_table_in(fb, &dims, (uint32_t)k, &dim) || !rl_fb_scalar(fb, &dim, DIM_FORMAT, FB_I8, 0, &format) ||
+            !rl_fb_scalar(fb, &dim, DIM_DENSE_SIZE, FB_I32, 0, &dense_size))
+            return malformed(r, "tensor %d sparsity dim_metadata[%d]", i, k);
+        l->format = (int32_t)format;
+        l->dense_size = (int32_t)dense_size;
+        if (l->format == 1) {
+            if (!read_index_vector(r, &dim, DIM_SEGMENTS, &l->segments) ||
+                !read_index_vector(r, &dim, DIM_INDICES, &l->indices))
+                return malformed(r, "tensor %d sparsity dim_metadata[%d]", i, k);
+        } else if (l->format != 0 || l->dense_size < 0) {
+            rl_fb_problem(fb, "a level is neither DENSE nor SPARSE_CSR, or its size is negative");
+            return malformed(r, "tensor %d sparsity dim_metadata[%d]", i, k);
+        }
+    }
+    for (int32_t b = 0; b < sp->n_blocks; ++b) /* TFLite's FormatConverter: the block level's dense size */
+        sp->block_size[b] = sp->levels[sp->traversal_order[sp->rank + b]].dense_size;
+    return RL_OK;
+}
+
+/* Every sparse tensor is DENSIFY's input, and each DENSIFY gets its input's format in its scratch. */
+static rl_status attach_sparsity(reader *r) {
+    rl_plan *plan = r->plan;
+    for (int32_t j = 0; j < r->n_ops; ++j) {
+        rl_op *op = &plan->ops[j];
+        for (int32_t k = 0; k < op->n_inputs; ++k) {
+            const int32_t i = op->inputs[k];
+            if (i < 0 || !r->tensors[i].sparsity) continue;
+            plan->current_op = j;
+            if (op->code != RL_OP_DENSIFY || k != 0)
+                return rl_fail(plan, RL_UNSUPPORTED, "input %d (tensor %d) is sparse: rillet reads sparse tensors "
+                               "through DENSIFY only", k, i);
+            rl_sparsity *sp = (rl_sparsity *)rl_op_scratch(plan, op, sizeof *sp);
+            if (!sp) return RL_NO_MEMORY;
+            const rl_status status = read_sparsity(r, i, sp);
+            if (status != RL_OK) return status;
+        }
+    }
+    plan->current_op = -1;
+    return RL_OK;
+}
+
 static rl_status set_io(reader *r, const rl_fb_vector *inputs, const rl_fb_vector *outputs) {
     int32_t *indices = (int32_t *)scratch(r, sizeof(int32_t) * ((size_t)inputs->count + outputs->count + 1));
     if (!indices) return RL_NO_MEMORY;
@@ -346,6 +461,7 @@ static rl_status build(reader *r, int32_t subgraph) {
     if (status == RL_OK) status = rl_tflite_check_calls(r->plan, fb, &model, r->codes, r->n_codes, &r->unknown);
     if (status == RL_OK) status = add_tensors(r);
     if (status == RL_OK) status = add_ops(r);
+    if (status == RL_OK) status = attach_sparsity(r);
     if (status == RL_OK) status = set_io(r, &inputs, &outputs);
     if (status == RL_OK) status = rl_plan_check_graph(r->plan); /* refused at load, not at allocate */
     return status;
