@@ -23,6 +23,12 @@ static int known(int32_t dtype) {
 
 int xx_cast_ref(int32_t from, int32_t to, int64_t count, const void *x, void *y) {
     if (!known(from) || !known(to)) return 1;
+    if (from == RL_BOOL && to == RL_FLOAT32) { /* a comparison's mask as 0/1 floats: training's common cast */
+        const uint8_t *b = (const uint8_t *)x;
+        float *f = (float *)y;
+        for (int64_t i = 0; i < count; ++i) f[i] = b[i] != 0 ? 1.0f : 0.0f;
+        return 0;
+    }
     for (int64_t i = 0; i < count; ++i) {
         if (from == RL_INT64 && to == RL_INT64) {
             ((int64_t *)y)[i] = ((const int64_t *)x)[i];

@@ -1,4 +1,6 @@
-/* xx_strided_slice_ref.c — y[i] = x[begin + i * stride] per axis, any element size (also SLICE). */
+/* xx_strided_slice_ref.c — y[i] = x[begin + i * stride] per axis, any element size (also SLICE; negative
+ * strides walk backwards). The output is walked row by row (every axis but the last): a row with stride 1
+ * is one memcpy, any other a strided copy. */
 #include <string.h>
 
 #include "kernels.h"
@@ -11,12 +13,25 @@ void xx_strided_slice_ref(int32_t rank, const int64_t *in_dims, const int32_t *b
         s *= in_dims[d];
     }
     for (int32_t d = 0; d < rank; ++d) count *= out_dims[d];
+    if (rank == 0) {
+        memcpy(y, x, elem);
+        return;
+    }
+    const int64_t row = out_dims[rank - 1], step = stride[rank - 1], first = begin[rank - 1];
+    if (count == 0 || row == 0) return;
     const char *src = (const char *)x;
     char *dst = (char *)y;
-    for (int64_t i = 0; i < count; ++i) {
-        int64_t o = 0;
-        for (int32_t d = 0; d < rank; ++d) o += (begin[d] + index[d] * stride[d]) * in_strides[d];
-        memcpy(dst + i * elem, src + o * elem, elem);
-        rl_next_index(rank, out_dims, index);
-    }
+    do {
+        int64_t o = first;
+        for (int32_t d = 0; d < rank - 1; ++d) o += (begin[d] + index[d] * stride[d]) * in_strides[d];
+        if (step == 1) {
+            memcpy(dst, src + o * (int64_t)elem, (size_t)row * elem);
+        } else if (elem == 4) { /* a constant-size memcpy: one load and store, whatever the alignment */
+            const char *from = src + o * 4;
+            for (int64_t j = 0; j < row; ++j) memcpy(dst + j * 4, from + j * step * 4, 4);
+        } else {
+            for (int64_t j = 0; j < row; ++j) memcpy(dst + j * (int64_t)elem, src + (o + j * step) * (int64_t)elem, elem);
+        }
+        dst += row * (int64_t)elem;
+    } while (rl_next_index(rank - 1, out_dims, index));
 }

@@ -1,4 +1,6 @@
-/* xx_transpose_ref.c — permute the axes of a tensor of any element size. */
+/* xx_transpose_ref.c — permute the axes of a tensor of any element size. The output is walked row by row
+ * (every axis but the last); along a row the input moves by one fixed stride, so the inner loop is a plain
+ * strided copy. */
 #include <string.h>
 
 #include "kernels.h"
@@ -16,12 +18,23 @@ void xx_transpose_ref(int32_t rank, const int64_t *in_dims, const int32_t *perm,
         strides[d] = in_strides[perm[d]];
         count *= out_dims[d];
     }
+    if (rank == 0) {
+        memcpy(y, x, elem);
+        return;
+    }
+    const int64_t row = out_dims[rank - 1], step = strides[rank - 1];
+    if (count == 0 || row == 0) return;
     const char *src = (const char *)x;
     char *dst = (char *)y;
-    for (int64_t i = 0; i < count; ++i) {
+    do {
         int64_t o = 0;
-        for (int32_t d = 0; d < rank; ++d) o += index[d] * strides[d];
-        memcpy(dst + i * elem, src + o * elem, elem);
-        rl_next_index(rank, out_dims, index);
-    }
+        for (int32_t d = 0; d < rank - 1; ++d) o += index[d] * strides[d];
+        if (elem == 4) { /* a constant-size memcpy: one load and store, whatever the alignment */
+            const char *from = src + o * 4;
+            for (int64_t j = 0; j < row; ++j) memcpy(dst + j * 4, from + j * step * 4, 4);
+        } else {
+            for (int64_t j = 0; j < row; ++j) memcpy(dst + j * (int64_t)elem, src + (o + j * step) * (int64_t)elem, elem);
+        }
+        dst += row * (int64_t)elem;
+    } while (rl_next_index(rank - 1, out_dims, index));
 }
