@@ -145,6 +145,11 @@ static const rl_op_kind op_kinds[] = {
     /* dtypes: the stored values' (float16 weights are densified, then dequantized) */
     {.code = RL_OP_DENSIFY, .name = "DENSIFY", .dtypes = ANY | (1u << RL_FLOAT16), .prepare = rl_prepare_densify,
      .eval = rl_eval_densify},
+    /* stateful: a branch may touch the program's variables, so neither is folded */
+    {.code = RL_OP_IF, .name = "IF", .dtypes = BOOL | F32 | RL_TAKES_I32, .stateful = 1, .prepare = rl_prepare_if,
+     .eval = rl_eval_if},
+    {.code = RL_OP_WHILE, .name = "WHILE", .dtypes = ANY, .stateful = 1, .prepare = rl_prepare_while,
+     .eval = rl_eval_while},
     /* ---- end of issue 11's ops ---- */
     {.code = RL_OP_VAR_HANDLE, .name = "VAR_HANDLE", .dtypes = ANY, .shape_only = 1, .prepare = rl_prepare_var_handle,
      .eval = rl_eval_var_handle},

@@ -189,6 +189,10 @@ typedef struct {
     int64_t n_values;
 } rl_sparsity;
 RL_DECLARE_OP(densify);
+/* IF and WHILE over the program's subgraphs (control_flow.c). */
+enum { RL_OP_IF = 118, RL_OP_WHILE = 119 };
+RL_DECLARE_OP(if);
+RL_DECLARE_OP(while);
 
 /* ---- end of issue 11's ops ---- */
 

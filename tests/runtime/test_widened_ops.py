@@ -326,7 +326,18 @@ def test_constants_fold():
     assert it._plans[0].op_folded(0)
 
 
-__all__ = ["Const"]
+def test_the_option_field_table_is_sorted_by_options_type():
+    """tflite_options.c looks a field up in a scan that stops past its options type: rows out of order are
+    never found (an IF's subgraph indices read as 0)."""
+    import re
+    from pathlib import Path
+
+    from rillet.native.build_config import NATIVE_DIR
+
+    source = (Path(NATIVE_DIR) / "src" / "tflite_options.c").read_text()
+    block = source[source.index("option-fields-begin"):source.index("option-fields-end")]
+    types = [int(t) for t in re.findall(r"\{(\d+), F_\w+, \d+, FB_\w+, -?\d+\}", block)]
+    assert types == sorted(types)
 
 
 # ---- int8 PRELU and comparisons; int32 and int64 comparisons ----
