@@ -29,7 +29,6 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from rillet.graph import Model, Tensor, ops
-from rillet.graph import losses as graph_losses
 
 from .fit_checkpoint import (
     CheckpointFolder,
@@ -49,6 +48,7 @@ from .fit_data import (
     local_rows,
 )
 from .fit_log import ProgressBar, ScalarLog
+from .fit_metrics import METRICS, loss_function, metric_functions
 from .xla import BATCH_AXIS, CompiledStep
 
 __all__ = ["METRICS", "CheckpointMismatchError", "FitError", "History", "fit"]
@@ -67,23 +67,6 @@ class History(dict):
     def step_time(self) -> float | None:
         times = getattr(self, "epoch_step_times", [])
         return float(np.median(times[1:])) if len(times) > 1 else None
-
-
-def _accuracy(labels, prediction):
-    if jnp.issubdtype(labels.dtype, jnp.integer):
-        hits = jnp.argmax(prediction, -1) == labels
-    else:
-        hits = jnp.argmax(prediction, -1) == jnp.argmax(labels, -1)
-    return jnp.mean(hits.astype(jnp.float32))
-
-
-# name -> f(labels, prediction) -> scalar, the batch's mean; traced into the training step
-METRICS: dict[str, Callable] = {
-    "accuracy": _accuracy,
-    "mean_squared_error": lambda labels, prediction: jnp.mean(jnp.square(prediction - labels)),
-    "mean_absolute_error": lambda labels, prediction: jnp.mean(jnp.abs(prediction - labels)),
-}
-METRICS["mse"], METRICS["mae"] = METRICS["mean_squared_error"], METRICS["mean_absolute_error"]
 
 
 def fit(model: Model, data: Any, *, loss: str | Callable, optimizer: Any, epochs: int = 1,
@@ -115,39 +98,6 @@ def fit(model: Model, data: Any, *, loss: str | Callable, optimizer: Any, epochs
                 resume, keep, seed, shuffle, log_dir, progress, precision, labels, output, devices).run()
 
 
-def _metric_functions(metrics: Sequence[str | Callable] | Mapping) -> dict[str, Callable]:
-    if isinstance(metrics, Mapping):
-        named = dict(metrics)
-    else:
-        named = {}
-        for m in metrics:
-            named[m if isinstance(m, str) else getattr(m, "__name__", f"metric_{len(named)}")] = m
-    for name, m in named.items():
-        if isinstance(m, str):
-            if m not in METRICS:
-                raise FitError(f'unknown metric "{m}" (known: {", ".join(sorted(METRICS))}, or a callable)')
-            named[name] = METRICS[m]
-        elif not callable(m):
-            raise FitError(f"metric {name!r} is neither a name nor a callable: {m!r}")
-    return named
-
-
-def _loss_function(loss: str | Callable) -> Callable:
-    if callable(loss):
-        return loss
-    known = [n for n in ("softmax_cross_entropy", "mean_squared_error") if hasattr(graph_losses, n)]
-    if loss not in known:
-        raise FitError(f'unknown loss "{loss}" (known: {", ".join(known)}, or a callable)')
-    function = getattr(graph_losses, loss)
-    if loss != "softmax_cross_entropy":
-        return function
-
-    def from_logits(labels: Tensor, prediction: Tensor) -> Tensor:
-        logits = prediction.node.inputs[0] if prediction.node.op == "SOFTMAX" else prediction
-        return function(labels, logits)
-    return from_logits
-
-
 class _Fit:
     def __init__(self, model, data, loss, optimizer, epochs, batch_size, validation, metrics, checkpoint_dir,
                  every, resume, keep, seed, shuffle, log_dir, progress, precision, labels, output, devices):
@@ -158,7 +108,7 @@ class _Fit:
         if every is not None and every < 1:
             raise FitError(f"every={every}: checkpoints are every N >= 1 steps")
         self.model, self.epochs, self.batch_size, self.seed = model, epochs, batch_size, seed
-        self.metrics = _metric_functions(metrics)
+        self.metrics = metric_functions(metrics)
         self.every, self.resume = every, resume
         self.folder = CheckpointFolder(checkpoint_dir, keep) if checkpoint_dir is not None else None
         self.process, self.processes = jax.process_index(), jax.process_count()
@@ -172,7 +122,7 @@ class _Fit:
         self.names = [*self.input_names, labels]
         self.source = self._source(data, shuffle)
         self.validation = self._validation_batches(validation)
-        self._build(_loss_function(loss), optimizer, labels, precision)
+        self._build(loss_function(loss), optimizer, labels, precision)
         self.progress = ProgressBar(progress and self.process == 0, epochs)
         self.log = ScalarLog(log_dir if self.process == 0 else None)
         self.learning_rate = optimizer.learning_rate
