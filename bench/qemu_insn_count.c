@@ -31,7 +31,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &executed, qemu_plugin_tb_n_insns(tb));
 }
 
-static void on_exit(qemu_plugin_id_t id, void *userdata) {
+static void report_count(qemu_plugin_id_t id, void *userdata) {
     (void)id, (void)userdata;
     char line[64];
     snprintf(line, sizeof line, "insns %" PRIu64 "\n", executed);
@@ -42,6 +42,6 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
                                                                int argc, char **argv) {
     (void)info, (void)argc, (void)argv;
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
-    qemu_plugin_register_atexit_cb(id, on_exit, NULL);
+    qemu_plugin_register_atexit_cb(id, report_count, NULL);
     return 0;
 }
