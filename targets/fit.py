@@ -307,7 +307,10 @@ class _Fit:
         and the log; the only place the loop waits for the device."""
         if not self.pending:
             return
-        rows = [[float(v) for v in row] for row in jax.device_get(self.pending)]
+        # one stacked copy, not one per step (each is a device-to-host transfer); from this process's own
+        # copy of the replicated values, so that no process runs a computation the others do not
+        local = [v.addressable_data(0) for v in self.pending]
+        rows = np.asarray(jax.device_get(jnp.stack(local)), np.float64).tolist()
         self.pending = []
         first = self.position["step"] - len(rows) + 1
         for i, row in enumerate(rows):
