@@ -198,6 +198,9 @@ const rl_op_params *rl_plan_op_params(const rl_plan *plan, int32_t op);
 
 /* The builtin op codes this library has a kernel for (any dtype). */
 int32_t rl_op_is_known(int32_t builtin_code);
+/* Entry i of the op registry (what docs/ops.md is generated from): its builtin code, name and the dtypes its
+ * first input may have (bit 1 << rl_dtype each). Returns 0 past the last entry. */
+int32_t rl_op_registry_entry(int32_t i, int32_t *builtin_code, const char **name, uint32_t *dtypes);
 /* cffi-end */
 
 #ifdef __cplusplus

@@ -166,3 +166,11 @@ const rl_op_kind *rl_find_op_kind(int32_t code) {
         if (op_kinds[i].code == code) return &op_kinds[i];
     return NULL;
 }
+
+int32_t rl_op_registry_entry(int32_t i, int32_t *builtin_code, const char **name, uint32_t *dtypes) {
+    if (i < 0 || (size_t)i >= sizeof op_kinds / sizeof op_kinds[0]) return 0;
+    *builtin_code = op_kinds[i].code;
+    *name = op_kinds[i].name;
+    *dtypes = op_kinds[i].dtypes;
+    return 1;
+}
