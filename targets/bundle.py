@@ -47,14 +47,18 @@ if ! python3 -c "import numpy, cffi" 2>/dev/null; then
     echo "install.sh: this Python lacks numpy or cffi: sudo apt install python3-numpy python3-cffi" >&2
     exit 1
 fi
+# Debian's python3-venv brings pip as a wheel: running pip from it skips installing pip into env (which takes
+# minutes under emulation); elsewhere env gets its own pip.
+pip_wheel=$(ls /usr/share/python-wheels/pip-*.whl 2>/dev/null | tail -n 1)
 if [ ! -x env/bin/python3 ]; then
-    python3 -m venv --system-site-packages env || {{
+    python3 -m venv --system-site-packages ${{pip_wheel:+--without-pip}} env || {{
         echo "install.sh: python3 -m venv failed: sudo apt install python3-venv" >&2; exit 1; }}
 fi
-env/bin/python3 -m pip install --quiet --disable-pip-version-check --no-index --find-links wheels \\
-    --force-reinstall --no-deps wheels/{rillet_wheel} wheels/{flatbuffers_wheel}
-env/bin/python3 -m pip check --disable-pip-version-check >/dev/null || {{
-    env/bin/python3 -m pip check; exit 1; }}
+if [ -x env/bin/pip ] || [ -z "$pip_wheel" ]; then pip="env/bin/python3 -m pip"; else pip="env/bin/python3 $pip_wheel/pip"; fi
+# Offline, one pip run (pip is slow to start on a small board): the wheels here, over the system's numpy and
+# cffi (Debian 12 has 1.24 and 1.15.1, which rillet's requirements allow).
+$pip install --quiet --disable-pip-version-check --no-index --no-deps --force-reinstall \\
+    wheels/{rillet_wheel} wheels/{flatbuffers_wheel}
 env/bin/python3 -c "import rillet.native as n; print('rillet installed; kernel path:', n.kernel_path())"
 if [ "${{1:-}}" = "--service" ]; then
     mkdir -p inbox
