@@ -54,6 +54,7 @@ from .xla import BATCH_AXIS, CompiledStep
 __all__ = ["METRICS", "CheckpointMismatchError", "FitError", "History", "fit"]
 
 REFRESH_SECONDS = 0.5  # how often the loop reads losses back for the bar and the log
+RING = 512  # steps whose losses the device keeps until the loop reads them (it reads at least this often)
 
 
 class History(dict):
@@ -161,14 +162,17 @@ class _Fit:
         metric_fns = list(self.metrics.values())
         key = jax.random.PRNGKey(self.seed)
 
-        def train(state, feeds, step):
+        def train(state, feeds, step, ring):
+            """One step; its loss and metrics go to row step % RING of `ring`, which the loop copies to the
+            host now and then in one transfer of a fixed shape."""
             (loss, prediction, _), new_state = self.train_step.lower(state, feeds, jax.random.fold_in(key, step))
-            return self._values(loss, feeds[-1], prediction, metric_fns), new_state, step + 1
+            ring = ring.at[step % RING].set(self._values(loss, feeds[-1], prediction, metric_fns))
+            return new_state, step + 1, ring
 
         def evaluate(state, feeds):
             (loss, prediction), _ = self.eval_step.lower(state, feeds)
             return self._values(loss, feeds[-1], prediction, metric_fns)
-        self._train = jax.jit(train, donate_argnums=(0, 2))
+        self._train = jax.jit(train, donate_argnums=(0, 2, 3))
         self._evaluate = jax.jit(evaluate)
 
     @staticmethod
@@ -240,11 +244,12 @@ class _Fit:
         self.history: dict[str, list[float]] = {}
         self.epoch_values: list[list[float]] = []
         self.saved_step = -1
-        self.pending: list = []
+        self.pending = 0  # steps whose values are still only in the device's ring
         self.epoch_step_times: list[float] = []
         if self.folder is not None and self.resume:
             self._restore()
         self.step_array = jax.device_put(np.int32(self.position["step"]), self.replicated)
+        self.ring = jax.device_put(np.zeros((RING, 1 + len(self.metrics)), np.float32), self.replicated)
         stopping = self.folder is not None
         try:
             with deferred_interrupts(stopping) as interrupt:
@@ -261,7 +266,6 @@ class _Fit:
         """One epoch from the current position; KeyboardInterrupt once a stop was asked for."""
         epoch, start = self.position["epoch"], self.position["batch"]
         self.progress.start_epoch(epoch, self.source.steps_per_epoch, start)
-        self.pending = []
         last_read = time.monotonic()
         window_start, window_steps = last_read, 0
         epoch_start, epoch_steps = last_read, 0
@@ -270,14 +274,14 @@ class _Fit:
             if not (checked and self.source.uniform):
                 check_batch(batch, self.expected, self.mesh.size)
                 checked = True
-            values, self.state, self.step_array = self._train(self.state, self._place(batch, True),
-                                                              self.step_array)
-            self.pending.append(values)
+            self.state, self.step_array, self.ring = self._train(self.state, self._place(batch, True),
+                                                                 self.step_array, self.ring)
+            self.pending += 1
             self.position = {"step": self.position["step"] + 1, "epoch": epoch, "batch": self.position["batch"] + 1}
             window_steps += 1
             epoch_steps += 1
             at_checkpoint = self.every is not None and self.position["step"] % self.every == 0
-            if at_checkpoint or time.monotonic() - last_read > REFRESH_SECONDS:
+            if at_checkpoint or self.pending == RING or time.monotonic() - last_read > REFRESH_SECONDS:
                 seconds = time.monotonic() - window_start
                 self._read_back(seconds / window_steps)
                 last_read = window_start = time.monotonic()
@@ -307,12 +311,11 @@ class _Fit:
         and the log; the only place the loop waits for the device."""
         if not self.pending:
             return
-        # one stacked copy, not one per step (each is a device-to-host transfer); from this process's own
-        # copy of the replicated values, so that no process runs a computation the others do not
-        local = [v.addressable_data(0) for v in self.pending]
-        rows = np.asarray(jax.device_get(jnp.stack(local)), np.float64).tolist()
-        self.pending = []
-        first = self.position["step"] - len(rows) + 1
+        # this process's own copy of the replicated ring: no process runs a computation the others do not
+        ring = np.asarray(self.ring.addressable_data(0), np.float64)
+        first = self.position["step"] - self.pending + 1
+        rows = ring[[(first - 1 + i) % RING for i in range(self.pending)]].tolist()
+        self.pending = 0
         for i, row in enumerate(rows):
             self.log.scalars("train", self._named(row), first + i)
         self.epoch_values.extend(rows)
@@ -392,7 +395,7 @@ class _Fit:
     def _finish(self) -> None:
         self.progress.close()
         try:
-            if not any(v.is_deleted() for v in self.state.values()):
+            if not self.ring.is_deleted():
                 self._read_back()
             self._save()
         finally:
