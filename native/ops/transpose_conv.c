@@ -1,30 +1,75 @@
 /* transpose_conv.c — TRANSPOSE_CONV, float32: inputs (output_shape, filter [out_c, kh, kw, in_c], input,
  * optional bias). A convolution's input gradient is one (the converter writes it so), and decoders use it.
  * The padding is the convolution's that the output shape and the options describe, computed as TFLite's
- * ComputePaddingHeightWidth does (SAME: half the total before, the odd one after). */
+ * ComputePaddingHeightWidth does (SAME: half the total before, the odd one after).
+ *
+ * The driver: one GEMM on the micro-kernels, every input pixel's in_c values times the filter read as
+ * [out_c * kh * kw][in_c] (its memory as it is, packed at every invoke: the filter is a training step's
+ * variable), gives each pixel's contribution to every (output channel, tap) in the arena's scratch; the
+ * scatter of those columns into the output (col2im), the bias and the activation's clamp follow. Each output
+ * element is a sum over (input pixel, tap) in that order; each contribution a sum over in_c, k ascending. */
+#include <float.h>
+#include <string.h>
+
 #include "ops.h"
 
 typedef struct {
-    rl_window_geometry g;
+    rl_window_geometry g; /* the convolution transposed: g.in_* is the output, g.out_* the input */
+    size_t columns;       /* out_c * kh * kw */
+    size_t packed_bytes;  /* the packed filter's, at the start of the arena scratch; the columns follow */
 } rl_transpose_conv_state;
 
-RL_STATIC_ASSERT(sizeof(rl_transpose_conv_state) <= 96, "rl_transpose_conv_state is a small struct");
+RL_STATIC_ASSERT(sizeof(rl_transpose_conv_state) <= 128, "rl_transpose_conv_state is a small struct");
 
-/* The filter [in_c, kh, kw, out_c] as the kernel reads it, [kh][kw][out_c][in_c], into the op's scratch. */
-static void pack_filter(const rl_window_geometry *g, const float *filter, float *packed) {
-    const int64_t taps = (int64_t)g->filter_h * g->filter_w, ic = g->out_c, oc = g->in_c;
-    for (int64_t o = 0; o < oc; ++o)
-        for (int64_t t = 0; t < taps; ++t)
-            for (int64_t i = 0; i < ic; ++i) packed[(t * ic + i) * oc + o] = filter[(o * taps + t) * ic + i];
+/* Adds each input pixel's columns into the output pixels its taps land on. */
+static void scatter_columns(const rl_window_geometry *g, const float *col, float *output) {
+    const int32_t taps = g->filter_h * g->filter_w, oc = g->in_c;
+    const size_t columns = (size_t)oc * (size_t)taps;
+    for (int32_t b = 0; b < g->batch; ++b)
+        for (int32_t y = 0; y < g->out_h; ++y)
+            for (int32_t x = 0; x < g->out_w; ++x, col += columns)
+                for (int32_t fy = 0; fy < g->filter_h; ++fy) {
+                    const int32_t oy = y * g->stride_h - g->pad_h + fy;
+                    if (oy < 0 || oy >= g->in_h) continue;
+                    for (int32_t fx = 0; fx < g->filter_w; ++fx) {
+                        const int32_t ox = x * g->stride_w - g->pad_w + fx;
+                        if (ox < 0 || ox >= g->in_w) continue;
+                        float *out = output + (((int64_t)b * g->in_h + oy) * g->in_w + ox) * oc;
+                        const float *from = col + fy * g->filter_w + fx;
+                        for (int32_t o = 0; o < oc; ++o) out[o] += from[(int64_t)o * taps];
+                    }
+                }
 }
 
 static rl_status run_transpose_conv(rl_plan *plan, rl_op *op) {
     const rl_transpose_conv_state *st = (const rl_transpose_conv_state *)op->state;
+    const rl_window_geometry *g = &st->g;
+    const rl_f32_gemm_config *gemm = &plan->kernels->f32_gemm;
     const rl_tensor *bias = rl_input(plan, op, 3);
     float *packed = (float *)op->arena_scratch;
-    pack_filter(&st->g, (const float *)rl_input(plan, op, 1)->data, packed);
-    f32_transpose_conv_ref(&st->g, (const float *)rl_input(plan, op, 2)->data, packed,
-                           bias ? (const float *)bias->data : NULL, (float *)rl_output(plan, op, 0)->data);
+    float *col = (float *)((char *)op->arena_scratch + st->packed_bytes);
+    const size_t rows = (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w, depth = (size_t)g->out_c;
+    rl_pack_f32_gemm(st->columns, 1, depth, gemm->nr, (const float *)rl_input(plan, op, 1)->data, NULL, packed);
+    const float *input = (const float *)rl_input(plan, op, 2)->data;
+    const rl_f32_minmax_params unclamped = {.min = -FLT_MAX, .max = FLT_MAX};
+    for (size_t r = 0; r < rows; r += gemm->mr) {
+        const size_t mr = rows - r < gemm->mr ? rows - r : gemm->mr;
+        gemm->gemm(mr, st->columns, depth, input + r * depth, depth, packed, col + r * st->columns, st->columns,
+                   &unclamped);
+    }
+    float *output = (float *)rl_output(plan, op, 0)->data;
+    const int64_t pixels = (int64_t)g->batch * g->in_h * g->in_w;
+    memset(output, 0, (size_t)pixels * (size_t)g->in_c * sizeof(float));
+    scatter_columns(g, col, output);
+    const float *b = bias ? (const float *)bias->data : NULL;
+    for (int64_t p = 0; p < pixels; ++p) {
+        float *out = output + p * g->in_c;
+        for (int32_t o = 0; o < g->in_c; ++o) {
+            float v = out[o] + (b ? b[o] : 0.0f);
+            v = v < g->act_min ? g->act_min : v;
+            out[o] = v > g->act_max ? g->act_max : v;
+        }
+    }
     return RL_OK;
 }
 
@@ -82,7 +127,11 @@ rl_status rl_prepare_transpose_conv(rl_plan *plan, rl_op *op) {
     rl_transpose_conv_state *st = (rl_transpose_conv_state *)rl_op_state(plan, op, sizeof *st);
     if (!st) return RL_NO_MEMORY;
     st->g = g;
-    rl_request_arena_scratch(op, (size_t)rl_shape_count(&filter->shape) * sizeof(float));
+    st->columns = (size_t)g.in_c * (size_t)g.filter_h * (size_t)g.filter_w;
+    const size_t nr = plan->kernels->f32_gemm.nr;
+    st->packed_bytes = (rl_f32_gemm_packed_size(st->columns, 1, (size_t)g.out_c, nr) + 63) / 64 * 64;
+    const size_t rows = (size_t)g.batch * (size_t)g.out_h * (size_t)g.out_w;
+    rl_request_arena_scratch(op, st->packed_bytes + rows * st->columns * sizeof(float));
     op->run = run_transpose_conv;
     return RL_OK;
 }

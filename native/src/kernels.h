@@ -156,10 +156,6 @@ void f32_maxpool2d_ref(const rl_window_geometry *g, const float *input, const fl
                        float *output);
 void f32_avgpool2d_ref(const rl_window_geometry *g, const float *input, const float *filter, const float *bias,
                        float *output);
-/* TRANSPOSE_CONV, described by the convolution it transposes, the filter packed per tap as [out_c][in_c]
- * (f32_transpose_conv_ref.c says how). */
-void f32_transpose_conv_ref(const rl_window_geometry *g, const float *input, const float *packed_filter,
-                            const float *bias, float *output);
 /* n uniform floats in [0, 1) from Philox4x32-10 (TFLite's RANDOM_UNIFORM stream); advances the counter. */
 void f32_random_uniform_ref(const uint32_t key[2], uint32_t counter[4], int64_t n, float *out);
 void f32_fully_connected_ref(int64_t batch, int32_t in_depth, int32_t units, const float *input,
