@@ -1,0 +1,102 @@
+"""One training step on the CPU: rillet's runtime against LiteRT on the same .tflite file (its `train`
+signature through each one's signature runner) and against JAX (rillet.targets.xla, the same graph step
+jitted), in one process, interleaved; medians and ratios.
+
+    python bench/bench_train_step.py [--runs 200] [--batch 32]
+
+Models: the bundled digits CNN made a training file with every layer trainable (Adam), and TensorFlow's
+own train_mlp.tflite (../shared/models; batch 8, its converter's SGD step). train_mlp has no rillet graph,
+so its JAX column is the same network and step written in rillet's graph (two dense layers, softmax
+cross-entropy on one-hot labels, SGD), not the same file. Each runtime keeps its own variables; every step
+feeds the same batch. The JAX step includes its Python dispatch (a jitted call), as a training loop sees it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+import rillet as rl
+from rillet.bundled import bundled_model_path
+from rillet.commands.bench import _time_interleaved
+from rillet.converter.format import save
+from rillet.converter.training import build_training, training_file
+from rillet.graph import Graph, losses, optimizers
+from rillet.graph import layers as L
+from rillet.runtime import Interpreter
+
+SHARED_MODELS = Path(__file__).resolve().parents[2] / "shared" / "models"
+
+
+def digits_cnn(batch: int):
+    """(training file bytes, the training graph, one batch of feeds) for the digits CNN."""
+    model = rl.to_graph(str(bundled_model_path()))
+    logits = model.outputs["probs"].node.inputs[0]
+    tg = build_training(model, rl.TrainSpec(lambda y, _p: losses.softmax_cross_entropy(y, logits),
+                                            optimizers.Adam(1e-3), label_dtype="int32"))
+    rs = np.random.default_rng(0)
+    feeds = {"image": rs.uniform(0, 16, (batch, 8, 8, 1)).astype(np.float32),
+             "y": rs.integers(0, 10, batch).astype(np.int32)}
+    return save(training_file(tg)), tg, feeds
+
+
+def train_mlp_like():
+    """train_mlp.tflite's network and step as a rillet graph, for the JAX column."""
+    g = Graph()
+    with g.as_default():
+        x = L.Input([64], name="x")
+        logits = L.Dense(10)(L.Dense(32, activation="relu")(x))
+        model = L.Model(x, logits)
+    return build_training(model, rl.TrainSpec(losses.softmax_cross_entropy, optimizers.SGD(0.01)))
+
+
+def jax_step(tg, feeds: dict):
+    from rillet.targets.xla import XlaRunner
+
+    runner = XlaRunner({"loss": tg.loss, "step": tg.step}, feeds=[*tg.inputs.values(), tg.labels])
+    arrays = [feeds[name] for name in [*tg.inputs, tg.label_name]]
+    return lambda: runner.run(arrays)
+
+
+def signature_step(interpreter, feeds: dict):
+    train = interpreter.get_signature_runner("train")
+    return lambda: train(**feeds)
+
+
+def report(name: str, times: dict) -> None:
+    """Medians, and the 10th percentiles beside them: on a shared machine a step that a time slice cuts
+    lands in the median's upper half, and the 10th percentile shows what an undisturbed step costs."""
+    print(f"{name}:")
+    for stat in ("median_ms", "p10_ms"):
+        ms = {k: v[stat] for k, v in times.items()}
+        print(f"  {stat[:-3]:>6}: " + ", ".join(f"{k} {v:.3f} ms" for k, v in ms.items()) +
+              f"; rillet / LiteRT {ms['rillet'] / ms['LiteRT']:.2f}, rillet / JAX {ms['rillet'] / ms['JAX']:.2f}")
+    print("  (a ratio below 1: rillet is faster)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--batch", type=int, default=32)
+    args = parser.parse_args()
+    from ai_edge_litert.interpreter import Interpreter as LiteRT
+
+    data, tg, feeds = digits_cnn(args.batch)
+    steps = {"rillet": signature_step(Interpreter(model_content=data), feeds),
+             "LiteRT": signature_step(LiteRT(model_content=data), feeds), "JAX": jax_step(tg, feeds)}
+    report(f"digits CNN, batch {args.batch}, Adam, every layer trained", _time_interleaved(steps, args.runs))
+
+    path = SHARED_MODELS / "train_mlp.tflite"
+    rs = np.random.default_rng(1)
+    feeds = {"x": rs.normal(size=(8, 64)).astype(np.float32),
+             "y": np.eye(10, dtype=np.float32)[rs.integers(0, 10, 8)]}
+    steps = {"rillet": signature_step(Interpreter(model_path=str(path)), feeds),
+             "LiteRT": signature_step(LiteRT(model_path=str(path)), feeds),
+             "JAX": jax_step(train_mlp_like(), feeds)}
+    report("train_mlp.tflite, batch 8, SGD", _time_interleaved(steps, args.runs))
+
+
+if __name__ == "__main__":
+    main()
