@@ -21,8 +21,9 @@ rl_status rl_prepare_reshape(rl_plan *plan, rl_op *op) {
     if ((s = same_dtype(plan, input, output)) != RL_OK) return s;
     rl_shape target;
     if (shape && !(shape->shape.rank == 1 && shape->shape.dims[0] == 0 && op->params.reshape.count > 0)) {
-        if ((s = rl_known_indices(plan, shape, "shape")) != RL_OK) return s;
         const int64_t n = rl_shape_count(&shape->shape);
+        /* An empty shape vector needs no data: the output is a scalar (TFLite reads the vector as it is). */
+        if (n != 0 && (s = rl_known_indices(plan, shape, "shape")) != RL_OK) return s;
         if (n > RL_MAX_DIMS) return rl_fail(plan, RL_UNSUPPORTED, "target rank %lld is above %d", (long long)n, RL_MAX_DIMS);
         target.rank = (int32_t)n;
         for (int32_t d = 0; d < target.rank; ++d) target.dims[d] = (int32_t)rl_read_index(shape, d);
