@@ -259,7 +259,7 @@ rl_status rl_tflite_op_params(rl_plan *plan, rl_fb *fb, int32_t op, int32_t code
         const option_field *f = options ? find_option_field(options_type, p->field) : NULL;
         char *at = (char *)params + p->offset;
         if (p->kind == P_VARIABLE) {
-            int32_t id;
+            int32_t id = 0;
             const rl_status status = variable_id(plan, fb, op, options, options_type, &id);
             if (status != RL_OK) return status;
             memcpy(at, &id, sizeof id);
