@@ -358,6 +358,7 @@ void s8_compare_ref(rl_compare_op op, const rl_broadcast *bc, const rl_s8_compar
                     const int8_t *b, uint8_t *out);
 void xx_compare_int_ref(rl_compare_op op, int32_t is_int64, const rl_broadcast *bc, const void *a, const void *b,
                         uint8_t *out);
+void xx_reverse_ref(const int64_t *dims, const int32_t *reversed, size_t elem, const void *x, void *y);
 /* ---- end of issue 11's reference kernels ---- */
 
 #endif

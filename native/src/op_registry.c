@@ -150,6 +150,8 @@ static const rl_op_kind op_kinds[] = {
      .eval = rl_eval_if},
     {.code = RL_OP_WHILE, .name = "WHILE", .dtypes = ANY, .stateful = 1, .prepare = rl_prepare_while,
      .eval = rl_eval_while},
+    {.code = RL_OP_REVERSE_V2, .name = "REVERSE_V2", .dtypes = ANY, .prepare = rl_prepare_reverse,
+     .eval = rl_eval_reverse},
     /* ---- end of issue 11's ops ---- */
     {.code = RL_OP_VAR_HANDLE, .name = "VAR_HANDLE", .dtypes = ANY, .shape_only = 1, .prepare = rl_prepare_var_handle,
      .eval = rl_eval_var_handle},

@@ -194,6 +194,9 @@ enum { RL_OP_IF = 118, RL_OP_WHILE = 119 };
 RL_DECLARE_OP(if);
 RL_DECLARE_OP(while);
 
+/* REVERSE_V2 (reverse.c). */
+enum { RL_OP_REVERSE_V2 = 105 };
+RL_DECLARE_OP(reverse);
 /* ---- end of issue 11's ops ---- */
 
 #endif

@@ -28,7 +28,7 @@ OPTIONS_TYPES.update({
     "L2_NORMALIZATION": "L2NormOptions", "LOCAL_RESPONSE_NORMALIZATION": "LocalResponseNormalizationOptions",
     "SPACE_TO_BATCH_ND": "SpaceToBatchNDOptions", "BATCH_TO_SPACE_ND": "BatchToSpaceNDOptions",
     "MIRROR_PAD": "MirrorPadOptions", "FILL": "FillOptions", "ZEROS_LIKE": "ZerosLikeOptions",
-    "RANGE": "RangeOptions", "CUMSUM": "CumsumOptions", "ONE_HOT": "OneHotOptions",
+    "RANGE": "RangeOptions", "CUMSUM": "CumsumOptions", "ONE_HOT": "OneHotOptions", "REVERSE_V2": "ReverseV2Options",
 })
 
 
@@ -372,3 +372,15 @@ def test_integer_comparisons(op, dtype):
     a, b = rng.integers(-3, 4, (2, 5)).astype(dtype), rng.integers(-3, 4, (5,)).astype(dtype)
     model = op_model(op, [Input(a.shape, dtype), Input(b.shape, dtype)], [((2, 5), np.bool_)])
     assert_same_bits_as_litert(model, [a, b])
+
+
+# ---- REVERSE_V2 (BirdNET's spectrogram flips its mel bands with it) ----
+
+@pytest.mark.parametrize("dtype", [F32, np.int8, I32])
+@pytest.mark.parametrize("shape, axes", [((1, 1, 96), [2]), ((3, 4), [0]), ((2, 3, 4), [-1]), ((5,), [0])])
+def test_reverse_v2(dtype, shape, axes):
+    rng = np.random.default_rng(20)
+    q = Quant(0.1, 2) if dtype == np.int8 else None
+    model = op_model("REVERSE_V2", [Input(shape, dtype, q), np.array(axes, I32)],
+                     [(shape, dtype, q)] if q else [(shape, dtype)], version=2 if dtype == np.int8 else 1)
+    assert_same_bits_as_litert(model, [feed(rng, shape, dtype)])
