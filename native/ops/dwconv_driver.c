@@ -1,12 +1,13 @@
 /* dwconv_driver.c — DEPTHWISE_CONV_2D (depth multiplier 1) on the depthwise micro-kernels: weights packed
- * in channel tiles at prepare, one indirection entry per (output pixel, tap) built once the arena is
- * placed, output rows split across the plan's threads. See conv_gemm.h. */
+ * in channel tiles at prepare (float32 weights that are not constants, a training step's, at every invoke),
+ * one indirection entry per (output pixel, tap) built once the arena is placed, output rows split across
+ * the plan's threads. See conv_gemm.h. */
 #include <string.h>
 
 #include "conv_gemm.h"
 
 typedef struct {
-    int32_t int8;
+    int32_t int8, pack_each_run;
     size_t channels, taps, rows, row_pixels; /* rows = batch * out_h, row_pixels = out_w */
     size_t element_bytes;
     rl_f32_dwconv_config f32;
@@ -43,6 +44,11 @@ static void dwconv_rows(void *context, size_t row, size_t unused_j, size_t rows,
 static rl_status run_dwconv(rl_plan *plan, rl_op *op) {
     rl_dwconv_state *st = (rl_dwconv_state *)op->state;
     st->output = (char *)rl_output(plan, op, 0)->data;
+    if (st->pack_each_run) {
+        const rl_tensor *bias = rl_input(plan, op, 2);
+        rl_pack_f32_dwconv(st->channels, st->taps, st->f32.channel_tile, (const float *)rl_input(plan, op, 1)->data,
+                           bias ? (const float *)bias->data : NULL, (float *)st->packed);
+    }
     rl_threadpool *pool = rl_pool_for(plan, st->rows * st->row_pixels * st->channels * st->taps);
     rl_parallelize_2d_tile_2d(pool, dwconv_rows, st, st->rows, 1, rl_rows_per_tile(st->rows, pool), 1);
     return RL_OK;
@@ -68,10 +74,13 @@ static rl_status setup_indirection(rl_plan *plan, rl_op *op) {
 rl_status rl_use_dwconv(rl_plan *plan, rl_op *op, const rl_window_geometry *g) {
     const rl_tensor *input = rl_input(plan, op, 0), *filter = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
     const rl_tensor *output = rl_output(plan, op, 0);
-    if (!rl_known_data(filter) || (bias && !rl_known_data(bias)) || g->depth_multiplier != 1) return RL_OK;
+    if (g->depth_multiplier != 1) return RL_OK;
+    const int constant = rl_known_data(filter) && (!bias || rl_known_data(bias));
     int32_t int8;
-    if (input->dtype == RL_FLOAT32 && filter->dtype == RL_FLOAT32 && output->dtype == RL_FLOAT32) int8 = 0;
-    else if (input->dtype == RL_INT8 && filter->dtype == RL_INT8 && output->dtype == RL_INT8 && op->scratch) int8 = 1;
+    if (input->dtype == RL_FLOAT32 && filter->dtype == RL_FLOAT32 && output->dtype == RL_FLOAT32 &&
+        (!bias || bias->dtype == RL_FLOAT32)) int8 = 0;
+    else if (constant && input->dtype == RL_INT8 && filter->dtype == RL_INT8 && output->dtype == RL_INT8 && op->scratch)
+        int8 = 1;
     else return RL_OK;
     const size_t channels = (size_t)g->out_c, taps = (size_t)g->filter_h * (size_t)g->filter_w;
     const size_t rows = (size_t)g->batch * (size_t)g->out_h, row_pixels = (size_t)g->out_w;
@@ -88,6 +97,7 @@ rl_status rl_use_dwconv(rl_plan *plan, rl_op *op, const rl_window_geometry *g) {
     rl_dwconv_state *st = (rl_dwconv_state *)rl_op_state_parts(plan, op, 4, sizes, parts);
     if (!st) return RL_NO_MEMORY;
     st->int8 = int8;
+    st->pack_each_run = !constant; /* float32 only: int8 weights that change are refused above */
     st->channels = channels;
     st->taps = taps;
     st->rows = rows;
@@ -107,7 +117,7 @@ rl_status rl_use_dwconv(rl_plan *plan, rl_op *op, const rl_window_geometry *g) {
         memset(st->zero, (int)(int8_t)q->input_zero_point[0], zero_bytes);
         rl_pack_qs8_dwconv(channels, taps, qs8.channel_tile, q->input_zero_point[0], (const int8_t *)filter->data,
                            bias ? (const int32_t *)bias->data : NULL, (const float *)op->scratch, st->packed);
-    } else {
+    } else if (constant) {
         rl_pack_f32_dwconv(channels, taps, f32.channel_tile, (const float *)filter->data,
                            bias ? (const float *)bias->data : NULL, (float *)st->packed);
     }

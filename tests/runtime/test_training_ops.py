@@ -164,3 +164,25 @@ def test_conv2d_with_a_filter_that_changes(stride, padding, kernel):
         it.invoke()
         got = it.get_tensor(it.get_output_details()[0]["index"])
         np.testing.assert_allclose(got, litert_reference(model, feeds)[0], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("stride, padding", [(1, SAME), (2, VALID)])
+def test_depthwise_conv2d_with_a_filter_that_changes(stride, padding):
+    """A trained depthwise filter: packed for the depthwise micro-kernels at every invoke."""
+    from rillet.runtime import Interpreter
+
+    rng = np.random.default_rng(stride)
+    x = rng.standard_normal((2, 7, 6, 5)).astype(F32)
+    out_h, out_w = (conv_output_size(s, 3, stride, padding) for s in (7, 6))
+    model = op_model("DEPTHWISE_CONV_2D", [Input(x.shape), Input((1, 3, 3, 5)), Input((5,))],
+                     [((2, out_h, out_w, 5), F32)],
+                     {"padding": padding, "stride_h": stride, "stride_w": stride, "depth_multiplier": 1})
+    it = Interpreter(model_content=model)
+    it.allocate_tensors()
+    for _ in range(2):
+        feeds = [x, rng.standard_normal((1, 3, 3, 5)).astype(F32), rng.standard_normal(5).astype(F32)]
+        for detail, value in zip(it.get_input_details(), feeds):
+            it.set_tensor(detail["index"], value)
+        it.invoke()
+        got = it.get_tensor(it.get_output_details()[0]["index"])
+        np.testing.assert_allclose(got, litert_reference(model, feeds)[0], rtol=1e-5, atol=1e-5)
