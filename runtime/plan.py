@@ -137,6 +137,14 @@ class NativePlan:
             items.append(f"{self.op_names[index]} op {index} on {dtype}")
         return "; ".join(items)
 
+    def _name_sized_tensor(self, message: str) -> str:
+        """"input tensor 0 is larger than 2^40 bytes" (prepare's size limit) with the tensor's name."""
+        found = re.match(r"(input )?tensor (\d+) is larger", message)
+        if not found or int(found[2]) >= len(self.subgraph.tensors):
+            return message
+        index = int(found[2])
+        return f"{message[:found.end(2)]} {self.subgraph.tensors[index].name!r}{message[found.end(2):]}"
+
     def describe_op(self, index: int, problem: str) -> str:
         op = self.subgraph.operators[index]
         outs = [o for o in (op.outputs or []) if o >= 0]
@@ -151,7 +159,7 @@ class NativePlan:
         if failed >= 0:
             text = self.describe_op(failed, message)
         else:
-            text = f"{what}: {message}" if what else message
+            text = f"{what}: {message}" if what else self._name_sized_tensor(message)
         text = f"{text} [{STATUS_NAMES.get(status, status)}]"
         raise (UnsupportedOpsError if status == 2 else InterpreterError)(text)
 
