@@ -12,7 +12,7 @@ from rillet.runtime import Interpreter, InterpreterError
 
 @pytest.mark.parametrize(("shape", "says"), [
     ((1, 2**31 - 1, 2**31 - 1), "input tensor 0 'in0' is larger than 2\\^40 bytes"),
-    ((2**20, 2**20, 4), "input tensor 0 is larger than 2\\^40 bytes"),
+    ((2**20, 2**20, 4), "input tensor 0 'in0' is larger than 2\\^40 bytes"),
     ((3, 10**5, 10**5), "the arena needs 240000000000 bytes, more than the memory limit"),
 ])
 def test_a_model_declaring_an_absurd_input_is_refused(shape, says, monkeypatch):
