@@ -44,14 +44,16 @@ class Architecture:
 # for armv7 in Thumb-2, which an ARM1176 cannot run. librillet is a shared library: libgcc's helpers (integer
 # division: armv6 has no divide instruction) are taken from the device's libgcc_s.so.1 (`-shared-libgcc`),
 # and no start files are linked (a C library with no constructors needs none), so every instruction in the
-# file is armv6 ARM code; tools/build_wheels.py checks the ELF attributes say so.
+# file is armv6 ARM code; tools/build_wheels.py checks the ELF attributes say so. armv6kz is exactly the
+# ARM1176JZF-S of every armv6 Pi: its LDREXD lets the thread pool's 64-bit atomics be inlined, where plain
+# armv6 calls libatomic, which a minimal Raspberry Pi OS or Debian lacks.
 ARCHITECTURES: dict[str, Architecture] = {
     "x86_64": Architecture("x86_64", None, (), (), "linux_x86_64", "amd64"),
     "aarch64": Architecture("aarch64", "aarch64-linux-gnu", ("-march=armv8-a",), (), "linux_aarch64", "arm64"),
     # Every armv7 Pi (2, 3, 4 on a 32-bit OS) has NEON and VFPv4, so the whole library may use them.
     "armv7l": Architecture("armv7l", "arm-linux-gnueabihf", ("-march=armv7-a", "-mfpu=neon-vfpv4", "-mfloat-abi=hard"),
                            (), "linux_armv7l", "armhf"),
-    "armv6l": Architecture("armv6l", "arm-linux-gnueabihf", ("-march=armv6", "-mfpu=vfp", "-mfloat-abi=hard", "-marm"),
+    "armv6l": Architecture("armv6l", "arm-linux-gnueabihf", ("-march=armv6kz", "-mfpu=vfp", "-mfloat-abi=hard", "-marm"),
                            ("-nostartfiles", "-shared-libgcc"), "linux_armv6l", "armhf"),
 }
 

@@ -91,7 +91,7 @@ def check_arm_attributes(arch: str, library: bytes) -> str:
     cpu = re.search(r"Tag_CPU_arch: (\S+)", text)
     thumb = re.search(r"Tag_THUMB_ISA_use: (\S+)", text)
     found = f"{cpu.group(1) if cpu else '?'}, {thumb.group(1) if thumb else 'no Thumb'}"
-    if arch == "armv6l" and (not cpu or cpu.group(1) != "v6" or (thumb and thumb.group(1) != "Thumb-1")):
+    if arch == "armv6l" and (not cpu or not cpu.group(1).startswith("v6") or (thumb and thumb.group(1) != "Thumb-1")):
         raise WheelError(f"armv6l: librillet.so is {found}, which an ARM1176 cannot run")
     return found
 

@@ -35,7 +35,7 @@ def test_targets_name_the_issue_boards_with_their_wheel_and_best_kernel_path():
                      "rpi4-32": ("linux_armv7l", "neon"), "rpi3": ("linux_aarch64", "neon"),
                      "rpi4": ("linux_aarch64", "neon"), "rpi5": ("linux_aarch64", "neondot")}
     assert all(d.kernel_paths[-1] == "scalar" for d in DEVICES.values())
-    assert ARCHITECTURES["armv6l"].cflags == ("-march=armv6", "-mfpu=vfp", "-mfloat-abi=hard", "-marm")
+    assert ARCHITECTURES["armv6l"].cflags == ("-march=armv6kz", "-mfpu=vfp", "-mfloat-abi=hard", "-marm")
     assert device("host").wheel_platform.startswith("linux_")
     with pytest.raises(ValueError, match="unknown target 'rpi9': choose one of rpi0"):
         device("rpi9")

@@ -123,3 +123,30 @@ def test_train_py_takes_the_host_training_steps(bundles):
     assert sorted(got.files) == sorted(expected.files)
     for key in expected.files:
         np.testing.assert_allclose(got[key], expected[key], rtol=1e-5, atol=1e-6, err_msg=key)
+
+
+def test_the_armv6_wheel_runs_in_an_armhf_root(debian_arch, tmp_path):
+    """The Pi Zero's wheel (armv6kz, VFPv2, ARM code only) on Debian armhf's Python and numpy. pip in an armv7
+    root refuses a linux_armv6l wheel for itself, so it is unpacked with --platform into a folder; qemu-arm
+    cannot run Debian's armv7 userland as an ARM1176, so this runs it on a Cortex-A7 (the ELF attributes that
+    say armv6 are checked by tools/build_wheels.py)."""
+    wheel = max(WHEELS.glob("rillet-*-py3-none-linux_armv6l.whl"), default=None)
+    if debian_arch != "armhf" or wheel is None:
+        pytest.skip("needs an armhf root and the linux_armv6l wheel in RILLET_WHEELS")
+    target = ROOT / IN_ROOT.relative_to("/") / "armv6"
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    for path in [wheel, *WHEELS.glob("flatbuffers-*.whl")]:
+        shutil.copy2(path, target / path.name)
+    name = "cnn_small_int8"
+    shutil.copy2(model_path(name), target / "model.tflite")
+    np.save(target / "x.npy", golden(name)["x"])
+    script = ("import numpy as np, rillet.native as n; from rillet.runtime import Interpreter; "
+              "r = Interpreter(model_path='model.tflite').get_signature_runner(); "
+              "(y,) = r(**{next(iter(r.get_input_details())): np.load('x.npy')}).values(); "
+              "np.save('y.npy', y); print(n.kernel_path())")
+    proc = in_root(f"cd {IN_ROOT}/armv6 && python3 $(ls /usr/share/python-wheels/pip-*.whl)/pip install -q --no-deps "
+                   "--no-index --target site --platform linux_armv6l --only-binary=:all: *.whl && "
+                   f"PYTHONPATH=site python3 -c \"{script}\"", "cortex-a7")
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("scalar"), proc.stdout + proc.stderr
+    np.testing.assert_array_equal(np.load(target / "y.npy"), golden(name)["y"])
