@@ -73,16 +73,16 @@ def launch_local(argv: Sequence[str], processes: int, timeout: float | None = No
     """Run `argv` (a command line that calls `initialize()`) as `processes` processes on this machine and
     wait for them. The exit status is the first failing process's, else 0. When one fails, the others are
     stopped (they would wait for it forever in a collective); so are all on Ctrl-C or past `timeout`
-    seconds (then TimeoutError). Processes other than 0 print nothing unless quiet_others=False."""
+    seconds (then TimeoutError). Processes other than 0 print only errors unless quiet_others=False."""
     if processes < 1:
         raise ValueError(f"processes={processes}: at least 1")
     coordinator = f"127.0.0.1:{free_port()}"
     children = []
     try:
         for k in range(processes):
-            out = subprocess.DEVNULL if quiet_others and k else None
+            out = subprocess.DEVNULL if quiet_others and k else None  # their errors still show on stderr
             children.append(subprocess.Popen(list(argv), env=process_environment(k, processes, coordinator, env),
-                                             stdout=out, stderr=out, start_new_session=True))
+                                             stdout=out, start_new_session=True))
         return _wait(children, timeout)
     finally:
         _stop(children)
