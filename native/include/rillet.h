@@ -34,6 +34,7 @@ typedef enum {
     RL_INT32 = 2,
     RL_UINT8 = 3,
     RL_INT64 = 4,
+    RL_COMPLEX64 = 8,   /* RFFT2D's output: float32 (real, imaginary) pairs */
     RL_BOOL = 6,
     RL_INT16 = 7,
     RL_INT8 = 9,

@@ -22,6 +22,10 @@ static int known(int32_t dtype) {
 }
 
 int xx_cast_ref(int32_t from, int32_t to, int64_t count, const void *x, void *y) {
+    if (from == RL_COMPLEX64 && to == RL_FLOAT32) { /* the real part, as TFLite's static_cast of std::real */
+        for (int64_t i = 0; i < count; ++i) ((float *)y)[i] = ((const float *)x)[2 * i];
+        return 0;
+    }
     if (!known(from) || !known(to)) return 1;
     if (from == RL_BOOL && to == RL_FLOAT32) { /* a comparison's mask as 0/1 floats: training's common cast */
         const uint8_t *b = (const uint8_t *)x;

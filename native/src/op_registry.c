@@ -9,6 +9,11 @@
 #define U8 (1u << RL_UINT8)
 #define I64 (1u << RL_INT64)
 #define CMP (F32 | RL_TAKES_I32 | I64 | S8)
+#define C64 (1u << RL_COMPLEX64)
+#define BOOL (1u << RL_BOOL)
+#define U8 (1u << RL_UINT8)
+#define I64 (1u << RL_INT64)
+#define CMP (F32 | RL_TAKES_I32 | I64 | S8)
 
 static const rl_op_kind op_kinds[] = {
     {.code = RL_OP_ADD, .name = "ADD", .dtypes = F32 | RL_TAKES_I32 | S8, .prepare = rl_prepare_binary, .eval = rl_eval_binary},
@@ -22,7 +27,7 @@ static const rl_op_kind op_kinds[] = {
     {.code = RL_OP_MUL, .name = "MUL", .dtypes = F32 | RL_TAKES_I32 | S8, .prepare = rl_prepare_binary, .eval = rl_eval_binary},
     {.code = RL_OP_RELU, .name = "RELU", .dtypes = F32 | S8, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
     {.code = RL_OP_RELU6, .name = "RELU6", .dtypes = F32 | S8, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
-    {.code = RL_OP_RESHAPE, .name = "RESHAPE", .dtypes = ANY, .prepare = rl_prepare_reshape, .eval = rl_eval_copy},
+    {.code = RL_OP_RESHAPE, .name = "RESHAPE", .dtypes = ANY | C64, .prepare = rl_prepare_reshape, .eval = rl_eval_copy},
     {.code = RL_OP_RESIZE_BILINEAR, .name = "RESIZE_BILINEAR", .dtypes = F32 | S8, .prepare = rl_prepare_resize, .eval = rl_eval_resize},
     {.code = RL_OP_SOFTMAX, .name = "SOFTMAX", .dtypes = F32 | S8, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_softmax},
     {.code = RL_OP_TANH, .name = "TANH", .dtypes = F32 | S8, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
@@ -32,16 +37,18 @@ static const rl_op_kind op_kinds[] = {
     {.code = RL_OP_MEAN, .name = "MEAN", .dtypes = F32 | S8, .prepare = rl_prepare_reduce, .eval = rl_eval_reduce},
     {.code = RL_OP_SUB, .name = "SUB", .dtypes = F32 | RL_TAKES_I32 | S8, .prepare = rl_prepare_binary, .eval = rl_eval_binary},
     {.code = RL_OP_DIV, .name = "DIV", .dtypes = F32 | RL_TAKES_I32, .prepare = rl_prepare_binary, .eval = rl_eval_binary},
-    {.code = RL_OP_SQUEEZE, .name = "SQUEEZE", .dtypes = ANY, .prepare = rl_prepare_squeeze, .eval = rl_eval_copy},
+    {.code = RL_OP_SQUEEZE, .name = "SQUEEZE", .dtypes = ANY | C64, .prepare = rl_prepare_squeeze, .eval = rl_eval_copy},
     {.code = RL_OP_STRIDED_SLICE, .name = "STRIDED_SLICE", .dtypes = ANY, .prepare = rl_prepare_strided_slice, .eval = rl_eval_strided_slice},
     {.code = RL_OP_EXP, .name = "EXP", .dtypes = F32, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
     {.code = RL_OP_LOG_SOFTMAX, .name = "LOG_SOFTMAX", .dtypes = F32 | S8, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_log_softmax},
-    {.code = RL_OP_CAST, .name = "CAST", .dtypes = ANY, .prepare = rl_prepare_cast, .eval = rl_eval_cast},
+    {.code = RL_OP_CAST, .name = "CAST", .dtypes = ANY | C64, .prepare = rl_prepare_cast, .eval = rl_eval_cast},
     {.code = RL_OP_NEG, .name = "NEG", .dtypes = F32, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
     {.code = RL_OP_PADV2, .name = "PADV2", .dtypes = ANY, .prepare = rl_prepare_pad, .eval = rl_eval_pad},
     {.code = RL_OP_GREATER, .name = "GREATER", .dtypes = CMP, .prepare = rl_prepare_compare, .eval = rl_eval_compare},
     {.code = RL_OP_SLICE, .name = "SLICE", .dtypes = ANY, .prepare = rl_prepare_slice, .eval = rl_eval_strided_slice},
-    {.code = RL_OP_EXPAND_DIMS, .name = "EXPAND_DIMS", .dtypes = ANY, .prepare = rl_prepare_expand_dims, .eval = rl_eval_copy},
+    {.code = RL_OP_EXPAND_DIMS, .name = "EXPAND_DIMS", .dtypes = ANY | C64, .prepare = rl_prepare_expand_dims,
+     .eval = rl_eval_copy},
+
     {.code = RL_OP_LOG, .name = "LOG", .dtypes = F32, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
     {.code = RL_OP_SUM, .name = "SUM", .dtypes = F32 | S8, .prepare = rl_prepare_reduce, .eval = rl_eval_reduce},
     {.code = RL_OP_RSQRT, .name = "RSQRT", .dtypes = F32, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
@@ -152,6 +159,7 @@ static const rl_op_kind op_kinds[] = {
      .eval = rl_eval_while},
     {.code = RL_OP_REVERSE_V2, .name = "REVERSE_V2", .dtypes = ANY, .prepare = rl_prepare_reverse,
      .eval = rl_eval_reverse},
+    {.code = RL_OP_RFFT2D, .name = "RFFT2D", .dtypes = F32, .prepare = rl_prepare_rfft2d, .eval = rl_eval_rfft2d},
     /* ---- end of issue 11's ops ---- */
     {.code = RL_OP_VAR_HANDLE, .name = "VAR_HANDLE", .dtypes = ANY, .shape_only = 1, .prepare = rl_prepare_var_handle,
      .eval = rl_eval_var_handle},

@@ -197,6 +197,9 @@ RL_DECLARE_OP(while);
 /* REVERSE_V2 (reverse.c). */
 enum { RL_OP_REVERSE_V2 = 105 };
 RL_DECLARE_OP(reverse);
+/* RFFT2D (rfft2d.c), float32 to complex64. */
+enum { RL_OP_RFFT2D = 131 };
+RL_DECLARE_OP(rfft2d);
 /* ---- end of issue 11's ops ---- */
 
 #endif

@@ -27,7 +27,7 @@ rl_status rl_fail(rl_plan *plan, rl_status status, const char *format, ...) {
 size_t rl_dtype_size(int32_t dtype) {
     switch (dtype) {
     case RL_FLOAT32: case RL_INT32: case RL_RESOURCE: return 4;
-    case RL_INT64: return 8;
+    case RL_INT64: case RL_COMPLEX64: return 8;
     case RL_INT16: case RL_FLOAT16: return 2;
     case RL_UINT8: case RL_BOOL: case RL_INT8: return 1;
     }
@@ -40,6 +40,7 @@ const char *rl_dtype_name(int32_t dtype) {
     case RL_FLOAT16: return "float16";
     case RL_INT32: return "int32";
     case RL_INT64: return "int64";
+    case RL_COMPLEX64: return "complex64";
     case RL_INT16: return "int16";
     case RL_UINT8: return "uint8";
     case RL_BOOL: return "bool";
@@ -489,7 +490,8 @@ static int op_is_foldable(const rl_plan *plan, const rl_op *op) {
     int any = 0;
     for (int32_t i = 0; i < op->n_inputs; ++i) {
         if (op->inputs[i] < 0) continue;
-        if (!rl_known_data(&plan->tensors[op->inputs[i]])) return 0;
+        const rl_tensor *t = &plan->tensors[op->inputs[i]];
+        if (!rl_known_data(t) && rl_shape_count(&t->shape) != 0) return 0; /* an empty one holds nothing to wait for */
         any = 1;
     }
     return any;

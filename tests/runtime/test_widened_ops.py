@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from single_op import (
     OPTIONS_TYPES,
+    TYPE_CODES,
     Const,
     Input,
     Quant,
@@ -29,6 +30,7 @@ OPTIONS_TYPES.update({
     "SPACE_TO_BATCH_ND": "SpaceToBatchNDOptions", "BATCH_TO_SPACE_ND": "BatchToSpaceNDOptions",
     "MIRROR_PAD": "MirrorPadOptions", "FILL": "FillOptions", "ZEROS_LIKE": "ZerosLikeOptions",
     "RANGE": "RangeOptions", "CUMSUM": "CumsumOptions", "ONE_HOT": "OneHotOptions", "REVERSE_V2": "ReverseV2Options",
+    "RFFT2D": "Rfft2dOptions",
 })
 
 
@@ -384,3 +386,31 @@ def test_reverse_v2(dtype, shape, axes):
     model = op_model("REVERSE_V2", [Input(shape, dtype, q), np.array(axes, I32)],
                      [(shape, dtype, q)] if q else [(shape, dtype)], version=2 if dtype == np.int8 else 1)
     assert_same_bits_as_litert(model, [feed(rng, shape, dtype)])
+
+
+# ---- RFFT2D and complex64 (BirdNET's spectrogram: RFFT2D, SQUEEZE, CAST to its real part) ----
+
+TYPE_CODES.setdefault(np.dtype(np.complex64), 8)
+
+
+@pytest.mark.parametrize("shape, fft", [((1, 1, 1, 64), (1, 64)), ((2, 4, 16), (4, 16)), ((3, 8), (8, 8)),
+                                        ((1, 5, 12), (4, 16))])  # the last: rows cut, columns zero-padded
+def test_rfft2d(shape, fft):
+    rng = np.random.default_rng(21)
+    out = (*shape[:-2], fft[0], fft[1] // 2 + 1)
+    model = op_model("RFFT2D", [Input(shape), np.array(fft, I32)], [(out, np.complex64)])
+    x = rng.standard_normal(shape).astype(F32)
+    from single_op import litert_default, run
+
+    from rillet.runtime import Interpreter
+
+    expected = litert_default(model, [x])[0]
+    got = run(Interpreter, model, [x])[0]
+    assert got.dtype == np.complex64 and got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
+
+
+def test_cast_complex64_keeps_the_real_part():
+    x = (np.arange(6) + 1j * np.arange(6, 12)).astype(np.complex64).reshape(2, 3)
+    model = op_model("CAST", [Input(x.shape, np.complex64)], [(x.shape, F32)])
+    assert_same_bits_as_litert(model, [x])
