@@ -66,7 +66,7 @@ class TrainingGraph:
     label_name: str
     loss: Any                    # the training-mode loss (a scalar tensor)
     step: Any                    # the train op: the optimizer's and the layers' assignments
-    state: list                  # the resource variables: trained, slots, moving statistics
+    state: list                  # the resource variables: trained, slots, moving statistics, settings
     frozen: list                 # the model's variables written as constants
 
 
@@ -102,7 +102,10 @@ def build_training(model: Any, spec: TrainSpec) -> TrainingGraph:
     run = graph.ancestors(step)
     assigned = [graph.variables[n.inputs[0].node.attrs["shared_name"]]
                 for n in graph.nodes if n in run and n.op == "ASSIGN_VARIABLE"]
-    state = list(dict.fromkeys([*trained, *assigned]))  # in a stable order
+    # variables the step reads that are not the model's (a learning rate given as a Variable) stay variables,
+    # so that the device can change them (restore) between steps
+    settings = [v for v in graph.variables.values() if v.value.node in run and v not in all_variables]
+    state = list(dict.fromkeys([*trained, *assigned, *settings]))  # in a stable order
     frozen = [v for v in all_variables if v not in state]
     return TrainingGraph(graph, inputs, outputs, labels, spec.labels, loss, step, state, frozen)
 

@@ -205,6 +205,26 @@ def test_frozen_layers_cost_no_gradient_work():
                          train_in(LiteRTInterpreter(model_content=save(m)), feeds), "frozen features")
 
 
+def test_a_learning_rate_given_as_a_variable_stays_one_the_device_can_set():
+    g = Graph()
+    model = mlp(g)
+    with g.as_default():
+        lr = rl.Variable(0.1, name="learning_rate", trainable=False)
+    data = rl.convert(model, train=rl.TrainSpec("softmax_cross_entropy", optimizers.SGD(lr), label_dtype="int32"))
+    feeds = batches(model, 5)
+    for make in (Interpreter, LiteRTInterpreter):
+        it = make(model_content=data)
+        train, save_values = it.get_signature_runner("train"), it.get_signature_runner("save")
+        train(**feeds[0])
+        values = save_values()
+        assert values["learning_rate"].item() == pytest.approx(0.1)  # LiteRT reads the scalar back as [1]
+        it.get_signature_runner("restore")(**{**values, "learning_rate": np.float32(0.0)})
+        train(**feeds[1])
+        after = save_values()
+        for name in ("hidden/kernel", "head/bias"):  # a zero learning rate: the step moves nothing
+            np.testing.assert_array_equal(after[name], values[name])
+
+
 def test_trainspec_errors_name_the_problem():
     g = Graph()
     model = mlp(g)
