@@ -42,8 +42,8 @@ PREBUILT = "RILLET_ARCH" in os.environ
 
 
 class BuildLibrillet(build_ext):
-    """Builds librillet.so and the binding into the package: in place for `build_ext --inplace` and editable
-    installs, else into the build folder a wheel is made from."""
+    """Builds librillet.so, the binding and (not when cross-building) the API-mode extension into the package:
+    in place for `build_ext --inplace` and editable installs, else into the build folder a wheel is made from."""
 
     def run(self) -> None:
         super().run()  # no Python extensions: this only keeps setuptools' bookkeeping
@@ -56,6 +56,8 @@ class BuildLibrillet(build_ext):
                                 compiler=ARCH.compiler(), arch=ARCH_NAME, target_flags=ARCH.cflags,
                                 link_flags=ARCH.link_flags)
         build_ffi.write_binding(os.path.join(package_dir, build_ffi.BINDING_FILE))
+        if not CROSS:  # this Python's headers fit only a library for this machine
+            build_ffi.build_api_extension(package_dir, os.path.join(self.build_temp, "librillet-api"))
 
 
 class PackageFiles(build_py):
@@ -92,6 +94,7 @@ if bdist_wheel is not None:
             super().finalize_options()
 
         def get_tag(self) -> tuple[str, str, str]:
+            # A host wheel also holds _librillet_api (stable ABI); any other Python uses the ABI binding.
             return "py3", "none", super().get_tag()[2]
 
     commands["bdist_wheel"] = PlatformWheel

@@ -5,6 +5,7 @@ line with its exit code."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tarfile
@@ -41,13 +42,21 @@ def test_targets_name_the_issue_boards_with_their_wheel_and_best_kernel_path():
         device("rpi9")
 
 
-def test_the_installed_library_is_loaded_through_abi_mode():
-    """One wheel per architecture serves every CPython because nothing in it is a Python extension."""
+def test_the_abi_binding_of_cross_built_wheels_runs_models_here_too():
+    """Cross-built wheels have only the ABI binding (librillet.so through libffi); a host build adds the API-mode
+    extension. RILLET_LIBRARY makes rillet.native take the ABI path: LiteRT's bits through it as well."""
     from rillet import native
 
     assert Path(native.LIBRARY_PATH).name == "librillet.so"
-    assert not list(Path(native.__file__).parent.glob("_librillet*.so"))
-    assert native.lib.RL_OK == 0 and native.lib.RL_INT8 == 9
+    assert native.BINDING == ("api" if list(Path(native.__file__).parent.glob("_librillet_api*.so")) else "abi")
+    script = ("import numpy as np, rillet.native as n; from rillet.runtime import Interpreter; "
+              f"r = Interpreter(model_path={str(model_path('cnn_small_int8'))!r}).get_signature_runner(); "
+              f"g = np.load({str(model_path('cnn_small_int8').with_suffix('.npz'))!r}); "
+              "(y,) = r(**{next(iter(r.get_input_details())): g['x']}).values(); "
+              "print(n.BINDING, np.array_equal(y, g['y']))")
+    proc = subprocess.run([sys.executable, "-c", script], env={**os.environ, "RILLET_LIBRARY": native.LIBRARY_PATH},
+                          capture_output=True, text=True, check=True)
+    assert proc.stdout.split() == ["abi", "True"]
 
 
 def test_a_bundle_holds_wheel_model_scripts_and_its_archive(tmp_path, capsys):
