@@ -28,13 +28,15 @@ class UnsupportedOpsError(InterpreterError, ValueError):
 def unsupported_ops(model: ModelView) -> str:
     """Every op of every subgraph that librillet has no kernel for, as one line; empty when none."""
     found: dict[str, dict[int, list[int]]] = {}
-    known: dict[int, bool] = {}
+    known: dict[tuple[int, int], bool] = {}
     for s, sg in enumerate(model.subgraphs):
         opcode_index = sg.operator_columns().opcode_index
         for index, (k, code) in enumerate(zip(opcode_index.tolist(), model.opcode_codes[opcode_index].tolist())):
-            if code not in known:
-                known[code] = code != CUSTOM_CODE and bool(lib.rl_op_is_known(code))
-            if not known[code]:
+            key = (code, k if code == CUSTOM_CODE else -1)  # a custom op is known by its name
+            if key not in known:
+                known[key] = (bool(lib.rl_custom_op_is_known(model.opcode_name(k).encode())) if code == CUSTOM_CODE
+                              else bool(lib.rl_op_is_known(code)))
+            if not known[key]:
                 found.setdefault(model.opcode_name(k), {}).setdefault(s, []).append(index)
     parts = []
     for name, by_subgraph in found.items():

@@ -202,6 +202,8 @@ int32_t rl_op_is_known(int32_t builtin_code);
 /* Entry i of the op registry (what docs/ops.md is generated from): its builtin code, name and the dtypes its
  * first input may have (bit 1 << rl_dtype each). Returns 0 past the last entry. */
 int32_t rl_op_registry_entry(int32_t i, int32_t *builtin_code, const char **name, uint32_t *dtypes);
+/* 1 when rillet runs the custom op of that name (MediaPipe's Convolution2DTransposeBias). */
+int32_t rl_custom_op_is_known(const char *name);
 /* cffi-end */
 
 #ifdef __cplusplus

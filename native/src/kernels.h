@@ -361,6 +361,8 @@ void xx_compare_int_ref(rl_compare_op op, int32_t is_int64, const rl_broadcast *
 void xx_reverse_ref(const int64_t *dims, const int32_t *reversed, size_t elem, const void *x, void *y);
 void f32_rfft2d_ref(int64_t batches, int32_t in_h, int32_t in_w, int32_t fft_h, int32_t fft_w, const double *twiddle_h,
                     const double *twiddle_w, double *rows, const float *x, float *y);
+void f32_deconv_bias_ref(const rl_window_geometry *g, const float *input, const float *filter, const float *bias,
+                         float *output);
 /* ---- end of issue 11's reference kernels ---- */
 
 #endif

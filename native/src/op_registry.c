@@ -1,4 +1,6 @@
 /* op_registry.c — the table from builtin code to an op's name, dtypes, prepare and eval. */
+#include <string.h>
+
 #include "ops.h"
 
 #define F32 RL_TAKES_F32
@@ -160,6 +162,8 @@ static const rl_op_kind op_kinds[] = {
     {.code = RL_OP_REVERSE_V2, .name = "REVERSE_V2", .dtypes = ANY, .prepare = rl_prepare_reverse,
      .eval = rl_eval_reverse},
     {.code = RL_OP_RFFT2D, .name = "RFFT2D", .dtypes = F32, .prepare = rl_prepare_rfft2d, .eval = rl_eval_rfft2d},
+    {.code = RL_OP_CUSTOM_CONVOLUTION_2D_TRANSPOSE_BIAS, .name = "Convolution2DTransposeBias", .dtypes = F32,
+     .prepare = rl_prepare_deconv_bias, .eval = rl_eval_deconv_bias},
     /* ---- end of issue 11's ops ---- */
     {.code = RL_OP_VAR_HANDLE, .name = "VAR_HANDLE", .dtypes = ANY, .shape_only = 1, .prepare = rl_prepare_var_handle,
      .eval = rl_eval_var_handle},
@@ -176,6 +180,16 @@ const rl_op_kind *rl_find_op_kind(int32_t code) {
         if (op_kinds[i].code == code) return &op_kinds[i];
     return NULL;
 }
+
+int32_t rl_custom_op_code(const char *name, size_t length) {
+    for (size_t i = 0; i < sizeof op_kinds / sizeof op_kinds[0]; ++i)
+        if (op_kinds[i].code >= RL_OP_CUSTOM_CONVOLUTION_2D_TRANSPOSE_BIAS && strlen(op_kinds[i].name) == length &&
+            memcmp(op_kinds[i].name, name, length) == 0)
+            return op_kinds[i].code;
+    return -1;
+}
+
+int32_t rl_custom_op_is_known(const char *name) { return rl_custom_op_code(name, strlen(name)) >= 0; }
 
 int32_t rl_op_registry_entry(int32_t i, int32_t *builtin_code, const char **name, uint32_t *dtypes) {
     if (i < 0 || (size_t)i >= sizeof op_kinds / sizeof op_kinds[0]) return 0;

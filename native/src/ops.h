@@ -200,6 +200,11 @@ RL_DECLARE_OP(reverse);
 /* RFFT2D (rfft2d.c), float32 to complex64. */
 enum { RL_OP_RFFT2D = 131 };
 RL_DECLARE_OP(rfft2d);
+/* MediaPipe's custom ops (mediapipe_custom.c), found by their custom names: internal codes past TFLite's. */
+enum { RL_OP_CUSTOM_CONVOLUTION_2D_TRANSPOSE_BIAS = 100000 };
+RL_DECLARE_OP(deconv_bias);
+/* The internal code of custom op `name` (length bytes), or -1 when rillet has none (op_registry.c). */
+int32_t rl_custom_op_code(const char *name, size_t length);
 /* ---- end of issue 11's ops ---- */
 
 #endif

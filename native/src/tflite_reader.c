@@ -22,7 +22,7 @@
 
 /* Schema slots of the tables read here (converter/format/schema.py). */
 enum { MODEL_VERSION = 0, MODEL_OPERATOR_CODES = 1, MODEL_BUFFERS = 4 };
-enum { CODE_DEPRECATED = 0, CODE_BUILTIN = 3 };
+enum { CODE_DEPRECATED = 0, CODE_CUSTOM = 1, CODE_BUILTIN = 3, BUILTIN_CUSTOM = 32 };
 enum { SUBGRAPH_TENSORS = 0, SUBGRAPH_INPUTS = 1, SUBGRAPH_OUTPUTS = 2 };
 enum { TENSOR_SHAPE = 0, TENSOR_TYPE = 1, TENSOR_BUFFER = 2, TENSOR_QUANTIZATION = 4, TENSOR_IS_VARIABLE = 5,
        TENSOR_SPARSITY = 6 };
@@ -45,6 +45,7 @@ typedef struct {
 typedef struct {
     int32_t code;
     rl_fb_vector inputs, outputs;
+    rl_fb_vector custom; /* a custom op's options bytes */
     int32_t options_type;
     uint64_t options_pos;
 } op_info;
@@ -111,6 +112,13 @@ static rl_status read_codes(reader *r, const rl_fb_table *model) {
             return malformed(r, "Model.operator_codes[%u]", i);
         /* Codes below 127 may sit in the int8 deprecated field only (older writers), larger ones in the int. */
         r->codes[i] = (int32_t)(deprecated > builtin ? deprecated : builtin);
+        rl_fb_vector name;
+        if (r->codes[i] == BUILTIN_CUSTOM) { /* a custom op rillet runs gets its internal code (op_registry.c) */
+            if (!rl_fb_vector_of(&r->fb, &t, CODE_CUSTOM, 1, &name, NULL))
+                return malformed(r, "Model.operator_codes[%u].custom_code", i);
+            const int32_t known = rl_custom_op_code((const char *)r->fb.data + name.start, name.count);
+            if (known >= 0) r->codes[i] = known;
+        }
     }
     return RL_OK;
 }
@@ -189,14 +197,14 @@ static rl_status read_tensor(reader *r, int32_t s, int32_t i, const rl_fb_table 
 static rl_status read_op(reader *r, int32_t s, int32_t j, const rl_fb_table *t, op_info *info) {
     rl_fb *fb = &r->fb;
     double opcode;
-    rl_fb_vector custom, intermediates;
+    rl_fb_vector intermediates;
     uint64_t large_offset, large_size, options2_pos;
     int32_t options2_type;
     if (!rl_fb_scalar(fb, t, OP_OPCODE, FB_U32, 0, &opcode) ||
         !rl_fb_vector_of(fb, t, OP_INPUTS, 4, &info->inputs, NULL) ||
         !rl_fb_vector_of(fb, t, OP_OUTPUTS, 4, &info->outputs, NULL) ||
         !rl_fb_vector_of(fb, t, OP_INTERMEDIATES, 4, &intermediates, NULL) ||
-        !rl_fb_vector_of(fb, t, OP_CUSTOM, 1, &custom, NULL) ||
+        !rl_fb_vector_of(fb, t, OP_CUSTOM, 1, &info->custom, NULL) ||
         !rl_fb_union(fb, t, RL_TFLITE_OP_OPTIONS_TYPE, RL_TFLITE_OPTIONS_TYPES, &info->options_type,
                      &info->options_pos) ||
         !rl_fb_union(fb, t, RL_TFLITE_OP_OPTIONS2_TYPE, RL_TFLITE_OPTIONS2_TYPES, &options2_type, &options2_pos) ||
@@ -305,6 +313,25 @@ static rl_status add_tensors(reader *r) {
     return RL_OK;
 }
 
+/* MediaPipe's Convolution2DTransposeBias keeps its options as the raw struct TfLiteTransposeConvParams:
+ * padding (TfLitePadding: 1 SAME, 2 VALID), stride_width, stride_height, three little-endian int32. */
+static rl_status deconv_options(reader *r, int32_t j, const op_info *op, rl_op_params *params) {
+    if (op->custom.count != 12) {
+        r->plan->current_op = j;
+        return rl_fail(r->plan, RL_INVALID, "its custom options hold %u bytes, not the 12 of {padding, stride_w, "
+                       "stride_h}", op->custom.count);
+    }
+    const int32_t padding = (int32_t)rl_fb_u32_at(&r->fb, op->custom.start);
+    if (padding != 1 && padding != 2) {
+        r->plan->current_op = j;
+        return rl_fail(r->plan, RL_INVALID, "padding %d is neither SAME (1) nor VALID (2)", padding);
+    }
+    params->conv.padding = padding == 1 ? RL_PADDING_SAME : RL_PADDING_VALID;
+    params->conv.stride_w = (int32_t)rl_fb_u32_at(&r->fb, op->custom.start + 4);
+    params->conv.stride_h = (int32_t)rl_fb_u32_at(&r->fb, op->custom.start + 8);
+    return RL_OK;
+}
+
 static rl_status add_ops(reader *r) {
     rl_plan *plan = r->plan;
     if (r->unknown.count) {
@@ -318,6 +345,8 @@ static rl_status add_ops(reader *r) {
         rl_op_params params;
         rl_status status = rl_tflite_op_params(plan, &r->fb, j, op->code, op->options_type, op->options_pos, &params);
         if (status != RL_OK) return status;
+        if (op->code == RL_OP_CUSTOM_CONVOLUTION_2D_TRANSPOSE_BIAS && (status = deconv_options(r, j, op, &params)) != RL_OK)
+            return status;
         int32_t *indices = (int32_t *)scratch(r, sizeof(int32_t) * ((size_t)op->inputs.count + op->outputs.count + 1));
         if (!indices) return RL_NO_MEMORY;
         for (uint32_t k = 0; k < op->inputs.count; ++k) indices[k] = rl_fb_int_at(&r->fb, &op->inputs, k);

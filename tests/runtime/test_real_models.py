@@ -29,10 +29,12 @@ def bench():
     return sys.modules["real_models"]
 
 
-def assert_runs_as_litert(result) -> None:
+def assert_runs_as_litert(result, custom_op_tolerance: float = 0.0) -> None:
+    """Within 1e-5, or within LiteRT's own spread; a model only XNNPACK runs in LiteRT (a MediaPipe custom
+    op) has no second LiteRT opinion, and gets `custom_op_tolerance` instead."""
     assert result.litert == "yes" and result.rillet == "yes", result.note
-    assert result.within or (result.spread is not None and result.max_diff <= result.spread), \
-        (result.max_diff, result.spread)
+    assert result.within or (result.spread is not None and result.max_diff <= result.spread) or \
+        result.max_diff <= custom_op_tolerance, (result.max_diff, result.spread)
 
 
 @pytest.mark.parametrize("path", KEPT, ids=[p.stem for p in KEPT])
@@ -48,10 +50,11 @@ def test_an_empty_shape_vector_reshapes_to_a_scalar():
     assert_same_bits_as_litert(model, [np.array([2.5], np.float32), np.zeros((0,), np.int32)])
 
 
-# Fetched: wake words, face/hand/pose/palm/iris landmarks and detectors (BirdNET's 50 MB model is left to
-# the bench). Those rillet cannot run yet are listed with what blocks them.
-BLOCKED = {"selfie_segmentation.tflite": "Convolution2DTransposeBias",
-           "selfie_segmentation_landscape.tflite": "Convolution2DTransposeBias"}
+# Fetched: wake words, face/hand/pose/palm/iris landmarks and detectors, selfie segmentation (BirdNET's 50 MB
+# model is left to the bench). Selfie segmentation's Convolution2DTransposeBias runs only in XNNPACK in
+# LiteRT; on random images its mask is tiny (max 0.015) and rillet's own scalar and AVX2 paths differ by 2e-5
+# of it: 1e-4 of the mask's magnitude is its float noise.
+CUSTOM_OP_MODELS = {"selfie_segmentation.tflite": 1e-4, "selfie_segmentation_landscape.tflite": 1e-4}
 
 
 def fetched_models() -> list[Path]:
@@ -73,9 +76,6 @@ def test_fetched_real_models_match_litert():
         result = module.compare(path, invokes=2)
         if result.litert != "yes":
             continue  # LiteRT cannot run it either (a custom op it lacks)
-        if path.name in BLOCKED:
-            assert BLOCKED[path.name] in result.note, result.note  # still blocked by what we know of
-            continue
-        assert_runs_as_litert(result)
+        assert_runs_as_litert(result, CUSTOM_OP_MODELS.get(path.name, 0.0))
         checked += 1
-    assert checked >= 15
+    assert checked >= 18
