@@ -75,6 +75,7 @@ typedef struct { int32_t approximate; } rl_gelu_params;
 typedef struct { int32_t axis; } rl_one_hot_params;
 typedef struct { int32_t then_subgraph_index, else_subgraph_index; } rl_if_params;
 typedef struct { int32_t cond_subgraph_index, body_subgraph_index; } rl_while_params;
+typedef struct { int32_t activation; float cell_clip, proj_clip; int32_t time_major; } rl_lstm_params;
 typedef struct { int64_t seed, seed2; } rl_random_params;
 
 typedef union {
@@ -104,6 +105,7 @@ typedef union {
     rl_one_hot_params one_hot;
     rl_if_params if_op;
     rl_while_params while_op;
+    rl_lstm_params lstm;
     rl_random_params random;
 } rl_op_params;
 

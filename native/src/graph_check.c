@@ -27,7 +27,9 @@ rl_status rl_plan_check_graph(rl_plan *plan) {
         plan->current_op = j;
         for (int32_t k = 0; k < op->n_inputs && status == RL_OK; ++k) {
             const int32_t t = op->inputs[k];
-            if (t < 0 || plan->tensors[t].file_data || writer[t] != NOT_WRITTEN) continue;
+            /* A variable tensor (an LSTM's state) holds what the op kept from the last invoke. */
+            if (t < 0 || plan->tensors[t].file_data || plan->tensors[t].is_variable || writer[t] != NOT_WRITTEN)
+                continue;
             /* An empty tensor holds nothing to read (an empty shape list written as a buffer of no bytes). */
             if (rl_shape_count(&plan->tensors[t].shape) == 0) continue;
             status = rl_fail(plan, RL_INVALID, "input %d (tensor %d) is read before any op writes it "

@@ -363,6 +363,18 @@ void f32_rfft2d_ref(int64_t batches, int32_t in_h, int32_t in_w, int32_t fft_h, 
                     const double *twiddle_w, double *rows, const float *x, float *y);
 void f32_deconv_bias_ref(const rl_window_geometry *g, const float *input, const float *filter, const float *bias,
                          float *output);
+/* One float32 LSTM step (f32_lstm_ref.c): sizes, options, and the weights (NULL where the model has none). */
+typedef struct {
+    int32_t batch, n_input, n_cell, n_output, activation;
+    float cell_clip, proj_clip;
+} rl_lstm_dims;
+typedef struct {
+    const float *input_x, *forget_x, *cell_x, *output_x, *input_h, *forget_h, *cell_h, *output_h;
+    const float *input_peephole, *forget_peephole, *output_peephole;
+    const float *input_bias, *forget_bias, *cell_bias, *output_bias, *projection, *projection_bias;
+} rl_lstm_weights;
+void f32_lstm_step_ref(const rl_lstm_dims *d, const rl_lstm_weights *w, const float *x, float *h, float *cell,
+                       float *scratch);
 /* ---- end of issue 11's reference kernels ---- */
 
 #endif

@@ -164,6 +164,9 @@ static const rl_op_kind op_kinds[] = {
     {.code = RL_OP_RFFT2D, .name = "RFFT2D", .dtypes = F32, .prepare = rl_prepare_rfft2d, .eval = rl_eval_rfft2d},
     {.code = RL_OP_CUSTOM_CONVOLUTION_2D_TRANSPOSE_BIAS, .name = "Convolution2DTransposeBias", .dtypes = F32,
      .prepare = rl_prepare_deconv_bias, .eval = rl_eval_deconv_bias},
+    /* stateful: its h and c live across invokes */
+    {.code = RL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, .name = "UNIDIRECTIONAL_SEQUENCE_LSTM", .dtypes = F32, .stateful = 1,
+     .prepare = rl_prepare_lstm, .eval = rl_eval_lstm},
     /* ---- end of issue 11's ops ---- */
     {.code = RL_OP_VAR_HANDLE, .name = "VAR_HANDLE", .dtypes = ANY, .shape_only = 1, .prepare = rl_prepare_var_handle,
      .eval = rl_eval_var_handle},

@@ -205,6 +205,9 @@ enum { RL_OP_CUSTOM_CONVOLUTION_2D_TRANSPOSE_BIAS = 100000 };
 RL_DECLARE_OP(deconv_bias);
 /* The internal code of custom op `name` (length bytes), or -1 when rillet has none (op_registry.c). */
 int32_t rl_custom_op_code(const char *name, size_t length);
+/* UNIDIRECTIONAL_SEQUENCE_LSTM (lstm.c), float32. */
+enum { RL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM = 44 };
+RL_DECLARE_OP(lstm);
 /* ---- end of issue 11's ops ---- */
 
 #endif

@@ -596,7 +596,8 @@ rl_status rl_plan_prepare(rl_plan *plan) {
         op->folded = 0;
         if (!op->kind) return rl_fail(plan, RL_UNSUPPORTED, "rillet has no kernel for builtin op %d", op->code);
         for (int32_t k = 0; k < op->n_inputs; ++k)
-            if (op->inputs[k] >= 0 && plan->tensors[op->inputs[k]].is_variable)
+            if (op->inputs[k] >= 0 && plan->tensors[op->inputs[k]].is_variable &&
+                op->code != 44 /* UNIDIRECTIONAL_SEQUENCE_LSTM keeps its state itself (lstm.c) */)
                 return rl_fail(plan, RL_UNSUPPORTED, "variable tensors are not supported yet");
         memset(&op->prep, 0, sizeof op->prep);
         op->run = NULL;

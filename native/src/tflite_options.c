@@ -18,7 +18,8 @@ typedef enum {
     F_AXIS, F_NEW_SHAPE, F_SQUEEZE_DIMS, F_BEGIN_MASK, F_END_MASK, F_ELLIPSIS_MASK, F_NEW_AXIS_MASK,
     F_SHRINK_AXIS_MASK, F_OFFSET, F_BATCH_DIMS, F_VALUES_COUNT, F_OUT_TYPE, F_ALIGN_CORNERS,
     F_HALF_PIXEL_CENTERS, F_RADIUS, F_BIAS, F_MODE, F_EXCLUSIVE, F_REVERSE, F_APPROXIMATE, F_THEN_SUBGRAPH_INDEX,
-    F_ELSE_SUBGRAPH_INDEX, F_COND_SUBGRAPH_INDEX, F_BODY_SUBGRAPH_INDEX, F_INIT_SUBGRAPH_INDEX, F_CONTAINER, F_SHARED_NAME, F_BLOCK_SIZE, F_SEED, F_SEED2
+    F_ELSE_SUBGRAPH_INDEX, F_COND_SUBGRAPH_INDEX, F_BODY_SUBGRAPH_INDEX, F_CELL_CLIP, F_PROJ_CLIP, F_TIME_MAJOR,
+    F_INIT_SUBGRAPH_INDEX, F_CONTAINER, F_SHARED_NAME, F_BLOCK_SIZE, F_SEED, F_SEED2
 } option_field_name;
 
 typedef struct {
@@ -49,7 +50,7 @@ static const option_field option_fields[] = {
     /* L2NormOptions */ {12, F_ACTIVATION, 0, FB_I8, 0},
     /* LocalResponseNormalizationOptions */ {13, F_RADIUS, 0, FB_I32, 0}, {13, F_BIAS, 1, FB_F32, 0},
     {13, F_ALPHA, 2, FB_F32, 0}, {13, F_BETA, 3, FB_F32, 0},
-    /* LSTMOptions */ {14, F_ACTIVATION, 0, FB_I8, 0},
+    /* LSTMOptions */ {14, F_ACTIVATION, 0, FB_I8, 0}, {14, F_CELL_CLIP, 1, FB_F32, 0}, {14, F_PROJ_CLIP, 2, FB_F32, 0},
     /* ResizeBilinearOptions */ {15, F_ALIGN_CORNERS, 2, FB_BOOL, 0}, {15, F_HALF_PIXEL_CENTERS, 3, FB_BOOL, 0},
     /* ReshapeOptions */ {17, F_NEW_SHAPE, 0, FB_INTS, 0},
     /* SpaceToDepthOptions */ {19, F_BLOCK_SIZE, 0, FB_I32, 0},
@@ -59,7 +60,7 @@ static const option_field option_fields[] = {
     /* SubOptions */ {28, F_ACTIVATION, 0, FB_I8, 0},
     /* DivOptions */ {29, F_ACTIVATION, 0, FB_I8, 0},
     /* SqueezeOptions */ {30, F_SQUEEZE_DIMS, 0, FB_INTS, 0},
-    /* SequenceRNNOptions */ {31, F_ACTIVATION, 1, FB_I8, 0},
+    /* SequenceRNNOptions */ {31, F_ACTIVATION, 1, FB_I8, 0}, {31, F_TIME_MAJOR, 0, FB_BOOL, 0},
     /* StridedSliceOptions */ {32, F_BEGIN_MASK, 0, FB_I32, 0}, {32, F_END_MASK, 1, FB_I32, 0},
     {32, F_ELLIPSIS_MASK, 2, FB_I32, 0}, {32, F_NEW_AXIS_MASK, 3, FB_I32, 0},
     {32, F_SHRINK_AXIS_MASK, 4, FB_I32, 0}, {32, F_OFFSET, 5, FB_BOOL, 0},
@@ -69,9 +70,11 @@ static const option_field option_fields[] = {
     /* PackOptions */ {59, F_VALUES_COUNT, 0, FB_I32, 0}, {59, F_AXIS, 1, FB_I32, 0},
     /* OneHotOptions */ {61, F_AXIS, 0, FB_I32, 0},
     /* UnpackOptions */ {64, F_AXIS, 1, FB_I32, 0},
-    /* BidirectionalSequenceLSTMOptions */ {69, F_ACTIVATION, 0, FB_I8, 0},
-    /* BidirectionalSequenceRNNOptions */ {70, F_ACTIVATION, 1, FB_I8, 0},
-    /* UnidirectionalSequenceLSTMOptions */ {71, F_ACTIVATION, 0, FB_I8, 0},
+    /* BidirectionalSequenceLSTMOptions */ {69, F_ACTIVATION, 0, FB_I8, 0}, {69, F_CELL_CLIP, 1, FB_F32, 0},
+    {69, F_PROJ_CLIP, 2, FB_F32, 0}, {69, F_TIME_MAJOR, 4, FB_BOOL, 1},
+    /* BidirectionalSequenceRNNOptions */ {70, F_ACTIVATION, 1, FB_I8, 0}, {70, F_TIME_MAJOR, 0, FB_BOOL, 0},
+    /* UnidirectionalSequenceLSTMOptions */ {71, F_ACTIVATION, 0, FB_I8, 0}, {71, F_CELL_CLIP, 1, FB_F32, 0},
+    {71, F_PROJ_CLIP, 2, FB_F32, 0}, {71, F_TIME_MAJOR, 3, FB_BOOL, 0},
     /* ResizeNearestNeighborOptions */ {74, F_ALIGN_CORNERS, 0, FB_BOOL, 0},
     {74, F_HALF_PIXEL_CENTERS, 1, FB_BOOL, 0},
     /* LeakyReluOptions */ {75, F_ALPHA, 0, FB_F32, 0},
@@ -172,6 +175,10 @@ static const op_parameter op_parameters[] = {
     {RL_OP_IF, F_ELSE_SUBGRAPH_INDEX, P_INT, AT(if_op.else_subgraph_index), 0},
     {RL_OP_WHILE, F_COND_SUBGRAPH_INDEX, P_INT, AT(while_op.cond_subgraph_index), 0},
     {RL_OP_WHILE, F_BODY_SUBGRAPH_INDEX, P_INT, AT(while_op.body_subgraph_index), 0},
+    {RL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, F_ACTIVATION, P_INT, AT(lstm.activation), 0},
+    {RL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, F_CELL_CLIP, P_FLOAT, AT(lstm.cell_clip), 0},
+    {RL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, F_PROJ_CLIP, P_FLOAT, AT(lstm.proj_clip), 0},
+    {RL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, F_TIME_MAJOR, P_BOOL, AT(lstm.time_major), 0},
     {RL_OP_DEPTH_TO_SPACE, F_BLOCK_SIZE, P_INT, AT(depth_space.block_size), 0},
     {RL_OP_SPACE_TO_DEPTH, F_BLOCK_SIZE, P_INT, AT(depth_space.block_size), 0},
 };

@@ -1,0 +1,98 @@
+/* lstm.c — UNIDIRECTIONAL_SEQUENCE_LSTM, float32 (TFLite's 24 inputs: the input, the gates' input and
+ * recurrent weights, peepholes, biases, projection, the two state tensors, layer norms), time- or
+ * batch-major. The state (h and c) persists across invokes as TFLite's variable tensors do: it lives in the
+ * op's state, zeroed when the plan is prepared, and each invoke starts from where the last one stopped
+ * (f32_lstm_ref.c is one step). Layer-normalised LSTMs and non-float weights are refused. */
+#include <string.h>
+
+#include "ops.h"
+
+typedef struct {
+    rl_lstm_dims dims;
+    int32_t max_time, time_major;
+    float *h, *cell, *scratch, *x_step;
+} rl_lstm_state;
+
+enum { X = 0, W_XI = 1, W_XF, W_XC, W_XO, W_HI, W_HF, W_HC, W_HO, P_I, P_F, P_O, B_I, B_F, B_C, B_O, PROJ, PROJ_B,
+       H_STATE, C_STATE, LN_I, LN_F, LN_C, LN_O };
+
+static const float *weights(rl_plan *plan, const rl_op *op, int32_t i) {
+    const rl_tensor *t = i < op->n_inputs ? rl_input(plan, op, i) : NULL;
+    return t ? (const float *)t->data : NULL;
+}
+
+static rl_status run_lstm(rl_plan *plan, rl_op *op) {
+    rl_lstm_state *st = (rl_lstm_state *)op->state;
+    const rl_lstm_dims *d = &st->dims;
+    const rl_lstm_weights w = {
+        .input_x = weights(plan, op, W_XI), .forget_x = weights(plan, op, W_XF), .cell_x = weights(plan, op, W_XC),
+        .output_x = weights(plan, op, W_XO), .input_h = weights(plan, op, W_HI), .forget_h = weights(plan, op, W_HF),
+        .cell_h = weights(plan, op, W_HC), .output_h = weights(plan, op, W_HO),
+        .input_peephole = weights(plan, op, P_I), .forget_peephole = weights(plan, op, P_F),
+        .output_peephole = weights(plan, op, P_O), .input_bias = weights(plan, op, B_I),
+        .forget_bias = weights(plan, op, B_F), .cell_bias = weights(plan, op, B_C), .output_bias = weights(plan, op, B_O),
+        .projection = weights(plan, op, PROJ), .projection_bias = weights(plan, op, PROJ_B)};
+    const float *x = (const float *)rl_input(plan, op, X)->data;
+    float *y = (float *)rl_output(plan, op, 0)->data;
+    const int64_t T = st->max_time, B = d->batch, I = d->n_input, O = d->n_output;
+    for (int64_t t = 0; t < T; ++t) {
+        /* one step over the whole batch: gather its rows (batch-major input holds a sequence per row) */
+        for (int64_t b = 0; b < B; ++b)
+            memcpy(st->x_step + b * I, x + (st->time_major ? (t * B + b) : (b * T + t)) * I, (size_t)I * sizeof(float));
+        f32_lstm_step_ref(d, &w, st->x_step, st->h, st->cell, st->scratch);
+        for (int64_t b = 0; b < B; ++b)
+            memcpy(y + (st->time_major ? (t * B + b) : (b * T + t)) * O, st->h + b * O, (size_t)O * sizeof(float));
+    }
+    return RL_OK;
+}
+
+rl_status rl_prepare_lstm(rl_plan *plan, rl_op *op) {
+    rl_status s = rl_expect_inputs(plan, op, 1, 24); /* most of the 24 are optional */
+    if (s != RL_OK) return s;
+    if (op->n_inputs < 20) return rl_fail(plan, RL_INVALID, "takes 20 to 24 inputs, has %d", op->n_inputs);
+    for (int32_t i = LN_I; i < op->n_inputs; ++i)
+        if (rl_input(plan, op, i)) return rl_fail(plan, RL_UNSUPPORTED, "layer-normalised LSTMs are not supported yet");
+    for (int32_t i = 0; i < op->n_inputs && i < H_STATE; ++i) {
+        const rl_tensor *t = rl_input(plan, op, i);
+        if (t && t->dtype != RL_FLOAT32)
+            return rl_fail(plan, RL_UNSUPPORTED, "input %d is %s: only float32 LSTMs are supported", i, rl_dtype_name(t->dtype));
+    }
+    const rl_tensor *x = rl_input(plan, op, X), *w_xf = rl_input(plan, op, W_XF), *w_hf = rl_input(plan, op, W_HF);
+    rl_tensor *y = rl_output(plan, op, 0);
+    if (!w_xf || !w_hf || !rl_input(plan, op, W_XC) || !rl_input(plan, op, W_XO) || !rl_input(plan, op, W_HC) ||
+        !rl_input(plan, op, W_HO) || !rl_input(plan, op, B_F) || !rl_input(plan, op, B_C) || !rl_input(plan, op, B_O))
+        return rl_fail(plan, RL_INVALID, "the forget, cell and output gates need their weights and biases");
+    if (x->shape.rank != 3 || w_xf->shape.rank != 2 || w_hf->shape.rank != 2)
+        return rl_fail(plan, RL_INVALID, "the input must be 3-D and the weights 2-D");
+    const rl_lstm_params *p = &op->params.lstm;
+    if (p->activation != 0 && p->activation != 1 && p->activation != 3 && p->activation != 4)
+        return rl_fail(plan, RL_UNSUPPORTED, "activation %d", p->activation);
+    const int32_t T = x->shape.dims[p->time_major ? 0 : 1], B = x->shape.dims[p->time_major ? 1 : 0];
+    const int32_t n_input = x->shape.dims[2], n_cell = w_xf->shape.dims[0], n_output = w_hf->shape.dims[1];
+    if (w_xf->shape.dims[1] != n_input || w_hf->shape.dims[0] != n_cell)
+        return rl_fail(plan, RL_INVALID, "weights [%d, %d] and [%d, %d] for %d inputs", w_xf->shape.dims[0],
+                       w_xf->shape.dims[1], w_hf->shape.dims[0], w_hf->shape.dims[1], n_input);
+    const rl_tensor *proj = rl_input(plan, op, PROJ);
+    if (!proj && n_output != n_cell) return rl_fail(plan, RL_INVALID, "no projection, yet %d outputs for %d cells", n_output, n_cell);
+    const int64_t gates = (int64_t)B * n_cell;
+    const size_t bytes[5] = {sizeof(rl_lstm_state), sizeof(float) * (size_t)B * (size_t)n_output,
+                             sizeof(float) * (size_t)gates, sizeof(float) * 4 * (size_t)gates,
+                             sizeof(float) * (size_t)B * (size_t)n_input};
+    void *parts[5];
+    rl_lstm_state *st = (rl_lstm_state *)rl_op_state_parts(plan, op, 5, bytes, parts);
+    if (!st) return RL_NO_MEMORY;
+    st->h = (float *)parts[1];
+    st->cell = (float *)parts[2];
+    st->scratch = (float *)parts[3];
+    st->x_step = (float *)parts[4];
+    st->dims = (rl_lstm_dims){.batch = B, .n_input = n_input, .n_cell = n_cell, .n_output = n_output,
+                              .activation = p->activation, .cell_clip = p->cell_clip, .proj_clip = p->proj_clip};
+    st->max_time = T;
+    st->time_major = p->time_major;
+    y->shape = x->shape;
+    y->shape.dims[2] = n_output;
+    op->run = run_lstm;
+    return RL_OK;
+}
+
+rl_status rl_eval_lstm(rl_plan *plan, rl_op *op) { return run_lstm(plan, op); }
