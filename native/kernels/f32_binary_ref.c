@@ -33,6 +33,25 @@ static void same_shape(rl_binary_op op, int64_t n, const float *restrict a, cons
     }
 }
 
+/* One operand a single value (a learning rate times a gradient, a constant shift): x is the other, `first`
+ * says whether the value is the left operand. Loops of their own for ADD, SUB and MUL, as same_shape's.
+ * In place is fine: each element is read before it is written. */
+static void scalar_operand(rl_binary_op op, int64_t n, const float *x, float v, int first, float lo, float hi,
+                           float *out) {
+    switch (op) {
+    case RL_BIN_ADD: for (int64_t i = 0; i < n; ++i) out[i] = clamp(x[i] + v, lo, hi); return;
+    case RL_BIN_MUL: for (int64_t i = 0; i < n; ++i) out[i] = clamp(x[i] * v, lo, hi); return;
+    case RL_BIN_SUB:
+        if (first) for (int64_t i = 0; i < n; ++i) out[i] = clamp(v - x[i], lo, hi);
+        else for (int64_t i = 0; i < n; ++i) out[i] = clamp(x[i] - v, lo, hi);
+        return;
+    default:
+        if (first) for (int64_t i = 0; i < n; ++i) out[i] = clamp(apply(op, v, x[i]), lo, hi);
+        else for (int64_t i = 0; i < n; ++i) out[i] = clamp(apply(op, x[i], v), lo, hi);
+        return;
+    }
+}
+
 void f32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const float *a, const float *b, float *out) {
     const float lo = bc->act_min, hi = bc->act_max;
     if (bc->contiguous == 1 && (out == a || out == b)) { /* in place: restrict would not hold */
@@ -44,11 +63,11 @@ void f32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const float *a, con
         return;
     }
     if (bc->contiguous == 2) {
-        for (int64_t i = 0; i < bc->count; ++i) out[i] = clamp(apply(op, a[i], b[0]), lo, hi);
+        scalar_operand(op, bc->count, a, b[0], 0, lo, hi, out);
         return;
     }
     if (bc->contiguous == 3) {
-        for (int64_t i = 0; i < bc->count; ++i) out[i] = clamp(apply(op, a[0], b[i]), lo, hi);
+        scalar_operand(op, bc->count, b, a[0], 1, lo, hi, out);
         return;
     }
     if (bc->count == 0) return;
