@@ -52,6 +52,34 @@ static void scalar_operand(rl_binary_op op, int64_t n, const float *x, float v, 
     }
 }
 
+/* Whether an operand's rank-8 strides walk it in the output's order with no broadcast (it has every element). */
+static int is_full(const int64_t *strides, const int64_t *dims) {
+    int64_t s = 1;
+    for (int d = 7; d >= 0; --d) {
+        if (dims[d] != 1 && strides[d] != s) return 0;
+        s *= dims[d];
+    }
+    return 1;
+}
+
+/* Whether an operand is one row along the last axis, repeated over all the others. */
+static int is_last_axis_vector(const int64_t *strides, const int64_t *dims) {
+    for (int d = 0; d < 7; ++d)
+        if (dims[d] != 1 && strides[d] != 0) return 0;
+    return strides[7] == 1 || dims[7] == 1;
+}
+
+/* One row of n elements of x op y (each a full row, or the vector), with the op's loop chosen once. */
+static void row_against_vector(rl_binary_op op, int64_t n, const float *x, const float *y, float lo, float hi,
+                               float *out) {
+    switch (op) {
+    case RL_BIN_ADD: for (int64_t i = 0; i < n; ++i) out[i] = clamp(x[i] + y[i], lo, hi); return;
+    case RL_BIN_SUB: for (int64_t i = 0; i < n; ++i) out[i] = clamp(x[i] - y[i], lo, hi); return;
+    case RL_BIN_MUL: for (int64_t i = 0; i < n; ++i) out[i] = clamp(x[i] * y[i], lo, hi); return;
+    default: for (int64_t i = 0; i < n; ++i) out[i] = clamp(apply(op, x[i], y[i]), lo, hi); return;
+    }
+}
+
 void f32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const float *a, const float *b, float *out) {
     const float lo = bc->act_min, hi = bc->act_max;
     if (bc->contiguous == 1 && (out == a || out == b)) { /* in place: restrict would not hold */
@@ -71,8 +99,17 @@ void f32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const float *a, con
         return;
     }
     if (bc->count == 0) return;
+    const int64_t inner = bc->out_dims[7];
+    const int a_full = is_full(bc->a_strides, bc->out_dims), b_full = is_full(bc->b_strides, bc->out_dims);
+    if ((a_full && is_last_axis_vector(bc->b_strides, bc->out_dims)) ||
+        (b_full && is_last_axis_vector(bc->a_strides, bc->out_dims))) {
+        /* a per-channel operand (a bias, a batch norm's scale): rows of the full one against the vector */
+        for (int64_t r = 0; r < bc->count; r += inner)
+            row_against_vector(op, inner, a_full ? a + r : a, b_full ? b + r : b, lo, hi, out + r);
+        return;
+    }
     int64_t index[8] = {0};
-    const int64_t inner = bc->out_dims[7], sa = bc->a_strides[7], sb = bc->b_strides[7];
+    const int64_t sa = bc->a_strides[7], sb = bc->b_strides[7];
     do {
         int64_t ia, ib;
         rl_broadcast_row(bc, index, &ia, &ib);
