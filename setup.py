@@ -7,6 +7,7 @@ for that architecture with Debian's cross compiler and tags the wheel with its p
 tools/build_wheels.py sets it once per wheel.
 """
 
+import glob
 import importlib.util
 import os
 import sys
@@ -51,6 +52,10 @@ class BuildLibrillet(build_ext):
             package_dir = os.path.join(HERE, "native")
         else:
             package_dir = os.path.join(self.build_lib, "rillet", "native")
+        # Before the ABI binding, _librillet was itself an extension, which Python would import before the
+        # generated _librillet.py: a checkout built then must not keep it.
+        for stale in glob.glob(os.path.join(package_dir, "_librillet.*.so")):
+            os.remove(stale)
         build_ffi.build_library(os.path.join(package_dir, build_ffi.LIBRARY_FILE),
                                 os.path.join(self.build_temp, f"librillet-{ARCH_NAME}"),
                                 compiler=ARCH.compiler(), arch=ARCH_NAME, target_flags=ARCH.cflags,

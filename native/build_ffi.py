@@ -69,7 +69,8 @@ def build_api_extension(package_dir: str, build_dir: str) -> str:
                           extra_link_args=["-Wl,-rpath,$ORIGIN", "-s"], py_limited_api=True)
     built = ffibuilder.compile(tmpdir=build_dir)
     target = os.path.join(package_dir, os.path.basename(built))
-    shutil.copyfile(built, target)
+    shutil.copyfile(built, f"{target}.partial")
+    os.replace(f"{target}.partial", target)  # as build_library does, for processes that have it loaded
     return target
 
 
@@ -102,8 +103,12 @@ def build_library(out_path: str, build_dir: str, *, compiler: list[str] | None =
         objects = list(pool.map(compile_one, build_config.sources(arch)))
     os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
     strip = [] if "-g" in target_flags else ["-s"]  # keep a debug build's symbols, else only the exported ones
-    command = [*compiler, *target_flags, *LINK_FLAGS, *strip, "-o", out_path, *objects, *link_flags, *LIBRARIES]
+    # Linked beside and renamed over the old file: a process that has the old one mapped keeps its copy
+    # (writing into a mapped library crashes it).
+    partial = f"{out_path}.partial"
+    command = [*compiler, *target_flags, *LINK_FLAGS, *strip, "-o", partial, *objects, *link_flags, *LIBRARIES]
     result = subprocess.run(command, check=False, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"linking {LIBRARY_FILE} failed:\n{shlex.join(command)}\n{result.stderr}")
+    os.replace(partial, out_path)
     return out_path
