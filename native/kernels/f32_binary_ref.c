@@ -131,6 +131,15 @@ static uint8_t compare(rl_compare_op op, float x, float y) {
 
 void f32_compare_ref(rl_compare_op op, const rl_broadcast *bc, const float *a, const float *b, uint8_t *out) {
     if (bc->count == 0) return;
+    if (bc->contiguous == 2 && op == RL_CMP_GREATER) { /* x > constant: an activation gradient's mask */
+        const float v = b[0];
+        for (int64_t i = 0; i < bc->count; ++i) out[i] = a[i] > v;
+        return;
+    }
+    if (bc->contiguous == 1 && op == RL_CMP_GREATER) { /* y > window: max pooling's gradient */
+        for (int64_t i = 0; i < bc->count; ++i) out[i] = a[i] > b[i];
+        return;
+    }
     int64_t index[8] = {0};
     const int64_t inner = bc->out_dims[7], sa = bc->a_strides[7], sb = bc->b_strides[7];
     do {
