@@ -17,42 +17,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
-import rillet as rl
-from rillet.bundled import bundled_model_path, digits_test_set
-from rillet.graph import losses, optimizers
+from rillet.bundled import digits_test_set
+from rillet.finetune import accuracy, head_training_file, shifted, train_head
 from rillet.runtime import Interpreter
-
-
-def shifted(images: np.ndarray, dy: int, dx: int) -> np.ndarray:
-    """[n, 8, 8, 1] images moved by (dy, dx) pixels, blank (0) where they move away from: a new writer's style."""
-    out = np.zeros_like(images)
-    h, w = images.shape[1:3]
-    out[:, max(dy, 0):h + min(dy, 0), max(dx, 0):w + min(dx, 0)] = images[:, max(-dy, 0):h - max(dy, 0),
-                                                                          max(-dx, 0):w - max(dx, 0)]
-    return out
-
-
-def training_file(head_lr: float) -> bytes:
-    """The bundled inference model as a training file whose only trainable layer is the dense head."""
-    model = rl.to_graph(str(bundled_model_path()))
-    probs = model.outputs["probs"]
-    logits = probs.node.inputs[0]  # the loss takes the logits under the model's softmax
-
-    def loss(labels, _probs):
-        return losses.softmax_cross_entropy(labels, logits)
-
-    spec = rl.TrainSpec(loss=loss, optimizer=optimizers.Adam(head_lr), trainable=["logits"], label_dtype="int32")
-    return rl.convert(model, train=spec)
-
-
-def accuracy(infer, images: np.ndarray, labels: np.ndarray) -> tuple[float, np.ndarray]:
-    probs = infer(image=images)["probs"]
-    return float(np.mean(probs.argmax(-1) == labels)), probs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,26 +43,20 @@ def main(argv: list[str] | None = None) -> int:
     print(f"data: {test.source}; shifted by {tuple(args.shift)}: {len(tune)} to fine-tune, {len(held_out)} held out")
 
     model_path = args.out / "digits_train.tflite"
-    model_path.write_bytes(training_file(args.lr))
+    model_path.write_bytes(head_training_file(args.lr))
     it = Interpreter(model_path=str(model_path))
-    infer, train = it.get_signature_runner("infer"), it.get_signature_runner("train")
+    infer = it.get_signature_runner("infer")
     print(f"training file: {model_path} ({model_path.stat().st_size} bytes), signatures {list(it.get_signature_list())}")
 
     original, _ = accuracy(infer, test.images[held_out], labels[held_out])
     before, _ = accuracy(infer, images[held_out], labels[held_out])
     print(f"held-out accuracy: unshifted {original:.3f}, shifted {before:.3f} before fine-tuning")
 
-    rs = np.random.default_rng(1)
-    steps, started = 0, time.perf_counter()
-    for epoch in range(args.epochs):
-        batch_losses, epoch_order = [], rs.permutation(tune)
-        for start in range(0, len(tune) - args.batch + 1, args.batch):  # whole batches: one shape, one plan
-            index = epoch_order[start:start + args.batch]
-            batch_losses.append(float(train(image=images[index], y=labels[index])["loss"]))
-            steps += 1
+    run = train_head(it, images[tune], labels[tune], args.epochs, args.batch)
+    for epoch, loss in enumerate(run.epoch_losses):
         if epoch % 5 == 4 or epoch == args.epochs - 1:
-            print(f"  epoch {epoch + 1:3d}: loss {np.mean(batch_losses):.4f}")
-    seconds = time.perf_counter() - started
+            print(f"  epoch {epoch + 1:3d}: loss {loss:.4f}")
+    steps, seconds = run.steps, run.seconds
     after, probs_after = accuracy(infer, images[held_out], labels[held_out])
     report = it.memory_report()
     print(f"{steps} steps on rillet's runtime in {seconds:.2f} s ({1e3 * seconds / steps:.2f} ms a step); "

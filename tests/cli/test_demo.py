@@ -92,9 +92,10 @@ def test_without_litert_the_demo_says_so(monkeypatch, capsys):
 
 def test_demo_runs_as_the_installed_command(tmp_path):
     # cwd=tmp_path: ./rillet in the checkout would otherwise shadow the installed package
-    # ...and on the base install: it imports neither JAX nor the graph (both may be installed here)
+    # ...and on the base install: it never imports JAX (it may be installed here); the graph, numpy-only, makes
+    # the fine-tuning step's training file
     script = ("import sys; from rillet.cli import main; code = main(['demo', '--runs', '3']); "
-              "assert not {'jax', 'rillet.graph', 'rillet.targets.xla'} & set(sys.modules), 'imported'; "
+              "assert not {'jax', 'rillet.targets.xla'} & set(sys.modules), 'imported'; "
               "sys.exit(code)")
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False,
                           cwd=tmp_path, timeout=120)
