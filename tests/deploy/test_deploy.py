@@ -42,7 +42,7 @@ def test_targets_name_the_issue_boards_with_their_wheel_and_best_kernel_path():
         device("rpi9")
 
 
-def test_the_abi_binding_of_cross_built_wheels_runs_models_here_too():
+def test_the_abi_binding_of_cross_built_wheels_runs_models_here_too(tmp_path):
     """Cross-built wheels have only the ABI binding (librillet.so through libffi); a host build adds the API-mode
     extension. RILLET_LIBRARY makes rillet.native take the ABI path: LiteRT's bits through it as well."""
     from rillet import native
@@ -54,8 +54,9 @@ def test_the_abi_binding_of_cross_built_wheels_runs_models_here_too():
               f"g = np.load({str(model_path('cnn_small_int8').with_suffix('.npz'))!r}); "
               "(y,) = r(**{next(iter(r.get_input_details())): g['x']}).values(); "
               "print(n.BINDING, np.array_equal(y, g['y']))")
+    # cwd=tmp_path: the checkout's ./rillet would shadow the installed package
     proc = subprocess.run([sys.executable, "-c", script], env={**os.environ, "RILLET_LIBRARY": native.LIBRARY_PATH},
-                          capture_output=True, text=True, check=True)
+                          capture_output=True, text=True, check=True, cwd=tmp_path)
     assert proc.stdout.split() == ["abi", "True"]
 
 

@@ -23,7 +23,7 @@ def test_an_arena_beyond_physical_memory_is_refused_naming_the_size():
         Interpreter(model_content=m).allocate_tensors()
 
 
-def test_the_limit_can_be_set_lower():
+def test_the_limit_can_be_set_lower(tmp_path):
     # In a child process: the limit is read when a plan is created, from the environment.
     script = (
         "import numpy as np, sys; sys.path[:0] = sys.argv[1:]\n"
@@ -36,6 +36,8 @@ def test_the_limit_can_be_set_lower():
         "    print(e)\n"
     )
     here = str(Path(__file__).parent)
+    # cwd=tmp_path: the checkout's ./rillet would shadow the installed package
     out = subprocess.run([sys.executable, "-c", script, here], check=True, capture_output=True, text=True, timeout=120,
+                         cwd=tmp_path,
                          env={**os.environ, "RILLET_MEMORY_LIMIT_MB": "4"})
     assert "the arena needs 8388608 bytes, more than the memory limit of 4194304 bytes" in out.stdout, out

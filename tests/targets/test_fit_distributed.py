@@ -23,8 +23,9 @@ WORKER = HERE / "fit_worker.py"
 
 def worker_env() -> dict[str, str]:
     # the workers import fit_nets from here; they run in tmp_path, where no ./rillet shadows the package
-    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
-                JAX_PLATFORMS="cpu")
+    # (an empty PYTHONPATH entry would mean the current directory: the checkout, whose ./rillet shadows it)
+    paths = [str(HERE), *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p)]
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(paths), JAX_PLATFORMS="cpu")
 
 
 @pytest.fixture(scope="module")
