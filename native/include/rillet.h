@@ -189,6 +189,9 @@ rl_status rl_program_write_variable(rl_program *program, int32_t id, int32_t dty
                                     const int32_t *dims, const void *data, size_t bytes);
 /* Marks every CALL_ONCE as done, so restored values are not overwritten by the model's initialiser. */
 void rl_program_mark_initialized(rl_program *program);
+/* The most iterations one WHILE may run before its invoke fails (RL_INVALID, naming the op); 0 (the default,
+ * as TFLite) is no limit. A new program takes RILLET_LOOP_LIMIT from the environment. */
+void rl_program_set_loop_limit(rl_program *program, int64_t iterations);
 
 /* Feeds an empty plan subgraph `subgraph` of a .tflite flatbuffer (schema v3): its tensors (constants used
  * in place: `model` must outlive the plan), quantization, ops with their builtin options, inputs and

@@ -153,7 +153,12 @@ rl_status rl_eval_while(rl_plan *plan, rl_op *op) {
     /* The outputs hold the current loop values. */
     for (int32_t k = 0; k < op->n_outputs; ++k)
         memcpy(rl_output(plan, op, k)->data, rl_input(plan, op, k)->data, rl_output(plan, op, k)->bytes);
-    for (;;) {
+    /* TFLite's WHILE has no bound; a program may set one (a fuzzer, or a service that must not hang on a
+     * hostile model), and the loop then stops with an error instead of running on. */
+    const int64_t limit = plan->program->loop_limit;
+    for (int64_t iteration = 0;; ++iteration) {
+        if (limit && iteration >= limit)
+            return rl_fail(plan, RL_INVALID, "ran %lld iterations, the program's loop limit", (long long)limit);
         for (int32_t k = 0; k < cond->n_graph_inputs; ++k)
             memcpy(cond->tensors[cond->graph_inputs[k]].data, rl_output(plan, op, k)->data, rl_output(plan, op, k)->bytes);
         rl_status s = invoke_callee(plan, cond, "cond");

@@ -6,7 +6,14 @@
 
 rl_status rl_program_create(rl_program **program_out) {
     *program_out = (rl_program *)calloc(1, sizeof **program_out);
-    return *program_out ? RL_OK : RL_NO_MEMORY;
+    if (!*program_out) return RL_NO_MEMORY;
+    const char *limit = getenv("RILLET_LOOP_LIMIT"); /* for a service that must not hang on a hostile model */
+    if (limit && *limit) rl_program_set_loop_limit(*program_out, strtoll(limit, NULL, 10));
+    return RL_OK;
+}
+
+void rl_program_set_loop_limit(rl_program *program, int64_t iterations) {
+    program->loop_limit = iterations > 0 ? iterations : 0;
 }
 
 void rl_program_destroy(rl_program *program) {

@@ -19,6 +19,7 @@ struct rl_program {
     uint8_t *once_done;  /* per subgraph index: its CALL_ONCE already ran */
     rl_variable *variables;
     int32_t n_variables, cap_variables;
+    int64_t loop_limit;  /* the most iterations one WHILE may run (rl_program_set_loop_limit); 0: no limit */
 };
 
 /* The variable op's view of the store: NULL (after rl_fail) when the plan has no program or the id is out of

@@ -169,3 +169,27 @@ def test_a_branch_taking_another_count_of_inputs_is_refused():
     m.subgraphs[0].operators[0].inputs = [0, 1, 1]  # the IF passes x twice; the branches take one input
     with pytest.raises(RuntimeError, match="then subgraph 1 takes 1 inputs, it passes 2"):
         Interpreter(model_content=save(m)).allocate_tensors()
+
+
+def test_a_loop_limit_stops_a_while_that_runs_on(tmp_path):
+    """TFLite's WHILE has no bound; RILLET_LOOP_LIMIT gives one (a service must not hang on a hostile model):
+    a loop of a million iterations stops at the limit with an error naming the op, and one under it runs."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "loop.tflite"
+    path.write_bytes(while_model(limit=1_000_000))
+    script = (
+        "import sys, numpy as np\n"
+        "from rillet.runtime import Interpreter\n"
+        "it = Interpreter(model_path=sys.argv[1]); it.allocate_tensors()\n"
+        "it.set_tensor(it.get_input_details()[0]['index'], np.array(int(sys.argv[2]), np.int32))\n"
+        "it.set_tensor(it.get_input_details()[1]['index'], np.zeros(2, np.float32))\n"
+        "try:\n    it.invoke(); print('ran')\nexcept RuntimeError as e:\n    print(e)\n"
+    )
+    env = {**os.environ, "RILLET_LOOP_LIMIT": "1000"}
+    runs = [subprocess.run([sys.executable, "-c", script, str(path), str(start)], capture_output=True, text=True,
+                           check=True, cwd=tmp_path, env=env, timeout=120).stdout for start in (0, 999_500)]
+    assert "WHILE op 0" in runs[0] and "ran 1000 iterations, the program's loop limit" in runs[0], runs[0]
+    assert runs[1].strip() == "ran", runs[1]
