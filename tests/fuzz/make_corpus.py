@@ -1,13 +1,18 @@
 """Writes a seed corpus for the libFuzzer target (native/tests/fuzz_plan.c): the small reference models and
 structure-aware mutations of each (tests/fuzz/structure_mutations.py), plus every saved regression.
 
-    python tests/fuzz/make_corpus.py build/fuzz-corpus [--per-model 300]
+    python tests/fuzz/make_corpus.py build/fuzz-corpus [--per-model 300] [--from-tests]
+
+--from-tests also runs tests/runtime with the record_models plugin, adding every model those tests build
+(a single-op model for every op rillet runs) to the corpus.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -24,6 +29,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--per-model", type=int, default=300)
+    parser.add_argument("--from-tests", action="store_true", help="add the models tests/runtime builds")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     written = 0
@@ -33,6 +39,12 @@ def main() -> int:
         for blob in [data, *mutants(data, seed=k, count=args.per_model)]:
             (args.out / hashlib.sha1(blob).hexdigest()).write_bytes(blob)
             written += 1
+    if args.from_tests:
+        env = {**os.environ, "RILLET_RECORD_MODELS": str(args.out.resolve()), "CI": "1"}
+        subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "record_models",
+                        "-o", f"pythonpath=tests {HERE}", "tests/runtime"], cwd=HERE.parents[1], env=env, check=False,
+                       stdout=subprocess.DEVNULL)
+        written = len(list(args.out.iterdir()))
     print(f"{written} files in {args.out}")
     return 0
 
