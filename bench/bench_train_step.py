@@ -5,7 +5,7 @@ jitted), in one process, interleaved; medians and ratios.
     python bench/bench_train_step.py [--runs 200] [--batch 32]
 
 Models: the bundled digits CNN made a training file with every layer trainable (Adam), and TensorFlow's
-own train_mlp.tflite (../shared/models; batch 8, its converter's SGD step). train_mlp has no rillet graph,
+own train_mlp.tflite (tests/data/models; batch 8, its converter's SGD step). train_mlp has no rillet graph,
 so its JAX column is the same network and step written in rillet's graph (two dense layers, softmax
 cross-entropy on one-hot labels, SGD), not the same file. Each runtime keeps its own variables; every step
 feeds the same batch. The JAX step includes its Python dispatch (a jitted call), as a training loop sees it.
@@ -27,7 +27,7 @@ from rillet.graph import Graph, losses, optimizers
 from rillet.graph import layers as L
 from rillet.runtime import Interpreter
 
-SHARED_MODELS = Path(__file__).resolve().parents[2] / "shared" / "models"
+SHARED_MODELS = Path(__file__).resolve().parents[1] / "tests" / "data" / "models"
 
 
 def digits_cnn(batch: int):
