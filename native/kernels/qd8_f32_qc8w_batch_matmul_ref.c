@@ -13,15 +13,21 @@ void qd8_f32_qc8w_batch_matmul_ref(const rl_broadcast *batches, int32_t m, int32
                                    int32_t per_column, int8_t *row_scratch, float *out) {
     int64_t index[8] = {0};
     const int64_t a_size = (int64_t)m * k, b_size = (int64_t)k * n, o_size = (int64_t)m * n;
+    if (o_size == 0) return; /* nothing to write (and out may have no memory) */
     for (int64_t batch = 0; batch < batches->count; ++batch) {
         int64_t a_off = 0, b_off = 0;
         for (int d = 0; d < 8; ++d) {
             a_off += index[d] * batches->a_strides[d];
             b_off += index[d] * batches->b_strides[d];
         }
+        float *o = out + batch * o_size;
+        if (k == 0) { /* an empty product: zeros, and a or b may have no memory at all */
+            for (int64_t i = 0; i < o_size; ++i) o[i] = 0.0f;
+            rl_next_index(8, batches->out_dims, index);
+            continue;
+        }
         const float *x = a + a_off * a_size;
         const int8_t *y = b + b_off * b_size;
-        float *o = out + batch * o_size;
         for (int32_t i = 0; i < m; ++i) {
             int32_t zp = 0;
             const float row_scale = adj_x ? f32_qd8_quantize_ref(k, m, x + i, row_scratch, &zp)

@@ -12,6 +12,8 @@ export LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=lib
 export RILLET_LIBRARY="$library" RILLET_SANITIZED=1 CI=1
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:allocator_may_return_null=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-"$python" -c "import rillet.native as n; assert n.LIBRARY_PATH == '$library', n.LIBRARY_PATH; print('sanitized:', n.LIBRARY_PATH)"
+# From / : `python -c` puts the working directory on sys.path, where the checkout's ./rillet would shadow the
+# installed package.
+(cd / && "$python" -c "import rillet.native as n; assert n.LIBRARY_PATH == '$library', n.LIBRARY_PATH; print('sanitized:', n.LIBRARY_PATH)")
 # The kernel testers build themselves (and the Arm ones need qemu): the library-level tests are what run here.
 "$python" -m pytest -q -p no:cacheprovider tests/runtime tests/fuzz tests/native/test_librillet.py
