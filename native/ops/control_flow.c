@@ -11,6 +11,12 @@
 #include "ops.h"
 #include "program.h"
 
+/* memcpy for tensors that may be empty: an empty tensor may have no memory, and memcpy from NULL is undefined
+ * even for 0 bytes. */
+static void copy_bytes(void *to, const void *from, size_t bytes) {
+    if (bytes) memcpy(to, from, bytes);
+}
+
 /* The plan of subgraph `index`, or NULL after rl_fail. */
 static rl_plan *callee(rl_plan *plan, int32_t index, const char *role) {
     if (!plan->program) {
@@ -52,7 +58,7 @@ static rl_status prepare_callee(rl_plan *plan, rl_op *op, int32_t first, rl_plan
 static void copy_in(rl_plan *plan, const rl_op *op, int32_t first, rl_plan *sub) {
     for (int32_t k = 0; k < sub->n_graph_inputs; ++k) {
         rl_tensor *to = &sub->tensors[sub->graph_inputs[k]];
-        memcpy(to->data, rl_input(plan, op, first + k)->data, to->bytes);
+        copy_bytes(to->data, rl_input(plan, op, first + k)->data, to->bytes);
     }
 }
 
@@ -109,7 +115,7 @@ rl_status rl_eval_if(rl_plan *plan, rl_op *op) {
     if (s != RL_OK) return s;
     for (int32_t k = 0; k < op->n_outputs; ++k) {
         rl_tensor *out = rl_output(plan, op, k);
-        memcpy(out->data, sub->tensors[sub->graph_outputs[k]].data, out->bytes);
+        copy_bytes(out->data, sub->tensors[sub->graph_outputs[k]].data, out->bytes);
     }
     return RL_OK;
 }
@@ -152,7 +158,7 @@ rl_status rl_eval_while(rl_plan *plan, rl_op *op) {
         return rl_fail(plan, RL_BAD_STATE, "its cond or body subgraph is not prepared");
     /* The outputs hold the current loop values. */
     for (int32_t k = 0; k < op->n_outputs; ++k)
-        memcpy(rl_output(plan, op, k)->data, rl_input(plan, op, k)->data, rl_output(plan, op, k)->bytes);
+        copy_bytes(rl_output(plan, op, k)->data, rl_input(plan, op, k)->data, rl_output(plan, op, k)->bytes);
     /* TFLite's WHILE has no bound; a program may set one (a fuzzer, or a service that must not hang on a
      * hostile model), and the loop then stops with an error instead of running on. */
     const int64_t limit = plan->program->loop_limit;
@@ -160,14 +166,14 @@ rl_status rl_eval_while(rl_plan *plan, rl_op *op) {
         if (limit && iteration >= limit)
             return rl_fail(plan, RL_INVALID, "ran %lld iterations, the program's loop limit", (long long)limit);
         for (int32_t k = 0; k < cond->n_graph_inputs; ++k)
-            memcpy(cond->tensors[cond->graph_inputs[k]].data, rl_output(plan, op, k)->data, rl_output(plan, op, k)->bytes);
+            copy_bytes(cond->tensors[cond->graph_inputs[k]].data, rl_output(plan, op, k)->data, rl_output(plan, op, k)->bytes);
         rl_status s = invoke_callee(plan, cond, "cond");
         if (s != RL_OK) return s;
         if (!*(const uint8_t *)cond->tensors[cond->graph_outputs[0]].data) return RL_OK;
         for (int32_t k = 0; k < body->n_graph_inputs; ++k)
-            memcpy(body->tensors[body->graph_inputs[k]].data, rl_output(plan, op, k)->data, rl_output(plan, op, k)->bytes);
+            copy_bytes(body->tensors[body->graph_inputs[k]].data, rl_output(plan, op, k)->data, rl_output(plan, op, k)->bytes);
         if ((s = invoke_callee(plan, body, "body")) != RL_OK) return s;
         for (int32_t k = 0; k < op->n_outputs; ++k)
-            memcpy(rl_output(plan, op, k)->data, body->tensors[body->graph_outputs[k]].data, rl_output(plan, op, k)->bytes);
+            copy_bytes(rl_output(plan, op, k)->data, body->tensors[body->graph_outputs[k]].data, rl_output(plan, op, k)->bytes);
     }
 }

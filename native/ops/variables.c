@@ -56,7 +56,7 @@ rl_status rl_eval_read_variable(rl_plan *plan, rl_op *op) {
     if (v->bytes != out->bytes || v->dtype != out->dtype)
         return rl_fail(plan, RL_INVALID, "variable %s holds %zu bytes of %s, the model reads %zu bytes of %s", v->name,
                        v->bytes, rl_dtype_name(v->dtype), out->bytes, rl_dtype_name(out->dtype));
-    memcpy(out->data, v->data, out->bytes);
+    if (out->bytes) memcpy(out->data, v->data, out->bytes);
     return RL_OK;
 }
 
