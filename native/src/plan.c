@@ -461,6 +461,24 @@ static int shape_too_large(const rl_tensor *t) {
     return bytes > 1099511627776.0;
 }
 
+/* An empty tensor (a zero in its shape) may have no memory at all; kernels still form pointers into it and
+ * pass it to memcpy with 0 bytes, which C leaves undefined for NULL. Every empty tensor without memory points
+ * at this instead. */
+static const union {
+    long double ld;
+    int64_t i;
+    void *p;
+} empty_tensor_memory; /* read-only: nothing writes 0 bytes, and a bug that wrote more would fault here */
+
+static void give_empty_tensors_memory(rl_plan *plan) {
+    for (int32_t i = 0; i < plan->n_tensors; ++i) {
+        rl_tensor *t = &plan->tensors[i];
+        const int empty = rl_shape_count(&t->shape) == 0;
+        if (!t->data && empty) t->data = (void *)(uintptr_t)&empty_tensor_memory;
+        else if (t->data == (const void *)&empty_tensor_memory && !empty) t->data = NULL; /* an op gave it a shape */
+    }
+}
+
 static rl_status place_constants(rl_plan *plan) {
     for (int32_t i = 0; i < plan->n_tensors; ++i) {
         rl_tensor *t = &plan->tensors[i];
@@ -587,6 +605,7 @@ rl_status rl_plan_prepare(rl_plan *plan) {
     rl_status s = place_constants(plan);
     if (s == RL_OK) s = rl_plan_check_graph(plan); /* a plan built op by op is checked here */
     if (s != RL_OK) return s;
+    give_empty_tensors_memory(plan); /* before folding: a folded op may read an empty tensor */
     for (int32_t i = 0; i < plan->n_graph_inputs; ++i)
         if (shape_too_large(&plan->tensors[plan->graph_inputs[i]]))
             return rl_fail(plan, RL_INVALID, "input tensor %d is larger than 2^40 bytes", plan->graph_inputs[i]);
@@ -643,6 +662,7 @@ rl_status rl_plan_prepare(rl_plan *plan) {
     }
     s = plan_arena_offsets(plan);
     if (s != RL_OK) return s;
+    give_empty_tensors_memory(plan);
     for (int32_t i = 0; i < plan->n_ops; ++i) {
         rl_op *op = &plan->ops[i];
         if (op->folded || !op->setup) continue;
