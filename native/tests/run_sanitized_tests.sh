@@ -16,4 +16,6 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # installed package.
 (cd / && "$python" -c "import rillet.native as n; assert n.LIBRARY_PATH == '$library', n.LIBRARY_PATH; print('sanitized:', n.LIBRARY_PATH)")
 # The kernel testers build themselves (and the Arm ones need qemu): the library-level tests are what run here.
-"$python" -m pytest -q -p no:cacheprovider tests/runtime tests/fuzz tests/native/test_librillet.py
+# The environment's pytest script, not `python -m pytest`, which would put the checkout (and its ./rillet) on
+# sys.path ahead of the installed package.
+"$(dirname "$python")/pytest" -q -p no:cacheprovider tests/runtime tests/fuzz tests/native/test_librillet.py
