@@ -29,10 +29,10 @@ static void scatter_columns(const rl_window_geometry *g, const float *col, float
         for (int32_t y = 0; y < g->out_h; ++y)
             for (int32_t x = 0; x < g->out_w; ++x, col += columns)
                 for (int32_t fy = 0; fy < g->filter_h; ++fy) {
-                    const int32_t oy = y * g->stride_h - g->pad_h + fy;
+                    const int64_t oy = (int64_t)y * g->stride_h - g->pad_h + fy; /* hostile strides: no overflow */
                     if (oy < 0 || oy >= g->in_h) continue;
                     for (int32_t fx = 0; fx < g->filter_w; ++fx) {
-                        const int32_t ox = x * g->stride_w - g->pad_w + fx;
+                        const int64_t ox = (int64_t)x * g->stride_w - g->pad_w + fx;
                         if (ox < 0 || ox >= g->in_w) continue;
                         float *out = output + (((int64_t)b * g->in_h + oy) * g->in_w + ox) * oc;
                         const float *from = col + fy * g->filter_w + fx;

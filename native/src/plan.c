@@ -50,9 +50,16 @@ const char *rl_dtype_name(int32_t dtype) {
     return "an unsupported type";
 }
 
+/* Saturates at 2^56 elements: a hostile shape's product must not overflow here or in the byte counts made
+ * from it (times a dtype size of at most 16), and anything that large is refused later by its size. */
 int64_t rl_shape_count(const rl_shape *s) {
+    const int64_t cap = (int64_t)1 << 56;
     int64_t n = 1;
-    for (int32_t d = 0; d < s->rank; ++d) n *= s->dims[d];
+    for (int32_t d = 0; d < s->rank; ++d) {
+        const int64_t dim = s->dims[d];
+        if (dim <= 0) return dim < 0 ? -1 : 0; /* a negative dimension: not a shape (callers refuse it) */
+        n = n > cap / dim ? cap : n * dim;
+    }
     return n;
 }
 
