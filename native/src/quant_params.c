@@ -35,7 +35,9 @@ rl_status rl_quantized_activation_range(rl_plan *plan, int32_t activation, const
     const float scale = rl_tensor_scale(output, 0);
     const int32_t zp = rl_tensor_zero_point(output, 0);
     /* As TFLite: zero_point + round(f / scale) with the division in float and ties away from zero. */
-#define RL_QUANTIZE_REAL(f) (zp + (int32_t)roundf((f) / scale))
+/* The quotient is clamped before the cast: a tiny scale makes 6 / scale overflow int32 (undefined in C); any
+ * value past 2^24 lands outside [qmin, qmax] either way. */
+#define RL_QUANTIZE_REAL(f) (zp + (int32_t)fminf(fmaxf(roundf((f) / scale), -16777216.0f), 16777216.0f))
     *lo = qmin;
     *hi = qmax;
     switch (activation) {
