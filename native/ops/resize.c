@@ -1,4 +1,6 @@
 /* resize.c — RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR to a constant size, NHWC float32 (int8: resize_int8.c). */
+#include <stdint.h>
+
 #include "ops.h"
 
 rl_status rl_prepare_resize(rl_plan *plan, rl_op *op) {
@@ -12,7 +14,12 @@ rl_status rl_prepare_resize(rl_plan *plan, rl_op *op) {
     if (input->shape.rank != 4) return rl_fail(plan, RL_INVALID, "input must be 4-D NHWC, has rank %d", input->shape.rank);
     if (rl_shape_count(&size->shape) != 2) return rl_fail(plan, RL_INVALID, "size must hold 2 values");
     const int64_t h = rl_read_index(size, 0), w = rl_read_index(size, 1);
-    if (h < 1 || w < 1) return rl_fail(plan, RL_INVALID, "size %lldx%lld must be positive", (long long)h, (long long)w);
+    if (h < 1 || w < 1 || h > INT32_MAX || w > INT32_MAX)
+        return rl_fail(plan, RL_INVALID, "size %lldx%lld must be positive int32 values", (long long)h, (long long)w);
+    /* Every output pixel reads input pixels: an input with no rows or columns has none to read. */
+    if (input->shape.dims[1] < 1 || input->shape.dims[2] < 1)
+        return rl_fail(plan, RL_INVALID, "input is %dx%d pixels: it has nothing to resize", input->shape.dims[1],
+                       input->shape.dims[2]);
     if (op->params.resize.align_corners && op->params.resize.half_pixel_centers)
         return rl_fail(plan, RL_INVALID, "align_corners and half_pixel_centers cannot both be set");
     output->shape = input->shape;
