@@ -5,8 +5,9 @@
 # starts, and LiteRT (the tests' reference, C++) throws. Leak checking is off (CPython keeps its arenas to the
 # end); RILLET_SANITIZED tells the tests that measure resident memory to skip (ASan's quarantine grows it).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
 python="${1:-python3}"
+case "$python" in */*) python="$(cd "$(dirname "$python")" && pwd)/$(basename "$python")" ;; esac  # absolute: we cd
+cd "$(dirname "$0")/../.."
 library="$("$python" native/tests/build_sanitized.py | tail -1)"
 export LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libstdc++.so.6)"
 export RILLET_LIBRARY="$library" RILLET_SANITIZED=1 CI=1
@@ -18,4 +19,6 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # The kernel testers build themselves (and the Arm ones need qemu): the library-level tests are what run here.
 # The environment's pytest script, not `python -m pytest`, which would put the checkout (and its ./rillet) on
 # sys.path ahead of the installed package.
-"$(dirname "$python")/pytest" -q -p no:cacheprovider tests/runtime tests/fuzz tests/native/test_librillet.py
+# --capture=sys: a sanitizer's report is written to file descriptor 2 by C as the process dies; pytest's default
+# capture would swallow it with the process.
+"$(dirname "$python")/pytest" -q -p no:cacheprovider --capture=sys tests/runtime tests/fuzz tests/native/test_librillet.py
