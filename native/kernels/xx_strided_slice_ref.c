@@ -8,17 +8,20 @@
 void xx_strided_slice_ref(int32_t rank, const int64_t *in_dims, const int32_t *begin, const int32_t *stride,
                           const int64_t *out_dims, size_t elem, const void *x, void *y) {
     int64_t in_strides[8], index[8] = {0}, count = 1, s = 1;
-    for (int32_t d = rank - 1; d >= 0; --d) {
-        in_strides[d] = s;
-        s *= in_dims[d];
-    }
     for (int32_t d = 0; d < rank; ++d) count *= out_dims[d];
     if (rank == 0) {
         memcpy(y, x, elem);
         return;
     }
+    /* Nothing to copy: return before the input's strides, whose product may overflow for an empty input with
+     * huge other dimensions (a non-empty input is bounded by the plan's size checks). */
+    if (count == 0) return;
+    for (int32_t d = rank - 1; d >= 0; --d) {
+        in_strides[d] = s;
+        s *= in_dims[d];
+    }
     const int64_t row = out_dims[rank - 1], step = stride[rank - 1], first = begin[rank - 1];
-    if (count == 0 || row == 0) return;
+    if (row == 0) return;
     const char *src = (const char *)x;
     char *dst = (char *)y;
     do {
