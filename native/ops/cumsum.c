@@ -24,12 +24,9 @@ rl_status rl_prepare_cumsum(rl_plan *plan, rl_op *op) {
     if (input->dtype != RL_FLOAT32 && input->dtype != RL_INT32 && input->dtype != RL_INT64)
         return rl_fail(plan, RL_UNSUPPORTED, "no kernel for %s input", rl_dtype_name(input->dtype));
     if ((s = rl_expect_dtype(plan, output, "output", input->dtype)) != RL_OK) return s;
-    if ((s = rl_known_indices(plan, axis_t, "axis")) != RL_OK) return s;
-    if (rl_shape_count(&axis_t->shape) != 1) return rl_fail(plan, RL_INVALID, "axis must be one value");
     const int32_t rank = input->shape.rank;
-    int64_t axis = rl_read_index(axis_t, 0);
-    if (axis < -rank || axis >= rank) return rl_fail(plan, RL_INVALID, "axis %lld is outside a rank-%d input", (long long)axis, rank);
-    if (axis < 0) axis += rank;
+    int32_t axis = 0;
+    if ((s = rl_known_axis(plan, axis_t, rank, &axis)) != RL_OK) return s;
     rl_cumsum_state *st = (rl_cumsum_state *)rl_op_state(plan, op, sizeof *st);
     if (!st) return RL_NO_MEMORY;
     st->outer = st->inner = 1;

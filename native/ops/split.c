@@ -34,12 +34,9 @@ rl_status rl_prepare_split(rl_plan *plan, rl_op *op) {
     const rl_tensor *value = rl_input(plan, op, split_v ? 0 : 1), *axis_t = rl_input(plan, op, split_v ? 2 : 0);
     if (op->n_outputs > RL_MAX_SPLITS)
         return rl_fail(plan, RL_UNSUPPORTED, "%d outputs: at most %d", op->n_outputs, RL_MAX_SPLITS);
-    if ((s = rl_known_indices(plan, axis_t, "axis")) != RL_OK) return s;
-    if (rl_shape_count(&axis_t->shape) != 1) return rl_fail(plan, RL_INVALID, "axis must be one value");
     const int32_t rank = value->shape.rank;
-    int64_t axis = rl_read_index(axis_t, 0);
-    if (axis < -rank || axis >= rank) return rl_fail(plan, RL_INVALID, "axis %lld is outside a rank-%d input", (long long)axis, rank);
-    if (axis < 0) axis += rank;
+    int32_t axis = 0;
+    if ((s = rl_known_axis(plan, axis_t, rank, &axis)) != RL_OK) return s;
     const int32_t length = value->shape.dims[axis];
     rl_split_state *st = (rl_split_state *)rl_op_state(plan, op, sizeof *st);
     if (!st) return RL_NO_MEMORY;

@@ -106,6 +106,17 @@ rl_status rl_known_indices(rl_plan *plan, const rl_tensor *t, const char *what) 
     return RL_OK;
 }
 
+rl_status rl_known_axis(rl_plan *plan, const rl_tensor *axis_t, int32_t rank, int32_t *axis) {
+    rl_status s = rl_known_indices(plan, axis_t, "axis");
+    if (s != RL_OK) return s;
+    if (rl_shape_count(&axis_t->shape) != 1) return rl_fail(plan, RL_INVALID, "axis must be one value");
+    const int64_t a = rl_read_index(axis_t, 0);
+    if (a < -rank || a >= rank)
+        return rl_fail(plan, RL_INVALID, "axis %lld is outside a rank-%d input", (long long)a, rank);
+    *axis = (int32_t)(a < 0 ? a + rank : a);
+    return RL_OK;
+}
+
 rl_status rl_expect_inputs(rl_plan *plan, const rl_op *op, int32_t min_count, int32_t max_count) {
     if (op->n_inputs < min_count || op->n_inputs > max_count)
         return rl_fail(plan, RL_INVALID, "takes %d to %d inputs, has %d", min_count, max_count, op->n_inputs);

@@ -155,6 +155,9 @@ rl_status rl_activation_range(rl_plan *plan, int32_t activation, float *lo, floa
 /* Reads element i of an int32 or int64 constant tensor. */
 int64_t rl_read_index(const rl_tensor *t, int64_t i);
 rl_status rl_known_indices(rl_plan *plan, const rl_tensor *t, const char *what);
+/* A constant tensor holding one axis of a rank-`rank` input, negative counting from the end: *axis in
+ * [0, rank), or RL_INVALID / RL_UNSUPPORTED naming the problem. */
+rl_status rl_known_axis(rl_plan *plan, const rl_tensor *axis_t, int32_t rank, int32_t *axis);
 void rl_strides_of(const rl_shape *s, int64_t *strides);
 /* Zeroed memory of at least `bytes` that lives with the op until the plan is destroyed (reused on a
  * later prepare); NULL after rl_fail when out of memory. */
