@@ -4,11 +4,11 @@ checkpoints of them, starting them again, and writing the trained weights back i
 from __future__ import annotations
 
 import os
-import tempfile
 from typing import Any
 
 import numpy as np
 
+from rillet.atomic_file import write_atomically
 from rillet.converter.format import save
 
 from .export import bake_variables, variable_key
@@ -61,19 +61,7 @@ class ResourceVariables:
         if missing:
             raise ValueError(f"variables {', '.join(missing)} have no value yet: invoke a signature first (its "
                              "CALL_ONCE initialises them)")
-        path = os.fspath(path)
-        folder = os.path.dirname(os.path.abspath(path))
-        fd, temporary = tempfile.mkstemp(prefix=".checkpoint-", suffix=".npz", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                np.savez(f, **values)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(temporary, path)
-        except BaseException:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
-            raise
+        write_atomically(path, lambda f: np.savez(f, **values), prefix=".checkpoint-")
 
     def restore_checkpoint(self, path: str | os.PathLike) -> None:
         """Sets every variable from a checkpoint save_checkpoint wrote (names, types and shapes must match the

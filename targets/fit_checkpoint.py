@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import tempfile
 import threading
 import zipfile
 from collections.abc import Callable, Mapping
@@ -20,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from rillet.atomic_file import write_atomically
 
 from .fit_data import FitError
 
@@ -30,20 +31,6 @@ FORMAT = 1
 class CheckpointMismatchError(FitError):
     """The checkpoint in checkpoint_dir was written by another model or another run (other variables,
     shapes, batch size, data or seed), so resuming from it cannot continue this run."""
-
-
-def write_atomically(path: Path, write: Callable[[Any], None]) -> None:
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
 
 
 def write_variables(f: Any, values: Mapping[str, np.ndarray]) -> None:
