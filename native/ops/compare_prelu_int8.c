@@ -12,17 +12,6 @@ typedef struct {
 
 RL_STATIC_ASSERT(sizeof(rl_compare_prelu_state) <= 512, "rl_compare_prelu_state is a small struct");
 
-static rl_compare_op compare_of(int32_t code) {
-    switch (code) {
-    case RL_OP_GREATER: return RL_CMP_GREATER;
-    case RL_OP_GREATER_EQUAL: return RL_CMP_GREATER_EQUAL;
-    case RL_OP_LESS: return RL_CMP_LESS;
-    case RL_OP_LESS_EQUAL: return RL_CMP_LESS_EQUAL;
-    case RL_OP_EQUAL: return RL_CMP_EQUAL;
-    default: return RL_CMP_NOT_EQUAL;
-    }
-}
-
 static rl_status run_compare(rl_plan *plan, rl_op *op) {
     const rl_compare_prelu_state *st = (const rl_compare_prelu_state *)op->state;
     const rl_tensor *a = rl_input(plan, op, 0), *b = rl_input(plan, op, 1);
@@ -53,7 +42,8 @@ static rl_compare_prelu_state *prepare_operands(rl_plan *plan, rl_op *op, int32_
         return NULL;
     }
     if ((*s = rl_broadcast_shapes(plan, &a->shape, &b->shape, &output->shape, &st->bc)) != RL_OK) return NULL;
-    st->op = compare_of(op->code);
+    const int comparison = rl_compare_of(op->code); /* -1 for PRELU, which reads no comparison */
+    if (comparison >= 0) st->op = (rl_compare_op)comparison;
     return st;
 }
 

@@ -15,8 +15,7 @@ static rl_binary_op binary_of(int32_t code) {
     }
 }
 
-/* The comparison an op code names, or -1 for an arithmetic op. */
-static int compare_of(int32_t code) {
+int rl_compare_of(int32_t code) {
     switch (code) {
     case RL_OP_GREATER: return RL_CMP_GREATER;
     case RL_OP_GREATER_EQUAL: return RL_CMP_GREATER_EQUAL;
@@ -44,7 +43,7 @@ rl_status rl_prepare_binary(rl_plan *plan, rl_op *op) {
     rl_tensor *a = rl_input(plan, op, 0), *b = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
     if (b->dtype != a->dtype)
         return rl_fail(plan, RL_INVALID, "operands are %s and %s", rl_dtype_name(a->dtype), rl_dtype_name(b->dtype));
-    const int comparison = compare_of(op->code) >= 0;
+    const int comparison = rl_compare_of(op->code) >= 0;
     const int32_t out_dtype = comparison ? RL_BOOL : a->dtype;
     if ((s = rl_expect_dtype(plan, output, "output", out_dtype)) != RL_OK) return s;
     if (a->dtype == RL_INT8 && (op->code == RL_OP_MAXIMUM || op->code == RL_OP_MINIMUM)) {
@@ -73,8 +72,8 @@ rl_status rl_eval_binary(rl_plan *plan, rl_op *op) {
     const rl_tensor *a = rl_input(plan, op, 0), *b = rl_input(plan, op, 1);
     void *out = rl_output(plan, op, 0)->data;
     if (a->dtype == RL_INT8) return rl_eval_binary_s8(plan, op);
-    if (compare_of(op->code) >= 0) {
-        f32_compare_ref((rl_compare_op)compare_of(op->code), &op->prep.bc, (const float *)a->data,
+    if (rl_compare_of(op->code) >= 0) {
+        f32_compare_ref((rl_compare_op)rl_compare_of(op->code), &op->prep.bc, (const float *)a->data,
                         (const float *)b->data, (uint8_t *)out);
     } else if (a->dtype == RL_INT32) {
         s32_binary_ref(binary_of(op->code), &op->prep.bc, (const int32_t *)a->data, (const int32_t *)b->data,

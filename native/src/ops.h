@@ -72,6 +72,8 @@ rl_status rl_prepare_dequantize(rl_plan *plan, rl_op *op);
 rl_status rl_eval_dequantize(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_binary(rl_plan *plan, rl_op *op);
 rl_status rl_eval_binary(rl_plan *plan, rl_op *op);
+/* The comparison (rl_compare_op) an op code names, or -1 for any other op (ops/elementwise.c). */
+int rl_compare_of(int32_t code);
 rl_status rl_prepare_same_shape_f32(rl_plan *plan, rl_op *op);
 rl_status rl_eval_unary(rl_plan *plan, rl_op *op);
 rl_status rl_eval_leaky_relu(rl_plan *plan, rl_op *op);
