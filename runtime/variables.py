@@ -61,7 +61,11 @@ class ResourceVariables:
         if missing:
             raise ValueError(f"variables {', '.join(missing)} have no value yet: invoke a signature first (its "
                              "CALL_ONCE initialises them)")
-        write_atomically(path, lambda f: np.savez(f, **values), prefix=".checkpoint-")
+        # member by member (np.savez's keywords would clash with a variable named "file"), as the device
+        # trainer's checkpoints are written; imported here, off the runtime's import path
+        from rillet.targets.fit_checkpoint import write_variables
+
+        write_atomically(path, lambda f: write_variables(f, values), prefix=".checkpoint-")
 
     def restore_checkpoint(self, path: str | os.PathLike) -> None:
         """Sets every variable from a checkpoint save_checkpoint wrote (names, types and shapes must match the
