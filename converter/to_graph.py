@@ -2,7 +2,7 @@
 
 Each builtin maps back to the graph op whose TFLite lowering it is (the registry's `tflite` records);
 float weights of more than one element become Variables, so `rl.gradients` and the optimizers can train
-them. A quantized model (int8 activations or weights: full-integer or dynamic-range) is refused, naming a
+them; float16 weights (a DEQUANTIZE of a float16 constant, as TensorFlow writes them) become float32 ones. A quantized model (int8 activations or weights: full-integer or dynamic-range) is refused, naming a
 quantized tensor: the graph's ops compute in float and would ignore its scales and zero points.
 """
 
@@ -16,6 +16,8 @@ import numpy as np
 
 from .format import ModelError, ModelFile, load
 from .format.schema import ACTIVATIONS, PADDING, TENSOR_TYPE_DTYPES
+
+FLOAT16 = 1  # TensorType
 
 
 @dataclass
@@ -49,8 +51,11 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
         raise ModelError(f"tensor {quantized} {t.name!r} is quantized ({t.dtype.name}, scale "
                          f"{t.quantization.scale[0]:g}): to_graph imports float models; import the float model "
                          "this one was quantized from")
+    folded = _folded_float16_constants(model, sg_index)  # op index -> (its output, the float32 value)
+    folded_values = dict(folded.values())
     by_builtin = {d.tflite["builtin"]: d for d in REGISTRY.values() if d.tflite}
-    unsupported = sorted({model.op_name(op) for op in sg.operators if model.op_name(op) not in by_builtin})
+    unsupported = sorted({model.op_name(op) for j, op in enumerate(sg.operators)
+                          if j not in folded and model.op_name(op) not in by_builtin})
     if unsupported:
         raise ModelError("cannot import operators rillet.graph has no op for: " + ", ".join(unsupported))
     graph = graph or Graph()
@@ -64,7 +69,9 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
 
         def value_of(index: int) -> Any:
             if index not in tensors:
-                data = model.tensor_data(sg_index, index)
+                data = folded_values.get(index)
+                if data is None:
+                    data = model.tensor_data(sg_index, index)
                 if data is None:
                     raise ModelError(f"tensor {index} {sg.tensors[index].name!r} is used before it is computed")
                 if data.dtype == np.float32 and data.size > 1:
@@ -76,15 +83,19 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
             return tensors[index]
 
         for j, op in enumerate(sg.operators):
+            if j in folded:
+                continue
             builtin = model.op_name(op)
             opdef = by_builtin[builtin]
             spec = opdef.tflite
-            n_attr_inputs = len(spec["attr_inputs"])
             real_inputs = [i for i in (op.inputs or [])]
-            node_inputs = real_inputs[: len(real_inputs) - n_attr_inputs] if n_attr_inputs else real_inputs
+            # Attributes written as trailing inputs; a RESHAPE may give its shape in its options alone.
+            n_attr_inputs = min(len(spec["attr_inputs"]), max(len(real_inputs) - 1, 0))
+            node_inputs = real_inputs[: len(real_inputs) - n_attr_inputs]
             attrs = _attrs_from_options(spec, op.builtin_options)
             for attr, index in zip(spec["attr_inputs"], real_inputs[len(node_inputs):]):
-                attrs[attr] = _attr_from_tensor(model, sg_index, index, op, attr)
+                if index >= 0:  # -1: an omitted optional input (the options say it)
+                    attrs[attr] = _attr_from_tensor(model, sg_index, index, op, attr)
             attrs = {k: v for k, v in attrs.items() if k in opdef.attrs}
             inputs = [value_of(i) for i in node_inputs if i >= 0]
             if builtin == "FULLY_CONNECTED" and len(inputs[0].shape) != 2:
@@ -100,6 +111,21 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
                 tensors[index] = t
     return ImportedModel(graph, {k: tensors[v] for k, v in input_names.items()},
                          {k: value_of(v) for k, v in output_names.items()}, variables)
+
+
+def _folded_float16_constants(model: ModelFile, sg_index: int) -> dict[int, tuple[int, np.ndarray]]:
+    """The DEQUANTIZE ops that widen a float16 constant (TensorFlow's float16-weight models), each with its
+    output and the value as float32: the import makes that value the constant (a Variable) itself."""
+    sg = model.subgraphs[sg_index]
+    folded = {}
+    for j, op in enumerate(sg.operators):
+        if model.op_name(op) != "DEQUANTIZE" or len(op.inputs or []) != 1 or len(op.outputs or []) != 1:
+            continue
+        source = sg.tensors[op.inputs[0]]
+        data = model.tensor_data(sg_index, op.inputs[0]) if source.type == FLOAT16 else None
+        if data is not None:
+            folded[j] = (op.outputs[0], data.astype(np.float32))
+    return folded
 
 
 def _is_quantized(t: Any) -> bool:
@@ -138,6 +164,9 @@ def _attrs_from_options(spec: dict, options: Any) -> dict[str, Any]:
     return attrs
 
 
+_SCALAR_ATTRS = {"axis"}
+
+
 def _attr_from_tensor(model: ModelFile, sg_index: int, index: int, op: Any, attr: str) -> Any:
     data = model.tensor_data(sg_index, index)
     if data is None:
@@ -147,7 +176,11 @@ def _attr_from_tensor(model: ModelFile, sg_index: int, index: int, op: Any, attr
             return tuple(-1 if d < 0 else int(d) for d in shape)
         raise ModelError(f"{model.op_name(op)}: input {attr!r} must be a constant to import")
     values = data.tolist()
-    return tuple(values) if isinstance(values, list) else values
+    if isinstance(values, list):
+        return tuple(values)
+    # A 0-d tensor: one value. Every attribute written as an input but EXPAND_DIMS' axis is a sequence (a
+    # MEAN's axes, a TRANSPOSE's perm), and TensorFlow writes a single reduction axis as a scalar.
+    return values if attr in _SCALAR_ATTRS else (values,)
 
 
 def _activation(ops: Any, activation: str, x: Any, builtin: str, index: int) -> Any:
