@@ -22,7 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from .format import ModelError, ModelFile
+from .format import Buffer, Metadata, ModelError, ModelFile
+from .format.variable_roles import METADATA_NAME as ROLES_METADATA
+from .format.variable_roles import encode_roles
 from .lowering import IR, IROp, lower_graph
 from .passes import optimize
 
@@ -68,6 +70,7 @@ class TrainingGraph:
     step: Any                    # the train op: the optimizer's and the layers' assignments
     state: list                  # the resource variables: trained, slots, moving statistics, settings
     frozen: list                 # the model's variables written as constants
+    roles: dict[str, list[str]]  # role -> names of the state's variables (format/variable_roles.py)
 
 
 def build_training(model: Any, spec: TrainSpec) -> TrainingGraph:
@@ -107,7 +110,13 @@ def build_training(model: Any, spec: TrainSpec) -> TrainingGraph:
     settings = [v for v in graph.variables.values() if v.value.node in run and v not in all_variables]
     state = list(dict.fromkeys([*trained, *assigned, *settings]))  # in a stable order
     frozen = [v for v in all_variables if v not in state]
-    return TrainingGraph(graph, inputs, outputs, labels, spec.labels, loss, step, state, frozen)
+    # what the step assigns that is not the model's is the optimizer's: its slots and step counters
+    slots = [v for v in assigned if v not in all_variables and v not in trained]
+    statistics = [v for v in assigned if v in all_variables and v not in trained]
+    roles = {"trained": trained, "optimizer_slots": slots, "statistics": statistics,
+             "settings": [v for v in state if v not in trained and v not in slots and v not in statistics]}
+    return TrainingGraph(graph, inputs, outputs, labels, spec.labels, loss, step, state, frozen,
+                         {role: [v.name for v in variables] for role, variables in roles.items()})
 
 
 def training_file(t: TrainingGraph) -> ModelFile:
@@ -124,7 +133,16 @@ def training_file(t: TrainingGraph) -> ModelFile:
     init = len(irs)
     for ir in irs:
         ir.ops.insert(0, IROp("CALL_ONCE", [], [], "CallOnceOptions", {"init_subgraph_index": init}))
-    return write_subgraphs([*zip(SIGNATURES, irs), ("init", _init_ir(t.graph, t.state))], signed=len(SIGNATURES))
+    model = write_subgraphs([*zip(SIGNATURES, irs), ("init", _init_ir(t.graph, t.state))], signed=len(SIGNATURES))
+    return with_variable_roles(model, t.roles)
+
+
+def with_variable_roles(model: ModelFile, roles: dict[str, list[str]]) -> ModelFile:
+    """`model` with its variables' roles as metadata, for the runtime's memory report."""
+    model.buffers.append(Buffer(data=np.frombuffer(encode_roles(roles), np.uint8)))
+    model.metadata = [entry for entry in model.metadata or [] if entry.name != ROLES_METADATA]
+    model.metadata.append(Metadata(name=ROLES_METADATA, buffer=len(model.buffers) - 1))
+    return model
 
 
 def convert_for_training(model: Any, spec: TrainSpec) -> ModelFile:

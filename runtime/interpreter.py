@@ -420,13 +420,16 @@ class Interpreter(ResourceVariables):
         (used in place from the file), folded bytes (constants computed at prepare), packed weight bytes (the
         weights repacked for the micro-kernels) and op state bytes (every op's prepared state: packed
         weights, indirection buffers, requantization scales), summed over every subgraph's plan, and variable
-        bytes (the resource variables' values, which a training step updates)."""
+        bytes (the resource variables' values, which a training step updates). A training file rillet wrote
+        also splits the variables: trained_variable_bytes, optimizer_slot_bytes, statistics_variable_bytes
+        and setting_variable_bytes (runtime/variables.py)."""
         total: dict[str, int] = {}
         with self._lock:
             for plan in self._plans:
                 for key, value in plan.memory().items():
                     total[key] = total.get(key, 0) + value
             total["variable_bytes"] = self._program.variable_bytes()
+            total.update(self._variable_role_bytes())
         return total
 
     @property

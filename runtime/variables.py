@@ -10,9 +10,14 @@ import numpy as np
 
 from rillet.atomic_file import write_atomically
 from rillet.converter.format import save
+from rillet.converter.format.schema import TENSOR_TYPE_DTYPES
+from rillet.converter.format.variable_roles import decode_roles
 
 from .export import bake_variables, variable_key
 from .program import read_variable, write_variable
+
+ROLE_KEYS = {"trained": "trained_variable_bytes", "optimizer_slots": "optimizer_slot_bytes",
+             "statistics": "statistics_variable_bytes", "settings": "setting_variable_bytes"}
 
 
 class ResourceVariables:
@@ -36,6 +41,37 @@ class ResourceVariables:
 
     def _variable_ids(self) -> dict[str, int]:
         return {name: variable for name, (_, variable) in self._variables().items()}
+
+    def _variable_file_bytes(self) -> dict[str, int]:
+        """Each variable's size from the file, known before anything is assigned: the largest value a
+        READ_VARIABLE of it gives or an ASSIGN_VARIABLE stores, as the program reserves at prepare."""
+        view, sizes = self._model_view, {}
+        for sg in view.subgraphs:
+            handles: dict[int, str] = {}
+            for op in sg.operators:
+                name = view.opcode_name(op.opcode_index)
+                if name == "VAR_HANDLE":
+                    key = variable_key(op.builtin_options)
+                    handles[op.outputs[0]] = "/".join(key) if key[0] else key[1]
+                elif name in ("READ_VARIABLE", "ASSIGN_VARIABLE") and op.inputs[0] in handles:
+                    value = sg.tensors[op.outputs[0] if name == "READ_VARIABLE" else op.inputs[1]]
+                    count = int(np.prod(value.shape if value.shape is not None else [], dtype=np.int64))
+                    nbytes = count * np.dtype(TENSOR_TYPE_DTYPES.get(value.type, np.uint8)).itemsize
+                    variable = handles[op.inputs[0]]
+                    sizes[variable] = max(sizes.get(variable, 0), nbytes)
+        return sizes
+
+    def _variable_role_bytes(self) -> dict[str, int]:
+        """memory_report's split of variable_bytes by what the converter marked each variable as (trained
+        weights, optimizer slots, moving statistics, settings); {} for a file without those marks."""
+        roles = decode_roles(self._model_view)
+        if not roles:
+            return {}
+        report = dict.fromkeys(ROLE_KEYS.values(), 0)
+        for name, nbytes in self._variable_file_bytes().items():
+            if name in roles:
+                report[ROLE_KEYS[roles[name]]] += nbytes
+        return report
 
     def reset_resource_variables(self) -> None:
         """Every resource variable back to unassigned and every CALL_ONCE to run again: the next invoke
