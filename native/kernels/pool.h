@@ -12,5 +12,10 @@ void qs8_maxpool__scalar(size_t channels, size_t taps, const int8_t *const *inpu
                          int32_t max);
 void qs8_avgpool__scalar(size_t channels, size_t taps, const int8_t *const *input, int8_t *output, int32_t min,
                          int32_t max);
+/* MediaPipe's MaxPoolingWithArgmax2D and MaxUnpooling2D (ops/mediapipe_pooling.c): every tap of the window,
+ * clamped into the image, in XNNPACK's order (tap t = fx * filter_h + fy). */
+void f32_argmaxpool__scalar(size_t channels, size_t taps, const float *const *input, float *output, uint32_t *index);
+void f32_unpool__scalar(size_t channels, size_t taps, const float *input, const uint32_t *index,
+                        float *const *output);
 
 #endif

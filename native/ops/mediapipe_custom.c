@@ -3,7 +3,8 @@
  * Convolution2DTransposeBias, a transposed convolution with bias whose options are the raw struct
  * {padding (TfLitePadding: 1 SAME, 2 VALID), stride_width, stride_height} (decoded by the reader into
  * params.conv). Output size: SAME the input times the stride, VALID (input - 1) * stride + kernel; SAME
- * pads max(kernel - stride, 0) / 2 before, as XNNPACK's TensorFlow-SAME deconvolution. */
+ * pads max(kernel - stride, 0) / 2 before, as XNNPACK's TensorFlow-SAME deconvolution. MaxPoolingWithArgmax2D
+ * and MaxUnpooling2D live in mediapipe_pooling.c. */
 #include "ops.h"
 
 typedef struct {

@@ -164,6 +164,10 @@ static const rl_op_kind op_kinds[] = {
     {.code = RL_OP_RFFT2D, .name = "RFFT2D", .dtypes = F32, .prepare = rl_prepare_rfft2d, .eval = rl_eval_rfft2d},
     {.code = RL_OP_CUSTOM_CONVOLUTION_2D_TRANSPOSE_BIAS, .name = "Convolution2DTransposeBias", .dtypes = F32,
      .prepare = rl_prepare_deconv_bias, .eval = rl_eval_deconv_bias},
+    {.code = RL_OP_CUSTOM_MAX_POOLING_WITH_ARGMAX_2D, .name = "MaxPoolingWithArgmax2D", .dtypes = F32,
+     .prepare = rl_prepare_argmax_pool, .eval = rl_eval_argmax_pool},
+    {.code = RL_OP_CUSTOM_MAX_UNPOOLING_2D, .name = "MaxUnpooling2D", .dtypes = F32, .prepare = rl_prepare_unpool,
+     .eval = rl_eval_unpool},
     /* stateful: its h and c live across invokes */
     {.code = RL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, .name = "UNIDIRECTIONAL_SEQUENCE_LSTM", .dtypes = F32, .stateful = 1,
      .prepare = rl_prepare_lstm, .eval = rl_eval_lstm},

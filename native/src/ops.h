@@ -203,8 +203,14 @@ RL_DECLARE_OP(reverse);
 enum { RL_OP_RFFT2D = 131 };
 RL_DECLARE_OP(rfft2d);
 /* MediaPipe's custom ops (mediapipe_custom.c), found by their custom names: internal codes past TFLite's. */
-enum { RL_OP_CUSTOM_CONVOLUTION_2D_TRANSPOSE_BIAS = 100000 };
+enum {
+    RL_OP_CUSTOM_CONVOLUTION_2D_TRANSPOSE_BIAS = 100000, RL_OP_CUSTOM_MAX_POOLING_WITH_ARGMAX_2D = 100001,
+    RL_OP_CUSTOM_MAX_UNPOOLING_2D = 100002
+};
 RL_DECLARE_OP(deconv_bias);
+/* MaxPoolingWithArgmax2D and MaxUnpooling2D (mediapipe_pooling.c). */
+RL_DECLARE_OP(argmax_pool);
+RL_DECLARE_OP(unpool);
 /* The internal code of custom op `name` (length bytes), or -1 when rillet has none (op_registry.c). */
 int32_t rl_custom_op_code(const char *name, size_t length);
 /* UNIDIRECTIONAL_SEQUENCE_LSTM (lstm.c), float32. */

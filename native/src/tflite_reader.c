@@ -332,6 +332,29 @@ static rl_status deconv_options(reader *r, int32_t j, const op_info *op, rl_op_p
     return RL_OK;
 }
 
+/* MediaPipe's MaxPoolingWithArgmax2D and MaxUnpooling2D keep theirs as the raw struct TfLitePoolParams:
+ * padding, stride_width, stride_height, filter_width, filter_height, activation (int32 each), then space the
+ * kernel fills at prepare (TfLitePaddingValues), which the file may leave out. */
+static rl_status pool_options(reader *r, int32_t j, const op_info *op, rl_op_params *params) {
+    if (op->custom.count < 24) {
+        r->plan->current_op = j;
+        return rl_fail(r->plan, RL_INVALID, "its custom options hold %u bytes, not the 24 or more of TfLitePoolParams",
+                       op->custom.count);
+    }
+    const int32_t padding = (int32_t)rl_fb_u32_at(&r->fb, op->custom.start);
+    if (padding != 1 && padding != 2) {
+        r->plan->current_op = j;
+        return rl_fail(r->plan, RL_INVALID, "padding %d is neither SAME (1) nor VALID (2)", padding);
+    }
+    params->pool.padding = padding == 1 ? RL_PADDING_SAME : RL_PADDING_VALID;
+    params->pool.stride_w = (int32_t)rl_fb_u32_at(&r->fb, op->custom.start + 4);
+    params->pool.stride_h = (int32_t)rl_fb_u32_at(&r->fb, op->custom.start + 8);
+    params->pool.filter_w = (int32_t)rl_fb_u32_at(&r->fb, op->custom.start + 12);
+    params->pool.filter_h = (int32_t)rl_fb_u32_at(&r->fb, op->custom.start + 16);
+    params->pool.activation = (int32_t)rl_fb_u32_at(&r->fb, op->custom.start + 20);
+    return RL_OK;
+}
+
 static rl_status add_ops(reader *r) {
     rl_plan *plan = r->plan;
     if (r->unknown.count) {
@@ -346,6 +369,9 @@ static rl_status add_ops(reader *r) {
         rl_status status = rl_tflite_op_params(plan, &r->fb, j, op->code, op->options_type, op->options_pos, &params);
         if (status != RL_OK) return status;
         if (op->code == RL_OP_CUSTOM_CONVOLUTION_2D_TRANSPOSE_BIAS && (status = deconv_options(r, j, op, &params)) != RL_OK)
+            return status;
+        if ((op->code == RL_OP_CUSTOM_MAX_POOLING_WITH_ARGMAX_2D || op->code == RL_OP_CUSTOM_MAX_UNPOOLING_2D) &&
+            (status = pool_options(r, j, op, &params)) != RL_OK)
             return status;
         int32_t *indices = (int32_t *)scratch(r, sizeof(int32_t) * ((size_t)op->inputs.count + op->outputs.count + 1));
         if (!indices) return RL_NO_MEMORY;
