@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .format import Buffer, Metadata, ModelError, ModelFile
+from .format import Buffer, Metadata, ModelError, ModelFile, load, save
 from .format.variable_roles import METADATA_NAME as ROLES_METADATA
 from .format.variable_roles import encode_roles
 from .lowering import IR, IROp, lower_graph
@@ -46,6 +46,10 @@ class TrainSpec:
     label_dtype: None: labels have the prediction's shape and dtype (one-hot rows, regression targets);
                an integer dtype: class indices, the prediction's shape without its last axis.
     output:    which model output the loss takes (default: the only one).
+    frozen_int8: calibration inputs (as rillet.quant.quantize takes them). Given, the frozen feature
+               extractor (the ops computing from the inputs and frozen weights alone) runs int8 in `infer`
+               and `train`, between a QUANTIZE and the DEQUANTIZEs into the float head, which trains as
+               before: the head of a quantized deployed model, fine-tuned (rillet.quant.frozen).
     """
 
     loss: Callable | str
@@ -54,6 +58,7 @@ class TrainSpec:
     labels: str = "y"
     label_dtype: Any = None
     output: str | None = None
+    frozen_int8: Any = None
 
 
 @dataclass
@@ -146,8 +151,14 @@ def with_variable_roles(model: ModelFile, roles: dict[str, list[str]]) -> ModelF
 
 
 def convert_for_training(model: Any, spec: TrainSpec) -> ModelFile:
-    """The training file of `model`: build_training, then training_file."""
-    return training_file(build_training(model, spec))
+    """The training file of `model`: build_training, then training_file (then its frozen part in int8,
+    when the spec asks)."""
+    model_file = training_file(build_training(model, spec))
+    if spec.frozen_int8 is None:
+        return model_file
+    from rillet.quant.frozen import quantize_frozen  # quant sits above the converter: imported when asked
+
+    return load(quantize_frozen(save(model_file), spec.frozen_int8))
 
 
 def _only(outputs: dict) -> str:
