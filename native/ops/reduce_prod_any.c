@@ -1,20 +1,51 @@
-/* reduce_prod_any.c — REDUCE_PROD (float32, int32) and REDUCE_ANY (bool) over constant axes, keep_dims as
- * the options say; the input walked in order (xx_reduce_prod_any_ref.c). */
+/* reduce_prod_any.c — REDUCE_PROD (float32, int32, and int8 as LiteRT's builtin kernel) and REDUCE_ANY (bool)
+ * over constant axes, keep_dims as the options say; the input walked in order (xx_reduce_prod_any_ref.c,
+ * s8_reduce_prod_ref.c). */
+#include <math.h>
+
 #include "ops.h"
+#include "quant.h"
 
 typedef struct {
     int64_t dims[8];
     int32_t reduced[8];
     int64_t out_count;
+    int32_t int8;
+    rl_s8_prod_params q;
 } rl_reduce_prod_any_state;
 
-RL_STATIC_ASSERT(sizeof(rl_reduce_prod_any_state) <= 128, "rl_reduce_prod_any_state is a small struct");
+RL_STATIC_ASSERT(sizeof(rl_reduce_prod_any_state) <= 160, "rl_reduce_prod_any_state is a small struct");
 
 static rl_status run_reduce_prod_any(rl_plan *plan, rl_op *op) {
     const rl_reduce_prod_any_state *st = (const rl_reduce_prod_any_state *)op->state;
     const rl_tensor *input = rl_input(plan, op, 0);
+    if (st->int8) {
+        s8_reduce_prod_ref(st->dims, st->reduced, &st->q, (const int8_t *)input->data,
+                           (int8_t *)rl_output(plan, op, 0)->data);
+        return RL_OK;
+    }
     xx_reduce_prod_any_ref(input->dtype, st->dims, st->reduced, input->data, rl_output(plan, op, 0)->data,
                            st->out_count);
+    return RL_OK;
+}
+
+/* TFLite's PrepareProd: each step rescales by input_scale / output_scale^(1/n), n the values per product. */
+static rl_status prepare_s8_prod(rl_plan *plan, const rl_tensor *input, const rl_tensor *output,
+                                 rl_s8_prod_params *q) {
+    rl_status s = rl_expect_per_tensor_quantization(plan, input, "input");
+    if (s != RL_OK) return s;
+    if ((s = rl_expect_per_tensor_quantization(plan, output, "output")) != RL_OK) return s;
+    const int64_t in_count = rl_shape_count(&input->shape), out_count = rl_shape_count(&output->shape);
+    if (in_count == 0 || out_count == 0)
+        return rl_fail(plan, RL_UNSUPPORTED, "an empty int8 product (LiteRT leaves its output unwritten)");
+    const double step = (double)rl_tensor_scale(input, 0) /
+                        pow((double)rl_tensor_scale(output, 0), 1.0 / (double)(in_count / out_count));
+    /* TFLite's 64-bit rescale shifts right by 15 - shift: it needs a shift in [-31, 7] */
+    if (rl_quantize_multiplier(step, &q->multiplier, &q->shift) || q->shift < -31 || q->shift > 7)
+        return rl_fail(plan, RL_UNSUPPORTED, "the per-step rescale %g (input scale over the output scale's "
+                       "%lld-th root) is outside TFLite's range", step, (long long)(in_count / out_count));
+    q->input_zero_point = rl_tensor_zero_point(input, 0);
+    q->output_zero_point = rl_tensor_zero_point(output, 0);
     return RL_OK;
 }
 
@@ -25,7 +56,7 @@ rl_status rl_prepare_reduce_prod_any(rl_plan *plan, rl_op *op) {
     rl_tensor *output = rl_output(plan, op, 0);
     const int any = op->code == RL_OP_REDUCE_ANY;
     if (any && (s = rl_expect_dtype(plan, input, "input", RL_BOOL)) != RL_OK) return s;
-    if (!any && input->dtype != RL_FLOAT32 && input->dtype != RL_INT32)
+    if (!any && input->dtype != RL_FLOAT32 && input->dtype != RL_INT32 && input->dtype != RL_INT8)
         return rl_fail(plan, RL_UNSUPPORTED, "no kernel for %s input", rl_dtype_name(input->dtype));
     if ((s = rl_expect_dtype(plan, output, "output", input->dtype)) != RL_OK) return s;
     if ((s = rl_known_indices(plan, axes, "axis")) != RL_OK) return s;
@@ -49,6 +80,8 @@ rl_status rl_prepare_reduce_prod_any(rl_plan *plan, rl_op *op) {
         else if (op->params.reducer.keep_dims) output->shape.dims[output->shape.rank++] = 1;
     }
     st->out_count = rl_shape_count(&output->shape);
+    st->int8 = input->dtype == RL_INT8;
+    if (st->int8 && (s = prepare_s8_prod(plan, input, output, &st->q)) != RL_OK) return s;
     op->run = run_reduce_prod_any;
     return RL_OK;
 }

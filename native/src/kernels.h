@@ -334,6 +334,14 @@ void f32_binary_math_ref(rl_math_binary_op op, const rl_broadcast *bc, const flo
 int s32_binary_math_ref(rl_math_binary_op op, const rl_broadcast *bc, const int32_t *a, const int32_t *b, int32_t *out);
 void f32_unary_math_ref(rl_math_unary_op op, int64_t count, const float *x, float *y);
 void f32_l2_normalize_ref(int64_t rows, int64_t depth, float act_min, float act_max, const float *x, float *y);
+/* int8 L2_NORMALIZATION (output scale 1/128, zero point 0) and REDUCE_PROD, as LiteRT's builtin kernels. */
+void s8_l2_normalize_ref(int64_t rows, int64_t depth, int32_t input_zero_point, const int8_t *x, int8_t *y);
+typedef struct {
+    int32_t input_zero_point, output_zero_point;
+    int32_t multiplier, shift; /* each step's input_scale / output_scale^(1/n), TFLite's QuantizeMultiplier */
+} rl_s8_prod_params;
+void s8_reduce_prod_ref(const int64_t *dims, const int32_t *reduced, const rl_s8_prod_params *p, const int8_t *x,
+                        int8_t *y);
 void f32_lrn_ref(int64_t rows, int32_t depth, int32_t radius, float bias, float alpha, float beta, const float *x,
                  float *y);
 void xx_space_batch_ref(int32_t to_batch, int32_t m, int64_t in_batch, const int64_t *in_spatial,
