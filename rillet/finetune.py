@@ -22,11 +22,13 @@ def shifted(images: np.ndarray, dy: int, dx: int) -> np.ndarray:
     return out
 
 
-def head_training_file(learning_rate: float) -> bytes:
+def head_training_file(learning_rate: float, frozen_int8: bool = False) -> bytes:
     """The bundled inference model as a training file (`infer`, `train`, `save`, `restore` signatures)
-    whose only trainable layer is the dense head ("logits"); the loss takes the logits under its softmax."""
+    whose only trainable layer is the dense head ("logits"); the loss takes the logits under its softmax.
+    frozen_int8: the frozen convolutions run int8 (quantized with the bundled calibration images, as the
+    deployed int8 model is), the head stays float: fine-tuning a quantized model's head."""
     import rillet as rl
-    from rillet.bundled import bundled_model_path
+    from rillet.bundled import bundled_model_path, digits_calibration_images
     from rillet.graph import losses, optimizers
 
     model = rl.to_graph(str(bundled_model_path()))
@@ -36,7 +38,7 @@ def head_training_file(learning_rate: float) -> bytes:
         return losses.softmax_cross_entropy(labels, logits)
 
     spec = rl.TrainSpec(loss=loss, optimizer=optimizers.Adam(learning_rate), trainable=["logits"],
-                        label_dtype="int32")
+                        label_dtype="int32", frozen_int8=digits_calibration_images() if frozen_int8 else None)
     return rl.convert(model, train=spec)
 
 
