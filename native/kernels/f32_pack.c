@@ -22,12 +22,16 @@ void rl_pack_f32_gemm(size_t n, size_t ks, size_t kc, size_t nr, const float *w,
         if (cols < nr || bias == NULL) memset(packed, 0, nr * (1 + depth) * sizeof(float));
         if (bias != NULL)
             for (size_t j = 0; j < cols; ++j) packed[j] = bias[n0 + j];
-        /* Column by column: each reads one contiguous filter row, and the panel (nr * depth floats) stays in
-         * the cache while its columns are written. */
-        for (size_t j = 0; j < cols; ++j) {
-            const float *row = w + (n0 + j) * depth;
-            float *column = packed + nr + j;
-            for (size_t k = 0; k < depth; ++k) column[nr * k] = row[k];
+        /* Row of the panel by row: the writes are contiguous and the cols filter rows are read as parallel
+         * streams, which the prefetchers follow (column by column, each write touched a new cache line). */
+        const float *first = w + n0 * depth;
+        float *out = packed + nr;
+        if (cols == nr) {
+            for (size_t k = 0; k < depth; ++k, out += nr)
+                for (size_t j = 0; j < nr; ++j) out[j] = first[j * depth + k];
+        } else {
+            for (size_t k = 0; k < depth; ++k, out += nr)
+                for (size_t j = 0; j < cols; ++j) out[j] = first[j * depth + k];
         }
         packed += nr * (1 + depth);
     }
