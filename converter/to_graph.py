@@ -14,10 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from .float16_weights import widen_float16_weights
 from .format import ModelError, ModelFile, load
 from .format.schema import ACTIVATIONS, PADDING, TENSOR_TYPE_DTYPES
-
-FLOAT16 = 1  # TensorType
 
 
 @dataclass
@@ -43,6 +42,7 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
 
     if not isinstance(model, ModelFile):
         model = load(model)
+    model = widen_float16_weights(model)
     sg_index, input_names, output_names = _signature(model, signature)
     sg = model.subgraphs[sg_index]
     quantized = next((i for i, t in enumerate(sg.tensors) if _is_quantized(t)), None)
@@ -51,11 +51,8 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
         raise ModelError(f"tensor {quantized} {t.name!r} is quantized ({t.dtype.name}, scale "
                          f"{t.quantization.scale[0]:g}): to_graph imports float models; import the float model "
                          "this one was quantized from")
-    folded = _folded_float16_constants(model, sg_index)  # op index -> (its output, the float32 value)
-    folded_values = dict(folded.values())
     by_builtin = {d.tflite["builtin"]: d for d in REGISTRY.values() if d.tflite}
-    unsupported = sorted({model.op_name(op) for j, op in enumerate(sg.operators)
-                          if j not in folded and model.op_name(op) not in by_builtin})
+    unsupported = sorted({model.op_name(op) for op in sg.operators if model.op_name(op) not in by_builtin})
     if unsupported:
         raise ModelError("cannot import operators rillet.graph has no op for: " + ", ".join(unsupported))
     graph = graph or Graph()
@@ -69,9 +66,7 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
 
         def value_of(index: int) -> Any:
             if index not in tensors:
-                data = folded_values.get(index)
-                if data is None:
-                    data = model.tensor_data(sg_index, index)
+                data = model.tensor_data(sg_index, index)
                 if data is None:
                     raise ModelError(f"tensor {index} {sg.tensors[index].name!r} is used before it is computed")
                 if data.dtype == np.float32 and data.size > 1:
@@ -83,8 +78,6 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
             return tensors[index]
 
         for j, op in enumerate(sg.operators):
-            if j in folded:
-                continue
             builtin = model.op_name(op)
             opdef = by_builtin[builtin]
             spec = opdef.tflite
@@ -111,21 +104,6 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
                 tensors[index] = t
     return ImportedModel(graph, {k: tensors[v] for k, v in input_names.items()},
                          {k: value_of(v) for k, v in output_names.items()}, variables)
-
-
-def _folded_float16_constants(model: ModelFile, sg_index: int) -> dict[int, tuple[int, np.ndarray]]:
-    """The DEQUANTIZE ops that widen a float16 constant (TensorFlow's float16-weight models), each with its
-    output and the value as float32: the import makes that value the constant (a Variable) itself."""
-    sg = model.subgraphs[sg_index]
-    folded = {}
-    for j, op in enumerate(sg.operators):
-        if model.op_name(op) != "DEQUANTIZE" or len(op.inputs or []) != 1 or len(op.outputs or []) != 1:
-            continue
-        source = sg.tensors[op.inputs[0]]
-        data = model.tensor_data(sg_index, op.inputs[0]) if source.type == FLOAT16 else None
-        if data is not None:
-            folded[j] = (op.outputs[0], data.astype(np.float32))
-    return folded
 
 
 def _is_quantized(t: Any) -> bool:

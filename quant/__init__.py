@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from rillet.converter.float16_weights import has_float16_weights, widen_float16_weights
 from rillet.converter.format import ModelFile, load, save
 
 from .calibrate import CalibrationError, collect, feeds
@@ -14,8 +15,11 @@ from .ranges import METHODS, choose_range
 from .rewrite import QuantizationError, plan_int8, rewrite_dynamic_range, rewrite_float16, rewrite_int8
 
 MODES = ("int8", "dynamic", "float16")
+# TensorTypes that hold quantized values where a tensor has a scale.
+QUANTIZED_TYPES = {9: "int8", 3: "uint8", 7: "int16"}
 
-__all__ = ["METHODS", "MODES", "CalibrationError", "QuantizationError", "quantize", "quantize_with_report"]
+__all__ = ["METHODS", "MODES", "CalibrationError", "QuantizationError", "already_quantized", "quantize",
+           "quantize_with_report"]
 
 
 def default_interpreter() -> Callable:
@@ -37,6 +41,18 @@ def _model_bytes(model: Any) -> bytes:
     return convert(model)
 
 
+def already_quantized(model: ModelFile) -> str:
+    """What shows `model` is quantized already ("12 int8 tensors"), or "" for a float model. Float16
+    weights do not count: they widen exactly to float32 and quantize from there."""
+    found: dict[str, int] = {}
+    for sg in model.subgraphs:
+        for t in sg.tensors:
+            q = t.quantization
+            if t.type in QUANTIZED_TYPES and q is not None and q.scale is not None and len(q.scale):
+                found[QUANTIZED_TYPES[t.type]] = found.get(QUANTIZED_TYPES[t.type], 0) + 1
+    return ", ".join(f"{n} {kind} tensor{'s' if n != 1 else ''}" for kind, n in found.items())
+
+
 def quantize(model: Any, calibration_data: Any = None, *, mode: str = "int8", io: str = "float",
              per_channel: bool = True, calibration: str = "minmax", percentile: float = 99.99,
              keep_float: list[str] | None = None, interpreter_class: Callable | None = None,
@@ -45,7 +61,7 @@ def quantize(model: Any, calibration_data: Any = None, *, mode: str = "int8", io
     .tflite bytes.
 
     mode: "int8" (full integer; needs `calibration_data`), "dynamic" (int8 weights, float activations),
-    "float16" (float16 weights). io: "float" (QUANTIZE / DEQUANTIZE at the edges) or "int8" inputs and
+    "float16" (float16 weights). A float16-weight model is widened to float32 first, then quantized. io: "float" (QUANTIZE / DEQUANTIZE at the edges) or "int8" inputs and
     outputs. calibration: "minmax", "percentile" (at `percentile`), or "mse". keep_float: op types (SOFTMAX),
     op indices ("12") or output tensor names whose ops stay float. calibration_data: a numpy array (samples
     on axis 0), an .npz path or dict keyed by input name, or any iterable of inputs.
@@ -69,6 +85,13 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
         raise ValueError(f"calibration {calibration!r}: choose one of {', '.join(METHODS)}")
     source = _model_bytes(model)
     float_model = load(source)
+    quantized = already_quantized(float_model)
+    if quantized:
+        raise QuantizationError(f"the model is quantized already ({quantized}): quantize the float model it came "
+                                "from")
+    if has_float16_weights(float_model):  # float16 weights: quantized from their exact float32 values
+        float_model = widen_float16_weights(float_model)
+        source = save(float_model)
     interpreter_class = interpreter_class or default_interpreter()
     samples = None
     if mode == "int8" or report:

@@ -9,6 +9,7 @@ tensor's name, so a report can pair them; the views added at a float/int8 bounda
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -16,6 +17,7 @@ import numpy as np
 from rillet.converter.format import (
     BUILTIN_CODES,
     Buffer,
+    Metadata,
     ModelFile,
     Operator,
     OperatorCode,
@@ -56,8 +58,10 @@ FIXED_OUTPUT = {
     "L2_NORMALIZATION": QParams((1.0 / 128,), (0,)),
 }
 # Ops that rescale: their output gets the range calibration saw.
+# A constant float operand of one of them (PRELU's alpha, an ADD's bias) gets int8 parameters of its own
+# from its values, as TensorFlow's converter gives them.
 OWN_RANGE = {"ADD", "SUB", "MUL", "MEAN", "SUM", "RELU", "RELU6", "RELU_N1_TO_1", "LEAKY_RELU", "HARD_SWISH",
-             "SQUARED_DIFFERENCE", "ABS", "BATCH_MATMUL"}
+             "SQUARED_DIFFERENCE", "ABS", "BATCH_MATMUL", "PRELU"}
 # Ops that take an int8 input as it comes and give no float output.
 ANY_INPUT = {"SHAPE", "ARG_MAX", "ARG_MIN"}
 QUANTIZABLE = set(WEIGHT_AXIS) | SAME_SCALE | set(FIXED_OUTPUT) | OWN_RANGE | ANY_INPUT
@@ -71,6 +75,26 @@ class Plan:
     quantized_ops: list[bool]
     params: dict[int, QParams]  # original float tensor -> its int8 parameters
     kept: list[str] = field(default_factory=list)  # the ops left float, as "OP (tensor)"
+
+
+def runs_int8(name: str) -> bool:
+    """Whether librillet's op registry runs `name` on int8 tensors."""
+    return name in _int8_ops()
+
+
+@functools.cache
+def _int8_ops() -> frozenset[str]:
+    try:
+        from rillet.native import ffi, lib
+    except ImportError:  # no native library here: say nothing about what it runs
+        return frozenset()
+    code, op, dtypes = ffi.new("int32_t *"), ffi.new("char **"), ffi.new("uint32_t *")
+    names, k = set(), 0
+    while lib.rl_op_registry_entry(k, code, op, dtypes):
+        if dtypes[0] & (1 << INT8):
+            names.add(ffi.string(op[0]).decode())
+        k += 1
+    return frozenset(names)
 
 
 class _Groups:
@@ -122,9 +146,10 @@ def plan_int8(model: ModelFile, ranges: dict[int, tuple[float, float]], keep_flo
             quantized.append(False)
             kept.append(_op_label(model, j))
         elif name not in QUANTIZABLE:
-            raise QuantizationError(
-                f"{_op_label(model, j)}: TFLite has no int8 kernel rillet can target for {name}; keep it float "
-                f"with keep_float=[{name!r}] (or --keep-float {name})")
+            why = (f"rillet runs int8 {name}, but its quantizer has no rule for it yet" if runs_int8(name)
+                   else f"rillet has no int8 kernel for {name}")
+            raise QuantizationError(f"{_op_label(model, j)}: {why}; keep it float with keep_float=[{name!r}] "
+                                    f"(or --keep-float {name})")
         else:
             if name in WEIGHT_AXIS and (len(op.inputs) < 2 or _constant(model, op.inputs[1]) is None):
                 raise QuantizationError(f"{_op_label(model, j)}: int8 {name} needs constant weights; keep it "
@@ -252,8 +277,29 @@ class _Writer:
                 outputs=[TensorMap(name=m.name, tensor_index=renames[m.tensor_index]) for m in sd.outputs],
                 signature_key=sd.signature_key, subgraph_index=sd.subgraph_index,
             ) for sd in self.model.signature_defs]
+        metadata, metadata_buffer = self.metadata()
         return ModelFile(version=self.model.version, operator_codes=codes, subgraphs=[sg],
-                         description=self.model.description, buffers=self.buffers, signature_defs=signatures)
+                         description=self.model.description, buffers=self.buffers, signature_defs=signatures,
+                         metadata=metadata, metadata_buffer=metadata_buffer)
+
+    def metadata(self) -> tuple[list[Metadata] | None, list[int] | None]:
+        """The model's metadata entries (MediaPipe's TFLITE_METADATA, vendors' parameters) and its
+        metadata_buffer list, their buffers copied unchanged into the new buffer list."""
+        moved: dict[int, int] = {}
+
+        def move(b: int) -> int:
+            if b not in moved:
+                self.buffers.append(Buffer(data=self.model.buffers[b].data))
+                moved[b] = len(self.buffers) - 1
+            return moved[b]
+
+        metadata = None
+        if self.model.metadata is not None:
+            metadata = [Metadata(name=m.name, buffer=move(m.buffer)) for m in self.model.metadata]
+        metadata_buffer = None
+        if self.model.metadata_buffer is not None:
+            metadata_buffer = [move(b) for b in self.model.metadata_buffer]
+        return metadata, metadata_buffer
 
 
 def _types(writer: _Writer, indices: list[int]) -> list[int]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
 
 from .common import UsageError, WorkError, existing_file, write_file
 
@@ -49,27 +48,9 @@ def _calibration_data(path: str | None):
         raise WorkError(f"calibration file {path}: not a .npy or .npz numpy can read ({e})") from None
 
 
-# TensorTypes a float model does not hold: a model with them (quantization parameters on int8, uint8 or
-# int16, or float16 weights) was quantized already.
-QUANTIZED_TYPES = {9: "int8", 3: "uint8", 7: "int16"}
-
-
-def already_quantized(model: Any) -> str:
-    """What shows `model` is quantized already ("12 int8 tensors"), or "" for a float model."""
-    found: dict[str, int] = {}
-    for sg in model.subgraphs:
-        for t in sg.tensors:
-            q = t.quantization
-            if t.type in QUANTIZED_TYPES and q is not None and q.scale is not None and len(q.scale):
-                found[QUANTIZED_TYPES[t.type]] = found.get(QUANTIZED_TYPES[t.type], 0) + 1
-            elif t.type == 1 and t.buffer and model.buffers[t.buffer].data is not None:
-                found["float16 constant"] = found.get("float16 constant", 0) + 1
-    return ", ".join(f"{n} {kind} tensor{'s' if n != 1 else ''}" for kind, n in found.items())
-
-
 def run(args: argparse.Namespace) -> int:
     from rillet.converter.format import ModelError, load
-    from rillet.quant import CalibrationError, QuantizationError, quantize_with_report
+    from rillet.quant import CalibrationError, QuantizationError, already_quantized, quantize_with_report
 
     want_report = bool(args.report or args.html or (args.json and args.calib))
     if args.mode == "int8" and args.calib is None:
