@@ -170,9 +170,12 @@ class Interpreter(ResourceVariables):
         self._plans[subgraph].invoke()
 
     def reset_all_variables(self) -> None:
-        """LiteRT's: zeroes the stateful tensors of ops like LSTM (`is_variable`), which rillet refuses at
-        load, so there is nothing to zero. Resource variables keep their values, as in LiteRT; rillet's
-        `reset_resource_variables()` starts those again."""
+        """LiteRT's: zeroes the state that ops like UNIDIRECTIONAL_SEQUENCE_LSTM carry across invokes (the
+        model's `is_variable` tensors), in every subgraph. Resource variables keep their values, as in LiteRT;
+        rillet's `reset_resource_variables()` starts those again."""
+        with self._lock:
+            for plan in self._plans:
+                plan.reset_variable_tensors()
 
     def resize_tensor_input(self, input_index: int, tensor_size: Any, strict: bool = False) -> None:
         # LiteRT converts the size to int32 first (OverflowError, ValueError for what does not fit).

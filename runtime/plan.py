@@ -182,6 +182,10 @@ class NativePlan:
     def invoke(self) -> None:
         self._check(lib.rl_plan_invoke(self._plan))  # cffi releases the GIL for the call
 
+    def reset_variable_tensors(self) -> None:
+        """Zeroes what stateful ops (an LSTM's h and c) keep across invokes."""
+        lib.rl_plan_reset_variable_tensors(self._plan)
+
     def invoke_profiled(self) -> list[float]:
         self._check(lib.rl_plan_invoke_profiled(self._plan, self._op_seconds))
         return [float(self._op_seconds[i]) for i in range(len(self.op_names))]

@@ -76,7 +76,7 @@ class ResourceVariables:
     def reset_resource_variables(self) -> None:
         """Every resource variable back to unassigned and every CALL_ONCE to run again: the next invoke
         starts from the model's initial values. (LiteRT's reset_all_variables leaves resource variables as
-        they are: it zeroes the stateful tensors of ops like LSTM, which rillet does not run.)"""
+        they are: it zeroes the stateful tensors of ops like LSTM, as rillet's does.)"""
         with self._lock:
             self._program.reset()
 

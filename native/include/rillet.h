@@ -162,6 +162,9 @@ size_t rl_plan_packed_weight_bytes(const rl_plan *plan); /* weights repacked for
 size_t rl_plan_op_state_bytes(const rl_plan *plan);      /* every op's prepared state, packed weights included */
 const char *rl_plan_isa(const rl_plan *plan);            /* the kernel path: "scalar", "avx2", ... */
 int32_t rl_plan_threads(const rl_plan *plan);            /* threads an invoke runs on */
+/* TFLite's ResetVariableTensors: zeroes the state stateful ops keep across invokes (an LSTM's h and c, which
+ * the model marks as variable tensors). Resource variables are the program's (rl_program_reset_variables). */
+void rl_plan_reset_variable_tensors(rl_plan *plan);
 
 /* A program: a model's subgraphs (one plan each) over one store of resource variables that live across
  * invokes and subgraphs (VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE), with CALL_ONCE running an

@@ -1,8 +1,8 @@
 /* lstm.c — UNIDIRECTIONAL_SEQUENCE_LSTM, float32 (TFLite's 24 inputs: the input, the gates' input and
  * recurrent weights, peepholes, biases, projection, the two state tensors, layer norms), time- or
  * batch-major. The state (h and c) persists across invokes as TFLite's variable tensors do: it lives in the
- * op's state, zeroed when the plan is prepared, and each invoke starts from where the last one stopped
- * (f32_lstm_ref.c is one step). Layer-normalised LSTMs and non-float weights are refused. */
+ * op's state, zeroed when the plan is prepared and by reset_all_variables (rl_reset_lstm), and each invoke
+ * starts from where the last one stopped (f32_lstm_ref.c is one step). Layer-normalised LSTMs and non-float weights are refused. */
 #include <string.h>
 
 #include "ops.h"
@@ -96,3 +96,10 @@ rl_status rl_prepare_lstm(rl_plan *plan, rl_op *op) {
 }
 
 rl_status rl_eval_lstm(rl_plan *plan, rl_op *op) { return run_lstm(plan, op); }
+
+void rl_reset_lstm(rl_op *op) {
+    rl_lstm_state *st = (rl_lstm_state *)op->state;
+    if (!st) return; /* not prepared: nothing kept yet */
+    memset(st->h, 0, sizeof(float) * (size_t)st->dims.batch * (size_t)st->dims.n_output);
+    memset(st->cell, 0, sizeof(float) * (size_t)st->dims.batch * (size_t)st->dims.n_cell);
+}

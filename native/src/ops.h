@@ -216,6 +216,7 @@ int32_t rl_custom_op_code(const char *name, size_t length);
 /* UNIDIRECTIONAL_SEQUENCE_LSTM (lstm.c), float32. */
 enum { RL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM = 44 };
 RL_DECLARE_OP(lstm);
+void rl_reset_lstm(rl_op *op); /* h and c back to zero (reset_all_variables) */
 /* ---- end of issue 11's ops ---- */
 
 #endif

@@ -98,6 +98,7 @@ typedef struct rl_op_kind {
     rl_status (*prepare)(rl_plan *plan, rl_op *op);  /* output shapes, validation, op->prep */
     rl_status (*eval)(rl_plan *plan, rl_op *op);
     int32_t stateful;                                /* touches the program's variables: never folded */
+    void (*reset_state)(rl_op *op); /* zeroes what the op keeps across invokes (TFLite's variable tensors), or NULL */
 } rl_op_kind;
 
 struct rl_plan {
