@@ -2,7 +2,8 @@
  * recurrent weights, peepholes, biases, projection, the two state tensors, layer norms), time- or
  * batch-major. The state (h and c) persists across invokes as TFLite's variable tensors do: it lives in the
  * op's state, zeroed when the plan is prepared and by reset_all_variables (rl_reset_lstm), and each invoke
- * starts from where the last one stopped (f32_lstm_ref.c is one step). Layer-normalised LSTMs and non-float weights are refused. */
+ * starts from where the last one stopped (f32_lstm_ref.c is one step). Layer-normalised LSTMs (inputs 20 to 23)
+ * normalise each gate; non-float weights are refused. */
 #include <string.h>
 
 #include "ops.h"
@@ -31,7 +32,9 @@ static rl_status run_lstm(rl_plan *plan, rl_op *op) {
         .input_peephole = weights(plan, op, P_I), .forget_peephole = weights(plan, op, P_F),
         .output_peephole = weights(plan, op, P_O), .input_bias = weights(plan, op, B_I),
         .forget_bias = weights(plan, op, B_F), .cell_bias = weights(plan, op, B_C), .output_bias = weights(plan, op, B_O),
-        .projection = weights(plan, op, PROJ), .projection_bias = weights(plan, op, PROJ_B)};
+        .projection = weights(plan, op, PROJ), .projection_bias = weights(plan, op, PROJ_B),
+        .input_norm = weights(plan, op, LN_I), .forget_norm = weights(plan, op, LN_F), .cell_norm = weights(plan, op, LN_C),
+        .output_norm = weights(plan, op, LN_O)};
     const float *x = (const float *)rl_input(plan, op, X)->data;
     float *y = (float *)rl_output(plan, op, 0)->data;
     const int64_t T = st->max_time, B = d->batch, I = d->n_input, O = d->n_output;
@@ -46,13 +49,29 @@ static rl_status run_lstm(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
+/* A layer-normalised LSTM (TFLite: the forget gate's coefficients are given) has one [n_cell] vector per gate,
+ * none for the input gate under CIFG. */
+static rl_status check_layer_norm(rl_plan *plan, const rl_op *op, int32_t n_cell) {
+    const int layer_norm = op->n_inputs > LN_F && rl_input(plan, op, LN_F);
+    const int cifg = !rl_input(plan, op, W_XI);
+    for (int32_t i = LN_I; i <= LN_O; ++i) {
+        const rl_tensor *t = i < op->n_inputs ? rl_input(plan, op, i) : NULL;
+        const int wanted = layer_norm && !(i == LN_I && cifg);
+        if (!t && wanted) return rl_fail(plan, RL_INVALID, "layer norm coefficients %d are missing", i);
+        if (t && !wanted)
+            return rl_fail(plan, RL_INVALID, "layer norm coefficients %d without the forget gate's (or with CIFG)", i);
+        if (t && (t->shape.rank != 1 || t->shape.dims[0] != n_cell))
+            return rl_fail(plan, RL_INVALID, "layer norm coefficients %d must be [%d]", i, n_cell);
+    }
+    return RL_OK;
+}
+
 rl_status rl_prepare_lstm(rl_plan *plan, rl_op *op) {
     rl_status s = rl_expect_inputs(plan, op, 1, 24); /* most of the 24 are optional */
     if (s != RL_OK) return s;
     if (op->n_inputs < 20) return rl_fail(plan, RL_INVALID, "takes 20 to 24 inputs, has %d", op->n_inputs);
-    for (int32_t i = LN_I; i < op->n_inputs; ++i)
-        if (rl_input(plan, op, i)) return rl_fail(plan, RL_UNSUPPORTED, "layer-normalised LSTMs are not supported yet");
-    for (int32_t i = 0; i < op->n_inputs && i < H_STATE; ++i) {
+    for (int32_t i = 0; i < op->n_inputs; ++i) {
+        if (i == H_STATE || i == C_STATE) continue;
         const rl_tensor *t = rl_input(plan, op, i);
         if (t && t->dtype != RL_FLOAT32)
             return rl_fail(plan, RL_UNSUPPORTED, "input %d is %s: only float32 LSTMs are supported", i, rl_dtype_name(t->dtype));
@@ -74,6 +93,7 @@ rl_status rl_prepare_lstm(rl_plan *plan, rl_op *op) {
                        w_xf->shape.dims[1], w_hf->shape.dims[0], w_hf->shape.dims[1], n_input);
     const rl_tensor *proj = rl_input(plan, op, PROJ);
     if (!proj && n_output != n_cell) return rl_fail(plan, RL_INVALID, "no projection, yet %d outputs for %d cells", n_output, n_cell);
+    if ((s = check_layer_norm(plan, op, n_cell)) != RL_OK) return s;
     const int64_t gates = (int64_t)B * n_cell;
     const size_t bytes[5] = {sizeof(rl_lstm_state), sizeof(float) * (size_t)B * (size_t)n_output,
                              sizeof(float) * (size_t)gates, sizeof(float) * 4 * (size_t)gates,

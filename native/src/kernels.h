@@ -380,6 +380,7 @@ typedef struct {
     const float *input_x, *forget_x, *cell_x, *output_x, *input_h, *forget_h, *cell_h, *output_h;
     const float *input_peephole, *forget_peephole, *output_peephole;
     const float *input_bias, *forget_bias, *cell_bias, *output_bias, *projection, *projection_bias;
+    const float *input_norm, *forget_norm, *cell_norm, *output_norm; /* layer norm coefficients, or NULL */
 } rl_lstm_weights;
 void f32_lstm_step_ref(const rl_lstm_dims *d, const rl_lstm_weights *w, const float *x, float *h, float *cell,
                        float *scratch);
