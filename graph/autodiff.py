@@ -418,15 +418,47 @@ def _grad_max_pool(node, dys):
         border[:, pt:pt + x.shape[1], pl:pl + x.shape[2], :] = 0
         xp = add(pad(x, [(0, 0), (pt, pb), (pl, pr), (0, 0)]), constant(border, graph=x.graph))
     taps = list(_window_slices(xp, a, kh, kw, oh, ow))
-    total = None
-    for (i, j, _), hit in zip(taps, _first_max_hits(y, [w for _, _, w in taps])):
-        spread = zero_insert(zero_insert(mul(hit, dy), 1, sh), 2, sw)
-        span_h, span_w = (oh - 1) * sh + 1, (ow - 1) * sw + 1
-        placed = pad(spread, [(0, 0), (i, hp - i - span_h), (j, wp - j - span_w), (0, 0)])
-        total = placed if total is None else add(total, placed)
-    if hp != x.shape[1] or wp != x.shape[2]:
+    pieces = {(i, j): mul(hit, dy) for (i, j, _), hit in zip(taps, _first_max_hits(y, [w for _, _, w in taps]))}
+    total = _scatter_taps(pieces, (sh, sw), (oh, ow), (hp, wp))
+    if total.shape[1:3] != x.shape[1:3]:
         total = slice_(total, [0, pt, pl, 0], [-1, x.shape[1], x.shape[2], -1])
     return [total]
+
+
+def _scatter_taps(pieces: dict, strides: tuple, out_hw: tuple, padded_hw: tuple) -> Tensor:
+    """The sum over taps (i, j) of pieces[i, j] ([N, oh, ow, C]) placed at rows i + sh*y, columns j + sw*x of
+    a [N, >= hp, >= wp, C] grid (overlapping windows' gradient), without zero insertion: a tap lands on
+    the phase (i % sh, j % sw) of the grid, shifted by (i // sh, j // sw) whole strides, so each phase is a
+    sum of PADs at the windows' own (coarse) size, and the phases interleave once (PACK + RESHAPE)."""
+    (sh, sw), (oh, ow), (hp, wp) = strides, out_hw, padded_hw
+    kh, kw = max(i for i, _ in pieces) + 1, max(j for _, j in pieces) + 1
+    hc = max(-(-hp // sh), oh + (kh - 1) // sh)  # the coarse grid: every phase's rows, and at least hp in all
+    wc = max(-(-wp // sw), ow + (kw - 1) // sw)
+    first = next(iter(pieces.values()))
+    rows = []
+    for ri in range(sh):
+        phases = []
+        for rj in range(sw):
+            total = None
+            for (i, j), piece in pieces.items():
+                if i % sh == ri and j % sw == rj:
+                    qi, qj = i // sh, j // sw
+                    placed = pad(piece, [(0, 0), (qi, hc - oh - qi), (qj, wc - ow - qj), (0, 0)])
+                    total = placed if total is None else add(total, placed)
+            if total is None:  # windows smaller than the stride leave this phase untouched
+                total = ops.zeros_like(pad(first, [(0, 0), (0, hc - oh), (0, wc - ow), (0, 0)]))
+            phases.append(total)
+        rows.append(_interleave(phases, axis=2))
+    return _interleave(rows, axis=1)
+
+
+def _interleave(parts: list, axis: int) -> Tensor:
+    """[.., n, ..] tensors -> [.., n * len(parts), ..], element k of part r at k * len(parts) + r."""
+    if len(parts) == 1:
+        return parts[0]
+    shape = list(parts[0].shape)
+    shape[axis] *= len(parts)
+    return reshape(pack(parts, axis=axis + 1), _dims(tuple(shape)))
 
 
 # ----------------------------------------------------------------------------------------- shapes
