@@ -21,7 +21,6 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from rillet.converter.float16_weights import _drop_unused_buffers
 from rillet.converter.format import (
     Buffer,
     ModelFile,
@@ -84,6 +83,9 @@ def frozen_parts(m: ModelFile) -> list[FrozenPart]:
     if first is None:
         raise QuantizationError("the model has no signatures: quantize_frozen takes a training file "
                                 "(rl.convert(model, train=TrainSpec(...)))")
+    if not any(m.op_name(op) == "READ_VARIABLE" for sg in m.subgraphs for op in sg.operators):
+        raise QuantizationError("the model has no resource variables, so nothing in it trains: quantize_frozen "
+                                "takes a training file; quantize an inference model with rillet.quant.quantize")
     names = [t.name for t in first.inputs]
     parts = []
     for sd in signatures.values():
@@ -229,3 +231,17 @@ def _drop_unused_tensors(m: ModelFile) -> ModelFile:
         outputs=[TensorMap(t.name, renames[sd.subgraph_index][t.tensor_index]) for t in sd.outputs])
         for sd in m.signature_defs]
     return dataclasses.replace(m, subgraphs=subgraphs, signature_defs=signatures)
+
+
+def _drop_unused_buffers(m: ModelFile) -> ModelFile:
+    """Buffers no tensor or metadata entry names any more (the float weights), removed; buffer 0, the empty
+    one, stays first. (converter's weight expansion has a private twin; sharing it is left to a later tidy.)"""
+    used = sorted({0} | {t.buffer for sg in m.subgraphs for t in sg.tensors}
+                  | {e.buffer for e in m.metadata or []} | set(m.metadata_buffer or []))
+    rename = {old: new for new, old in enumerate(used)}
+    subgraphs = [dataclasses.replace(sg, tensors=[dataclasses.replace(t, buffer=rename[t.buffer]) for t in sg.tensors])
+                 for sg in m.subgraphs]
+    metadata = None if m.metadata is None else [dataclasses.replace(e, buffer=rename[e.buffer]) for e in m.metadata]
+    metadata_buffer = None if m.metadata_buffer is None else [rename[b] for b in m.metadata_buffer]
+    return dataclasses.replace(m, subgraphs=subgraphs, buffers=[m.buffers[b] for b in used], metadata=metadata,
+                               metadata_buffer=metadata_buffer)

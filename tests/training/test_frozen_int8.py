@@ -116,3 +116,16 @@ def test_int8_tensors_of_the_extractor_are_litert_bits():
 def test_a_frozen_part_that_trains_differently_is_refused():
     with pytest.raises(QuantizationError, match="computes the frozen part differently"):
         training_file(optimizers.SGD(0.1), dropout=True)
+
+
+def test_files_without_a_frozen_part_are_refused_by_name():
+    g = Graph()
+    with g.as_default():
+        L.set_seed(2)
+        x = L.Input([6], name="x")
+        model = L.Model(x, L.Dense(3, name="head")(L.Dense(4, name="hidden")(x)))
+    every_layer_trained = rl.convert(model, train=rl.TrainSpec("mean_squared_error", optimizers.SGD(0.1)))
+    with pytest.raises(QuantizationError, match="no frozen part"):
+        quantize_frozen(every_layer_trained, np.zeros((4, 6), np.float32))
+    with pytest.raises(QuantizationError, match="no resource variables"):
+        quantize_frozen(rl.convert(model), np.zeros((4, 6), np.float32))
