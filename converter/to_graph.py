@@ -2,8 +2,10 @@
 
 Each builtin maps back to the graph op whose TFLite lowering it is (the registry's `tflite` records);
 float weights of more than one element become Variables, so `rl.gradients` and the optimizers can train
-them; float16 weights (a DEQUANTIZE of a float16 constant, as TensorFlow writes them) become float32 ones. A quantized model (int8 activations or weights: full-integer or dynamic-range) is refused, naming a
-quantized tensor: the graph's ops compute in float and would ignore its scales and zero points.
+them; float16 and sparse weights (a DEQUANTIZE of a float16 constant, a DENSIFY of a sparse one) become
+dense float32 ones. A quantized model (int8 activations or weights: full-integer or dynamic-range) is
+refused, naming a quantized tensor: the graph's ops compute in float and would ignore its scales and zero
+points.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .float16_weights import widen_float16_weights
+from .dense_weights import expand_weights
 from .format import ModelError, ModelFile, load
 from .format.schema import ACTIVATIONS, PADDING, TENSOR_TYPE_DTYPES
 
@@ -42,7 +44,7 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
 
     if not isinstance(model, ModelFile):
         model = load(model)
-    model = widen_float16_weights(model)
+    model = expand_weights(model)
     sg_index, input_names, output_names = _signature(model, signature)
     sg = model.subgraphs[sg_index]
     quantized = next((i for i, t in enumerate(sg.tensors) if _is_quantized(t)), None)

@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from rillet.converter.float16_weights import has_float16_weights, widen_float16_weights
+from rillet.converter.dense_weights import expand_weights, has_packed_weights
 from rillet.converter.format import ModelFile, load, save
 
 from .calibrate import CalibrationError, collect, feeds
@@ -89,8 +89,8 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
     if quantized:
         raise QuantizationError(f"the model is quantized already ({quantized}): quantize the float model it came "
                                 "from")
-    if has_float16_weights(float_model):  # float16 weights: quantized from their exact float32 values
-        float_model = widen_float16_weights(float_model)
+    if has_packed_weights(float_model):  # float16 or sparse weights: quantized from their float32 values
+        float_model = expand_weights(float_model)
         source = save(float_model)
     interpreter_class = interpreter_class or default_interpreter()
     samples = None
