@@ -4,8 +4,13 @@
  * caller's prepare, so a resize of the caller reaches it; its outputs' shapes are then known, and invoke
  * only copies: the caller's values into the callee's inputs, the callee's outputs back. IF's output shapes
  * are its branches' (both branches must agree); WHILE's loop values keep their shapes from one iteration to
- * the next (a body that changes them is refused). Both are stateful: a branch may touch the program's
- * variables, so neither is folded. */
+ * the next. Both are stateful: a branch may touch the program's variables, so neither is folded.
+ *
+ * Dynamic shapes are refused, naming the tensor and both shapes: branches that give an output different
+ * shapes, a WHILE body that grows or shrinks a loop value (LiteRT runs both with dynamic tensors). Running
+ * them needs the caller's plan to resize tensors during invoke, which its one arena placed at prepare
+ * cannot. */
+#include <stdio.h>
 #include <string.h>
 
 #include "ops.h"
@@ -15,6 +20,15 @@
  * even for 0 bytes. */
 static void copy_bytes(void *to, const void *from, size_t bytes) {
     if (bytes) memcpy(to, from, bytes);
+}
+
+/* "[2, 3]" into text (a scalar is "[]"), for messages. */
+static const char *shape_text(const rl_shape *s, char *text, size_t size) {
+    size_t used = (size_t)snprintf(text, size, "[");
+    for (int32_t d = 0; d < s->rank && used < size; ++d)
+        used += (size_t)snprintf(text + used, size - used, d ? ", %d" : "%d", s->dims[d]);
+    if (used < size) snprintf(text + used, size - used, "]");
+    return text;
 }
 
 /* The plan of subgraph `index`, or NULL after rl_fail. */
@@ -94,8 +108,13 @@ rl_status rl_prepare_if(rl_plan *plan, rl_op *op) {
         if (a->dtype != out->dtype || b->dtype != out->dtype)
             return rl_fail(plan, RL_INVALID, "output %d is %s, the branches give %s and %s", k, rl_dtype_name(out->dtype),
                            rl_dtype_name(a->dtype), rl_dtype_name(b->dtype));
-        if (!rl_shape_equal(&a->shape, &b->shape))
-            return rl_fail(plan, RL_UNSUPPORTED, "the branches give output %d different shapes (a dynamic shape)", k);
+        if (!rl_shape_equal(&a->shape, &b->shape)) {
+            char then_shape[96], else_shape[96];
+            return rl_fail(plan, RL_UNSUPPORTED, "the branches give output %d (tensor %d) different shapes, %s from "
+                           "then subgraph %d and %s from else subgraph %d: rillet does not run dynamic shapes yet",
+                           k, op->outputs[k], shape_text(&a->shape, then_shape, sizeof then_shape), indices[0],
+                           shape_text(&b->shape, else_shape, sizeof else_shape), indices[1]);
+        }
         out->shape = a->shape;
     }
     return RL_OK;
@@ -144,8 +163,13 @@ rl_status rl_prepare_while(rl_plan *plan, rl_op *op) {
         if (next->dtype != in->dtype || out->dtype != in->dtype)
             return rl_fail(plan, RL_INVALID, "loop value %d is %s in, %s from the body, %s out", k,
                            rl_dtype_name(in->dtype), rl_dtype_name(next->dtype), rl_dtype_name(out->dtype));
-        if (!rl_shape_equal(&next->shape, &in->shape))
-            return rl_fail(plan, RL_UNSUPPORTED, "the body changes loop value %d's shape (a dynamic shape)", k);
+        if (!rl_shape_equal(&next->shape, &in->shape)) {
+            char in_shape[96], next_shape[96];
+            return rl_fail(plan, RL_UNSUPPORTED, "its body subgraph %d changes the shape of loop value %d (tensor %d) "
+                           "from %s to %s: rillet does not run a WHILE whose loop values change shape (dynamic "
+                           "shapes) yet", bi, k, op->inputs[k], shape_text(&in->shape, in_shape, sizeof in_shape),
+                           shape_text(&next->shape, next_shape, sizeof next_shape));
+        }
         out->shape = in->shape;
     }
     return RL_OK;
