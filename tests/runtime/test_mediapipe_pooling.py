@@ -163,3 +163,44 @@ def test_a_3d_input_is_refused():
     content = custom_op_model("MaxPoolingWithArgmax2D", tensors, [0], [1, 2], pool_options(VALID, (2, 2)))
     with pytest.raises(Exception, match="4-D"):
         Interpreter(model_content=content).allocate_tensors()
+
+
+@pytest.mark.parametrize("shape, filter_hw", [((1, 8, 6, 4), (2, 2)), ((2, 6, 6, 3), (3, 2))])
+def test_argmax_then_unpooling_in_one_model(shape, filter_hw):
+    """The encoder-decoder pattern these ops exist for: the indices pass from one op to the other in the plan."""
+    n, h, w, c = shape
+    pooled = [n, h // filter_hw[0], w // filter_hw[1], c]
+    tensors = [Tensor(shape=list(shape), type=0, name="x"), Tensor(shape=pooled, type=0, name="values"),
+               Tensor(shape=pooled, type=0, name="indices"), Tensor(shape=list(shape), type=0, name="y")]
+    options = np.frombuffer(pool_options(VALID, filter_hw), np.uint8)
+    codes = [OperatorCode(deprecated_builtin_code=32, builtin_code=32, custom_code=name)
+             for name in ("MaxPoolingWithArgmax2D", "MaxUnpooling2D")]
+    ops = [Operator(opcode_index=0, inputs=[0], outputs=[1, 2], custom_options=options),
+           Operator(opcode_index=1, inputs=[1, 2], outputs=[3], custom_options=options)]
+    graph = SubGraph(tensors=tensors, inputs=[0], outputs=[3], operators=ops, name="main")
+    content = save(ModelFile(operator_codes=codes, buffers=[Buffer(data=None)], subgraphs=[graph]))
+    x = np.random.default_rng(11).standard_normal(shape).astype(np.float32)
+    (y,), (lite_y,) = run_both(content, [x])
+    np.testing.assert_array_equal(y, lite_y)
+    kept = y != 0
+    assert np.count_nonzero(kept) == np.prod(pooled)  # one maximum per window
+    np.testing.assert_array_equal(y[kept], x[kept])
+
+
+def test_two_threads_give_the_same_bits():
+    """A pooling large enough to be split across the plan's threads gives what one thread gives."""
+    from rillet.runtime import Interpreter
+
+    shape = (1, 64, 64, 32)
+    x = np.random.default_rng(12).standard_normal(shape).astype(np.float32)
+    results = []
+    for threads in (1, 2):
+        it = Interpreter(model_content=argmax_model(shape, VALID, (2, 2)), num_threads=threads)
+        it.allocate_tensors()
+        it.set_tensor(0, x)
+        it.invoke()
+        results.append([it.get_tensor(d["index"]).view(np.uint32) for d in it.get_output_details()])
+    want_values, want_indices = argmax_reference(x, VALID, (2, 2))
+    for got in results:
+        np.testing.assert_array_equal(got[0].view(np.float32), want_values)
+        np.testing.assert_array_equal(got[1], want_indices)
