@@ -38,7 +38,9 @@ BINDING_MODULE = "rillet.native._librillet"
 BINDING_FILE = "_librillet.py"
 API_MODULE = "rillet.native._librillet_api"
 # -DNDEBUG as the Python-extension build had it.
-COMPILE_FLAGS = [*build_config.WARNING_FLAGS, *build_config.OPTIMIZE_FLAGS, "-DNDEBUG", "-fPIC"]
+# RILLET_WERROR=1 (CI sets it) makes the installed library's own build fail on a warning too.
+COMPILE_FLAGS = [*(build_config.WARNING_FLAGS if os.environ.get("RILLET_WERROR") == "1"
+                   else build_config.INSTALL_WARNING_FLAGS), *build_config.OPTIMIZE_FLAGS, "-DNDEBUG", "-fPIC"]
 LINK_FLAGS = ["-shared"]
 LIBRARIES = ["-lm", "-lpthread"]
 
