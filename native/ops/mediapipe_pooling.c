@@ -81,6 +81,7 @@ static rl_status run_argmax(rl_plan *plan, rl_op *op) {
     st->input = (const float *)rl_input(plan, op, 0)->data;
     st->output = (float *)rl_output(plan, op, 0)->data;
     st->argmax = (uint32_t *)rl_output(plan, op, 1)->data;
+    if (!st->g.in_c) return RL_OK; /* no channels: empty tensors, which may have no memory to point into */
     const size_t rows = (size_t)st->g.batch * (size_t)st->g.out_h;
     rl_threadpool *pool = rl_pool_for(plan, rows * (size_t)st->g.out_w * (size_t)st->g.in_c *
                                                 (size_t)st->g.filter_h * (size_t)st->g.filter_w);
@@ -93,6 +94,7 @@ static rl_status run_unpool(rl_plan *plan, rl_op *op) {
     st->input = (const float *)rl_input(plan, op, 0)->data;
     st->indices = (const uint32_t *)rl_input(plan, op, 1)->data;
     st->output = (float *)rl_output(plan, op, 0)->data;
+    if (!st->g.in_c) return RL_OK; /* no channels: empty tensors, which may have no memory to point into */
     const size_t rows = (size_t)st->g.batch * (size_t)st->g.in_h;
     rl_threadpool *pool = rl_pool_for(plan, rows * (size_t)st->g.in_w * (size_t)st->g.in_c *
                                                 (size_t)st->g.filter_h * (size_t)st->g.filter_w);

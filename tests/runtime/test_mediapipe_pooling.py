@@ -204,3 +204,20 @@ def test_two_threads_give_the_same_bits():
     for got in results:
         np.testing.assert_array_equal(got[0].view(np.float32), want_values)
         np.testing.assert_array_equal(got[1], want_indices)
+
+
+@pytest.mark.parametrize("make, feeds, shapes", [
+    (lambda: argmax_model((0, 4, 4, 2), VALID, (2, 2)), [(0, 4, 4, 2)], [(0, 2, 2, 2)] * 2),
+    (lambda: argmax_model((1, 4, 4, 0), SAME, (2, 2)), [(1, 4, 4, 0)], [(1, 2, 2, 0)] * 2),
+    (lambda: unpool_model((0, 2, 2, 1), (2, 2)), [(0, 2, 2, 1)] * 2, [(0, 4, 4, 1)]),
+    (lambda: unpool_model((1, 2, 2, 0), (2, 2)), [(1, 2, 2, 0)] * 2, [(1, 4, 4, 0)]),
+])
+def test_empty_tensors_run(make, feeds, shapes):
+    from rillet.runtime import Interpreter
+
+    it = Interpreter(model_content=make())
+    it.allocate_tensors()
+    for detail, shape in zip(it.get_input_details(), feeds):
+        it.set_tensor(detail["index"], np.zeros(shape, np.float32))
+    it.invoke()
+    assert [it.get_tensor(d["index"]).shape for d in it.get_output_details()] == shapes
