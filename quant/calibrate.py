@@ -214,6 +214,10 @@ def collect(model_bytes: bytes, model: ModelFile, samples: list[dict[int, np.nda
     tensors = float_activations(model)
     stats = {i: TensorStats() for i in tensors}
     interpreter = interpreter_class(model_content=model_bytes, experimental_preserve_all_tensors=True)
+    shapes = {d["index"]: list(d["shape"]) for d in interpreter.get_input_details()}
+    for index, value in samples[0].items():  # an open axis (-1) stored as 1 may not even prepare: the data's
+        if shapes[index] != list(value.shape):
+            interpreter.resize_tensor_input(index, value.shape)
     interpreter.allocate_tensors()
     passes = [("calibrating", TensorStats.add_range)]
     if histograms:
