@@ -47,7 +47,7 @@ SAME_SCALE = {
     "SLICE", "GATHER", "PAD", "PADV2", "MIRROR_PAD", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR",
     "SPACE_TO_DEPTH", "DEPTH_TO_SPACE", "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "SPLIT", "SPLIT_V",
     "UNPACK", "PACK", "CONCATENATION", "MAXIMUM", "MINIMUM", "TILE", "BROADCAST_TO", "REDUCE_MAX",
-    "REDUCE_MIN",
+    "REDUCE_MIN", "REVERSE_V2", "GATHER_ND", "SELECT", "SELECT_V2",
 }
 # Ops whose int8 output has fixed parameters in TFLite's spec.
 FIXED_OUTPUT = {
@@ -64,7 +64,9 @@ OWN_RANGE = {"ADD", "SUB", "MUL", "MEAN", "SUM", "RELU", "RELU6", "RELU_N1_TO_1"
              "SQUARED_DIFFERENCE", "ABS", "BATCH_MATMUL", "PRELU"}
 # Ops that take an int8 input as it comes and give no float output.
 ANY_INPUT = {"SHAPE", "ARG_MAX", "ARG_MIN"}
-QUANTIZABLE = set(WEIGHT_AXIS) | SAME_SCALE | set(FIXED_OUTPUT) | OWN_RANGE | ANY_INPUT
+# Comparisons: each float operand int8 with parameters of its own (the kernel rescales both), a bool output.
+COMPARISONS = {"EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL"}
+QUANTIZABLE = set(WEIGHT_AXIS) | SAME_SCALE | set(FIXED_OUTPUT) | OWN_RANGE | ANY_INPUT | COMPARISONS
 HYBRID = set(WEIGHT_AXIS)  # dynamic-range: int8 weights, float activations, as TensorFlow writes them
 
 

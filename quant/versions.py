@@ -12,7 +12,8 @@ _INT8_IS_2 = {
     "SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND", "TANH", "LOGISTIC", "BATCH_MATMUL", "PAD", "PADV2",
     "CONCATENATION", "SOFTMAX", "MEAN", "MIRROR_PAD", "REDUCE_MAX", "REDUCE_MIN", "RELU6", "RSQRT",
     "SPACE_TO_DEPTH", "SPLIT_V", "SUM", "LOG_SOFTMAX", "SQUARED_DIFFERENCE", "DEPTH_TO_SPACE", "GATHER",
-    "ARG_MAX", "ARG_MIN", "ABS", "L2_NORMALIZATION", "EXP", "LOG", "REDUCE_PROD", "GELU",
+    "ARG_MAX", "ARG_MIN", "ABS", "L2_NORMALIZATION", "EXP", "LOG", "REDUCE_PROD", "GELU", "EQUAL", "NOT_EQUAL",
+    "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL",
 }
 
 
@@ -37,7 +38,7 @@ def quantized_version(name: str, input_types: list[int], output_types: list[int]
         return 3
     if name == "SPLIT":
         return 2 if second == INT8 else 1
-    if name in ("TILE", "BROADCAST_TO"):
+    if name in ("TILE", "BROADCAST_TO", "REVERSE_V2"):
         return 3 if first == INT8 else 1
     if name == "DEQUANTIZE":
         return 3 if first == FLOAT16 else (5 if per_channel else 2) if first == INT8 else 1
