@@ -50,11 +50,12 @@ class FrozenPart:
 
 
 def quantize_frozen(model: Any, calibration_data: Any, *, calibration: str = "minmax",
-                    per_channel: bool = True, interpreter_class: Callable | None = None,
-                    progress: bool = False) -> bytes:
+                    per_channel: bool = True, keep_float: list[str] | None = None,
+                    interpreter_class: Callable | None = None, progress: bool = False) -> bytes:
     """The training file `model` (bytes, a path or a ModelFile from `rl.convert(..., train=TrainSpec(...))`)
     with its frozen feature extractor in int8. calibration_data: inputs of the model (an array of samples
-    on axis 0, or a dict or .npz by input name), as rillet.quant.quantize takes them."""
+    on axis 0, or a dict or .npz by input name); calibration, per_channel and keep_float (op types or
+    output tensor names of the extractor to leave float) as rillet.quant.quantize takes them."""
     from . import _model_bytes, quantize
 
     m = load(_model_bytes(model))  # a copy: the caller's ModelFile is not changed
@@ -68,7 +69,8 @@ def quantize_frozen(model: Any, calibration_data: Any, *, calibration: str = "mi
                 f'"{m.subgraphs[parts[0].subgraph].name}" (a frozen layer in training mode, such as dropout?): '
                 "both must run the same int8 ops")
     quantized = load(quantize(save(extractors[0]), calibration_data, io="float", calibration=calibration,
-                              per_channel=per_channel, interpreter_class=interpreter_class, progress=progress))
+                              per_channel=per_channel, keep_float=keep_float, interpreter_class=interpreter_class,
+                              progress=progress))
     moved: dict[int, int] = {}  # the quantized model's buffers, added to the file once for every signature
     for part in parts:
         _splice(m, part, quantized, moved)

@@ -129,3 +129,18 @@ def test_files_without_a_frozen_part_are_refused_by_name():
         quantize_frozen(every_layer_trained, np.zeros((4, 6), np.float32))
     with pytest.raises(QuantizationError, match="no resource variables"):
         quantize_frozen(rl.convert(model), np.zeros((4, 6), np.float32))
+
+
+def test_keep_float_leaves_an_op_of_the_extractor_float():
+    g = Graph()
+    with g.as_default():
+        L.set_seed(1)
+        x = L.Input([8], name="x")
+        h = L.Dense(6, activation="log_softmax", name="frozen")(x)
+        model = L.Model(x, L.Dense(3, name="head")(h))
+    data = rl.convert(model, train=rl.TrainSpec("mean_squared_error", optimizers.SGD(0.1), trainable=["head"]))
+    calibration = np.random.default_rng(0).normal(size=(32, 8)).astype(np.float32)
+    m = load(quantize_frozen(data, calibration, keep_float=["LOG_SOFTMAX"]))
+    sg = m.subgraphs[0]
+    ops = [(m.op_name(op), sg.tensors[op.outputs[0]].type) for op in sg.operators if op.outputs]
+    assert ops[:4] == [("QUANTIZE", INT8), ("FULLY_CONNECTED", INT8), ("DEQUANTIZE", 0), ("LOG_SOFTMAX", 0)]
