@@ -90,13 +90,11 @@ def frozen_parts(m: ModelFile) -> list[FrozenPart]:
                                 "takes a training file; quantize an inference model with rillet.quant.quantize")
     names = [t.name for t in first.inputs]
     parts = []
-    for sd in signatures.values():
+    for sd in [first, *(sd for sd in signatures.values() if sd is not first)]:
         inputs = {t.name: t.tensor_index for t in sd.inputs}
-        if all(name in inputs for name in names):
-            part = _frozen_part(m, sd, {name: inputs[name] for name in names})
-            if part.ops:
-                parts.append(part)
-    if not parts or not parts[0].features:
+        if all(name in inputs for name in names):  # an empty part where the first has one is refused later
+            parts.append(_frozen_part(m, sd, {name: inputs[name] for name in names}))
+    if not parts[0].features:
         raise QuantizationError("the model has no frozen part: no op computes from its inputs and constants "
                                 "alone (is every layer trainable?)")
     return parts
