@@ -92,6 +92,9 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
     if has_packed_weights(float_model):  # float16 or sparse weights: quantized from their float32 values
         float_model = expand_weights(float_model)
         source = save(float_model)
+    if mode == "int8" and len(float_model.subgraphs) > 1:  # before calibration spends time on it
+        raise QuantizationError(f"the model has {len(float_model.subgraphs)} subgraphs; int8 quantization takes "
+                                "single-subgraph models (an inference graph) only; dynamic and float16 take any")
     interpreter_class = interpreter_class or default_interpreter()
     samples = None
     if mode == "int8" or report:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -118,8 +119,8 @@ class _Groups:
             self.parent[max(ra, rb)] = min(ra, rb)  # the smaller index leads: deterministic
 
 
-def _constant(model: ModelFile, i: int) -> np.ndarray | None:
-    return model.tensor_data(0, i)
+def _constant(model: ModelFile, i: int, sg_index: int = 0) -> np.ndarray | None:
+    return model.tensor_data(sg_index, i)
 
 
 def _op_label(model: ModelFile, j: int) -> str:
@@ -219,13 +220,15 @@ def plan_int8(model: ModelFile, ranges: dict[int, tuple[float, float]], keep_flo
 
 
 class _Writer:
-    """Builds the new subgraph: tensors, buffers and operators appended in a fixed order."""
+    """Builds one new subgraph: tensors and operators appended in a fixed order, constants into a buffer
+    list the model's subgraphs share."""
 
-    def __init__(self, model: ModelFile) -> None:
+    def __init__(self, model: ModelFile, sg_index: int = 0, buffers: list[Buffer] | None = None) -> None:
         self.model = model
-        self.sg = model.subgraphs[0]
+        self.sg_index = sg_index
+        self.sg = model.subgraphs[sg_index]
         self.tensors: list[Tensor] = []
-        self.buffers: list[Buffer] = [Buffer()]
+        self.buffers: list[Buffer] = [Buffer()] if buffers is None else buffers
         self.operators: list[tuple[str, Operator, int]] = []  # (builtin name, op, version)
         self.cache: dict[tuple, int] = {}
 
@@ -256,11 +259,30 @@ class _Writer:
                                                          **changes), version))
 
     def finish(self, inputs: list[int], outputs: list[int], renames: dict[int, int]) -> ModelFile:
-        codes: list[OperatorCode] = []
-        index: dict[tuple, int] = {}
+        """The model of this one subgraph."""
+        return _assemble(self.model, [_Part(self, inputs, outputs, renames)])
+
+
+@dataclass
+class _Part:
+    """A rewritten subgraph: its writer, its inputs and outputs, and where its original tensors went."""
+
+    writer: _Writer
+    inputs: list[int]
+    outputs: list[int]
+    renames: dict[int, int]  # original tensor -> new, for the signatures
+
+
+def _assemble(model: ModelFile, parts: list[_Part]) -> ModelFile:
+    """The new model: its subgraphs in the original order (IF, WHILE and CALL_ONCE name them by index), one
+    operator code per (op, version), the signatures and metadata of `model`."""
+    codes: list[OperatorCode] = []
+    index: dict[tuple, int] = {}
+    originals = {c.name: c for c in model.operator_codes}
+    subgraphs = []
+    for part in parts:
         operators = []
-        originals = {c.name: c for c in self.model.operator_codes}
-        for name, op, version in self.operators:
+        for name, op, version in part.writer.operators:
             original = originals.get(name)
             code = BUILTIN_CODES[name] if original is None else original.code
             version = max(version, original.version if original is not None else 1)
@@ -271,37 +293,42 @@ class _Writer:
                 codes.append(OperatorCode(deprecated_builtin_code=min(code, PLACEHOLDER_FOR_GREATER_OP_CODES),
                                           custom_code=custom, version=version, builtin_code=code))
             operators.append(dataclasses.replace(op, opcode_index=index[key]))
-        sg = SubGraph(tensors=self.tensors, inputs=inputs, outputs=outputs, operators=operators, name=self.sg.name)
-        signatures = None
-        if self.model.signature_defs:
-            signatures = [SignatureDef(
-                inputs=[TensorMap(name=m.name, tensor_index=renames[m.tensor_index]) for m in sd.inputs],
-                outputs=[TensorMap(name=m.name, tensor_index=renames[m.tensor_index]) for m in sd.outputs],
-                signature_key=sd.signature_key, subgraph_index=sd.subgraph_index,
-            ) for sd in self.model.signature_defs]
-        metadata, metadata_buffer = self.metadata()
-        return ModelFile(version=self.model.version, operator_codes=codes, subgraphs=[sg],
-                         description=self.model.description, buffers=self.buffers, signature_defs=signatures,
-                         metadata=metadata, metadata_buffer=metadata_buffer)
+        subgraphs.append(SubGraph(tensors=part.writer.tensors, inputs=part.inputs, outputs=part.outputs,
+                                  operators=operators, name=part.writer.sg.name))
+    signatures = None
+    if model.signature_defs:
+        def moved(sd: SignatureDef, maps: list[TensorMap]) -> list[TensorMap]:
+            renames = parts[sd.subgraph_index].renames
+            return [TensorMap(name=m.name, tensor_index=renames[m.tensor_index]) for m in maps]
 
-    def metadata(self) -> tuple[list[Metadata] | None, list[int] | None]:
-        """The model's metadata entries (MediaPipe's TFLITE_METADATA, vendors' parameters) and its
-        metadata_buffer list, their buffers copied unchanged into the new buffer list."""
-        moved: dict[int, int] = {}
+        signatures = [SignatureDef(inputs=moved(sd, sd.inputs), outputs=moved(sd, sd.outputs),
+                                   signature_key=sd.signature_key, subgraph_index=sd.subgraph_index)
+                      for sd in model.signature_defs]
+    buffers = parts[0].writer.buffers
+    metadata, metadata_buffer = _metadata(model, buffers)
+    return ModelFile(version=model.version, operator_codes=codes, subgraphs=subgraphs,
+                     description=model.description, buffers=buffers, signature_defs=signatures,
+                     metadata=metadata, metadata_buffer=metadata_buffer)
 
-        def move(b: int) -> int:
-            if b not in moved:
-                self.buffers.append(Buffer(data=self.model.buffers[b].data))
-                moved[b] = len(self.buffers) - 1
-            return moved[b]
 
-        metadata = None
-        if self.model.metadata is not None:
-            metadata = [Metadata(name=m.name, buffer=move(m.buffer)) for m in self.model.metadata]
-        metadata_buffer = None
-        if self.model.metadata_buffer is not None:
-            metadata_buffer = [move(b) for b in self.model.metadata_buffer]
-        return metadata, metadata_buffer
+def _metadata(model: ModelFile, buffers: list[Buffer]) -> tuple[list[Metadata] | None, list[int] | None]:
+    """The model's metadata entries (MediaPipe's TFLITE_METADATA, vendors' parameters) and its
+    metadata_buffer list, their buffers copied unchanged onto the end of `buffers`."""
+    moved: dict[int, int] = {}
+
+    def move(b: int) -> int:
+        if b not in moved:
+            buffers.append(Buffer(data=model.buffers[b].data))
+            moved[b] = len(buffers) - 1
+        return moved[b]
+
+    metadata = None
+    if model.metadata is not None:
+        metadata = [Metadata(name=m.name, buffer=move(m.buffer)) for m in model.metadata]
+    metadata_buffer = None
+    if model.metadata_buffer is not None:
+        metadata_buffer = [move(b) for b in model.metadata_buffer]
+    return metadata, metadata_buffer
 
 
 def _types(writer: _Writer, indices: list[int]) -> list[int]:
@@ -435,10 +462,14 @@ def rewrite_int8(model: ModelFile, plan: Plan, *, int8_inputs: bool, int8_output
 
 def rewrite_dynamic_range(model: ModelFile, *, per_channel: bool) -> ModelFile:
     """int8 weights on CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED, run as TFLite's hybrid kernels
-    (activations quantized on the fly); everything else stays float."""
-    _single_subgraph(model)
-    sg = model.subgraphs[0]
-    w = _Writer(model)
+    (activations quantized on the fly); everything else stays float. Every subgraph is rewritten."""
+    buffers = [Buffer()]
+    return _assemble(model, [_dynamic_range_subgraph(_Writer(model, k, buffers), per_channel)
+                             for k in range(len(model.subgraphs))])
+
+
+def _dynamic_range_subgraph(w: _Writer, per_channel: bool) -> _Part:
+    model, sg, k = w.model, w.sg, w.sg_index
     base = _LazyCopies(w)
     quantized: dict[tuple[int, int | None], int] = {}
     for op in sg.operators:
@@ -446,11 +477,12 @@ def rewrite_dynamic_range(model: ModelFile, *, per_channel: bool) -> ModelFile:
         inputs = list(op.inputs or [])
         options = op.builtin_options
         weight = inputs[1] if len(inputs) > 1 else -1
+        intermediates = _moved(op.intermediates, base)
         if name in HYBRID and weight >= 0 and sg.tensors[weight].type == FLOAT32 and \
-                _constant(model, weight) is not None:
+                _constant(model, weight, k) is not None:
             axis = WEIGHT_AXIS[name] if per_channel else None
             if (weight, axis) not in quantized:
-                data, params = quantize_weights(_constant(model, weight), axis)
+                data, params = quantize_weights(_constant(model, weight, k), axis)
                 quantized[(weight, axis)] = w.tensor(sg.tensors[weight], type=INT8, buffer=w.buffer(data),
                                                      quantization=params.parameters())
             new_in = [quantized[(weight, axis)] if slot == 1 else base[i] if i >= 0 else -1
@@ -460,21 +492,25 @@ def rewrite_dynamic_range(model: ModelFile, *, per_channel: bool) -> ModelFile:
             outs = [base[o] for o in op.outputs or []]
             version = quantized_version(name, _types(w, new_in), _types(w, outs), per_channel=per_channel,
                                         options=options)
-            w.op(name, new_in, outs, op, version=version, builtin_options=options)
+            w.op(name, new_in, outs, op, version=version, builtin_options=options, intermediates=intermediates)
         else:
-            w.op(name, [base[i] if i >= 0 else -1 for i in inputs], [base[o] for o in op.outputs or []], op)
+            w.op(name, _moved(inputs, base), _moved(op.outputs or [], base), op, intermediates=intermediates)
     renames = {i: base[i] for i in list(sg.inputs) + list(sg.outputs)}
-    return w.finish([base[i] for i in sg.inputs], [base[o] for o in sg.outputs], renames)
+    return _Part(w, [base[i] for i in sg.inputs], [base[o] for o in sg.outputs], renames)
 
 
 def rewrite_float16(model: ModelFile) -> ModelFile:
-    """Float constants stored as float16, each widened once by a DEQUANTIZE at the start of the graph."""
-    _single_subgraph(model)
-    sg = model.subgraphs[0]
-    w = _Writer(model)
+    """Float constants stored as float16, each widened once by a DEQUANTIZE at the start of its subgraph;
+    every subgraph is rewritten."""
+    buffers = [Buffer()]
+    return _assemble(model, [_float16_subgraph(_Writer(model, k, buffers)) for k in range(len(model.subgraphs))])
+
+
+def _float16_subgraph(w: _Writer) -> _Part:
+    model, sg = w.model, w.sg
     base = {}
     for i, t in enumerate(sg.tensors):
-        data = _constant(model, i)
+        data = _constant(model, i, w.sg_index)
         if t.type == FLOAT32 and data is not None:
             half = w.tensor(t, name=f"{t.name}/float16", type=FLOAT16, buffer=w.buffer(data.astype(np.float16)))
             base[i] = w.tensor(t, buffer=0)
@@ -483,10 +519,15 @@ def rewrite_float16(model: ModelFile) -> ModelFile:
         else:
             base[i] = w.copy(i)
     for op in sg.operators:
-        w.op(model.op_name(op), [base[i] if i >= 0 else -1 for i in op.inputs or []],
-             [base[o] for o in op.outputs or []], op)
+        w.op(model.op_name(op), _moved(op.inputs or [], base), _moved(op.outputs or [], base), op,
+             intermediates=_moved(op.intermediates, base))
     renames = {i: base[i] for i in list(sg.inputs) + list(sg.outputs)}
-    return w.finish([base[i] for i in sg.inputs], [base[o] for o in sg.outputs], renames)
+    return _Part(w, [base[i] for i in sg.inputs], [base[o] for o in sg.outputs], renames)
+
+
+def _moved(indices: list[int] | None, base: Mapping[int, int] | _LazyCopies) -> list[int] | None:
+    """Original tensor indices in the new subgraph (-1, an omitted optional input, stays)."""
+    return None if indices is None else [base[i] if i >= 0 else -1 for i in indices]
 
 
 class _LazyCopies:

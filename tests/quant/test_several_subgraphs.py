@@ -1,0 +1,88 @@
+"""Dynamic-range and float16 quantization of a model with several subgraphs (an IF whose branches hold the
+weights, as openWakeWord's hey_jarvis does): every subgraph's weights are rewritten, LiteRT runs both
+branches of the file, and rillet agrees with it. int8 takes one subgraph only and says so before calibrating."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from single_op import run
+
+from rillet.converter.format import (
+    BUILTIN_CODES,
+    Buffer,
+    ModelFile,
+    Operator,
+    OperatorCode,
+    Options,
+    SubGraph,
+    Tensor,
+    load,
+    save,
+)
+from rillet.quant import QuantizationError, quantize
+
+F32, BOOL, INT8, F16 = 0, 6, 9, 1
+OPS = ["IF", "FULLY_CONNECTED", "ADD"]
+
+
+def if_of_two_dense_layers() -> bytes:
+    """y = IF(c, x): then W1 x + b1, else W2 x + b2 + 0.5; x [1, 8], y [1, 4]."""
+    rng = np.random.default_rng(0)
+    buffers = [Buffer(data=None)]
+
+    def const(value: np.ndarray) -> int:
+        buffers.append(Buffer(data=np.frombuffer(np.ascontiguousarray(value, np.float32).tobytes(), np.uint8)))
+        return len(buffers) - 1
+
+    fc = Options("FullyConnectedOptions", fused_activation_function=0)
+    main = SubGraph(tensors=[Tensor(shape=[], type=BOOL, name="c"), Tensor(shape=[1, 8], type=F32, name="x"),
+                             Tensor(shape=[1, 4], type=F32, name="y")], inputs=[0, 1], outputs=[2], name="main",
+                    operators=[Operator(opcode_index=0, inputs=[0, 1], outputs=[2], builtin_options=Options(
+                        "IfOptions", then_subgraph_index=1, else_subgraph_index=2))])
+    branches = []
+    for k, extra in ((1, False), (2, True)):
+        tensors = [Tensor(shape=[1, 8], type=F32, name="x"),
+                   Tensor(shape=[4, 8], type=F32, buffer=const(rng.standard_normal((4, 8))), name=f"w{k}"),
+                   Tensor(shape=[4], type=F32, buffer=const(rng.standard_normal(4)), name=f"b{k}"),
+                   Tensor(shape=[1, 4], type=F32, name="h")]
+        ops = [Operator(opcode_index=1, inputs=[0, 1, 2], outputs=[3], builtin_options=fc)]
+        if extra:
+            tensors += [Tensor(shape=[], type=F32, buffer=const(np.array(0.5)), name="half"),
+                        Tensor(shape=[1, 4], type=F32, name="y")]
+            ops.append(Operator(opcode_index=2, inputs=[3, 4], outputs=[5],
+                                builtin_options=Options("AddOptions", fused_activation_function=0)))
+        branches.append(SubGraph(tensors=tensors, inputs=[0], outputs=[len(tensors) - 1], operators=ops,
+                                 name=f"branch{k}"))
+    codes = [OperatorCode(deprecated_builtin_code=BUILTIN_CODES[n], builtin_code=BUILTIN_CODES[n], version=1)
+             for n in OPS]
+    return save(ModelFile(operator_codes=codes, subgraphs=[main, *branches], buffers=buffers))
+
+
+def both_branches(content: bytes, interpreter_class) -> list[np.ndarray]:
+    x = np.random.default_rng(1).uniform(-1, 1, (1, 8)).astype(np.float32)
+    return [run(interpreter_class, content, [np.array(c), x])[0] for c in (True, False)]
+
+
+@pytest.mark.parametrize("mode, weight_type", [("dynamic", INT8), ("float16", F16)])
+def test_every_subgraph_is_rewritten_and_runs_in_litert_and_rillet(mode, weight_type):
+    from ai_edge_litert.interpreter import Interpreter as LiteRT
+
+    from rillet.runtime import Interpreter
+
+    original = if_of_two_dense_layers()
+    data = quantize(original, mode=mode, progress=False)
+    model = load(data)
+    assert len(model.subgraphs) == 3
+    for sg in model.subgraphs[1:]:
+        assert any(t.type == weight_type and t.buffer for t in sg.tensors)
+        assert not any(t.type == F32 and t.buffer and t.shape == [4, 8] for t in sg.tensors)  # no float copy
+    expected = both_branches(data, LiteRT)
+    for got, want, float_out in zip(both_branches(data, Interpreter), expected, both_branches(original, LiteRT)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(want, float_out, rtol=0.05, atol=0.05)  # still the same function
+
+
+def test_int8_refuses_several_subgraphs_before_calibrating():
+    with pytest.raises(QuantizationError, match="3 subgraphs; int8 quantization takes single-subgraph models"):
+        quantize(if_of_two_dense_layers(), [[np.array(True), np.zeros((1, 8), np.float32)]], progress=False)
