@@ -22,12 +22,20 @@ static void copy_bytes(void *to, const void *from, size_t bytes) {
     if (bytes) memcpy(to, from, bytes);
 }
 
-/* "[2, 3]" into text (a scalar is "[]"), for messages. */
-static const char *shape_text(const rl_shape *s, char *text, size_t size) {
-    size_t used = (size_t)snprintf(text, size, "[");
-    for (int32_t d = 0; d < s->rank && used < size; ++d)
-        used += (size_t)snprintf(text + used, size - used, d ? ", %d" : "%d", s->dims[d]);
-    if (used < size) snprintf(text + used, size - used, "]");
+/* "[2, 3]" into text (a scalar is "[]"), for messages; RL_SHAPE_TEXT bytes hold any shape. */
+#define RL_SHAPE_TEXT (RL_MAX_DIMS * 13 + 3)
+static const char *shape_text(const rl_shape *s, char text[RL_SHAPE_TEXT]) {
+    size_t used = 0;
+    text[used++] = '[';
+    for (int32_t d = 0; d < s->rank && d < RL_MAX_DIMS; ++d) {
+        char dim[16]; /* ", -2147483648" */
+        const int n = snprintf(dim, sizeof dim, d ? ", %d" : "%d", s->dims[d]);
+        if (n <= 0 || n >= (int)sizeof dim) break;
+        memcpy(text + used, dim, (size_t)n);
+        used += (size_t)n;
+    }
+    text[used++] = ']';
+    text[used] = '\0';
     return text;
 }
 
@@ -109,11 +117,11 @@ rl_status rl_prepare_if(rl_plan *plan, rl_op *op) {
             return rl_fail(plan, RL_INVALID, "output %d is %s, the branches give %s and %s", k, rl_dtype_name(out->dtype),
                            rl_dtype_name(a->dtype), rl_dtype_name(b->dtype));
         if (!rl_shape_equal(&a->shape, &b->shape)) {
-            char then_shape[96], else_shape[96];
+            char then_shape[RL_SHAPE_TEXT], else_shape[RL_SHAPE_TEXT];
             return rl_fail(plan, RL_UNSUPPORTED, "the branches give output %d (tensor %d) different shapes, %s from "
                            "then subgraph %d and %s from else subgraph %d: rillet does not run dynamic shapes yet",
-                           k, op->outputs[k], shape_text(&a->shape, then_shape, sizeof then_shape), indices[0],
-                           shape_text(&b->shape, else_shape, sizeof else_shape), indices[1]);
+                           k, op->outputs[k], shape_text(&a->shape, then_shape), indices[0],
+                           shape_text(&b->shape, else_shape), indices[1]);
         }
         out->shape = a->shape;
     }
@@ -164,11 +172,11 @@ rl_status rl_prepare_while(rl_plan *plan, rl_op *op) {
             return rl_fail(plan, RL_INVALID, "loop value %d is %s in, %s from the body, %s out", k,
                            rl_dtype_name(in->dtype), rl_dtype_name(next->dtype), rl_dtype_name(out->dtype));
         if (!rl_shape_equal(&next->shape, &in->shape)) {
-            char in_shape[96], next_shape[96];
+            char in_shape[RL_SHAPE_TEXT], next_shape[RL_SHAPE_TEXT];
             return rl_fail(plan, RL_UNSUPPORTED, "its body subgraph %d changes the shape of loop value %d (tensor %d) "
                            "from %s to %s: rillet does not run a WHILE whose loop values change shape (dynamic "
-                           "shapes) yet", bi, k, op->inputs[k], shape_text(&in->shape, in_shape, sizeof in_shape),
-                           shape_text(&next->shape, next_shape, sizeof next_shape));
+                           "shapes) yet", bi, k, op->inputs[k], shape_text(&in->shape, in_shape),
+                           shape_text(&next->shape, next_shape));
         }
         out->shape = in->shape;
     }
