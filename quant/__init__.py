@@ -61,7 +61,8 @@ def quantize(model: Any, calibration_data: Any = None, *, mode: str = "int8", io
     .tflite bytes.
 
     mode: "int8" (full integer; needs `calibration_data`), "dynamic" (int8 weights, float activations),
-    "float16" (float16 weights). A float16-weight model is widened to float32 first, then quantized. io: "float" (QUANTIZE / DEQUANTIZE at the edges) or "int8" inputs and
+    "float16" (float16 weights). int8 and dynamic quantize float16 and sparse weights from the float32
+    values they stand for; float16 keeps them as they are. io: "float" (QUANTIZE / DEQUANTIZE at the edges) or "int8" inputs and
     outputs. calibration: "minmax", "percentile" (at `percentile`), or "mse". keep_float: op types (SOFTMAX),
     op indices ("12") or output tensor names whose ops stay float. calibration_data: a numpy array (samples
     on axis 0), an .npz path or dict keyed by input name, or any iterable of inputs.
@@ -89,7 +90,9 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
     if quantized:
         raise QuantizationError(f"the model is quantized already ({quantized}): quantize the float model it came "
                                 "from")
-    if has_packed_weights(float_model):  # float16 or sparse weights: quantized from their float32 values
+    # float16 or sparse weights: int8 and dynamic quantize their float32 values; float16 mode keeps them as
+    # they are (already float16, or smaller sparse) and stores the float32 constants as float16.
+    if mode != "float16" and has_packed_weights(float_model):
         float_model = expand_weights(float_model)
         source = save(float_model)
     if mode == "int8" and len(float_model.subgraphs) > 1:  # before calibration spends time on it

@@ -510,8 +510,9 @@ def _float16_subgraph(w: _Writer) -> _Part:
     model, sg = w.model, w.sg
     base = {}
     for i, t in enumerate(sg.tensors):
-        data = _constant(model, i, w.sg_index)
-        if t.type == FLOAT32 and data is not None:
+        dense_float = t.type == FLOAT32 and t.sparsity is None  # a sparse constant stays sparse
+        data = _constant(model, i, w.sg_index) if dense_float else None
+        if data is not None:
             half = w.tensor(t, name=f"{t.name}/float16", type=FLOAT16, buffer=w.buffer(data.astype(np.float16)))
             base[i] = w.tensor(t, buffer=0)
             w.op("DEQUANTIZE", [half], [base[i]], version=quantized_version("DEQUANTIZE", [FLOAT16], [FLOAT32],

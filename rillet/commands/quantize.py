@@ -48,6 +48,15 @@ def _calibration_data(path: str | None):
         raise WorkError(f"calibration file {path}: not a .npy or .npz numpy can read ({e})") from None
 
 
+def float16_weights(model) -> bool:
+    """Whether `model` stores constants as float16 (TensorFlow's float16 quantization)."""
+    return any(t.type == FLOAT16 and t.buffer and model.buffers[t.buffer].data is not None
+               for sg in model.subgraphs for t in sg.tensors)
+
+
+FLOAT16 = 1  # TensorType
+
+
 def run(args: argparse.Namespace) -> int:
     from rillet.converter.format import ModelError, load
     from rillet.quant import CalibrationError, QuantizationError, already_quantized, quantize_with_report
@@ -94,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"wrote {args.output} ({len(data):,} bytes, {before / max(len(data), 1):.1f}x smaller than "
           f"{before:,}): {args.mode}, {args.io} inputs and outputs")
+    if args.mode == "float16" and float16_weights(model):
+        print(f"{args.model} has float16 weights already: they are kept as they are; only its float32 constants "
+              "became float16")
     if report is not None:
         print(report.table())
         for written in (args.report, args.html):

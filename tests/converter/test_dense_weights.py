@@ -116,3 +116,17 @@ def test_a_float16_sparse_model_quantizes_to_int8():
                                                                          "DEQUANTIZE"]
     x = rng.standard_normal((1, 16)).astype(np.float32)
     assert run(Interpreter, data, [x])[0].tobytes() == litert(data, [x])[0].tobytes()
+
+
+def test_float16_mode_keeps_a_sparse_float16_weight_as_it_is():
+    from rillet.runtime import Interpreter
+
+    content, _ = mediapipe_style_model(np.random.default_rng(3))
+    data = quantize(content, mode="float16", progress=False)
+    model = load(data)
+    assert [model.op_name(op) for op in model.subgraphs[0].operators][-3:] == ["DENSIFY", "DEQUANTIZE",
+                                                                              "FULLY_CONNECTED"]
+    assert any(t.sparsity is not None for t in model.subgraphs[0].tensors)
+    x = np.random.default_rng(4).standard_normal((1, 16)).astype(np.float32)
+    np.testing.assert_allclose(run(Interpreter, data, [x])[0], litert(data, [x])[0], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(litert(data, [x])[0], litert(content, [x])[0], rtol=1e-2, atol=1e-2)  # bias float16

@@ -138,3 +138,11 @@ def test_an_op_without_an_int8_kernel_is_named_in_one_line(tmp_path, capsys):
                  str(tmp_path / "q.tflite"), "--quiet"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "rillet has no int8 kernel for SIN" in err and "Traceback" not in err
+
+
+def test_float16_mode_says_when_the_weights_were_float16_already(tmp_path, capsys):
+    out = tmp_path / "q.tflite"
+    assert main(["quantize", str(FACE), "--mode", "float16", "-o", str(out), "--quiet"]) == 0
+    assert "has float16 weights already: they are kept as they are" in capsys.readouterr().out
+    assert main(["quantize", str(SINE), "--mode", "float16", "-o", str(out), "--quiet"]) == 0
+    assert "already" not in capsys.readouterr().out
