@@ -82,7 +82,7 @@ static double dwconv_gflops(const rl_f32_dwconv_config *cfg, size_t width, size_
     float *in = random_floats(rows * in_w * channels), *w = random_floats(taps * channels);
     float *out = malloc(width * channels * sizeof(float));
     float *packed = aligned_alloc(64, rl_f32_dwconv_packed_size(channels, taps, cfg->channel_tile) + 64);
-    rl_pack_f32_dwconv(channels, taps, cfg->channel_tile, w, NULL, packed);
+    rl_pack_f32_dwconv(channels, taps, 1, cfg->channel_tile, w, NULL, packed);
     const float **ind = malloc(width * taps * sizeof(float *));
     for (size_t x = 0; x < width; ++x)
         for (size_t t = 0; t < taps; ++t) ind[x * taps + t] = in + ((t / 3) % rows * in_w + x + t % 3) * channels;

@@ -2,7 +2,7 @@
  * packed-weight layout and per-ISA configs. Depth multiplier 1; the op's driver handles the rest.
  *
  * A call computes `pixels` output pixels of one output row, all `channels` channels each. Pixel p reads its
- * `taps` inputs through indirection[p * indirection_step + t] (t in 0..taps-1, filter row-major), each a
+ * `taps` inputs through indirection[p * indirection_step + t] (t in 0..taps-1, in the packed tap order), each a
  * pointer to `channels` input values (the input pixel, or a zero buffer for padding); it writes `channels`
  * values at output + p * output_stride (elements). Every path gives the scalar kernel's result (int8 bit
  * for bit, float32 within 1e-6 relative: bias first, then taps in order). Kernels never read past
@@ -16,7 +16,12 @@
 
 #include "gemm.h"
 
-/* float32 packed (rl_pack_f32_dwconv): for each tile of ct channels: ct biases (0 if none / past channels),
+/* The packers take the filter's taps row-major (filter_h x filter_w, as TFLite stores [1, H, W, C]) and pack
+ * them x-major, tap t = fx * filter_h + fy: a pixel's taps are then its filter_w input columns of filter_h
+ * pixels each, and pixels stride_w columns apart can share one column list in the indirection buffer
+ * (dwconv_driver.c). A flat list of taps packs as filter_h = taps, filter_w = 1, in its own order.
+ *
+ * float32 packed (rl_pack_f32_dwconv): for each tile of ct channels: ct biases (0 if none / past channels),
  * then for each tap ct weights (0 past channels). A tile is ct * (1 + taps) floats. */
 typedef void (*rl_f32_dwconv_fn)(size_t channels, size_t pixels, size_t taps, const float *const *indirection,
                                  size_t indirection_step, const float *w, float *output, size_t output_stride,
@@ -24,7 +29,8 @@ typedef void (*rl_f32_dwconv_fn)(size_t channels, size_t pixels, size_t taps, co
 
 /* w: the DEPTHWISE_CONV_2D filter [1, H, W, channels] (taps = H * W); bias: channels floats or NULL. */
 size_t rl_f32_dwconv_packed_size(size_t channels, size_t taps, size_t ct);
-void rl_pack_f32_dwconv(size_t channels, size_t taps, size_t ct, const float *w, const float *bias, float *packed);
+void rl_pack_f32_dwconv(size_t channels, size_t filter_h, size_t filter_w, size_t ct, const float *w, const float *bias,
+                        float *packed);
 
 /* int8 packed (rl_pack_qs8_dwconv): for each tile of ct channels: ct int32 biases (bias[c] - input_zero_point
  * * sum over taps of w[t][c], wrapping; 0 past channels), then for each tap ct int8 weights (0 past
@@ -34,7 +40,7 @@ typedef void (*rl_qs8_dwconv_fn)(size_t channels, size_t pixels, size_t taps, co
                                  const rl_qs8_requantization_params *params);
 
 size_t rl_qs8_dwconv_packed_size(size_t channels, size_t taps, size_t ct);
-void rl_pack_qs8_dwconv(size_t channels, size_t taps, size_t ct, int32_t input_zero_point, const int8_t *w,
+void rl_pack_qs8_dwconv(size_t channels, size_t filter_h, size_t filter_w, size_t ct, int32_t input_zero_point, const int8_t *w,
                         const int32_t *bias, const float *scales, void *packed);
 
 typedef struct {

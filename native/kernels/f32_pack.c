@@ -41,12 +41,17 @@ size_t rl_f32_dwconv_packed_size(size_t channels, size_t taps, size_t ct) {
     return round_up(channels, ct) * (1 + taps) * sizeof(float);
 }
 
-void rl_pack_f32_dwconv(size_t channels, size_t taps, size_t ct, const float *w, const float *bias, float *packed) {
+void rl_pack_f32_dwconv(size_t channels, size_t filter_h, size_t filter_w, size_t ct, const float *w, const float *bias,
+                        float *packed) {
+    const size_t taps = filter_h * filter_w;
     for (size_t c0 = 0; c0 < channels; c0 += ct) {
         const size_t count = channels - c0 < ct ? channels - c0 : ct;
         memset(packed, 0, ct * (1 + taps) * sizeof(float));
         if (bias != NULL) memcpy(packed, bias + c0, count * sizeof(float));
-        for (size_t t = 0; t < taps; ++t) memcpy(packed + ct * (1 + t), w + t * channels + c0, count * sizeof(float));
+        for (size_t fx = 0; fx < filter_w; ++fx)
+            for (size_t fy = 0; fy < filter_h; ++fy)
+                memcpy(packed + ct * (1 + fx * filter_h + fy), w + (fy * filter_w + fx) * channels + c0,
+                       count * sizeof(float));
         packed += ct * (1 + taps);
     }
 }

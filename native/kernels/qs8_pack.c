@@ -61,8 +61,9 @@ size_t rl_qs8_dwconv_packed_size(size_t channels, size_t taps, size_t ct) {
     return round_up(channels, ct) * (sizeof(int32_t) + taps + sizeof(float));
 }
 
-void rl_pack_qs8_dwconv(size_t channels, size_t taps, size_t ct, int32_t input_zero_point, const int8_t *w,
-                        const int32_t *bias, const float *scales, void *packed) {
+void rl_pack_qs8_dwconv(size_t channels, size_t filter_h, size_t filter_w, size_t ct, int32_t input_zero_point,
+                        const int8_t *w, const int32_t *bias, const float *scales, void *packed) {
+    const size_t taps = filter_h * filter_w;
     unsigned char *out = packed;
     for (size_t c0 = 0; c0 < channels; c0 += ct) {
         for (size_t j = 0; j < ct; ++j) {
@@ -76,9 +77,11 @@ void rl_pack_qs8_dwconv(size_t channels, size_t taps, size_t ct, int32_t input_z
             store_u32(out, folded);
             out += sizeof(uint32_t);
         }
-        for (size_t t = 0; t < taps; ++t) {
-            for (size_t j = 0; j < ct; ++j) *out++ = (unsigned char)(c0 + j < channels ? w[t * channels + c0 + j] : 0);
-        }
+        for (size_t fx = 0; fx < filter_w; ++fx)
+            for (size_t fy = 0; fy < filter_h; ++fy) {
+                const int8_t *tap = w + (fy * filter_w + fx) * channels;
+                for (size_t j = 0; j < ct; ++j) *out++ = (unsigned char)(c0 + j < channels ? tap[c0 + j] : 0);
+            }
         for (size_t j = 0; j < ct; ++j) {
             const float scale = c0 + j < channels ? scales[c0 + j] : 0.0f;
             memcpy(out, &scale, sizeof scale);

@@ -265,13 +265,13 @@ static int dwconv_case(const rl_f32_dwconv_config *cfg, const rl_f32_dwconv_conf
         }
     if (ref != NULL) {
         float *packed = malloc(rl_f32_dwconv_packed_size(channels, taps, ref->channel_tile));
-        rl_pack_f32_dwconv(channels, taps, ref->channel_tile, w, bias, packed);
+        rl_pack_f32_dwconv(channels, taps, 1, ref->channel_tile, w, bias, packed);
         ref->dwconv(channels, pixels, taps, ind, step, packed, want, channels, params);
         free(packed);
     }
 
     float *packed = malloc(rl_f32_dwconv_packed_size(channels, taps, cfg->channel_tile));
-    rl_pack_f32_dwconv(channels, taps, cfg->channel_tile, w, bias, packed);
+    rl_pack_f32_dwconv(channels, taps, 1, cfg->channel_tile, w, bias, packed);
     const size_t out_total = (pixels + 1) * out_stride + 2 * cfg->channel_tile;
     float *out = malloc(out_total * sizeof(float));
     for (size_t i = 0; i < out_total; ++i) out[i] = CANARY;
@@ -356,7 +356,7 @@ static int test_packers(rng *r) {
                 }
                 packed = malloc(dsize + 16 * sizeof(float));
                 for (size_t i = 0; i < dsize / sizeof(float) + 16; ++i) packed[i] = CANARY;
-                rl_pack_f32_dwconv(n, taps, nr, w, with_bias ? bias : NULL, packed);
+                rl_pack_f32_dwconv(n, taps, 1, nr, w, with_bias ? bias : NULL, packed);
                 for (size_t q = 0; q < panels; ++q)
                     for (size_t t = 0; t <= taps; ++t)
                         for (size_t j = 0; j < nr; ++j) {
@@ -437,7 +437,7 @@ static int test_splits(const rl_f32_gemm_config *cfg, const rl_f32_dwconv_config
     fill(r, dw_w, taps * channels);
     fill(r, dw_bias, channels);
     for (size_t i = 0; i < pixels * taps; ++i) dw_ind[i] = dw_in + i * channels;
-    rl_pack_f32_dwconv(channels, taps, dw->channel_tile, dw_w, dw_bias, dw_packed);
+    rl_pack_f32_dwconv(channels, taps, 1, dw->channel_tile, dw_w, dw_bias, dw_packed);
     dw->dwconv(channels, pixels, taps, dw_ind, taps, dw_packed, dw_whole, channels, params);
     for (size_t p = 0; p < pixels; ++p)
         dw->dwconv(channels, 1, taps, dw_ind + p * taps, taps, dw_packed, dw_split + p * channels, channels, params);

@@ -381,7 +381,7 @@ static int dwconv_case(rng *r, const dwconv_path *path, const dwconv_path *scala
     for (size_t which = 0; which < (path == scalar ? 1u : 2u) && !failures; ++which) {
         const size_t ct = paths[which]->config.channel_tile;
         void *packed = guard_alloc(g, rl_qs8_dwconv_packed_size(channels, taps, ct));
-        rl_pack_qs8_dwconv(channels, taps, ct, input_zero_point, pb.w, pb.bias, pb.scales, packed);
+        rl_pack_qs8_dwconv(channels, taps, 1, ct, input_zero_point, pb.w, pb.bias, pb.scales, packed);
         const size_t bytes = guard + pixels * out_stride + guard;
         unsigned char *out = malloc(bytes);
         memset(out, sentinel, bytes);
@@ -533,7 +533,7 @@ static double dwconv_gops(const rl_qs8_dwconv_config *cfg, size_t channels, size
         for (size_t t = 0; t < TAPS; ++t) indirection[px * TAPS + t] = in + ((t / 3) * rows + px + t % 3) * channels;
     }
     void *packed = malloc(rl_qs8_dwconv_packed_size(channels, TAPS, cfg->channel_tile));
-    rl_pack_qs8_dwconv(channels, TAPS, cfg->channel_tile, 3, w, bias, scales, packed);
+    rl_pack_qs8_dwconv(channels, TAPS, 1, cfg->channel_tile, 3, w, bias, scales, packed);
     const rl_qs8_requantization_params params = {.min_less_zero_point = -128.0f, .max_less_zero_point = 127.0f};
     double best = 0.0;
     for (int window = 0; window < 5; ++window) {

@@ -92,6 +92,10 @@ DW_CASES = [  # n, h, w, channels, multiplier, k, stride, padding, activation
     (1, 6, 6, 16, 1, 3, 1, 0, 0), (1, 7, 5, 17, 1, 3, 2, 0, 3), (2, 5, 5, 33, 1, 5, 1, 0, 1),
     (1, 4, 4, 1, 1, 3, 1, 1, 0), (1, 9, 9, 15, 1, 3, 2, 1, 3), (1, 5, 5, 3, 2, 3, 1, 0, 0),
     (1, 3, 8, 48, 1, 3, 1, 0, 3), (1, 4, 4, 31, 1, 1, 1, 0, 0),
+    # Rows of 16 output pixels and more share their indirection columns (dwconv_driver.c): stride 1 and 2,
+    # SAME and VALID, 3x3 and 5x5, batch 2, and a row just under and at the edge.
+    (1, 5, 18, 16, 1, 3, 1, 0, 0), (2, 4, 33, 17, 1, 3, 2, 0, 3), (1, 6, 40, 8, 1, 5, 1, 1, 1),
+    (1, 7, 37, 33, 1, 5, 2, 1, 0), (1, 3, 15, 5, 1, 3, 1, 0, 0), (1, 3, 16, 5, 1, 3, 1, 0, 2),
 ]
 POOL_CASES = [  # op, n, h, w, channels, window, stride, padding, activation
     ("MAX_POOL_2D", 1, 26, 26, 8, 2, 2, 1, 0), ("AVERAGE_POOL_2D", 1, 13, 13, 16, 3, 2, 0, 3),

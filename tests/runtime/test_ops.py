@@ -67,6 +67,17 @@ def test_depthwise_conv2d(seed, n, h, w, cin, mult, kh, kw, stride, dilation, pa
     assert_matches_litert(m, [rand(seed + 2, (n, h, w, cin))])
 
 
+@pytest.mark.parametrize("h, w, kh, kw, stride_h, stride_w, padding", [
+    (5, 24, 3, 2, 1, 1, 0), (4, 30, 2, 5, 2, 2, 0), (6, 17, 1, 3, 1, 2, 1), (3, 40, 3, 4, 1, 3, 0)])
+def test_depthwise_conv2d_on_wide_rows(h, w, kh, kw, stride_h, stride_w, padding):
+    """Rows of 16 output pixels and more share indirection columns between pixels along the row (x-major
+    taps, dwconv_driver.c): rectangular filters, strides that differ per axis, a stride equal to the filter."""
+    inputs = [Input((2, h, w, 6)), rand(1, (1, kh, kw, 6)), rand(2, (6,))]
+    m = op_model("DEPTHWISE_CONV_2D", inputs, [((1,), F32)], {"padding": padding, "stride_w": stride_w,
+                 "stride_h": stride_h, "depth_multiplier": 1, "fused_activation_function": 0})
+    assert_matches_litert(m, [rand(3, (2, h, w, 6))])
+
+
 @EXAMPLES
 @given(seeds, st.sampled_from(["MAX_POOL_2D", "AVERAGE_POOL_2D"]), st.integers(1, 2), st.integers(1, 8),
        st.integers(1, 8), st.integers(1, 3), st.integers(1, 3), st.integers(1, 3), st.integers(1, 3), paddings,
