@@ -101,8 +101,10 @@ def run(args: argparse.Namespace) -> int:
                           "mode": args.mode, "io": args.io,
                           "report": report.to_dict() if report is not None else None}, indent=2))
         return 0
-    print(f"wrote {args.output} ({len(data):,} bytes, {before / max(len(data), 1):.1f}x smaller than "
-          f"{before:,}): {args.mode}, {args.io} inputs and outputs")
+    ratio = (f"{before / max(len(data), 1):.1f}x smaller than" if len(data) <= before
+             else f"{len(data) / max(before, 1):.1f}x larger than")  # a tiny model gains QUANTIZE ops and scales
+    print(f"wrote {args.output} ({len(data):,} bytes, {ratio} {before:,}): {args.mode}, {args.io} inputs and "
+          "outputs")
     if args.mode == "float16" and float16_weights(model):
         print(f"{args.model} has float16 weights already: they are kept as they are; only its float32 constants "
               "became float16")

@@ -146,3 +146,11 @@ def test_float16_mode_says_when_the_weights_were_float16_already(tmp_path, capsy
     assert "has float16 weights already: they are kept as they are" in capsys.readouterr().out
     assert main(["quantize", str(SINE), "--mode", "float16", "-o", str(out), "--quiet"]) == 0
     assert "already" not in capsys.readouterr().out
+
+
+def test_the_size_line_says_larger_when_the_file_grew(tmp_path, capsys):
+    out = tmp_path / "q.tflite"
+    np.save(tmp_path / "calib.npy", np.stack(inputs(SINE, 4, 0)))
+    assert main(["quantize", str(SINE), "--calib", str(tmp_path / "calib.npy"), "-o", str(out), "--quiet"]) == 0
+    grew = out.stat().st_size / SINE.stat().st_size
+    assert grew > 1 and f"{grew:.1f}x larger than {SINE.stat().st_size:,}" in capsys.readouterr().out
