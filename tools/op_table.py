@@ -30,8 +30,10 @@ def registry() -> list[tuple[str, int, list[str]]]:
 
 
 def table() -> str:
+    entries = registry()
     rows = [f"| {name} | {code if code < CUSTOM_CODES else 'custom'} | {', '.join(dtypes)} |"
-            for name, code, dtypes in registry()]
+            for name, code, dtypes in entries]
+    custom = sum(code >= CUSTOM_CODES for _, code, _ in entries)
     return "\n".join([
         "# The ops rillet runs",
         "",
@@ -40,7 +42,7 @@ def table() -> str:
         "op's first input may have; an op checks the rest when the plan is prepared and names what it refuses",
         "(an int8 op also needs the quantization TFLite's spec gives it). A *custom* op is found by its name.",
         "",
-        f"{len(rows)} builtin ops.",
+        f"{len(rows) - custom} builtin ops and {custom} custom ops.",
         "",
         "| op | builtin code | dtypes |",
         "|---|---:|---|",
