@@ -188,6 +188,15 @@ def float_activations(model: ModelFile) -> list[int]:
     return out
 
 
+def allocate_for(interpreter: Any, shapes: list[tuple[int, ...]]) -> None:
+    """Sizes the interpreter's inputs (in order) to `shapes`, then allocates: an open axis (-1) stored as 1
+    may not even prepare at the stored shape (a convolution window wider than one sample)."""
+    for detail, shape in zip(interpreter.get_input_details(), shapes):
+        if list(detail["shape"]) != list(shape):
+            interpreter.resize_tensor_input(detail["index"], shape)
+    interpreter.allocate_tensors()
+
+
 def run_model(interpreter: Any, feed: dict[int, np.ndarray], tensors: list[int]) -> dict[int, np.ndarray]:
     """Sets `feed`, invokes, and returns the values of `tensors` (those the interpreter kept)."""
     shapes = {d["index"]: list(d["shape"]) for d in interpreter.get_input_details()}
@@ -214,11 +223,7 @@ def collect(model_bytes: bytes, model: ModelFile, samples: list[dict[int, np.nda
     tensors = float_activations(model)
     stats = {i: TensorStats() for i in tensors}
     interpreter = interpreter_class(model_content=model_bytes, experimental_preserve_all_tensors=True)
-    shapes = {d["index"]: list(d["shape"]) for d in interpreter.get_input_details()}
-    for index, value in samples[0].items():  # an open axis (-1) stored as 1 may not even prepare: the data's
-        if shapes[index] != list(value.shape):
-            interpreter.resize_tensor_input(index, value.shape)
-    interpreter.allocate_tensors()
+    allocate_for(interpreter, [samples[0][spec.index].shape for spec in model_inputs(model)])
     passes = [("calibrating", TensorStats.add_range)]
     if histograms:
         passes.append(("histograms", TensorStats.add_histogram))

@@ -15,7 +15,7 @@ import numpy as np
 
 from rillet.converter.format import ModelFile, load
 
-from .calibrate import float_activations, progress, run_model
+from .calibrate import allocate_for, float_activations, progress, run_model
 
 # A layer that costs this many dB of SQNR (its output against its worst input) is worth keeping float.
 SUGGEST_ADDED_DB = 6.0
@@ -165,8 +165,9 @@ def compare(float_bytes: bytes, quant_bytes: bytes, samples: list[dict[int, np.n
     twins = _twins(float_model, quant_model)
     fi = interpreter_class(model_content=float_bytes, experimental_preserve_all_tensors=True)
     qi = interpreter_class(model_content=quant_bytes, experimental_preserve_all_tensors=True)
-    fi.allocate_tensors()
-    qi.allocate_tensors()
+    first = [samples[0][i].shape for i in float_model.subgraphs[0].inputs]
+    allocate_for(fi, first)
+    allocate_for(qi, first)
     q_details = {d["index"]: d for d in qi.get_tensor_details()}
     q_inputs = [d["index"] for d in qi.get_input_details()]
     sums = {i: _Sums() for i in twins}

@@ -101,8 +101,9 @@ def run(args: argparse.Namespace) -> int:
                           "mode": args.mode, "io": args.io,
                           "report": report.to_dict() if report is not None else None}, indent=2))
         return 0
+    # A file can grow: a tiny model gains QUANTIZE ops and scales, a sparse one comes out dense.
     ratio = (f"{before / max(len(data), 1):.1f}x smaller than" if len(data) <= before
-             else f"{len(data) / max(before, 1):.1f}x larger than")  # a tiny model gains QUANTIZE ops and scales
+             else f"{100 * (len(data) - before) / max(before, 1):.0f}% larger than")
     print(f"wrote {args.output} ({len(data):,} bytes, {ratio} {before:,}): {args.mode}, {args.io} inputs and "
           "outputs")
     if args.mode == "float16" and float16_weights(model):

@@ -44,3 +44,12 @@ def test_calibration_sizes_an_open_axis_before_preparing():
     assert resized_run(Interpreter, data, x).tobytes() == expected.tobytes()
     float_out = resized_run(LiteRT, open_width_conv(), x)
     assert np.abs(expected - float_out).max() < 0.1 * np.abs(float_out).max()
+
+
+def test_the_report_sizes_both_models_before_preparing():
+    from rillet.quant import quantize_with_report
+
+    calibration = np.random.default_rng(2).uniform(-1, 1, (3, 1, 1, 16, 2)).astype(np.float32)
+    for mode in ("int8", "dynamic", "float16"):
+        _, report = quantize_with_report(open_width_conv(), calibration, mode=mode, report=True, progress=False)
+        assert report.tensors and all(t.cosine > 0.9 for t in report.tensors)
