@@ -285,7 +285,7 @@ class Interpreter(ResourceVariables):
         if view is None:
             raise ValueError(f"Tensor data is null. Run allocate_tensors() first (tensor {index} {t.name!r}; or it "
                              "is an intermediate no op reads)")
-        if self._ready:
+        if self._ready and not self._plans[subgraph].is_dynamic(index):  # a dynamic one's is a copy
             self._views[(subgraph, index)] = view
         return view
 
@@ -379,7 +379,8 @@ class Interpreter(ResourceVariables):
                 self._set(index, value, subgraph)
             self._invoke(subgraph)
             found = {name: self._view(index, subgraph) for name, index in outputs.items()}
-            writable = all(self._view(index, subgraph).flags.writeable for index in inputs)
+            writable = all(self._view(index, subgraph).flags.writeable for index in inputs) and not any(
+                self._plans[subgraph].is_dynamic(index) for index in outputs.values())  # copies, not views
             if writable:
                 self._signature_calls[subgraph] = ({index: self._view(index, subgraph) for index in inputs},
                                                    list(found.items()))

@@ -198,6 +198,11 @@ class NativePlan:
     def storage(self, tensor: int) -> int:
         return lib.rl_plan_tensor_storage(self._plan, tensor)
 
+    def is_dynamic(self, tensor: int) -> bool:
+        """Its shape is known only during invoke (a control-flow op's data-dependent output, or computed
+        from one): view() then gives a copy, and its shape may differ after each invoke."""
+        return self.storage(tensor) == lib.RL_STORAGE_DYNAMIC
+
     def view(self, tensor: int, dtype: np.dtype) -> np.ndarray | None:
         """The tensor's bytes as a numpy array (no copy); None when the tensor has no memory."""
         pointer = lib.rl_plan_tensor_data(self._plan, tensor)
@@ -207,6 +212,9 @@ class NativePlan:
         nbytes = lib.rl_plan_tensor_bytes(self._plan, tensor)
         if nbytes == 0:
             return np.empty(shape, dtype)
+        if self.is_dynamic(tensor):
+            # The next invoke may give it another shape and move its memory: a view would dangle.
+            return np.frombuffer(ffi.buffer(pointer, nbytes), dtype=dtype).reshape(shape).copy()
         constant = self.storage(tensor) == lib.RL_STORAGE_CONSTANT
         owner = _PlanMemory(self, pointer, nbytes, constant)
         if not constant:

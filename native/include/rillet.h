@@ -45,8 +45,12 @@ typedef enum {
 typedef enum { RL_ACT_NONE = 0, RL_ACT_RELU = 1, RL_ACT_RELU_N1_TO_1 = 2, RL_ACT_RELU6 = 3 } rl_activation;
 typedef enum { RL_PADDING_SAME = 0, RL_PADDING_VALID = 1 } rl_padding;
 
-/* Where a tensor's bytes live once the plan is prepared. */
-typedef enum { RL_STORAGE_ARENA = 0, RL_STORAGE_CONSTANT = 1, RL_STORAGE_FOLDED = 2, RL_STORAGE_NONE = 3 } rl_storage;
+/* Where a tensor's bytes live once the plan is prepared. DYNAMIC: its own heap block, whose shape (and
+ * address) an invoke may change: a control-flow op's output whose shape depends on the data, and what is
+ * computed from one. */
+typedef enum {
+    RL_STORAGE_ARENA = 0, RL_STORAGE_CONSTANT = 1, RL_STORAGE_FOLDED = 2, RL_STORAGE_NONE = 3, RL_STORAGE_DYNAMIC = 4
+} rl_storage;
 
 /* Per-op parameters, one struct per op kind, filled from the model's builtin options. */
 typedef struct { int32_t padding, stride_w, stride_h, dilation_w, dilation_h, depth_multiplier, activation; } rl_conv_params;

@@ -1,16 +1,15 @@
 /* control_flow.c — IF and WHILE over the program's subgraphs (program.c holds which plan is which).
  *
  * A callee's graph inputs take the shapes of the values passed in, and the callee is prepared from the
- * caller's prepare, so a resize of the caller reaches it; its outputs' shapes are then known, and invoke
- * only copies: the caller's values into the callee's inputs, the callee's outputs back. IF's output shapes
- * are its branches' (both branches must agree); WHILE's loop values keep their shapes from one iteration to
- * the next. Both are stateful: a branch may touch the program's variables, so neither is folded.
+ * caller's prepare, so a resize of the caller reaches it; invoke copies the caller's values into the
+ * callee's inputs and the callee's outputs back. Both are stateful: a branch may touch the program's
+ * variables, so neither is folded.
  *
- * Dynamic shapes are refused, naming the tensor and both shapes: branches that give an output different
- * shapes, a WHILE body that grows or shrinks a loop value (LiteRT runs both with dynamic tensors). Running
- * them needs the caller's plan to resize tensors during invoke, which its one arena placed at prepare
- * cannot. */
-#include <stdio.h>
+ * Dynamic shapes, as LiteRT runs them with dynamic tensors: IF branches that give an output different
+ * shapes, and a WHILE body that grows or shrinks a loop value, make that output dynamic
+ * (dynamic_tensors.c): prepare gives it a first guess (the then branch's shape, the loop value's shape
+ * going in) and invoke gives it the shape the data made, preparing the callee again whenever the values
+ * passed in change shape (a WHILE body at each iteration where a loop value grew). */
 #include <string.h>
 
 #include "ops.h"
@@ -22,21 +21,8 @@ static void copy_bytes(void *to, const void *from, size_t bytes) {
     if (bytes) memcpy(to, from, bytes);
 }
 
-/* "[2, 3]" into text (a scalar is "[]"), for messages; RL_SHAPE_TEXT bytes hold any shape. */
-#define RL_SHAPE_TEXT (RL_MAX_DIMS * 13 + 3)
-static const char *shape_text(const rl_shape *s, char text[RL_SHAPE_TEXT]) {
-    size_t used = 0;
-    text[used++] = '[';
-    for (int32_t d = 0; d < s->rank && d < RL_MAX_DIMS; ++d) {
-        char dim[16]; /* ", -2147483648" */
-        const int n = snprintf(dim, sizeof dim, d ? ", %d" : "%d", s->dims[d]);
-        if (n <= 0 || n >= (int)sizeof dim) break;
-        memcpy(text + used, dim, (size_t)n);
-        used += (size_t)n;
-    }
-    text[used++] = ']';
-    text[used] = '\0';
-    return text;
+static size_t value_bytes(const rl_tensor *t) {
+    return (size_t)rl_shape_count(&t->shape) * rl_dtype_size(t->dtype);
 }
 
 /* The plan of subgraph `index`, or NULL after rl_fail. */
@@ -77,16 +63,34 @@ static rl_status prepare_callee(rl_plan *plan, rl_op *op, int32_t first, rl_plan
     return RL_OK;
 }
 
-static void copy_in(rl_plan *plan, const rl_op *op, int32_t first, rl_plan *sub) {
+/* Runs the callee on the caller's tensors `values` (one per graph input): prepared again first when their
+ * shapes are not those it was prepared for (a dynamic value, or another op that shares the subgraph). */
+static rl_status run_callee(rl_plan *plan, const int32_t *values, rl_plan *sub, const char *role, int32_t index) {
+    int reshaped = !sub->prepared;
+    for (int32_t k = 0; k < sub->n_graph_inputs; ++k) {
+        const rl_tensor *from = &plan->tensors[values[k]];
+        if (rl_shape_equal(&from->shape, &sub->tensors[sub->graph_inputs[k]].shape)) continue;
+        if (rl_plan_set_tensor_shape(sub, sub->graph_inputs[k], from->shape.rank, from->shape.dims) != RL_OK)
+            return rl_fail(plan, RL_INVALID, "its %s subgraph %d: %s", role, index, rl_plan_message(sub));
+        reshaped = 1;
+    }
+    rl_status s = reshaped ? rl_plan_prepare(sub) : RL_OK;
+    if (s != RL_OK) return rl_fail(plan, s, "its %s subgraph %d: %s", role, index, rl_plan_message(sub));
     for (int32_t k = 0; k < sub->n_graph_inputs; ++k) {
         rl_tensor *to = &sub->tensors[sub->graph_inputs[k]];
-        copy_bytes(to->data, rl_input(plan, op, first + k)->data, to->bytes);
+        copy_bytes(to->data, plan->tensors[values[k]].data, value_bytes(to));
     }
+    if ((s = rl_plan_invoke(sub)) != RL_OK)
+        return rl_fail(plan, s, "its %s subgraph %d failed: %s", role, index, rl_plan_message(sub));
+    return RL_OK;
 }
 
-static rl_status invoke_callee(rl_plan *plan, rl_plan *sub, const char *role) {
-    const rl_status s = rl_plan_invoke(sub);
-    if (s != RL_OK) return rl_fail(plan, s, "its %s subgraph failed: %s", role, rl_plan_message(sub));
+/* The caller's tensor `to` takes the value of `from` (a callee's output, or the loop's input), shape and all:
+ * a dynamic `to` is resized; any other already has the shape. */
+static rl_status take_value(rl_plan *plan, rl_tensor *to, const rl_tensor *from) {
+    const rl_status s = rl_tensor_resize(plan, to, &from->shape);
+    if (s != RL_OK) return s;
+    copy_bytes(to->data, from->data, value_bytes(from));
     return RL_OK;
 }
 
@@ -116,13 +120,9 @@ rl_status rl_prepare_if(rl_plan *plan, rl_op *op) {
         if (a->dtype != out->dtype || b->dtype != out->dtype)
             return rl_fail(plan, RL_INVALID, "output %d is %s, the branches give %s and %s", k, rl_dtype_name(out->dtype),
                            rl_dtype_name(a->dtype), rl_dtype_name(b->dtype));
-        if (!rl_shape_equal(&a->shape, &b->shape)) {
-            char then_shape[RL_SHAPE_TEXT], else_shape[RL_SHAPE_TEXT];
-            return rl_fail(plan, RL_UNSUPPORTED, "the branches give output %d (tensor %d) different shapes, %s from "
-                           "then subgraph %d and %s from else subgraph %d: rillet does not run dynamic shapes yet",
-                           k, op->outputs[k], shape_text(&a->shape, then_shape), indices[0],
-                           shape_text(&b->shape, else_shape), indices[1]);
-        }
+        /* Known only when a branch has run: the branches disagree, or one computes it from a dynamic value. */
+        if (!rl_shape_equal(&a->shape, &b->shape) || a->storage == RL_STORAGE_DYNAMIC || b->storage == RL_STORAGE_DYNAMIC)
+            out->storage = RL_STORAGE_DYNAMIC;
         out->shape = a->shape;
     }
     return RL_OK;
@@ -135,16 +135,12 @@ rl_status rl_eval_if(rl_plan *plan, rl_op *op) {
     else if (cond->dtype == RL_INT32) taken = *(const int32_t *)cond->data != 0;
     else taken = *(const uint8_t *)cond->data != 0;
     const int32_t index = taken ? op->params.if_op.then_subgraph_index : op->params.if_op.else_subgraph_index;
-    rl_plan *sub = plan->program->plans[index];
-    if (!sub || !sub->prepared) return rl_fail(plan, RL_BAD_STATE, "its subgraph %d is not prepared", index);
-    copy_in(plan, op, 1, sub);
-    const rl_status s = invoke_callee(plan, sub, taken ? "then" : "else");
-    if (s != RL_OK) return s;
-    for (int32_t k = 0; k < op->n_outputs; ++k) {
-        rl_tensor *out = rl_output(plan, op, k);
-        copy_bytes(out->data, sub->tensors[sub->graph_outputs[k]].data, out->bytes);
-    }
-    return RL_OK;
+    rl_plan *sub = callee(plan, index, taken ? "then" : "else");
+    if (!sub) return RL_BAD_STATE;
+    rl_status s = run_callee(plan, op->inputs + 1, sub, taken ? "then" : "else", index);
+    for (int32_t k = 0; k < op->n_outputs && s == RL_OK; ++k)
+        s = take_value(plan, rl_output(plan, op, k), &sub->tensors[sub->graph_outputs[k]]);
+    return s;
 }
 
 /* ---- WHILE: the loop values through cond and body until cond gives false ---- */
@@ -171,41 +167,38 @@ rl_status rl_prepare_while(rl_plan *plan, rl_op *op) {
         if (next->dtype != in->dtype || out->dtype != in->dtype)
             return rl_fail(plan, RL_INVALID, "loop value %d is %s in, %s from the body, %s out", k,
                            rl_dtype_name(in->dtype), rl_dtype_name(next->dtype), rl_dtype_name(out->dtype));
-        if (!rl_shape_equal(&next->shape, &in->shape)) {
-            char in_shape[RL_SHAPE_TEXT], next_shape[RL_SHAPE_TEXT];
-            return rl_fail(plan, RL_UNSUPPORTED, "its body subgraph %d changes the shape of loop value %d (tensor %d) "
-                           "from %s to %s: rillet does not run a WHILE whose loop values change shape (dynamic "
-                           "shapes) yet", bi, k, op->inputs[k], shape_text(&in->shape, in_shape),
-                           shape_text(&next->shape, next_shape));
-        }
+        /* Known only as the loop runs: the body changes it, or it comes in dynamic. */
+        if (!rl_shape_equal(&next->shape, &in->shape) || next->storage == RL_STORAGE_DYNAMIC ||
+            in->storage == RL_STORAGE_DYNAMIC)
+            out->storage = RL_STORAGE_DYNAMIC;
         out->shape = in->shape;
     }
     return RL_OK;
 }
 
 rl_status rl_eval_while(rl_plan *plan, rl_op *op) {
-    rl_plan *cond = plan->program->plans[op->params.while_op.cond_subgraph_index];
-    rl_plan *body = plan->program->plans[op->params.while_op.body_subgraph_index];
-    if (!cond || !body || !cond->prepared || !body->prepared)
-        return rl_fail(plan, RL_BAD_STATE, "its cond or body subgraph is not prepared");
+    const int32_t ci = op->params.while_op.cond_subgraph_index, bi = op->params.while_op.body_subgraph_index;
+    rl_plan *cond = callee(plan, ci, "cond"), *body = cond ? callee(plan, bi, "body") : NULL;
+    if (!cond || !body) return RL_BAD_STATE;
     /* The outputs hold the current loop values. */
-    for (int32_t k = 0; k < op->n_outputs; ++k)
-        copy_bytes(rl_output(plan, op, k)->data, rl_input(plan, op, k)->data, rl_output(plan, op, k)->bytes);
+    rl_status s = RL_OK;
+    for (int32_t k = 0; k < op->n_outputs && s == RL_OK; ++k)
+        s = take_value(plan, rl_output(plan, op, k), rl_input(plan, op, k));
     /* TFLite's WHILE has no bound; a program may set one (a fuzzer, or a service that must not hang on a
-     * hostile model), and the loop then stops with an error instead of running on. */
+     * hostile model), and the loop then stops with an error instead of running on. A loop value that grows
+     * without bound stops at the plan's memory limit (RL_NO_MEMORY). */
     const int64_t limit = plan->program->loop_limit;
-    for (int64_t iteration = 0;; ++iteration) {
+    for (int64_t iteration = 0; s == RL_OK; ++iteration) {
         if (limit && iteration >= limit)
             return rl_fail(plan, RL_INVALID, "ran %lld iterations, the program's loop limit", (long long)limit);
-        for (int32_t k = 0; k < cond->n_graph_inputs; ++k)
-            copy_bytes(cond->tensors[cond->graph_inputs[k]].data, rl_output(plan, op, k)->data, rl_output(plan, op, k)->bytes);
-        rl_status s = invoke_callee(plan, cond, "cond");
-        if (s != RL_OK) return s;
-        if (!*(const uint8_t *)cond->tensors[cond->graph_outputs[0]].data) return RL_OK;
-        for (int32_t k = 0; k < body->n_graph_inputs; ++k)
-            copy_bytes(body->tensors[body->graph_inputs[k]].data, rl_output(plan, op, k)->data, rl_output(plan, op, k)->bytes);
-        if ((s = invoke_callee(plan, body, "body")) != RL_OK) return s;
-        for (int32_t k = 0; k < op->n_outputs; ++k)
-            copy_bytes(rl_output(plan, op, k)->data, body->tensors[body->graph_outputs[k]].data, rl_output(plan, op, k)->bytes);
+        if ((s = run_callee(plan, op->outputs, cond, "cond", ci)) != RL_OK) return s;
+        const rl_tensor *go = &cond->tensors[cond->graph_outputs[0]];
+        if (go->dtype != RL_BOOL || rl_shape_count(&go->shape) != 1)
+            return rl_fail(plan, RL_INVALID, "its cond subgraph %d must give one bool", ci);
+        if (!*(const uint8_t *)go->data) return RL_OK;
+        if ((s = run_callee(plan, op->outputs, body, "body", bi)) != RL_OK) return s;
+        for (int32_t k = 0; k < op->n_outputs && s == RL_OK; ++k)
+            s = take_value(plan, rl_output(plan, op, k), &body->tensors[body->graph_outputs[k]]);
     }
+    return s;
 }

@@ -213,9 +213,11 @@ static void release_prepared(rl_plan *plan) {
     for (int32_t i = 0; i < plan->n_tensors; ++i) {
         free(plan->tensors[i].owned);
         plan->tensors[i].owned = NULL;
+        plan->tensors[i].capacity = 0;
         plan->tensors[i].data = NULL;
         plan->tensors[i].storage = RL_STORAGE_NONE;
     }
+    plan->dynamic_bytes = 0;
     rl_zeroed_free(&plan->arena_block);
     plan->arena = NULL;
     plan->arena_bytes = 0;
@@ -236,6 +238,8 @@ void rl_plan_destroy(rl_plan *plan) {
         free(plan->ops[i].inputs);
         free(plan->ops[i].outputs);
         free(plan->ops[i].scratch);
+        free(plan->ops[i].seen);
+        free(plan->ops[i].heap_scratch);
         release_op_state(&plan->ops[i]);
     }
     rl_threadpool_destroy(plan->pool);
@@ -558,7 +562,8 @@ static rl_status fold_op(rl_plan *plan, rl_op *op) {
 }
 
 static void touch(rl_tensor *t, int32_t step) {
-    if (t->storage == RL_STORAGE_CONSTANT || t->storage == RL_STORAGE_FOLDED) return;
+    if (t->storage == RL_STORAGE_CONSTANT || t->storage == RL_STORAGE_FOLDED || t->storage == RL_STORAGE_DYNAMIC)
+        return;
     if (t->storage == RL_STORAGE_NONE) {
         t->storage = RL_STORAGE_ARENA;
         t->first_op = step;
@@ -581,7 +586,7 @@ static rl_status plan_arena_offsets(rl_plan *plan) {
     }
     for (int32_t i = 0; i < plan->n_ops; ++i) {
         const rl_op *op = &plan->ops[i];
-        if (op->folded || !op->arena_scratch_bytes) continue;
+        if (op->folded || op->dynamic || !op->arena_scratch_bytes) continue;
         blocks[n++] = (rl_arena_block){.bytes = op->arena_scratch_bytes, .first_step = i + 1, .last_step = i + 1};
     }
     const size_t total = rl_place_arena_blocks(blocks, n, RL_ARENA_ALIGNMENT);
@@ -609,10 +614,35 @@ static rl_status plan_arena_offsets(rl_plan *plan) {
     }
     for (int32_t i = 0; i < plan->n_ops; ++i) {
         rl_op *op = &plan->ops[i];
+        if (op->dynamic) continue; /* its scratch is on the heap (ready_dynamic_op) */
         op->arena_scratch = (op->folded || !op->arena_scratch_bytes) ? NULL : base + blocks[k++].offset;
     }
     free(blocks);
     return RL_OK;
+}
+
+/* The op's prepare, from a clean slate: its shapes, state and scratch request. */
+static rl_status prepare_op(rl_plan *plan, rl_op *op) {
+    memset(&op->prep, 0, sizeof op->prep);
+    op->run = NULL;
+    op->setup = NULL;
+    op->arena_scratch_bytes = 0;
+    release_op_state(op);
+    const rl_status s = op->kind->prepare(plan, op);
+    if (s != RL_OK) return s;
+    for (int32_t k = 0; k < op->n_outputs; ++k)
+        if (shape_too_large(&plan->tensors[op->outputs[k]]))
+            return rl_fail(plan, RL_INVALID, "output %d would be larger than 2^40 bytes", k);
+    return RL_OK;
+}
+
+/* A dynamic op just before it runs: prepared again when an input changed shape or memory since its last
+ * prepare (a control-flow op before it gave a new shape). */
+static rl_status refresh_dynamic_op(rl_plan *plan, rl_op *op) {
+    if (!op->stale && !rl_dynamic_inputs_changed(plan, op)) return RL_OK;
+    op->stale = 1;
+    const rl_status s = prepare_op(plan, op);
+    return s != RL_OK ? s : rl_dynamic_op_ready(plan, op);
 }
 
 rl_status rl_plan_prepare(rl_plan *plan) {
@@ -636,16 +666,15 @@ rl_status rl_plan_prepare(rl_plan *plan) {
             if (op->inputs[k] >= 0 && plan->tensors[op->inputs[k]].is_variable &&
                 op->code != 44 /* UNIDIRECTIONAL_SEQUENCE_LSTM keeps its state itself (lstm.c) */)
                 return rl_fail(plan, RL_UNSUPPORTED, "variable tensors are not supported yet");
-        memset(&op->prep, 0, sizeof op->prep);
-        op->run = NULL;
-        op->setup = NULL;
-        op->arena_scratch_bytes = 0;
-        release_op_state(op);
-        s = op->kind->prepare(plan, op);
+        op->dynamic = rl_reads_dynamic_tensor(plan, op);
+        op->stale = 0;
+        for (int32_t k = 0; k < op->n_outputs && op->dynamic; ++k) rl_output(plan, op, k)->storage = RL_STORAGE_DYNAMIC;
+        s = prepare_op(plan, op);
+        if (op->dynamic) { /* prepared for the shapes its inputs have now; again at invoke when they change */
+            if (s != RL_OK) rl_dynamic_op_defer(plan, op);
+            continue;
+        }
         if (s != RL_OK) return s;
-        for (int32_t k = 0; k < op->n_outputs; ++k)
-            if (shape_too_large(&plan->tensors[op->outputs[k]]))
-                return rl_fail(plan, RL_INVALID, "output %d would be larger than 2^40 bytes", k);
         if (op_is_foldable(plan, op)) {
             s = fold_op(plan, op);
             if (s != RL_OK) return s;
@@ -680,11 +709,18 @@ rl_status rl_plan_prepare(rl_plan *plan) {
     }
     s = plan_arena_offsets(plan);
     if (s != RL_OK) return s;
+    for (int32_t i = 0; i < plan->n_tensors; ++i) /* a control-flow op's dynamic outputs */
+        if (plan->tensors[i].storage == RL_STORAGE_DYNAMIC && (s = rl_dynamic_reserve(plan, &plan->tensors[i])) != RL_OK)
+            return s;
     give_empty_tensors_memory(plan);
     for (int32_t i = 0; i < plan->n_ops; ++i) {
         rl_op *op = &plan->ops[i];
-        if (op->folded || !op->setup) continue;
         plan->current_op = i;
+        if (op->dynamic) {
+            if (!op->stale && (s = rl_dynamic_op_ready(plan, op)) != RL_OK) return s;
+            continue;
+        }
+        if (op->folded || !op->setup) continue;
         if ((s = op->setup(plan, op)) != RL_OK) return s;
     }
     plan->current_op = -1;
@@ -713,7 +749,8 @@ rl_status rl_plan_invoke_profiled(rl_plan *plan, double *op_seconds) {
         }
         const double start = op_seconds ? now_seconds() : 0.0;
         plan->current_op = i;
-        const rl_status s = op->run ? op->run(plan, op) : op->kind->eval(plan, op);
+        rl_status s = op->dynamic ? refresh_dynamic_op(plan, op) : RL_OK;
+        if (s == RL_OK) s = op->run ? op->run(plan, op) : op->kind->eval(plan, op);
         if (s != RL_OK) return s;
         if (op_seconds) op_seconds[i] = now_seconds() - start;
     }

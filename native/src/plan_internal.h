@@ -29,7 +29,8 @@ typedef struct {
     int32_t storage;  /* rl_storage, decided at prepare */
     void *data;       /* where the bytes are after prepare */
     size_t bytes;
-    void *owned;      /* folded values (or a realigned constant), freed by the plan */
+    void *owned;      /* folded values, a realigned constant or a dynamic tensor's block, freed by the plan */
+    size_t capacity;  /* a dynamic tensor's block: the bytes it holds room for */
     size_t arena_offset;
     int32_t first_op, last_op; /* lifetime over the ops that run at invoke */
     /* Quantization, kept for the int8 kernels. */
@@ -64,6 +65,12 @@ struct rl_op_kind;
 
 typedef struct rl_op rl_op;
 
+/* What a dynamic op was last prepared for: one input's shape and where its bytes were. */
+typedef struct {
+    rl_shape shape;
+    const void *data;
+} rl_seen_input;
+
 struct rl_op {
     int32_t code;
     const struct rl_op_kind *kind;
@@ -87,6 +94,14 @@ struct rl_op {
     /* Scratch that lives in the arena for the op's step only (rl_request_arena_scratch). */
     size_t arena_scratch_bytes, arena_scratch_offset;
     void *arena_scratch;
+    /* A dynamic op reads a tensor whose shape is known only during invoke (a control-flow op's output, or
+     * what is computed from one): it is prepared again before it runs whenever an input's shape or memory
+     * changed (seen), its outputs are dynamic too, and its scratch lives on the heap, not in the arena.
+     * stale: its last prepare failed or never ran for the shapes it will see. */
+    int32_t dynamic, stale;
+    rl_seen_input *seen;
+    void *heap_scratch;
+    size_t heap_scratch_bytes;
 };
 
 /* One op: which dtypes of input 0 it takes, how it computes shapes and what it runs. */
@@ -120,6 +135,7 @@ struct rl_plan {
     rl_threadpool *pool;          /* NULL with one thread */
     struct rl_program *program;   /* the subgraphs and variables this plan belongs to, or NULL */
     size_t memory_limit;          /* the most one allocation of the plan may take (rl_plan_set_memory_limit) */
+    size_t dynamic_bytes;         /* held by dynamic tensors; together they stay within memory_limit too */
     int32_t failed_op;
     int32_t current_op;
     char message[RL_MESSAGE_CAPACITY];
@@ -172,6 +188,24 @@ void *rl_op_state_parts(rl_plan *plan, rl_op *op, int32_t count, const size_t *b
 /* Asks the planner for `bytes` of arena memory that the op may use during its own eval only; it is at
  * op->arena_scratch once the arena is placed (setup and eval). */
 void rl_request_arena_scratch(rl_op *op, size_t bytes);
+
+/* Gives a tensor a new shape during invoke. A dynamic tensor (RL_STORAGE_DYNAMIC) grows its heap block when
+ * needed (its bytes are then not kept); any other tensor must already have the shape (RL_BAD_STATE naming
+ * both shapes otherwise). RL_NO_MEMORY past the plan's memory limit. */
+rl_status rl_tensor_resize(rl_plan *plan, rl_tensor *t, const rl_shape *shape);
+/* "[2, 3]" into text (a scalar is "[]"), for messages; RL_SHAPE_TEXT bytes hold any shape. */
+#define RL_SHAPE_TEXT (RL_MAX_DIMS * 13 + 3)
+const char *rl_shape_text(const rl_shape *s, char text[RL_SHAPE_TEXT]);
+
+/* The machinery of dynamic tensors and ops (dynamic_tensors.c; see rl_op.dynamic). */
+rl_status rl_dynamic_reserve(rl_plan *plan, rl_tensor *t);     /* room for its shape (RL_NO_MEMORY past the limit) */
+int rl_reads_dynamic_tensor(const rl_plan *plan, const rl_op *op);
+int rl_dynamic_inputs_changed(const rl_plan *plan, const rl_op *op);
+/* After the op's prepare: its outputs' blocks, its heap scratch, its setup, and the inputs it saw. */
+rl_status rl_dynamic_op_ready(rl_plan *plan, rl_op *op);
+/* A dynamic op whose prepare failed at plan prepare, for shapes it may never see: it is prepared again at
+ * invoke (and fails then if it still cannot run); its outputs are empty until then. */
+void rl_dynamic_op_defer(rl_plan *plan, rl_op *op);
 
 /* Quantization of a tensor (quant_params.c). An int8/int16 activation must carry exactly one scale. */
 rl_status rl_expect_per_tensor_quantization(rl_plan *plan, const rl_tensor *t, const char *what);

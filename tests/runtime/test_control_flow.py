@@ -153,13 +153,17 @@ def test_a_resize_reaches_the_branches():
     np.testing.assert_array_equal(it.get_tensor(it.get_output_details()[0]["index"]), x + 1)
 
 
-def test_branches_that_disagree_on_a_shape_are_refused():
+@pytest.mark.parametrize("cond", [True, False])
+def test_branches_that_disagree_on_a_shape_run_as_litert_runs_them(cond):
+    """The output takes the shape of the branch taken (a dynamic tensor; test_control_flow_dynamic.py has more)."""
     from rillet.converter.format import load
 
     m = load(if_model())
     m.subgraphs[2].operators[0].inputs = [1, 1]  # else: 1 + 1, a scalar where then gives [2, 3]
-    with pytest.raises(RuntimeError, match="different shapes"):
-        Interpreter(model_content=save(m)).allocate_tensors()
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    ours, theirs = run_both(save(m), [np.array(cond), x])
+    assert np.shape(ours[0]) == np.shape(theirs[0]) == ((2, 3) if cond else ())
+    np.testing.assert_array_equal(ours[0], theirs[0])
 
 
 def test_a_branch_taking_another_count_of_inputs_is_refused():

@@ -1,59 +1,204 @@
-"""IF and WHILE whose shapes change at run time (dynamic shapes): LiteRT runs them with dynamic tensors, rillet
-does not yet, and refuses them at load with a message naming the op, the tensor and both shapes."""
+"""IF and WHILE whose shapes change at run time (dynamic shapes), against LiteRT, which runs them with dynamic
+tensors: a WHILE that doubles a tensor n times (n an input), one that grows a stack of rows that ops after the
+loop read, IF branches of different shapes, each invoked again and again with inputs that change the shapes;
+and the bounds a hostile model meets (the loop limit, the memory limit)."""
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 import test_control_flow as cf
 
-from rillet.converter.format import Options, load, save
+from rillet.converter.format import Options
 from rillet.runtime import Interpreter
 
 pytest.importorskip("ai_edge_litert")
 
-if "CONCATENATION" not in cf.OPS:
-    cf.OPS.append("CONCATENATION")
+for _name in ("CONCATENATION", "SUM", "FULLY_CONNECTED"):
+    if _name not in cf.OPS:
+        cf.OPS.append(_name)
+
+NO_ACTIVATION = {"fused_activation_function": 0}
 
 
-def doubling_while_model(limit: int = 3) -> bytes:
-    """(i, x) -> while i < limit: (i + 1, concat(x, x)): x grows from [1] to [2 ** limit]."""
+def doubling_while_model() -> bytes:
+    """(i, n, x) -> while i < n: (i + 1, n, concat(x, x)): x [k] comes out [k * 2 ** (n - i)]."""
     b = cf.buffers()
     main, cond, body = cf.Graph(b), cf.Graph(b), cf.Graph(b)
-    i, x, i_out, x_out = main.tensor([], np.int32), main.tensor([1]), main.tensor([], np.int32), main.tensor([1])
-    main.op("WHILE", [i, x], [i_out, x_out], Options("WhileOptions", cond_subgraph_index=1, body_subgraph_index=2))
-    ci, cx = cond.tensor([], np.int32), cond.tensor([1])
-    limit_t, go = cond.tensor([], np.int32, limit), cond.tensor([], np.bool_)
-    cond.op("LESS", [ci, limit_t], [go])
-    bi, bx, one = body.tensor([], np.int32), body.tensor([1]), body.tensor([], np.int32, 1)
+    i, n, x = main.tensor([], np.int32), main.tensor([], np.int32), main.tensor([1])
+    outs = [main.tensor([], np.int32), main.tensor([], np.int32), main.tensor([1])]
+    main.op("WHILE", [i, n, x], outs, Options("WhileOptions", cond_subgraph_index=1, body_subgraph_index=2))
+    ci, cn, cx, go = cond.tensor([], np.int32), cond.tensor([], np.int32), cond.tensor([1]), cond.tensor([], np.bool_)
+    cond.op("LESS", [ci, cn], [go])
+    bi, bn, bx, one = body.tensor([], np.int32), body.tensor([], np.int32), body.tensor([1]), body.tensor([], np.int32, 1)
     bi2, bx2 = body.tensor([], np.int32), body.tensor([2])
-    body.op("ADD", [bi, one], [bi2], Options("AddOptions", fused_activation_function=0))
-    body.op("CONCATENATION", [bx, bx], [bx2], Options("ConcatenationOptions", axis=0, fused_activation_function=0))
-    return cf.model([main.subgraph([i, x], [i_out, x_out], "main"), cond.subgraph([ci, cx], [go], "cond"),
-                     body.subgraph([bi, bx], [bi2, bx2], "body")])
+    body.op("ADD", [bi, one], [bi2], Options("AddOptions", **NO_ACTIVATION))
+    body.op("CONCATENATION", [bx, bx], [bx2], Options("ConcatenationOptions", axis=0, **NO_ACTIVATION))
+    return cf.model([main.subgraph([i, n, x], outs, "main"), cond.subgraph([ci, cn, cx], [go], "cond"),
+                     body.subgraph([bi, bn, bx], [bi2, bn, bx2], "body")])
 
 
-def test_litert_runs_a_while_that_grows_a_tensor():
-    """What rillet refuses below is a real gap: LiteRT's default Interpreter runs the model."""
+ROW = np.array([[0.5, -1.0, 2.0, 0.25]], np.float32)
+WEIGHTS = np.arange(12, dtype=np.float32).reshape(3, 4) / 7 - 0.5
+BIAS = np.array([0.1, -0.2, 0.3], np.float32)
+
+
+def growing_rows_model() -> bytes:
+    """(n, first [1, 4]) -> rows = first, then while len < n: rows = concat(rows, rows[-1]*... ROW) along axis
+    0; after the loop REDUCE_SUM over the rows ([4]) and FULLY_CONNECTED of every row ([n, 3]) read it."""
+    b = cf.buffers()
+    main, cond, body = cf.Graph(b), cf.Graph(b), cf.Graph(b)
+    n, first = main.tensor([], np.int32), main.tensor([1, 4])
+    zero, n_out, rows, _ = main.tensor([], np.int32, 1), main.tensor([], np.int32), main.tensor([1, 4]), None
+    count = main.tensor([], np.int32)
+    main.op("WHILE", [zero, n, first], [count, n_out, rows],
+            Options("WhileOptions", cond_subgraph_index=1, body_subgraph_index=2))
+    axis, total = main.tensor([1], np.int32, [0]), main.tensor([4])
+    main.op("SUM", [rows, axis], [total], Options("ReducerOptions", keep_dims=False))
+    w, bias, dense = main.tensor([3, 4], value=WEIGHTS), main.tensor([3], value=BIAS), main.tensor([1, 3])
+    main.op("FULLY_CONNECTED", [rows, w, bias], [dense], Options("FullyConnectedOptions", **NO_ACTIVATION))
+    ci, cn, cr, go = cond.tensor([], np.int32), cond.tensor([], np.int32), cond.tensor([1, 4]), cond.tensor([], np.bool_)
+    cond.op("LESS", [ci, cn], [go])
+    bi, bn, br, one = body.tensor([], np.int32), body.tensor([], np.int32), body.tensor([1, 4]), body.tensor([], np.int32, 1)
+    row, bi2, br2 = body.tensor([1, 4], value=ROW), body.tensor([], np.int32), body.tensor([2, 4])
+    body.op("ADD", [bi, one], [bi2], Options("AddOptions", **NO_ACTIVATION))
+    body.op("CONCATENATION", [br, row], [br2], Options("ConcatenationOptions", axis=0, **NO_ACTIVATION))
+    return cf.model([main.subgraph([n, first], [rows, total, dense], "main"),
+                     cond.subgraph([ci, cn, cr], [go], "cond"), body.subgraph([bi, bn, br], [bi2, bn, br2], "body")])
+
+
+def shape_changing_if_model() -> bytes:
+    """(cond, x [2, 3]) -> y = concat(x, x) [4, 3] if cond else x + 1 [2, 3]; then the column sums of y."""
+    b = cf.buffers()
+    main, then, other = cf.Graph(b), cf.Graph(b), cf.Graph(b)
+    c, x, y = main.tensor([], np.bool_), main.tensor([2, 3]), main.tensor([4, 3])
+    main.op("IF", [c, x], [y], Options("IfOptions", then_subgraph_index=1, else_subgraph_index=2))
+    axis, sums = main.tensor([1], np.int32, [0]), main.tensor([3])
+    main.op("SUM", [y, axis], [sums], Options("ReducerOptions", keep_dims=False))
+    a, doubled = then.tensor([2, 3]), then.tensor([4, 3])
+    then.op("CONCATENATION", [a, a], [doubled], Options("ConcatenationOptions", axis=0, **NO_ACTIVATION))
+    a2, one, plus = other.tensor([2, 3]), other.tensor([], value=1.0), other.tensor([2, 3])
+    other.op("ADD", [a2, one], [plus], Options("AddOptions", **NO_ACTIVATION))
+    return cf.model([main.subgraph([c, x], [y, sums], "main"), then.subgraph([a], [doubled], "then"),
+                     other.subgraph([a2], [plus], "else")])
+
+
+def interpreters(content: bytes):
     from ai_edge_litert.interpreter import Interpreter as LiteRT
 
-    it = LiteRT(model_content=doubling_while_model())
-    it.allocate_tensors()
-    it.set_tensor(it.get_input_details()[0]["index"], np.array(0, np.int32))
-    it.set_tensor(it.get_input_details()[1]["index"], np.array([2.0], np.float32))
+    pair = [Interpreter(model_content=content), LiteRT(model_content=content)]
+    for it in pair:
+        it.allocate_tensors()
+    return pair
+
+
+def run(it, feeds: list[np.ndarray], resize: bool = False) -> list[tuple[list[int], np.ndarray]]:
+    """Sets the inputs (resizing them first when asked), invokes, and gives each output's reported shape and
+    value."""
+    details = it.get_input_details()
+    if resize:
+        for d, v in zip(details, feeds):
+            it.resize_tensor_input(d["index"], list(v.shape))
+        it.allocate_tensors()
+    for d, v in zip(details, feeds):
+        it.set_tensor(d["index"], v)
     it.invoke()
-    np.testing.assert_array_equal(it.get_tensor(it.get_output_details()[1]["index"]), np.full(8, 2.0, np.float32))
+    return [(d["shape"].tolist(), it.get_tensor(d["index"])) for d in it.get_output_details()]
 
 
-def test_a_while_that_grows_a_tensor_is_refused_by_name():
-    with pytest.raises(RuntimeError, match=r"WHILE op 0 .*body subgraph 2 changes the shape of loop value 1 "
-                                           r"\(tensor 1\) from \[1\] to \[2\].*dynamic shapes"):
-        Interpreter(model_content=doubling_while_model()).allocate_tensors()
+def assert_same(ours, theirs) -> None:
+    assert len(ours) == len(theirs)
+    for (our_shape, our_value), (their_shape, their_value) in zip(ours, theirs):
+        assert our_shape == their_shape
+        assert np.shape(our_value) == np.shape(their_value)
+        np.testing.assert_allclose(our_value, their_value, rtol=1e-5, atol=1e-6)
 
 
-def test_branches_of_different_shapes_are_refused_with_both_shapes():
-    m = load(cf.if_model())
-    m.subgraphs[2].operators[0].inputs = [1, 1]  # else: 1 + 1, a scalar where then gives [2, 3]
-    with pytest.raises(RuntimeError, match=r"IF op 0 .*output 0 \(tensor 2\) different shapes, \[2, 3\] from then "
-                                           r"subgraph 1 and \[\] from else subgraph 2"):
-        Interpreter(model_content=save(m)).allocate_tensors()
+def test_a_while_doubles_a_tensor_as_many_times_as_an_input_says():
+    ours, litert = interpreters(doubling_while_model())
+    for start, n, width in [(0, 3, 1), (0, 0, 1), (1, 6, 1), (2, 3, 3), (0, 5, 2), (4, 2, 2), (0, 3, 1)]:
+        x = np.arange(1, width + 1, dtype=np.float32)
+        feeds = [np.array(start, np.int32), np.array(n, np.int32), x]
+        got = run(ours, feeds, resize=True)
+        assert_same(got, run(litert, feeds, resize=True))
+        assert got[2][0] == [width * 2 ** max(0, n - start)]
+        np.testing.assert_array_equal(got[2][1], np.tile(x, 2 ** max(0, n - start)))
+
+
+def test_rows_grown_in_a_while_are_read_by_ops_after_it():
+    ours, litert = interpreters(growing_rows_model())
+    rng = np.random.default_rng(0)
+    for n in [4, 1, 9, 2, 0, 30, 3]:
+        feeds = [np.array(n, np.int32), rng.standard_normal((1, 4)).astype(np.float32)]
+        got = run(ours, feeds)
+        assert_same(got, run(litert, feeds))
+        assert got[0][0] == [max(n, 1), 4] and got[2][0] == [max(n, 1), 3]
+
+
+def test_if_branches_of_different_shapes_and_what_reads_them():
+    ours, litert = interpreters(shape_changing_if_model())
+    rng = np.random.default_rng(1)
+    for cond, rows in [(True, 2), (False, 2), (True, 2), (False, 5), (True, 1), (True, 7), (False, 1)]:
+        feeds = [np.array(cond), rng.standard_normal((rows, 3)).astype(np.float32)]
+        got = run(ours, feeds, resize=True)
+        assert_same(got, run(litert, feeds, resize=True))
+        assert got[0][0] == [rows * (2 if cond else 1), 3]
+
+
+def test_a_signature_runner_and_tensor_views_see_each_invokes_shape():
+    """A dynamic output is handed out as a copy (its memory may move at the next invoke), never a cached view."""
+    it = Interpreter(model_content=doubling_while_model())
+    it.allocate_tensors()
+    index = it.get_output_details()[2]["index"]
+    view = it.tensor(index)
+    for n in (2, 4, 1):
+        for d, v in zip(it.get_input_details(), [np.array(0, np.int32), np.array(n, np.int32), np.ones(1, np.float32)]):
+            it.set_tensor(d["index"], v)
+        it.invoke()
+        assert view().shape == (2 ** n,)
+        assert it.get_tensor(index).shape == (2 ** n,)
+    it.allocate_tensors()  # no live view of dynamic memory blocks it
+
+
+def run_script(content: bytes, tmp_path, env: dict[str, str], script: str, *args: str) -> str:
+    path = tmp_path / "model.tflite"
+    path.write_bytes(content)
+    return subprocess.run([sys.executable, "-c", script, str(path), *args], capture_output=True, text=True, check=True,
+                          cwd=tmp_path, env={**os.environ, **env}, timeout=120).stdout
+
+
+DOUBLE_SCRIPT = (
+    "import sys, numpy as np\n"
+    "from rillet.runtime import Interpreter\n"
+    "it = Interpreter(model_path=sys.argv[1]); it.allocate_tensors()\n"
+    "for n in sys.argv[2:]:\n"
+    "    for d, v in zip(it.get_input_details(), [np.array(0, np.int32), np.array(int(n), np.int32),\n"
+    "                                             np.ones(1, np.float32)]):\n"
+    "        it.set_tensor(d['index'], v)\n"
+    "    try:\n"
+    "        it.invoke(); print('ran', it.get_output_details()[2]['shape'].tolist())\n"
+    "    except RuntimeError as e:\n"
+    "        print(type(e).__name__, e)\n"
+)
+
+
+def test_a_tensor_grown_without_bound_stops_at_the_memory_limit(tmp_path):
+    """A hostile loop that doubles a tensor 60 times fails the invoke at RILLET_MEMORY_LIMIT_MB, naming the op,
+    instead of taking the machine's memory; the interpreter then runs a loop within the limit."""
+    out = run_script(doubling_while_model(), tmp_path, {"RILLET_MEMORY_LIMIT_MB": "1"}, DOUBLE_SCRIPT, "60", "3")
+    lines = out.strip().splitlines()
+    assert len(lines) == 2, out
+    assert lines[0].startswith("InterpreterError WHILE op 0") and "more than the memory limit of 1048576 bytes" in lines[0]
+    assert lines[0].endswith("[out of memory]"), lines[0]
+    assert lines[1] == "ran [8]", out
+
+
+def test_the_loop_limit_still_stops_a_loop_whose_values_grow(tmp_path):
+    out = run_script(doubling_while_model(), tmp_path, {"RILLET_LOOP_LIMIT": "5"}, DOUBLE_SCRIPT, "6", "4")
+    lines = out.strip().splitlines()
+    assert "WHILE op 0" in lines[0] and "ran 5 iterations, the program's loop limit" in lines[0], out
+    assert lines[1] == "ran [16]", out
