@@ -48,13 +48,13 @@ BIAS = np.array([0.1, -0.2, 0.3], np.float32)
 
 
 def growing_rows_model() -> bytes:
-    """(n, first [1, 4]) -> rows = first, then while len < n: rows = concat(rows, rows[-1]*... ROW) along axis
-    0; after the loop REDUCE_SUM over the rows ([4]) and FULLY_CONNECTED of every row ([n, 3]) read it."""
+    """(n, first [1, 4]) -> rows = first, then while len(rows) < n: rows = concat(rows, ROW) along axis 0; after
+    the loop REDUCE_SUM over the rows ([4]) and FULLY_CONNECTED of every row ([n, 3]) read it."""
     b = cf.buffers()
     main, cond, body = cf.Graph(b), cf.Graph(b), cf.Graph(b)
     n, first = main.tensor([], np.int32), main.tensor([1, 4])
-    zero, n_out, rows, _ = main.tensor([], np.int32, 1), main.tensor([], np.int32), main.tensor([1, 4]), None
-    count = main.tensor([], np.int32)
+    zero, n_out, rows, count = (main.tensor([], np.int32, 1), main.tensor([], np.int32), main.tensor([1, 4]),
+                                main.tensor([], np.int32))
     main.op("WHILE", [zero, n, first], [count, n_out, rows],
             Options("WhileOptions", cond_subgraph_index=1, body_subgraph_index=2))
     axis, total = main.tensor([1], np.int32, [0]), main.tensor([4])
@@ -84,6 +84,29 @@ def shape_changing_if_model() -> bytes:
     a2, one, plus = other.tensor([2, 3]), other.tensor([], value=1.0), other.tensor([2, 3])
     other.op("ADD", [a2, one], [plus], Options("AddOptions", **NO_ACTIVATION))
     return cf.model([main.subgraph([c, x], [y, sums], "main"), then.subgraph([a], [doubled], "then"),
+                     other.subgraph([a2], [plus], "else")])
+
+
+def while_over_a_shape_changing_if_model(limit: int = 3) -> bytes:
+    """(i, x [1]) -> while i < limit: (i + 1, concat(x, x) if i < 1 else x + 1): an IF whose branches disagree,
+    inside a WHILE body, makes the loop value dynamic from within."""
+    b = cf.buffers()
+    main, cond, body, then, other = (cf.Graph(b) for _ in range(5))
+    i, x, i_out, x_out = main.tensor([], np.int32), main.tensor([1]), main.tensor([], np.int32), main.tensor([1])
+    main.op("WHILE", [i, x], [i_out, x_out], Options("WhileOptions", cond_subgraph_index=1, body_subgraph_index=2))
+    ci, cx, lim, go = cond.tensor([], np.int32), cond.tensor([1]), cond.tensor([], np.int32, limit), cond.tensor([], np.bool_)
+    cond.op("LESS", [ci, lim], [go])
+    bi, bx, one, first = body.tensor([], np.int32), body.tensor([1]), body.tensor([], np.int32, 1), body.tensor([], np.bool_)
+    bi2, bx2 = body.tensor([], np.int32), body.tensor([2])
+    body.op("ADD", [bi, one], [bi2], Options("AddOptions", **NO_ACTIVATION))
+    body.op("LESS", [bi, one], [first])
+    body.op("IF", [first, bx], [bx2], Options("IfOptions", then_subgraph_index=3, else_subgraph_index=4))
+    a, doubled = then.tensor([1]), then.tensor([2])
+    then.op("CONCATENATION", [a, a], [doubled], Options("ConcatenationOptions", axis=0, **NO_ACTIVATION))
+    a2, one_f, plus = other.tensor([1]), other.tensor([], value=1.0), other.tensor([1])
+    other.op("ADD", [a2, one_f], [plus], Options("AddOptions", **NO_ACTIVATION))
+    return cf.model([main.subgraph([i, x], [i_out, x_out], "main"), cond.subgraph([ci, cx], [go], "cond"),
+                     body.subgraph([bi, bx], [bi2, bx2], "body"), then.subgraph([a], [doubled], "then"),
                      other.subgraph([a2], [plus], "else")])
 
 
@@ -149,6 +172,15 @@ def test_if_branches_of_different_shapes_and_what_reads_them():
         assert got[0][0] == [rows * (2 if cond else 1), 3]
 
 
+def test_an_if_inside_a_while_body_changes_the_loop_values_shape():
+    ours, litert = interpreters(while_over_a_shape_changing_if_model())
+    for start, width in [(0, 1), (1, 1), (0, 3), (5, 2), (2, 4), (0, 1)]:
+        feeds = [np.array(start, np.int32), np.linspace(-1, 1, width, dtype=np.float32)]
+        got = run(ours, feeds, resize=True)
+        assert_same(got, run(litert, feeds, resize=True))
+        assert got[1][0] == [width * (2 if start < 1 else 1)]
+
+
 def test_a_signature_runner_and_tensor_views_see_each_invokes_shape():
     """A dynamic output is handed out as a copy (its memory may move at the next invoke), never a cached view."""
     it = Interpreter(model_content=doubling_while_model())
@@ -162,6 +194,46 @@ def test_a_signature_runner_and_tensor_views_see_each_invokes_shape():
         assert view().shape == (2 ** n,)
         assert it.get_tensor(index).shape == (2 ** n,)
     it.allocate_tensors()  # no live view of dynamic memory blocks it
+
+
+def test_loops_and_branches_whose_shapes_hold_stay_in_the_arena():
+    """Only what an invoke may reshape leaves the arena: a WHILE whose values keep their shapes, an IF whose
+    branches agree, and everything computed from them are planned as before."""
+    for content in (cf.while_model(), cf.if_model()):
+        it = Interpreter(model_content=content)
+        it.allocate_tensors()
+        assert not any(it._plan.is_dynamic(i) for i in range(len(it._sg.tensors)))
+    it = Interpreter(model_content=growing_rows_model())
+    it.allocate_tensors()
+    assert [it._plan.is_dynamic(d["index"]) for d in it.get_output_details()] == [True, True, True]
+    assert not any(it._plan.is_dynamic(d["index"]) for d in it.get_input_details())
+
+
+def test_an_op_that_cannot_take_the_shape_a_branch_gave_fails_at_invoke_by_name():
+    """y + c, with c [4, 3]: the then branch's [4, 3] adds, the else branch's [5, 3] cannot broadcast. As in
+    LiteRT, the op is prepared for the shape when it comes, and the invoke that brings a wrong one fails."""
+    from ai_edge_litert.interpreter import Interpreter as LiteRT
+
+    from rillet.converter.format import load, save
+
+    m = load(shape_changing_if_model())
+    main = m.subgraphs[0]
+    m.buffers.append(type(m.buffers[0])(data=np.frombuffer(np.ones((4, 3), np.float32).tobytes(), np.uint8)))
+    main.tensors.append(type(main.tensors[0])(shape=[4, 3], type=0, buffer=len(m.buffers) - 1, name="c"))
+    main.operators[1].opcode_index = cf.OPS.index("ADD")
+    main.operators[1].inputs = [2, len(main.tensors) - 1]
+    main.operators[1].builtin_options = Options("AddOptions", **NO_ACTIVATION)
+    content = save(m)
+    for cls in (Interpreter, LiteRT):
+        it = cls(model_content=content)
+        it.resize_tensor_input(it.get_input_details()[1]["index"], [2, 3])
+        it.allocate_tensors()
+        got = run(it, [np.array(True), np.ones((2, 3), np.float32)])
+        np.testing.assert_array_equal(got[1][1], np.full((4, 3), 2.0, np.float32))
+        it.resize_tensor_input(it.get_input_details()[1]["index"], [5, 3])
+        it.allocate_tensors()
+        with pytest.raises(RuntimeError, match="ADD op 1 .*broadcast" if cls is Interpreter else None):
+            run(it, [np.array(False), np.ones((5, 3), np.float32)])
 
 
 def run_script(content: bytes, tmp_path, env: dict[str, str], script: str, *args: str) -> str:
