@@ -285,9 +285,17 @@ class Interpreter(ResourceVariables):
         if view is None:
             raise ValueError(f"Tensor data is null. Run allocate_tensors() first (tensor {index} {t.name!r}; or it "
                              "is an intermediate no op reads)")
-        if self._ready and not self._plans[subgraph].is_dynamic(index):  # a dynamic one's is a copy
+        if self._ready and self._may_cache_view(index, subgraph):
             self._views[(subgraph, index)] = view
         return view
+
+    def _may_cache_view(self, index: int, subgraph: int) -> bool:
+        """A view stays valid until allocate_tensors, except of a dynamic tensor (a copy: an invoke may reshape
+        and move it) and of a subgraph that only IF or WHILE run (an invoke prepares it again when the
+        values passed in change shape)."""
+        if self._plans[subgraph].is_dynamic(index):
+            return False
+        return subgraph == 0 or subgraph in self._signature_subgraphs().values()
 
     def set_tensor(self, tensor_index: int, value: Any) -> None:
         with self._lock:
