@@ -7,14 +7,6 @@
 #include "kernels.h"
 #include "qs8_configs.h"
 
-static rl_qs8_vadd_fn qs8_vadd_for(rl_isa isa) {
-#if defined(__x86_64__) || defined(_M_X64)
-    if (isa >= RL_ISA_AVX2 && isa <= RL_ISA_AVX512VNNI) return qs8_vadd_minmax__avx2;
-#endif
-    (void)isa;
-    return qs8_vadd_minmax__scalar;
-}
-
 rl_kernel_table rl_kernel_table_for(rl_isa isa) {
     const rl_kernel_table table = {
         .f32_conv2d = f32_conv2d_ref,
@@ -52,7 +44,8 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .qs8_gemm = rl_qs8_gemm_config_for(isa),
         .f32_dwconv = rl_f32_dwconv_config_for(isa),
         .qs8_dwconv = rl_qs8_dwconv_config_for(isa),
-        .qs8_vadd = qs8_vadd_for(isa),
+        .qs8_vbinary = rl_qs8_vbinary_config_for(isa),
+        .qs8_pool = rl_qs8_pool_config_for(isa),
     };
     return table;
 }

@@ -8,10 +8,24 @@
 
 void f32_maxpool__scalar(size_t channels, size_t taps, const float *const *input, float *output, float min, float max);
 void f32_avgpool__scalar(size_t channels, size_t taps, const float *const *input, float *output, float min, float max);
+/* The int8 pooling micro-kernels a path runs (qs8_configs.c picks them). */
+typedef void (*rl_qs8_pool_fn)(size_t channels, size_t taps, const int8_t *const *input, int8_t *output, int32_t min,
+                               int32_t max);
+typedef struct {
+    rl_qs8_pool_fn maxpool, avgpool;
+} rl_qs8_pool_config;
+
 void qs8_maxpool__scalar(size_t channels, size_t taps, const int8_t *const *input, int8_t *output, int32_t min,
                          int32_t max);
 void qs8_avgpool__scalar(size_t channels, size_t taps, const int8_t *const *input, int8_t *output, int32_t min,
                          int32_t max);
+#if defined(__x86_64__) || defined(_M_X64)
+void qs8_maxpool__avx2(size_t channels, size_t taps, const int8_t *const *input, int8_t *output, int32_t min,
+                       int32_t max);
+/* Windows of 1 to 64 taps (the driver's largest); others go to qs8_avgpool__scalar. */
+void qs8_avgpool__avx2(size_t channels, size_t taps, const int8_t *const *input, int8_t *output, int32_t min,
+                       int32_t max);
+#endif
 /* MediaPipe's MaxPoolingWithArgmax2D and MaxUnpooling2D (ops/mediapipe_pooling.c): every tap of the window,
  * clamped into the image, in XNNPACK's order (tap t = fx * filter_h + fy). */
 void f32_argmaxpool__scalar(size_t channels, size_t taps, const float *const *input, float *output, uint32_t *index);

@@ -63,3 +63,26 @@ rl_qs8_dwconv_config rl_qs8_dwconv_config_for(rl_isa isa) {
     return scalar;
 #endif
 }
+
+rl_qs8_vbinary_config rl_qs8_vbinary_config_for(rl_isa isa) {
+    const rl_qs8_vbinary_config scalar = {.vadd = qs8_vadd_minmax__scalar, .vaddc = qs8_vaddc_minmax__scalar,
+                                          .vmul = qs8_vmul_minmax_fp32__scalar,
+                                          .vmulc = qs8_vmulc_minmax_fp32__scalar};
+#if defined(__x86_64__) || defined(_M_X64)
+    const rl_qs8_vbinary_config avx2 = {.vadd = qs8_vadd_minmax__avx2, .vaddc = qs8_vaddc_minmax__avx2,
+                                        .vmul = qs8_vmul_minmax_fp32__avx2, .vmulc = qs8_vmulc_minmax_fp32__avx2};
+    if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return avx2;
+#endif
+    (void)isa;
+    return scalar;
+}
+
+rl_qs8_pool_config rl_qs8_pool_config_for(rl_isa isa) {
+    const rl_qs8_pool_config scalar = {.maxpool = qs8_maxpool__scalar, .avgpool = qs8_avgpool__scalar};
+#if defined(__x86_64__) || defined(_M_X64)
+    const rl_qs8_pool_config avx2 = {.maxpool = qs8_maxpool__avx2, .avgpool = qs8_avgpool__avx2};
+    if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return avx2;
+#endif
+    (void)isa;
+    return scalar;
+}

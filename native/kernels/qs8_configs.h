@@ -12,11 +12,15 @@
 #include "dwconv.h"
 #include "gemm.h"
 #include "isa.h"
+#include "kernels.h"
 
 /* An ISA without kernels of its own gets the best lower path's (AVX512 -> AVX2; NEONDOT's depthwise -> NEON's;
  * an armv6 build's NEON -> scalar). */
 rl_qs8_gemm_config rl_qs8_gemm_config_for(rl_isa isa);
 rl_qs8_dwconv_config rl_qs8_dwconv_config_for(rl_isa isa);
+/* Element-wise (kernels.h) and pooling (pool.h) micro-kernels: AVX2's on every x86 SIMD path. */
+rl_qs8_vbinary_config rl_qs8_vbinary_config_for(rl_isa isa);
+rl_qs8_pool_config rl_qs8_pool_config_for(rl_isa isa);
 
 /* Scalar: the specification. */
 void qs8_qc8w_gemm_2x4c1__scalar(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,

@@ -64,11 +64,108 @@ static rl_status prepare_tflite_add(rl_plan *plan, double a_scale, double b_scal
     return RL_OK;
 }
 
-/* Same-shape ADD/SUB in XNNPACK's arithmetic: the qs8_vadd micro-kernel of the plan's path. */
-static rl_status run_vadd(rl_plan *plan, rl_op *op) {
-    plan->kernels->qs8_vadd((size_t)op->prep.bc.count, (const int8_t *)rl_input(plan, op, 0)->data,
-                            (const int8_t *)rl_input(plan, op, 1)->data, (int8_t *)rl_output(plan, op, 0)->data,
-                            (const rl_s8_binary_params *)op->scratch);
+/* The broadcast with its size-1 axes dropped and neighbouring axes merged where both operands walk them as
+ * one (both strides 0, or each stride the next axis's stride times its size), right-aligned in rank 8: a
+ * per-channel [C] over [N,H,W,C] becomes rows of C over one outer axis, a constant over any shape one row. */
+static void collapse_broadcast(rl_broadcast *bc) {
+    int64_t dims[8], as[8], bs[8];
+    int n = 0; /* collapsed axes so far, outermost first */
+    for (int d = 0; d < 8; ++d) {
+        if (bc->out_dims[d] == 1) continue;
+        if (n > 0 && as[n - 1] == bc->a_strides[d] * bc->out_dims[d] && bs[n - 1] == bc->b_strides[d] * bc->out_dims[d]) {
+            dims[n - 1] *= bc->out_dims[d];
+            as[n - 1] = bc->a_strides[d];
+            bs[n - 1] = bc->b_strides[d];
+            continue;
+        }
+        dims[n] = bc->out_dims[d];
+        as[n] = bc->a_strides[d];
+        bs[n] = bc->b_strides[d];
+        ++n;
+    }
+    for (int d = 0; d < 8; ++d) {
+        const int from = d - (8 - n); /* right-aligned */
+        bc->out_dims[d] = from >= 0 ? dims[from] : 1;
+        bc->a_strides[d] = from >= 0 ? as[from] : 0;
+        bc->b_strides[d] = from >= 0 ? bs[from] : 0;
+    }
+}
+
+/* The op's prepared state: the collapsed broadcast; in XNNPACK's arithmetic walked in rows of its last axis,
+ * each row one micro-kernel call (two vectors, or a vector and one element); in TFLite's (scales XNNPACK
+ * refuses, rare) handed whole to the reference kernel. */
+typedef struct {
+    rl_broadcast bc;
+    rl_qs8_vbinary_fn vector, constant; /* vadd/vmul, vaddc/vmulc of the plan's path; NULL for TFLite's kinds */
+    rl_s8_binary_params params;         /* a the left operand, b the right */
+    rl_s8_binary_params swapped;        /* the operands exchanged: for rows where a is the one element */
+} rl_s8_binary_state;
+
+RL_STATIC_ASSERT(sizeof(rl_s8_binary_state) <= 512, "rl_s8_binary_state is a small header");
+
+/* One row of `n` outputs from a row of a (stride sa, 0 or 1) and of b (sb). */
+static void binary_row(const rl_s8_binary_state *st, size_t n, const int8_t *a, int64_t sa, const int8_t *b,
+                       int64_t sb, int8_t *out) {
+    if (sa == 1 && sb == 1) st->vector(n, a, b, out, &st->params);
+    else if (sa == 1) st->constant(n, a, b, out, &st->params);
+    else if (sb == 1) st->constant(n, b, a, out, &st->swapped);
+    else st->constant(1, a, b, out, &st->params); /* a one-element row (n is 1 here) */
+}
+
+static rl_status run_xnnpack_binary(rl_plan *plan, rl_op *op) {
+    const rl_s8_binary_state *st = (const rl_s8_binary_state *)op->state;
+    const rl_broadcast *bc = &st->bc;
+    const int8_t *a = (const int8_t *)rl_input(plan, op, 0)->data, *b = (const int8_t *)rl_input(plan, op, 1)->data;
+    int8_t *out = (int8_t *)rl_output(plan, op, 0)->data;
+    if (bc->count == 0) return RL_OK;
+    const int64_t inner = bc->out_dims[7];
+    int64_t index[7] = {0}, ia = 0, ib = 0;
+    for (;;) {
+        binary_row(st, (size_t)inner, a + ia, bc->a_strides[7], b + ib, bc->b_strides[7], out);
+        out += inner;
+        int d = 6; /* the odometer over the outer axes, offsets kept incrementally */
+        for (; d >= 0; --d) {
+            ia += bc->a_strides[d];
+            ib += bc->b_strides[d];
+            if (++index[d] < bc->out_dims[d]) break;
+            ia -= bc->a_strides[d] * bc->out_dims[d];
+            ib -= bc->b_strides[d] * bc->out_dims[d];
+            index[d] = 0;
+        }
+        if (d < 0) return RL_OK;
+    }
+}
+
+static rl_status run_tflite_binary(rl_plan *plan, rl_op *op) {
+    const rl_s8_binary_state *st = (const rl_s8_binary_state *)op->state;
+    plan->kernels->s8_binary(&st->bc, &st->params, (const int8_t *)rl_input(plan, op, 0)->data,
+                             (const int8_t *)rl_input(plan, op, 1)->data, (int8_t *)rl_output(plan, op, 0)->data);
+    return RL_OK;
+}
+
+/* XNNPACK's kinds run as rows of micro-kernels; the exchanged parameters serve rows whose left operand is the
+ * one element (a SUB's constant minuend): for ADD/SUB the multipliers and zero points change places (the
+ * bias holds both terms already), for MUL the zero points. */
+static rl_status use_binary_driver(rl_plan *plan, rl_op *op, const rl_s8_binary_params *p) {
+    rl_s8_binary_state *st = (rl_s8_binary_state *)rl_op_state(plan, op, sizeof *st);
+    if (!st) return RL_NO_MEMORY;
+    st->bc = op->prep.bc;
+    collapse_broadcast(&st->bc);
+    st->params = *p;
+    if (p->kind != RL_S8_ADDSUB_XNNPACK && p->kind != RL_S8_MUL_XNNPACK) {
+        op->run = run_tflite_binary;
+        return RL_OK;
+    }
+    const rl_qs8_vbinary_config *k = &plan->kernels->qs8_vbinary;
+    const int add = p->kind == RL_S8_ADDSUB_XNNPACK;
+    st->vector = add ? k->vadd : k->vmul;
+    st->constant = add ? k->vaddc : k->vmulc;
+    st->swapped = *p;
+    st->swapped.a_zero_point = p->b_zero_point;
+    st->swapped.b_zero_point = p->a_zero_point;
+    st->swapped.xnn_a_multiplier = p->xnn_b_multiplier;
+    st->swapped.xnn_b_multiplier = p->xnn_a_multiplier;
+    op->run = run_xnnpack_binary;
     return RL_OK;
 }
 
@@ -81,8 +178,7 @@ rl_status rl_prepare_binary_s8(rl_plan *plan, rl_op *op) {
     if ((s = rl_expect_per_tensor_quantization(plan, b, "input 1")) != RL_OK) return s;
     if ((s = rl_expect_per_tensor_quantization(plan, output, "output")) != RL_OK) return s;
     if ((s = rl_broadcast_shapes(plan, &a->shape, &b->shape, &output->shape, &op->prep.bc)) != RL_OK) return s;
-    rl_s8_binary_params *p = rl_op_scratch(plan, op, sizeof *p);
-    if (!p) return RL_NO_MEMORY;
+    rl_s8_binary_params params = {0}, *p = &params;
     const float sa = rl_tensor_scale(a, 0), sb = rl_tensor_scale(b, 0), so = rl_tensor_scale(output, 0);
     p->a_zero_point = rl_tensor_zero_point(a, 0);
     p->b_zero_point = rl_tensor_zero_point(b, 0);
@@ -112,12 +208,8 @@ rl_status rl_prepare_binary_s8(rl_plan *plan, rl_op *op) {
     }
     if ((s = rl_quantized_activation_range(plan, activation, output, &p->act_min, &p->act_max)) != RL_OK) return s;
     if (xnnpack) xnnpack_activation_range(activation, so, p->output_zero_point, &p->act_min, &p->act_max);
-    if (p->kind == RL_S8_ADDSUB_XNNPACK && op->prep.bc.contiguous == 1) op->run = run_vadd;
-    return RL_OK;
+    return use_binary_driver(plan, op, p);
 }
 
-rl_status rl_eval_binary_s8(rl_plan *plan, rl_op *op) {
-    plan->kernels->s8_binary(&op->prep.bc, (const rl_s8_binary_params *)op->scratch, (const int8_t *)rl_input(plan, op, 0)->data,
-                             (const int8_t *)rl_input(plan, op, 1)->data, (int8_t *)rl_output(plan, op, 0)->data);
-    return RL_OK;
-}
+/* Every kind through the reference kernel (prepare sets a faster run for each; this is its specification). */
+rl_status rl_eval_binary_s8(rl_plan *plan, rl_op *op) { return run_tflite_binary(plan, op); }

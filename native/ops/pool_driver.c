@@ -8,6 +8,7 @@ typedef struct {
     rl_window_geometry g;
     int32_t int8, max_pool;
     int32_t q_min, q_max; /* int8 clamp, in the output's integers */
+    rl_qs8_pool_fn qs8_pool; /* the plan's path's int8 max or average pooling micro-kernel */
     const char *input;
     char *output;
 } rl_pool_state;
@@ -42,8 +43,7 @@ static void pool_rows(void *context, size_t row, size_t unused_j, size_t rows, s
             char *out = st->output + ((size_t)r * (size_t)g->out_w + (size_t)ox) * pixel_bytes;
             const size_t c = (size_t)g->in_c;
             if (st->int8)
-                (st->max_pool ? qs8_maxpool__scalar : qs8_avgpool__scalar)(c, n, (const int8_t *const *)taps,
-                                                                            (int8_t *)out, st->q_min, st->q_max);
+                st->qs8_pool(c, n, (const int8_t *const *)taps, (int8_t *)out, st->q_min, st->q_max);
             else
                 (st->max_pool ? f32_maxpool__scalar : f32_avgpool__scalar)(c, n, (const float *const *)taps,
                                                                             (float *)out, g->act_min, g->act_max);
@@ -72,6 +72,7 @@ rl_status rl_use_pool_driver(rl_plan *plan, rl_op *op, const rl_window_geometry 
     st->max_pool = op->code == RL_OP_MAX_POOL_2D;
     st->q_min = op->prep.q.act_min;
     st->q_max = op->prep.q.act_max;
+    st->qs8_pool = st->max_pool ? plan->kernels->qs8_pool.maxpool : plan->kernels->qs8_pool.avgpool;
     op->run = run_pool;
     return RL_OK;
 }

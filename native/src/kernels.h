@@ -13,6 +13,7 @@
 #include "dwconv.h"
 #include "gemm.h"
 #include "isa.h"
+#include "pool.h"
 
 /* Convolution and pooling geometry, NHWC. */
 typedef struct {
@@ -81,6 +82,15 @@ typedef enum { RL_S8_ADD_TFLITE, RL_S8_SUB_TFLITE, RL_S8_ADDSUB_XNNPACK, RL_S8_M
 struct rl_s8_binary_params;
 struct rl_s8_reduce_params;
 
+/* int8 element-wise micro-kernels in XNNPACK's arithmetic (kinds RL_S8_ADDSUB_XNNPACK, RL_S8_MUL_XNNPACK):
+ * n elements of a op b; vadd/vmul read n elements of b, vaddc/vmulc only b[0] (a constant, or a broadcast
+ * row's one element). ops/elementwise_int8.c walks a broadcast in rows of these. */
+typedef void (*rl_qs8_vbinary_fn)(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
+                                  const struct rl_s8_binary_params *p);
+typedef struct {
+    rl_qs8_vbinary_fn vadd, vaddc, vmul, vmulc;
+} rl_qs8_vbinary_config;
+
 typedef void (*rl_f32_window_fn)(const rl_window_geometry *g, const float *input, const float *filter,
                                  const float *bias, float *output);
 
@@ -141,7 +151,8 @@ typedef struct {
     rl_qs8_gemm_config qs8_gemm;
     rl_f32_dwconv_config f32_dwconv;
     rl_qs8_dwconv_config qs8_dwconv;
-    void (*qs8_vadd)(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const struct rl_s8_binary_params *p);
+    rl_qs8_vbinary_config qs8_vbinary;
+    rl_qs8_pool_config qs8_pool;
 } rl_kernel_table;
 
 /* The whole-op references (the scalar specification of each op) with the micro-kernels of `isa`. */
@@ -279,11 +290,19 @@ typedef struct rl_s8_binary_params {
 
 void s8_binary_ref(const rl_broadcast *bc, const rl_s8_binary_params *p, const int8_t *a, const int8_t *b,
                    int8_t *out);
-/* int8 ADD/SUB of same-shape operands in XNNPACK's arithmetic (kind RL_S8_ADDSUB_XNNPACK). */
-typedef void (*rl_qs8_vadd_fn)(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
+/* The rl_qs8_vbinary_fn micro-kernels; which path gets which: qs8_configs.c. */
 void qs8_vadd_minmax__scalar(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
+void qs8_vaddc_minmax__scalar(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
+void qs8_vmul_minmax_fp32__scalar(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
+                                  const rl_s8_binary_params *p);
+void qs8_vmulc_minmax_fp32__scalar(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
+                                   const rl_s8_binary_params *p);
 #if defined(__x86_64__) || defined(_M_X64)
 void qs8_vadd_minmax__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
+void qs8_vaddc_minmax__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
+void qs8_vmul_minmax_fp32__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
+void qs8_vmulc_minmax_fp32__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
+                                 const rl_s8_binary_params *p);
 #endif
 /* table indexed by the input's bits as uint8 (x = -128 at index 128). */
 void s8_lut_ref(int64_t count, const int8_t *table, const int8_t *x, int8_t *y);

@@ -1,6 +1,8 @@
 /* qs8_kernels_test.c — checks one instruction-set path's int8 GEMM, IGEMM and depthwise micro-kernels bit for
  * bit against the scalar kernels and against a plain formula on the unpacked weights (which checks the packers
- * too), on random cases around every tile edge. Every input row and pointer ends where a PROT_NONE page
+ * too), on random cases around every tile edge; and its element-wise (vadd, vaddc, vmul, vmulc) and pooling
+ * micro-kernels bit for bit against the scalar ones (the vector-and-constant scalar kernels against the
+ * two-vector ones with the constant repeated), on lengths and channel counts around their blocks. Every input row and pointer ends where a PROT_NONE page
  * begins, so an over-read faults; guard bytes around each output row must stay untouched.
  *
  *   qs8_kernels_test scalar|avx2|avx512|avx512vnni|neon|neondot
@@ -8,6 +10,7 @@
  *   qs8_kernels_test bench [avx2|avx512|avx512vnni]  GOP/s of that path against scalar on mobilenet_v2_035_96 shapes
  */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -439,6 +442,178 @@ static int test_dwconv(rng *r, const dwconv_path *path, const dwconv_path *scala
     return failures;
 }
 
+/* ---- element-wise: vadd, vaddc, vmul, vmulc ---- */
+static float log_uniform(rng *r, float lo, float hi) {
+    const float u = (float)next_u32(r) / 4294967296.0f;
+    return expf(logf(lo) + u * (logf(hi) - logf(lo)));
+}
+
+/* Random parameters of one kind as elementwise_int8.c's prepare makes them: XNNPACK's ADD/SUB multipliers
+ * and shift from input-to-output ratios in [1/1024, 256) (a negative b ratio for SUB), MUL's float scale
+ * in [1/65536, 256). */
+static rl_s8_binary_params random_binary_params(rng *r, int mul) {
+    rl_s8_binary_params p;
+    memset(&p, 0, sizeof p);
+    p.a_zero_point = uniform(r, -128, 127);
+    p.b_zero_point = uniform(r, -128, 127);
+    p.output_zero_point = uniform(r, -128, 127);
+    p.act_min = uniform(r, -128, 127);
+    p.act_max = uniform(r, p.act_min, 127);
+    if (uniform(r, 0, 2) == 0) { /* the full range half the time, so the rounding shows */
+        p.act_min = -128;
+        p.act_max = 127;
+    }
+    if (mul) {
+        p.kind = RL_S8_MUL_XNNPACK;
+        p.scale = log_uniform(r, 1.0f / 65536.0f, 255.0f);
+        return p;
+    }
+    p.kind = RL_S8_ADDSUB_XNNPACK;
+    const float a_ratio = log_uniform(r, 1.0f / 1024.0f, 255.0f);
+    const float b_ratio = log_uniform(r, 1.0f / 1024.0f, 255.0f) * (uniform(r, 0, 1) ? -1.0f : 1.0f);
+    const float larger = fabsf(a_ratio) > fabsf(b_ratio) ? fabsf(a_ratio) : fabsf(b_ratio);
+    int exponent;
+    frexpf(larger, &exponent); /* larger = m * 2^exponent, m in [0.5, 1): the IEEE exponent is exponent - 1 */
+    p.xnn_shift = 20 - (exponent - 1);
+    p.xnn_a_multiplier = (int32_t)lrintf(ldexpf(a_ratio, p.xnn_shift));
+    p.xnn_b_multiplier = (int32_t)lrintf(ldexpf(b_ratio, p.xnn_shift));
+    p.xnn_bias = (int32_t)(1u << (p.xnn_shift - 1)) - p.xnn_a_multiplier * p.a_zero_point -
+                 p.xnn_b_multiplier * p.b_zero_point;
+    return p;
+}
+
+static const char *const VBINARY_NAMES[4] = {"vadd", "vaddc", "vmul", "vmulc"};
+
+static rl_qs8_vbinary_fn vbinary_kernel(const rl_qs8_vbinary_config *config, int which) {
+    const rl_qs8_vbinary_fn kernels[4] = {config->vadd, config->vaddc, config->vmul, config->vmulc};
+    return kernels[which];
+}
+
+/* One call of kernel `which` (0 vadd, 1 vaddc, 2 vmul, 3 vmulc) of the path and of scalar on n elements whose
+ * inputs end at a PROT_NONE page; the output's guard bytes must stay untouched. */
+static int vbinary_case(rng *r, const char *name, const rl_qs8_vbinary_config *path, int which, size_t n,
+                        int extreme) {
+    const rl_qs8_vbinary_config scalar = rl_qs8_vbinary_config_for(RL_ISA_SCALAR);
+    const int constant = which == 1 || which == 3;
+    const rl_s8_binary_params p = random_binary_params(r, which >= 2);
+    guard_set *g = calloc(1, sizeof *g);
+    int8_t *a = guard_alloc(g, n), *b = guard_alloc(g, constant ? 1 : n);
+    for (size_t i = 0; i < n; ++i) a[i] = (int8_t)(extreme ? (uniform(r, 0, 1) ? 127 : -128) : uniform(r, -128, 127));
+    for (size_t i = 0; i < (constant ? 1 : n); ++i)
+        b[i] = (int8_t)(extreme ? (uniform(r, 0, 1) ? 127 : -128) : uniform(r, -128, 127));
+    /* the specification: the two-vector scalar kernel; for a constant, with it repeated */
+    int8_t *repeated = malloc(n + 1), *expected = malloc(n + 1);
+    for (size_t i = 0; i < n; ++i) repeated[i] = constant ? b[0] : b[i];
+    (which >= 2 ? scalar.vmul : scalar.vadd)(n, a, repeated, expected, &p);
+    enum { GUARD = 32 };
+    unsigned char *out = malloc(n + 2 * GUARD);
+    int failures = 0;
+    const rl_qs8_vbinary_fn kernels[2] = {vbinary_kernel(&scalar, which), vbinary_kernel(path, which)};
+    for (int k = 0; k < 2 && !failures; ++k) {
+        memset(out, 0xA5, n + 2 * GUARD);
+        kernels[k](n, a, b, (int8_t *)(out + GUARD), &p);
+        for (size_t i = 0; i < n + 2 * GUARD && !failures; ++i) {
+            const int inside = i >= GUARD && i < GUARD + n;
+            if ((inside && (int8_t)out[i] != expected[i - GUARD]) || (!inside && out[i] != 0xA5)) {
+                fprintf(stderr, "%s: %s n=%zu zero points a=%d b=%d out=%d range=[%d,%d] multipliers %d %d shift %d "
+                                "scale %.9g%s\n", k ? name : "scalar", VBINARY_NAMES[which], n, p.a_zero_point,
+                        p.b_zero_point, p.output_zero_point, p.act_min, p.act_max, p.xnn_a_multiplier,
+                        p.xnn_b_multiplier, p.xnn_shift, (double)p.scale, extreme ? " (extreme inputs)" : "");
+                if (inside)
+                    fprintf(stderr, "  element %zu: got %d, expected %d\n", i - GUARD, (int8_t)out[i], expected[i - GUARD]);
+                else
+                    fprintf(stderr, "  wrote outside its output: byte %zu (guard %d)\n", i, GUARD);
+                failures = 1;
+            }
+        }
+    }
+    free(out);
+    free(repeated);
+    free(expected);
+    guard_free_all(g);
+    free(g);
+    return failures;
+}
+
+static int test_vbinary(rng *r, const char *name, rl_isa isa, size_t *cases) {
+    const rl_qs8_vbinary_config path = rl_qs8_vbinary_config_for(isa);
+    /* every length to 70 (the 16-element blocks' edges and tails), then long rows */
+    static const size_t longer[] = {127, 128, 129, 1000, 1024};
+    int failures = 0;
+    for (int which = 0; which < 4; ++which) {
+        for (size_t i = 0; i < 71 + sizeof longer / sizeof *longer && !failures; ++i) {
+            const size_t n = i < 71 ? i : longer[i - 71];
+            for (int rep = 0; rep < 4 && !failures; ++rep) {
+                failures += vbinary_case(r, name, &path, which, n, rep == 3);
+                ++*cases;
+            }
+        }
+    }
+    return failures;
+}
+
+/* ---- pooling: max and average over a window's taps ---- */
+static int pool_case(rng *r, const char *name, const rl_qs8_pool_config *path, int average, size_t channels,
+                     size_t taps) {
+    const rl_qs8_pool_config scalar = rl_qs8_pool_config_for(RL_ISA_SCALAR);
+    guard_set *g = calloc(1, sizeof *g);
+    const int8_t **input = malloc((taps + 1) * sizeof *input);
+    const int narrow = uniform(r, 0, 1); /* small values: many sums at exact halves of the count */
+    for (size_t t = 0; t < taps; ++t) {
+        int8_t *x = guard_alloc(g, channels);
+        for (size_t c = 0; c < channels; ++c)
+            x[c] = (int8_t)(narrow ? uniform(r, -3, 3) : (uniform(r, 0, 3) == 0 ? (uniform(r, 0, 1) ? 127 : -128)
+                                                                                 : uniform(r, -128, 127)));
+        input[t] = x;
+    }
+    int32_t min = uniform(r, -128, 127), max = uniform(r, min, 127);
+    if (uniform(r, 0, 1)) {
+        min = -128;
+        max = 127;
+    }
+    enum { GUARD = 32 };
+    int8_t *expected = malloc(channels + 1);
+    unsigned char *out = malloc(channels + 2 * GUARD);
+    (average ? scalar.avgpool : scalar.maxpool)(channels, taps, input, expected, min, max);
+    memset(out, 0x5A, channels + 2 * GUARD);
+    (average ? path->avgpool : path->maxpool)(channels, taps, input, (int8_t *)(out + GUARD), min, max);
+    int failures = 0;
+    for (size_t i = 0; i < channels + 2 * GUARD && !failures; ++i) {
+        const int inside = i >= GUARD && i < GUARD + channels;
+        if ((inside && (int8_t)out[i] != expected[i - GUARD]) || (!inside && out[i] != 0x5A)) {
+            fprintf(stderr, "%s: %s channels=%zu taps=%zu range=[%d,%d]\n", name, average ? "avgpool" : "maxpool",
+                    channels, taps, min, max);
+            if (inside)
+                fprintf(stderr, "  channel %zu: got %d, scalar gives %d\n", i - GUARD, (int8_t)out[i], expected[i - GUARD]);
+            else
+                fprintf(stderr, "  wrote outside its output: byte %zu (guard %d)\n", i, GUARD);
+            failures = 1;
+        }
+    }
+    free(out);
+    free(expected);
+    free(input);
+    guard_free_all(g);
+    free(g);
+    return failures;
+}
+
+static int test_pool(rng *r, const char *name, rl_isa isa, size_t *cases) {
+    const rl_qs8_pool_config path = rl_qs8_pool_config_for(isa);
+    /* windows from none in bounds to the driver's largest (8x8); channels around the 16- and 32-byte blocks */
+    static const size_t tapss[] = {0, 1, 2, 3, 4, 6, 9, 25, 49, 63, 64};
+    static const size_t channelss[] = {1, 2, 7, 8, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 100};
+    int failures = 0;
+    for (int average = 0; average < 2; ++average)
+        for (size_t it = 0; it < sizeof tapss / sizeof *tapss && !failures; ++it)
+            for (size_t ic = 0; ic < sizeof channelss / sizeof *channelss && !failures; ++ic)
+                for (int rep = 0; rep < 3 && !failures; ++rep) {
+                    failures += pool_case(r, name, &path, average, channelss[ic], tapss[it]);
+                    ++*cases;
+                }
+    return failures;
+}
+
 /* ---- which paths this CPU runs ---- */
 static int cpu_runs(rl_isa isa) {
 #if RL_HAVE_NEON_KERNELS
@@ -621,10 +796,14 @@ int main(int argc, char **argv) {
     int failures = test_gemm(&r, isa == RL_ISA_SCALAR || same_gemm ? &scalar : &path, &scalar, &gemm_cases);
     if (!failures) failures = test_dwconv(&r, isa == RL_ISA_SCALAR || same_dwconv ? &dscalar : &dpath, &dscalar,
                                           &dwconv_cases);
+    size_t vbinary_cases = 0, pool_cases = 0;
+    if (!failures) failures = test_vbinary(&r, argv[1], isa, &vbinary_cases);
+    if (!failures) failures = test_pool(&r, argv[1], isa, &pool_cases);
     if (failures) return 1;
     printf("%s: gemm/igemm %ux%uc%u (input_offset %d): %zu cases; dwconv %uc: %zu cases; bit-exact with the "
-           "scalar kernels and the formula\n",
+           "scalar kernels and the formula; vadd/vaddc/vmul/vmulc: %zu cases, max/avg pool: %zu cases, bit-exact "
+           "with the scalar kernels\n",
            argv[1], path.config.mr, path.config.nr, path.config.kr, path.config.input_offset, gemm_cases,
-           dpath.config.channel_tile, dwconv_cases);
+           dpath.config.channel_tile, dwconv_cases, vbinary_cases, pool_cases);
     return 0;
 }
