@@ -614,7 +614,7 @@ static rl_status plan_arena_offsets(rl_plan *plan) {
     }
     for (int32_t i = 0; i < plan->n_ops; ++i) {
         rl_op *op = &plan->ops[i];
-        if (op->dynamic) continue; /* its scratch is on the heap (ready_dynamic_op) */
+        if (op->dynamic) continue; /* its scratch is on the heap (rl_dynamic_op_ready) */
         op->arena_scratch = (op->folded || !op->arena_scratch_bytes) ? NULL : base + blocks[k++].offset;
     }
     free(blocks);
