@@ -1,43 +1,43 @@
-/* qs8_vmulc_minmax_fp32__avx2.c — qs8_vmulc_minmax_fp32__scalar, 16 elements a step: the vector widened to
- * int32 less its zero point, times b[0]'s offset (exact), converted to float, scaled, clamped in float,
- * converted with the default rounding mode (ties to even, as nearbyintf), the zero point added, narrowed
- * (every value is already in the clamp range, so saturation never changes one). */
+/* qs8_vmulc_minmax_fp32__avx2.c — qs8_vmulc_minmax_fp32__scalar, 16 elements a step (a tail of fewer through
+ * qs8_tail__avx2.h): the vector widened to int16 less its zero point, times b[0]'s offset (both within +-255),
+ * the exact 32-bit products from the low and high halves of the 16-bit multiplies, converted to float,
+ * scaled, clamped in float, converted with the default rounding mode (ties to even, as nearbyintf), the zero
+ * point added, narrowed (every value is already in the clamp range, so saturation never changes one). */
 #include <immintrin.h>
-#include <string.h>
 
 #include "kernels.h"
+#include "qs8_tail__avx2.h"
 
 typedef struct {
     __m256i za, vb, zp;
     __m256 scale, lo, hi;
 } vmulc_constants;
 
-static __m256i product8(__m128i a8, const vmulc_constants *k) {
-    const __m256i va = _mm256_sub_epi32(_mm256_cvtepi8_epi32(a8), k->za);
-    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_mullo_epi32(va, k->vb)), k->scale);
+static __m256i requantize8(__m256i product, const vmulc_constants *k) {
+    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(product), k->scale);
     f = _mm256_min_ps(_mm256_max_ps(f, k->lo), k->hi);
     return _mm256_add_epi32(_mm256_cvtps_epi32(f), k->zp);
 }
 
-static __m128i vmulc16(const int8_t *a, const vmulc_constants *k) {
-    const __m128i va = _mm_loadu_si128((const __m128i *)a);
-    const __m256i v0 = product8(va, k), v1 = product8(_mm_srli_si128(va, 8), k);
-    const __m256i words = _mm256_permute4x64_epi64(_mm256_packs_epi32(v0, v1), 0xd8); /* lanes back in order */
+static __m128i vmulc16(__m128i va, const vmulc_constants *k) {
+    const __m256i a = _mm256_sub_epi16(_mm256_cvtepi8_epi16(va), k->za);
+    const __m256i lo = _mm256_mullo_epi16(a, k->vb), hi = _mm256_mulhi_epi16(a, k->vb);
+    /* per 128-bit lane: elements 0-3 and 4-7 of the lane, so the packs below come out in order */
+    const __m256i v0 = requantize8(_mm256_unpacklo_epi16(lo, hi), k), v1 = requantize8(_mm256_unpackhi_epi16(lo, hi), k);
+    const __m256i words = _mm256_packs_epi32(v0, v1);
     return _mm_packs_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
 }
 
 void qs8_vmulc_minmax_fp32__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                  const rl_s8_binary_params *p) {
     const int32_t zp = p->output_zero_point;
-    const vmulc_constants k = {_mm256_set1_epi32(p->a_zero_point), _mm256_set1_epi32(b[0] - p->b_zero_point),
-                               _mm256_set1_epi32(zp), _mm256_set1_ps(p->scale),
-                               _mm256_set1_ps((float)(p->act_min - zp)), _mm256_set1_ps((float)(p->act_max - zp))};
+    const vmulc_constants k = {_mm256_set1_epi16((short)p->a_zero_point),
+                               _mm256_set1_epi16((short)(b[0] - p->b_zero_point)), _mm256_set1_epi32(zp),
+                               _mm256_set1_ps(p->scale), _mm256_set1_ps((float)(p->act_min - zp)),
+                               _mm256_set1_ps((float)(p->act_max - zp))};
     size_t i = 0;
-    for (; i + 16 <= n; i += 16) _mm_storeu_si128((__m128i *)(out + i), vmulc16(a + i, &k));
-    if (i < n) { /* the tail through a local block: never read or write past n */
-        int8_t ta[16] = {0}, to[16];
-        memcpy(ta, a + i, n - i);
-        _mm_storeu_si128((__m128i *)to, vmulc16(ta, &k));
-        memcpy(out + i, to, n - i);
-    }
+    for (; i + 16 <= n; i += 16)
+        _mm_storeu_si128((__m128i *)(out + i), vmulc16(_mm_loadu_si128((const __m128i *)(a + i)), &k));
+    if (i < n) /* never read or write past n */
+        rl_store_tail_s8(out + i, n - i, vmulc16(rl_load_tail_s8(a + i, n - i), &k));
 }
