@@ -12,11 +12,13 @@ rounding step, so deep models differ by about one input quantization step althou
 LiteRT on the same input.
 
     python bench/real_quantize.py [--cache DIR] [--samples N] [--only SUBSTRING ...] [--markdown]
+                                  [--keep-float-blockers]
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -48,7 +50,7 @@ def first_line(e: BaseException) -> str:
     return f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:150]}"
 
 
-def quantize_and_compare(content: bytes, mode: str, samples: int) -> dict[str, Any]:
+def quantize_and_compare(content: bytes, mode: str, samples: int, keep_blockers: bool) -> dict[str, Any]:
     from ai_edge_litert.interpreter import Interpreter as LiteRT
 
     from rillet.quant import quantize
@@ -62,11 +64,19 @@ def quantize_and_compare(content: bytes, mode: str, samples: int) -> dict[str, A
     details = probe.get_input_details()
     calibration = [random_inputs(details, rng) for _ in range(samples)] if mode == "int8" else None
     feeds = [random_inputs(details, rng) for _ in range(3)]
-    try:
-        data = quantize(content, calibration, mode=mode, progress=False)
-    except Exception as e:  # noqa: BLE001 - what stops the quantizer is the row's point
-        row["note"] = first_line(e)
-        return row
+    kept: list[str] = []
+    while True:
+        try:
+            data = quantize(content, calibration, mode=mode, progress=False, keep_float=kept or None)
+            break
+        except Exception as e:  # noqa: BLE001 - what stops the quantizer is the row's point
+            blocker = re.search(r"keep_float=\['([^']+)'\]", str(e))
+            if not keep_blockers or blocker is None or blocker.group(1) in kept:
+                row["note"] = first_line(e)
+                return row
+            kept.append(blocker.group(1))  # an op with no int8 rule: keep it float and try again
+    if kept:
+        row["note"] = "kept float: " + ", ".join(kept)
     row["bytes"] = (len(content), len(data))
     try:
         theirs = run(LiteRT(model_content=data), feeds)
@@ -110,6 +120,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--samples", type=int, default=16, help="random calibration samples for int8")
     parser.add_argument("--only", nargs="*", default=[], help="models whose file name holds one of these")
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--keep-float-blockers", action="store_true",
+                        help="where int8 refuses an op, keep that op type float and quantize the rest")
     args = parser.parse_args(argv)
     rows = []
     for requirement, pattern in PACKAGES:
@@ -124,7 +136,7 @@ def main(argv: list[str]) -> int:
             content = path.read_bytes()
             for mode in MODES:
                 try:
-                    row = quantize_and_compare(content, mode, args.samples)
+                    row = quantize_and_compare(content, mode, args.samples, args.keep_float_blockers)
                 except Exception as e:  # noqa: BLE001 - LiteRT cannot run the float model itself
                     row = {"mode": mode, "note": "LiteRT cannot run the float model: " + first_line(e)}
                 rows.append((path.name.removesuffix(".tflite"), row))

@@ -111,7 +111,7 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
         stats = collect(source, float_model, samples, interpreter_class, histograms=calibration != "minmax",
                         show_progress=progress)
         ranges = {i: choose_range(s, calibration, percentile) for i, s in sorted(stats.items())}
-        plan = plan_int8(float_model, ranges, keep_float, int8_inputs=io == "int8")
+        plan = plan_int8(float_model, ranges, keep_float, int8_inputs=io == "int8", int8_outputs=io == "int8")
         result = rewrite_int8(float_model, plan, int8_inputs=io == "int8", int8_outputs=io == "int8",
                               per_channel=per_channel)
     elif mode == "dynamic":

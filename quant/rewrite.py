@@ -30,7 +30,14 @@ from rillet.converter.format import (
 )
 from rillet.converter.format.schema import PLACEHOLDER_FOR_GREATER_OP_CODES
 
-from .params import QParams, activation_params, quantize_bias, quantize_values, quantize_weights
+from .params import (
+    QParams,
+    activation_params,
+    quantize_bias,
+    quantize_values,
+    quantize_weights,
+    weight_scales,
+)
 from .versions import FLOAT16, FLOAT32, INT8, quantized_version
 
 INT32 = 2
@@ -131,8 +138,9 @@ def _op_label(model: ModelFile, j: int) -> str:
 
 
 def plan_int8(model: ModelFile, ranges: dict[int, tuple[float, float]], keep_float: list[str] | None,
-              int8_inputs: bool) -> Plan:
-    """Decides which ops run int8 and gives every tensor an int8 view needs its parameters."""
+              int8_inputs: bool, int8_outputs: bool | None = None) -> Plan:
+    """Decides which ops run int8 and gives every tensor an int8 view needs its parameters (int8_outputs:
+    as int8_inputs unless given)."""
     sg = model.subgraphs[0]
     keep = set(keep_float or [])
     matched: set[str] = set()
@@ -164,6 +172,7 @@ def plan_int8(model: ModelFile, ranges: dict[int, tuple[float, float]], keep_flo
 
     groups = _Groups()
     fixed: dict[int, QParams] = {}
+    symmetric: set[int] = set()
     needed: set[int] = set()
     for j, op in enumerate(sg.operators):
         name = model.op_name(op)
@@ -176,6 +185,8 @@ def plan_int8(model: ModelFile, ranges: dict[int, tuple[float, float]], keep_flo
         if name in ANY_INPUT:
             continue
         needed.update(float_in + float_out)
+        if name == "BATCH_MATMUL":  # a constant operand is a weight: symmetric, as TensorFlow writes it
+            symmetric.update(i for i in float_in if _constant(model, i) is not None)
         if name in SAME_SCALE:
             for t in float_in[1:] + float_out:
                 groups.union(float_in[0], t)
@@ -185,10 +196,10 @@ def plan_int8(model: ModelFile, ranges: dict[int, tuple[float, float]], keep_flo
     for i in sg.inputs:
         if int8_inputs and sg.tensors[i].type == FLOAT32:
             needed.add(i)
-    # Tensors a kept-float op produces for int8 consumers, and int8 outputs, need ranges too.
-    for o in sg.outputs:
-        if sg.tensors[o].type == FLOAT32:
-            needed.add(o)
+    # int8 outputs need parameters whatever computes them (a kept-float op's output gets a QUANTIZE); a
+    # kept-float op's output that an int8 op reads is among that op's inputs above.
+    if int8_inputs if int8_outputs is None else int8_outputs:
+        needed.update(o for o in sg.outputs if sg.tensors[o].type == FLOAT32)
 
     members: dict[int, list[int]] = {}
     for i in sorted(needed):
@@ -212,11 +223,32 @@ def plan_int8(model: ModelFile, ranges: dict[int, tuple[float, float]], keep_flo
                 else:
                     raise QuantizationError(f"tensor {sg.tensors[i].name!r}: calibration never saw a value of it "
                                             f"(no range to quantize it with)")
+                if not (np.isfinite(r[0]) and np.isfinite(r[1])):
+                    raise QuantizationError(_infinite_range(model, i, r))
                 lo, hi = min(lo, r[0]), max(hi, r[1])
             chosen = activation_params(lo, hi)
         for i in group:
             params[i] = chosen
+    for i in symmetric:
+        params[i] = QParams((float(weight_scales(_constant(model, i), None)[0]),), (0,))
     return Plan(quantized, params, kept)
+
+
+def _infinite_range(model: ModelFile, i: int, r: tuple[float, float]) -> str:
+    """What to say about a tensor with infinite or NaN values: a constant (an inf bound of a clip), or an
+    activation calibration saw them in (a LOG of 0); it names the op to keep float."""
+    sg = model.subgraphs[0]
+    if _constant(model, i) is not None:
+        j = next(j for j, op in enumerate(sg.operators) if i in (op.inputs or []))
+        what = "is a constant holding values in"
+    else:
+        j = next((j for j, op in enumerate(sg.operators) if i in (op.outputs or [])), None)
+        what = "holds values in" if j is None else f"(output of {_op_label(model, j)}): calibration saw values in"
+    text = f"tensor {sg.tensors[i].name!r} {what} [{r[0]:g}, {r[1]:g}]; int8 needs a finite range"
+    if j is None:  # a graph input: the calibration data itself
+        return text
+    name = model.op_name(sg.operators[j])
+    return f"{text}: keep {_op_label(model, j)} float with keep_float=[{name!r}] (or --keep-float {name})"
 
 
 class _Writer:
