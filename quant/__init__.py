@@ -42,8 +42,8 @@ def _model_bytes(model: Any) -> bytes:
 
 
 def already_quantized(model: ModelFile) -> str:
-    """What shows `model` is quantized already ("12 int8 tensors"), or "" for a float model. Float16
-    weights do not count: they widen exactly to float32 and quantize from there."""
+    """What shows `model` is quantized already ("12 int8 tensors"), or "" for a float model. Float16 (and
+    sparse) weights do not count: they stand for float32 values exactly, and quantize from those."""
     found: dict[str, int] = {}
     for sg in model.subgraphs:
         for t in sg.tensors:
@@ -62,8 +62,8 @@ def quantize(model: Any, calibration_data: Any = None, *, mode: str = "int8", io
 
     mode: "int8" (full integer; needs `calibration_data`), "dynamic" (int8 weights, float activations),
     "float16" (float16 weights). int8 and dynamic quantize float16 and sparse weights from the float32
-    values they stand for; float16 keeps them as they are. io: "float" (QUANTIZE / DEQUANTIZE at the edges) or "int8" inputs and
-    outputs. calibration: "minmax", "percentile" (at `percentile`), or "mse". keep_float: op types (SOFTMAX),
+    values they stand for; float16 keeps them as they are. io: "float" (QUANTIZE / DEQUANTIZE at the
+    edges) or "int8" inputs and outputs. calibration: "minmax", "percentile" (at `percentile`), or "mse". keep_float: op types (SOFTMAX),
     op indices ("12") or output tensor names whose ops stay float. calibration_data: a numpy array (samples
     on axis 0), an .npz path or dict keyed by input name, or any iterable of inputs.
     """

@@ -6,8 +6,12 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .common import UsageError, WorkError, existing_file, write_file
+
+if TYPE_CHECKING:
+    from rillet.converter.format import ModelFile
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -48,13 +52,13 @@ def _calibration_data(path: str | None):
         raise WorkError(f"calibration file {path}: not a .npy or .npz numpy can read ({e})") from None
 
 
-def float16_weights(model) -> bool:
+FLOAT16 = 1  # TensorType
+
+
+def float16_weights(model: ModelFile) -> bool:
     """Whether `model` stores constants as float16 (TensorFlow's float16 quantization)."""
     return any(t.type == FLOAT16 and t.buffer and model.buffers[t.buffer].data is not None
                for sg in model.subgraphs for t in sg.tensors)
-
-
-FLOAT16 = 1  # TensorType
 
 
 def run(args: argparse.Namespace) -> int:
