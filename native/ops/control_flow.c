@@ -76,6 +76,12 @@ static rl_status run_callee(rl_plan *plan, const int32_t *values, rl_plan *sub, 
     }
     rl_status s = reshaped ? rl_plan_prepare(sub) : RL_OK;
     if (s != RL_OK) return rl_fail(plan, s, "its %s subgraph %d: %s", role, index, rl_plan_message(sub));
+    /* Prepared for larger values, the callee's arena counts toward the limit on the model's tensors, as a
+     * dynamic tensor's growth does (a loop that grows a value without bound stops there). */
+    if (reshaped && rl_model_tensor_bytes(plan) > plan->memory_limit)
+        return rl_fail(plan, RL_NO_MEMORY, "its %s subgraph %d, prepared for values of new shapes, brings the "
+                       "model's tensors to %zu bytes, more than the memory limit of %zu bytes", role, index,
+                       rl_model_tensor_bytes(plan), plan->memory_limit);
     for (int32_t k = 0; k < sub->n_graph_inputs; ++k) {
         rl_tensor *to = &sub->tensors[sub->graph_inputs[k]];
         copy_bytes(to->data, plan->tensors[values[k]].data, value_bytes(to));

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan_internal.h"
+#include "program.h"
 
 #define RL_DYNAMIC_ALIGNMENT 64
 
@@ -38,6 +38,16 @@ static size_t shape_bytes(int32_t dtype, const rl_shape *shape) {
     return (size_t)count * rl_dtype_size(dtype);
 }
 
+size_t rl_model_tensor_bytes(const rl_plan *plan) {
+    if (!plan->program) return plan->arena_bytes + plan->dynamic_bytes;
+    size_t n = 0;
+    for (int32_t i = 0; i < plan->program->n_plans; ++i) {
+        const rl_plan *p = plan->program->plans[i];
+        if (p) n += p->arena_bytes + p->dynamic_bytes;
+    }
+    return n;
+}
+
 rl_status rl_dynamic_reserve(rl_plan *plan, rl_tensor *t) {
     const size_t bytes = shape_bytes(t->dtype, &t->shape);
     if (bytes == SIZE_MAX) {
@@ -50,23 +60,25 @@ rl_status rl_dynamic_reserve(rl_plan *plan, rl_tensor *t) {
         t->bytes = bytes;
         return RL_OK;
     }
-    /* Half as much again as asked, so that a value grown a row at a time is not reallocated at every row;
-     * exactly what is asked when the extra would pass the limit. */
-    const size_t others = plan->dynamic_bytes - t->capacity;
+    /* A tensor that grows during invoke is held to the memory limit with every tensor of the model (each
+     * subgraph's arena and dynamic tensors), not only by its own size: a loop that grows it without bound
+     * stops there. Half as much again as asked, so that a value grown a row at a time is not reallocated at
+     * every row; exactly what is asked when the extra would pass the limit. */
+    const size_t model = rl_model_tensor_bytes(plan) - t->capacity, limit = plan->memory_limit;
     size_t capacity = (bytes + bytes / 2 + RL_DYNAMIC_ALIGNMENT - 1) / RL_DYNAMIC_ALIGNMENT * RL_DYNAMIC_ALIGNMENT;
-    if (capacity < bytes || others + capacity > plan->memory_limit)
+    if (capacity < bytes || capacity > limit || model > limit - capacity)
         capacity = (bytes + RL_DYNAMIC_ALIGNMENT - 1) / RL_DYNAMIC_ALIGNMENT * RL_DYNAMIC_ALIGNMENT;
     if (capacity == 0) capacity = RL_DYNAMIC_ALIGNMENT;
-    if (others > SIZE_MAX - capacity ||
-        rl_check_memory_limit(plan, others + capacity, "the plan's tensors whose shape changes during invoke") != RL_OK)
-        return others > SIZE_MAX - capacity ? rl_fail(plan, RL_NO_MEMORY, "dynamic tensors past the address space")
-                                             : RL_NO_MEMORY;
+    if (capacity < bytes || capacity > limit || model > limit - capacity)
+        return rl_fail(plan, RL_NO_MEMORY, "a tensor of %zu bytes, whose shape changes during invoke, would bring the "
+                       "model's tensors to %.0f bytes, more than the memory limit of %zu bytes", bytes,
+                       (double)model + (double)capacity, limit);
     void *block = NULL;
     if (posix_memalign(&block, RL_DYNAMIC_ALIGNMENT, capacity) != 0)
         return rl_fail(plan, RL_NO_MEMORY, "out of memory for a %zu-byte tensor whose shape changed", bytes);
     memset(block, 0, capacity);
     free(t->owned);
-    plan->dynamic_bytes = others + capacity;
+    plan->dynamic_bytes = plan->dynamic_bytes - t->capacity + capacity;
     t->owned = block;
     t->capacity = capacity;
     t->data = block;

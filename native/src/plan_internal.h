@@ -199,6 +199,8 @@ const char *rl_shape_text(const rl_shape *s, char text[RL_SHAPE_TEXT]);
 
 /* The machinery of dynamic tensors and ops (dynamic_tensors.c; see rl_op.dynamic). */
 rl_status rl_dynamic_reserve(rl_plan *plan, rl_tensor *t);     /* room for its shape (RL_NO_MEMORY past the limit) */
+/* The bytes of every tensor of the plan's model: each subgraph's arena and dynamic tensors. */
+size_t rl_model_tensor_bytes(const rl_plan *plan);
 int rl_reads_dynamic_tensor(const rl_plan *plan, const rl_op *op);
 int rl_dynamic_inputs_changed(const rl_plan *plan, const rl_op *op);
 /* After the op's prepare: its outputs' blocks, its heap scratch, its setup, and the inputs it saw. */
