@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "isa.h"
+
 void f32_maxpool__scalar(size_t channels, size_t taps, const float *const *input, float *output, float min, float max);
 void f32_avgpool__scalar(size_t channels, size_t taps, const float *const *input, float *output, float min, float max);
 /* The int8 pooling micro-kernels a path runs (qs8_configs.c picks them). */
@@ -24,6 +26,10 @@ void qs8_maxpool__avx2(size_t channels, size_t taps, const int8_t *const *input,
                        int32_t max);
 /* Windows of 1 to 64 taps (the driver's largest); others go to qs8_avgpool__scalar. */
 void qs8_avgpool__avx2(size_t channels, size_t taps, const int8_t *const *input, int8_t *output, int32_t min,
+                       int32_t max);
+#endif
+#if RL_HAVE_NEON_KERNELS
+void qs8_maxpool__neon(size_t channels, size_t taps, const int8_t *const *input, int8_t *output, int32_t min,
                        int32_t max);
 #endif
 /* MediaPipe's MaxPoolingWithArgmax2D and MaxUnpooling2D (ops/mediapipe_pooling.c): every tap of the window,

@@ -72,6 +72,10 @@ rl_qs8_vbinary_config rl_qs8_vbinary_config_for(rl_isa isa) {
     const rl_qs8_vbinary_config avx2 = {.vadd = qs8_vadd_minmax__avx2, .vaddc = qs8_vaddc_minmax__avx2,
                                         .vmul = qs8_vmul_minmax_fp32__avx2, .vmulc = qs8_vmulc_minmax_fp32__avx2};
     if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return avx2;
+#elif RL_HAVE_NEON_KERNELS
+    const rl_qs8_vbinary_config neon = {.vadd = qs8_vadd_minmax__neon, .vaddc = qs8_vaddc_minmax__neon,
+                                        .vmul = qs8_vmul_minmax_fp32__neon, .vmulc = qs8_vmulc_minmax_fp32__neon};
+    if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return neon;
 #endif
     (void)isa;
     return scalar;
@@ -82,6 +86,10 @@ rl_qs8_pool_config rl_qs8_pool_config_for(rl_isa isa) {
 #if defined(__x86_64__) || defined(_M_X64)
     const rl_qs8_pool_config avx2 = {.maxpool = qs8_maxpool__avx2, .avgpool = qs8_avgpool__avx2};
     if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return avx2;
+#elif RL_HAVE_NEON_KERNELS
+    /* average pooling's division has no armv7 NEON instruction: the scalar kernel's */
+    const rl_qs8_pool_config neon = {.maxpool = qs8_maxpool__neon, .avgpool = qs8_avgpool__scalar};
+    if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return neon;
 #endif
     (void)isa;
     return scalar;

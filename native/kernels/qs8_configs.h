@@ -18,7 +18,8 @@
  * an armv6 build's NEON -> scalar). */
 rl_qs8_gemm_config rl_qs8_gemm_config_for(rl_isa isa);
 rl_qs8_dwconv_config rl_qs8_dwconv_config_for(rl_isa isa);
-/* Element-wise (kernels.h) and pooling (pool.h) micro-kernels: AVX2's on every x86 SIMD path. */
+/* Element-wise (kernels.h) and pooling (pool.h) micro-kernels: AVX2's on every x86 SIMD path, NEON's on both
+ * Arm ones. */
 rl_qs8_vbinary_config rl_qs8_vbinary_config_for(rl_isa isa);
 rl_qs8_pool_config rl_qs8_pool_config_for(rl_isa isa);
 

@@ -304,6 +304,13 @@ void qs8_vmul_minmax_fp32__avx2(size_t n, const int8_t *a, const int8_t *b, int8
 void qs8_vmulc_minmax_fp32__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                  const rl_s8_binary_params *p);
 #endif
+#if RL_HAVE_NEON_KERNELS
+void qs8_vadd_minmax__neon(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
+void qs8_vaddc_minmax__neon(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
+void qs8_vmul_minmax_fp32__neon(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
+void qs8_vmulc_minmax_fp32__neon(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
+                                 const rl_s8_binary_params *p);
+#endif
 /* table indexed by the input's bits as uint8 (x = -128 at index 128). */
 void s8_lut_ref(int64_t count, const int8_t *table, const int8_t *x, int8_t *y);
 /* int8 pooling, NHWC; act_min/act_max clamp in the output's integers (scales equal in and out). */
