@@ -1,8 +1,8 @@
-/* qs8_avgpool__avx2.c — qs8_avgpool__scalar, 16 channels a step (the rest one at a time): int32 sums over
- * the taps, then the division rounding half away from zero. The division runs in float and truncates:
- * |sum +- count / 2| < 2^14 and count <= 64 (the driver's largest window), so a quotient that is not an
- * integer lies at least 1/64 from one, far beyond float's error there, and truncating the float quotient
- * gives C's integer quotient exactly. */
+/* qs8_avgpool__avx2.c — qs8_avgpool__scalar, 16 channels a step (the rest one at a time): sums over the taps
+ * in int16 (at most 64 taps of +-128: within +-8192), widened to int32, then the division rounding half away
+ * from zero. The division runs in float and truncates: |sum +- count / 2| < 2^14 and count <= 64, so a
+ * quotient that is not an integer lies at least 1/64 from one, far beyond float's error there, and
+ * truncating the float quotient gives C's integer quotient exactly. */
 #include <immintrin.h>
 
 #include "pool.h"
@@ -16,7 +16,7 @@ static __m256i rounded_quotient(__m256i sum, __m256i half, __m256 count) {
 
 void qs8_avgpool__avx2(size_t channels, size_t taps, const int8_t *const *input, int8_t *output, int32_t min,
                        int32_t max) {
-    if (taps == 0 || taps > 64) { /* no in-bounds tap, or beyond the float division's exact range */
+    if (taps == 0 || taps > 64) { /* no in-bounds tap, or beyond the int16 sums' and float division's range */
         qs8_avgpool__scalar(channels, taps, input, output, min, max);
         return;
     }
@@ -26,13 +26,11 @@ void qs8_avgpool__avx2(size_t channels, size_t taps, const int8_t *const *input,
     const __m128i lo = _mm_set1_epi8((char)min), hi = _mm_set1_epi8((char)max);
     size_t c = 0;
     for (; c + 16 <= channels; c += 16) {
-        __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
-        for (size_t t = 0; t < taps; ++t) {
-            const __m128i x = _mm_loadu_si128((const __m128i *)(input[t] + c));
-            acc0 = _mm256_add_epi32(acc0, _mm256_cvtepi8_epi32(x));
-            acc1 = _mm256_add_epi32(acc1, _mm256_cvtepi8_epi32(_mm_srli_si128(x, 8)));
-        }
-        const __m256i q0 = rounded_quotient(acc0, half, fcount), q1 = rounded_quotient(acc1, half, fcount);
+        __m256i acc = _mm256_setzero_si256();
+        for (size_t t = 0; t < taps; ++t)
+            acc = _mm256_add_epi16(acc, _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(input[t] + c))));
+        const __m256i q0 = rounded_quotient(_mm256_cvtepi16_epi32(_mm256_castsi256_si128(acc)), half, fcount);
+        const __m256i q1 = rounded_quotient(_mm256_cvtepi16_epi32(_mm256_extracti128_si256(acc, 1)), half, fcount);
         const __m256i words = _mm256_permute4x64_epi64(_mm256_packs_epi32(q0, q1), 0xd8); /* lanes back in order */
         const __m128i bytes = _mm_packs_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
         _mm_storeu_si128((__m128i *)(output + c), _mm_min_epi8(_mm_max_epi8(bytes, lo), hi));
