@@ -430,8 +430,10 @@ class Interpreter(ResourceVariables):
     def memory_report(self) -> dict[str, int]:
         """Arena bytes (every activation and each op's eval-time scratch, planned by lifetime), weight bytes
         (used in place from the file), folded bytes (constants computed at prepare), packed weight bytes (the
-        weights repacked for the micro-kernels) and op state bytes (every op's prepared state: packed
-        weights, indirection buffers, requantization scales), summed over every subgraph's plan, and variable
+        weights repacked for the micro-kernels), op state bytes (every op's prepared state: packed
+        weights, indirection buffers, requantization scales) and dynamic bytes (the heap blocks of tensors
+        whose shape an invoke changes: IF and WHILE outputs that depend on the data, and what is computed from
+        them; as large as the largest invoke so far needed), summed over every subgraph's plan, and variable
         bytes (the resource variables' values, which a training step updates). A training file rillet wrote
         also splits the variables: trained_variable_bytes, optimizer_slot_bytes, statistics_variable_bytes
         and setting_variable_bytes (runtime/variables.py)."""

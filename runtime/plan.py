@@ -231,6 +231,7 @@ class NativePlan:
             "folded_bytes": int(lib.rl_plan_folded_bytes(self._plan)),
             "packed_weight_bytes": int(lib.rl_plan_packed_weight_bytes(self._plan)),
             "op_state_bytes": int(lib.rl_plan_op_state_bytes(self._plan)),
+            "dynamic_bytes": int(lib.rl_plan_dynamic_bytes(self._plan)),
         }
 
     def kernel_path(self) -> str:

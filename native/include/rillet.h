@@ -164,6 +164,7 @@ size_t rl_plan_constant_bytes(const rl_plan *plan);
 size_t rl_plan_folded_bytes(const rl_plan *plan);
 size_t rl_plan_packed_weight_bytes(const rl_plan *plan); /* weights repacked for the micro-kernels */
 size_t rl_plan_op_state_bytes(const rl_plan *plan);      /* every op's prepared state, packed weights included */
+size_t rl_plan_dynamic_bytes(const rl_plan *plan);       /* the blocks of tensors whose shape an invoke changes */
 const char *rl_plan_isa(const rl_plan *plan);            /* the kernel path: "scalar", "avx2", ... */
 int32_t rl_plan_threads(const rl_plan *plan);            /* threads an invoke runs on */
 /* TFLite's ResetVariableTensors: zeroes the state stateful ops keep across invokes (an LSTM's h and c, which

@@ -819,6 +819,8 @@ size_t rl_plan_op_state_bytes(const rl_plan *plan) {
     return n;
 }
 
+size_t rl_plan_dynamic_bytes(const rl_plan *plan) { return plan->dynamic_bytes; }
+
 const char *rl_plan_isa(const rl_plan *plan) { return rl_isa_name(plan->isa); }
 int32_t rl_plan_threads(const rl_plan *plan) { return rl_threadpool_threads(plan->pool); }
 

@@ -203,10 +203,16 @@ def test_loops_and_branches_whose_shapes_hold_stay_in_the_arena():
         it = Interpreter(model_content=content)
         it.allocate_tensors()
         assert not any(it._plan.is_dynamic(i) for i in range(len(it._sg.tensors)))
+        assert it.memory_report()["dynamic_bytes"] == 0
     it = Interpreter(model_content=growing_rows_model())
     it.allocate_tensors()
     assert [it._plan.is_dynamic(d["index"]) for d in it.get_output_details()] == [True, True, True]
     assert not any(it._plan.is_dynamic(d["index"]) for d in it.get_input_details())
+    main_arena, before = it._plan.memory()["arena_bytes"], it.memory_report()
+    run(it, [np.array(1000, np.int32), np.ones((1, 4), np.float32)])
+    after = it.memory_report()
+    assert it._plan.memory()["arena_bytes"] == main_arena  # the body's arena grows with the rows, main's not
+    assert after["dynamic_bytes"] >= 1000 * (4 + 3) * 4 > before["dynamic_bytes"]
 
 
 def test_an_op_that_cannot_take_the_shape_a_branch_gave_fails_at_invoke_by_name():
