@@ -242,6 +242,25 @@ def test_an_op_that_cannot_take_the_shape_a_branch_gave_fails_at_invoke_by_name(
             run(it, [np.array(False), np.ones((5, 3), np.float32)])
 
 
+def test_a_signature_runner_returns_each_calls_shape():
+    """Its outputs are copies of dynamic tensors, and its quick path (cached views) is not taken for them."""
+    from ai_edge_litert.interpreter import Interpreter as LiteRT
+
+    from rillet.converter.format import SignatureDef, TensorMap, load, save
+
+    m = load(doubling_while_model())
+    m.signature_defs = [SignatureDef(inputs=[TensorMap(name=k, tensor_index=i) for i, k in enumerate("inx")],
+                                     outputs=[TensorMap(name="y", tensor_index=5)], signature_key="grow",
+                                     subgraph_index=0)]
+    content = save(m)
+    runners = [cls(model_content=content).get_signature_runner("grow") for cls in (Interpreter, LiteRT)]
+    for n in (3, 1, 3, 5, 0):
+        feeds = {"i": np.array(0, np.int32), "n": np.array(n, np.int32), "x": np.array([1.5, -2.0], np.float32)}
+        ours, theirs = (runner(**feeds)["y"] for runner in runners)
+        assert ours.shape == theirs.shape == (2 * 2 ** n,)
+        np.testing.assert_array_equal(ours, theirs)
+
+
 def run_script(content: bytes, tmp_path, env: dict[str, str], script: str, *args: str) -> str:
     path = tmp_path / "model.tflite"
     path.write_bytes(content)
