@@ -1,8 +1,10 @@
-/* qs8_maxpool__avx2.c — qs8_maxpool__scalar, 32 channels a step (then 16, then one at a time): the byte
- * maximum over the taps, starting from -128, clamped to [min, max]. */
+/* qs8_maxpool__avx2.c — qs8_maxpool__scalar, 32 channels a step, then 16, then the last 1-15 through
+ * qs8_tail__avx2.h (a pixel of 8 channels, cnn_small's, is all tail): the byte maximum over the taps,
+ * starting from -128, clamped to [min, max]. */
 #include <immintrin.h>
 
 #include "pool.h"
+#include "qs8_tail__avx2.h"
 
 void qs8_maxpool__avx2(size_t channels, size_t taps, const int8_t *const *input, int8_t *output, int32_t min,
                        int32_t max) {
@@ -19,9 +21,10 @@ void qs8_maxpool__avx2(size_t channels, size_t taps, const int8_t *const *input,
         m = _mm_min_epi8(_mm_max_epi8(m, _mm_set1_epi8((char)min)), _mm_set1_epi8((char)max));
         _mm_storeu_si128((__m128i *)(output + c), m);
     }
-    for (; c < channels; ++c) { /* fewer than 16 left: never read past a pixel's channels */
-        int32_t m = -128;
-        for (size_t t = 0; t < taps; ++t) m = input[t][c] > m ? input[t][c] : m;
-        output[c] = (int8_t)(m < min ? min : (m > max ? max : m));
+    if (c < channels) { /* never read past a pixel's channels */
+        const size_t k = channels - c;
+        __m128i m = _mm_set1_epi8(-128);
+        for (size_t t = 0; t < taps; ++t) m = _mm_max_epi8(m, rl_load_tail_s8(input[t] + c, k));
+        rl_store_tail_s8(output + c, k, _mm_min_epi8(_mm_max_epi8(m, _mm_set1_epi8((char)min)), _mm_set1_epi8((char)max)));
     }
 }
