@@ -31,6 +31,9 @@ void qs8_avgpool__avx2(size_t channels, size_t taps, const int8_t *const *input,
 #if RL_HAVE_NEON_KERNELS
 void qs8_maxpool__neon(size_t channels, size_t taps, const int8_t *const *input, int8_t *output, int32_t min,
                        int32_t max);
+/* Windows of 1 to 64 taps; others go to qs8_avgpool__scalar. */
+void qs8_avgpool__neon(size_t channels, size_t taps, const int8_t *const *input, int8_t *output, int32_t min,
+                       int32_t max);
 #endif
 /* MediaPipe's MaxPoolingWithArgmax2D and MaxUnpooling2D (ops/mediapipe_pooling.c): every tap of the window,
  * clamped into the image, in XNNPACK's order (tap t = fx * filter_h + fy). */

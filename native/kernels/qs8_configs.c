@@ -87,8 +87,7 @@ rl_qs8_pool_config rl_qs8_pool_config_for(rl_isa isa) {
     const rl_qs8_pool_config avx2 = {.maxpool = qs8_maxpool__avx2, .avgpool = qs8_avgpool__avx2};
     if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return avx2;
 #elif RL_HAVE_NEON_KERNELS
-    /* average pooling's division has no armv7 NEON instruction: the scalar kernel's */
-    const rl_qs8_pool_config neon = {.maxpool = qs8_maxpool__neon, .avgpool = qs8_avgpool__scalar};
+    const rl_qs8_pool_config neon = {.maxpool = qs8_maxpool__neon, .avgpool = qs8_avgpool__neon};
     if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return neon;
 #endif
     (void)isa;

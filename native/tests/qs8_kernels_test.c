@@ -558,13 +558,26 @@ static int pool_case(rng *r, const char *name, const rl_qs8_pool_config *path, i
     const rl_qs8_pool_config scalar = rl_qs8_pool_config_for(RL_ISA_SCALAR);
     guard_set *g = calloc(1, sizeof *g);
     const int8_t **input = malloc((taps + 1) * sizeof *input);
-    const int narrow = uniform(r, 0, 1); /* small values: many sums at exact halves of the count */
+    int8_t **rows = malloc((taps + 1) * sizeof *rows);
+    /* 0: random with saturated values; 1: small values (many sums at exact halves of the count); 2: every
+     * channel's sum exactly half a count past a multiple of it, so |sum| + count / 2 is a multiple of the
+     * count: where a reciprocal that rounds down gives a quotient one short */
+    const int mode = uniform(r, 0, 2);
     for (size_t t = 0; t < taps; ++t) {
         int8_t *x = guard_alloc(g, channels);
         for (size_t c = 0; c < channels; ++c)
-            x[c] = (int8_t)(narrow ? uniform(r, -3, 3) : (uniform(r, 0, 3) == 0 ? (uniform(r, 0, 1) ? 127 : -128)
-                                                                                 : uniform(r, -128, 127)));
-        input[t] = x;
+            x[c] = (int8_t)(mode == 1 ? uniform(r, -3, 3) : (uniform(r, 0, 3) == 0 ? (uniform(r, 0, 1) ? 127 : -128)
+                                                                                    : uniform(r, -128, 127)));
+        input[t] = rows[t] = x;
+    }
+    if (mode == 2 && taps > 0) {
+        const int32_t count = (int32_t)taps;
+        for (size_t c = 0; c < channels; ++c) {
+            const int32_t sign = uniform(r, 0, 1) ? 1 : -1;
+            const int32_t sum = sign * (uniform(r, 0, 100) * count + count - count / 2);
+            const int32_t base = sum / count, rest = sum - base * count; /* |rest| < taps: spread one each */
+            for (size_t t = 0; t < taps; ++t) rows[t][c] = (int8_t)(base + ((int32_t)t < rest * sign ? sign : 0));
+        }
     }
     int32_t min = uniform(r, -128, 127), max = uniform(r, min, 127);
     if (uniform(r, 0, 1)) {
@@ -593,6 +606,7 @@ static int pool_case(rng *r, const char *name, const rl_qs8_pool_config *path, i
     free(out);
     free(expected);
     free(input);
+    free(rows);
     guard_free_all(g);
     free(g);
     return failures;
@@ -600,8 +614,10 @@ static int pool_case(rng *r, const char *name, const rl_qs8_pool_config *path, i
 
 static int test_pool(rng *r, const char *name, rl_isa isa, size_t *cases) {
     const rl_qs8_pool_config path = rl_qs8_pool_config_for(isa);
-    /* windows from none in bounds to the driver's largest (8x8); channels around the 16- and 32-byte blocks */
-    static const size_t tapss[] = {0, 1, 2, 3, 4, 6, 9, 25, 49, 63, 64};
+    /* windows from none in bounds to the driver's largest (8x8), and the counts whose float reciprocal
+     * rounds down far enough to cut a quotient short (41, 47, 55, 61); channels around the 16- and 32-byte
+     * blocks */
+    static const size_t tapss[] = {0, 1, 2, 3, 4, 6, 9, 25, 41, 47, 49, 55, 61, 63, 64};
     static const size_t channelss[] = {1, 2, 7, 8, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 100};
     int failures = 0;
     for (int average = 0; average < 2; ++average)
