@@ -68,7 +68,9 @@ typedef struct { int32_t begin_mask, end_mask, ellipsis_mask, new_axis_mask, shr
 typedef struct { int32_t axis, batch_dims; } rl_gather_params;
 typedef struct { int32_t axis, values_count; } rl_pack_params;
 typedef struct { int32_t out_type; } rl_shape_params;
-typedef struct { int32_t align_corners, half_pixel_centers; } rl_resize_params;
+/* declared_4d: 0 until the first prepare, which reads the output's declared shape: 1 when it is 4-D with
+ * positive sides (LiteRT's XNNPACK delegate takes a bilinear resize only then, resize.c), -1 otherwise. */
+typedef struct { int32_t align_corners, half_pixel_centers, declared_4d; } rl_resize_params;
 typedef struct { int32_t resource_id; } rl_var_handle_params;        /* from rl_program_variable_id */
 typedef struct { int32_t init_subgraph_index; } rl_call_once_params;
 typedef struct { int32_t block_size; } rl_depth_space_params;

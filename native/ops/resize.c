@@ -1,7 +1,39 @@
-/* resize.c — RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR to a constant size, NHWC float32 (int8: resize_int8.c). */
+/* resize.c — RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR to a constant size, NHWC float32 (int8: resize_int8.c).
+ *
+ * LiteRT's default Interpreter hands RESIZE_BILINEAR (float and int8) to XNNPACK when the size is a constant of
+ * the model and the output's declared shape in the file is 4-D with positive sides (VisitResizeBilinearNode's
+ * checks; its declared sides need not be right, and a placeholder such as (1,) keeps the op in TFLite's kernel).
+ * XNNPACK's coordinates and blending differ from TFLite's (int8: by 1 in a few percent of values), so rillet
+ * makes the same choice (tests/runtime/test_resize_xnnpack.py sweeps both sides). RESIZE_NEAREST_NEIGHBOR
+ * stays in TFLite's kernels in LiteRT 2.3.
+ */
 #include <stdint.h>
 
 #include "ops.h"
+
+/* Read once, at the first prepare, while the output still has the shape the file declares (later prepares see
+ * the shape rillet gave it). */
+static int output_declared_4d(rl_op *op, const rl_tensor *output) {
+    if (op->params.resize.declared_4d == 0) {
+        int positive = output->shape.rank == 4;
+        for (int32_t d = 0; d < output->shape.rank && positive; ++d) positive = output->shape.dims[d] > 0;
+        op->params.resize.declared_4d = positive ? 1 : -1;
+    }
+    return op->params.resize.declared_4d == 1;
+}
+
+static rl_status run_xnnpack_bilinear(rl_plan *plan, rl_op *op) {
+    const rl_tensor *in = rl_input(plan, op, 0), *out = rl_output(plan, op, 0);
+    const int32_t *d = in->shape.dims;
+    const int32_t ac = op->params.resize.align_corners, hp = op->params.resize.half_pixel_centers;
+    if (in->dtype == RL_INT8)
+        s8_ibilinear__scalar(d[0], d[1], d[2], d[3], out->shape.dims[1], out->shape.dims[2], ac, hp,
+                             (const int8_t *)in->data, (int8_t *)out->data);
+    else
+        f32_ibilinear__scalar(d[0], d[1], d[2], d[3], out->shape.dims[1], out->shape.dims[2], ac, hp,
+                              (const float *)in->data, (float *)out->data);
+    return RL_OK;
+}
 
 rl_status rl_prepare_resize(rl_plan *plan, rl_op *op) {
     rl_status s = rl_expect_inputs(plan, op, 2, 2);
@@ -22,10 +54,13 @@ rl_status rl_prepare_resize(rl_plan *plan, rl_op *op) {
                        input->shape.dims[2]);
     if (op->params.resize.align_corners && op->params.resize.half_pixel_centers)
         return rl_fail(plan, RL_INVALID, "align_corners and half_pixel_centers cannot both be set");
+    const int xnnpack = output_declared_4d(op, output) && op->code == RL_OP_RESIZE_BILINEAR && size->file_data;
     output->shape = input->shape;
     output->shape.dims[1] = (int32_t)h;
     output->shape.dims[2] = (int32_t)w;
-    return is_s8 ? rl_prepare_resize_s8(plan, op) : RL_OK;
+    if (is_s8 && (s = rl_prepare_resize_s8(plan, op)) != RL_OK) return s;
+    if (xnnpack) op->run = run_xnnpack_bilinear;
+    return RL_OK;
 }
 
 rl_status rl_eval_resize(rl_plan *plan, rl_op *op) {

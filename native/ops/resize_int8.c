@@ -1,9 +1,9 @@
 /* resize_int8.c — int8 RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR: quantization checks.
  *
- * LiteRT's default Interpreter runs both in TFLite's builtin kernels (XNNPACK does not take them on int8; AUTO,
- * BUILTIN_WITHOUT_DEFAULT_DELEGATES and BUILTIN_REF agree): bilinear in integer arithmetic with 1/1024 weights,
- * nearest neighbour by TFLite's optimized 16.16 fixed-point index unless align_corners or half_pixel_centers
- * (s8_resize_ref.c). Neither rescales: TFLite ignores the output's quantization and writes the input's values,
+ * LiteRT's default Interpreter runs nearest neighbour in TFLite's builtin kernel, by its optimized 16.16
+ * fixed-point index unless align_corners or half_pixel_centers (s8_resize_ref.c); bilinear goes to XNNPACK when
+ * the file declares the output 4-D and the size constant (resize.c; s8_ibilinear__scalar.c), otherwise to
+ * TFLite's integer kernel with 1/1024 weights (s8_resize_ref.c). Neither rescales: TFLite ignores the output's quantization and writes the input's values,
  * so rillet refuses an output quantized unlike the input rather than give it wrong scale.
  */
 #include "ops.h"

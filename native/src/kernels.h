@@ -274,6 +274,14 @@ void f32_resize_bilinear_ref(int32_t batch, int32_t in_h, int32_t in_w, int32_t 
 void f32_resize_nearest_ref(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h,
                             int32_t out_w, int32_t align_corners, int32_t half_pixel_centers, const float *x,
                             float *y);
+/* Bilinear resizing as XNNPACK computes it (LiteRT's default Interpreter when its delegate takes the op):
+ * its source coordinates, then float and int8 (1/2048 weights) blending; NHWC, int8 quantized as the input. */
+void xx_ibilinear_coordinate(int32_t o, int32_t in, int32_t out, int32_t align_corners, int32_t half_pixel_centers,
+                             int32_t *lower, int32_t *upper, float *alpha);
+void f32_ibilinear__scalar(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h, int32_t out_w,
+                           int32_t align_corners, int32_t half_pixel_centers, const float *x, float *y);
+void s8_ibilinear__scalar(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h, int32_t out_w,
+                          int32_t align_corners, int32_t half_pixel_centers, const int8_t *x, int8_t *y);
 
 /* int8 kernels: everything derived from scales is computed by prepare and passed in a params struct. */
 typedef struct rl_s8_binary_params {

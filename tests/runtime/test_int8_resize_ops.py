@@ -1,4 +1,8 @@
-"""int8 RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR against LiteRT's default Interpreter, bit for bit."""
+"""int8 RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR against LiteRT's default Interpreter, bit for bit.
+
+The outputs here are declared (1,), which keeps LiteRT's bilinear resize in TFLite's kernel; with declared 4-D
+outputs XNNPACK takes it (test_resize_xnnpack.py).
+"""
 
 from __future__ import annotations
 
