@@ -1,4 +1,5 @@
-/* elementwise_int8.c — int8 ADD, SUB, MUL: which arithmetic LiteRT's Interpreter uses, and its constants.
+/* elementwise_int8.c — int8 ADD, SUB, MUL: which arithmetic LiteRT's Interpreter uses, its constants, and the
+ * loop over the broadcast (rows of micro-kernels, see rl_s8_binary_state).
  *
  * LiteRT's default Interpreter (OpResolverType.AUTO) applies the XNNPACK delegate, which takes int8
  * ADD/SUB when each input-to-output scale ratio is in [1/1024, 256) and int8 MUL when the
