@@ -11,7 +11,11 @@
  *   own kernels (BUILTIN_WITHOUT_DEFAULT_DELEGATES, BUILTIN_REF) agree for per-channel filters but quantize
  *   each image symmetrically for a per-tensor filter, and never per pixel: about 5e-3 apart.
  * - DEPTHWISE_CONV_2D stays with TFLite's EvalHybridPerChannel (XNNPACK does not take it): each image
- *   quantized asymmetrically. A per-tensor filter with more than one channel is refused, as LiteRT does.
+ *   quantized asymmetrically. A per-tensor filter (one scale, as `rillet quantize --per-tensor --mode dynamic`
+ *   writes) runs with that scale for every channel. LiteRT refuses it when the scale's quantized dimension is
+ *   3; when it is 0 LiteRT runs it but its per-channel kernel reads scales past the one there is, so only its
+ *   channel 0 is right (channels 1.. are garbage, up to 1e34): rillet gives what LiteRT gives for the same
+ *   scale repeated per channel (tests/runtime/test_hybrid_depthwise_per_tensor.py).
  * - BATCH_MATMUL goes to XNNPACK like hybrid FULLY_CONNECTED: each row of x quantized asymmetrically,
  *   whatever asymmetric_quantize_inputs says (TFLite's kernel quantizes symmetrically when it is false). */
 #include <stdio.h>
@@ -35,10 +39,6 @@ rl_status rl_prepare_conv2d_hybrid(rl_plan *plan, rl_op *op, const rl_window_geo
     if (s != RL_OK) return s;
     if (filter->dtype != RL_INT8)
         return rl_fail(plan, RL_INVALID, "filter is %s, expected float32 or int8", rl_dtype_name(filter->dtype));
-    if (depthwise && filter->q_count == 1 && g->out_c > 1)
-        return rl_fail(plan, RL_UNSUPPORTED,
-                       "hybrid depthwise convolution needs one filter scale per output channel (%d), has 1 "
-                       "(LiteRT refuses a per-tensor scale here too)", g->out_c);
     const size_t channels = (size_t)(g->out_c > 0 ? g->out_c : 1);
     const size_t image = (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
     float *scales = (float *)rl_op_scratch(plan, op, sizeof(float) * channels);

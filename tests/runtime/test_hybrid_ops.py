@@ -81,8 +81,8 @@ def test_a_scale_that_is_no_positive_normal_number_is_refused_at_load(scale):
 # Measured in LiteRT 2.3 (see native/ops/conv_hybrid.c): CONV_2D runs XNNPACK's dynamically quantized
 # convolution (each image quantized asymmetrically; a 1x1 filter with stride 1 quantizes each pixel), while
 # TFLite's builtin kernels quantize a per-tensor filter's images symmetrically and never per pixel;
-# DEPTHWISE_CONV_2D stays with TFLite's per-channel hybrid kernel (each image asymmetric, per-tensor
-# filters refused); BATCH_MATMUL runs XNNPACK's per-row asymmetric path. rillet follows the default
+# DEPTHWISE_CONV_2D stays with TFLite's per-channel hybrid kernel (each image asymmetric; per-tensor
+# filters: test_hybrid_depthwise_per_tensor.py); BATCH_MATMUL runs XNNPACK's per-row asymmetric path. rillet follows the default
 # Interpreter in each, within 1e-5.
 
 CONV_EXAMPLES = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -156,18 +156,6 @@ def test_hybrid_depthwise_conv2d(seed, data):
                         [((n, 1, 1, cout), F32)], opts, version=2)
     x = hybrid_input(rng, (n, h, w, cin))
     assert_close_without_bias(model, bias if with_bias else None, x, cout)
-
-
-def test_hybrid_depthwise_per_tensor_filter_is_refused_as_litert_does():
-    from ai_edge_litert.interpreter import Interpreter as LiteRT
-
-    filt = Const(np.ones((1, 3, 3, 4), I8), Quant([0.1], 0, 3))
-    m = op_model("DEPTHWISE_CONV_2D", [Input((1, 5, 5, 4), F32), filt, np.zeros(4, F32)], [((1, 1, 1, 4), F32)],
-                 {"padding": 1, "stride_w": 1, "stride_h": 1, "depth_multiplier": 1}, version=2)
-    with pytest.raises(RuntimeError, match="scale->size"):
-        LiteRT(model_content=m).allocate_tensors()
-    with pytest.raises(InterpreterError, match="DEPTHWISE_CONV_2D op 0 .*one filter scale per output channel"):
-        Interpreter(model_content=m).allocate_tensors()
 
 
 @EXAMPLES
