@@ -323,7 +323,9 @@ class Interpreter(ResourceVariables):
         subgraph = self._check_subgraph(subgraph_index)
         with self._lock:
             view = self._view(self._check_index(tensor_index, subgraph), subgraph)
-            return view[()] if view.ndim == 0 else view.copy()
+            value = view[()] if view.ndim == 0 else view.copy()
+            del view  # before the lock goes: another thread's allocate_tensors refuses while a view lives
+        return value
 
     def tensor(self, tensor_index: int) -> Callable[[], Any]:
         """A function returning a numpy view of the tensor's memory (a numpy scalar, a copy, for a 0-d
@@ -369,30 +371,36 @@ class Interpreter(ResourceVariables):
     def _run_signature(self, subgraph: int, inputs: dict[int, np.ndarray], outputs: dict[str, int]) -> dict[str, Any]:
         """A signature runner's call: resize what changed, prepare if needed, set, invoke, copy the outputs."""
         with self._lock:
-            known = self._signature_calls.get(subgraph) if self._ready else None
-            if known is not None and self._same_call(known, inputs, outputs):
-                for index, value in inputs.items():
-                    np.copyto(known[0][index], value)
-                status = _invoke_plan(self._plans[subgraph]._plan)
-                if status:
-                    self._plans[subgraph]._check(status)
-                return {name: v[()] if v.ndim == 0 else v.copy() for name, v in known[1]}
-            known = None  # its views would block the allocate below
+            # In a call of its own: its locals (views of the arena) are gone when it returns, before the lock
+            # is released; otherwise another thread's allocate_tensors could find them alive and refuse.
+            return self._run_signature_locked(subgraph, inputs, outputs)
+
+    def _run_signature_locked(self, subgraph: int, inputs: dict[int, np.ndarray],
+                              outputs: dict[str, int]) -> dict[str, Any]:
+        known = self._signature_calls.get(subgraph) if self._ready else None
+        if known is not None and self._same_call(known, inputs, outputs):
             for index, value in inputs.items():
-                if value.shape != self._current_shape(index, subgraph):
-                    self._resize(index, np.array(value.shape, dtype=np.int32), False, subgraph)
-            if not self._ready:
-                self.allocate_tensors()
-            for index, value in inputs.items():
-                self._set(index, value, subgraph)
-            self._invoke(subgraph)
-            found = {name: self._view(index, subgraph) for name, index in outputs.items()}
-            writable = all(self._view(index, subgraph).flags.writeable for index in inputs) and not any(
-                self._plans[subgraph].is_dynamic(index) for index in outputs.values())  # copies, not views
-            if writable:
-                self._signature_calls[subgraph] = ({index: self._view(index, subgraph) for index in inputs},
-                                                   list(found.items()))
-            return {name: v[()] if v.ndim == 0 else v.copy() for name, v in found.items()}
+                np.copyto(known[0][index], value)
+            status = _invoke_plan(self._plans[subgraph]._plan)
+            if status:
+                self._plans[subgraph]._check(status)
+            return {name: v[()] if v.ndim == 0 else v.copy() for name, v in known[1]}
+        known = None  # its views would block the allocate below
+        for index, value in inputs.items():
+            if value.shape != self._current_shape(index, subgraph):
+                self._resize(index, np.array(value.shape, dtype=np.int32), False, subgraph)
+        if not self._ready:
+            self.allocate_tensors()
+        for index, value in inputs.items():
+            self._set(index, value, subgraph)
+        self._invoke(subgraph)
+        found = {name: self._view(index, subgraph) for name, index in outputs.items()}
+        writable = all(self._view(index, subgraph).flags.writeable for index in inputs) and not any(
+            self._plans[subgraph].is_dynamic(index) for index in outputs.values())  # copies, not views
+        if writable:
+            self._signature_calls[subgraph] = ({index: self._view(index, subgraph) for index in inputs},
+                                               list(found.items()))
+        return {name: v[()] if v.ndim == 0 else v.copy() for name, v in found.items()}
 
     @staticmethod
     def _same_call(known: tuple[dict[int, np.ndarray], list[tuple[str, np.ndarray]]],
