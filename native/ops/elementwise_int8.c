@@ -100,9 +100,17 @@ typedef struct {
     rl_qs8_vbinary_fn vector, constant; /* vadd/vmul, vaddc/vmulc of the plan's path; NULL for TFLite's kinds */
     rl_s8_binary_params params;         /* a the left operand, b the right */
     rl_s8_binary_params swapped;        /* the operands exchanged: for rows where a is the one element */
+    /* A short vector over whole rows (a per-channel [C] against [N,H,W,C], either side): the vector copied
+     * tile_rows times into `tiled` at each run, so one kernel call covers tile_rows rows instead of one. */
+    size_t tile_rows;
+    int32_t vector_is_a;
+    int8_t *tiled;
 } rl_s8_binary_state;
 
 RL_STATIC_ASSERT(sizeof(rl_s8_binary_state) <= 512, "rl_s8_binary_state is a small header");
+
+/* Rows shorter than this get a tiled vector; the tiles reach at least this many elements. */
+#define RL_S8_TILE_ELEMENTS 256
 
 /* One row of `n` outputs from a row of a (stride sa, 0 or 1) and of b (sb). */
 static void binary_row(const rl_s8_binary_state *st, size_t n, const int8_t *a, int64_t sa, const int8_t *b,
@@ -113,12 +121,28 @@ static void binary_row(const rl_s8_binary_state *st, size_t n, const int8_t *a, 
     else st->constant(1, a, b, out, &st->params); /* a one-element row (n is 1 here) */
 }
 
+/* The collapsed [rows, C] case with one operand a vector of C: tile_rows rows per kernel call. */
+static void run_tiled(const rl_s8_binary_state *st, const int8_t *a, const int8_t *b, int8_t *out) {
+    const size_t rows = (size_t)st->bc.out_dims[6], c = (size_t)st->bc.out_dims[7];
+    const int8_t *vector = st->vector_is_a ? a : b, *full = st->vector_is_a ? b : a;
+    const rl_s8_binary_params *params = st->vector_is_a ? &st->swapped : &st->params;
+    for (size_t t = 0; t < st->tile_rows; ++t) memcpy(st->tiled + t * c, vector, c);
+    for (size_t r = 0; r < rows; r += st->tile_rows) {
+        const size_t n = (rows - r < st->tile_rows ? rows - r : st->tile_rows) * c;
+        st->vector(n, full + r * c, st->tiled, out + r * c, params);
+    }
+}
+
 static rl_status run_xnnpack_binary(rl_plan *plan, rl_op *op) {
     const rl_s8_binary_state *st = (const rl_s8_binary_state *)op->state;
     const rl_broadcast *bc = &st->bc;
     const int8_t *a = (const int8_t *)rl_input(plan, op, 0)->data, *b = (const int8_t *)rl_input(plan, op, 1)->data;
     int8_t *out = (int8_t *)rl_output(plan, op, 0)->data;
     if (bc->count == 0) return RL_OK;
+    if (st->tile_rows > 1) {
+        run_tiled(st, a, b, out);
+        return RL_OK;
+    }
     const int64_t inner = bc->out_dims[7];
     int64_t index[7] = {0}, ia = 0, ib = 0;
     for (;;) {
@@ -148,10 +172,24 @@ static rl_status run_tflite_binary(rl_plan *plan, rl_op *op) {
  * one element (a SUB's constant minuend): for ADD/SUB the multipliers and zero points change places (the
  * bias holds both terms already), for MUL the zero points. */
 static rl_status use_binary_driver(rl_plan *plan, rl_op *op, const rl_s8_binary_params *p) {
-    rl_s8_binary_state *st = (rl_s8_binary_state *)rl_op_state(plan, op, sizeof *st);
+    rl_broadcast bc = op->prep.bc;
+    collapse_broadcast(&bc);
+    /* [rows, C] with a full operand and a vector of C (strides [C, 1] and [0, 1]) and short rows: tiled */
+    const int64_t rows = bc.out_dims[6], c = bc.out_dims[7];
+    const int one_outer = bc.out_dims[5] == 1, short_rows = c > 1 && c < RL_S8_TILE_ELEMENTS && rows > 1;
+    const int a_vector = bc.a_strides[6] == 0 && bc.a_strides[7] == 1 && bc.b_strides[6] == c && bc.b_strides[7] == 1;
+    const int b_vector = bc.b_strides[6] == 0 && bc.b_strides[7] == 1 && bc.a_strides[6] == c && bc.a_strides[7] == 1;
+    const int xnnpack = p->kind == RL_S8_ADDSUB_XNNPACK || p->kind == RL_S8_MUL_XNNPACK;
+    const size_t tile_rows = xnnpack && one_outer && short_rows && (a_vector || b_vector)
+                                 ? (size_t)((RL_S8_TILE_ELEMENTS + c - 1) / c) : 0;
+    const size_t sizes[2] = {sizeof(rl_s8_binary_state), tile_rows * (size_t)c};
+    void *parts[2];
+    rl_s8_binary_state *st = (rl_s8_binary_state *)rl_op_state_parts(plan, op, tile_rows ? 2 : 1, sizes, parts);
     if (!st) return RL_NO_MEMORY;
-    st->bc = op->prep.bc;
-    collapse_broadcast(&st->bc);
+    st->bc = bc;
+    st->tile_rows = tile_rows;
+    st->vector_is_a = a_vector;
+    st->tiled = tile_rows ? (int8_t *)parts[1] : NULL;
     st->params = *p;
     if (p->kind != RL_S8_ADDSUB_XNNPACK && p->kind != RL_S8_MUL_XNNPACK) {
         op->run = run_tflite_binary;

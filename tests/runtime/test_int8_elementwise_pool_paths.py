@@ -1,6 +1,7 @@
 """int8 ADD, SUB, MUL, MAX_POOL_2D and AVERAGE_POOL_2D on every kernel path this CPU runs (RILLET_ISA), bit for
 bit against LiteRT's default Interpreter: the broadcasts the element-wise driver walks as rows of micro-kernels
-(same shape, a constant on either side, a per-channel vector over NHWC, a column against a row), row lengths
+(same shape, a constant on either side, a per-channel vector over NHWC on either side, in tiles of rows, a
+column against a row), row lengths
 around the SIMD blocks (15, 16, 17, 31, 32, 33 elements), both arithmetics (scales XNNPACK takes and refuses),
 and pools whose channels straddle the 16- and 32-byte blocks."""
 
@@ -28,6 +29,8 @@ BROADCASTS = [
     ((2, 4, 1), (1, 33), False),   # a column against a row: every row a constant against a vector
     ((3, 1, 16), (3, 5, 1), False),
     ((2, 1, 3, 17), (1, 4, 1, 17), False),
+    ((24,), (2, 7, 5, 24), False),   # a vector on the left over more rows than one tile (11 rows of 24)
+    ((1, 9, 9, 3), (3,), True),      # an RGB image's per-channel constant: tiles of 86 rows
 ]
 # (input scales, output scale): XNNPACK's arithmetic, then ratios it refuses (TFLite's builtin arithmetic:
 # ADD/SUB's a ratio below 1/1024, MUL's product ratio below 1/65536; ratios of 256 and more meet LiteRT's
