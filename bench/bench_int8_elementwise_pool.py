@@ -25,7 +25,7 @@ from rillet.native import ffi, lib
 from rillet.runtime import Interpreter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "runtime"))
-from single_op import Const, Input, Quant, op_model  # noqa: E402
+from single_op import Const, Input, Quant, op_model
 
 I8, F32 = np.int8, np.float32
 
