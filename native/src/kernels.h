@@ -396,6 +396,18 @@ typedef struct {
     int32_t zero_point[2], multiplier[2], shift[2];
 } rl_s8_compare_params;
 void s8_prelu_ref(const rl_broadcast *bc, const rl_s8_prelu_params *p, const int8_t *x, const int8_t *alpha, int8_t *y);
+/* int8 ABS (s8_abs_ref.c) and SQUARED_DIFFERENCE (s8_squared_difference_ref.c), TFLite's builtin arithmetic. */
+typedef struct {
+    int32_t input_zero_point, output_zero_point;
+    int32_t rescale, multiplier, shift; /* rescale: the scales differ (compared in float, as TFLite's) */
+} rl_s8_abs_params;
+typedef struct {
+    int32_t zero_point[2], multiplier[2], shift[2]; /* each input's share of twice the larger input scale */
+    int32_t output_zero_point, output_multiplier, output_shift;
+} rl_s8_squared_difference_params;
+void s8_abs_ref(int64_t count, const rl_s8_abs_params *p, const int8_t *x, int8_t *y);
+void s8_squared_difference_ref(const rl_broadcast *bc, const rl_s8_squared_difference_params *p, const int8_t *a,
+                               const int8_t *b, int8_t *y);
 void s8_compare_ref(rl_compare_op op, const rl_broadcast *bc, const rl_s8_compare_params *p, const int8_t *a,
                     const int8_t *b, uint8_t *out);
 void xx_compare_int_ref(rl_compare_op op, int32_t is_int64, const rl_broadcast *bc, const void *a, const void *b,

@@ -58,7 +58,7 @@ static const rl_op_kind op_kinds[] = {
     {.code = RL_OP_PACK, .name = "PACK", .dtypes = ANY, .prepare = rl_prepare_concatenation, .eval = rl_eval_concatenation},
     {.code = RL_OP_RESIZE_NEAREST_NEIGHBOR, .name = "RESIZE_NEAREST_NEIGHBOR", .dtypes = F32 | S8, .prepare = rl_prepare_resize, .eval = rl_eval_resize},
     {.code = RL_OP_LEAKY_RELU, .name = "LEAKY_RELU", .dtypes = F32 | S8, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_leaky_relu},
-    {.code = RL_OP_SQUARED_DIFFERENCE, .name = "SQUARED_DIFFERENCE", .dtypes = F32 | RL_TAKES_I32, .prepare = rl_prepare_binary, .eval = rl_eval_binary},
+    {.code = RL_OP_SQUARED_DIFFERENCE, .name = "SQUARED_DIFFERENCE", .dtypes = F32 | RL_TAKES_I32 | S8, .prepare = rl_prepare_squared_difference, .eval = rl_eval_squared_difference},
     {.code = RL_OP_HARD_SWISH, .name = "HARD_SWISH", .dtypes = F32 | S8, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
     {.code = RL_OP_BATCH_MATMUL, .name = "BATCH_MATMUL", .dtypes = F32 | S8, .prepare = rl_prepare_batch_matmul, .eval = rl_eval_batch_matmul},
     {.code = RL_OP_QUANTIZE, .name = "QUANTIZE", .dtypes = F32 | (1u << RL_INT8), .prepare = rl_prepare_quantize, .eval = rl_eval_quantize},
@@ -76,7 +76,7 @@ static const rl_op_kind op_kinds[] = {
 
     {.code = RL_OP_SIN, .name = "SIN", .dtypes = F32, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
     {.code = RL_OP_COS, .name = "COS", .dtypes = F32, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
-    {.code = RL_OP_ABS, .name = "ABS", .dtypes = F32, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
+    {.code = RL_OP_ABS, .name = "ABS", .dtypes = F32 | S8, .prepare = rl_prepare_abs, .eval = rl_eval_abs},
     {.code = RL_OP_SQRT, .name = "SQRT", .dtypes = F32, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
     {.code = RL_OP_SQUARE, .name = "SQUARE", .dtypes = F32, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
     {.code = RL_OP_SPLIT, .name = "SPLIT", .dtypes = ANY, .prepare = rl_prepare_split, .eval = rl_eval_split},

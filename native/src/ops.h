@@ -169,6 +169,9 @@ RL_DECLARE_OP(cumsum);
 RL_DECLARE_OP(one_hot);
 RL_DECLARE_OP(compare);
 RL_DECLARE_OP(prelu);
+/* ABS and SQUARED_DIFFERENCE: int8 in abs_sqdiff_int8.c, other dtypes on to elementwise.c. */
+RL_DECLARE_OP(abs);
+RL_DECLARE_OP(squared_difference);
 
 /* DENSIFY (densify.c): a sparse constant's format, decoded by the reader (tflite_reader.c) into the op's
  * scratch; its vectors point into the model's bytes. */
