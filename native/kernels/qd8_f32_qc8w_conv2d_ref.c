@@ -4,7 +4,8 @@
  *
  * What LiteRT 2.3's default Interpreter was measured to do (ops/conv_hybrid.c says when each applies):
  * XNNPACK's qd8 convolution for CONV_2D and TFLite's EvalHybridPerChannel for DEPTHWISE_CONV_2D (XNNPACK
- * does not take it) both quantize each image asymmetrically (f32_qd8_quantize_ref over H * W * C values),
+ * does not take it) both quantize each image asymmetrically over H * W * C values (XNNPACK's
+ * f32_qd8_quantize_ref; TFLite's f32_qs8_asymmetric_quantize_tflite_ref, which rounds differently),
  * accumulate (x - zero_point) * w in 32 bits, with taps in the padding contributing nothing (padding holds
  * the zero point), and scale back as acc * image_scale * filter_scale + bias, clamped to the fused
  * activation. Summation order differs from LiteRT's in the last float bits only (within 1e-6 relative). */
@@ -55,7 +56,7 @@ void qd8_f32_qc8w_dwconv2d_ref(const rl_window_geometry *g, const float *input, 
     const int32_t m = g->depth_multiplier;
     for (int32_t b = 0; b < g->batch; ++b) {
         int32_t zp = 0;
-        const float scale = f32_qd8_quantize_ref(image, 1, input + b * image, image_scratch, &zp);
+        const float scale = f32_qs8_asymmetric_quantize_tflite_ref(image, input + b * image, image_scratch, &zp);
         for (int32_t oy = 0; oy < g->out_h; ++oy) {
             for (int32_t ox = 0; ox < g->out_w; ++ox) {
                 const int32_t iy0 = oy * g->stride_h - g->pad_h, ix0 = ox * g->stride_w - g->pad_w;

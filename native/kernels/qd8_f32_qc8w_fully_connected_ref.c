@@ -2,11 +2,11 @@
  * (asymmetric, per row), int8 weights with per-unit scales, float output: the scalar reference. */
 #include "kernels.h"
 
-/* XNNPACK's qd8 quantization of one row (TFLite's AsymmetricQuantizeFloats in float, with ties to even): the
- * row's range, widened to include 0, mapped onto [-128, 127] with a zero point chosen from whichever end
- * loses less; each value is round(x / scale) with ties to even, plus the zero point. (TFLite's own hybrid
- * kernel rounds ties away from zero, and differs from the default Interpreter on exact ties.) The hybrid
- * convolutions and BATCH_MATMUL quantize their rows (or whole images) with it too. */
+/* XNNPACK's qd8 quantization of one row: the row's range, widened to include 0, mapped onto [-128, 127]
+ * with a zero point chosen from whichever end loses less; each value is round(x * 255 / range) with ties to
+ * even, plus the zero point, all in float. (TFLite's own hybrid kernels work the scale out in double and
+ * round ties away from zero: f32_qs8_asymmetric_quantize_tflite_ref.c.) The hybrid CONV_2D and
+ * BATCH_MATMUL quantize their rows (or whole images) with it too. */
 float f32_qd8_quantize_ref(int64_t n, int64_t stride, const float *x, int8_t *q, int32_t *zero_point) {
     float lo = 0.0f, hi = 0.0f;
     for (int64_t i = 0; i < n; ++i) {
@@ -14,21 +14,24 @@ float f32_qd8_quantize_ref(int64_t n, int64_t stride, const float *x, int8_t *q,
         lo = v < lo ? v : lo;
         hi = v > hi ? v : hi;
     }
-    const float scale = lo == hi ? 1.0f : (hi - lo) / 255.0f;
-    const float lo_scaled = lo / scale, hi_scaled = hi / scale;
+    /* xnn_f32_qd8_asymmetric_quantization_params: the scale is the multiplier 255 / range, the zero point
+     * from the products lo * scale and hi * scale (dividing by range / 255 instead rounds otherwise, which
+     * moves a tied zero point, e.g. for a row spanning exactly [-1, 1]). */
+    const float scale = lo == hi ? 1.0f : 255.0f / (hi - lo);
+    const float lo_scaled = lo * scale, hi_scaled = hi * scale;
     float zero_point_real = (-128.0f + lo_scaled) + (127.0f + hi_scaled) > 0.0f ? -128.0f - lo_scaled
                                                                               : 127.0f - hi_scaled;
     zero_point_real = zero_point_real < -128.0f ? -128.0f : (zero_point_real > 127.0f ? 127.0f : zero_point_real);
     const int32_t zp = (int32_t)nearbyintf(zero_point_real);
-    const float inverse = 1.0f / scale, below = (float)(-128 - zp), above = (float)(127 - zp);
+    const float below = (float)(-128 - zp), above = (float)(127 - zp);
     for (int64_t i = 0; i < n; ++i) {
-        float v = x[i * stride] * inverse;
+        float v = x[i * stride] * scale;
         v = v > below ? v : below;
         v = v < above ? v : above;
         q[i] = (int8_t)((int32_t)nearbyintf(v) + zp);
     }
     *zero_point = zp;
-    return scale;
+    return 1.0f / scale; /* the dequantizing scale, XNNPACK's inv_scale */
 }
 
 void qd8_f32_qc8w_fully_connected_ref(int64_t batch, int32_t in_depth, int32_t units, const float *input,

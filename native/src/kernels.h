@@ -197,6 +197,8 @@ void qd8_f32_qc8w_fully_connected_ref(int64_t batch, int32_t in_depth, int32_t u
 /* XNNPACK's qd8 quantization of n floats (stride apart) to int8: asymmetric, the range widened to hold 0,
  * ties to even. Returns the scale; *zero_point gets the zero point. */
 float f32_qd8_quantize_ref(int64_t n, int64_t stride, const float *x, int8_t *q, int32_t *zero_point);
+/* TFLite's AsymmetricQuantizeFloats of n contiguous floats (its hybrid depthwise convolution's images). */
+float f32_qs8_asymmetric_quantize_tflite_ref(int64_t n, const float *x, int8_t *q, int32_t *zero_point);
 /* Hybrid convolutions: each image quantized with f32_qd8_quantize_ref (image_scratch holds H * W * C bytes),
  * int8 filters (OHWI, [1, H, W, C * multiplier]) with one scale per output channel, float bias (or NULL),
  * g's float activation range. */

@@ -1,0 +1,66 @@
+"""Hybrid (float activations, int8 weights) kernels on the inputs where the on-the-fly quantization's
+rounding decides the result, against LiteRT's default Interpreter within 1e-5.
+
+- FULLY_CONNECTED (and CONV_2D, BATCH_MATMUL) go to XNNPACK's qd8 path, whose scale is the multiplier
+  255 / range in float: a row spanning exactly [-1, 1] puts the zero point on a tie (-0.5) that dividing by
+  range / 255 instead breaks the other way (1.5% apart before).
+- DEPTHWISE_CONV_2D stays with TFLite's EvalHybridPerChannel, which quantizes each image with
+  AsymmetricQuantizeFloats (scale in double, ties away from zero): large zero-heavy images met the values
+  where float and double scales pick different integers (0.3% apart at 48x48 before).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from single_op import Const, Input, Quant, litert_default, op_model, run
+
+from rillet.runtime import Interpreter
+
+pytest.importorskip("ai_edge_litert")
+
+F32, I8 = np.float32, np.int8
+
+
+def assert_close(got, expected):
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * float(np.abs(expected).max()))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("span", [1.0, 0.25, 3.0])
+def test_fully_connected_row_spanning_a_symmetric_range(seed, span):
+    rng = np.random.default_rng(seed)
+    depth, units = int(rng.integers(2, 40)), int(rng.integers(1, 20))
+    x = rng.uniform(-span, span, (3, depth)).astype(F32)
+    x[:, 0], x[:, 1] = -span, span
+    w = rng.integers(-127, 128, (units, depth)).astype(I8)
+    m = op_model("FULLY_CONNECTED", [Input(x.shape, F32), Const(w, Quant([0.02], 0, 0)), rng.uniform(-1, 1, units).astype(F32)],
+                 [((3, units), F32)], {}, version=12)
+    assert_close(run(Interpreter, m, [x])[0], litert_default(m, [x])[0])
+
+
+@pytest.mark.parametrize("hw,channels", [(48, 28), (64, 16), (32, 8)])
+@pytest.mark.parametrize("seed", range(3))
+def test_depthwise_large_zero_heavy_image(hw, channels, seed):
+    rng = np.random.default_rng(seed)
+    x = np.maximum(rng.standard_normal((1, hw, hw, channels)), 0).astype(F32)  # after a RELU: half zeros
+    filt = rng.integers(-127, 128, (1, 3, 3, channels)).astype(I8)
+    scales = rng.uniform(0.001, 0.05, channels).astype(F32)
+    m = op_model("DEPTHWISE_CONV_2D", [Input(x.shape, F32), Const(filt, Quant(scales, 0, 3)),
+                                       rng.uniform(-1, 1, channels).astype(F32)], [((1, hw, hw, channels), F32)],
+                 {"padding": 0, "stride_w": 1, "stride_h": 1, "depth_multiplier": 1}, version=2)
+    assert_close(run(Interpreter, m, [x])[0], litert_default(m, [x])[0])
+
+
+@pytest.mark.parametrize("zero_heavy", [False, True])
+def test_pointwise_conv_96_to_16_at_56x56(zero_heavy):
+    """A 1x1 CONV_2D quantizes each pixel (a row of XNNPACK's fully connected product)."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((1, 56, 56, 96)).astype(F32)
+    if zero_heavy:
+        x = np.maximum(x, 0)
+    filt = rng.integers(-127, 128, (16, 1, 1, 96)).astype(I8)
+    m = op_model("CONV_2D", [Input(x.shape, F32), Const(filt, Quant(rng.uniform(0.001, 0.05, 16).astype(F32), 0, 0)),
+                             rng.uniform(-1, 1, 16).astype(F32)], [((1, 56, 56, 16), F32)],
+                 {"padding": 0, "stride_w": 1, "stride_h": 1}, version=2)
+    assert_close(run(Interpreter, m, [x])[0], litert_default(m, [x])[0])
