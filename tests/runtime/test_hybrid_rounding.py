@@ -39,16 +39,30 @@ def test_fully_connected_row_spanning_a_symmetric_range(seed, span):
     assert_close(run(Interpreter, m, [x])[0], litert_default(m, [x])[0])
 
 
-@pytest.mark.parametrize("hw,channels", [(48, 28), (64, 16), (32, 8)])
-@pytest.mark.parametrize("seed", range(3))
-def test_depthwise_large_zero_heavy_image(hw, channels, seed):
-    rng = np.random.default_rng(seed)
-    x = np.maximum(rng.standard_normal((1, hw, hw, channels)), 0).astype(F32)  # after a RELU: half zeros
+def depthwise_model(rng, x):
+    channels = x.shape[3]
     filt = rng.integers(-127, 128, (1, 3, 3, channels)).astype(I8)
     scales = rng.uniform(0.001, 0.05, channels).astype(F32)
-    m = op_model("DEPTHWISE_CONV_2D", [Input(x.shape, F32), Const(filt, Quant(scales, 0, 3)),
-                                       rng.uniform(-1, 1, channels).astype(F32)], [((1, hw, hw, channels), F32)],
-                 {"padding": 0, "stride_w": 1, "stride_h": 1, "depth_multiplier": 1}, version=2)
+    return op_model("DEPTHWISE_CONV_2D", [Input(x.shape, F32), Const(filt, Quant(scales, 0, 3)),
+                                          rng.uniform(-1, 1, channels).astype(F32)], [(x.shape, F32)],
+                    {"padding": 0, "stride_w": 1, "stride_h": 1, "depth_multiplier": 1}, version=2)
+
+
+@pytest.mark.parametrize("hw,channels", [(48, 28), (64, 16), (32, 8)])
+def test_depthwise_large_zero_heavy_image(hw, channels):
+    rng = np.random.default_rng(hw)
+    x = np.maximum(rng.standard_normal((1, hw, hw, channels)), 0).astype(F32)  # after a RELU: half zeros
+    m = depthwise_model(rng, x)
+    assert_close(run(Interpreter, m, [x])[0], litert_default(m, [x])[0])
+
+
+def test_depthwise_image_with_exact_ties():
+    """The image's largest value 255/64 makes the scale 1/64: every k/64 + 1/128 lands on a tie, which TFLite
+    rounds away from zero (XNNPACK's ties to even would take the even neighbour)."""
+    rng = np.random.default_rng(9)
+    x = ((rng.integers(0, 255, (1, 12, 12, 6)) + 0.5) / 64).astype(F32)
+    x[0, 0, 0, 0] = 255 / 64
+    m = depthwise_model(rng, x)
     assert_close(run(Interpreter, m, [x])[0], litert_default(m, [x])[0])
 
 
@@ -59,6 +73,8 @@ def test_pointwise_conv_96_to_16_at_56x56(zero_heavy):
     x = rng.standard_normal((1, 56, 56, 96)).astype(F32)
     if zero_heavy:
         x = np.maximum(x, 0)
+    else:
+        x[..., 0], x[..., 1] = -1.0, 1.0  # every pixel's range exactly [-1, 1]: its zero point on a tie
     filt = rng.integers(-127, 128, (16, 1, 1, 96)).astype(I8)
     m = op_model("CONV_2D", [Input(x.shape, F32), Const(filt, Quant(rng.uniform(0.001, 0.05, 16).astype(F32), 0, 0)),
                              rng.uniform(-1, 1, 16).astype(F32)], [((1, 56, 56, 16), F32)],
