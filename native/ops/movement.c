@@ -21,7 +21,7 @@ rl_status rl_prepare_concatenation(rl_plan *plan, rl_op *op) {
     if (axis < 0 || axis >= rank) return rl_fail(plan, RL_INVALID, "axis %d is outside a rank-%d result", raw_axis, rank);
     if (rank > RL_MAX_DIMS) return rl_fail(plan, RL_UNSUPPORTED, "output rank is above %d", RL_MAX_DIMS);
     if ((s = rl_expect_dtype(plan, output, "output", first->dtype)) != RL_OK) return s;
-    int32_t total = 0;
+    int64_t total = 0; /* int64: the inputs' sizes along the axis may add past int32 (a WHILE that doubles) */
     for (int32_t i = 0; i < op->n_inputs; ++i) {
         const rl_tensor *t = rl_input(plan, op, i);
         if (!t) return rl_fail(plan, RL_INVALID, "input %d is missing", i);
@@ -31,6 +31,8 @@ rl_status rl_prepare_concatenation(rl_plan *plan, rl_op *op) {
             if ((pack || d != axis) && t->shape.dims[d] != first->shape.dims[d])
                 return rl_fail(plan, RL_INVALID, "input %d has dimension %d of size %d, input 0 of size %d", i, d, t->shape.dims[d], first->shape.dims[d]);
         total += pack ? 1 : t->shape.dims[axis];
+        if (total > INT32_MAX)
+            return rl_fail(plan, RL_INVALID, "the output's dimension %d would hold more than 2^31 - 1 elements", axis);
         /* int8 inputs quantized unlike the output are refused as LiteRT 2.3 refuses them with every resolver:
          * XNNPACK does not take them, and TFLite's builtin int8 CONCATENATION requires each input's scale and
          * zero point to equal the output's (only its uint8 kernel requantizes). */
@@ -42,10 +44,10 @@ rl_status rl_prepare_concatenation(rl_plan *plan, rl_op *op) {
     }
     if (pack) {
         output->shape.rank = rank;
-        for (int32_t d = 0, k = 0; d < rank; ++d) output->shape.dims[d] = d == axis ? total : first->shape.dims[k++];
+        for (int32_t d = 0, k = 0; d < rank; ++d) output->shape.dims[d] = d == axis ? (int32_t)total : first->shape.dims[k++];
     } else {
         output->shape = first->shape;
-        output->shape.dims[axis] = total;
+        output->shape.dims[axis] = (int32_t)total;
         if ((s = rl_activation_range(plan, op->params.concatenation.activation, &op->prep.act_min, &op->prep.act_max)) != RL_OK) return s;
         if (op->params.concatenation.activation != RL_ACT_NONE && first->dtype != RL_FLOAT32)
             return rl_fail(plan, RL_UNSUPPORTED, "fused activation on %s", rl_dtype_name(first->dtype));
