@@ -1,7 +1,7 @@
 /* f32_qs8_asymmetric_quantize_tflite_ref.c — TFLite's tensor_utils::AsymmetricQuantizeFloats, with which its
  * hybrid kernels (EvalHybridPerChannel of DEPTHWISE_CONV_2D, which XNNPACK does not take) quantize an image:
- * scale and zero point worked out in double, the zero point rounded half away from zero, then each value
- * round(x * (1.0f / scale)) half away from zero, in float. XNNPACK's qd8 quantization
+ * scale and zero point worked out in double from the range in float, the zero point rounded half away from
+ * zero, then each value round(x * (1.0f / scale)) half away from zero, in float. XNNPACK's qd8 quantization
  * (f32_qd8_quantize_ref) computes its scale in float and rounds ties to even, which picks another integer
  * for a few values in ten thousand. Returns the scale; an all-zero range gives scale 1, zero point 0. */
 #include <math.h>
@@ -20,7 +20,9 @@ float f32_qs8_asymmetric_quantize_tflite_ref(int64_t n, const float *x, int8_t *
         *zero_point = 0;
         return 1.0f;
     }
-    const double rmin = lo, rmax = hi, scale = (rmax - rmin) / 255.0;
+    /* The range is subtracted in float (its NEON and SSE versions, which LiteRT's x86 and Arm builds run),
+     * the rest in double. */
+    const double rmin = lo, rmax = hi, scale = (double)(hi - lo) / 255.0;
     const double from_min = -128.0 - rmin / scale, from_max = 127.0 - rmax / scale;
     const double from_min_error = 128.0 + fabs(rmin / scale), from_max_error = 127.0 + fabs(rmax / scale);
     const double zp_real = from_min_error < from_max_error ? from_min : from_max;

@@ -38,7 +38,7 @@ void qd8_f32_qc8w_batch_matmul_ref(const rl_broadcast *batches, int32_t m, int32
                     const int8_t yv = adj_y ? y[(int64_t)j * k + p] : y[(int64_t)p * n + j];
                     acc += (row_scratch[p] - zp) * yv;
                 }
-                o[(int64_t)i * n + j] = (float)acc * (row_scale * b_scales[per_column ? j : 0]);
+                o[(int64_t)i * n + j] = (float)acc * row_scale * b_scales[per_column ? j : 0]; /* XNNPACK's order */
             }
         }
         rl_next_index(8, batches->out_dims, index);

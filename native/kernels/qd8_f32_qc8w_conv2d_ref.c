@@ -7,16 +7,35 @@
  * does not take it) both quantize each image asymmetrically over H * W * C values (XNNPACK's
  * f32_qd8_quantize_ref; TFLite's f32_qs8_asymmetric_quantize_tflite_ref, which rounds differently),
  * accumulate (x - zero_point) * w in 32 bits, with taps in the padding contributing nothing (padding holds
- * the zero point), and scale back as acc * image_scale * filter_scale + bias, clamped to the fused
- * activation. Summation order differs from LiteRT's in the last float bits only (within 1e-6 relative). */
+ * the zero point), and scale back to float in each path's own order of operations (xnnpack_output,
+ * tflite_depthwise_output), clamped to the fused activation: the same bits as LiteRT's on x86, which matters
+ * because the next hybrid op quantizes this output again, where one bit can move a value to the next step. */
+#include <math.h>
+
 #include "kernels.h"
 
-static float hybrid_output(int64_t acc, float image_scale, float filter_scale, const float *bias, int32_t oc,
-                           const rl_window_geometry *g) {
-    float y = (float)(int32_t)(uint32_t)acc * image_scale * filter_scale; /* wrapping 32-bit accumulator */
-    if (bias) y += bias[oc];
+static float clamp_output(float y, const rl_window_geometry *g) {
     y = y < g->act_min ? g->act_min : y;
     return y > g->act_max ? g->act_max : y;
+}
+
+/* XNNPACK's qd8 GEMM epilogue: the accumulator times the image's scale, then one fused multiply-add of the
+ * filter scale and the bias (its x86 and Arm kernels use FMA). */
+static float xnnpack_output(int64_t acc, float image_scale, float filter_scale, const float *bias, int32_t oc,
+                            const rl_window_geometry *g) {
+    const float scaled = (float)(int32_t)(uint32_t)acc * image_scale; /* wrapping 32-bit accumulator */
+    return clamp_output(fmaf(scaled, filter_scale, bias ? bias[oc] : 0.0f), g);
+}
+
+/* TFLite's DepthwiseConvHybridGeneral: channels in whole groups of four take its vector path (NEON, or
+ * NEON_2_SSE on x86), which multiplies by the channel's scale first; the last out_c % 4 take its scalar loop,
+ * which multiplies by the image's scale first. */
+static float tflite_depthwise_output(int64_t acc, float image_scale, float filter_scale, const float *bias,
+                                     int32_t oc, const rl_window_geometry *g) {
+    const float a = (float)(int32_t)(uint32_t)acc;
+    float y = oc < g->out_c - g->out_c % 4 ? a * filter_scale * image_scale : a * image_scale * filter_scale;
+    if (bias) y += bias[oc];
+    return clamp_output(y, g);
 }
 
 void qd8_f32_qc8w_conv2d_ref(const rl_window_geometry *g, const float *input, const int8_t *filter,
@@ -43,7 +62,7 @@ void qd8_f32_qc8w_conv2d_ref(const rl_window_geometry *g, const float *input, co
                             for (int32_t ic = 0; ic < g->in_c; ++ic) acc += (int32_t)(in[ic] - zp) * w[ic];
                         }
                     }
-                    out[oc] = hybrid_output(acc, scale, filter_scales[oc], bias, oc, g);
+                    out[oc] = xnnpack_output(acc, scale, filter_scales[oc], bias, oc, g);
                 }
             }
         }
@@ -74,7 +93,7 @@ void qd8_f32_qc8w_dwconv2d_ref(const rl_window_geometry *g, const float *input, 
                             acc += (int32_t)(x - zp) * filter[((int64_t)fy * g->filter_w + fx) * g->out_c + oc];
                         }
                     }
-                    out[oc] = hybrid_output(acc, scale, filter_scales[oc], bias, oc, g);
+                    out[oc] = tflite_depthwise_output(acc, scale, filter_scales[oc], bias, oc, g);
                 }
             }
         }

@@ -1,5 +1,7 @@
 /* qd8_f32_qc8w_fully_connected_ref.c — hybrid fully connected: float rows quantized to int8 on the fly
  * (asymmetric, per row), int8 weights with per-unit scales, float output: the scalar reference. */
+#include <math.h>
+
 #include "kernels.h"
 
 /* XNNPACK's qd8 quantization of one row: the row's range, widened to include 0, mapped onto [-128, 127]
@@ -44,8 +46,8 @@ void qd8_f32_qc8w_fully_connected_ref(int64_t batch, int32_t in_depth, int32_t u
             const int8_t *w = weights + (int64_t)u * in_depth;
             int32_t acc = 0;
             for (int32_t k = 0; k < in_depth; ++k) acc += (row_scratch[k] - zp) * w[k];
-            float y = (float)acc * (row_scale * weight_scales[u]);
-            if (bias) y += bias[u];
+            /* XNNPACK's epilogue: times the row's scale, then a fused multiply-add of the weight scale and bias. */
+            float y = fmaf((float)acc * row_scale, weight_scales[u], bias ? bias[u] : 0.0f);
             y = y < act_min ? act_min : y;
             output[b * units + u] = y > act_max ? act_max : y;
         }
