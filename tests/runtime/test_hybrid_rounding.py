@@ -11,6 +11,8 @@ rounding decides the result, against LiteRT's default Interpreter within 1e-5.
 
 from __future__ import annotations
 
+import platform
+
 import numpy as np
 import pytest
 from single_op import Const, Input, Quant, litert_default, op_model, run
@@ -80,3 +82,29 @@ def test_pointwise_conv_96_to_16_at_56x56(zero_heavy):
                              rng.uniform(-1, 1, 16).astype(F32)], [((1, 56, 56, 16), F32)],
                  {"padding": 0, "stride_w": 1, "stride_h": 1}, version=2)
     assert_close(run(Interpreter, m, [x])[0], litert_default(m, [x])[0])
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"),
+                    reason="the float bits follow LiteRT's x86 kernels (its aarch64 depthwise takes a 3x3 kernel)")
+@pytest.mark.parametrize("seed", range(8))
+def test_same_float_bits_as_litert(seed):
+    """The next hybrid op quantizes this one's output again, where one bit can move a value a whole step, so
+    each hybrid kernel scales back in the order of LiteRT's (XNNPACK's fused multiply-add, TFLite's depthwise
+    groups of four): the bits are equal, not just close."""
+    rng = np.random.default_rng(seed)
+    n, h, w, cin = 1, int(rng.integers(3, 10)), int(rng.integers(3, 10)), int(rng.integers(1, 20))
+    x = rng.uniform(-3, 3, (n, h, w, cin)).astype(F32)
+    cout, k = int(rng.integers(1, 20)), int(rng.choice([1, 3]))
+    conv = op_model("CONV_2D", [Input(x.shape, F32), Const(rng.integers(-127, 128, (cout, k, k, cin)).astype(I8),
+                                                           Quant(rng.uniform(0.001, 0.05, cout).astype(F32), 0, 0)),
+                                rng.uniform(-1, 1, cout).astype(F32)], [((n, 1, 1, cout), F32)],
+                    {"padding": 1, "stride_w": 1, "stride_h": 1}, version=2)
+    m = op_model("DEPTHWISE_CONV_2D", [Input(x.shape, F32), Const(rng.integers(-127, 128, (1, 3, 3, cin)).astype(I8),
+                                                                  Quant(rng.uniform(0.001, 0.05, cin).astype(F32), 0, 3)),
+                                       rng.uniform(-1, 1, cin).astype(F32)], [((n, 1, 1, cin), F32)],
+                 {"padding": 0, "stride_w": 1, "stride_h": 1, "depth_multiplier": 1}, version=2)
+    fc = op_model("FULLY_CONNECTED", [Input((2, cin), F32), Const(rng.integers(-127, 128, (7, cin)).astype(I8),
+                                                                  Quant(rng.uniform(0.001, 0.05, 7).astype(F32), 0, 0)),
+                                      rng.uniform(-1, 1, 7).astype(F32)], [((2, 7), F32)], {}, version=12)
+    for model, feed in ((conv, x), (m, x), (fc, x[0, 0, :2])):
+        assert run(Interpreter, model, [feed])[0].tobytes() == litert_default(model, [feed])[0].tobytes()
