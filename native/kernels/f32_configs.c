@@ -1,4 +1,4 @@
-/* f32_configs.c — maps an instruction-set path to its float32 GEMM and depthwise kernels and tiles.
+/* f32_configs.c — maps an instruction-set path to its float32 GEMM, depthwise and pooling kernels and tiles.
  *
  * Tables are built with designated initializers, so a reordered struct field fails to compile instead of
  * swapping two kernels. x86 kernels are named only on x86-64 and NEON ones only where the build links them
@@ -62,4 +62,17 @@ rl_f32_dwconv_config rl_f32_dwconv_config_for(rl_isa isa) {
         return config;
     }
     }
+}
+
+rl_f32_pool_config rl_f32_pool_config_for(rl_isa isa) {
+    const rl_f32_pool_config scalar = {.maxpool = f32_maxpool__scalar, .avgpool = f32_avgpool__scalar};
+#if defined(__x86_64__) || defined(_M_X64)
+    const rl_f32_pool_config avx2 = {.maxpool = f32_maxpool__avx2, .avgpool = f32_avgpool__avx2};
+    if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return avx2;
+#elif RL_HAVE_NEON_KERNELS
+    const rl_f32_pool_config neon = {.maxpool = f32_maxpool__neon, .avgpool = f32_avgpool__neon};
+    if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return neon;
+#endif
+    (void)isa;
+    return scalar;
 }

@@ -9,8 +9,11 @@
 #include "dwconv.h"
 #include "gemm.h"
 #include "isa.h"
+#include "pool.h"
 
 rl_f32_gemm_config rl_f32_gemm_config_for(rl_isa isa);
 rl_f32_dwconv_config rl_f32_dwconv_config_for(rl_isa isa);
+/* Max and average pooling: AVX2's on every x86 SIMD path, NEON's on both Arm ones. */
+rl_f32_pool_config rl_f32_pool_config_for(rl_isa isa);
 
 #endif

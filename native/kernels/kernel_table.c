@@ -46,6 +46,7 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .qs8_dwconv = rl_qs8_dwconv_config_for(isa),
         .qs8_vbinary = rl_qs8_vbinary_config_for(isa),
         .qs8_pool = rl_qs8_pool_config_for(isa),
+        .f32_pool = rl_f32_pool_config_for(isa),
     };
     return table;
 }

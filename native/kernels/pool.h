@@ -10,6 +10,21 @@
 
 void f32_maxpool__scalar(size_t channels, size_t taps, const float *const *input, float *output, float min, float max);
 void f32_avgpool__scalar(size_t channels, size_t taps, const float *const *input, float *output, float min, float max);
+/* The float32 pooling micro-kernels a path runs (f32_configs.c picks them); every path gives the scalar
+ * kernels' bits (armv7 NEON flushes subnormal inputs to zero: equal for normal floats). */
+typedef void (*rl_f32_pool_fn)(size_t channels, size_t taps, const float *const *input, float *output, float min,
+                               float max);
+typedef struct {
+    rl_f32_pool_fn maxpool, avgpool;
+} rl_f32_pool_config;
+#if defined(__x86_64__) || defined(_M_X64)
+void f32_maxpool__avx2(size_t channels, size_t taps, const float *const *input, float *output, float min, float max);
+void f32_avgpool__avx2(size_t channels, size_t taps, const float *const *input, float *output, float min, float max);
+#endif
+#if RL_HAVE_NEON_KERNELS
+void f32_maxpool__neon(size_t channels, size_t taps, const float *const *input, float *output, float min, float max);
+void f32_avgpool__neon(size_t channels, size_t taps, const float *const *input, float *output, float min, float max);
+#endif
 /* The int8 pooling micro-kernels a path runs (qs8_configs.c picks them). */
 typedef void (*rl_qs8_pool_fn)(size_t channels, size_t taps, const int8_t *const *input, int8_t *output, int32_t min,
                                int32_t max);

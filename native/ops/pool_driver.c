@@ -11,6 +11,7 @@ typedef struct {
     int32_t int8, max_pool;
     int32_t q_min, q_max;    /* int8 clamp, in the output's integers */
     rl_qs8_pool_fn qs8_pool; /* the plan's path's int8 max or average pooling micro-kernel */
+    rl_f32_pool_fn f32_pool; /* and its float32 one */
     size_t taps;             /* filter_h * filter_w: indirection entries per output pixel */
     const void **indirection; /* per output pixel, its in-bounds taps' input pixels (the first counts[p]) */
     uint8_t *counts;          /* per output pixel, how many of its taps are in bounds */
@@ -36,8 +37,7 @@ static void pool_rows(void *context, size_t row, size_t unused_j, size_t rows, s
         if (st->int8)
             st->qs8_pool(c, st->counts[p], (const int8_t *const *)taps, (int8_t *)out, st->q_min, st->q_max);
         else
-            (st->max_pool ? f32_maxpool__scalar : f32_avgpool__scalar)(c, st->counts[p], (const float *const *)taps,
-                                                                        (float *)out, g->act_min, g->act_max);
+            st->f32_pool(c, st->counts[p], (const float *const *)taps, (float *)out, g->act_min, g->act_max);
     }
 }
 
@@ -91,6 +91,7 @@ rl_status rl_use_pool_driver(rl_plan *plan, rl_op *op, const rl_window_geometry 
     st->q_min = op->prep.q.act_min;
     st->q_max = op->prep.q.act_max;
     st->qs8_pool = st->max_pool ? plan->kernels->qs8_pool.maxpool : plan->kernels->qs8_pool.avgpool;
+    st->f32_pool = st->max_pool ? plan->kernels->f32_pool.maxpool : plan->kernels->f32_pool.avgpool;
     st->taps = taps;
     st->indirection = (const void **)parts[1];
     st->counts = (uint8_t *)parts[2];

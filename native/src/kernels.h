@@ -153,6 +153,7 @@ typedef struct {
     rl_qs8_dwconv_config qs8_dwconv;
     rl_qs8_vbinary_config qs8_vbinary;
     rl_qs8_pool_config qs8_pool;
+    rl_f32_pool_config f32_pool;
 } rl_kernel_table;
 
 /* The whole-op references (the scalar specification of each op) with the micro-kernels of `isa`. */

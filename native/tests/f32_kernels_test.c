@@ -1,4 +1,4 @@
-/* f32_kernels_test.c — checks one ISA's float32 GEMM, IGEMM and depthwise micro-kernels, and the packers.
+/* f32_kernels_test.c — checks one ISA's float32 GEMM, IGEMM, depthwise and pooling micro-kernels, and the packers.
  *
  * Usage: f32_kernels_test scalar|avx2|avx512|neon|neondot. The scalar kernels are checked against plain loops here; an
  * ISA's kernels against the scalar kernels, on sizes around every tile edge. Inputs sit at the very end of
@@ -6,9 +6,12 @@
  * faults; output rows are surrounded by canaries that must stay untouched. Exit status 0: all passed;
  * 1: a mismatch (the case is printed); 77: the CPU lacks the ISA (skipped, and said so).
  *
+ * Pooling has no tolerance: every path's max and average pooling give the plain loops' bits (NaN for NaN).
+ *
  * Float tolerance: SIMD kernels fuse multiply and add where the scalar kernel rounds twice, so they agree
  * to within a few ulps of the sum of |terms| (|bias| + sum |a * w|), not of a result that cancels. */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
+#include <float.h>
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -308,6 +311,71 @@ static int test_dwconv(const rl_f32_dwconv_config *cfg, const rl_f32_dwconv_conf
     return failed;
 }
 
+/* ---- pooling: one output pixel's max or average over its in-bounds taps, bit for bit ---- */
+/* The specification, as f32_maxpool__scalar / f32_avgpool__scalar: a NaN tap never wins the max; the sum runs
+ * from 0.0f in tap order and is divided by the count; no tap gives the lowest float (max) or 0 (average). */
+static float pool_expected(int average, size_t taps, const float *const *input, size_t c,
+                           const rl_f32_minmax_params *p) {
+    float v = average ? 0.0f : -FLT_MAX;
+    for (size_t t = 0; t < taps; ++t) v = average ? v + input[t][c] : (input[t][c] > v ? input[t][c] : v);
+    if (average) v = taps ? v / (float)taps : 0.0f;
+    return clampf(v, p);
+}
+
+static int same_float(float a, float b) { return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0; }
+
+/* mode 0: uniform in [-1, 1); 1: ties, signed zeros, infinities, NaN and the float extremes (sums that round,
+ * so a different order would show); 2: one value everywhere (max ties on every tap) */
+static float pool_value(rng *r, int mode) {
+    static const float special[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.1f, 1e30f, -1e30f, 3.4e38f, -FLT_MAX, INFINITY,
+                                    -INFINITY, NAN, 16777216.0f, 1.0f + FLT_EPSILON};
+    if (mode == 2) return 0.375f;
+    if (mode == 1 && uniform(r) < 0.0f)
+        return special[(size_t)((uniform(r) + 1.0f) * 0.5f * (float)(sizeof special / sizeof *special)) %
+                       (sizeof special / sizeof *special)];
+    return uniform(r);
+}
+
+static int test_pool(const rl_f32_pool_config *cfg, guarded *slots, rng *r) {
+    static const size_t tapss[] = {0, 1, 2, 3, 4, 9, 25, 49, 64};
+    static const size_t chs[] = {1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 23, 24, 25, 31, 32, 33, 64, 65, 100};
+    enum { GUARD = 8, MAX_CH = 100 };
+    const float *input[64];
+    float out[MAX_CH + 2 * GUARD];
+    size_t cases = 0;
+    int failed = 0;
+    for (int average = 0; average < 2; ++average)
+        for (size_t it = 0; it < sizeof tapss / sizeof *tapss; ++it)
+            for (size_t ic = 0; ic < sizeof chs / sizeof *chs; ++ic)
+                for (int mode = 0; mode < 3; ++mode) {
+                    const size_t taps = tapss[it], channels = chs[ic];
+                    const rl_f32_minmax_params *clamp = &clamps[cases % CLAMPS];
+                    for (size_t t = 0; t < taps; ++t) { /* each tap ends where its page does */
+                        float *x = slot_tail(slots, t, channels);
+                        for (size_t c = 0; c < channels; ++c) x[c] = pool_value(r, mode);
+                        input[t] = x;
+                    }
+                    for (size_t i = 0; i < MAX_CH + 2 * GUARD; ++i) out[i] = CANARY;
+                    snprintf(running, sizeof running, "%s channels=%zu taps=%zu", average ? "avgpool" : "maxpool",
+                             channels, taps);
+                    (average ? cfg->avgpool : cfg->maxpool)(channels, taps, input, out + GUARD, clamp->min,
+                                                            clamp->max);
+                    for (size_t i = 0; i < MAX_CH + 2 * GUARD && !failed; ++i) {
+                        const int inside = i >= GUARD && i < GUARD + channels;
+                        const float want = inside ? pool_expected(average, taps, input, i - GUARD, clamp) : CANARY;
+                        if (!same_float(out[i], want)) {
+                            printf("FAIL %s mode %d clamp [%g, %g]: %s %zu: got %.9g, want %.9g\n", running, mode,
+                                   clamp->min, clamp->max, inside ? "channel" : "canary at", i - GUARD * inside,
+                                   out[i], want);
+                            failed = 1;
+                        }
+                    }
+                    ++cases;
+                }
+    printf("max/avg pool: %zu cases %s\n", cases, failed ? "FAILED" : "ok (bit for bit)");
+    return failed;
+}
+
 /* ---- packers: exact placement, zeros past n / channels, nothing written past the packed size ---- */
 static int test_packers(rng *r) {
     int failed = 0;
@@ -458,7 +526,9 @@ static int test_configs(void) {
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) {
         const rl_f32_gemm_config g = rl_f32_gemm_config_for(all[i]);
         const rl_f32_dwconv_config d = rl_f32_dwconv_config_for(all[i]);
-        if (g.mr == 0 || g.nr == 0 || !g.gemm || !g.igemm || d.channel_tile == 0 || !d.dwconv) {
+        const rl_f32_pool_config p = rl_f32_pool_config_for(all[i]);
+        if (g.mr == 0 || g.nr == 0 || !g.gemm || !g.igemm || d.channel_tile == 0 || !d.dwconv || !p.maxpool ||
+            !p.avgpool) {
             printf("FAIL config for isa %d is incomplete\n", (int)all[i]);
             failed = 1;
         }
@@ -521,6 +591,10 @@ int main(int argc, char **argv) {
     failed |= test_gemm(&gemm, scalar ? NULL : &gemm_ref, &r);
     failed |= test_dwconv(&dw, scalar ? NULL : &dw_ref, &r);
     failed |= test_splits(&gemm, &dw, &r);
+    const rl_f32_pool_config pool = rl_f32_pool_config_for(isa);
+    guarded pool_slots = guarded_new(64);
+    failed |= test_pool(&pool, &pool_slots, &r);
+    munmap(pool_slots.base, 2 * pool_slots.slots * pool_slots.page);
     printf("%s: %s\n", names[which].name, failed ? "FAILED" : "all passed");
     return failed ? 1 : 0;
 }
