@@ -1,8 +1,9 @@
 """int8 element-wise ops and pooling against float and against LiteRT, in one interleaved run: single-op
 models (MUL/SUB by a constant, same-shape ADD, per-channel ADD/MUL over NHWC, max and average pooling) at the
-digits model's batch-16 sizes and at MobileNet-like sizes, and the digits training file's step (float and
-int8 frozen convolutions). Medians of invoke times (the Python call included, as an app sees it); ratios
-below 1 mean rillet (or int8) is faster.
+digits model's batch-16 sizes and at MobileNet-like sizes, QUANTIZE and DEQUANTIZE, and the digits training
+file's step (float and int8 frozen convolutions). Medians of invoke times (the Python call included, as an app
+sees it); ratios below 1 mean rillet (or int8) is faster. "rl f32 ref" is rillet's float model on the scalar
+path (RILLET_ISA=scalar): for pooling, the kernels every path ran before the SIMD pooling kernels.
 
     python bench/bench_int8_elementwise_pool.py [--runs 300]
 
@@ -13,6 +14,7 @@ Interpreter (XNNPACK where it takes the op), one thread on both sides.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -53,6 +55,13 @@ def pool(op: str, shape, k: int, stride: int, int8: bool):
     return model, 1
 
 
+def convert(op: str, shape):
+    """QUANTIZE (float32 to int8) or DEQUANTIZE (int8 to float32) of one tensor."""
+    q = Quant(0.05, -3)
+    source, target = ((F32, None), (I8, q)) if op == "QUANTIZE" else ((I8, q), (F32, None))
+    return op_model(op, [Input(shape, *source)], [((1,), *target)], None), 1
+
+
 CASES = [
     ("MUL x 1/16 [16,8,8,1]", lambda i8: binary("MUL", (16, 8, 8, 1), (), i8)),
     ("SUB - c [16,8,8,1]", lambda i8: binary("SUB", (16, 8, 8, 1), (), i8)),
@@ -68,8 +77,26 @@ CASES = [
 ]
 
 
-def ready(interpreter_class, model: bytes, inputs: int):
-    it = interpreter_class(model_content=model, num_threads=1)
+CONVERSIONS = [
+    ("QUANTIZE [16,8,8,1]", lambda: convert("QUANTIZE", (16, 8, 8, 1))),
+    ("QUANTIZE [1,56,56,64]", lambda: convert("QUANTIZE", (1, 56, 56, 64))),
+    ("DEQUANTIZE [1,10]", lambda: convert("DEQUANTIZE", (1, 10))),
+    ("DEQUANTIZE [1,56,56,64]", lambda: convert("DEQUANTIZE", (1, 56, 56, 64))),
+]
+
+
+def ready(interpreter_class, model: bytes, inputs: int, isa: str | None = None):
+    """The invoke of a ready interpreter; `isa` forces rillet's kernel path (read when the plan is made)."""
+    saved = os.environ.get("RILLET_ISA")
+    if isa:
+        os.environ["RILLET_ISA"] = isa
+    try:
+        it = interpreter_class(model_content=model, num_threads=1)
+    finally:
+        if saved is None:
+            os.environ.pop("RILLET_ISA", None)
+        else:
+            os.environ["RILLET_ISA"] = saved
     it.allocate_tensors()
     rng = np.random.default_rng(1)
     for d in it.get_input_details()[:inputs]:
@@ -96,8 +123,8 @@ def main() -> None:
     print(f"rillet from {Path(rillet.__file__).parent}, path {ffi.string(lib.rl_plan_isa(plan[0])).decode()}; "
           f"medians of {args.runs} invokes, microseconds")
     lib.rl_plan_destroy(plan[0])
-    print(f"{'case':<30} {'rl f32':>8} {'rl int8':>8} {'LR f32':>8} {'LR int8':>8} {'rl/LR int8':>10} "
-          f"{'int8/f32 rl':>11} {'int8/f32 LR':>11}")
+    print(f"{'case':<30} {'rl f32':>8} {'rl f32 ref':>10} {'rl int8':>8} {'LR f32':>8} {'LR int8':>8} "
+          f"{'rl/LR f32':>9} {'rl/LR int8':>10} {'int8/f32 rl':>11} {'int8/f32 LR':>11}")
     for name, build in CASES:
         invokes = {}
         for int8 in (False, True):
@@ -105,10 +132,19 @@ def main() -> None:
             tag = "int8" if int8 else "f32"
             invokes[f"rl {tag}"] = ready(Interpreter, model, inputs)
             invokes[f"LR {tag}"] = ready(LiteRT, model, inputs)
+            if not int8:
+                invokes["rl f32 ref"] = ready(Interpreter, model, inputs, isa="scalar")
         us = {k: v["median_ms"] * 1e3 for k, v in _time_interleaved(invokes, args.runs).items()}
-        print(f"{name:<30} {us['rl f32']:8.2f} {us['rl int8']:8.2f} {us['LR f32']:8.2f} {us['LR int8']:8.2f} "
-              f"{us['rl int8'] / us['LR int8']:10.2f} {us['rl int8'] / us['rl f32']:11.2f} "
-              f"{us['LR int8'] / us['LR f32']:11.2f}")
+        print(f"{name:<30} {us['rl f32']:8.2f} {us['rl f32 ref']:10.2f} {us['rl int8']:8.2f} {us['LR f32']:8.2f} "
+              f"{us['LR int8']:8.2f} {us['rl f32'] / us['LR f32']:9.2f} {us['rl int8'] / us['LR int8']:10.2f} "
+              f"{us['rl int8'] / us['rl f32']:11.2f} {us['LR int8'] / us['LR f32']:11.2f}")
+    print(f"\n{'conversion':<30} {'rl':>8} {'rl ref':>10} {'LR':>8} {'rl/LR':>9}")
+    for name, build in CONVERSIONS:
+        model, inputs = build()
+        invokes = {"rl": ready(Interpreter, model, inputs), "rl ref": ready(Interpreter, model, inputs, isa="scalar"),
+                   "LR": ready(LiteRT, model, inputs)}
+        us = {k: v["median_ms"] * 1e3 for k, v in _time_interleaved(invokes, args.runs).items()}
+        print(f"{name:<30} {us['rl']:8.2f} {us['rl ref']:10.2f} {us['LR']:8.2f} {us['rl'] / us['LR']:9.2f}")
     for batch in (16,):
         steps = {}
         for int8 in (False, True):
