@@ -1,4 +1,5 @@
-/* f32_configs.c — maps an instruction-set path to its float32 GEMM, depthwise and pooling kernels and tiles.
+/* f32_configs.c — maps an instruction-set path to its float32 GEMM, depthwise and pooling kernels and tiles, and
+ * QUANTIZE's float32 to int8 conversion.
  *
  * Tables are built with designated initializers, so a reordered struct field fails to compile instead of
  * swapping two kernels. x86 kernels are named only on x86-64 and NEON ones only where the build links them
@@ -6,6 +7,7 @@
 #include "f32_configs.h"
 
 #include "f32_microkernels.h"
+#include "kernels.h"
 
 rl_f32_gemm_config rl_f32_gemm_config_for(rl_isa isa) {
     switch (isa) {
@@ -75,4 +77,14 @@ rl_f32_pool_config rl_f32_pool_config_for(rl_isa isa) {
 #endif
     (void)isa;
     return scalar;
+}
+
+rl_f32_qs8_vcvt_fn rl_f32_qs8_vcvt_for(rl_isa isa) {
+#if defined(__x86_64__) || defined(_M_X64)
+    if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return f32_qs8_vcvt__avx2;
+#elif RL_HAVE_NEON_KERNELS
+    if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return f32_qs8_vcvt__neon;
+#endif
+    (void)isa;
+    return f32_s8_quantize_ref;
 }

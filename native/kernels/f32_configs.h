@@ -10,10 +10,14 @@
 #include "gemm.h"
 #include "isa.h"
 #include "pool.h"
+#include "vcvt.h"
 
 rl_f32_gemm_config rl_f32_gemm_config_for(rl_isa isa);
 rl_f32_dwconv_config rl_f32_dwconv_config_for(rl_isa isa);
 /* Max and average pooling: AVX2's on every x86 SIMD path, NEON's on both Arm ones. */
 rl_f32_pool_config rl_f32_pool_config_for(rl_isa isa);
+/* QUANTIZE's float32 to int8 conversion: AVX2's on every x86 SIMD path, NEON's on both Arm ones, else the
+ * reference (f32_s8_quantize_ref). */
+rl_f32_qs8_vcvt_fn rl_f32_qs8_vcvt_for(rl_isa isa);
 
 #endif

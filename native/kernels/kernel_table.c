@@ -23,7 +23,7 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .qd8_f32_qc8w_conv2d = qd8_f32_qc8w_conv2d_ref,
         .qd8_f32_qc8w_dwconv2d = qd8_f32_qc8w_dwconv2d_ref,
         .qd8_f32_qc8w_batch_matmul = qd8_f32_qc8w_batch_matmul_ref,
-        .f32_s8_quantize = f32_s8_quantize_ref,
+        .f32_s8_quantize = rl_f32_qs8_vcvt_for(isa),
         .s8_requantize = s8_requantize_ref,
         .s8_f32_dequantize = s8_f32_dequantize_ref,
         .f16_f32_convert = f16_f32_convert_ref,

@@ -1,4 +1,5 @@
-/* f32_kernels_test.c — checks one ISA's float32 GEMM, IGEMM, depthwise and pooling micro-kernels, and the packers.
+/* f32_kernels_test.c — checks one ISA's float32 GEMM, IGEMM, depthwise and pooling micro-kernels, its float32 to
+ * int8 conversion (QUANTIZE), and the packers.
  *
  * Usage: f32_kernels_test scalar|avx2|avx512|neon|neondot. The scalar kernels are checked against plain loops here; an
  * ISA's kernels against the scalar kernels, on sizes around every tile edge. Inputs sit at the very end of
@@ -6,7 +7,7 @@
  * faults; output rows are surrounded by canaries that must stay untouched. Exit status 0: all passed;
  * 1: a mismatch (the case is printed); 77: the CPU lacks the ISA (skipped, and said so).
  *
- * Pooling has no tolerance: every path's max and average pooling give the plain loops' bits (NaN for NaN).
+ * Pooling and conversion have no tolerance: every path gives the plain loops' bits (NaN for NaN).
  *
  * Float tolerance: SIMD kernels fuse multiply and add where the scalar kernel rounds twice, so they agree
  * to within a few ulps of the sum of |terms| (|bias| + sum |a * w|), not of a result that cancels. */
@@ -376,6 +377,60 @@ static int test_pool(const rl_f32_pool_config *cfg, guarded *slots, rng *r) {
     return failed;
 }
 
+/* ---- float32 to int8 conversion (QUANTIZE), bit for bit ---- */
+/* The specification, as f32_s8_quantize_ref: x * inverse_scale, clamped (NaN to the low end), rounded to
+ * nearest with ties to even, plus the zero point. */
+static int8_t quantize_expected(float x, float inverse_scale, int32_t zero_point) {
+    const float lo = (float)(-128 - zero_point), hi = (float)(127 - zero_point);
+    float v = x * inverse_scale;
+    v = v > lo ? v : lo;
+    v = v < hi ? v : hi;
+    return (int8_t)((int32_t)nearbyintf(v) + zero_point);
+}
+
+static int test_vcvt(rl_f32_qs8_vcvt_fn vcvt, guarded *slots, rng *r) {
+    static const float inverse_scales[] = {1.0f, 2.0f, 20.0f, 1.0f / 0.0039215689f, 0.37f};
+    static const int32_t zero_points[] = {0, -128, 127, -3, 64};
+    static const float special[] = {0.5f, -0.5f, 1.5f, -1.5f, 2.5f, -2.5f, 0.0f, -0.0f, INFINITY, -INFINITY, NAN,
+                                    1e30f, -1e30f, 127.5f, -128.5f};
+    enum { GUARD = 16, MAX_N = 200 };
+    unsigned char out[MAX_N + 2 * GUARD];
+    size_t cases = 0;
+    int failed = 0;
+    for (size_t n = 0; n <= MAX_N && !failed; n += n < 70 ? 1 : 43)
+        for (size_t is = 0; is < sizeof inverse_scales / sizeof *inverse_scales && !failed; ++is) {
+            const float inverse_scale = inverse_scales[is];
+            const int32_t zero_point = zero_points[(n + is) % (sizeof zero_points / sizeof *zero_points)];
+            float *x = slot_tail(slots, 0, n); /* the last float ends the page */
+            for (size_t i = 0; i < n; ++i) {
+                /* a third on exact ties (k + 0.5 before the scale, for inverse scale 1 and 2), a few specials */
+                const float u = uniform(r);
+                if (u < -0.8f)
+                    x[i] = special[(size_t)((u + 1.0f) * 70.0f) % (sizeof special / sizeof *special)];
+                else if (u < -0.3f)
+                    x[i] = ((float)(int)(uniform(r) * 100.0f) + 0.5f) / inverse_scale;
+                else
+                    x[i] = uniform(r) * 300.0f / inverse_scale;
+            }
+            memset(out, 0x5A, sizeof out);
+            snprintf(running, sizeof running, "vcvt n=%zu inverse scale %g zero point %d", n, inverse_scale,
+                     (int)zero_point);
+            vcvt((int64_t)n, inverse_scale, zero_point, x, (int8_t *)(out + GUARD));
+            for (size_t i = 0; i < MAX_N + 2 * GUARD && !failed; ++i) {
+                const int inside = i >= GUARD && i < GUARD + n;
+                const int want = inside ? quantize_expected(x[i - GUARD], inverse_scale, zero_point) : (int8_t)0x5A;
+                if ((int8_t)out[i] != want) {
+                    printf("FAIL %s: %s %zu: got %d, want %d (x = %.9g)\n", running, inside ? "element" : "guard byte",
+                           i - GUARD * inside, (int8_t)out[i], want, inside ? (double)x[i - GUARD] : 0.0);
+                    failed = 1;
+                }
+            }
+            ++cases;
+        }
+    printf("f32 to int8 conversion: %zu cases %s\n", cases, failed ? "FAILED" : "ok (bit for bit)");
+    return failed;
+}
+
 /* ---- packers: exact placement, zeros past n / channels, nothing written past the packed size ---- */
 static int test_packers(rng *r) {
     int failed = 0;
@@ -528,7 +583,7 @@ static int test_configs(void) {
         const rl_f32_dwconv_config d = rl_f32_dwconv_config_for(all[i]);
         const rl_f32_pool_config p = rl_f32_pool_config_for(all[i]);
         if (g.mr == 0 || g.nr == 0 || !g.gemm || !g.igemm || d.channel_tile == 0 || !d.dwconv || !p.maxpool ||
-            !p.avgpool) {
+            !p.avgpool || !rl_f32_qs8_vcvt_for(all[i])) {
             printf("FAIL config for isa %d is incomplete\n", (int)all[i]);
             failed = 1;
         }
@@ -594,6 +649,7 @@ int main(int argc, char **argv) {
     const rl_f32_pool_config pool = rl_f32_pool_config_for(isa);
     guarded pool_slots = guarded_new(64);
     failed |= test_pool(&pool, &pool_slots, &r);
+    failed |= test_vcvt(rl_f32_qs8_vcvt_for(isa), &pool_slots, &r);
     munmap(pool_slots.base, 2 * pool_slots.slots * pool_slots.page);
     printf("%s: %s\n", names[which].name, failed ? "FAILED" : "all passed");
     return failed ? 1 : 0;
