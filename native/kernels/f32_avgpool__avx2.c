@@ -1,6 +1,7 @@
-/* f32_avgpool__avx2.c — f32_avgpool__scalar, 16 channels a step, then 8, then the last 1-7 through masked loads
- * and stores: each channel's taps added to 0.0f in window order and the sum divided (not multiplied by a
- * reciprocal) by the count, so the results are the scalar kernel's bits. No tap in bounds: the scalar kernel. */
+/* f32_avgpool__avx2.c — f32_avgpool__scalar, 32 channels a step (four sums in flight hide the adds' latency),
+ * then 8, then the last 1-7 through masked loads and stores: each channel's taps added to 0.0f in window order
+ * and the sum divided (not multiplied by a reciprocal) by the count, so the results are the scalar kernel's
+ * bits. No tap in bounds: the scalar kernel. */
 #include <immintrin.h>
 
 #include "pool.h"
@@ -17,14 +18,20 @@ void f32_avgpool__avx2(size_t channels, size_t taps, const float *const *input, 
     }
     const __m256 lo = _mm256_set1_ps(min), hi = _mm256_set1_ps(max), count = _mm256_set1_ps((float)taps);
     size_t c = 0;
-    for (; c + 16 <= channels; c += 16) {
-        __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+    for (; c + 32 <= channels; c += 32) {
+        __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps(), s2 = _mm256_setzero_ps(),
+               s3 = _mm256_setzero_ps();
         for (size_t t = 0; t < taps; ++t) {
-            s0 = _mm256_add_ps(s0, _mm256_loadu_ps(input[t] + c));
-            s1 = _mm256_add_ps(s1, _mm256_loadu_ps(input[t] + c + 8));
+            const float *x = input[t] + c;
+            s0 = _mm256_add_ps(s0, _mm256_loadu_ps(x));
+            s1 = _mm256_add_ps(s1, _mm256_loadu_ps(x + 8));
+            s2 = _mm256_add_ps(s2, _mm256_loadu_ps(x + 16));
+            s3 = _mm256_add_ps(s3, _mm256_loadu_ps(x + 24));
         }
         _mm256_storeu_ps(output + c, average8(s0, count, lo, hi));
         _mm256_storeu_ps(output + c + 8, average8(s1, count, lo, hi));
+        _mm256_storeu_ps(output + c + 16, average8(s2, count, lo, hi));
+        _mm256_storeu_ps(output + c + 24, average8(s3, count, lo, hi));
     }
     for (; c + 8 <= channels; c += 8) {
         __m256 s = _mm256_setzero_ps();
