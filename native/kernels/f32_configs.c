@@ -1,5 +1,5 @@
 /* f32_configs.c — maps an instruction-set path to its float32 GEMM, depthwise and pooling kernels and tiles, and
- * QUANTIZE's float32 to int8 conversion.
+ * the conversions of QUANTIZE (float32 to int8) and DEQUANTIZE (int8 to float32).
  *
  * Tables are built with designated initializers, so a reordered struct field fails to compile instead of
  * swapping two kernels. x86 kernels are named only on x86-64 and NEON ones only where the build links them
@@ -87,4 +87,14 @@ rl_f32_qs8_vcvt_fn rl_f32_qs8_vcvt_for(rl_isa isa) {
 #endif
     (void)isa;
     return f32_s8_quantize_ref;
+}
+
+rl_qs8_f32_vcvt_fn rl_qs8_f32_vcvt_for(rl_isa isa) {
+#if defined(__x86_64__) || defined(_M_X64)
+    if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return qs8_f32_vcvt__avx2;
+#elif RL_HAVE_NEON_KERNELS
+    if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return qs8_f32_vcvt__neon;
+#endif
+    (void)isa;
+    return qs8_f32_vcvt__scalar;
 }

@@ -19,5 +19,7 @@ rl_f32_pool_config rl_f32_pool_config_for(rl_isa isa);
 /* QUANTIZE's float32 to int8 conversion: AVX2's on every x86 SIMD path, NEON's on both Arm ones, else the
  * reference (f32_s8_quantize_ref). */
 rl_f32_qs8_vcvt_fn rl_f32_qs8_vcvt_for(rl_isa isa);
+/* DEQUANTIZE's int8 to float32 conversion: the same paths, else qs8_f32_vcvt__scalar. */
+rl_qs8_f32_vcvt_fn rl_qs8_f32_vcvt_for(rl_isa isa);
 
 #endif

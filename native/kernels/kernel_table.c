@@ -25,7 +25,7 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .qd8_f32_qc8w_batch_matmul = qd8_f32_qc8w_batch_matmul_ref,
         .f32_s8_quantize = rl_f32_qs8_vcvt_for(isa),
         .s8_requantize = s8_requantize_ref,
-        .s8_f32_dequantize = s8_f32_dequantize_ref,
+        .qs8_f32_vcvt = rl_qs8_f32_vcvt_for(isa),
         .f16_f32_convert = f16_f32_convert_ref,
         .f32_binary = f32_binary_ref,
         .f32_unary = f32_unary_ref,

@@ -111,9 +111,15 @@ rl_status rl_eval_dequantize(rl_plan *plan, rl_op *op) {
                                        (float *)output->data);
         return RL_OK;
     }
+    /* An [outer, channels, inner] view: each run of `inner` elements shares its channel's scale (one channel
+     * and one run for a per-tensor scale). */
     const float *scales = (const float *)op->scratch;
-    plan->kernels->s8_f32_dequantize(op->prep.outer, op->prep.axis, op->prep.inner, scales,
-                                     (const int32_t *)(scales + op->prep.axis), (const int8_t *)input->data,
-                                     (float *)output->data);
+    const int32_t *zero_points = (const int32_t *)(scales + op->prep.axis);
+    const int8_t *x = (const int8_t *)input->data;
+    float *y = (float *)output->data;
+    const size_t inner = (size_t)op->prep.inner;
+    for (int64_t o = 0; o < op->prep.outer; ++o)
+        for (int32_t c = 0; c < op->prep.axis; ++c, x += inner, y += inner)
+            plan->kernels->qs8_f32_vcvt(inner, scales[c], zero_points[c], x, y);
     return RL_OK;
 }

@@ -14,6 +14,7 @@
 #include "gemm.h"
 #include "isa.h"
 #include "pool.h"
+#include "vcvt.h"
 
 /* Convolution and pooling geometry, NHWC. */
 typedef struct {
@@ -125,8 +126,7 @@ typedef struct {
     void (*f32_s8_quantize)(int64_t count, float inverse_scale, int32_t zero_point, const float *x, int8_t *y);
     void (*s8_requantize)(int64_t count, int32_t input_zero_point, int32_t multiplier_q8, int32_t output_zero_point,
                           const int8_t *x, int8_t *y);
-    void (*s8_f32_dequantize)(int64_t outer, int32_t channels, int64_t inner, const float *scales,
-                              const int32_t *zero_points, const int8_t *x, float *y);
+    rl_qs8_f32_vcvt_fn qs8_f32_vcvt; /* DEQUANTIZE: one run of elements sharing a scale (vcvt.h) */
     void (*f16_f32_convert)(int64_t count, const uint16_t *x, float *y);
     void (*f32_binary)(rl_binary_op op, const rl_broadcast *bc, const float *a, const float *b, float *out);
     void (*f32_unary)(rl_unary_op op, int64_t count, const float *x, float *y);
@@ -218,9 +218,6 @@ void qd8_f32_qc8w_batch_matmul_ref(const rl_broadcast *batches, int32_t m, int32
 void f32_s8_quantize_ref(int64_t count, float inverse_scale, int32_t zero_point, const float *x, int8_t *y);
 void s8_requantize_ref(int64_t count, int32_t input_zero_point, int32_t multiplier_q8, int32_t output_zero_point,
                        const int8_t *x, int8_t *y);
-/* Per-channel when channels > 1: element (o, c, i) of an [outer, channels, inner] view uses scales[c]. */
-void s8_f32_dequantize_ref(int64_t outer, int32_t channels, int64_t inner, const float *scales,
-                           const int32_t *zero_points, const int8_t *x, float *y);
 void f16_f32_convert_ref(int64_t count, const uint16_t *x, float *y);
 void f32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const float *a, const float *b, float *out);
 void f32_compare_ref(rl_compare_op op, const rl_broadcast *bc, const float *a, const float *b, uint8_t *out);

@@ -1,5 +1,5 @@
 /* f32_kernels_test.c — checks one ISA's float32 GEMM, IGEMM, depthwise and pooling micro-kernels, its float32 to
- * int8 conversion (QUANTIZE), and the packers.
+ * int8 and int8 to float32 conversions (QUANTIZE, DEQUANTIZE), and the packers.
  *
  * Usage: f32_kernels_test scalar|avx2|avx512|neon|neondot. The scalar kernels are checked against plain loops here; an
  * ISA's kernels against the scalar kernels, on sizes around every tile edge. Inputs sit at the very end of
@@ -431,6 +431,39 @@ static int test_vcvt(rl_f32_qs8_vcvt_fn vcvt, guarded *slots, rng *r) {
     return failed;
 }
 
+/* ---- int8 to float32 conversion (DEQUANTIZE), bit for bit ---- */
+static int test_dequantize(rl_qs8_f32_vcvt_fn vcvt, guarded *slots, rng *r) {
+    static const float scales[] = {1.0f, 0.05f, 0.0039215689f, 3.7e-5f, 1e30f};
+    static const int32_t zero_points[] = {0, -128, 127, -3, 64};
+    enum { GUARD = 8, MAX_N = 200 };
+    float out[MAX_N + 2 * GUARD];
+    size_t cases = 0;
+    int failed = 0;
+    for (size_t n = 0; n <= MAX_N && !failed; n += n < 70 ? 1 : 43)
+        for (size_t is = 0; is < sizeof scales / sizeof *scales && !failed; ++is) {
+            const float scale = scales[is];
+            const int32_t zero_point = zero_points[(n + is) % (sizeof zero_points / sizeof *zero_points)];
+            int8_t *x = (int8_t *)(slots->base + slots->page) - n; /* the last byte ends the page */
+            for (size_t i = 0; i < n; ++i) x[i] = (int8_t)(int)(uniform(r) * 128.0f);
+            if (n > 1) x[0] = -128, x[n - 1] = 127;
+            for (size_t i = 0; i < MAX_N + 2 * GUARD; ++i) out[i] = CANARY;
+            snprintf(running, sizeof running, "dequantize n=%zu scale %g zero point %d", n, scale, (int)zero_point);
+            vcvt(n, scale, zero_point, x, out + GUARD);
+            for (size_t i = 0; i < MAX_N + 2 * GUARD && !failed; ++i) {
+                const int inside = i >= GUARD && i < GUARD + n;
+                const float want = inside ? (float)(x[i - GUARD] - zero_point) * scale : CANARY;
+                if (!same_float(out[i], want)) {
+                    printf("FAIL %s: %s %zu: got %.9g, want %.9g\n", running, inside ? "element" : "canary at",
+                           i - GUARD * inside, out[i], want);
+                    failed = 1;
+                }
+            }
+            ++cases;
+        }
+    printf("int8 to f32 conversion: %zu cases %s\n", cases, failed ? "FAILED" : "ok (bit for bit)");
+    return failed;
+}
+
 /* ---- packers: exact placement, zeros past n / channels, nothing written past the packed size ---- */
 static int test_packers(rng *r) {
     int failed = 0;
@@ -583,7 +616,7 @@ static int test_configs(void) {
         const rl_f32_dwconv_config d = rl_f32_dwconv_config_for(all[i]);
         const rl_f32_pool_config p = rl_f32_pool_config_for(all[i]);
         if (g.mr == 0 || g.nr == 0 || !g.gemm || !g.igemm || d.channel_tile == 0 || !d.dwconv || !p.maxpool ||
-            !p.avgpool || !rl_f32_qs8_vcvt_for(all[i])) {
+            !p.avgpool || !rl_f32_qs8_vcvt_for(all[i]) || !rl_qs8_f32_vcvt_for(all[i])) {
             printf("FAIL config for isa %d is incomplete\n", (int)all[i]);
             failed = 1;
         }
@@ -650,6 +683,7 @@ int main(int argc, char **argv) {
     guarded pool_slots = guarded_new(64);
     failed |= test_pool(&pool, &pool_slots, &r);
     failed |= test_vcvt(rl_f32_qs8_vcvt_for(isa), &pool_slots, &r);
+    failed |= test_dequantize(rl_qs8_f32_vcvt_for(isa), &pool_slots, &r);
     munmap(pool_slots.base, 2 * pool_slots.slots * pool_slots.page);
     printf("%s: %s\n", names[which].name, failed ? "FAILED" : "all passed");
     return failed ? 1 : 0;

@@ -41,7 +41,7 @@ def kernel_sources() -> list[str]:
     config = _build_config()
     arch = config.host_arch()
     patterns = ("f32_gemm_*__*.c", "f32_igemm_*__*.c", "f32_dwconv*__*.c", "f32_maxpool__*.c", "f32_avgpool__*.c",
-                "f32_qs8_vcvt__*.c", "f32_s8_quantize_ref.c")
+                "f32_qs8_vcvt__*.c", "qs8_f32_vcvt__*.c", "f32_s8_quantize_ref.c")
     names = sorted(path for pattern in patterns for path in glob.glob(os.path.join(KERNELS, pattern))
                    if config.isa_of(path) is None or arch in config.ISA_ARCHES.get(config.isa_of(path), ()))
     return names + [os.path.join(KERNELS, "f32_pack.c"), os.path.join(KERNELS, "f32_configs.c")]

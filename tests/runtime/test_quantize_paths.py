@@ -1,13 +1,14 @@
-"""QUANTIZE (float32 to int8) on every kernel path this CPU runs (RILLET_ISA), bit for bit against LiteRT's
-default Interpreter (XNNPACK's f32-qs8-vcvt: multiply by the float reciprocal, round to nearest with ties to
-even): lengths around the AVX2 (8, 32) and NEON (4, 16) blocks, exact ties and values an ulp past them,
-values far outside int8 on both sides, and zero points at both ends."""
+"""QUANTIZE (float32 to int8) and DEQUANTIZE (int8 to float32) on every kernel path this CPU runs (RILLET_ISA),
+bit for bit against LiteRT's default Interpreter (QUANTIZE is XNNPACK's f32-qs8-vcvt: multiply by the float
+reciprocal, round to nearest with ties to even): lengths around the AVX2 (8, 32) and NEON (4, 16) blocks, exact
+ties and values an ulp past them, values far outside int8 on both sides, zero points at both ends, and
+per-channel DEQUANTIZE along either axis (runs of one element and of a whole row)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from single_op import Input, Quant, litert_default, op_model, run
+from single_op import Const, Input, Quant, litert_default, op_model, run
 from test_kernel_paths import PATHS
 
 pytest.importorskip("ai_edge_litert")
@@ -33,3 +34,40 @@ def test_quantize_on_every_path_matches_litert(length, monkeypatch):
         monkeypatch.setenv("RILLET_ISA", isa)
         (got,) = run(Interpreter, model, [x])
         assert got.tobytes() == expected.tobytes(), (isa, np.count_nonzero(got != expected))
+
+
+@pytest.mark.parametrize("length", LENGTHS)
+def test_dequantize_on_every_path_matches_litert(length, monkeypatch):
+    from rillet.runtime import Interpreter
+
+    rng = np.random.default_rng(length)
+    scale, zero_point = QUANTS[length % len(QUANTS)]
+    x = rng.integers(-128, 128, (1, length)).astype(I8)
+    x.flat[0], x.flat[-1] = -128, 127
+    model = op_model("DEQUANTIZE", [Input((1, length), I8, Quant(np.float32(scale), zero_point))], [((1,), F32)],
+                     None)
+    (expected,) = litert_default(model, [x])
+    for isa in PATHS:
+        monkeypatch.setenv("RILLET_ISA", isa)
+        (got,) = run(Interpreter, model, [x])
+        assert got.tobytes() == expected.tobytes(), (isa, np.count_nonzero(got != expected))
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_per_channel_dequantize_on_every_path(axis, monkeypatch):
+    from rillet.runtime import Interpreter
+
+    rng = np.random.default_rng(axis)
+    w = rng.integers(-128, 128, (5, 37)).astype(I8)
+    channels = w.shape[axis]
+    scales = rng.uniform(0.001, 0.5, channels).astype(F32)
+    zero_points = rng.integers(-128, 128, channels)
+    shape = (-1, 1) if axis == 0 else (1, -1)
+    expected = (w.astype(np.int32) - zero_points.reshape(shape)).astype(F32) * scales.reshape(shape)
+    model = op_model("DEQUANTIZE", [Const(w, Quant(scales, zero_points.tolist(), axis=axis))], [((5, 37), F32)], None)
+    for isa in PATHS:
+        monkeypatch.setenv("RILLET_ISA", isa)
+        it = Interpreter(model_content=model)
+        it.allocate_tensors()
+        got = it.get_tensor(it.get_output_details()[0]["index"])
+        assert got.tobytes() == expected.tobytes(), isa
