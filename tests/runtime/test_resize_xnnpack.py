@@ -103,3 +103,50 @@ def test_the_two_kernels_differ_on_the_repro():
     placeholder = litert_default(resize_model("RESIZE_BILINEAR", x.shape, (14, 14), (False, True), np.int8, (1,), q), [x])
     declared = litert_default(resize_model("RESIZE_BILINEAR", x.shape, (14, 14), (False, True), np.int8, None, q), [x])
     assert placeholder[0].tobytes() != declared[0].tobytes()
+
+
+def test_choice_holds_in_an_if_branch():
+    """LiteRT's delegate takes a bilinear resize inside an IF branch too (probed: its bits are XNNPACK's there)."""
+    from ai_edge_litert.interpreter import Interpreter as LiteRT
+    from single_op import TYPE_CODES
+
+    from rillet.converter.format import (
+        BUILTIN_CODES,
+        Buffer,
+        ModelFile,
+        Operator,
+        OperatorCode,
+        Options,
+        SubGraph,
+        Tensor,
+        save,
+    )
+    from rillet.runtime import Interpreter
+
+    shape, out = [1, 7, 7, 16], [1, 14, 14, 16]
+    size = Buffer(data=np.frombuffer(np.array([14, 14], np.int32).tobytes(), np.uint8))
+    f32, i32, b8 = (TYPE_CODES[np.dtype(t)] for t in (np.float32, np.int32, np.bool_))
+    main = SubGraph(tensors=[Tensor(shape=[], type=b8, buffer=0, name="c"), Tensor(shape=shape, type=f32, buffer=0, name="x"),
+                             Tensor(shape=out, type=f32, buffer=0, name="y")], inputs=[0, 1], outputs=[2],
+                    operators=[Operator(opcode_index=0, inputs=[0, 1], outputs=[2],
+                                        builtin_options=Options("IfOptions", then_subgraph_index=1, else_subgraph_index=1))],
+                    name="main")
+    branch = SubGraph(tensors=[Tensor(shape=shape, type=f32, buffer=0, name="a"), Tensor(shape=[2], type=i32, buffer=1, name="s"),
+                               Tensor(shape=out, type=f32, buffer=0, name="r")], inputs=[0], outputs=[2],
+                      operators=[Operator(opcode_index=1, inputs=[0, 1], outputs=[2],
+                                          builtin_options=Options("ResizeBilinearOptions", align_corners=False,
+                                                                  half_pixel_centers=True))], name="branch")
+    codes = [OperatorCode(deprecated_builtin_code=BUILTIN_CODES[n], builtin_code=BUILTIN_CODES[n], version=1)
+             for n in ("IF", "RESIZE_BILINEAR")]
+    m = save(ModelFile(operator_codes=codes, subgraphs=[main, branch], buffers=[Buffer(data=None), size]))
+    x = sample(np.random.default_rng(0), tuple(shape), np.float32)
+    got = []
+    for cls in (Interpreter, LiteRT):
+        it = cls(model_content=m)
+        it.allocate_tensors()
+        d = it.get_input_details()
+        it.set_tensor(d[0]["index"], np.array(True))
+        it.set_tensor(d[1]["index"], x)
+        it.invoke()
+        got.append(it.get_tensor(it.get_output_details()[0]["index"]))
+    assert got[0].tobytes() == got[1].tobytes()
