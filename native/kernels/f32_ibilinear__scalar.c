@@ -5,19 +5,17 @@
 #include "kernels.h"
 
 void f32_ibilinear__scalar(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h, int32_t out_w,
-                           int32_t align_corners, int32_t half_pixel_centers, const float *x, float *y) {
+                           const rl_ibilinear_tap *rows, const rl_ibilinear_tap *cols, const float *x, float *y) {
     for (int32_t b = 0; b < batch; ++b) {
         const float *img = x + (int64_t)b * in_h * in_w * channels;
         for (int32_t oy = 0; oy < out_h; ++oy) {
-            int32_t y0, y1;
-            float ay;
-            xx_ibilinear_coordinate(oy, in_h, out_h, align_corners, half_pixel_centers, &y0, &y1, &ay);
+            const float ay = rows[oy].alpha;
+            const float *top_row = img + (int64_t)rows[oy].lower * in_w * channels;
+            const float *bottom_row = img + (int64_t)rows[oy].upper * in_w * channels;
             for (int32_t ox = 0; ox < out_w; ++ox) {
-                int32_t x0, x1;
-                float ax;
-                xx_ibilinear_coordinate(ox, in_w, out_w, align_corners, half_pixel_centers, &x0, &x1, &ax);
-                const float *tl = img + ((int64_t)y0 * in_w + x0) * channels, *tr = img + ((int64_t)y0 * in_w + x1) * channels;
-                const float *bl = img + ((int64_t)y1 * in_w + x0) * channels, *br = img + ((int64_t)y1 * in_w + x1) * channels;
+                const float ax = cols[ox].alpha;
+                const int64_t left = (int64_t)cols[ox].lower * channels, right = (int64_t)cols[ox].upper * channels;
+                const float *tl = top_row + left, *tr = top_row + right, *bl = bottom_row + left, *br = bottom_row + right;
                 for (int32_t c = 0; c < channels; ++c) {
                     const float top = tl[c] + (tr[c] - tl[c]) * ax;
                     const float bottom = bl[c] + (br[c] - bl[c]) * ax;

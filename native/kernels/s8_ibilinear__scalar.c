@@ -3,28 +3,20 @@
  * int32 with one rounding shift by 22 at the end (TFLite's kernel instead sums four 1/1024-weighted products and
  * rounds half away from zero, which differs by 1 in a few percent of values). Output quantized as the input.
  */
-#include <math.h>
-
 #include "kernels.h"
 
-static int32_t weight_q11(float alpha) { return (int32_t)lrintf(alpha * 2048.0f); }
-
 void s8_ibilinear__scalar(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h, int32_t out_w,
-                          int32_t align_corners, int32_t half_pixel_centers, const int8_t *x, int8_t *y) {
+                          const rl_ibilinear_tap *rows, const rl_ibilinear_tap *cols, const int8_t *x, int8_t *y) {
     for (int32_t b = 0; b < batch; ++b) {
         const int8_t *img = x + (int64_t)b * in_h * in_w * channels;
         for (int32_t oy = 0; oy < out_h; ++oy) {
-            int32_t y0, y1;
-            float ay;
-            xx_ibilinear_coordinate(oy, in_h, out_h, align_corners, half_pixel_centers, &y0, &y1, &ay);
-            const int32_t wv = weight_q11(ay);
+            const int32_t wv = rows[oy].alpha_q11;
+            const int8_t *top_row = img + (int64_t)rows[oy].lower * in_w * channels;
+            const int8_t *bottom_row = img + (int64_t)rows[oy].upper * in_w * channels;
             for (int32_t ox = 0; ox < out_w; ++ox) {
-                int32_t x0, x1;
-                float ax;
-                xx_ibilinear_coordinate(ox, in_w, out_w, align_corners, half_pixel_centers, &x0, &x1, &ax);
-                const int32_t wh = weight_q11(ax);
-                const int8_t *tl = img + ((int64_t)y0 * in_w + x0) * channels, *tr = img + ((int64_t)y0 * in_w + x1) * channels;
-                const int8_t *bl = img + ((int64_t)y1 * in_w + x0) * channels, *br = img + ((int64_t)y1 * in_w + x1) * channels;
+                const int32_t wh = cols[ox].alpha_q11;
+                const int64_t left = (int64_t)cols[ox].lower * channels, right = (int64_t)cols[ox].upper * channels;
+                const int8_t *tl = top_row + left, *tr = top_row + right, *bl = bottom_row + left, *br = bottom_row + right;
                 for (int32_t c = 0; c < channels; ++c) {
                     /* Multiplications, not shifts, of negative values: the same bits, without C's undefined shift. */
                     const int32_t top = tl[c] * 2048 + (tr[c] - tl[c]) * wh;

@@ -24,14 +24,25 @@ static int output_declared_4d(rl_op *op, const rl_tensor *output) {
 
 static rl_status run_xnnpack_bilinear(rl_plan *plan, rl_op *op) {
     const rl_tensor *in = rl_input(plan, op, 0), *out = rl_output(plan, op, 0);
-    const int32_t *d = in->shape.dims;
-    const int32_t ac = op->params.resize.align_corners, hp = op->params.resize.half_pixel_centers;
+    const int32_t *d = in->shape.dims, out_h = out->shape.dims[1], out_w = out->shape.dims[2];
+    const rl_ibilinear_tap *rows = (const rl_ibilinear_tap *)op->scratch, *cols = rows + out_h;
     if (in->dtype == RL_INT8)
-        s8_ibilinear__scalar(d[0], d[1], d[2], d[3], out->shape.dims[1], out->shape.dims[2], ac, hp,
-                             (const int8_t *)in->data, (int8_t *)out->data);
+        s8_ibilinear__scalar(d[0], d[1], d[2], d[3], out_h, out_w, rows, cols, (const int8_t *)in->data,
+                             (int8_t *)out->data);
     else
-        f32_ibilinear__scalar(d[0], d[1], d[2], d[3], out->shape.dims[1], out->shape.dims[2], ac, hp,
-                              (const float *)in->data, (float *)out->data);
+        f32_ibilinear__scalar(d[0], d[1], d[2], d[3], out_h, out_w, rows, cols, (const float *)in->data,
+                              (float *)out->data);
+    return RL_OK;
+}
+
+/* XNNPACK's source rows and columns with their weights, once (as its indirection buffer): rows, then columns. */
+static rl_status prepare_xnnpack_bilinear(rl_plan *plan, rl_op *op, const rl_tensor *in, int32_t out_h, int32_t out_w) {
+    rl_ibilinear_tap *taps = (rl_ibilinear_tap *)rl_op_scratch(plan, op, sizeof *taps * ((size_t)out_h + (size_t)out_w));
+    if (!taps) return RL_NO_MEMORY;
+    const int32_t ac = op->params.resize.align_corners, hp = op->params.resize.half_pixel_centers;
+    for (int32_t o = 0; o < out_h; ++o) xx_ibilinear_coordinate(o, in->shape.dims[1], out_h, ac, hp, &taps[o]);
+    for (int32_t o = 0; o < out_w; ++o) xx_ibilinear_coordinate(o, in->shape.dims[2], out_w, ac, hp, &taps[out_h + o]);
+    op->run = run_xnnpack_bilinear;
     return RL_OK;
 }
 
@@ -59,8 +70,7 @@ rl_status rl_prepare_resize(rl_plan *plan, rl_op *op) {
     output->shape.dims[1] = (int32_t)h;
     output->shape.dims[2] = (int32_t)w;
     if (is_s8 && (s = rl_prepare_resize_s8(plan, op)) != RL_OK) return s;
-    if (xnnpack) op->run = run_xnnpack_bilinear;
-    return RL_OK;
+    return xnnpack ? prepare_xnnpack_bilinear(plan, op, input, (int32_t)h, (int32_t)w) : RL_OK;
 }
 
 rl_status rl_eval_resize(rl_plan *plan, rl_op *op) {

@@ -275,13 +275,19 @@ void f32_resize_nearest_ref(int32_t batch, int32_t in_h, int32_t in_w, int32_t c
                             int32_t out_w, int32_t align_corners, int32_t half_pixel_centers, const float *x,
                             float *y);
 /* Bilinear resizing as XNNPACK computes it (LiteRT's default Interpreter when its delegate takes the op):
- * its source coordinates, then float and int8 (1/2048 weights) blending; NHWC, int8 quantized as the input. */
+ * each output row's and column's source pair and weight, worked out once at prepare (xx_ibilinear_coordinate),
+ * then float and int8 (1/2048 weights) blending; NHWC, int8 quantized as the input. */
+typedef struct {
+    int32_t lower, upper; /* source rows (or columns) */
+    float alpha;          /* the upper one's weight */
+    int32_t alpha_q11;    /* the same in 1/2048ths, as XNNPACK's int8 kernels take it */
+} rl_ibilinear_tap;
 void xx_ibilinear_coordinate(int32_t o, int32_t in, int32_t out, int32_t align_corners, int32_t half_pixel_centers,
-                             int32_t *lower, int32_t *upper, float *alpha);
+                             rl_ibilinear_tap *tap);
 void f32_ibilinear__scalar(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h, int32_t out_w,
-                           int32_t align_corners, int32_t half_pixel_centers, const float *x, float *y);
+                           const rl_ibilinear_tap *rows, const rl_ibilinear_tap *cols, const float *x, float *y);
 void s8_ibilinear__scalar(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h, int32_t out_w,
-                          int32_t align_corners, int32_t half_pixel_centers, const int8_t *x, int8_t *y);
+                          const rl_ibilinear_tap *rows, const rl_ibilinear_tap *cols, const int8_t *x, int8_t *y);
 
 /* int8 kernels: everything derived from scales is computed by prepare and passed in a params struct. */
 typedef struct rl_s8_binary_params {
