@@ -515,6 +515,11 @@ def _dynamic_range_subgraph(w: _Writer, per_channel: bool) -> _Part:
             axis = WEIGHT_AXIS[name] if per_channel else None
             if (weight, axis) not in quantized:
                 data, params = quantize_weights(_constant(model, weight, k), axis)
+                if name == "DEPTHWISE_CONV_2D" and axis is None:
+                    # LiteRT's hybrid depthwise kernel reads one scale per channel whatever the file says (with
+                    # a single scale it reads past it): the per-tensor scale is written once per channel.
+                    channels = data.shape[WEIGHT_AXIS[name]]
+                    params = QParams(params.scale * channels, params.zero_point * channels, WEIGHT_AXIS[name])
                 quantized[(weight, axis)] = w.tensor(sg.tensors[weight], type=INT8, buffer=w.buffer(data),
                                                      quantization=params.parameters())
             new_in = [quantized[(weight, axis)] if slot == 1 else base[i] if i >= 0 else -1
@@ -522,8 +527,8 @@ def _dynamic_range_subgraph(w: _Writer, per_channel: bool) -> _Part:
             if name == "FULLY_CONNECTED":
                 options = Options(options.type_name, **{**options.fields(), "asymmetric_quantize_inputs": True})
             outs = [base[o] for o in op.outputs or []]
-            version = quantized_version(name, _types(w, new_in), _types(w, outs), per_channel=per_channel,
-                                        options=options)
+            version = quantized_version(name, _types(w, new_in), _types(w, outs),
+                                        per_channel=per_channel or name == "DEPTHWISE_CONV_2D", options=options)
             w.op(name, new_in, outs, op, version=version, builtin_options=options, intermediates=intermediates)
         else:
             w.op(name, _moved(inputs, base), _moved(op.outputs or [], base), op, intermediates=intermediates)
