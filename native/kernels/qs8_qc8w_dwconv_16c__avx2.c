@@ -15,7 +15,9 @@
  * row's last pixels take one pass with exactly as many. 1.7-2.0x the former kernel (weights extended per pass of
  * four pixels, pixels left over one at a time) on mobilenet_v2's shapes. Filters of more than 2 * MAX_PAIRS taps
  * refill the buffer per pass, chunk by chunk. A last tile of fewer than 16 channels reads and writes only those
- * channels. Measured slower here: vpmovsxbd + vpmulld per tap (+30%), byte unpacks before a register vpmovsxbw
+ * channels, through qs8_tail__avx2.h's 8/4/2/1-byte pieces, in the same passes of pixels (a zero-padded copy on
+ * the stack per tap and one pixel at a time made an 8-channel 13x13 layer 15 us, slower than the scalar kernel;
+ * cnn_small_int8's depthwise layer ran 6x its float twin). Measured slower here: vpmovsxbd + vpmulld per tap (+30%), byte unpacks before a register vpmovsxbw
  * (+40%), one tap per vpmaddwd against weights zero-padded to even/odd channels (+5%); two tiles by three pixels
  * per pass gains only on rows of 3 pixels (5%).
  *
@@ -29,6 +31,7 @@
 #include <string.h>
 
 #include "qs8_configs.h"
+#include "qs8_tail__avx2.h"
 
 enum { CT = 16, PIXELS = 6, MAX_PAIRS = 16 };
 
@@ -39,9 +42,7 @@ typedef struct {
 
 static inline __m128i load_channels(const int8_t *x, size_t count) {
     if (count == CT) return _mm_loadu_si128((const __m128i *)(const void *)x);
-    int8_t part[CT] = {0};
-    memcpy(part, x, count);
-    return _mm_loadu_si128((const __m128i *)(const void *)part);
+    return rl_load_tail_s8(x, count);
 }
 
 static inline void store_channels(int8_t *out, __m128i v, size_t count) {
@@ -49,21 +50,7 @@ static inline void store_channels(int8_t *out, __m128i v, size_t count) {
         _mm_storeu_si128((__m128i *)(void *)out, v);
         return;
     }
-    if (count & 8) {
-        _mm_storel_epi64((__m128i *)(void *)out, v);
-        out += 8, v = _mm_unpackhi_epi64(v, v);
-    }
-    if (count & 4) {
-        const uint32_t part = (uint32_t)_mm_cvtsi128_si32(v);
-        memcpy(out, &part, sizeof part);
-        out += 4, v = _mm_srli_epi64(v, 32);
-    }
-    if (count & 2) {
-        const uint16_t part = (uint16_t)_mm_cvtsi128_si32(v);
-        memcpy(out, &part, sizeof part);
-        out += 2, v = _mm_srli_epi64(v, 16);
-    }
-    if (count & 1) *out = (int8_t)_mm_cvtsi128_si32(v);
+    rl_store_tail_s8(out, count, v);
 }
 
 /* Two taps' 16 int8 values as int16 pairs (a[c], b[c]): channels 0-3, 8-11 in *lo, 4-7, 12-15 in *hi. */
@@ -133,6 +120,25 @@ static inline void tile_pixels(size_t np, size_t c0, size_t count, size_t taps, 
     for (size_t i = 0; i < np; ++i) requantize_store(out + i * out_stride + c0, acc[i][0], acc[i][1], rq, count);
 }
 
+/* One output row's pixels of the tile at channel c0, in passes of PIXELS and one pass of exactly the pixels
+ * left, with as many accumulators (3x3 outputs have rows of 3 pixels). */
+static inline __attribute__((always_inline)) void tile_row(size_t pixels, size_t c0, size_t count, size_t taps,
+                                                           const int8_t *const *in, size_t step, const int8_t *wt,
+                                                           __m256i *wbuf, __m256i bias_lo, __m256i bias_hi,
+                                                           const requantization *rq, int8_t *out, size_t out_stride) {
+    size_t left = pixels;
+    for (; left >= PIXELS; left -= PIXELS, in += PIXELS * step, out += PIXELS * out_stride)
+        tile_pixels(PIXELS, c0, count, taps, in, step, wt, wbuf, bias_lo, bias_hi, rq, out, out_stride);
+    switch (left) {
+    case 5: tile_pixels(5, c0, count, taps, in, step, wt, wbuf, bias_lo, bias_hi, rq, out, out_stride); break;
+    case 4: tile_pixels(4, c0, count, taps, in, step, wt, wbuf, bias_lo, bias_hi, rq, out, out_stride); break;
+    case 3: tile_pixels(3, c0, count, taps, in, step, wt, wbuf, bias_lo, bias_hi, rq, out, out_stride); break;
+    case 2: tile_pixels(2, c0, count, taps, in, step, wt, wbuf, bias_lo, bias_hi, rq, out, out_stride); break;
+    case 1: tile_pixels(1, c0, count, taps, in, step, wt, wbuf, bias_lo, bias_hi, rq, out, out_stride); break;
+    default: break;
+    }
+}
+
 void qs8_qc8w_dwconv_16c__avx2(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
                                size_t indirection_step, const void *w, int8_t *output, size_t output_stride,
                                const rl_qs8_requantization_params *params) {
@@ -155,36 +161,16 @@ void qs8_qc8w_dwconv_16c__avx2(size_t channels, size_t pixels, size_t taps, cons
         __m256i scale_hi = _mm256_castps_si256(_mm256_loadu_ps(scale + 8));
         to_lane_order(&scale_lo, &scale_hi);
         rq.scale_lo = _mm256_castsi256_ps(scale_lo), rq.scale_hi = _mm256_castsi256_ps(scale_hi);
-        const int8_t *const *in = indirection;
-        int8_t *out = output;
-        size_t left = pixels;
-        if (count < CT) { /* the partial last tile: rare, one pixel at a time */
-            for (; left != 0; --left, in += indirection_step, out += output_stride)
-                tile_pixels(1, c0, count, taps, in, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, out,
-                            output_stride);
-            continue;
-        }
-        for (; left >= PIXELS; left -= PIXELS, in += PIXELS * indirection_step, out += PIXELS * output_stride)
-            tile_pixels(PIXELS, c0, CT, taps, in, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, out,
-                        output_stride);
-        /* One pass of exactly the pixels left, with as many accumulators (3x3 outputs have rows of 3 pixels). */
-        switch (left) {
-        case 5:
-            tile_pixels(5, c0, CT, taps, in, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, out, output_stride);
-            break;
-        case 4:
-            tile_pixels(4, c0, CT, taps, in, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, out, output_stride);
-            break;
-        case 3:
-            tile_pixels(3, c0, CT, taps, in, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, out, output_stride);
-            break;
-        case 2:
-            tile_pixels(2, c0, CT, taps, in, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, out, output_stride);
-            break;
-        case 1:
-            tile_pixels(1, c0, CT, taps, in, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, out, output_stride);
-            break;
-        default: break;
-        }
+        /* Constants let the compiler drop the tail's pieces: whole tiles, and the 8 channels left by the common
+         * multiples of 8 (8, 24, 56), one 8-byte load each. */
+        if (count == CT)
+            tile_row(pixels, c0, CT, taps, indirection, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, output,
+                     output_stride);
+        else if (count == 8)
+            tile_row(pixels, c0, 8, taps, indirection, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, output,
+                     output_stride);
+        else
+            tile_row(pixels, c0, count, taps, indirection, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, output,
+                     output_stride);
     }
 }
