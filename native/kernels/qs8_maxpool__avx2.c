@@ -1,5 +1,5 @@
-/* qs8_maxpool__avx2.c — qs8_maxpool__scalar, 32 channels a step, then 16, then the last 1-15 through
- * qs8_tail__avx2.h (a pixel of 8 channels, cnn_small's, is all tail): the byte maximum over the taps,
+/* qs8_maxpool__avx2.c — qs8_maxpool__scalar, 32 channels a step, then 16, then 8, then the last 1-7 through
+ * qs8_tail__avx2.h: the byte maximum over the taps,
  * starting from -128, clamped to [min, max]. */
 #include <immintrin.h>
 
@@ -20,6 +20,12 @@ void qs8_maxpool__avx2(size_t channels, size_t taps, const int8_t *const *input,
         for (size_t t = 0; t < taps; ++t) m = _mm_max_epi8(m, _mm_loadu_si128((const __m128i *)(input[t] + c)));
         m = _mm_min_epi8(_mm_max_epi8(m, _mm_set1_epi8((char)min)), _mm_set1_epi8((char)max));
         _mm_storeu_si128((__m128i *)(output + c), m);
+    }
+    for (; c + 8 <= channels; c += 8) { /* 8 bytes exactly: a pixel of 8 channels (cnn_small's) in one load */
+        __m128i m = _mm_set1_epi8(-128);
+        for (size_t t = 0; t < taps; ++t) m = _mm_max_epi8(m, _mm_loadl_epi64((const __m128i *)(input[t] + c)));
+        _mm_storel_epi64((__m128i *)(output + c),
+                         _mm_min_epi8(_mm_max_epi8(m, _mm_set1_epi8((char)min)), _mm_set1_epi8((char)max)));
     }
     if (c < channels) { /* never read past a pixel's channels */
         const size_t k = channels - c;
