@@ -27,14 +27,7 @@ void xx_strided_slice_ref(int32_t rank, const int64_t *in_dims, const int32_t *b
     do {
         int64_t o = first;
         for (int32_t d = 0; d < rank - 1; ++d) o += (begin[d] + index[d] * stride[d]) * in_strides[d];
-        if (step == 1) {
-            memcpy(dst, src + o * (int64_t)elem, (size_t)row * elem);
-        } else if (elem == 4) { /* a constant-size memcpy: one load and store, whatever the alignment */
-            const char *from = src + o * 4;
-            for (int64_t j = 0; j < row; ++j) memcpy(dst + j * 4, from + j * step * 4, 4);
-        } else {
-            for (int64_t j = 0; j < row; ++j) memcpy(dst + j * (int64_t)elem, src + (o + j * step) * (int64_t)elem, elem);
-        }
+        rl_copy_strided_row(dst, src, o, row, step, elem);
         dst += row * (int64_t)elem;
     } while (rl_next_index(rank - 1, out_dims, index));
 }

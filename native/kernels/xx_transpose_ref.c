@@ -1,6 +1,6 @@
 /* xx_transpose_ref.c — permute the axes of a tensor of any element size. The output is walked row by row
  * (every axis but the last); along a row the input moves by one fixed stride, so the inner loop is a plain
- * strided copy. */
+ * strided copy (rl_copy_strided_row, shared with STRIDED_SLICE). */
 #include <string.h>
 
 #include "kernels.h"
@@ -29,12 +29,7 @@ void xx_transpose_ref(int32_t rank, const int64_t *in_dims, const int32_t *perm,
     do {
         int64_t o = 0;
         for (int32_t d = 0; d < rank - 1; ++d) o += index[d] * strides[d];
-        if (elem == 4) { /* a constant-size memcpy: one load and store, whatever the alignment */
-            const char *from = src + o * 4;
-            for (int64_t j = 0; j < row; ++j) memcpy(dst + j * 4, from + j * step * 4, 4);
-        } else {
-            for (int64_t j = 0; j < row; ++j) memcpy(dst + j * (int64_t)elem, src + (o + j * step) * (int64_t)elem, elem);
-        }
+        rl_copy_strided_row(dst, src, o, row, step, elem);
         dst += row * (int64_t)elem;
     } while (rl_next_index(rank - 1, out_dims, index));
 }

@@ -266,6 +266,8 @@ int xx_gather_ref(int64_t outer, int64_t axis_size, int64_t inner, int64_t n_ind
 int xx_cast_ref(int32_t from, int32_t to, int64_t count, const void *x, void *y);
 /* Next index of an n-d counter in row-major order; returns 0 when it wraps. */
 int rl_next_index(int32_t rank, const int64_t *dims, int64_t *index);
+/* dst[j] = src[first + j * step] for j < row, elements of elem bytes (step may be negative; 1 is one memcpy). */
+void rl_copy_strided_row(char *dst, const char *src, int64_t first, int64_t row, int64_t step, size_t elem);
 
 /* Resizing, NHWC float. */
 void f32_resize_bilinear_ref(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h,
