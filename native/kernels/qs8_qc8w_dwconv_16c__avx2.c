@@ -28,7 +28,6 @@
  * the zero point) is exact in range and monotonic outside it, so a value below the bound stays below it.
  */
 #include <immintrin.h>
-#include <string.h>
 
 #include "qs8_configs.h"
 #include "qs8_tail__avx2.h"
