@@ -109,14 +109,19 @@ def fresh_start(runtime: str, model: Path, warmup: Path) -> dict | None:
 def fresh_medians(model: Path, warmup: Path, runs: int) -> dict[str, tuple[float, float] | None]:
     """Per runtime: (median seconds, median KiB) over `runs` fresh processes, interleaved."""
     samples: dict[str, list[dict]] = {r: [] for r in RUNTIMES}
+    failed: set[str] = set()  # a runtime that cannot run the model is not asked again
     for _ in range(runs):
         for runtime in RUNTIMES:
-            if samples[runtime] is not None and (got := fresh_start(runtime, model, warmup)) is not None:
-                samples[runtime].append(got)
+            if runtime in failed:
+                continue
+            got = fresh_start(runtime, model, warmup)
+            if got is None:
+                failed.add(runtime)
             else:
-                samples[runtime] = None  # type: ignore[assignment]
-    return {r: None if not s else (statistics.median(x["seconds"] for x in s),
-                                   statistics.median(x["growth_kib"] for x in s)) for r, s in samples.items()}
+                samples[runtime].append(got)
+    return {r: None if r in failed or not s else (statistics.median(x["seconds"] for x in s),
+                                                      statistics.median(x["growth_kib"] for x in s))
+            for r, s in samples.items()}
 
 
 def ratio(ours: float | None, peer: float | None) -> str:
