@@ -21,10 +21,13 @@ static inline rl_threadpool *rl_pool_for(const rl_plan *plan, size_t work) {
     return work >= RL_PARALLEL_MIN_MACS ? plan->pool : NULL;
 }
 
-/* Whole rows per tile when `rows` rows are split over `pool` (all of them without a pool). */
-static inline size_t rl_rows_per_tile(size_t rows, const rl_threadpool *pool) {
+/* fn(context, row, 0, count, 1) over `rows` rows in tiles of whole rows, split across the plan's threads
+ * (all on the caller when the op's `work` is below RL_PARALLEL_MIN_MACS): what the depthwise and pooling
+ * drivers run. */
+static inline void rl_parallelize_rows(const rl_plan *plan, rl_tile_2d_fn fn, void *context, size_t rows, size_t work) {
+    rl_threadpool *pool = rl_pool_for(plan, work);
     const size_t want = RL_TILES_PER_THREAD * (size_t)rl_threadpool_threads(pool);
-    return pool ? (rows + want - 1) / want : rows;
+    rl_parallelize_2d_tile_2d(pool, fn, context, rows, 1, pool ? (rows + want - 1) / want : rows, 1);
 }
 
 /* The input pixel that tap (fy, fx) of output pixel (b, oy, ox) reads, or `zero` where it falls in the

@@ -69,8 +69,7 @@ static rl_status run_dwconv(rl_plan *plan, rl_op *op) {
                            (const float *)rl_input(plan, op, 1)->data,
                            bias ? (const float *)bias->data : NULL, (float *)st->packed);
     }
-    rl_threadpool *pool = rl_pool_for(plan, st->rows * st->row_pixels * st->channels * st->taps);
-    rl_parallelize_2d_tile_2d(pool, dwconv_rows, st, st->rows, 1, rl_rows_per_tile(st->rows, pool), 1);
+    rl_parallelize_rows(plan, dwconv_rows, st, st->rows, st->rows * st->row_pixels * st->channels * st->taps);
     return RL_OK;
 }
 

@@ -83,9 +83,8 @@ static rl_status run_argmax(rl_plan *plan, rl_op *op) {
     st->argmax = (uint32_t *)rl_output(plan, op, 1)->data;
     if (!st->g.in_c) return RL_OK; /* no channels: empty tensors, which may have no memory to point into */
     const size_t rows = (size_t)st->g.batch * (size_t)st->g.out_h;
-    rl_threadpool *pool = rl_pool_for(plan, rows * (size_t)st->g.out_w * (size_t)st->g.in_c *
-                                                (size_t)st->g.filter_h * (size_t)st->g.filter_w);
-    rl_parallelize_2d_tile_2d(pool, argmax_rows, st, rows, 1, rl_rows_per_tile(rows, pool), 1);
+    rl_parallelize_rows(plan, argmax_rows, st, rows, rows * (size_t)st->g.out_w * (size_t)st->g.in_c *
+                                                      (size_t)st->g.filter_h * (size_t)st->g.filter_w);
     return RL_OK;
 }
 
@@ -96,9 +95,8 @@ static rl_status run_unpool(rl_plan *plan, rl_op *op) {
     st->output = (float *)rl_output(plan, op, 0)->data;
     if (!st->g.in_c) return RL_OK; /* no channels: empty tensors, which may have no memory to point into */
     const size_t rows = (size_t)st->g.batch * (size_t)st->g.in_h;
-    rl_threadpool *pool = rl_pool_for(plan, rows * (size_t)st->g.in_w * (size_t)st->g.in_c *
-                                                (size_t)st->g.filter_h * (size_t)st->g.filter_w);
-    rl_parallelize_2d_tile_2d(pool, unpool_rows, st, rows, 1, rl_rows_per_tile(rows, pool), 1);
+    rl_parallelize_rows(plan, unpool_rows, st, rows, rows * (size_t)st->g.in_w * (size_t)st->g.in_c *
+                                                     (size_t)st->g.filter_h * (size_t)st->g.filter_w);
     return RL_OK;
 }
 

@@ -46,9 +46,8 @@ static rl_status run_pool(rl_plan *plan, rl_op *op) {
     st->output = (char *)rl_output(plan, op, 0)->data;
     const size_t rows = (size_t)st->g.batch * (size_t)st->g.out_h;
     /* A small pool costs less than waking the workers: measured on cnn_small's 13x13x8 pools. */
-    rl_threadpool *pool = rl_pool_for(
-        plan, rows * (size_t)st->g.out_w * (size_t)st->g.in_c * (size_t)st->g.filter_h * (size_t)st->g.filter_w);
-    rl_parallelize_2d_tile_2d(pool, pool_rows, st, rows, 1, rl_rows_per_tile(rows, pool), 1);
+    rl_parallelize_rows(plan, pool_rows, st, rows,
+                        rows * (size_t)st->g.out_w * (size_t)st->g.in_c * (size_t)st->g.filter_h * (size_t)st->g.filter_w);
     return RL_OK;
 }
 
