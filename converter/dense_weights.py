@@ -9,7 +9,8 @@ import dataclasses
 
 import numpy as np
 
-from .format import Buffer, ModelError, ModelFile, TensorMap
+from .format import Buffer, ModelError, ModelFile
+from .format.prune import drop_unused_buffers, drop_unused_tensors
 from .format.schema import TENSOR_TYPE_DTYPES
 
 FLOAT16 = 1  # TensorType
@@ -27,7 +28,7 @@ def expand_weights(model: ModelFile) -> ModelFile:
     if not has_packed_weights(model):
         return model
     buffers = list(model.buffers)
-    subgraphs, renames = [], []
+    subgraphs = []
     for k, sg in enumerate(model.subgraphs):
         expanded = _expanded(model, k)
         tensors = list(sg.tensors)
@@ -35,27 +36,8 @@ def expand_weights(model: ModelFile) -> ModelFile:
             buffers.append(Buffer(data=np.frombuffer(np.ascontiguousarray(value).tobytes(), np.uint8)))
             tensors[out] = dataclasses.replace(tensors[out], buffer=len(buffers) - 1)
         operators = [op for j, op in enumerate(sg.operators) if j not in expanded]
-        used = sorted({i for op in operators for i in (op.inputs or []) + (op.outputs or []) +
-                       (op.intermediates or []) if i >= 0} | set(sg.inputs) | set(sg.outputs))
-        rename = {old: new for new, old in enumerate(used)}
-        renames.append(rename)
-
-        def moved(indices: list[int] | None, rename: dict[int, int] = rename) -> list[int] | None:
-            return None if indices is None else [rename[i] if i >= 0 else i for i in indices]
-
-        subgraphs.append(dataclasses.replace(
-            sg, tensors=[tensors[i] for i in used], inputs=moved(sg.inputs), outputs=moved(sg.outputs),
-            operators=[dataclasses.replace(op, inputs=moved(op.inputs), outputs=moved(op.outputs),
-                                           intermediates=moved(op.intermediates)) for op in operators]))
-    signatures = None
-    if model.signature_defs is not None:
-        signatures = [dataclasses.replace(
-            sd, inputs=[TensorMap(name=m.name, tensor_index=renames[sd.subgraph_index][m.tensor_index])
-                        for m in sd.inputs or []],
-            outputs=[TensorMap(name=m.name, tensor_index=renames[sd.subgraph_index][m.tensor_index])
-                     for m in sd.outputs or []]) for sd in model.signature_defs]
-    return _drop_unused_buffers(dataclasses.replace(model, subgraphs=subgraphs, buffers=buffers,
-                                                    signature_defs=signatures))
+        subgraphs.append(dataclasses.replace(sg, tensors=tensors, operators=operators))
+    return drop_unused_buffers(drop_unused_tensors(dataclasses.replace(model, subgraphs=subgraphs, buffers=buffers)))
 
 
 def _expanded(model: ModelFile, sg_index: int) -> dict[int, tuple[int, np.ndarray]]:
@@ -135,18 +117,3 @@ def densify(model: ModelFile, sg_index: int, index: int) -> np.ndarray:
         raise ModelError(f"tensor {index} {t.name!r}: its sparsity points outside its shape {shape}")
     dense[tuple(dense_index.T)] = stored
     return dense
-
-
-def _drop_unused_buffers(model: ModelFile) -> ModelFile:
-    """Buffers no tensor or metadata entry names any more, removed (buffer 0, the empty one, stays first)."""
-    used = {0} | {t.buffer for sg in model.subgraphs for t in sg.tensors}
-    used |= {m.buffer for m in model.metadata or []} | set(model.metadata_buffer or [])
-    order = sorted(used)
-    rename = {old: new for new, old in enumerate(order)}
-    subgraphs = [dataclasses.replace(sg, tensors=[dataclasses.replace(t, buffer=rename[t.buffer])
-                                                  for t in sg.tensors]) for sg in model.subgraphs]
-    metadata = None if model.metadata is None else [dataclasses.replace(m, buffer=rename[m.buffer])
-                                                    for m in model.metadata]
-    metadata_buffer = None if model.metadata_buffer is None else [rename[b] for b in model.metadata_buffer]
-    return dataclasses.replace(model, subgraphs=subgraphs, buffers=[model.buffers[b] for b in order],
-                               metadata=metadata, metadata_buffer=metadata_buffer)

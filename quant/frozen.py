@@ -31,6 +31,7 @@ from rillet.converter.format import (
     load,
     save,
 )
+from rillet.converter.format.prune import drop_unused_buffers, drop_unused_tensors
 
 from .rewrite import QuantizationError
 
@@ -74,7 +75,7 @@ def quantize_frozen(model: Any, calibration_data: Any, *, calibration: str = "mi
     moved: dict[int, int] = {}  # the quantized model's buffers, added to the file once for every signature
     for part in parts:
         _splice(m, part, quantized, moved)
-    return save(_drop_unused_buffers(_drop_unused_tensors(m)))
+    return save(drop_unused_buffers(drop_unused_tensors(m)))
 
 
 def frozen_parts(m: ModelFile) -> list[FrozenPart]:
@@ -203,45 +204,3 @@ def _splice(m: ModelFile, part: FrozenPart, quantized: ModelFile, moved: dict[in
     operators = [op for j, op in enumerate(sg.operators) if j < at and j not in inside]
     operators += spliced + [op for j, op in enumerate(sg.operators) if j >= at and j not in inside]
     m.subgraphs[part.subgraph] = dataclasses.replace(sg, tensors=tensors, operators=operators)
-
-
-def _drop_unused_tensors(m: ModelFile) -> ModelFile:
-    """Tensors no op, subgraph input or output and no signature names any more, removed and the rest
-    renumbered (the float part's weights and activations, once the int8 ops replace it)."""
-    named: dict[int, set[int]] = {}
-    for sd in m.signature_defs or []:
-        named.setdefault(sd.subgraph_index, set()).update(t.tensor_index for t in [*sd.inputs, *sd.outputs])
-    renames, subgraphs = [], []
-    for k, sg in enumerate(m.subgraphs):
-        used = sorted({i for op in sg.operators for i in [*(op.inputs or []), *(op.outputs or []),
-                                                          *(op.intermediates or [])] if i >= 0}
-                      | set(sg.inputs) | set(sg.outputs) | named.get(k, set()))
-        rename = {old: new for new, old in enumerate(used)}
-        renames.append(rename)
-
-        def moved(indices: list[int] | None, rename: dict[int, int] = rename) -> list[int] | None:
-            return None if indices is None else [rename[i] if i >= 0 else i for i in indices]
-
-        subgraphs.append(dataclasses.replace(
-            sg, tensors=[sg.tensors[i] for i in used], inputs=moved(sg.inputs), outputs=moved(sg.outputs),
-            operators=[dataclasses.replace(op, inputs=moved(op.inputs), outputs=moved(op.outputs),
-                                           intermediates=moved(op.intermediates)) for op in sg.operators]))
-    signatures = None if m.signature_defs is None else [dataclasses.replace(
-        sd, inputs=[TensorMap(t.name, renames[sd.subgraph_index][t.tensor_index]) for t in sd.inputs],
-        outputs=[TensorMap(t.name, renames[sd.subgraph_index][t.tensor_index]) for t in sd.outputs])
-        for sd in m.signature_defs]
-    return dataclasses.replace(m, subgraphs=subgraphs, signature_defs=signatures)
-
-
-def _drop_unused_buffers(m: ModelFile) -> ModelFile:
-    """Buffers no tensor or metadata entry names any more (the float weights), removed; buffer 0, the empty
-    one, stays first. (converter's weight expansion has a private twin; sharing it is left to a later tidy.)"""
-    used = sorted({0} | {t.buffer for sg in m.subgraphs for t in sg.tensors}
-                  | {e.buffer for e in m.metadata or []} | set(m.metadata_buffer or []))
-    rename = {old: new for new, old in enumerate(used)}
-    subgraphs = [dataclasses.replace(sg, tensors=[dataclasses.replace(t, buffer=rename[t.buffer]) for t in sg.tensors])
-                 for sg in m.subgraphs]
-    metadata = None if m.metadata is None else [dataclasses.replace(e, buffer=rename[e.buffer]) for e in m.metadata]
-    metadata_buffer = None if m.metadata_buffer is None else [rename[b] for b in m.metadata_buffer]
-    return dataclasses.replace(m, subgraphs=subgraphs, buffers=[m.buffers[b] for b in used], metadata=metadata,
-                               metadata_buffer=metadata_buffer)
