@@ -9,7 +9,9 @@
 /* Below this many multiply-adds an op runs on the calling thread: waking the workers and waiting for them
  * costs about a microsecond on a 2-core machine, more than half of such an op (mobilenet_v2's 6x6 and 3x3
  * depthwise layers ran slower on 2 threads than on 1). */
+#ifndef RL_PARALLEL_MIN_MACS
 #define RL_PARALLEL_MIN_MACS 65536
+#endif
 
 /* One tile per thread would leave a thread idle when the other is slowed down; one per mr rows would make
  * the tile ranges' cache lines hot. About eight tiles per thread. */
