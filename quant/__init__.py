@@ -12,7 +12,14 @@ from rillet.converter.format import ModelFile, load, save
 
 from .calibrate import CalibrationError, collect, feeds
 from .ranges import METHODS, choose_range
-from .rewrite import QuantizationError, plan_int8, rewrite_dynamic_range, rewrite_float16, rewrite_int8
+from .rewrite import (
+    QuantizationError,
+    plan_int8_subgraphs,
+    rewrite_dynamic_range,
+    rewrite_float16,
+    rewrite_int8,
+)
+from .subgraphs import fold_constant_if_operands
 
 MODES = ("int8", "dynamic", "float16")
 # TensorTypes that hold quantized values where a tensor has a scale.
@@ -95,9 +102,9 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
     if mode != "float16" and has_packed_weights(float_model):
         float_model = expand_weights(float_model)
         source = save(float_model)
-    if mode == "int8" and len(float_model.subgraphs) > 1:  # before calibration spends time on it
-        raise QuantizationError(f"the model has {len(float_model.subgraphs)} subgraphs; int8 quantization takes "
-                                "single-subgraph models (an inference graph) only; dynamic and float16 take any")
+    if mode == "int8" and len(float_model.subgraphs) > 1:
+        float_model = fold_constant_if_operands(float_model)
+        source = save(float_model)
     interpreter_class = interpreter_class or default_interpreter()
     samples = None
     if mode == "int8" or report:
@@ -110,9 +117,11 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
     if mode == "int8":
         stats = collect(source, float_model, samples, interpreter_class, histograms=calibration != "minmax",
                         show_progress=progress)
-        ranges = {i: choose_range(s, calibration, percentile) for i, s in sorted(stats.items())}
-        plan = plan_int8(float_model, ranges, keep_float, int8_inputs=io == "int8", int8_outputs=io == "int8")
-        result = rewrite_int8(float_model, plan, int8_inputs=io == "int8", int8_outputs=io == "int8",
+        ranges = {k: {i: choose_range(s, calibration, percentile) for i, s in sorted(sg_stats.items())}
+                  for k, sg_stats in stats.items()}
+        plans = plan_int8_subgraphs(float_model, ranges, keep_float, int8_inputs=io == "int8",
+                                    int8_outputs=io == "int8")
+        result = rewrite_int8(float_model, plans, int8_inputs=io == "int8", int8_outputs=io == "int8",
                               per_channel=per_channel)
     elif mode == "dynamic":
         result = rewrite_dynamic_range(float_model, per_channel=per_channel)

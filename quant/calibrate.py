@@ -25,6 +25,7 @@ class InputSpec:
     index: int
     shape: list[int]
     signature: list[int]  # -1 where the dimension may vary
+    dtype: np.dtype = np.dtype(np.float32)  # a float model may take other inputs too (an IF's bool condition)
 
     def fits(self, shape: tuple[int, ...]) -> bool:
         return len(shape) == len(self.signature) and all(s in (-1, d) for s, d in zip(self.signature, shape))
@@ -41,7 +42,7 @@ def model_inputs(model: ModelFile) -> list[InputSpec]:
         t = sg.tensors[i]
         shape = list(t.shape or [])
         specs.append(InputSpec(names.get(i, t.name or f"input{i}"), i, shape,
-                               list(t.shape_signature) if t.shape_signature else shape))
+                               list(t.shape_signature) if t.shape_signature else shape, t.dtype))
     return specs
 
 
@@ -123,7 +124,7 @@ def _one_feed(item: Any, specs: list[InputSpec], n: int) -> dict[int, np.ndarray
             a = a[None]
         if not s.fits(a.shape):
             raise _shape_error(s, a.shape, n)
-        out[s.index] = np.ascontiguousarray(a, dtype=np.float32)
+        out[s.index] = np.ascontiguousarray(a, dtype=s.dtype)
     return out
 
 
@@ -177,9 +178,10 @@ def progress(iterable: Iterable, total: int, desc: str, enabled: bool) -> Iterat
     yield from tqdm(iterable, total=total, desc=desc, leave=False)
 
 
-def float_activations(model: ModelFile) -> list[int]:
-    """The float32 tensors that carry data at run time (not constants): those calibration measures."""
-    sg = model.subgraphs[0]
+def float_activations(model: ModelFile, subgraph: int = 0) -> list[int]:
+    """The float32 tensors of `subgraph` that carry data at run time (not constants): those calibration
+    measures."""
+    sg = model.subgraphs[subgraph]
     out = []
     for i, t in enumerate(sg.tensors):
         data = model.buffers[t.buffer].data if t.buffer < len(model.buffers) else None
@@ -217,18 +219,33 @@ def run_model(interpreter: Any, feed: dict[int, np.ndarray], tensors: list[int])
 
 
 def collect(model_bytes: bytes, model: ModelFile, samples: list[dict[int, np.ndarray]],
-            interpreter_class: Callable, histograms: bool, show_progress: bool) -> dict[int, TensorStats]:
-    """Runs the float model over every sample: min/max of each float activation; a second pass for the
-    histograms (their bins span the range the first pass found)."""
-    tensors = float_activations(model)
-    stats = {i: TensorStats() for i in tensors}
+            interpreter_class: Callable, histograms: bool,
+            show_progress: bool) -> dict[int, dict[int, TensorStats]]:
+    """Runs the float model over every sample: min/max of each float activation of each subgraph; a second
+    pass for the histograms (their bins span the range the first pass found). Subgraphs that IF, WHILE and
+    CALL_ONCE call are seen at each call (quant/subgraphs.py replays them)."""
+    from .subgraphs import can_replay, replay_calls, subgraph_values
+
+    tensors = {k: float_activations(model, k) for k in range(len(model.subgraphs))}
+    stats = {k: {i: TensorStats() for i in ts} for k, ts in tensors.items()}
     interpreter = interpreter_class(model_content=model_bytes, experimental_preserve_all_tensors=True)
+    several = len(model.subgraphs) > 1
+    if several and not can_replay(interpreter):
+        raise CalibrationError(f"calibrating a model with {len(model.subgraphs)} subgraphs runs them one at a "
+                               f"time, which rillet's Interpreter does and {interpreter_class.__name__} does not")
     allocate_for(interpreter, [samples[0][spec.index].shape for spec in model_inputs(model)])
     passes = [("calibrating", TensorStats.add_range)]
     if histograms:
         passes.append(("histograms", TensorStats.add_histogram))
     for desc, add in passes:
+        def record(k: int, values: dict[int, np.ndarray], add: Callable = add) -> None:
+            for i in tensors[k]:
+                if i in values:
+                    add(stats[k][i], np.asarray(values[i]))
+
         for feed in progress(samples, len(samples), desc, show_progress):
-            for i, value in run_model(interpreter, feed, tensors).items():
-                add(stats[i], value)
-    return {i: s for i, s in stats.items() if s.lo <= s.hi}
+            values = run_model(interpreter, feed, tensors[0])
+            record(0, values)
+            if several:
+                replay_calls(interpreter, model, 0, subgraph_values(interpreter, model, 0), record)
+    return {k: {i: s for i, s in sg_stats.items() if s.lo <= s.hi} for k, sg_stats in stats.items()}

@@ -75,6 +75,10 @@ ANY_INPUT = {"SHAPE", "ARG_MAX", "ARG_MIN"}
 # Comparisons: each float operand int8 with parameters of its own (the kernel rescales both), a bool output.
 COMPARISONS = {"EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL"}
 QUANTIZABLE = set(WEIGHT_AXIS) | SAME_SCALE | set(FIXED_OUTPUT) | OWN_RANGE | ANY_INPUT | COMPARISONS
+# Ops whose float tensors cross a subgraph or variable boundary: they stay float, so that an IF's branches, a
+# WHILE's body and condition, and a resource variable see one dtype whichever subgraph touches them (TFLite
+# copies the bytes across and checks the types); each side quantizes and dequantizes on its own.
+BOUNDARY = {"IF", "WHILE", "CALL_ONCE", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE"}
 HYBRID = set(WEIGHT_AXIS)  # dynamic-range: int8 weights, float activations, as TensorFlow writes them
 
 
@@ -85,6 +89,7 @@ class Plan:
     quantized_ops: list[bool]
     params: dict[int, QParams]  # original float tensor -> its int8 parameters
     kept: list[str] = field(default_factory=list)  # the ops left float, as "OP (tensor)"
+    matched: set[str] = field(default_factory=set)  # the keep_float entries that named an op here
 
 
 def runs_int8(name: str) -> bool:
@@ -130,18 +135,23 @@ def _constant(model: ModelFile, i: int, sg_index: int = 0) -> np.ndarray | None:
     return model.tensor_data(sg_index, i)
 
 
-def _op_label(model: ModelFile, j: int) -> str:
-    sg = model.subgraphs[0]
+def _op_label(model: ModelFile, j: int, k: int = 0) -> str:
+    """"ADD #12 ('out')"; in subgraph k > 0, "ADD #2:12 ('out')"."""
+    sg = model.subgraphs[k]
     op = sg.operators[j]
+    where = f"{k}:{j}" if k else f"{j}"
     outs = [sg.tensors[o].name for o in op.outputs or [] if o >= 0]
-    return f"{model.op_name(op)} #{j} ({outs[0]!r})" if outs else f"{model.op_name(op)} #{j}"
+    return f"{model.op_name(op)} #{where} ({outs[0]!r})" if outs else f"{model.op_name(op)} #{where}"
 
 
 def plan_int8(model: ModelFile, ranges: dict[int, tuple[float, float]], keep_float: list[str] | None,
-              int8_inputs: bool, int8_outputs: bool | None = None) -> Plan:
-    """Decides which ops run int8 and gives every tensor an int8 view needs its parameters (int8_outputs:
-    as int8_inputs unless given)."""
-    sg = model.subgraphs[0]
+              int8_inputs: bool, int8_outputs: bool | None = None, subgraph: int = 0) -> Plan:
+    """Decides which ops of `subgraph` run int8 and gives every tensor an int8 view needs its parameters
+    (int8_outputs: as int8_inputs unless given). keep_float names op types, output tensors and op indices
+    ("12" in subgraph 0, "2:12" in subgraph 2); in a one-subgraph model an entry that names nothing is an
+    error here, in a larger one plan_int8_subgraphs checks them over every subgraph."""
+    k = subgraph
+    sg = model.subgraphs[k]
     keep = set(keep_float or [])
     matched: set[str] = set()
     quantized, kept = [], []
@@ -149,25 +159,23 @@ def plan_int8(model: ModelFile, ranges: dict[int, tuple[float, float]], keep_flo
         name = model.op_name(op)
         tensors = [i for i in (op.inputs or []) + (op.outputs or []) if i >= 0]
         outs = {sg.tensors[o].name for o in op.outputs or [] if o >= 0}
-        hits = ({name, str(j)} | outs) & keep
+        hits = ({name, f"{k}:{j}" if k else str(j)} | outs) & keep
         matched |= hits
         if not any(sg.tensors[i].type == FLOAT32 for i in tensors):
             quantized.append(False)  # integer-only ops (shape arithmetic) stay as they are
-        elif hits:
+        elif hits or name in BOUNDARY:
             quantized.append(False)
-            kept.append(_op_label(model, j))
+            kept.append(_op_label(model, j, k))
         elif name not in QUANTIZABLE:
-            why = (f"rillet runs int8 {name}, but its quantizer has no rule for it yet" if runs_int8(name)
-                   else f"rillet has no int8 kernel for {name}")
-            raise QuantizationError(f"{_op_label(model, j)}: {why}; keep it float with keep_float=[{name!r}] "
-                                    f"(or --keep-float {name})")
+            raise QuantizationError(f"{_op_label(model, j, k)}: {no_int8_reason(name)}; keep it float with "
+                                    f"keep_float=[{name!r}] (or --keep-float {name})")
         else:
-            if name in WEIGHT_AXIS and (len(op.inputs) < 2 or _constant(model, op.inputs[1]) is None):
-                raise QuantizationError(f"{_op_label(model, j)}: int8 {name} needs constant weights; keep it "
+            if name in WEIGHT_AXIS and (len(op.inputs) < 2 or _constant(model, op.inputs[1], k) is None):
+                raise QuantizationError(f"{_op_label(model, j, k)}: int8 {name} needs constant weights; keep it "
                                         f"float with keep_float=[{name!r}]")
             quantized.append(True)
     unknown = sorted(keep - matched)
-    if unknown:
+    if unknown and len(model.subgraphs) == 1:
         raise QuantizationError(f"keep_float: {unknown} name no op type, op index or output tensor of the model")
 
     groups = _Groups()
@@ -186,7 +194,7 @@ def plan_int8(model: ModelFile, ranges: dict[int, tuple[float, float]], keep_flo
             continue
         needed.update(float_in + float_out)
         if name == "BATCH_MATMUL":  # a constant operand is a weight: symmetric, as TensorFlow writes it
-            symmetric.update(i for i in float_in if _constant(model, i) is not None)
+            symmetric.update(i for i in float_in if _constant(model, i, k) is not None)
         if name in SAME_SCALE:
             for t in float_in[1:] + float_out:
                 groups.union(float_in[0], t)
@@ -215,7 +223,7 @@ def plan_int8(model: ModelFile, ranges: dict[int, tuple[float, float]], keep_flo
         else:
             lo, hi = np.inf, -np.inf
             for i in group:
-                data = _constant(model, i)
+                data = _constant(model, i, k)
                 if data is not None:
                     r = (float(data.min()), float(data.max())) if data.size else (0.0, 0.0)
                 elif i in ranges:
@@ -224,31 +232,58 @@ def plan_int8(model: ModelFile, ranges: dict[int, tuple[float, float]], keep_flo
                     raise QuantizationError(f"tensor {sg.tensors[i].name!r}: calibration never saw a value of it "
                                             f"(no range to quantize it with)")
                 if not (np.isfinite(r[0]) and np.isfinite(r[1])):
-                    raise QuantizationError(_infinite_range(model, i, r))
+                    raise QuantizationError(_infinite_range(model, i, r, k))
                 lo, hi = min(lo, r[0]), max(hi, r[1])
             chosen = activation_params(lo, hi)
         for i in group:
             params[i] = chosen
     for i in symmetric:
-        params[i] = QParams((float(weight_scales(_constant(model, i), None)[0]),), (0,))
-    return Plan(quantized, params, kept)
+        params[i] = QParams((float(weight_scales(_constant(model, i, k), None)[0]),), (0,))
+    return Plan(quantized, params, kept, matched)
 
 
-def _infinite_range(model: ModelFile, i: int, r: tuple[float, float]) -> str:
+def plan_int8_subgraphs(model: ModelFile, ranges: dict[int, dict[int, tuple[float, float]]],
+                        keep_float: list[str] | None, int8_inputs: bool, int8_outputs: bool) -> list[Plan]:
+    """One plan per subgraph (ranges: per subgraph, per tensor). Only subgraph 0's inputs and outputs may be
+    int8: the others are IF branches, WHILE bodies and conditions, CALL_ONCE initializers, whose inputs and
+    outputs are the float tensors of the boundary op that calls them."""
+    plans = [plan_int8(model, ranges.get(k, {}), keep_float, int8_inputs and k == 0, int8_outputs and k == 0,
+                       subgraph=k) for k in range(len(model.subgraphs))]
+    unknown = sorted(set(keep_float or []) - set().union(*(p.matched for p in plans)))
+    if unknown:
+        raise QuantizationError(f"keep_float: {unknown} name no op type, op index or output tensor of the model")
+    return plans
+
+
+def no_int8_reason(name: str) -> str:
+    """Why the quantizer has no int8 rule for `name`: LiteRT has no int8 kernel for it (probed with LiteRT
+    2.3's builtin kernels), or rillet lacks one, or rillet has one and the quantizer no rule yet."""
+    if name in LITERT_FLOAT_ONLY:
+        return f"LiteRT has no int8 kernel for {name} (its {name} takes float32 only), so it stays float"
+    if runs_int8(name):
+        return f"rillet runs int8 {name}, but its quantizer has no rule for it yet"
+    return f"rillet has no int8 kernel for {name} yet"
+
+
+# Float ops LiteRT 2.3's builtin kernels refuse on int8 (probed: a one-op int8 model fails to prepare).
+LITERT_FLOAT_ONLY = {"SIN", "COS", "SQUARE", "POW", "FLOOR", "CEIL", "ROUND", "SIGN"}
+
+
+def _infinite_range(model: ModelFile, i: int, r: tuple[float, float], k: int = 0) -> str:
     """What to say about a tensor with infinite or NaN values: a constant (an inf bound of a clip), or an
     activation calibration saw them in (a LOG of 0); it names the op to keep float."""
-    sg = model.subgraphs[0]
-    if _constant(model, i) is not None:
+    sg = model.subgraphs[k]
+    if _constant(model, i, k) is not None:
         j = next(j for j, op in enumerate(sg.operators) if i in (op.inputs or []))
         what = "is a constant holding values in"
     else:
         j = next((j for j, op in enumerate(sg.operators) if i in (op.outputs or [])), None)
-        what = "holds values in" if j is None else f"(output of {_op_label(model, j)}): calibration saw values in"
+        what = "holds values in" if j is None else f"(output of {_op_label(model, j, k)}): calibration saw values in"
     text = f"tensor {sg.tensors[i].name!r} {what} [{r[0]:g}, {r[1]:g}]; int8 needs a finite range"
     if j is None:  # a graph input: the calibration data itself
         return text
     name = model.op_name(sg.operators[j])
-    return f"{text}: keep {_op_label(model, j)} float with keep_float=[{name!r}] (or --keep-float {name})"
+    return f"{text}: keep {_op_label(model, j, k)} float with keep_float=[{name!r}] (or --keep-float {name})"
 
 
 class _Writer:
@@ -289,10 +324,6 @@ class _Writer:
             template = Operator()
         self.operators.append((name, dataclasses.replace(template, inputs=list(inputs), outputs=list(outputs),
                                                          **changes), version))
-
-    def finish(self, inputs: list[int], outputs: list[int], renames: dict[int, int]) -> ModelFile:
-        """The model of this one subgraph."""
-        return _assemble(self.model, [_Part(self, inputs, outputs, renames)])
 
 
 @dataclass
@@ -367,17 +398,21 @@ def _types(writer: _Writer, indices: list[int]) -> list[int]:
     return [writer.tensors[i].type if i >= 0 else -1 for i in indices]
 
 
-def _single_subgraph(model: ModelFile) -> None:
-    if len(model.subgraphs) != 1:
-        raise QuantizationError(f"the model has {len(model.subgraphs)} subgraphs; rillet quantizes single-subgraph "
-                                "models (an inference graph) only")
-
-
-def rewrite_int8(model: ModelFile, plan: Plan, *, int8_inputs: bool, int8_outputs: bool,
+def rewrite_int8(model: ModelFile, plan: Plan | list[Plan], *, int8_inputs: bool, int8_outputs: bool,
                  per_channel: bool) -> ModelFile:
-    _single_subgraph(model)
-    sg = model.subgraphs[0]
-    w = _Writer(model)
+    """The int8 model of `plan` (one Plan per subgraph; a single Plan for a one-subgraph model). Subgraphs
+    after the first keep float inputs and outputs (see plan_int8_subgraphs)."""
+    plans = [plan] if isinstance(plan, Plan) else plan
+    if len(plans) != len(model.subgraphs):
+        raise QuantizationError(f"{len(plans)} plans for a model of {len(model.subgraphs)} subgraphs")
+    buffers = [Buffer()]
+    return _assemble(model, [_int8_subgraph(_Writer(model, k, buffers), p, int8_inputs=int8_inputs and k == 0,
+                                            int8_outputs=int8_outputs and k == 0, per_channel=per_channel)
+                             for k, p in enumerate(plans)])
+
+
+def _int8_subgraph(w: _Writer, plan: Plan, *, int8_inputs: bool, int8_outputs: bool, per_channel: bool) -> _Part:
+    model, sg, k = w.model, w.sg, w.sg_index
     producer = {o: j for j, op in enumerate(sg.operators) for o in op.outputs or [] if o >= 0}
     is_float = [t.type == FLOAT32 for t in sg.tensors]
 
@@ -388,7 +423,7 @@ def rewrite_int8(model: ModelFile, plan: Plan, *, int8_inputs: bool, int8_output
 
     base: dict[int, int] = {}
     for i, t in enumerate(sg.tensors):  # activations and integer constants, in their original order
-        if is_float[i] and _constant(model, i) is not None:
+        if is_float[i] and _constant(model, i, k) is not None:
             continue
         if is_float[i] and native_int8(i):
             base[i] = w.tensor(t, type=INT8, quantization=plan.params[i].parameters(), buffer=0)
@@ -408,7 +443,7 @@ def rewrite_int8(model: ModelFile, plan: Plan, *, int8_inputs: bool, int8_output
         return w.cache[key]
 
     def float_view(i: int) -> int:
-        if _constant(model, i) is not None:
+        if _constant(model, i, k) is not None:
             return w.copy(i)
         if not native_int8(i):
             return base[i]
@@ -424,14 +459,14 @@ def rewrite_int8(model: ModelFile, plan: Plan, *, int8_inputs: bool, int8_output
         key = ("const", i)
         if key not in w.cache:
             t = sg.tensors[i]
-            data = quantize_values(_constant(model, i), plan.params[i])
+            data = quantize_values(_constant(model, i, k), plan.params[i])
             w.cache[key] = w.tensor(t, type=INT8, buffer=w.buffer(data), quantization=plan.params[i].parameters())
         return w.cache[key]
 
     def weights(i: int, axis: int | None) -> tuple[int, QParams]:
         key = ("weights", i, axis)
         if key not in w.cache:
-            data, params = quantize_weights(_constant(model, i), axis)
+            data, params = quantize_weights(_constant(model, i, k), axis)
             w.cache[key] = (w.tensor(sg.tensors[i], type=INT8, buffer=w.buffer(data),
                                      quantization=params.parameters()), params)
         return w.cache[key]
@@ -439,7 +474,7 @@ def rewrite_int8(model: ModelFile, plan: Plan, *, int8_inputs: bool, int8_output
     def bias(i: int, input_params: QParams, weight_params: QParams) -> int:
         key = ("bias", i, input_params, weight_params)
         if key not in w.cache:
-            data, params = quantize_bias(_constant(model, i), input_params.scale[0], weight_params)
+            data, params = quantize_bias(_constant(model, i, k), input_params.scale[0], weight_params)
             w.cache[key] = w.tensor(sg.tensors[i], type=INT32, buffer=w.buffer(data),
                                     quantization=params.parameters())
         return w.cache[key]
@@ -463,8 +498,8 @@ def rewrite_int8(model: ModelFile, plan: Plan, *, int8_inputs: bool, int8_output
             elif name in WEIGHT_AXIS and slot == 2:
                 new_in.append(bias(i, plan.params[inputs[0]], weight_params))
             elif name in ANY_INPUT:
-                new_in.append(base[i] if _constant(model, i) is None else w.copy(i))
-            elif _constant(model, i) is not None:
+                new_in.append(base[i] if _constant(model, i, k) is None else w.copy(i))
+            elif _constant(model, i, k) is not None:
                 new_in.append(const_int8(i))
             else:
                 new_in.append(int8_view(i))
@@ -489,7 +524,7 @@ def rewrite_int8(model: ModelFile, plan: Plan, *, int8_inputs: bool, int8_output
             new = base[o]
         renames[o] = new
         graph_outputs.append(new)
-    return w.finish(graph_inputs, graph_outputs, renames)
+    return _Part(w, graph_inputs, graph_outputs, renames)
 
 
 def rewrite_dynamic_range(model: ModelFile, *, per_channel: bool) -> ModelFile:

@@ -1,0 +1,82 @@
+/* rowdot.h — row-dot micro-kernels: a FULLY_CONNECTED of a few input rows that reads the model's weights in
+ * place, row-major [units][depth] as TFLite stores them, instead of packing them into GEMM panels.
+ *
+ * A kernel computes, for each input row i < m and output channel n < nc,
+ *   y[i * y_stride + n] = act(bias[n] + sum over k < kc of x[i * x_stride + k] * w[n * kc + k])
+ * walking the weight rows a few at a time (the tile in its name: 1 input row by 4 weight rows per step) and,
+ * for each such block, every input row in turn: the block is read from memory once and from cache for the
+ * other rows. Batch-1 FULLY_CONNECTED is a stream of its weights, so packing them buys nothing there and
+ * costs a copy as large as the weights at every start.
+ *
+ * float32: bias may be NULL (no bias). The scalar kernel adds bias, then k ascending, rounding after every
+ * multiply and add: the specification. SIMD kernels sum k in lanes and fuse multiply-adds, so they agree
+ * with it within a few ulps of |bias| + sum |x * w| (the kernel testers' tolerance), not of a result that
+ * cancels. Each output's sum does not depend on nc, m or where a block starts, so the thread split never
+ * changes a result.
+ *
+ * int8 (qs8 activations, per-channel int8 weights): bias holds nc int32 sums prepared by the op:
+ *   bias[n] = model_bias[n] - (input_zero_point + input_offset) * sum over k of w[n][k]
+ * in wrapping 32-bit arithmetic, input_offset being the config's (128 for kernels that add 128 to every
+ * input byte to use VNNI's unsigned-by-signed dot product); scales holds nc floats (input_scale *
+ * filter_scale / output_scale). Sums wrap modulo 2^32, and the requantization is gemm.h's fp32 one, so
+ * every path gives the scalar kernel's bits.
+ *
+ * Kernels read no byte past a weight row's or an input row's end (the weights may end where the model file
+ * ends, an input row where the arena ends) and write only the nc outputs of each of the m rows. */
+#ifndef RILLET_ROWDOT_H
+#define RILLET_ROWDOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gemm.h"
+#include "isa.h"
+
+typedef void (*rl_f32_rowdot_fn)(size_t m, size_t nc, size_t kc, const float *x, size_t x_stride, const float *w,
+                                 const float *bias, float *y, size_t y_stride, const rl_f32_minmax_params *params);
+typedef void (*rl_qs8_rowdot_fn)(size_t m, size_t nc, size_t kc, const int8_t *x, size_t x_stride, const int8_t *w,
+                                 const int32_t *bias, const float *scales, int8_t *y, size_t y_stride,
+                                 const rl_qs8_requantization_params *params);
+
+/* What dispatch hands the FULLY_CONNECTED driver (ops/fc_rowdot.c): nr is the weight rows per step, which
+ * the driver's thread tiles are a multiple of. */
+typedef struct {
+    uint32_t nr;
+    rl_f32_rowdot_fn rowdot;
+} rl_f32_rowdot_config;
+
+typedef struct {
+    uint32_t nr;
+    int32_t input_offset;
+    rl_qs8_rowdot_fn rowdot;
+} rl_qs8_rowdot_config;
+
+/* The best kernels of a path: AVX-512's on both AVX-512 paths (VNNI's for int8 where the CPU has it), AVX2's,
+ * NEON's on both Arm paths, else scalar (rowdot_configs.c). */
+rl_f32_rowdot_config rl_f32_rowdot_config_for(rl_isa isa);
+rl_qs8_rowdot_config rl_qs8_rowdot_config_for(rl_isa isa);
+
+#define RL_F32_ROWDOT_FN(name)                                                                                 \
+    void name(size_t m, size_t nc, size_t kc, const float *x, size_t x_stride, const float *w, const float *bias, \
+              float *y, size_t y_stride, const rl_f32_minmax_params *params)
+#define RL_QS8_ROWDOT_FN(name)                                                                                 \
+    void name(size_t m, size_t nc, size_t kc, const int8_t *x, size_t x_stride, const int8_t *w,                \
+              const int32_t *bias, const float *scales, int8_t *y, size_t y_stride,                              \
+              const rl_qs8_requantization_params *params)
+
+/* Only rowdot_configs.c should hand these out: an ISA kernel on a CPU without that ISA is an illegal
+ * instruction. */
+RL_F32_ROWDOT_FN(f32_rowdot_1x4__scalar);
+RL_QS8_ROWDOT_FN(qs8_qc8w_rowdot_1x4__scalar);
+#if defined(__x86_64__) || defined(_M_X64)
+RL_F32_ROWDOT_FN(f32_rowdot_1x4__avx2);
+RL_F32_ROWDOT_FN(f32_rowdot_1x4__avx512);
+RL_QS8_ROWDOT_FN(qs8_qc8w_rowdot_1x4__avx2);
+RL_QS8_ROWDOT_FN(qs8_qc8w_rowdot_1x4__avx512vnni); /* input_offset 128 */
+#endif
+#if RL_HAVE_NEON_KERNELS
+RL_F32_ROWDOT_FN(f32_rowdot_1x4__neon);
+RL_QS8_ROWDOT_FN(qs8_qc8w_rowdot_1x4__neon);
+#endif
+
+#endif

@@ -1,0 +1,245 @@
+/* rowdot_kernels_test.c — checks one ISA's row-dot micro-kernels (rowdot.h): float32 and int8.
+ *
+ * Usage: rowdot_kernels_test scalar|avx2|avx512|avx512vnni|neon|neondot. The scalar kernels are checked against
+ * plain loops here (float32 in the same order, so to the bit; int8 against the formula summed in 64 bits and
+ * wrapped); an ISA's kernels against the scalar ones (int8 bit for bit; float32 within REL_TOL of |bias| +
+ * sum |x * w|, as SIMD sums k in lanes with fused multiply-adds) on every size around the tiles' edges: m 1..5
+ * input rows, nc around the 4 weight rows of a step, kc around every path's k step (4, 8, 16, 32, 64). The
+ * weights and the input end exactly where a page ends, followed by a PROT_NONE page, so reading one element
+ * past a row faults; outputs sit between canaries that must stay untouched. Exit status 0: all passed; 1: a
+ * mismatch (the case is printed); 77: the CPU lacks the ISA (skipped, and said so). */
+#define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cpu_features.h"
+#include "rowdot.h"
+
+#define REL_TOL 1e-6
+#define CANARY_F 12345.678f
+#define CANARY_B 0x5A
+enum { MAX_M = 5, MAX_NC = 40, MAX_KC = 260, X_PAD = 3, Y_PAD = 2 };
+
+static const size_t ms[] = {1, 2, 3, 4, 5};
+static const size_t ncs[] = {1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 40};
+static const size_t kcs[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 260};
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+typedef struct {
+    uint64_t state;
+} rng;
+
+static uint32_t next(rng *r) {
+    r->state ^= r->state << 13;
+    r->state ^= r->state >> 7;
+    r->state ^= r->state << 17;
+    return (uint32_t)(r->state >> 32);
+}
+
+static float uniform(rng *r) { return (float)((double)(next(r) >> 8) / (double)(1 << 23) - 1.0); } /* [-1, 1) */
+
+/* A block of `bytes` that ends exactly where a readable page ends, a PROT_NONE page after it. */
+typedef struct {
+    char *base;
+    size_t size;
+} guarded;
+
+static guarded guarded_new(size_t bytes) {
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE), readable = (bytes + page - 1) / page * page;
+    guarded g = {NULL, readable + page};
+    void *m = mmap(NULL, g.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+        perror("mmap");
+        exit(2);
+    }
+    g.base = m;
+    mprotect(g.base + readable, page, PROT_NONE);
+    return g;
+}
+
+static void *guarded_tail(const guarded *g, size_t bytes) { return g->base + g->size - (size_t)sysconf(_SC_PAGESIZE) - bytes; }
+
+static void report_fault(int sig) {
+    static const char msg[] = "FAIL: a kernel read past a row (fault)\n";
+    (void)sig;
+    if (write(1, msg, sizeof msg - 1) < 0) _exit(1);
+    _exit(1);
+}
+
+static const rl_f32_minmax_params f32_clamps[] = {{-INFINITY, INFINITY}, {-0.25f, 0.5f}, {0.0f, 6.0f}};
+
+/* The scalar kernel's definition, in its order: bias, then k ascending, each multiply and add rounded. */
+static float f32_formula(const float *x, const float *w, const float *bias, size_t n, size_t kc,
+                         const rl_f32_minmax_params *p) {
+    float acc = bias ? bias[n] : 0.0f;
+    for (size_t k = 0; k < kc; ++k) {
+        const float product = x[k] * w[n * kc + k];
+        acc += product;
+    }
+    acc = acc < p->min ? p->min : acc;
+    return acc > p->max ? p->max : acc;
+}
+
+static int test_f32(rl_f32_rowdot_fn kernel, int scalar, rng *r) {
+    guarded gw = guarded_new(MAX_NC * MAX_KC * sizeof(float)), gx = guarded_new(MAX_M * (MAX_KC + X_PAD) * sizeof(float));
+    static float got[MAX_M * (MAX_NC + Y_PAD)], want[MAX_M * (MAX_NC + Y_PAD)];
+    static float bias[MAX_NC];
+    size_t cases = 0;
+    for (size_t a = 0; a < COUNT(ms); ++a)
+        for (size_t b = 0; b < COUNT(ncs); ++b)
+            for (size_t c = 0; c < COUNT(kcs); ++c) {
+                const size_t m = ms[a], nc = ncs[b], kc = kcs[c], x_stride = kc + X_PAD, y_stride = nc + Y_PAD;
+                const rl_f32_minmax_params *p = &f32_clamps[cases % COUNT(f32_clamps)];
+                const int with_bias = cases % 4 != 3;
+                float *w = guarded_tail(&gw, nc * kc * sizeof(float));
+                float *x = guarded_tail(&gx, ((m - 1) * x_stride + kc) * sizeof(float));
+                for (size_t i = 0; i < nc * kc; ++i) w[i] = uniform(r);
+                for (size_t i = 0; i < (m - 1) * x_stride + kc; ++i) x[i] = uniform(r);
+                for (size_t n = 0; n < nc; ++n) bias[n] = uniform(r);
+                const float *bias_or_null = with_bias ? bias : NULL;
+                for (size_t i = 0; i < m * y_stride; ++i) got[i] = CANARY_F;
+                if (!scalar) f32_rowdot_1x4__scalar(m, nc, kc, x, x_stride, w, bias_or_null, want, y_stride, p);
+                kernel(m, nc, kc, x, x_stride, w, bias_or_null, got, y_stride, p);
+                for (size_t i = 0; i < m; ++i)
+                    for (size_t j = 0; j < y_stride; ++j) {
+                        const float g = got[i * y_stride + j];
+                        if (j >= nc) {
+                            if (memcmp(&g, &(float){CANARY_F}, sizeof g) != 0) {
+                                printf("FAIL f32 m=%zu nc=%zu kc=%zu: wrote past nc at [%zu][%zu]\n", m, nc, kc, i, j);
+                                return 1;
+                            }
+                            continue;
+                        }
+                        const float *xi = x + i * x_stride;
+                        double magnitude = with_bias ? fabs((double)bias[j]) : 0.0;
+                        for (size_t k = 0; k < kc; ++k) magnitude += fabs((double)xi[k] * (double)w[j * kc + k]);
+                        const float expect = scalar ? f32_formula(xi, w, bias_or_null, j, kc, p) : want[i * y_stride + j];
+                        const int ok = scalar ? memcmp(&g, &expect, sizeof g) == 0
+                                              : fabs((double)g - (double)expect) <= REL_TOL * (magnitude > 1.0 ? magnitude : 1.0);
+                        if (!ok) {
+                            printf("FAIL f32 m=%zu nc=%zu kc=%zu bias=%d: [%zu][%zu] got %.9g want %.9g\n", m, nc, kc,
+                                   with_bias, i, j, g, expect);
+                            return 1;
+                        }
+                    }
+                ++cases;
+            }
+    munmap(gw.base, gw.size);
+    munmap(gx.base, gx.size);
+    printf("f32 rowdot: %zu cases ok\n", cases);
+    return 0;
+}
+
+static const rl_qs8_requantization_params qs8_params[] = {
+    {-128.0f - 3.0f, 127.0f - 3.0f, 3, 0},    /* no activation, output zero point 3 */
+    {0.0f - -20.0f, 127.0f - -20.0f, -20, 0}, /* RELU with zero point -20 */
+    {-100.0f - 0.0f, 60.0f - 0.0f, 0, 0},     /* a narrow clamp */
+};
+
+/* The int8 formula: the model's bias plus sum (x - izp) * w, in 64 bits, wrapped to int32, then the fp32
+ * requantization with libm's rounding. */
+static int8_t qs8_formula(const int8_t *x, const int8_t *w, int32_t model_bias, int32_t izp, size_t n, size_t kc,
+                          float scale, const rl_qs8_requantization_params *p) {
+    int64_t acc = model_bias;
+    for (size_t k = 0; k < kc; ++k) acc += ((int64_t)x[k] - izp) * (int64_t)w[n * kc + k];
+    float v = (float)(int32_t)(uint32_t)(uint64_t)acc * scale;
+    v = v < p->min_less_zero_point ? p->min_less_zero_point : (v > p->max_less_zero_point ? p->max_less_zero_point : v);
+    return (int8_t)((int32_t)nearbyintf(v) + p->output_zero_point);
+}
+
+static int test_qs8(const rl_qs8_rowdot_config *config, int scalar, rng *r) {
+    guarded gw = guarded_new(MAX_NC * MAX_KC), gx = guarded_new(MAX_M * (MAX_KC + X_PAD));
+    static int8_t got[MAX_M * (MAX_NC + Y_PAD)], want[MAX_M * (MAX_NC + Y_PAD)];
+    static int32_t model_bias[MAX_NC], bias[MAX_NC], scalar_bias[MAX_NC];
+    static float scales[MAX_NC];
+    size_t cases = 0;
+    for (size_t a = 0; a < COUNT(ms); ++a)
+        for (size_t b = 0; b < COUNT(ncs); ++b)
+            for (size_t c = 0; c < COUNT(kcs); ++c) {
+                const size_t m = ms[a], nc = ncs[b], kc = kcs[c], x_stride = kc + X_PAD, y_stride = nc + Y_PAD;
+                const rl_qs8_requantization_params *p = &qs8_params[cases % COUNT(qs8_params)];
+                /* Extremes too: -128 inputs and weights, and zero points at both ends. */
+                const int32_t izp = (int32_t)(cases % 3 == 0 ? -128 : (cases % 3 == 1 ? 127 : (int)(next(r) % 256) - 128));
+                int8_t *w = guarded_tail(&gw, nc * kc);
+                int8_t *x = guarded_tail(&gx, (m - 1) * x_stride + kc);
+                for (size_t i = 0; i < nc * kc; ++i) w[i] = (int8_t)(cases % 7 == 0 ? -128 : (int)(next(r) % 256) - 128);
+                for (size_t i = 0; i < (m - 1) * x_stride + kc; ++i) x[i] = (int8_t)((int)(next(r) % 256) - 128);
+                for (size_t n = 0; n < nc; ++n) {
+                    model_bias[n] = (int32_t)(next(r) % 200001) - 100000;
+                    scales[n] = 1e-4f + (float)(next(r) % 1000) * 1e-5f;
+                    uint32_t sum = 0;
+                    for (size_t k = 0; k < kc; ++k) sum += (uint32_t)(int32_t)w[n * kc + k];
+                    bias[n] = (int32_t)((uint32_t)model_bias[n] - (uint32_t)(izp + config->input_offset) * sum);
+                    scalar_bias[n] = (int32_t)((uint32_t)model_bias[n] - (uint32_t)izp * sum);
+                }
+                memset(got, CANARY_B, sizeof got);
+                if (!scalar)
+                    qs8_qc8w_rowdot_1x4__scalar(m, nc, kc, x, x_stride, w, scalar_bias, scales, want, y_stride, p);
+                config->rowdot(m, nc, kc, x, x_stride, w, bias, scales, got, y_stride, p);
+                for (size_t i = 0; i < m; ++i)
+                    for (size_t j = 0; j < y_stride; ++j) {
+                        const int8_t g = got[i * y_stride + j];
+                        if (j >= nc) {
+                            if (g != (int8_t)CANARY_B) {
+                                printf("FAIL qs8 m=%zu nc=%zu kc=%zu: wrote past nc at [%zu][%zu]\n", m, nc, kc, i, j);
+                                return 1;
+                            }
+                            continue;
+                        }
+                        const int8_t expect = scalar ? qs8_formula(x + i * x_stride, w, model_bias[j], izp, j, kc,
+                                                                   scales[j], p)
+                                                     : want[i * y_stride + j];
+                        if (g != expect) {
+                            printf("FAIL qs8 m=%zu nc=%zu kc=%zu izp=%d: [%zu][%zu] got %d want %d\n", m, nc, kc,
+                                   (int)izp, i, j, g, expect);
+                            return 1;
+                        }
+                    }
+                ++cases;
+            }
+    munmap(gw.base, gw.size);
+    munmap(gx.base, gx.size);
+    printf("qs8 rowdot: %zu cases ok\n", cases);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    static const struct {
+        const char *name;
+        rl_isa isa;
+    } names[] = {{"scalar", RL_ISA_SCALAR}, {"avx2", RL_ISA_AVX2},   {"avx512", RL_ISA_AVX512},
+                 {"avx512vnni", RL_ISA_AVX512VNNI}, {"neon", RL_ISA_NEON}, {"neondot", RL_ISA_NEONDOT}};
+    size_t which = COUNT(names);
+    for (size_t i = 0; argc == 2 && i < COUNT(names); ++i)
+        if (strcmp(argv[1], names[i].name) == 0) which = i;
+    if (which == COUNT(names)) {
+        fprintf(stderr, "usage: %s scalar|avx2|avx512|avx512vnni|neon|neondot\n", argv[0]);
+        return 2;
+    }
+    const rl_isa isa = names[which].isa;
+    if (!rl_isa_supported(isa)) {
+        printf("SKIP: this CPU lacks %s; its kernels were compiled but not run\n", names[which].name);
+        return 77;
+    }
+    setvbuf(stdout, NULL, _IONBF, 0);
+    signal(SIGSEGV, report_fault);
+    signal(SIGBUS, report_fault);
+    rng r = {0x9e3779b97f4a7c15u};
+    const rl_f32_rowdot_config f32 = rl_f32_rowdot_config_for(isa);
+    const rl_qs8_rowdot_config qs8 = rl_qs8_rowdot_config_for(isa);
+    const int scalar = isa == RL_ISA_SCALAR;
+    if (!scalar && (f32.rowdot == f32_rowdot_1x4__scalar || qs8.rowdot == qs8_qc8w_rowdot_1x4__scalar)) {
+        printf("FAIL: %s runs the scalar kernels under its own name\n", names[which].name);
+        return 1;
+    }
+    int failed = test_f32(f32.rowdot, scalar, &r);
+    failed |= test_qs8(&qs8, scalar, &r);
+    printf("%s (input_offset %d): %s\n", names[which].name, (int)qs8.input_offset, failed ? "FAILED" : "all passed");
+    return failed ? 1 : 0;
+}
