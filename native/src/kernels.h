@@ -14,6 +14,7 @@
 #include "gemm.h"
 #include "isa.h"
 #include "pool.h"
+#include "rowdot.h"
 #include "vcvt.h"
 
 /* Convolution and pooling geometry, NHWC. */
@@ -154,6 +155,9 @@ typedef struct {
     rl_qs8_vbinary_config qs8_vbinary;
     rl_qs8_pool_config qs8_pool;
     rl_f32_pool_config f32_pool;
+    /* FULLY_CONNECTED of a few rows on its weights in place (rowdot.h, ops/fc_rowdot.c). */
+    rl_f32_rowdot_config f32_rowdot;
+    rl_qs8_rowdot_config qs8_rowdot;
 } rl_kernel_table;
 
 /* The whole-op references (the scalar specification of each op) with the micro-kernels of `isa`. */
