@@ -312,15 +312,26 @@ static int test_dwconv(const rl_f32_dwconv_config *cfg, const rl_f32_dwconv_conf
     return failed;
 }
 
-/* ---- pooling: one output pixel's max or average over its in-bounds taps, bit for bit ---- */
-/* The specification, as f32_maxpool__scalar / f32_avgpool__scalar: a NaN tap never wins the max; the sum runs
- * from 0.0f in tap order and is divided by the count; no tap gives the lowest float (max) or 0 (average). */
-static float pool_expected(int average, size_t taps, const float *const *input, size_t c,
+/* ---- pooling: one output pixel's max or average over its taps, bit for bit ---- */
+/* The specification, as f32_maxpool__scalar / f32_avgpool__scalar: a NaN tap never wins the max; the average
+ * adds the taps nine at a time, each nine as ((x0 + x1) + x8 + (x6 + x7)) + ((x2 + x3) + (x4 + x5)) with the
+ * last group's missing taps 0, each group's sum to a total from 0.0f, and multiplies by `scale` (XNNPACK's
+ * order); no tap gives the lowest float (max) or 0 (average). Written out here, not through pool.h's helper. */
+static float pool_expected(int average, size_t taps, const float *const *input, float scale, size_t c,
                            const rl_f32_minmax_params *p) {
-    float v = average ? 0.0f : -FLT_MAX;
-    for (size_t t = 0; t < taps; ++t) v = average ? v + input[t][c] : (input[t][c] > v ? input[t][c] : v);
-    if (average) v = taps ? v / (float)taps : 0.0f;
-    return clampf(v, p);
+    if (!average) {
+        float v = -FLT_MAX;
+        for (size_t t = 0; t < taps; ++t) v = input[t][c] > v ? input[t][c] : v;
+        return clampf(v, p);
+    }
+    float total = 0.0f;
+    for (size_t t = 0; t < taps; t += 9) {
+        float x[9];
+        for (size_t k = 0; k < 9; ++k) x[k] = t + k < taps ? input[t + k][c] : 0.0f;
+        const float left = ((x[0] + x[1]) + x[8]) + (x[6] + x[7]), right = (x[2] + x[3]) + (x[4] + x[5]);
+        total = total + (right + left);
+    }
+    return clampf(total * scale, p);
 }
 
 static int same_float(float a, float b) { return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0; }
@@ -338,7 +349,8 @@ static float pool_value(rng *r, int mode) {
 }
 
 static int test_pool(const rl_f32_pool_config *cfg, guarded *slots, rng *r) {
-    static const size_t tapss[] = {0, 1, 2, 3, 4, 9, 25, 49, 64};
+    static const size_t tapss[] = {0, 1, 2, 3, 4, 8, 9, 10, 17, 18, 19, 25, 49, 64};
+    static const float scales[] = {1.0f, 0.5f, 1.0f / 3.0f, 1.0f / 49.0f, 0.0f};
     static const size_t chs[] = {1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 23, 24, 25, 31, 32, 33, 64, 65, 100};
     enum { GUARD = 8, MAX_CH = 100 };
     const float *input[64];
@@ -359,11 +371,15 @@ static int test_pool(const rl_f32_pool_config *cfg, guarded *slots, rng *r) {
                     for (size_t i = 0; i < MAX_CH + 2 * GUARD; ++i) out[i] = CANARY;
                     snprintf(running, sizeof running, "%s channels=%zu taps=%zu", average ? "avgpool" : "maxpool",
                              channels, taps);
-                    (average ? cfg->avgpool : cfg->maxpool)(channels, taps, input, out + GUARD, clamp->min,
-                                                            clamp->max);
+                    const float scale = scales[cases % (sizeof scales / sizeof *scales)];
+                    if (average)
+                        cfg->avgpool(channels, taps, input, scale, out + GUARD, clamp->min, clamp->max);
+                    else
+                        cfg->maxpool(channels, taps, input, out + GUARD, clamp->min, clamp->max);
                     for (size_t i = 0; i < MAX_CH + 2 * GUARD && !failed; ++i) {
                         const int inside = i >= GUARD && i < GUARD + channels;
-                        const float want = inside ? pool_expected(average, taps, input, i - GUARD, clamp) : CANARY;
+                        const float want =
+                            inside ? pool_expected(average, taps, input, scale, i - GUARD, clamp) : CANARY;
                         if (!same_float(out[i], want)) {
                             printf("FAIL %s mode %d clamp [%g, %g]: %s %zu: got %.9g, want %.9g\n", running, mode,
                                    clamp->min, clamp->max, inside ? "channel" : "canary at", i - GUARD * inside,
