@@ -25,7 +25,7 @@ class InputSpec:
     index: int
     shape: list[int]
     signature: list[int]  # -1 where the dimension may vary
-    dtype: np.dtype = np.dtype(np.float32)  # a float model may take other inputs too (an IF's bool condition)
+    dtype: np.dtype  # float32 mostly; a float model may take other inputs too (an IF's bool condition)
 
     def fits(self, shape: tuple[int, ...]) -> bool:
         return len(shape) == len(self.signature) and all(s in (-1, d) for s, d in zip(self.signature, shape))

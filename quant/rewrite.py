@@ -259,7 +259,7 @@ def no_int8_reason(name: str) -> str:
     """Why the quantizer has no int8 rule for `name`: LiteRT has no int8 kernel for it (probed with LiteRT
     2.3's builtin kernels), or rillet lacks one, or rillet has one and the quantizer no rule yet."""
     if name in LITERT_FLOAT_ONLY:
-        return f"LiteRT has no int8 kernel for {name} (its {name} takes float32 only), so it stays float"
+        return f"LiteRT has no int8 kernel for {name} (LiteRT 2.3 runs {name} on float32 only)"
     if runs_int8(name):
         return f"rillet runs int8 {name}, but its quantizer has no rule for it yet"
     return f"rillet has no int8 kernel for {name} yet"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "conv_gemm.h"
+#include "fc_rowdot.h"
 
 /* The op's typed state: one allocation (rl_op_state) holding this struct, the packed weights, the
  * indirection buffer and the zero buffer that padding taps point at. */
@@ -256,6 +257,8 @@ rl_status rl_use_gemm_fully_connected(rl_plan *plan, rl_op *op, int64_t rows, in
         proto.pack_each_run = 1; /* bias too */
     }
     if (rows <= 0 || units <= 0 || depth <= 0) return RL_OK;
+    if (!proto.pack_each_run && rows <= RL_FC_ROWDOT_MAX_ROWS) /* weights read in place, not packed */
+        return rl_use_fc_rowdot(plan, op, (size_t)rows, (size_t)units, (size_t)depth, proto.int8);
     proto.m = (size_t)rows;
     proto.n = (size_t)units;
     proto.kc = (size_t)depth;

@@ -150,15 +150,16 @@ def test_prelu_quantizes_to_int8_with_its_alpha_an_int8_constant_of_its_own_scal
 
 def test_an_op_without_an_int8_kernel_is_named_in_one_line(tmp_path, capsys):
     sine = op_model("SIN", [Input((1, 8))], [((1, 8), np.float32)])
-    with pytest.raises(QuantizationError, match=r"^SIN #0 \('out0'\): rillet has no int8 kernel for SIN; keep it "
-                                                r"float with keep_float=\['SIN'\]"):
+    with pytest.raises(QuantizationError, match=r"^SIN #0 \('out0'\): LiteRT has no int8 kernel for SIN "
+                                                r"\(LiteRT 2.3 runs SIN on float32 only\); keep it float with "
+                                                r"keep_float=\['SIN'\]"):
         quantize(sine, np.zeros((2, 1, 8), np.float32), progress=False)
     (tmp_path / "sin.tflite").write_bytes(sine)
     np.save(tmp_path / "calib.npy", np.zeros((2, 1, 8), np.float32))
     assert main(["quantize", str(tmp_path / "sin.tflite"), "--calib", str(tmp_path / "calib.npy"), "-o",
                  str(tmp_path / "q.tflite"), "--quiet"]) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "rillet has no int8 kernel for SIN" in err and "Traceback" not in err
+    assert err.count("\n") == 1 and "LiteRT has no int8 kernel for SIN" in err and "Traceback" not in err
 
 
 def test_float16_mode_says_when_the_weights_were_float16_already(tmp_path, capsys):

