@@ -66,6 +66,10 @@ rl_f32_dwconv_config rl_f32_dwconv_config_for(rl_isa isa) {
     }
 }
 
+rl_f32_dwconv_config rl_f32_dwconv_narrow_config_for(rl_isa isa) {
+    return rl_f32_dwconv_config_for(isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI ? RL_ISA_AVX2 : isa);
+}
+
 rl_f32_pool_config rl_f32_pool_config_for(rl_isa isa) {
     const rl_f32_pool_config scalar = {.maxpool = f32_maxpool__scalar, .avgpool = f32_avgpool__scalar};
 #if defined(__x86_64__) || defined(_M_X64)

@@ -14,6 +14,9 @@
 
 rl_f32_gemm_config rl_f32_gemm_config_for(rl_isa isa);
 rl_f32_dwconv_config rl_f32_dwconv_config_for(rl_isa isa);
+/* AVX-512 paths: AVX2's 16-channel kernel, for layers of 16 or 48 channels (rl_dwconv_wants_narrow); other
+ * paths: their own. */
+rl_f32_dwconv_config rl_f32_dwconv_narrow_config_for(rl_isa isa);
 /* Max and average pooling: AVX2's on every x86 SIMD path, NEON's on both Arm ones. */
 rl_f32_pool_config rl_f32_pool_config_for(rl_isa isa);
 /* QUANTIZE's float32 to int8 conversion: AVX2's on every x86 SIMD path, NEON's on both Arm ones, else the

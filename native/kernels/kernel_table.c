@@ -44,6 +44,8 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .qs8_gemm = rl_qs8_gemm_config_for(isa),
         .f32_dwconv = rl_f32_dwconv_config_for(isa),
         .qs8_dwconv = rl_qs8_dwconv_config_for(isa),
+        .f32_dwconv_narrow = rl_f32_dwconv_narrow_config_for(isa),
+        .qs8_dwconv_narrow = rl_qs8_dwconv_narrow_config_for(isa),
         .qs8_vbinary = rl_qs8_vbinary_config_for(isa),
         .qs8_pool = rl_qs8_pool_config_for(isa),
         .f32_pool = rl_f32_pool_config_for(isa),

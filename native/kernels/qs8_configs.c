@@ -64,6 +64,10 @@ rl_qs8_dwconv_config rl_qs8_dwconv_config_for(rl_isa isa) {
 #endif
 }
 
+rl_qs8_dwconv_config rl_qs8_dwconv_narrow_config_for(rl_isa isa) {
+    return rl_qs8_dwconv_config_for(isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI ? RL_ISA_AVX2 : isa);
+}
+
 rl_qs8_vbinary_config rl_qs8_vbinary_config_for(rl_isa isa) {
     const rl_qs8_vbinary_config scalar = {.vadd = qs8_vadd_minmax__scalar, .vaddc = qs8_vaddc_minmax__scalar,
                                           .vmul = qs8_vmul_minmax_fp32__scalar,

@@ -152,6 +152,10 @@ typedef struct {
     rl_qs8_gemm_config qs8_gemm;
     rl_f32_dwconv_config f32_dwconv;
     rl_qs8_dwconv_config qs8_dwconv;
+    /* For an op with fewer channels than two of the tiles above and not a whole number of them, where the
+     * wide tile computes masked-off lanes (see rl_dwconv_wants_narrow): the narrower kernels. */
+    rl_f32_dwconv_config f32_dwconv_narrow;
+    rl_qs8_dwconv_config qs8_dwconv_narrow;
     rl_qs8_vbinary_config qs8_vbinary;
     rl_qs8_pool_config qs8_pool;
     rl_f32_pool_config f32_pool;

@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "threadpool.h"
 
@@ -35,30 +36,38 @@ typedef struct {
 } rl_tile_range;
 
 struct rl_threadpool {
+    /* The current job, on one cache line the caller alone writes: its fields, then `open` and `generation`
+     * (release); a worker reads them only after seeing both, and one line transfer brings it all. */
+    struct {
+        rl_tile_2d_fn fn;
+        void *context;
+        size_t range_i, range_j;
+        size_t tile_i, tile_j; /* tiles_j is computed per tile: the line holds no more */
+        int32_t open;        /* atomic: 1 while the current job has tiles to claim */
+        uint64_t generation; /* atomic: bumped once per job */
+    } __attribute__((aligned(64))) job;
+    /* Written by the workers at every job: a line of its own, so checking in does not take the job's line
+     * away from the caller while it writes the next job. */
+    int32_t active __attribute__((aligned(64))); /* atomic: workers checked in to a job and not yet out */
+    /* Touched only around sleeping. */
+    int32_t sleeping __attribute__((aligned(64))); /* atomic: workers waiting on `wake` (the caller broadcasts only then) */
+    int32_t caller_waiting; /* atomic: the caller waits on `done` (a worker signals only then) */
+    int32_t stopping;
     int32_t threads; /* including the caller's */
     pthread_t *workers;
     struct rl_worker_start *starts; /* each worker's pool and thread index */
     pthread_mutex_t mutex;
     pthread_cond_t wake, done;
-    /* The current job: its fields are written, then `open` and `generation` (release); a worker reads them
-     * only after seeing both. The mutex and condition variables serve sleeping threads only. */
-    rl_tile_2d_fn fn;
-    void *context;
-    size_t range_i, range_j, tile_i, tile_j, tiles_j, tiles;
     rl_tile_range *ranges; /* one per thread, the caller's first */
-    uint64_t generation;  /* atomic: bumped once per job */
-    int32_t active;       /* atomic: workers checked in to a job and not yet out */
-    int32_t open;         /* atomic: 1 while the current job has tiles to claim */
-    int32_t stopping;
-    int32_t sleeping;     /* atomic: workers waiting on `wake` (the caller broadcasts only then) */
-    int32_t caller_waiting; /* atomic: the caller waits on `done` (a worker signals only then) */
 };
 
 static void run_tile(rl_threadpool *pool, size_t t) {
-    const size_t i = (t / pool->tiles_j) * pool->tile_i, j = (t % pool->tiles_j) * pool->tile_j;
-    const size_t ti = pool->range_i - i < pool->tile_i ? pool->range_i - i : pool->tile_i;
-    const size_t tj = pool->range_j - j < pool->tile_j ? pool->range_j - j : pool->tile_j;
-    pool->fn(pool->context, i, j, ti, tj);
+    const size_t tile_i = pool->job.tile_i, tile_j = pool->job.tile_j;
+    const size_t tiles_j = (pool->job.range_j + tile_j - 1) / tile_j;
+    const size_t i = (t / tiles_j) * tile_i, j = (t % tiles_j) * tile_j;
+    const size_t ti = pool->job.range_i - i < tile_i ? pool->job.range_i - i : tile_i;
+    const size_t tj = pool->job.range_j - j < tile_j ? pool->job.range_j - j : tile_j;
+    pool->job.fn(pool->job.context, i, j, ti, tj);
 }
 
 static void run_tiles(rl_threadpool *pool, int32_t self) {
@@ -67,7 +76,9 @@ static void run_tiles(rl_threadpool *pool, int32_t self) {
         run_tile(pool, __atomic_fetch_add(&own->start, 1, __ATOMIC_RELAXED));
     for (int32_t k = 1; k < pool->threads; ++k) {
         rl_tile_range *victim = &pool->ranges[(self + k) % pool->threads];
-        while (__atomic_fetch_sub(&victim->length, 1, __ATOMIC_ACQ_REL) > 0)
+        /* Look before taking: a read shares the victim's line, a fetch-and-subtract takes it from its owner. */
+        while (__atomic_load_n(&victim->length, __ATOMIC_RELAXED) > 0 &&
+               __atomic_fetch_sub(&victim->length, 1, __ATOMIC_ACQ_REL) > 0)
             run_tile(pool, __atomic_sub_fetch(&victim->end, 1, __ATOMIC_RELAXED));
     }
 }
@@ -82,17 +93,17 @@ static void *worker_main(void *arg) {
     const int32_t self = ((rl_worker_start *)arg)->index;
     uint64_t seen = 0;
     for (;;) {
-        uint64_t now = __atomic_load_n(&pool->generation, __ATOMIC_ACQUIRE);
+        uint64_t now = __atomic_load_n(&pool->job.generation, __ATOMIC_ACQUIRE);
         for (int spin = 0; now == seen && spin < RL_SPIN_ROUNDS; ++spin) {
             spin_pause();
-            now = __atomic_load_n(&pool->generation, __ATOMIC_ACQUIRE);
+            now = __atomic_load_n(&pool->job.generation, __ATOMIC_ACQUIRE);
         }
         if (now == seen) { /* nothing for a while: sleep until the caller publishes a job */
             pthread_mutex_lock(&pool->mutex);
             /* Announce, then look again: the caller stores the generation, then looks at `sleeping`, so one
              * of the two sees the other (both sequentially consistent) and no wake-up is lost. */
             __atomic_add_fetch(&pool->sleeping, 1, __ATOMIC_SEQ_CST);
-            while ((now = __atomic_load_n(&pool->generation, __ATOMIC_SEQ_CST)) == seen)
+            while ((now = __atomic_load_n(&pool->job.generation, __ATOMIC_SEQ_CST)) == seen)
                 pthread_cond_wait(&pool->wake, &pool->mutex);
             __atomic_sub_fetch(&pool->sleeping, 1, __ATOMIC_SEQ_CST);
             pthread_mutex_unlock(&pool->mutex);
@@ -104,7 +115,7 @@ static void *worker_main(void *arg) {
          * holds up an op (the caller takes its tiles instead). A late worker may join a newer job than the one
          * it woke for; joining is harmless, tiles are claimed atomically. */
         __atomic_add_fetch(&pool->active, 1, __ATOMIC_SEQ_CST);
-        if (__atomic_load_n(&pool->open, __ATOMIC_SEQ_CST)) run_tiles(pool, self);
+        if (__atomic_load_n(&pool->job.open, __ATOMIC_SEQ_CST)) run_tiles(pool, self);
         if (__atomic_sub_fetch(&pool->active, 1, __ATOMIC_SEQ_CST) == 0 &&
             __atomic_load_n(&pool->caller_waiting, __ATOMIC_SEQ_CST)) {
             pthread_mutex_lock(&pool->mutex);
@@ -116,8 +127,9 @@ static void *worker_main(void *arg) {
 
 rl_threadpool *rl_threadpool_create(int32_t threads) {
     if (threads <= 1) return NULL;
-    rl_threadpool *pool = (rl_threadpool *)calloc(1, sizeof *pool);
-    if (!pool) return NULL;
+    void *memory = NULL; /* aligned: the job and the counters each own their cache lines */
+    if (posix_memalign(&memory, 64, sizeof(rl_threadpool)) != 0) return NULL;
+    rl_threadpool *pool = (rl_threadpool *)memset(memory, 0, sizeof(rl_threadpool));
     pool->workers = (pthread_t *)calloc((size_t)threads - 1, sizeof(pthread_t));
     pool->starts = (rl_worker_start *)calloc((size_t)threads - 1, sizeof(rl_worker_start));
     void *ranges = NULL;
@@ -149,7 +161,7 @@ void rl_threadpool_destroy(rl_threadpool *pool) {
     if (!pool) return;
     pthread_mutex_lock(&pool->mutex);
     __atomic_store_n(&pool->stopping, 1, __ATOMIC_SEQ_CST);
-    __atomic_add_fetch(&pool->generation, 1, __ATOMIC_SEQ_CST); /* spinning workers see it too */
+    __atomic_add_fetch(&pool->job.generation, 1, __ATOMIC_SEQ_CST); /* spinning workers see it too */
     pthread_cond_broadcast(&pool->wake);
     pthread_mutex_unlock(&pool->mutex);
     for (int32_t k = 0; k < pool->threads - 1; ++k) pthread_join(pool->workers[k], NULL);
@@ -176,28 +188,27 @@ void rl_parallelize_2d_tile_2d(rl_threadpool *pool, rl_tile_2d_fn fn, void *cont
                 fn(context, i, j, range_i - i < tile_i ? range_i - i : tile_i, range_j - j < tile_j ? range_j - j : tile_j);
         return;
     }
-    pool->fn = fn;
-    pool->context = context;
-    pool->range_i = range_i;
-    pool->range_j = range_j;
-    pool->tile_i = tile_i;
-    pool->tile_j = tile_j;
-    pool->tiles_j = tiles_j;
-    pool->tiles = tiles_i * tiles_j;
+    const size_t tiles = tiles_i * tiles_j;
+    pool->job.fn = fn;
+    pool->job.context = context;
+    pool->job.range_i = range_i;
+    pool->job.range_j = range_j;
+    pool->job.tile_i = tile_i;
+    pool->job.tile_j = tile_j;
     for (int32_t k = 0; k < pool->threads; ++k) {
-        pool->ranges[k].start = pool->tiles * (size_t)k / (size_t)pool->threads;
-        pool->ranges[k].end = pool->tiles * (size_t)(k + 1) / (size_t)pool->threads;
+        pool->ranges[k].start = tiles * (size_t)k / (size_t)pool->threads;
+        pool->ranges[k].end = tiles * (size_t)(k + 1) / (size_t)pool->threads;
         pool->ranges[k].length = (ptrdiff_t)(pool->ranges[k].end - pool->ranges[k].start);
     }
-    __atomic_store_n(&pool->open, 1, __ATOMIC_SEQ_CST);
-    __atomic_add_fetch(&pool->generation, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&pool->job.open, 1, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&pool->job.generation, 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&pool->sleeping, __ATOMIC_SEQ_CST) > 0) {
         pthread_mutex_lock(&pool->mutex);
         pthread_cond_broadcast(&pool->wake);
         pthread_mutex_unlock(&pool->mutex);
     }
     run_tiles(pool, 0); /* returns once every tile is claimed: the caller steals whatever the workers have not */
-    __atomic_store_n(&pool->open, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&pool->job.open, 0, __ATOMIC_SEQ_CST);
     for (int spin = 0; __atomic_load_n(&pool->active, __ATOMIC_ACQUIRE) > 0 && spin < RL_SPIN_ROUNDS; ++spin)
         spin_pause();
     if (__atomic_load_n(&pool->active, __ATOMIC_SEQ_CST) == 0) return;
