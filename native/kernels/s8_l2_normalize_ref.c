@@ -23,7 +23,7 @@ static int count_leading_zeros(uint32_t x) {
 /* TFLite's GetInvSqrtQuantizedMultiplierExp with reverse_shift -1: 1 / sqrt(input) as multiplier * 2^shift.
  * The fixed-point values are gemmlowp's FixedPoint<int32, 3> (28 fraction bits); products of two of them add
  * their integer bits (a rounding doubling high multiply), and Rescale shifts back with saturation. */
-static void inv_sqrt_multiplier(int32_t input, int32_t *multiplier, int32_t *shift) {
+void s8_inv_sqrt_multiplier(int32_t input, int32_t *multiplier, int32_t *shift) {
     if (input <= 1) { /* 0 is taken as 1, as TFLite does, rather than dividing by zero */
         *multiplier = INT32_MAX;
         *shift = 0;
@@ -64,7 +64,7 @@ void s8_l2_normalize_ref(int64_t rows, int64_t depth, int32_t input_zero_point, 
             squares += (uint32_t)(v * v);
         }
         int32_t multiplier, shift;
-        inv_sqrt_multiplier((int32_t)squares, &multiplier, &shift);
+        s8_inv_sqrt_multiplier((int32_t)squares, &multiplier, &shift);
         for (int64_t c = 0; c < depth; ++c) {
             const int32_t v = rl_mul_by_quantized_multiplier(in[c] - input_zero_point, multiplier, shift + 7);
             y[r * depth + c] = (int8_t)rl_clamp_i32(v, -128, 127);

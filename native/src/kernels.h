@@ -386,6 +386,8 @@ void f32_unary_math_ref(rl_math_unary_op op, int64_t count, const float *x, floa
 void f32_l2_normalize_ref(int64_t rows, int64_t depth, float act_min, float act_max, const float *x, float *y);
 /* int8 L2_NORMALIZATION (output scale 1/128, zero point 0) and REDUCE_PROD, as LiteRT's builtin kernels. */
 void s8_l2_normalize_ref(int64_t rows, int64_t depth, int32_t input_zero_point, const int8_t *x, int8_t *y);
+/* TFLite's GetInvSqrtQuantizedMultiplierExp (reverse shift -1): 1 / sqrt(input) = multiplier * 2^shift. */
+void s8_inv_sqrt_multiplier(int32_t input, int32_t *multiplier, int32_t *shift);
 typedef struct {
     int32_t input_zero_point, output_zero_point;
     int32_t multiplier, shift; /* each step's input_scale / output_scale^(1/n), TFLite's QuantizeMultiplier */

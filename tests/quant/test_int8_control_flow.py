@@ -100,14 +100,25 @@ def test_an_if_inside_a_while_body_quantizes_both_branches():
 def test_hey_jarvis_quantizes_with_its_branch_weights_folded_and_int8():
     content = HEY_JARVIS.read_bytes()
     rng = np.random.default_rng(0)
-    calibration = (rng.uniform(0, 10, (40, 1, 16, 96))).astype(np.float32)
-    data = quantize(content, calibration, progress=False, keep_float=["RSQRT"])
+    # normal(0, 3) scores about half the samples >= 0.5, which takes the IF's scoring branch.
+    calibration = rng.normal(0, 3, (40, 1, 16, 96)).astype(np.float32)
+    data = quantize(content, calibration, progress=False)
     q = load(data)
     assert len(q.subgraphs) == 3
     assert len(q.subgraphs[0].operators[-1].inputs) == 3  # IF(cond, x, score): the weights are the branch's
     scored = q.subgraphs[2]
     weights = [scored.tensors[op.inputs[1]] for op in scored.operators if q.op_name(op) == "FULLY_CONNECTED"]
     assert len(weights) == 3 and all(w.type == INT8 for w in weights)
+    assert "RSQRT" in [q.op_name(op) for op in scored.operators]  # int8 RSQRT, not kept float
     assert len(data) < len(content) / 3
-    samples = [[x] for x in rng.uniform(0, 10, (12, 1, 16, 96)).astype(np.float32)]
+    samples = [[x] for x in rng.normal(0, 3, (16, 1, 16, 96)).astype(np.float32)]
+    float_model = Interpreter(model_content=content, experimental_preserve_all_tensors=True)
+    float_model.allocate_tensors()
+    condition = load(content).subgraphs[0].operators[-1].inputs[0]
+    taken = 0
+    for (x,) in samples:
+        float_model.set_tensor(0, x)
+        float_model.invoke()
+        taken += bool(float_model.get_tensor(condition))
+    assert 4 <= taken <= 12  # both branches are compared
     assert_litert_bits(data, samples)
