@@ -5,12 +5,14 @@
 
 #include "ops.h"
 
-/* Up to this many input rows the row-dot kernels run instead of the packed GEMM. Batch-1 FULLY_CONNECTED
- * streams its weights once whichever runs it, and a row-dot block of weight rows is reread from cache for the
- * other input rows; past a few rows the GEMM's register tile (6 or 7 rows by 16 columns) does fewer loads per
- * multiply-add. Chosen by measurement (bench/bench_fc_rowdot.py). */
+/* Up to this many input rows the row-dot kernels run instead of the packed GEMM. Batch 1 streams the weights
+ * once whichever runs it, and the row-dot kernel skips the GEMM's idle tile rows: a 1280 -> 1001 layer took 0.66x
+ * the GEMM's time in float32 and 0.26x in int8 at one row, 0.83x and 0.45x at two (AVX2, bench/bench_fc_rowdot.py).
+ * From three rows on, each input row rereads the weight block from cache while the GEMM's 6- or 7-row register
+ * tile loads each weight once for all rows: float32 took 1.28x the GEMM's time at three rows, int8 64 -> 64
+ * 1.33x. */
 #ifndef RL_FC_ROWDOT_MAX_ROWS
-#define RL_FC_ROWDOT_MAX_ROWS 4
+#define RL_FC_ROWDOT_MAX_ROWS 2
 #endif
 
 /* Takes over the op (op->run, op->state) for float32 or full int8 (per-channel int8 weights) with constant
