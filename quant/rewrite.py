@@ -69,7 +69,7 @@ FIXED_OUTPUT = {
 # A constant float operand of one of them (PRELU's alpha, an ADD's bias) gets int8 parameters of its own
 # from its values, as TensorFlow's converter gives them.
 OWN_RANGE = {"ADD", "SUB", "MUL", "MEAN", "SUM", "RELU", "RELU6", "RELU_N1_TO_1", "LEAKY_RELU", "HARD_SWISH",
-             "SQUARED_DIFFERENCE", "ABS", "BATCH_MATMUL", "PRELU", "RSQRT", "SQRT", "LOG", "EXP"}
+             "SQUARED_DIFFERENCE", "ABS", "BATCH_MATMUL", "PRELU", "RSQRT", "SQRT", "LOG", "EXP", "DIV"}
 # Ops that take an int8 input as it comes and give no float output.
 ANY_INPUT = {"SHAPE", "ARG_MAX", "ARG_MIN"}
 # Comparisons: each float operand int8 with parameters of its own (the kernel rescales both), a bool output.
@@ -239,7 +239,24 @@ def plan_int8(model: ModelFile, ranges: dict[int, tuple[float, float]], keep_flo
             params[i] = chosen
     for i in symmetric:
         params[i] = QParams((float(weight_scales(_constant(model, i, k), None)[0]),), (0,))
+    for j, op in enumerate(sg.operators):
+        if quantized[j] and model.op_name(op) == "DIV":
+            _check_divisor(model, k, j, op.inputs[1], params[op.inputs[1]], ranges)
     return Plan(quantized, params, kept, matched)
+
+
+def _check_divisor(model: ModelFile, k: int, j: int, i: int, p: QParams, ranges: dict) -> None:
+    """TFLite's int8 DIV fails at invoke on a divisor equal to its zero point: refuse a divisor whose values
+    (a constant's, or the range calibration saw) come within half a step of zero."""
+    data = _constant(model, i, k)
+    half_step = p.scale[0] / 2
+    near_zero = (np.abs(data) < half_step).any() if data is not None else \
+        ranges[i][0] < half_step and ranges[i][1] > -half_step
+    if near_zero:
+        what = "holds values" if data is not None else "took values (in calibration)"
+        raise QuantizationError(f"{_op_label(model, j, k)}: its divisor {model.subgraphs[k].tensors[i].name!r} {what} "
+                                f"within half an int8 step ({half_step:g}) of zero, where TFLite's int8 DIV fails; "
+                                f"keep it float with keep_float=['DIV'] (or --keep-float DIV)")
 
 
 def plan_int8_subgraphs(model: ModelFile, ranges: dict[int, dict[int, tuple[float, float]]],

@@ -423,6 +423,12 @@ typedef struct {
     int32_t zero_point[2], multiplier[2], shift[2]; /* each input's share of twice the larger input scale */
     int32_t output_zero_point, output_multiplier, output_shift;
 } rl_s8_squared_difference_params;
+typedef struct {
+    int32_t zero_point[2];
+    int32_t output_zero_point, output_multiplier, output_shift;
+    int32_t act_min, act_max;
+} rl_s8_div_params;
+void s8_div_ref(const rl_broadcast *bc, const rl_s8_div_params *p, const int8_t *a, const int8_t *b, int8_t *y);
 void s8_abs_ref(int64_t count, const rl_s8_abs_params *p, const int8_t *x, int8_t *y);
 void s8_squared_difference_ref(const rl_broadcast *bc, const rl_s8_squared_difference_params *p, const int8_t *a,
                                const int8_t *b, int8_t *y);

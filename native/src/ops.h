@@ -174,6 +174,8 @@ RL_DECLARE_OP(abs);
 RL_DECLARE_OP(squared_difference);
 /* int8 RSQRT, SQRT, LOG and EXP as tables (unary_math_int8.c); float ones on to elementwise.c. */
 RL_DECLARE_OP(unary_math_s8);
+/* DIV: int8 in div_int8.c, other dtypes on to elementwise.c. */
+RL_DECLARE_OP(div);
 
 /* DENSIFY (densify.c): a sparse constant's format, decoded by the reader (tflite_reader.c) into the op's
  * scratch; its vectors point into the model's bytes. */
