@@ -4,7 +4,9 @@
  * 16..96-channel layers of mobile models (32-column ones would pad N = 16 and 48 layers). The last panel's
  * store is masked, so no column past nc is written. Rows past mr alias the last valid row (never read
  * beyond it) and store its same values, so the k loop has no branch. Sums run k ascending from the bias,
- * as the scalar kernel. */
+ * as the scalar kernel.
+ * A last panel of 8 columns or fewer is gemm.h's narrow one, 8 columns wide, run with 8-lane vectors in the
+ * same order. */
 #include <immintrin.h>
 
 #include "f32_microkernels.h"
@@ -29,6 +31,32 @@ void f32_gemm_7x16__avx512(size_t mr, size_t nc, size_t kc, const float *a, size
     const __m512 vmax = _mm512_set1_ps(params->max);
 
     for (size_t n0 = 0; n0 < nc; n0 += 16) {
+        if (nc - n0 <= 8) { /* the last panel, 8 columns wide (gemm.h) */
+            __m256 acc0 = _mm256_loadu_ps(w);
+            __m256 acc1 = acc0, acc2 = acc0, acc3 = acc0, acc4 = acc0, acc5 = acc0, acc6 = acc0;
+            w += 8;
+            for (size_t k = 0; k < kc; ++k) {
+                const __m256 vw = _mm256_loadu_ps(w);
+                w += 8;
+                acc0 = _mm256_fmadd_ps(_mm256_set1_ps(a0[k]), vw, acc0);
+                acc1 = _mm256_fmadd_ps(_mm256_set1_ps(a1[k]), vw, acc1);
+                acc2 = _mm256_fmadd_ps(_mm256_set1_ps(a2[k]), vw, acc2);
+                acc3 = _mm256_fmadd_ps(_mm256_set1_ps(a3[k]), vw, acc3);
+                acc4 = _mm256_fmadd_ps(_mm256_set1_ps(a4[k]), vw, acc4);
+                acc5 = _mm256_fmadd_ps(_mm256_set1_ps(a5[k]), vw, acc5);
+                acc6 = _mm256_fmadd_ps(_mm256_set1_ps(a6[k]), vw, acc6);
+            }
+            const __mmask8 mask = (__mmask8)((1u << (nc - n0)) - 1u);
+            const __m256 vmin8 = _mm512_castps512_ps256(vmin), vmax8 = _mm512_castps512_ps256(vmax);
+            _mm256_mask_storeu_ps(c6 + n0, mask, _mm256_min_ps(_mm256_max_ps(acc6, vmin8), vmax8));
+            _mm256_mask_storeu_ps(c5 + n0, mask, _mm256_min_ps(_mm256_max_ps(acc5, vmin8), vmax8));
+            _mm256_mask_storeu_ps(c4 + n0, mask, _mm256_min_ps(_mm256_max_ps(acc4, vmin8), vmax8));
+            _mm256_mask_storeu_ps(c3 + n0, mask, _mm256_min_ps(_mm256_max_ps(acc3, vmin8), vmax8));
+            _mm256_mask_storeu_ps(c2 + n0, mask, _mm256_min_ps(_mm256_max_ps(acc2, vmin8), vmax8));
+            _mm256_mask_storeu_ps(c1 + n0, mask, _mm256_min_ps(_mm256_max_ps(acc1, vmin8), vmax8));
+            _mm256_mask_storeu_ps(c0 + n0, mask, _mm256_min_ps(_mm256_max_ps(acc0, vmin8), vmax8));
+            break;
+        }
         __m512 acc0 = _mm512_loadu_ps(w);
         __m512 acc1 = acc0, acc2 = acc0, acc3 = acc0, acc4 = acc0, acc5 = acc0, acc6 = acc0;
         w += 16;

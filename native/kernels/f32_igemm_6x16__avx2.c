@@ -4,7 +4,9 @@
  * loads and 6 broadcasts feed 12 FMAs, enough independent chains to cover the FMA latency on two pipes.
  * Each tap's 6 row pointers are fetched once per tap (only the first mr; the rest alias the last valid one,
  * whose duplicate results are stored on that row with the same values), so the k loop has no branch. Sums
- * run over taps then k ascending from the bias, the packed order, as the scalar kernel. */
+ * run over taps then k ascending from the bias, the packed order, as the scalar kernel.
+ * A last panel of 8 columns or fewer is gemm.h's narrow one, 8 columns wide, run with 8-lane vectors in the
+ * same order. */
 #include <immintrin.h>
 
 #include "f32_microkernels.h"
@@ -45,6 +47,35 @@ void f32_igemm_6x16__avx2(size_t mr, size_t nc, size_t kc, size_t ks, const floa
     const __m256 vmax = _mm256_set1_ps(params->max);
 
     for (size_t n0 = 0; n0 < nc; n0 += 16) {
+        if (nc - n0 <= 8) { /* the last panel, 8 columns wide (gemm.h) */
+            __m256 acc0 = _mm256_loadu_ps(w);
+            __m256 acc1 = acc0, acc2 = acc0, acc3 = acc0, acc4 = acc0, acc5 = acc0;
+            w += 8;
+            for (size_t p = 0; p < ks; ++p) {
+                const float *const *rows = indirection + p * MR;
+                const float *a0 = rows[0], *a1 = rows[i1], *a2 = rows[i2];
+                const float *a3 = rows[i3], *a4 = rows[i4], *a5 = rows[i5];
+                for (size_t k = 0; k < kc; ++k) {
+                    const __m256 vw = _mm256_loadu_ps(w);
+                    w += 8;
+                    acc0 = _mm256_fmadd_ps(_mm256_broadcast_ss(a0 + k), vw, acc0);
+                    acc1 = _mm256_fmadd_ps(_mm256_broadcast_ss(a1 + k), vw, acc1);
+                    acc2 = _mm256_fmadd_ps(_mm256_broadcast_ss(a2 + k), vw, acc2);
+                    acc3 = _mm256_fmadd_ps(_mm256_broadcast_ss(a3 + k), vw, acc3);
+                    acc4 = _mm256_fmadd_ps(_mm256_broadcast_ss(a4 + k), vw, acc4);
+                    acc5 = _mm256_fmadd_ps(_mm256_broadcast_ss(a5 + k), vw, acc5);
+                }
+            }
+            const size_t cols = nc - n0;
+            const __m256 unused = _mm256_setzero_ps();
+            store_partial(c5 + n0, cols, _mm256_min_ps(_mm256_max_ps(acc5, vmin), vmax), unused);
+            store_partial(c4 + n0, cols, _mm256_min_ps(_mm256_max_ps(acc4, vmin), vmax), unused);
+            store_partial(c3 + n0, cols, _mm256_min_ps(_mm256_max_ps(acc3, vmin), vmax), unused);
+            store_partial(c2 + n0, cols, _mm256_min_ps(_mm256_max_ps(acc2, vmin), vmax), unused);
+            store_partial(c1 + n0, cols, _mm256_min_ps(_mm256_max_ps(acc1, vmin), vmax), unused);
+            store_partial(c0 + n0, cols, _mm256_min_ps(_mm256_max_ps(acc0, vmin), vmax), unused);
+            break;
+        }
         __m256 acc0l = _mm256_loadu_ps(w), acc0h = _mm256_loadu_ps(w + 8);
         __m256 acc1l = acc0l, acc1h = acc0h, acc2l = acc0l, acc2h = acc0h;
         __m256 acc3l = acc0l, acc3h = acc0h, acc4l = acc0l, acc4h = acc0h;

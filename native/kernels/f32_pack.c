@@ -9,31 +9,36 @@
 
 static size_t round_up(size_t n, size_t tile) { return (n + tile - 1) / tile * tile; }
 
+size_t rl_f32_gemm_panel_width(size_t n, size_t n0, size_t nr) {
+    return n - n0 < nr && nr == 16 && n - n0 <= 8 ? 8 : nr;
+}
+
 size_t rl_f32_gemm_packed_size(size_t n, size_t ks, size_t kc, size_t nr) {
-    return round_up(n, nr) * (1 + ks * kc) * sizeof(float);
+    const size_t whole = n / nr * nr;
+    return (whole + (whole < n ? rl_f32_gemm_panel_width(n, whole, nr) : 0)) * (1 + ks * kc) * sizeof(float);
 }
 
 void rl_pack_f32_gemm(size_t n, size_t ks, size_t kc, size_t nr, const float *w, const float *bias, float *packed) {
     const size_t depth = ks * kc; /* [n][ks][kc] flattens to [n][depth] in the tap-major order kernels read */
     for (size_t n0 = 0; n0 < n; n0 += nr) {
-        const size_t cols = n - n0 < nr ? n - n0 : nr;
+        const size_t cols = n - n0 < nr ? n - n0 : nr, width = rl_f32_gemm_panel_width(n, n0, nr);
         /* Zeros only where a full panel with a bias leaves nothing unwritten: the packed weights are fresh
          * pages, and writing them twice was a tenth of preparing MobileNet. */
-        if (cols < nr || bias == NULL) memset(packed, 0, nr * (1 + depth) * sizeof(float));
+        if (cols < width || bias == NULL) memset(packed, 0, width * (1 + depth) * sizeof(float));
         if (bias != NULL)
             for (size_t j = 0; j < cols; ++j) packed[j] = bias[n0 + j];
         /* Row of the panel by row: the writes are contiguous and the cols filter rows are read as parallel
          * streams, which the prefetchers follow (column by column, each write touched a new cache line). */
         const float *first = w + n0 * depth;
-        float *out = packed + nr;
+        float *out = packed + width;
         if (cols == nr) {
             for (size_t k = 0; k < depth; ++k, out += nr)
                 for (size_t j = 0; j < nr; ++j) out[j] = first[j * depth + k];
         } else {
-            for (size_t k = 0; k < depth; ++k, out += nr)
+            for (size_t k = 0; k < depth; ++k, out += width)
                 for (size_t j = 0; j < cols; ++j) out[j] = first[j * depth + k];
         }
-        packed += nr * (1 + depth);
+        packed += width * (1 + depth);
     }
 }
 

@@ -32,7 +32,11 @@ typedef struct {
 /* ---- float32 ----
  * Packed weights (rl_pack_f32_gemm): for each panel of nr output channels: nr biases (0 where there is no
  * bias or past n), then for each k in 0..ks*kc-1 (tap-major: tap 0's kc channels, then tap 1's, ...) nr
- * weights (0 past n). A panel is nr * (1 + ks * kc) floats.
+ * weights (0 past n). A panel is nr * (1 + ks * kc) floats; but where nr is 16 and the last panel would
+ * hold 1 to 8 columns, it is 8 columns wide (8 biases, then 8 weights per k): the x86 kernels read it with
+ * 8-lane vectors, so layers of 8, 24, 56 ... channels pack no zero columns (rl_f32_gemm_panel_width).
+ * A kernel call's nc therefore ends at n or on a panel boundary (drivers split columns in whole panels),
+ * so that a last panel of at most 8 columns is the narrow one.
  *
  * GEMM: row i of A is a + i * a_stride (elements), kc floats. Row i of C is c + i * c_stride (elements),
  * nc floats written. w points at the first panel.
@@ -47,6 +51,8 @@ typedef void (*rl_f32_igemm_fn)(size_t mr, size_t nc, size_t kc, size_t ks, cons
 /* w: n rows of ks * kc weights ([n][ks][kc], a CONV_2D OHWI filter or a FULLY_CONNECTED [units, depth]);
  * bias: n floats or NULL. Writes rl_f32_gemm_packed_size(...) bytes at packed. */
 size_t rl_f32_gemm_packed_size(size_t n, size_t ks, size_t kc, size_t nr);
+/* The width of the panel that starts at column n0 (a multiple of nr) of n: nr, or 8 for a narrow last one. */
+size_t rl_f32_gemm_panel_width(size_t n, size_t n0, size_t nr);
 void rl_pack_f32_gemm(size_t n, size_t ks, size_t kc, size_t nr, const float *w, const float *bias, float *packed);
 
 /* ---- int8: int8 activations, int8 weights with one float scale per output channel ----

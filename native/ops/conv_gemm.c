@@ -69,14 +69,14 @@ static void gemm_tile(void *context, size_t i, size_t j, size_t rows, size_t col
 /* y [k][n] into the f32 panels of gemm.h (rl_pack_f32_gemm reads [n][k]); no bias. */
 static void pack_f32_gemm_kn(size_t n, size_t k, size_t nr, const float *y, float *packed) {
     for (size_t n0 = 0; n0 < n; n0 += nr) {
-        const size_t cols = n - n0 < nr ? n - n0 : nr;
-        memset(packed, 0, nr * sizeof(float));
+        const size_t cols = n - n0 < nr ? n - n0 : nr, width = rl_f32_gemm_panel_width(n, n0, nr);
+        memset(packed, 0, width * sizeof(float));
         for (size_t kk = 0; kk < k; ++kk) {
-            float *to = packed + nr * (1 + kk);
+            float *to = packed + width * (1 + kk);
             memcpy(to, y + kk * n + n0, cols * sizeof(float));
-            for (size_t j = cols; j < nr; ++j) to[j] = 0.0f;
+            for (size_t j = cols; j < width; ++j) to[j] = 0.0f;
         }
-        packed += nr * (1 + k);
+        packed += width * (1 + k);
     }
 }
 

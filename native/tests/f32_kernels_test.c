@@ -212,7 +212,9 @@ static int gemm_case(gemm_bench *b, int indirect, size_t mr, size_t nc, size_t k
 
 static int test_gemm(const rl_f32_gemm_config *cfg, const rl_f32_gemm_config *ref, rng *r) {
     static const size_t kcs[] = {1, 2, 3, 7, 8, 9, 16, 17, 33}, kss[] = {1, 2, 9};
-    const size_t ncs[] = {cfg->nr - 1, cfg->nr, cfg->nr + 1, 2 * cfg->nr + 1, 1};
+    /* nr / 2 and below in the last panel: gemm.h's narrow panel where nr is 16. */
+    const size_t ncs[] = {cfg->nr - 1, cfg->nr, cfg->nr + 1, 2 * cfg->nr + 1, 1, cfg->nr / 2, cfg->nr / 2 + 1,
+                          cfg->nr + cfg->nr / 2};
     guarded rows = guarded_new(9 * cfg->mr + 1);
     gemm_bench b = {cfg, ref, &rows, r};
     size_t cases = 0, clamp = 0;
@@ -483,13 +485,15 @@ static int test_dequantize(rl_qs8_f32_vcvt_fn vcvt, guarded *slots, rng *r) {
 /* ---- packers: exact placement, zeros past n / channels, nothing written past the packed size ---- */
 static int test_packers(rng *r) {
     int failed = 0;
-    static const size_t ns[] = {1, 3, 4, 15, 16, 17, 33}, nrs[] = {4, 8, 16, 32};
+    static const size_t ns[] = {1, 3, 4, 8, 9, 15, 16, 17, 24, 33, 40}, nrs[] = {4, 8, 16, 32};
     for (size_t a = 0; a < sizeof ns / sizeof ns[0]; ++a)
         for (size_t b = 0; b < sizeof nrs / sizeof nrs[0]; ++b)
             for (int with_bias = 0; with_bias < 2; ++with_bias) {
                 const size_t n = ns[a], nr = nrs[b], ks = 3, kc = 5, depth = ks * kc;
                 const size_t panels = (n + nr - 1) / nr, size = rl_f32_gemm_packed_size(n, ks, kc, nr);
-                if (size != panels * nr * (1 + depth) * sizeof(float)) {
+                /* gemm.h: every panel nr wide, except a last one of 1 to 8 columns where nr is 16: 8 wide. */
+                const size_t last = n - (panels - 1) * nr, last_width = nr == 16 && last <= 8 ? 8 : nr;
+                if (size != ((panels - 1) * nr + last_width) * (1 + depth) * sizeof(float)) {
                     printf("FAIL gemm packed size n=%zu nr=%zu: %zu\n", n, nr, size);
                     return 1;
                 }
@@ -499,20 +503,26 @@ static int test_packers(rng *r) {
                 float *packed = malloc(size + 16 * sizeof(float));
                 for (size_t i = 0; i < size / sizeof(float) + 16; ++i) packed[i] = CANARY;
                 rl_pack_f32_gemm(n, ks, kc, nr, w, with_bias ? bias : NULL, packed);
-                for (size_t q = 0; q < panels; ++q)
+                for (size_t q = 0; q < panels; ++q) {
+                    const size_t width = q + 1 == panels ? last_width : nr;
+                    if (rl_f32_gemm_panel_width(n, q * nr, nr) != width) {
+                        printf("FAIL gemm panel width n=%zu nr=%zu panel %zu\n", n, nr, q);
+                        failed = 1;
+                    }
                     for (size_t k = 0; k <= depth; ++k)
-                        for (size_t j = 0; j < nr; ++j) {
+                        for (size_t j = 0; j < width; ++j) {
                             const size_t col = q * nr + j;
                             const float want = col >= n                ? 0.0f
                                                : k == 0                ? (with_bias ? bias[col] : 0.0f)
                                                                        : w[col * depth + k - 1];
-                            const float got = packed[q * nr * (1 + depth) + k * nr + j];
+                            const float got = packed[q * nr * (1 + depth) + k * width + j];
                             if (memcmp(&got, &want, sizeof got) != 0) {
                                 printf("FAIL pack gemm n=%zu nr=%zu bias=%d: panel %zu row %zu col %zu: %g, want %g\n",
                                        n, nr, with_bias, q, k, j, got, want);
                                 failed = 1;
                             }
                         }
+                }
                 for (size_t i = size / sizeof(float); i < size / sizeof(float) + 16; ++i)
                     if (packed[i] != CANARY) {
                         printf("FAIL pack gemm n=%zu nr=%zu: wrote past the packed size\n", n, nr);
