@@ -69,7 +69,8 @@ FIXED_OUTPUT = {
 # A constant float operand of one of them (PRELU's alpha, an ADD's bias) gets int8 parameters of its own
 # from its values, as TensorFlow's converter gives them.
 OWN_RANGE = {"ADD", "SUB", "MUL", "MEAN", "SUM", "RELU", "RELU6", "RELU_N1_TO_1", "LEAKY_RELU", "HARD_SWISH",
-             "SQUARED_DIFFERENCE", "ABS", "BATCH_MATMUL", "PRELU", "RSQRT", "SQRT", "LOG", "EXP", "DIV"}
+             "SQUARED_DIFFERENCE", "ABS", "BATCH_MATMUL", "PRELU", "RSQRT", "SQRT", "LOG", "EXP", "DIV",
+             "ELU", "GELU"}
 # Ops that take an int8 input as it comes and give no float output.
 ANY_INPUT = {"SHAPE", "ARG_MAX", "ARG_MIN"}
 # Comparisons: each float operand int8 with parameters of its own (the kernel rescales both), a bool output.

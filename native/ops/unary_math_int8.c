@@ -1,4 +1,4 @@
-/* unary_math_int8.c — int8 RSQRT, SQRT, LOG and EXP as 256-entry tables (s8_lut), each entry computed at
+/* unary_math_int8.c — int8 RSQRT, SQRT, LOG, EXP, ELU and GELU as 256-entry tables (s8_lut), each entry computed at
  * prepare with the arithmetic of LiteRT 2.3's builtin kernel for that op (XNNPACK takes none of them on int8;
  * probed: AUTO and BUILTIN_WITHOUT_DEFAULT_DELEGATES agree):
  * - RSQRT: TFLite's integer path. 1/sqrt(x - zero point) as a fixed-point multiplier (gemmlowp's Newton-Raphson,
@@ -7,9 +7,10 @@
  * - SQRT: float per element: sqrtf(dequantized) / output scale, truncated toward zero, plus the zero point.
  * - LOG, EXP: TFLite's LUTPopulate: dequantize in float, the function in float, times 1 / output scale,
  *   rounded half away from zero, plus the zero point, clamped to int8 in float (an EXP that overflows to
- *   infinity gives 127; probed). LOG of a value <= 0 is the output's lowest representable value.
+ *   infinity gives 127; probed). LOG of a value <= 0 is the output's lowest representable value. ELU and
+ *   GELU the same, over the float kernel's formula (f32_unary_math_ref.c).
  * RSQRT and SQRT of an input below the zero point fail at eval, as TFLite's do ("only defined for positive
- * values"). Float inputs go on to the float unary family (elementwise.c). */
+ * values"). Float inputs go on to the float unary family (elementwise.c; ELU and GELU: unary_math.c). */
 #include <math.h>
 
 #include "ops.h"
@@ -43,6 +44,24 @@ static void log_or_exp_table(int32_t code, float si, int32_t zi, float so, int32
         const float y = code == RL_OP_EXP ? expf(v) : v <= 0.0f ? lowest : logf(v);
         table[(uint8_t)x] = lut_entry(y, inverse_scale, zo);
     }
+}
+
+/* ELU and GELU over the float kernel's own formula (f32_unary_math_ref): ELU as XNNPACK's qs8 ELU table
+ * (y times 1 / output scale, plus the zero point, in float, rounded to nearest even as a long, clamped;
+ * probed: dividing instead, or adding the zero point after rounding, differ in a few entries), GELU
+ * with LUTPopulate. */
+static void float_kernel_table(rl_math_unary_op fn, float si, int32_t zi, float so, int32_t zo, int8_t *table) {
+    float x[256], y[256];
+    for (int32_t q = -128; q < 128; ++q) x[q + 128] = si * (float)(q - zi);
+    f32_unary_math_ref(fn, 256, x, y);
+    const float inverse_scale = 1 / so;
+    for (int32_t q = -128; q < 128; ++q)
+        if (fn == RL_MATH_ELU) {
+            const long v = lrintf(y[q + 128] * inverse_scale + (float)zo);
+            table[(uint8_t)q] = (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v);
+        } else {
+            table[(uint8_t)q] = lut_entry(y[q + 128], inverse_scale, zo);
+        }
 }
 
 static void sqrt_table(float si, int32_t zi, float so, int32_t zo, int8_t *table) {
@@ -79,6 +98,8 @@ static const char *op_name(int32_t code) {
     case RL_OP_RSQRT: return "RSQRT";
     case RL_OP_SQRT: return "SQRT";
     case RL_OP_LOG: return "LOG";
+    case RL_OP_ELU: return "ELU";
+    case RL_OP_GELU: return "GELU";
     default: return "EXP";
     }
 }
@@ -100,7 +121,8 @@ rl_status rl_prepare_unary_math_s8(rl_plan *plan, rl_op *op) {
     if (s != RL_OK) return s;
     const rl_tensor *in = rl_input(plan, op, 0);
     rl_tensor *out = rl_output(plan, op, 0);
-    if (in->dtype != RL_INT8) return rl_prepare_same_shape_f32(plan, op);
+    const int float_kernel = op->code == RL_OP_ELU || op->code == RL_OP_GELU; /* unary_math.c's, else elementwise.c's */
+    if (in->dtype != RL_INT8) return float_kernel ? rl_prepare_unary_math(plan, op) : rl_prepare_same_shape_f32(plan, op);
     if ((s = rl_expect_dtype(plan, out, "output", RL_INT8)) != RL_OK) return s;
     if ((s = rl_expect_per_tensor_quantization(plan, in, "input")) != RL_OK) return s;
     if ((s = rl_expect_per_tensor_quantization(plan, out, "output")) != RL_OK) return s;
@@ -119,6 +141,10 @@ rl_status rl_prepare_unary_math_s8(rl_plan *plan, rl_op *op) {
         st->lowest_input = zi;
         sqrt_table(si, zi, so, zo, st->table);
         break;
+    case RL_OP_ELU: float_kernel_table(RL_MATH_ELU, si, zi, so, zo, st->table); break;
+    case RL_OP_GELU:
+        float_kernel_table(op->params.gelu.approximate ? RL_MATH_GELU_TANH : RL_MATH_GELU, si, zi, so, zo, st->table);
+        break;
     default: log_or_exp_table(op->code, si, zi, so, zo, st->table); break;
     }
     out->shape = in->shape;
@@ -127,5 +153,6 @@ rl_status rl_prepare_unary_math_s8(rl_plan *plan, rl_op *op) {
 }
 
 rl_status rl_eval_unary_math_s8(rl_plan *plan, rl_op *op) {
-    return op->run ? op->run(plan, op) : rl_eval_unary(plan, op);
+    if (op->run == run_unary_math_s8) return run_unary_math_s8(plan, op);
+    return op->code == RL_OP_ELU || op->code == RL_OP_GELU ? rl_eval_unary_math(plan, op) : rl_eval_unary(plan, op);
 }

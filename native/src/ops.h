@@ -172,7 +172,7 @@ RL_DECLARE_OP(prelu);
 /* ABS and SQUARED_DIFFERENCE: int8 in abs_sqdiff_int8.c, other dtypes on to elementwise.c. */
 RL_DECLARE_OP(abs);
 RL_DECLARE_OP(squared_difference);
-/* int8 RSQRT, SQRT, LOG and EXP as tables (unary_math_int8.c); float ones on to elementwise.c. */
+/* int8 RSQRT, SQRT, LOG, EXP, ELU, GELU as tables (unary_math_int8.c); float ones on to elementwise.c, unary_math.c. */
 RL_DECLARE_OP(unary_math_s8);
 /* DIV: int8 in div_int8.c, other dtypes on to elementwise.c. */
 RL_DECLARE_OP(div);

@@ -1,4 +1,4 @@
-"""The quantizer's int8 rules for RSQRT, SQRT, LOG, EXP and DIV: each op runs int8 with the output range
+"""The quantizer's int8 rules for RSQRT, SQRT, LOG, EXP, ELU, GELU and DIV: each op runs int8 with the output range
 calibration saw, LiteRT runs the file, and rillet gives LiteRT's bits; a DIV whose divisor comes near zero
 (where TFLite's int8 DIV fails) is refused by name."""
 
@@ -17,7 +17,7 @@ INT8 = 9
 
 
 @pytest.mark.parametrize("name, lo, hi", [("RSQRT", 0.05, 4.0), ("SQRT", 0.25, 9.0), ("LOG", 0.1, 20.0),
-                                          ("EXP", -4.0, 2.0)])
+                                          ("EXP", -4.0, 2.0), ("ELU", -3.0, 3.0), ("GELU", -3.0, 3.0)])
 def test_the_op_quantizes_to_int8_and_gives_litert_bits(name, lo, hi):
     from ai_edge_litert.interpreter import Interpreter as LiteRT
     from quantcheck import run

@@ -1,4 +1,4 @@
-"""int8 RSQRT, SQRT, LOG and EXP against LiteRT's builtin kernels, bit for bit: every one of the 256 input
+"""int8 RSQRT, SQRT, LOG, EXP, ELU and GELU against LiteRT's kernels, bit for bit: every one of the 256 input
 values, under several input and output scales and zero points; RSQRT and SQRT refuse an input below the zero
 point at invoke, as LiteRT does."""
 
@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from single_op import Input, Quant, op_model, run
+from single_op import OPTIONS_TYPES, Input, Quant, op_model, run
 
 from rillet.runtime import Interpreter
 
 pytest.importorskip("ai_edge_litert")
+OPTIONS_TYPES.setdefault("GELU", "GeluOptions")
 
 EVERY_INT8 = np.arange(-128, 128, dtype=np.int8).reshape(1, 256)
 # (input scale, input zero point, output scale, output zero point)
@@ -20,8 +21,11 @@ SCALES = [(0.05, -128, 0.02, 5), (0.1, 0, 0.05, -128), (1 / 256, -128, 1 / 64, -
 
 
 def model(name: str, scales: tuple[float, int, float, int]) -> bytes:
+    """The one-op model; GELU_TANH is GELU with approximate=True."""
     si, zi, so, zo = scales
-    return op_model(name, [Input((1, 256), np.int8, Quant(si, zi))], [((1, 256), np.int8, Quant(so, zo))])
+    options = {"approximate": name == "GELU_TANH"} if name.startswith("GELU") else None
+    return op_model(name.removesuffix("_TANH"), [Input((1, 256), np.int8, Quant(si, zi))],
+                    [((1, 256), np.int8, Quant(so, zo))], options)
 
 
 def litert(content: bytes, x: np.ndarray) -> np.ndarray:
@@ -31,7 +35,7 @@ def litert(content: bytes, x: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("scales", SCALES, ids=lambda s: f"{s[0]:g}_{s[1]}_{s[2]:g}_{s[3]}")
-@pytest.mark.parametrize("name", ["LOG", "EXP"])
+@pytest.mark.parametrize("name", ["LOG", "EXP", "ELU", "GELU", "GELU_TANH"])
 def test_table_ops_match_litert_on_every_input(name, scales):
     content = model(name, scales)
     np.testing.assert_array_equal(run(Interpreter, content, [EVERY_INT8])[0], litert(content, EVERY_INT8))
