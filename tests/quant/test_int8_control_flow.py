@@ -1,7 +1,8 @@
 """int8 quantization of models with several subgraphs: a WHILE whose body shrinks its tensor (calibration
-must see every iteration, not the last one the native run leaves), an IF inside a WHILE body, and
-openWakeWord's hey_jarvis (an IF whose branch reads its weights as IF operands) when the real-model cache
-holds it. Every file runs in LiteRT and rillet gives LiteRT's bits."""
+must see every iteration, not the last one the native run leaves), an IF inside a WHILE body, a streaming
+model whose resource variable CALL_ONCE initialises (the variable stays float32), and openWakeWord's
+hey_jarvis (an IF whose branch reads its weights as IF operands) when the real-model cache holds it. Every
+file runs in LiteRT and rillet gives LiteRT's bits."""
 
 from __future__ import annotations
 
@@ -12,7 +13,18 @@ import numpy as np
 import pytest
 from test_control_flow import Graph, buffers, model, while_model
 
-from rillet.converter.format import Options, load
+from rillet.converter.format import (
+    BUILTIN_CODES,
+    Buffer,
+    ModelFile,
+    Operator,
+    OperatorCode,
+    Options,
+    SubGraph,
+    Tensor,
+    load,
+    save,
+)
 from rillet.quant import quantize
 from rillet.runtime import Interpreter
 
@@ -122,3 +134,60 @@ def test_hey_jarvis_quantizes_with_its_branch_weights_folded_and_int8():
         taken += bool(float_model.get_tensor(condition))
     assert 4 <= taken <= 12  # both branches are compared
     assert_litert_bits(data, samples)
+
+
+def streaming_state_model() -> bytes:
+    """y = x + s; s <- 0.5 * y, with s a resource variable CALL_ONCE sets to zeros: each output depends on
+    every earlier invoke."""
+    names = ["CALL_ONCE", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "ADD", "MUL"]
+    codes = [OperatorCode(deprecated_builtin_code=min(BUILTIN_CODES[n], 127), builtin_code=BUILTIN_CODES[n],
+                          version=1) for n in names]
+    buffers = [Buffer(data=None), Buffer(data=np.frombuffer(np.float32(0.5).tobytes(), np.uint8)),
+               Buffer(data=np.zeros(16, np.uint8))]
+    resource = 13
+    handle = Options("VarHandleOptions", container="", shared_name="state")
+
+    def op(name, inputs, outputs, options=None):
+        return Operator(opcode_index=names.index(name), inputs=inputs, outputs=outputs, builtin_options=options)
+
+    main = SubGraph(name="main", inputs=[0], outputs=[3], tensors=[
+        Tensor(shape=[1, 4], type=F32, name="x"), Tensor(shape=[], type=resource, name="h"),
+        Tensor(shape=[1, 4], type=F32, name="s"), Tensor(shape=[1, 4], type=F32, name="y"),
+        Tensor(shape=[], type=F32, buffer=1, name="half"), Tensor(shape=[1, 4], type=F32, name="s2")], operators=[
+        op("CALL_ONCE", [], [], Options("CallOnceOptions", init_subgraph_index=1)),
+        op("VAR_HANDLE", [], [1], handle), op("READ_VARIABLE", [1], [2]),
+        op("ADD", [0, 2], [3], Options("AddOptions", fused_activation_function=0)),
+        op("MUL", [3, 4], [5], Options("MulOptions", fused_activation_function=0)),
+        op("ASSIGN_VARIABLE", [1, 5], [])])
+    init = SubGraph(name="init", inputs=[], outputs=[], tensors=[
+        Tensor(shape=[], type=resource, name="h"), Tensor(shape=[1, 4], type=F32, buffer=2, name="zeros")],
+        operators=[op("VAR_HANDLE", [], [0], handle), op("ASSIGN_VARIABLE", [0, 1], [])])
+    return save(ModelFile(operator_codes=codes, subgraphs=[main, init], buffers=buffers))
+
+
+def test_a_resource_variable_stays_float_and_streams_as_in_litert():
+    from ai_edge_litert.interpreter import Interpreter as LiteRT
+
+    rng = np.random.default_rng(3)
+    original = streaming_state_model()
+    stream = rng.uniform(-1, 1, (24, 1, 4)).astype(np.float32)
+    data = quantize(original, stream, progress=False)
+    q = load(data)
+    main = q.subgraphs[0]
+    names = [q.op_name(op) for op in main.operators]
+    assert names.index("READ_VARIABLE") < names.index("ADD") and "QUANTIZE" in names and "DEQUANTIZE" in names
+    assign = next(op for op in main.operators if q.op_name(op) == "ASSIGN_VARIABLE")
+    assert main.tensors[assign.inputs[1]].type == F32  # the variable keeps one dtype: float32
+    assert main.tensors[next(op for op in main.operators if q.op_name(op) == "ADD").outputs[0]].type == INT8
+    runs = []
+    for cls in (Interpreter, LiteRT, LiteRT):
+        it = cls(model_content=original if len(runs) == 2 else data)
+        it.allocate_tensors()
+        steps = []
+        for x in stream[:6]:  # from a fresh state, as calibration ran them: the ranges cover them
+            it.set_tensor(it.get_input_details()[0]["index"], x)
+            it.invoke()
+            steps.append(it.get_tensor(it.get_output_details()[0]["index"]))
+        runs.append(np.array(steps))
+    np.testing.assert_array_equal(runs[0], runs[1])  # every step: LiteRT's bits
+    np.testing.assert_allclose(runs[1], runs[2], atol=0.05)  # the state carries as in the float model
