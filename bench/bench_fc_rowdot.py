@@ -1,6 +1,7 @@
 """FULLY_CONNECTED on the row-dot kernels (weights read in place) against the packed GEMM, in one interleaved run:
 the FULLY_CONNECTED ops' own time (Interpreter.profile, medians) in the shared models and in single-op models of
-1 to 8 rows, MobileNet-sized (1280 -> 1001) and MLP-sized (64 -> 64), float32 and int8, on one thread.
+1 to 8 rows, MobileNet-sized (1280 -> 1001) and MLP-sized (64 -> 64), float32 and int8, on one thread; and the
+time to ready a 1280 -> 1001 batch-1 model (microseconds, lower is better in every row).
 
 The threshold (native/ops/fc_rowdot.h's RL_FC_ROWDOT_MAX_ROWS) is fixed when the library is built, so the
 comparison runs builds of the same tree that differ only there, each in child processes that alternate:
@@ -20,6 +21,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -59,10 +61,25 @@ def fc_microseconds(it, runs: int) -> float:
     return 1e6 * sum(op["seconds"] for op in it.profile(runs=runs) if op["op"] == "FULLY_CONNECTED")
 
 
+def ready_microseconds(Interpreter, model: bytes, runs: int) -> float:
+    """Median time from model bytes to a ready interpreter (constructor + allocate_tensors), microseconds:
+    where the GEMM copies the weights into panels, the row-dot path copies nothing."""
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        Interpreter(model_content=model, num_threads=1).allocate_tensors()
+        samples.append(time.perf_counter() - start)
+    return 1e6 * statistics.median(samples)
+
+
 def child(runs: int) -> None:
     from rillet.runtime import Interpreter
 
     results = {}
+    for int8 in (False, True):
+        model = single_fc(1, 1280, 1001, int8)
+        results[f"ready (constructor + allocate), fc 1280->1001 {'int8' if int8 else 'f32'} rows 1"] = \
+            ready_microseconds(Interpreter, model, runs)
     for name in SHARED:
         results[name] = fc_microseconds(Interpreter(model_path=str(MODELS / f"{name}.tflite"), num_threads=1), runs)
     for depth, units in SIZES:
