@@ -1,4 +1,5 @@
-/* f32_reduce_sum_ref.c — float32 sum over marked axes (rank 8, row-major), then / divisor (n for MEAN). */
+/* f32_reduce_sum_ref.c — float32 sum over marked axes (rank 8, row-major), then times 1.0f / divisor (n for
+ * MEAN: XNNPACK's scale, ops/reduce.c). */
 #include "kernels.h"
 
 void f32_reduce_sum_ref(const int64_t *dims, const int32_t *reduced, float divisor, const float *x, float *y,
@@ -14,6 +15,7 @@ void f32_reduce_sum_ref(const int64_t *dims, const int32_t *reduced, float divis
         rl_next_index(8, dims, index);
     }
     if (divisor != 1.0f) {
-        for (int64_t i = 0; i < out_count; ++i) y[i] = y[i] / divisor;
+        const float scale = 1.0f / divisor;
+        for (int64_t i = 0; i < out_count; ++i) y[i] = y[i] * scale;
     }
 }

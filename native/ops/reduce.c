@@ -1,5 +1,6 @@
-/* reduce.c — MEAN and SUM over constant axes: sums in float, then MEAN divides by the count (int8:
- * reduce_int8.c); REDUCE_MAX and REDUCE_MIN, float32 and int8. */
+/* reduce.c — MEAN and SUM over constant axes: sums in float, then MEAN multiplies by 1.0f / the count, as
+ * XNNPACK does (LiteRT's default Interpreter delegates MEAN to it; a division differs in the last bit when the
+ * count is not a power of two); int8: reduce_int8.c. REDUCE_MAX and REDUCE_MIN, float32 and int8. */
 #include "ops.h"
 
 /* When the reduced axes are one block of adjacent axes, the input is [outer, reduced, inner] and each outer
@@ -17,7 +18,7 @@ static rl_status run_f32_reduce(rl_plan *plan, rl_op *op) {
         float *out = y + o * st->inner;
         f32_rdsum__scalar(st->reduced, st->inner, x + o * st->reduced * st->inner, out);
         if (st->divisor != 1.0f)
-            for (size_t c = 0; c < st->inner; ++c) out[c] = out[c] / st->divisor;
+            for (size_t c = 0; c < st->inner; ++c) out[c] = out[c] * (1.0f / st->divisor);
     }
     return RL_OK;
 }
