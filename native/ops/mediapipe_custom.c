@@ -5,10 +5,12 @@
  * params.conv). Output size: SAME the input times the stride, VALID (input - 1) * stride + kernel; SAME
  * pads max(kernel - stride, 0) / 2 before, as XNNPACK's TensorFlow-SAME deconvolution. MaxPoolingWithArgmax2D
  * and MaxUnpooling2D live in mediapipe_pooling.c. */
+#include "f32_deconv_bias.h"
 #include "ops.h"
 
 typedef struct {
     rl_window_geometry g; /* the convolution transposed: g.in_* is the output, g.out_* the input */
+    rl_f32_window_fn deconv; /* f32_deconv_bias_ref, or its build with hardware FMA on x86-64 AVX2 paths */
 } rl_deconv_bias_state;
 
 RL_STATIC_ASSERT(sizeof(rl_deconv_bias_state) <= 128, "rl_deconv_bias_state is a small struct");
@@ -16,8 +18,8 @@ RL_STATIC_ASSERT(sizeof(rl_deconv_bias_state) <= 128, "rl_deconv_bias_state is a
 static rl_status run_deconv_bias(rl_plan *plan, rl_op *op) {
     const rl_deconv_bias_state *st = (const rl_deconv_bias_state *)op->state;
     const rl_tensor *bias = rl_input(plan, op, 2);
-    f32_deconv_bias_ref(&st->g, (const float *)rl_input(plan, op, 0)->data, (const float *)rl_input(plan, op, 1)->data,
-                        bias ? (const float *)bias->data : NULL, (float *)rl_output(plan, op, 0)->data);
+    st->deconv(&st->g, (const float *)rl_input(plan, op, 0)->data, (const float *)rl_input(plan, op, 1)->data,
+               bias ? (const float *)bias->data : NULL, (float *)rl_output(plan, op, 0)->data);
     return RL_OK;
 }
 
@@ -59,6 +61,11 @@ rl_status rl_prepare_deconv_bias(rl_plan *plan, rl_op *op) {
     g->pad_h = same && g->filter_h > g->stride_h ? (g->filter_h - g->stride_h) / 2 : 0;
     g->pad_w = same && g->filter_w > g->stride_w ? (g->filter_w - g->stride_w) / 2 : 0;
     output->shape = (rl_shape){.rank = 4, .dims = {g->batch, g->in_h, g->in_w, g->in_c}};
+    st->deconv = f32_deconv_bias_ref;
+#if defined(__x86_64__) || defined(_M_X64)
+    if (plan->isa == RL_ISA_AVX2 || plan->isa == RL_ISA_AVX512 || plan->isa == RL_ISA_AVX512VNNI)
+        st->deconv = f32_deconv_bias__avx2;
+#endif
     op->run = run_deconv_bias;
     return RL_OK;
 }
