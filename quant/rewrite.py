@@ -91,6 +91,7 @@ class Plan:
     params: dict[int, QParams]  # original float tensor -> its int8 parameters
     kept: list[str] = field(default_factory=list)  # the ops left float, as "OP (tensor)"
     matched: set[str] = field(default_factory=set)  # the keep_float entries that named an op here
+    int8_boundary: set[int] = field(default_factory=set)  # int8 tensors an IF or WHILE passes across
 
 
 def runs_int8(name: str) -> bool:
@@ -145,15 +146,22 @@ def _op_label(model: ModelFile, j: int, k: int = 0) -> str:
     return f"{model.op_name(op)} #{where} ({outs[0]!r})" if outs else f"{model.op_name(op)} #{where}"
 
 
-def plan_int8(model: ModelFile, ranges: dict[int, tuple[float, float]], keep_float: list[str] | None,
-              int8_inputs: bool, int8_outputs: bool | None = None, subgraph: int = 0) -> Plan:
-    """Decides which ops of `subgraph` run int8 and gives every tensor an int8 view needs its parameters
-    (int8_outputs: as int8_inputs unless given). keep_float names op types, output tensors and op indices
-    ("12" in subgraph 0, "2:12" in subgraph 2); in a one-subgraph model an entry that names nothing is an
-    error here, in a larger one plan_int8_subgraphs checks them over every subgraph."""
-    k = subgraph
+Key = tuple[int, int]  # (subgraph, tensor): the planner's tensors span every subgraph
+
+
+@dataclass
+class _Constraints:
+    """What the int8 kernels ask of the tensors' parameters, over every subgraph."""
+
+    groups: _Groups = field(default_factory=_Groups)  # tensors that share parameters
+    fixed: dict[Key, QParams] = field(default_factory=dict)  # parameters an op's spec fixes
+    symmetric: set[Key] = field(default_factory=set)  # constant operands quantized as weights
+    needed: set[Key] = field(default_factory=set)  # tensors that get an int8 view
+
+
+def _decide_ops(model: ModelFile, k: int, keep: set[str]) -> tuple[list[bool], list[str], set[str]]:
+    """Which ops of subgraph k run int8; the ops left float (labels); the keep_float entries that named one."""
     sg = model.subgraphs[k]
-    keep = set(keep_float or [])
     matched: set[str] = set()
     quantized, kept = [], []
     for j, op in enumerate(sg.operators):
@@ -175,75 +183,157 @@ def plan_int8(model: ModelFile, ranges: dict[int, tuple[float, float]], keep_flo
                 raise QuantizationError(f"{_op_label(model, j, k)}: int8 {name} needs constant weights; keep it "
                                         f"float with keep_float=[{name!r}]")
             quantized.append(True)
-    unknown = sorted(keep - matched)
-    if unknown and len(model.subgraphs) == 1:
-        raise QuantizationError(f"keep_float: {unknown} name no op type, op index or output tensor of the model")
+    return quantized, kept, matched
 
-    groups = _Groups()
-    fixed: dict[int, QParams] = {}
-    symmetric: set[int] = set()
-    needed: set[int] = set()
+
+def _constrain(model: ModelFile, k: int, quantized: list[bool], c: _Constraints, int8_inputs: bool,
+               int8_outputs: bool) -> None:
+    """Adds what subgraph k's int8 ops (and int8 graph inputs and outputs) ask of their tensors to `c`."""
+    sg = model.subgraphs[k]
     for j, op in enumerate(sg.operators):
         name = model.op_name(op)
         float_in = [i for i in op.inputs or [] if i >= 0 and sg.tensors[i].type == FLOAT32]
         float_out = [o for o in op.outputs or [] if o >= 0 and sg.tensors[o].type == FLOAT32]
-        if not quantized[j]:
+        if not quantized[j] or name in ANY_INPUT:
             continue
         if name in WEIGHT_AXIS:
             float_in = float_in[:1]
-        if name in ANY_INPUT:
-            continue
-        needed.update(float_in + float_out)
+        c.needed.update((k, i) for i in float_in + float_out)
         if name == "BATCH_MATMUL":  # a constant operand is a weight: symmetric, as TensorFlow writes it
-            symmetric.update(i for i in float_in if _constant(model, i, k) is not None)
+            c.symmetric.update((k, i) for i in float_in if _constant(model, i, k) is not None)
         if name in SAME_SCALE:
             for t in float_in[1:] + float_out:
-                groups.union(float_in[0], t)
+                c.groups.union((k, float_in[0]), (k, t))
         if name in FIXED_OUTPUT:
             for o in float_out:
-                fixed[o] = FIXED_OUTPUT[name]
-    for i in sg.inputs:
-        if int8_inputs and sg.tensors[i].type == FLOAT32:
-            needed.add(i)
+                c.fixed[(k, o)] = FIXED_OUTPUT[name]
+    if int8_inputs:
+        c.needed.update((k, i) for i in sg.inputs if sg.tensors[i].type == FLOAT32)
     # int8 outputs need parameters whatever computes them (a kept-float op's output gets a QUANTIZE); a
     # kept-float op's output that an int8 op reads is among that op's inputs above.
-    if int8_inputs if int8_outputs is None else int8_outputs:
-        needed.update(o for o in sg.outputs if sg.tensors[o].type == FLOAT32)
+    if int8_outputs:
+        c.needed.update((k, o) for o in sg.outputs if sg.tensors[o].type == FLOAT32)
 
-    members: dict[int, list[int]] = {}
-    for i in sorted(needed):
-        members.setdefault(groups.find(i), []).append(i)
-    params: dict[int, QParams] = {}
-    for root, group in sorted(members.items()):
-        fixes = sorted({fixed[i] for i in group if i in fixed}, key=lambda p: p.scale)
+
+def _boundary_groups(model: ModelFile) -> list[list[Key]]:
+    """The tensors each IF and WHILE passes between subgraphs, one list per value: an IF operand with each
+    branch's input, an IF result with each branch's output; a WHILE's operand, result, and the condition's
+    and body's input and the body's output in that slot. TFLite copies the bytes across, so each list must
+    share one dtype and, int8, one scale and zero point."""
+    from .subgraphs import callees
+
+    found: list[list[Key]] = []
+    for k, sg in enumerate(model.subgraphs):
+        for op in sg.operators:
+            name = model.op_name(op)
+            if name == "IF":
+                branches = [model.subgraphs[b] for b in callees(model, op)]
+                calls = callees(model, op)
+                for slot, i in enumerate(op.inputs[1:]):
+                    found.append([(k, i)] + [(b, g.inputs[slot]) for b, g in zip(calls, branches)])
+                for slot, o in enumerate(op.outputs):
+                    found.append([(k, o)] + [(b, g.outputs[slot]) for b, g in zip(calls, branches)])
+            elif name == "WHILE":
+                cond, body = callees(model, op)
+                for slot, (i, o) in enumerate(zip(op.inputs, op.outputs)):
+                    found.append([(k, i), (k, o), (cond, model.subgraphs[cond].inputs[slot]),
+                                  (body, model.subgraphs[body].inputs[slot]),
+                                  (body, model.subgraphs[body].outputs[slot])])
+    return found
+
+
+def _int8_boundaries(model: ModelFile, c: _Constraints, ranges: dict[int, dict[int, tuple[float, float]]]) -> set[Key]:
+    """The boundary tensors that cross int8: every tensor of a boundary value float32 data (no constant, no
+    bool or integer) that calibration saw somewhere. Their groups are joined in `c`; the rest stay float."""
+    values = _Groups()
+    for group in _boundary_groups(model):
+        for key in group[1:]:
+            values.union(group[0], key)
+    members: dict[Key, list[Key]] = {}
+    for key in list(values.parent):
+        members.setdefault(values.find(key), []).append(key)
+    int8: set[Key] = set()
+    for group in members.values():
+        float_data = all(model.subgraphs[k].tensors[i].type == FLOAT32 and _constant(model, i, k) is None
+                         for k, i in group)
+        fixes: dict[Key, set[QParams]] = {}
+        for key, p in c.fixed.items():
+            fixes.setdefault(c.groups.find(key), set()).add(p)
+        fixed = set().union(*(fixes.get(c.groups.find(key), set()) for key in group))
+        # two sides whose ops fix different parameters (a LOGISTIC branch and a TANH one) stay float
+        if float_data and len(fixed) <= 1 and any(i in ranges.get(k, {}) for k, i in group):
+            for key in group[1:]:
+                c.groups.union(group[0], key)
+            c.needed.update(group)
+            int8.update(group)
+    return int8
+
+
+def _assign(model: ModelFile, c: _Constraints, ranges: dict[int, dict[int, tuple[float, float]]]) -> dict[Key, QParams]:
+    """Parameters for every needed tensor: fixed by an op's spec, else from its group's values (constants'
+    data, calibration ranges of the rest)."""
+    members: dict[Key, list[Key]] = {}
+    for key in sorted(c.needed):
+        members.setdefault(c.groups.find(key), []).append(key)
+    params: dict[Key, QParams] = {}
+    for _, group in sorted(members.items()):
+        fixes = sorted({c.fixed[key] for key in group if key in c.fixed}, key=lambda p: p.scale)
         if len(fixes) > 1:
-            names = [sg.tensors[i].name for i in group]
+            names = [model.subgraphs[k].tensors[i].name for k, i in group]
             raise QuantizationError(f"tensors {names} must share int8 parameters but two ops fix them differently")
         if fixes:
             chosen = fixes[0]
         else:
-            lo, hi = np.inf, -np.inf
-            for i in group:
+            lo, hi, unseen = np.inf, -np.inf, []
+            for k, i in group:
                 data = _constant(model, i, k)
                 if data is not None:
                     r = (float(data.min()), float(data.max())) if data.size else (0.0, 0.0)
-                elif i in ranges:
-                    r = ranges[i]
-                else:
-                    raise QuantizationError(f"tensor {sg.tensors[i].name!r}: calibration never saw a value of it "
-                                            f"(no range to quantize it with)")
+                elif i in ranges.get(k, {}):
+                    r = ranges[k][i]
+                else:  # a boundary tensor on a path calibration never took: its group's range serves
+                    unseen.append((k, i))
+                    continue
                 if not (np.isfinite(r[0]) and np.isfinite(r[1])):
                     raise QuantizationError(_infinite_range(model, i, r, k))
                 lo, hi = min(lo, r[0]), max(hi, r[1])
+            if unseen and lo > hi:
+                k, i = unseen[0]
+                raise QuantizationError(f"tensor {model.subgraphs[k].tensors[i].name!r}: calibration never saw a "
+                                        f"value of it (no range to quantize it with)")
             chosen = activation_params(lo, hi)
-        for i in group:
-            params[i] = chosen
-    for i in symmetric:
-        params[i] = QParams((float(weight_scales(_constant(model, i, k), None)[0]),), (0,))
-    for j, op in enumerate(sg.operators):
-        if quantized[j] and model.op_name(op) == "DIV":
-            _check_divisor(model, k, j, op.inputs[1], params[op.inputs[1]], ranges)
-    return Plan(quantized, params, kept, matched)
+        for key in group:
+            params[key] = chosen
+    for k, i in c.symmetric:
+        params[(k, i)] = QParams((float(weight_scales(_constant(model, i, k), None)[0]),), (0,))
+    return params
+
+
+def plan_int8_subgraphs(model: ModelFile, ranges: dict[int, dict[int, tuple[float, float]]],
+                        keep_float: list[str] | None, int8_inputs: bool, int8_outputs: bool) -> list[Plan]:
+    """One plan per subgraph (ranges: per subgraph, per tensor). keep_float names op types, output tensors
+    and op indices ("12" in subgraph 0, "2:12" in subgraph 2). Only subgraph 0's graph inputs and outputs
+    follow int8_inputs / int8_outputs; the values an IF or WHILE passes between subgraphs are int8 with one
+    scale on every side where they are float32 data calibration saw (float32 otherwise: QUANTIZE and
+    DEQUANTIZE inside), and resource variables stay float32."""
+    keep = set(keep_float or [])
+    decisions = [_decide_ops(model, k, keep) for k in range(len(model.subgraphs))]
+    unknown = sorted(keep - set().union(*(matched for _, _, matched in decisions)))
+    if unknown:
+        raise QuantizationError(f"keep_float: {unknown} name no op type, op index or output tensor of the model")
+    c = _Constraints()
+    for k, (quantized, _, _) in enumerate(decisions):
+        _constrain(model, k, quantized, c, int8_inputs and k == 0, int8_outputs and k == 0)
+    boundaries = _int8_boundaries(model, c, ranges)
+    params = _assign(model, c, ranges)
+    plans = []
+    for k, (quantized, kept, matched) in enumerate(decisions):
+        mine = {i: p for (kk, i), p in params.items() if kk == k}
+        for j, op in enumerate(model.subgraphs[k].operators):
+            if quantized[j] and model.op_name(op) == "DIV":
+                _check_divisor(model, k, j, op.inputs[1], mine[op.inputs[1]], ranges.get(k, {}))
+        plans.append(Plan(quantized, mine, kept, matched, {i for kk, i in boundaries if kk == k}))
+    return plans
 
 
 def _check_divisor(model: ModelFile, k: int, j: int, i: int, p: QParams, ranges: dict) -> None:
@@ -258,19 +348,6 @@ def _check_divisor(model: ModelFile, k: int, j: int, i: int, p: QParams, ranges:
         raise QuantizationError(f"{_op_label(model, j, k)}: its divisor {model.subgraphs[k].tensors[i].name!r} {what} "
                                 f"within half an int8 step ({half_step:g}) of zero, where TFLite's int8 DIV fails; "
                                 f"keep it float with keep_float=['DIV'] (or --keep-float DIV)")
-
-
-def plan_int8_subgraphs(model: ModelFile, ranges: dict[int, dict[int, tuple[float, float]]],
-                        keep_float: list[str] | None, int8_inputs: bool, int8_outputs: bool) -> list[Plan]:
-    """One plan per subgraph (ranges: per subgraph, per tensor). Only subgraph 0's inputs and outputs may be
-    int8: the others are IF branches, WHILE bodies and conditions, CALL_ONCE initializers, whose inputs and
-    outputs are the float tensors of the boundary op that calls them."""
-    plans = [plan_int8(model, ranges.get(k, {}), keep_float, int8_inputs and k == 0, int8_outputs and k == 0,
-                       subgraph=k) for k in range(len(model.subgraphs))]
-    unknown = sorted(set(keep_float or []) - set().union(*(p.matched for p in plans)))
-    if unknown:
-        raise QuantizationError(f"keep_float: {unknown} name no op type, op index or output tensor of the model")
-    return plans
 
 
 def no_int8_reason(name: str) -> str:
@@ -434,10 +511,14 @@ def _int8_subgraph(w: _Writer, plan: Plan, *, int8_inputs: bool, int8_outputs: b
     producer = {o: j for j, op in enumerate(sg.operators) for o in op.outputs or [] if o >= 0}
     is_float = [t.type == FLOAT32 for t in sg.tensors]
 
+    crossing = plan.int8_boundary  # int8 values an IF or WHILE passes across (its operands, results, and a
+    # callee's inputs and outputs)
+
     def native_int8(i: int) -> bool:
         if i in producer:
-            return plan.quantized_ops[producer[i]] and model.op_name(sg.operators[producer[i]]) not in ANY_INPUT
-        return i in sg.inputs and int8_inputs
+            name = model.op_name(sg.operators[producer[i]])
+            return (plan.quantized_ops[producer[i]] and name not in ANY_INPUT) or (name in BOUNDARY and i in crossing)
+        return i in sg.inputs and (int8_inputs or (k > 0 and i in crossing))  # subgraph 0's: as io says
 
     base: dict[int, int] = {}
     for i, t in enumerate(sg.tensors):  # activations and integer constants, in their original order
@@ -501,7 +582,8 @@ def _int8_subgraph(w: _Writer, plan: Plan, *, int8_inputs: bool, int8_outputs: b
         name = model.op_name(op)
         inputs = list(op.inputs or [])
         if not plan.quantized_ops[j]:
-            new_in = [-1 if i < 0 else float_view(i) if is_float[i] else base[i] for i in inputs]
+            new_in = [-1 if i < 0 else (int8_view(i) if name in BOUNDARY and i in crossing else float_view(i))
+                      if is_float[i] else base[i] for i in inputs]
             new_out = [base[o] for o in op.outputs or []]
             w.op(name, new_in, new_out, op, version=1)
             continue
@@ -537,7 +619,7 @@ def _int8_subgraph(w: _Writer, plan: Plan, *, int8_inputs: bool, int8_outputs: b
     graph_outputs = []
     for o in sg.outputs:
         if is_float[o]:
-            new = int8_view(o) if int8_outputs else float_view(o)
+            new = int8_view(o) if int8_outputs or (k > 0 and o in crossing) else float_view(o)
         else:
             new = base[o]
         renames[o] = new

@@ -1,5 +1,6 @@
 """int8 quantization of models with several subgraphs: which subgraphs an op calls, folding an IF's constant
-operands into its branches, and calibrating the called subgraphs.
+operands into its branches, and calibrating the called subgraphs. (rewrite.py's planner gives each value an
+IF or WHILE passes across one int8 scale on every side, or keeps it float32.)
 
 Calibration runs the model's subgraph 0 natively, then replays each IF, WHILE and CALL_ONCE it ran with the
 same operands, one subgraph at a time through rillet's Interpreter, recording every tensor of each call: a

@@ -84,9 +84,9 @@ def test_every_subgraph_is_rewritten_and_runs_in_litert_and_rillet(mode, weight_
         np.testing.assert_allclose(want, float_out, rtol=0.05, atol=0.05)  # still the same function
 
 
-def test_int8_quantizes_both_branches_and_keeps_the_if_float():
-    """Each branch is calibrated on the samples that take it, quantized with QUANTIZE / DEQUANTIZE at its
-    float boundary, and rillet gives LiteRT's bits on the file."""
+def test_int8_quantizes_both_branches_and_passes_int8_across_the_if():
+    """Each branch is calibrated on the samples that take it; the IF's operand and result are int8 with one
+    scale on both sides of the call (x quantized once, before the IF), and rillet gives LiteRT's bits."""
     from ai_edge_litert.interpreter import Interpreter as LiteRT
 
     from rillet.runtime import Interpreter
@@ -96,12 +96,48 @@ def test_int8_quantizes_both_branches_and_keeps_the_if_float():
     original = if_of_two_dense_layers()
     data = quantize(original, calibration, progress=False)
     model = load(data)
-    assert [model.op_name(op) for op in model.subgraphs[0].operators] == ["IF"]
+    main = model.subgraphs[0]
+    assert [model.op_name(op) for op in main.operators] == ["QUANTIZE", "IF", "DEQUANTIZE"]
+    if_op = main.operators[1]
+    operand, result = main.tensors[if_op.inputs[1]], main.tensors[if_op.outputs[0]]
     for sg in model.subgraphs[1:]:
-        names = [model.op_name(op) for op in sg.operators]
-        assert names[0] == "QUANTIZE" and names[-1] == "DEQUANTIZE" and "FULLY_CONNECTED" in names
-        assert sg.tensors[sg.inputs[0]].type == F32 and sg.tensors[sg.outputs[0]].type == F32
+        assert model.op_name(sg.operators[0]) == "FULLY_CONNECTED"  # no QUANTIZE first
+        for mine, theirs in ((sg.tensors[sg.inputs[0]], operand), (sg.tensors[sg.outputs[0]], result)):
+            assert mine.type == theirs.type == INT8 and mine.quantization.scale == theirs.quantization.scale
     got, want = both_branches(data, Interpreter), both_branches(data, LiteRT)
     for g, w, f in zip(got, want, both_branches(original, LiteRT)):
         np.testing.assert_array_equal(g, w)
         np.testing.assert_allclose(w, f, atol=0.05)
+
+
+def test_an_if_result_whose_branches_fix_different_parameters_stays_float():
+    """then: LOGISTIC (int8 output 1/256), else: TANH (1/128): no one scale serves the IF's result, so it
+    crosses as float32 (each branch dequantizes); the operand still crosses int8."""
+    from ai_edge_litert.interpreter import Interpreter as LiteRT
+
+    from rillet.runtime import Interpreter
+
+    names = ["IF", "LOGISTIC", "TANH"]
+    codes = [OperatorCode(deprecated_builtin_code=BUILTIN_CODES[n], builtin_code=BUILTIN_CODES[n], version=1)
+             for n in names]
+    main = SubGraph(tensors=[Tensor(shape=[], type=BOOL, name="c"), Tensor(shape=[1, 8], type=F32, name="x"),
+                             Tensor(shape=[1, 8], type=F32, name="y")], inputs=[0, 1], outputs=[2], name="main",
+                    operators=[Operator(opcode_index=0, inputs=[0, 1], outputs=[2], builtin_options=Options(
+                        "IfOptions", then_subgraph_index=1, else_subgraph_index=2))])
+    branches = [SubGraph(tensors=[Tensor(shape=[1, 8], type=F32, name="a"), Tensor(shape=[1, 8], type=F32, name="b")],
+                         inputs=[0], outputs=[1], operators=[Operator(opcode_index=k, inputs=[0], outputs=[1])],
+                         name=names[k].lower()) for k in (1, 2)]
+    original = save(ModelFile(operator_codes=codes, subgraphs=[main, *branches], buffers=[Buffer(data=None)]))
+    rng = np.random.default_rng(5)
+    calibration = [[np.array(c), rng.uniform(-3, 3, (1, 8)).astype(np.float32)] for c in [True, False] * 8]
+    data = quantize(original, calibration, progress=False)
+    q = load(data)
+    if_op = next(op for op in q.subgraphs[0].operators if q.op_name(op) == "IF")
+    assert q.subgraphs[0].tensors[if_op.inputs[1]].type == INT8
+    assert q.subgraphs[0].tensors[if_op.outputs[0]].type == F32
+    for sg in q.subgraphs[1:]:
+        assert [q.op_name(op) for op in sg.operators][-1] == "DEQUANTIZE"
+    got, want = both_branches(data, Interpreter), both_branches(data, LiteRT)
+    for g, w, f in zip(got, want, both_branches(original, LiteRT)):
+        np.testing.assert_array_equal(g, w)
+        np.testing.assert_allclose(w, f, atol=0.02)
