@@ -237,5 +237,9 @@ class NativePlan:
     def kernel_path(self) -> str:
         return ffi.string(lib.rl_plan_isa(self._plan)).decode()
 
+    def op_segment_last(self, op: int) -> int:
+        """The last op of the band segment op `op` starts (native/src/bands.h), or -1."""
+        return int(lib.rl_plan_op_segment_last(self._plan, op))
+
     def threads(self) -> int:
         return int(lib.rl_plan_threads(self._plan))

@@ -168,6 +168,9 @@ size_t rl_plan_packed_weight_bytes(const rl_plan *plan); /* weights repacked for
 size_t rl_plan_op_state_bytes(const rl_plan *plan);      /* every op's prepared state, packed weights included */
 size_t rl_plan_dynamic_bytes(const rl_plan *plan);       /* the blocks of tensors whose shape an invoke changes */
 const char *rl_plan_isa(const rl_plan *plan);            /* the kernel path: "scalar", "avx2", ... */
+/* Where op `op` starts a segment of ops run in bands on the plan's threads (native/src/bands.h): the index
+ * of the segment's last op; else -1. */
+int32_t rl_plan_op_segment_last(const rl_plan *plan, int32_t op);
 int32_t rl_plan_threads(const rl_plan *plan);            /* threads an invoke runs on */
 /* TFLite's ResetVariableTensors: zeroes the state stateful ops keep across invokes (an LSTM's h and c, which
  * the model marks as variable tensors). Resource variables are the program's (rl_program_reset_variables). */

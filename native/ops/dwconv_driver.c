@@ -73,6 +73,29 @@ static rl_status run_dwconv(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
+/* Banded execution (bands.h): output pixels first .. first + count - 1, reading the input rows around them:
+ * whole rows where pixels share columns, else any pixels (each pixel's taps are its own, row after row). */
+static void begin_dwconv_rows(rl_plan *plan, rl_op *op) {
+    ((rl_dwconv_state *)op->state)->output = (char *)rl_output(plan, op, 0)->data;
+}
+
+static void run_dwconv_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    (void)plan;
+    const rl_dwconv_state *st = (const rl_dwconv_state *)op->state;
+    if (st->step != st->taps) {
+        dwconv_rows(op->state, first / st->row_pixels, 0, count / st->row_pixels, 1);
+        return;
+    }
+    const void *const *ind = st->indirection + first * st->taps;
+    char *out = st->output + first * st->channels * st->element_bytes;
+    if (st->int8)
+        st->qs8.dwconv(st->channels, count, st->taps, (const int8_t *const *)ind, st->step, st->packed,
+                       (int8_t *)out, st->channels, &st->qs8_params);
+    else
+        st->f32.dwconv(st->channels, count, st->taps, (const float *const *)ind, st->step,
+                       (const float *)st->packed, (float *)out, st->channels, &st->f32_params);
+}
+
 static rl_status setup_indirection(rl_plan *plan, rl_op *op) {
     rl_dwconv_state *st = (rl_dwconv_state *)op->state;
     const rl_window_geometry *g = &st->g;
@@ -165,5 +188,12 @@ rl_status rl_use_dwconv(rl_plan *plan, rl_op *op, const rl_window_geometry *g) {
     }
     op->run = run_dwconv;
     op->setup = setup_indirection;
+    if (constant) {
+        op->band_rows = rows;
+        op->band_row_pixels = row_pixels;
+        op->band_whole_rows = shared;
+        op->begin_rows = begin_dwconv_rows;
+        op->run_rows = run_dwconv_rows;
+    }
     return RL_OK;
 }

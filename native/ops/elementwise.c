@@ -1,5 +1,6 @@
 /* elementwise.c — binary ops with broadcasting (arithmetic, MAXIMUM, MINIMUM, PRELU, the comparisons), unary
  * ops, LEAKY_RELU, SOFTMAX, LOG_SOFTMAX. */
+#include "bands.h"
 #include "ops.h"
 
 static rl_binary_op binary_of(int32_t code) {
@@ -37,6 +38,17 @@ static rl_status run_s8_minmax(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
+/* Banded execution (bands.h) of a float operation whose operands have the output's shape: pixel p of a 4-D
+ * NHWC output is its elements p * C ..., and each reads the same element of a and b only. */
+static void run_f32_binary_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    const size_t channels = (size_t)op->prep.bc.count / (op->band_rows * op->band_row_pixels), at = first * channels;
+    rl_broadcast bc = op->prep.bc;
+    bc.count = (int64_t)(count * channels);
+    plan->kernels->f32_binary(binary_of(op->code), &bc, (const float *)rl_input(plan, op, 0)->data + at,
+                              (const float *)rl_input(plan, op, 1)->data + at,
+                              (float *)rl_output(plan, op, 0)->data + at);
+}
+
 rl_status rl_prepare_binary(rl_plan *plan, rl_op *op) {
     rl_status s = rl_expect_inputs(plan, op, 2, 2);
     if (s != RL_OK) return s;
@@ -65,6 +77,8 @@ rl_status rl_prepare_binary(rl_plan *plan, rl_op *op) {
     if ((s = rl_activation_range(plan, activation, &op->prep.bc.act_min, &op->prep.bc.act_max)) != RL_OK) return s;
     if (a->dtype == RL_INT32 && activation != RL_ACT_NONE)
         return rl_fail(plan, RL_UNSUPPORTED, "fused activations on int32 are not supported");
+    if (a->dtype == RL_FLOAT32 && !comparison && op->prep.bc.contiguous == 1 && op->kind->eval == rl_eval_binary)
+        rl_offer_elementwise_rows(op, output, run_f32_binary_rows);
     return RL_OK;
 }
 

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "bands.h"
 #include "ops.h"
 
 /* XNNPACK's xnn_qs8_quantize of a fused activation's float bound: division and zero point in float,
@@ -168,6 +169,15 @@ static rl_status run_tflite_binary(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
+/* Banded execution (bands.h) of an operation whose operands have the output's shape: pixels of a 4-D output. */
+static void run_xnnpack_binary_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    const rl_s8_binary_state *st = (const rl_s8_binary_state *)op->state;
+    const size_t channels = (size_t)st->bc.count / (op->band_rows * op->band_row_pixels), at = first * channels;
+    st->vector(count * channels, (const int8_t *)rl_input(plan, op, 0)->data + at,
+               (const int8_t *)rl_input(plan, op, 1)->data + at, (int8_t *)rl_output(plan, op, 0)->data + at,
+               &st->params);
+}
+
 /* XNNPACK's kinds run as rows of micro-kernels; the exchanged parameters serve rows whose left operand is the
  * one element (a SUB's constant minuend): for ADD/SUB the multipliers and zero points change places (the
  * bias holds both terms already), for MUL the zero points. */
@@ -205,6 +215,8 @@ static rl_status use_binary_driver(rl_plan *plan, rl_op *op, const rl_s8_binary_
     st->swapped.xnn_a_multiplier = p->xnn_b_multiplier;
     st->swapped.xnn_b_multiplier = p->xnn_a_multiplier;
     op->run = run_xnnpack_binary;
+    if (op->prep.bc.contiguous == 1 && !tile_rows)
+        rl_offer_elementwise_rows(op, rl_output(plan, op, 0), run_xnnpack_binary_rows);
     return RL_OK;
 }
 

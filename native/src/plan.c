@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "arena_planner.h"
+#include "bands.h"
 #include "plan_internal.h"
 #include "program.h"
 
@@ -627,6 +628,13 @@ static rl_status prepare_op(rl_plan *plan, rl_op *op) {
     op->run = NULL;
     op->setup = NULL;
     op->arena_scratch_bytes = 0;
+    op->band_rows = 0;
+    op->band_row_pixels = 0;
+    op->band_pointwise = 0;
+    op->band_whole_rows = 0;
+    op->begin_rows = NULL;
+    op->run_rows = NULL;
+    op->segment_last = -1;
     release_op_state(op);
     const rl_status s = op->kind->prepare(plan, op);
     if (s != RL_OK) return s;
@@ -681,6 +689,7 @@ rl_status rl_plan_prepare(rl_plan *plan) {
         }
     }
     plan->current_op = -1;
+    rl_plan_form_segments(plan);
     /* Lifetimes: step 0 is before the first op, step n_ops + 1 after the last. */
     /* Graph inputs live through the whole plan, as in TFLite (its planner's preserve_inputs): a caller may
      * invoke again without setting them, and no intermediate may reuse their memory. */
@@ -707,6 +716,7 @@ rl_status rl_plan_prepare(rl_plan *plan) {
             }
         }
     }
+    rl_plan_extend_segment_lifetimes(plan);
     s = plan_arena_offsets(plan);
     if (s != RL_OK) return s;
     for (int32_t i = 0; i < plan->n_tensors; ++i) /* a control-flow op's dynamic outputs */
@@ -747,8 +757,12 @@ rl_status rl_plan_invoke_profiled(rl_plan *plan, double *op_seconds) {
             if (op_seconds) op_seconds[i] = 0.0;
             continue;
         }
-        const double start = op_seconds ? now_seconds() : 0.0;
         plan->current_op = i;
+        if (op->segment_last >= 0 && !op_seconds) { /* the ops up to segment_last, in bands (bands.h) */
+            i = rl_plan_run_segment(plan, i);
+            continue;
+        }
+        const double start = op_seconds ? now_seconds() : 0.0;
         rl_status s = op->dynamic ? refresh_dynamic_op(plan, op) : RL_OK;
         if (s == RL_OK) s = op->run ? op->run(plan, op) : op->kind->eval(plan, op);
         if (s != RL_OK) return s;
@@ -822,6 +836,10 @@ size_t rl_plan_op_state_bytes(const rl_plan *plan) {
 size_t rl_plan_dynamic_bytes(const rl_plan *plan) { return plan->dynamic_bytes; }
 
 const char *rl_plan_isa(const rl_plan *plan) { return rl_isa_name(plan->isa); }
+
+int32_t rl_plan_op_segment_last(const rl_plan *plan, int32_t op) {
+    return plan->prepared && op >= 0 && op < plan->n_ops ? plan->ops[op].segment_last : -1;
+}
 int32_t rl_plan_threads(const rl_plan *plan) { return rl_threadpool_threads(plan->pool); }
 
 int32_t rl_op_is_known(int32_t builtin_code) { return rl_find_op_kind(builtin_code) != NULL; }

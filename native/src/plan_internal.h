@@ -102,6 +102,19 @@ struct rl_op {
     rl_seen_input *seen;
     void *heap_scratch;
     size_t heap_scratch_bytes;
+    /* Banded execution (bands.h), offered by an op's prepare when a band of its output can be computed on its
+     * own: the output is band_rows rows (batch * height) of band_row_pixels pixels; run_rows computes pixels
+     * [first, first + count) (whole rows when band_whole_rows); begin_rows (or NULL) takes the tensors'
+     * addresses before a band job. band_pointwise: pixel p reads only pixel p of its inputs (which have the
+     * same rows and pixels), so the op may follow the ops that wrote them in the same band without waiting
+     * for the other bands. */
+    size_t band_rows, band_row_pixels;
+    int32_t band_pointwise, band_whole_rows;
+    void (*begin_rows)(rl_plan *plan, rl_op *op);
+    void (*run_rows)(rl_plan *plan, const rl_op *op, size_t first, size_t count);
+    /* Set by rl_plan_form_segments: for the first op of a segment, the index of its last op, and whether its
+     * bands are whole rows; else -1. */
+    int32_t segment_last, segment_whole_rows;
 };
 
 /* One op: which dtypes of input 0 it takes, how it computes shapes and what it runs. */

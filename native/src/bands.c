@@ -1,0 +1,113 @@
+/* bands.c — banded execution of segments of ops (bands.h). */
+#include "bands.h"
+
+static int bandable(const rl_op *op) {
+    return op->run_rows && op->band_rows > 0 && op->band_row_pixels > 0 && !op->folded && !op->dynamic;
+}
+
+/* Bands are one per thread: units (rows, or pixels) that do not split evenly leave a thread idle for part of
+ * the segment (3 rows on 2 threads: 2 against 1), where the ops' own tiles split evenly (by output channels
+ * when rows are few). Within 1/8 of even, or no bands. */
+static int splits_evenly(size_t units, size_t threads) {
+    const size_t longest = (units + threads - 1) / threads;
+    return units >= threads && 8 * longest * threads <= 9 * units;
+}
+
+void rl_offer_elementwise_rows(rl_op *op, const rl_tensor *output,
+                               void (*run_rows)(rl_plan *plan, const rl_op *op, size_t first, size_t count)) {
+    const rl_shape *s = &output->shape;
+    if (s->rank != 4 || s->dims[0] <= 0 || s->dims[1] <= 0 || s->dims[2] <= 0 || s->dims[3] <= 0) return;
+    op->band_rows = (size_t)s->dims[0] * (size_t)s->dims[1];
+    op->band_row_pixels = (size_t)s->dims[2];
+    op->band_pointwise = 1;
+    op->run_rows = run_rows;
+}
+
+void rl_plan_form_segments(rl_plan *plan) {
+    for (int32_t i = 0; i < plan->n_ops; ++i) plan->ops[i].segment_last = -1;
+    const size_t threads = (size_t)rl_threadpool_threads(plan->pool);
+    if (threads < 2) return;
+    for (int32_t i = 0; i < plan->n_ops; ++i)
+        if (plan->ops[i].dynamic) return;
+    /* Runs of ops by their shapes alone: a bandable op starts one, pointwise ops of the same rows extend it. */
+    int32_t start = -1;
+    for (int32_t i = 0; i < plan->n_ops; ++i) {
+        rl_op *op = &plan->ops[i];
+        if (op->folded) continue; /* computed at prepare: nothing runs, nothing to wait for */
+        if (!bandable(op)) {
+            start = -1;
+            continue;
+        }
+        const rl_op *head = start >= 0 ? &plan->ops[start] : NULL;
+        if (head && op->band_pointwise && op->band_rows == head->band_rows &&
+            op->band_row_pixels == head->band_row_pixels) {
+            plan->ops[start].segment_last = i;
+            continue;
+        }
+        start = i;
+        op->segment_last = i;
+    }
+    /* Then each run's bands: whole rows when one of its ops needs them, else pixels; a run of one op, or one
+     * whose bands would be uneven, runs op by op (each op's own tiles). */
+    for (int32_t i = 0; i < plan->n_ops; ++i) {
+        rl_op *head = &plan->ops[i];
+        if (head->segment_last < 0) continue;
+        int32_t whole_rows = 0;
+        for (int32_t j = i; j <= head->segment_last; ++j) whole_rows |= plan->ops[j].band_whole_rows;
+        const size_t units = whole_rows ? head->band_rows : head->band_rows * head->band_row_pixels;
+        head->segment_whole_rows = whole_rows;
+        if (head->segment_last == i || !splits_evenly(units, threads)) head->segment_last = -1;
+    }
+}
+
+static void keep_alive(rl_plan *plan, int32_t tensor, int32_t last_step) {
+    if (tensor < 0) return;
+    rl_tensor *t = &plan->tensors[tensor];
+    if (t->storage == RL_STORAGE_ARENA && t->last_op < last_step) t->last_op = last_step;
+}
+
+void rl_plan_extend_segment_lifetimes(rl_plan *plan) {
+    for (int32_t i = 0; i < plan->n_ops; ++i) {
+        const int32_t last = plan->ops[i].segment_last;
+        if (last < 0) continue;
+        for (int32_t j = i; j <= last; ++j) { /* step j + 1 is op j's; the segment ends at step last + 1 */
+            const rl_op *op = &plan->ops[j];
+            for (int32_t k = 0; k < op->n_inputs; ++k) keep_alive(plan, op->inputs[k], last + 1);
+            for (int32_t k = 0; k < op->n_outputs; ++k) keep_alive(plan, op->outputs[k], last + 1);
+        }
+    }
+}
+
+typedef struct {
+    rl_plan *plan;
+    int32_t first, last;
+    size_t units, unit_pixels, bands;
+} rl_segment_job;
+
+/* Band `band` of every op of the segment, in order. */
+static void run_band(void *context, size_t band, size_t unused_j, size_t unused_count, size_t unused_columns) {
+    (void)unused_j;
+    (void)unused_count;
+    (void)unused_columns;
+    const rl_segment_job *job = (const rl_segment_job *)context;
+    const size_t first = job->units * band / job->bands, end = job->units * (band + 1) / job->bands;
+    if (end == first) return;
+    for (int32_t i = job->first; i <= job->last; ++i) {
+        const rl_op *op = &job->plan->ops[i];
+        if (!op->folded) op->run_rows(job->plan, op, first * job->unit_pixels, (end - first) * job->unit_pixels);
+    }
+}
+
+int32_t rl_plan_run_segment(rl_plan *plan, int32_t first) {
+    const rl_op *head = &plan->ops[first];
+    rl_segment_job job = {.plan = plan, .first = first, .last = head->segment_last,
+                          .units = head->segment_whole_rows ? head->band_rows : head->band_rows * head->band_row_pixels,
+                          .unit_pixels = head->segment_whole_rows ? head->band_row_pixels : 1};
+    for (int32_t i = job.first; i <= job.last; ++i)
+        if (!plan->ops[i].folded && plan->ops[i].begin_rows) plan->ops[i].begin_rows(plan, &plan->ops[i]);
+    /* One band per thread, each thread's band the same pixels in every segment, so that a thread mostly reads
+     * what it wrote in the segment before (the pool starts thread k on tile k). */
+    job.bands = (size_t)rl_threadpool_threads(plan->pool);
+    rl_parallelize_2d_tile_2d(plan->pool, run_band, &job, job.bands, 1, 1, 1);
+    return job.last;
+}

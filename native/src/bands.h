@@ -1,0 +1,36 @@
+/* bands.h — banded execution: runs of ops that a thread can carry through one band of output rows without
+ * waiting for the other threads between them.
+ *
+ * An invoke of a small model on two threads is mostly waits: mobilenet_v2_035_96 runs about 55 parallel ops of
+ * a few microseconds each, and every op ends with a join (about 1 us on an AVX-512 Xeon VM, 0.5 us on a Zen 3
+ * VM), after which the next op reads rows another core has just written. A segment is a run of ops with the
+ * same output pixels where each op after the first is pointwise (a 1x1 convolution, a same-shape ADD): one
+ * job runs the whole segment, each band of pixels (whole rows where an op needs them) carried through every
+ * op by one thread, so the segment has one join and each thread reads the pixels it wrote. The first op of
+ * a segment may read anything (a depthwise convolution reads the rows around its own): it starts after the
+ * ops before it are complete.
+ *
+ * Every output element is computed by the same kernel from the same inputs as op by op, so results do not
+ * change. The arena keeps every tensor a segment touches alive to the segment's end, since another band
+ * may still be reading what one band's later ops would otherwise overwrite. */
+#ifndef RILLET_BANDS_H
+#define RILLET_BANDS_H
+
+#include "plan_internal.h"
+
+/* For an element-wise op whose operands have its output's shape (the caller checks): offers `run_rows`
+ * (pixels of a 4-D NHWC output), pointwise. */
+void rl_offer_elementwise_rows(rl_op *op, const rl_tensor *output,
+                               void (*run_rows)(rl_plan *plan, const rl_op *op, size_t first, size_t count));
+
+/* Sets each op's segment_last (after every op is prepared and folded, before lifetimes are planned): only
+ * when the plan has worker threads and no dynamic ops; segments of one op are left to the op's own run. */
+void rl_plan_form_segments(rl_plan *plan);
+
+/* Extends the arena lifetime of every tensor a segment's ops read or write to the segment's last step. */
+void rl_plan_extend_segment_lifetimes(rl_plan *plan);
+
+/* Runs the segment that op `first` starts, on the plan's threads; returns its last op's index. */
+int32_t rl_plan_run_segment(rl_plan *plan, int32_t first);
+
+#endif

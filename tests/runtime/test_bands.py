@@ -1,0 +1,110 @@
+"""Banded execution (native/src/bands.h): on several threads, runs of ops that read only their own pixels (1x1
+convolutions, same-shape ADDs after a depthwise convolution) carry each band of pixels through every op of the
+run in one job. The results must be the bits one thread gives, whatever the threads, shapes and row counts
+(uneven splits, rows that share depthwise columns, batches), and LiteRT's; and the runs must really form."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from ai_edge_litert.interpreter import Interpreter as LiteRT
+
+from rillet.converter.from_graph import convert
+from rillet.graph import Graph, ops
+from rillet.quant import quantize
+from rillet.runtime import Interpreter
+
+RNG = np.random.default_rng(7)
+
+
+def normal(*shape, scale=0.5):
+    return (RNG.normal(size=shape) * scale).astype(np.float32)
+
+
+def inverted_residuals(shape, channels=8, expand=3, blocks=3, stride_at=1):
+    """MobileNetV2's blocks: 1x1 expand (ReLU6), 3x3 depthwise (ReLU6), 1x1 project, and the residual ADD
+    where the shape allows; block `stride_at` has stride 2."""
+    g = Graph()
+    with g.as_default():
+        x = ops.placeholder(shape, name="x")
+        h = ops.conv2d(x, normal(channels, 1, 1, shape[-1]), normal(channels))
+        for k in range(blocks):
+            wide = channels * expand
+            e = ops.relu6(ops.conv2d(h, normal(wide, 1, 1, channels), normal(wide)))
+            stride = 2 if k == stride_at else 1
+            d = ops.relu6(ops.depthwise_conv2d(e, normal(1, 3, 3, wide), normal(wide), strides=stride, padding="SAME"))
+            p = ops.conv2d(d, normal(channels, 1, 1, wide), normal(channels))
+            h = ops.add(p, h) if stride == 1 else p
+        y = ops.conv2d(h, normal(16, 1, 1, channels), normal(16))
+    return convert(inputs={"x": x}, outputs={"y": y})
+
+
+def run(model: bytes, x: np.ndarray, threads: int) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    it = Interpreter(model_content=model, num_threads=threads)
+    it.allocate_tensors()
+    it.set_tensor(it.get_input_details()[0]["index"], x)
+    it.invoke()
+    it.invoke()  # twice: the second reads no stale band of the first
+    segments = [(i, it._plan.op_segment_last(i)) for i in range(len(it._plan.op_names))
+                if it._plan.op_segment_last(i) >= 0]
+    return it.get_tensor(it.get_output_details()[0]["index"]).copy(), segments
+
+
+def litert(model: bytes, x: np.ndarray) -> np.ndarray:
+    it = LiteRT(model_content=model)
+    it.allocate_tensors()
+    it.set_tensor(it.get_input_details()[0]["index"], x)
+    it.invoke()
+    return it.get_tensor(it.get_output_details()[0]["index"])
+
+
+# (input shape, stride-2 block): 1 row, 2 and 3 rows (uneven on 2 threads: op by op), 9 pixels a row
+# (pixel bands), 17-pixel rows (depthwise columns shared: whole-row bands), a batch of 2.
+SHAPES = [((1, 1, 5, 3), -1), ((1, 2, 2, 3), -1), ((1, 3, 3, 3), -1), ((1, 9, 9, 3), 1), ((1, 12, 17, 2), 2),
+          ((2, 6, 5, 3), 1), ((1, 20, 20, 3), 1)]
+
+
+@pytest.mark.parametrize("shape,stride_at", SHAPES)
+def test_float_bands_give_one_threads_bits_and_litert_values(shape, stride_at):
+    model = inverted_residuals(shape, stride_at=stride_at)
+    x = RNG.uniform(-1, 1, size=shape).astype(np.float32)
+    want, none = run(model, x, 1)
+    assert none == []  # one thread never bands
+    for threads in (2, 3, 4):
+        got, _ = run(model, x, threads)
+        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
+    np.testing.assert_allclose(want, litert(model, x), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("shape,stride_at", SHAPES[3:])
+def test_int8_bands_give_one_threads_bits_and_litert_bits(shape, stride_at):
+    model = inverted_residuals(shape, stride_at=stride_at)
+    calibration = [RNG.uniform(-1, 1, size=shape).astype(np.float32) for _ in range(4)]
+    q = quantize(model, calibration, mode="int8", progress=False)
+    x = RNG.uniform(-1, 1, size=shape).astype(np.float32)
+    want, _ = run(q, x, 1)
+    for threads in (2, 3, 4):
+        got, _ = run(q, x, threads)
+        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
+    np.testing.assert_array_equal(want, litert(q, x))
+
+
+def test_segments_form_from_the_depthwise_through_the_pointwise_ops():
+    model = inverted_residuals((1, 12, 12, 3), blocks=2, stride_at=-1)
+    x = RNG.uniform(-1, 1, size=(1, 12, 12, 3)).astype(np.float32)
+    _, segments = run(model, x, 2)
+    it = Interpreter(model_content=model)
+    names = it._plan.op_names
+    assert segments, "no band segment formed"
+    for first, last in segments:  # a head reads what it likes; the ops after it only their own pixels
+        assert names[first] in ("DEPTHWISE_CONV_2D", "CONV_2D")
+        assert all(n in ("CONV_2D", "ADD") for n in names[first + 1:last + 1])
+    # A block's depthwise, projection, ADD and the next 1x1 run as one.
+    assert any(names[first] == "DEPTHWISE_CONV_2D" and names[first + 1:last + 1] == ["CONV_2D", "ADD", "CONV_2D"]
+               for first, last in segments)
+
+
+def test_uneven_rows_run_op_by_op():
+    model = inverted_residuals((1, 3, 1, 3), blocks=1, stride_at=-1)  # 3 pixels: 2 against 1 on 2 threads
+    _, segments = run(model, RNG.uniform(-1, 1, size=(1, 3, 1, 3)).astype(np.float32), 2)
+    assert segments == []
