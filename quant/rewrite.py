@@ -157,6 +157,7 @@ class _Constraints:
     fixed: dict[Key, QParams] = field(default_factory=dict)  # parameters an op's spec fixes
     symmetric: set[Key] = field(default_factory=set)  # constant operands quantized as weights
     needed: set[Key] = field(default_factory=set)  # tensors that get an int8 view
+    no_op_bounds: set[Key] = field(default_factory=set)  # a MINIMUM's +inf, a MAXIMUM's -inf: no range of theirs
 
 
 def _decide_ops(model: ModelFile, k: int, keep: set[str]) -> tuple[list[bool], list[str], set[str]]:
@@ -207,6 +208,10 @@ def _constrain(model: ModelFile, k: int, quantized: list[bool], c: _Constraints,
         if name in FIXED_OUTPUT:
             for o in float_out:
                 c.fixed[(k, o)] = FIXED_OUTPUT[name]
+        if name in ("MINIMUM", "MAXIMUM"):  # clip_by_value at infinity: the bound quantizes to the range's edge
+            infinity = np.inf if name == "MINIMUM" else -np.inf
+            c.no_op_bounds.update((k, i) for i in float_in if (data := _constant(model, i, k)) is not None
+                                  and data.size and bool(np.all(data == infinity)))
     if int8_inputs:
         c.needed.update((k, i) for i in sg.inputs if sg.tensors[i].type == FLOAT32)
     # int8 outputs need parameters whatever computes them (a kept-float op's output gets a QUANTIZE); a
@@ -287,6 +292,8 @@ def _assign(model: ModelFile, c: _Constraints, ranges: dict[int, dict[int, tuple
             lo, hi, unseen = np.inf, -np.inf, []
             for k, i in group:
                 data = _constant(model, i, k)
+                if (k, i) in c.no_op_bounds:
+                    continue
                 if data is not None:
                     r = (float(data.min()), float(data.max())) if data.size else (0.0, 0.0)
                 elif i in ranges.get(k, {}):
