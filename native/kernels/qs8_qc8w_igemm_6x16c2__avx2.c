@@ -35,24 +35,45 @@ static __m256i broadcast_pair_direct(const int8_t *a) {
 /* An odd kc's last input twice (k = kc is past the row; its weight is zero, so the copy does not count). */
 static __m256i broadcast_last_direct(const int8_t *a) { return _mm256_cvtepi8_epi16(_mm_set1_epi8(*a)); }
 
-/* One pair, k and k + 1 (only k when last: kc is odd), of the rows a[0..MR) times the weights at w, into the
- * accumulators as accumulate's. */
+/* One pair, k and k + 1 (only k when last: kc is odd), of the rows a[first..first + HALF) times the weights at
+ * w, into the accumulators as accumulate's. Half the rows at a time: all six with both column halves' weights,
+ * broadcasts and products are more than AVX2's 16 registers hold besides the 12 accumulators (gcc spilled
+ * them); the weights are loaded once per half instead. */
+enum { HALF = MR / 2 };
 static inline void multiply_pair_direct(const int8_t *const *a, size_t k, int last, const int8_t *w, __m256i *acc,
-                                        int wide) {
+                                        int wide, size_t first) {
     const __m256i vw_lo = load_weights(w);
     if (wide) {
         const __m256i vw_hi = load_weights(w + 16);
-        for (size_t i = 0; i < MR; ++i) {
+        for (size_t i = first; i < first + HALF; ++i) {
             const __m256i vb = last ? broadcast_last_direct(a[i] + k) : broadcast_pair_direct(a[i] + k);
             acc[i] = _mm256_add_epi32(acc[i], _mm256_madd_epi16(vb, vw_lo));
             acc[MR + i] = _mm256_add_epi32(acc[MR + i], _mm256_madd_epi16(vb, vw_hi));
         }
     } else {
-        for (size_t i = 0; i < MR; ++i) {
+        for (size_t i = first; i < first + HALF; ++i) {
             const __m256i vb = last ? broadcast_last_direct(a[i] + k) : broadcast_pair_direct(a[i] + k);
             acc[i] = _mm256_add_epi32(acc[i], _mm256_madd_epi16(vb, vw_lo));
         }
     }
+}
+
+/* Every tap's pairs of rows first..first + HALF (a constant once inlined, so the accumulators stay in
+ * registers). Returns the weights past the panel's. */
+static inline __attribute__((always_inline)) const int8_t *multiply_taps_direct(const int8_t *const *const *rows,
+                                                                                 size_t ks, size_t kc, const int8_t *wk,
+                                                                                 __m256i *acc, int wide, size_t first) {
+    for (size_t p = 0; p < ks; ++p) {
+        const int8_t *a[MR];
+        for (size_t i = 0; i < MR; ++i) a[i] = rows[i][p * MR];
+        size_t k = 0;
+        for (; k + 2 <= kc; k += 2, wk += 2 * NR) multiply_pair_direct(a, k, 0, wk, acc, wide, first);
+        if (k < kc) {
+            multiply_pair_direct(a, k, 1, wk, acc, wide, first);
+            wk += 2 * NR;
+        }
+    }
+    return wk;
 }
 
 void qs8_qc8w_igemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
@@ -91,16 +112,8 @@ void qs8_qc8w_igemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, size_t ks, con
         for (size_t i = 0; i < MR; ++i) acc[i] = vbias_lo, acc[MR + i] = vbias_hi;
         const int8_t *wk = (const int8_t *)(panel + NR * sizeof(int32_t));
         if (direct) {
-            for (size_t p = 0; p < ks; ++p) {
-                const int8_t *a[MR];
-                for (size_t i = 0; i < MR; ++i) a[i] = rows[i][p * MR];
-                size_t k = 0;
-                for (; k + 2 <= kc; k += 2, wk += 2 * NR) multiply_pair_direct(a, k, 0, wk, acc, wide);
-                if (k < kc) {
-                    multiply_pair_direct(a, k, 1, wk, acc, wide);
-                    wk += 2 * NR;
-                }
-            }
+            multiply_taps_direct(rows, ks, kc, wk, acc, wide, 0);
+            wk = multiply_taps_direct(rows, ks, kc, wk, acc, wide, HALF);
         } else {
             /* One call site of accumulate keeps it inlined; a step is tap p's chunk from k0 on. */
             size_t p = 0, k0 = 0;
