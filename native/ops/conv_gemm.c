@@ -319,6 +319,19 @@ static int float_weights_that_change(rl_plan *plan, const rl_op *op) {
            (!bias || bias->dtype == RL_FLOAT32);
 }
 
+/* Banded execution (bands.h) of a 1x1 stride-1 convolution: output pixel p (the GEMM's row p) reads only
+ * input pixel p. */
+static void begin_gemm_rows(rl_plan *plan, rl_op *op) {
+    rl_gemm_state *st = (rl_gemm_state *)op->state;
+    st->a = (const char *)rl_input(plan, op, 0)->data;
+    st->c = (char *)rl_output(plan, op, 0)->data;
+}
+
+static void run_gemm_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    (void)plan;
+    gemm_tile(op->state, first, 0, count, ((const rl_gemm_state *)op->state)->n);
+}
+
 rl_status rl_use_gemm_conv2d(rl_plan *plan, rl_op *op, const rl_window_geometry *g) {
     rl_gemm_state proto;
     memset(&proto, 0, sizeof proto);
@@ -341,7 +354,17 @@ rl_status rl_use_gemm_conv2d(rl_plan *plan, rl_op *op, const rl_window_geometry 
         proto.kc = (size_t)g->filter_w * proto.in_c;
     }
     fill_params(op, &proto, g->act_min, g->act_max, plan);
-    return build_state(plan, op, &proto);
+    const rl_status s = build_state(plan, op, &proto);
+    const rl_gemm_state *st = (const rl_gemm_state *)op->state;
+    if (s == RL_OK && op->run == run_gemm && st->direct && !st->pack_each_run && !st->padded_input &&
+        !st->transpose_x && op->arena_scratch_bytes == 0) {
+        op->band_rows = (size_t)g->batch * (size_t)g->out_h;
+        op->band_row_pixels = (size_t)g->out_w;
+        op->band_pointwise = 1;
+        op->begin_rows = begin_gemm_rows;
+        op->run_rows = run_gemm_rows;
+    }
+    return s;
 }
 
 rl_status rl_use_gemm_fully_connected(rl_plan *plan, rl_op *op, int64_t rows, int32_t units, int32_t depth) {
