@@ -4,6 +4,8 @@ refuses: the op, the tensor, every unknown op of the model, `load`'s message for
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 import weakref
 from typing import Any
@@ -23,6 +25,18 @@ class InterpreterError(RuntimeError):
 
 class UnsupportedOpsError(InterpreterError, ValueError):
     """The model holds ops (or op/dtype pairs) rillet has no kernel for; the message lists every one."""
+
+
+@functools.cache
+def _best_isa() -> int:
+    return int(lib.rl_best_isa())
+
+
+def _default_isa() -> int:
+    """The kernel path for a new plan: the CPU's best, detected once per process (each detection is a few
+    cpuid traps in a virtual machine, as long as readying a small model), or -1 when RILLET_ISA is set, for
+    librillet to read and check it."""
+    return -1 if os.environ.get("RILLET_ISA") else _best_isa()
 
 
 def unsupported_ops(model: ModelView) -> str:
@@ -72,7 +86,7 @@ class NativePlan:
         self.program = program  # kept alive while the plan is: its variables and sibling subgraphs
         self.subgraph = model.subgraphs[subgraph]
         out = ffi.new("rl_plan **")
-        status = lib.rl_plan_create(out, max(1, int(num_threads or 1)))
+        status = lib.rl_plan_create_on(out, max(1, int(num_threads or 1)), _default_isa())
         if out[0] == ffi.NULL:
             raise MemoryError("librillet could not create a plan")
         self._plan = ffi.gc(out[0], lib.rl_plan_destroy)

@@ -121,6 +121,14 @@ typedef struct rl_plan rl_plan;
 /* Picks the kernel path (RILLET_ISA, else the CPU's best) and starts num_threads - 1 workers. On an error
  * the plan is still returned, holding the message: destroy it. */
 rl_status rl_plan_create(rl_plan **plan_out, int32_t num_threads);
+/* The best kernel path this CPU and OS run (an rl_isa), from cpuid or HWCAP. Each call asks the CPU again, and
+ * in a virtual machine every cpuid is a trap to the hypervisor (about 20-40 us for the three a plan needed, as
+ * long as the rest of a small model's plan): a caller creating many plans detects once and passes the result
+ * to rl_plan_create_on. */
+int32_t rl_best_isa(void);
+/* rl_plan_create on the path `isa`, which must be one rl_best_isa returned in this process (or -1: as
+ * rl_plan_create, RILLET_ISA or the CPU's best). */
+rl_status rl_plan_create_on(rl_plan **plan_out, int32_t num_threads, int32_t isa);
 void rl_plan_destroy(rl_plan *plan);
 const char *rl_plan_message(const rl_plan *plan);
 int32_t rl_plan_failed_op(const rl_plan *plan); /* the op the last error is about, -1 if none */

@@ -187,7 +187,11 @@ rl_status rl_check_memory_limit(rl_plan *plan, size_t bytes, const char *what) {
                    plan->memory_limit);
 }
 
-rl_status rl_plan_create(rl_plan **plan_out, int32_t num_threads) {
+int32_t rl_best_isa(void) { return (int32_t)rl_detect_isa(); }
+
+rl_status rl_plan_create(rl_plan **plan_out, int32_t num_threads) { return rl_plan_create_on(plan_out, num_threads, -1); }
+
+rl_status rl_plan_create_on(rl_plan **plan_out, int32_t num_threads, int32_t isa) {
     rl_plan *plan = (rl_plan *)calloc(1, sizeof *plan);
     *plan_out = plan;
     if (!plan) return RL_NO_MEMORY;
@@ -195,7 +199,10 @@ rl_status rl_plan_create(rl_plan **plan_out, int32_t num_threads) {
     plan->failed_op = -1;
     plan->current_op = -1;
     plan->memory_limit = default_memory_limit();
-    const rl_status s = choose_isa(plan);
+    rl_status s = RL_OK;
+    if (isa < 0) s = choose_isa(plan);
+    else if (isa <= RL_ISA_NEONDOT) plan->isa = (rl_isa)isa;
+    else s = rl_fail(plan, RL_INVALID, "kernel path %d is not one rl_best_isa returns", isa);
     plan->kernel_table = rl_kernel_table_for(s == RL_OK ? plan->isa : RL_ISA_SCALAR);
     plan->kernels = &plan->kernel_table;
     if (s != RL_OK) return s;

@@ -190,6 +190,22 @@ def test_an_unknown_or_unavailable_path_is_a_clear_error(monkeypatch):
             Interpreter(model_content=model)
 
 
+def test_the_detected_path_is_detected_once_and_checked_when_passed(monkeypatch):
+    """Plans take the path Python detected once per process (a cpuid trap each time in a VM); RILLET_ISA still
+    goes to librillet, and a path number that is no path is an error, not a crash."""
+    from rillet.native import kernel_path
+    from rillet.runtime import plan
+
+    monkeypatch.delenv("RILLET_ISA", raising=False)
+    assert plan._default_isa() == plan._best_isa() == int(lib.rl_best_isa())
+    out = ffi.new("rl_plan **")
+    assert lib.rl_plan_create_on(out, 1, 99) == lib.RL_INVALID
+    assert "kernel path 99" in ffi.string(lib.rl_plan_message(out[0])).decode()
+    lib.rl_plan_destroy(out[0])
+    monkeypatch.setenv("RILLET_ISA", "scalar")
+    assert plan._default_isa() == -1 and kernel_path() == "scalar"
+
+
 def test_memory_report_counts_packed_weights_within_the_models_own_weight_bytes():
     """Packed weights (panels padded to the tile, bias and scales beside them) stay close to the model's own
     weight bytes (the issue's target is at most 1x; MobileNet's 8- to 56-channel layers padded to 16-column
