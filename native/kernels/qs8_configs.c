@@ -97,3 +97,13 @@ rl_qs8_pool_config rl_qs8_pool_config_for(rl_isa isa) {
     (void)isa;
     return scalar;
 }
+
+rl_s8_ibilinear_fn rl_s8_ibilinear_for(rl_isa isa) {
+#if defined(__x86_64__) || defined(_M_X64)
+    if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return s8_ibilinear__avx2;
+#elif RL_HAVE_NEON_KERNELS
+    if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return s8_ibilinear__neon;
+#endif
+    (void)isa;
+    return s8_ibilinear__scalar;
+}

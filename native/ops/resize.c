@@ -26,10 +26,17 @@ static rl_status run_xnnpack_bilinear(rl_plan *plan, rl_op *op) {
     const rl_tensor *in = rl_input(plan, op, 0), *out = rl_output(plan, op, 0);
     const int32_t *d = in->shape.dims, out_h = out->shape.dims[1], out_w = out->shape.dims[2];
     const rl_ibilinear_tap *rows = (const rl_ibilinear_tap *)op->scratch, *cols = rows + out_h;
-    if (in->dtype == RL_INT8)
-        s8_ibilinear__scalar(d[0], d[1], d[2], d[3], out_h, out_w, rows, cols, (const int8_t *)in->data,
-                             (int8_t *)out->data);
-    else
+    if (in->dtype == RL_INT8) {
+        const rl_s8_ibilinear_fn blend = plan->kernels->s8_ibilinear;
+        const size_t in_row = (size_t)d[2] * (size_t)d[3], out_row = (size_t)out_w * (size_t)d[3];
+        const int8_t *x = (const int8_t *)in->data;
+        int8_t *y = (int8_t *)out->data;
+        for (int32_t b = 0; b < d[0]; ++b, x += (size_t)d[1] * in_row) {
+            for (int32_t oy = 0; oy < out_h; ++oy, y += out_row)
+                blend((size_t)out_w, (size_t)d[3], x + (size_t)rows[oy].lower * in_row,
+                      x + (size_t)rows[oy].upper * in_row, cols, rows[oy].alpha_q11, y);
+        }
+    } else
         f32_ibilinear__scalar(d[0], d[1], d[2], d[3], out_h, out_w, rows, cols, (const float *)in->data,
                               (float *)out->data);
     return RL_OK;

@@ -93,6 +93,21 @@ typedef struct {
     rl_qs8_vbinary_fn vadd, vaddc, vmul, vmulc;
 } rl_qs8_vbinary_config;
 
+/* Bilinear resizing as XNNPACK computes it (LiteRT's default Interpreter when its delegate takes the op):
+ * each output row's and column's source pair and weight, worked out once at prepare (xx_ibilinear_coordinate),
+ * then float and int8 (1/2048 weights) blending; NHWC, int8 quantized as the input. */
+typedef struct {
+    int32_t lower, upper; /* source rows (or columns) */
+    float alpha;          /* the upper one's weight */
+    int32_t alpha_q11;    /* the same in 1/2048ths, as XNNPACK's int8 kernels take it */
+} rl_ibilinear_tap;
+/* int8: one output row of out_w pixels of `channels`, from input rows `top` and `bottom` (in_w pixels each)
+ * blended with the row's weight wv (1/2048ths) and each column's pair and weight from cols. The op's driver
+ * (resize.c) walks the rows; the scalar kernel is the specification, the others give its bits
+ * (native/tests/qs8_kernels_test.c). */
+typedef void (*rl_s8_ibilinear_fn)(size_t out_w, size_t channels, const int8_t *top, const int8_t *bottom,
+                                   const rl_ibilinear_tap *cols, int32_t wv, int8_t *y);
+
 typedef void (*rl_f32_window_fn)(const rl_window_geometry *g, const float *input, const float *filter,
                                  const float *bias, float *output);
 
@@ -158,6 +173,7 @@ typedef struct {
     rl_qs8_dwconv_config qs8_dwconv_narrow;
     rl_qs8_vbinary_config qs8_vbinary;
     rl_qs8_pool_config qs8_pool;
+    rl_s8_ibilinear_fn s8_ibilinear; /* RESIZE_BILINEAR on XNNPACK's int8 arithmetic, a row at a time */
     rl_f32_pool_config f32_pool;
     /* FULLY_CONNECTED of a few rows on its weights in place (rowdot.h, ops/fc_rowdot.c). */
     rl_f32_rowdot_config f32_rowdot;
@@ -284,20 +300,18 @@ void f32_resize_bilinear_ref(int32_t batch, int32_t in_h, int32_t in_w, int32_t 
 void f32_resize_nearest_ref(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h,
                             int32_t out_w, int32_t align_corners, int32_t half_pixel_centers, const float *x,
                             float *y);
-/* Bilinear resizing as XNNPACK computes it (LiteRT's default Interpreter when its delegate takes the op):
- * each output row's and column's source pair and weight, worked out once at prepare (xx_ibilinear_coordinate),
- * then float and int8 (1/2048 weights) blending; NHWC, int8 quantized as the input. */
-typedef struct {
-    int32_t lower, upper; /* source rows (or columns) */
-    float alpha;          /* the upper one's weight */
-    int32_t alpha_q11;    /* the same in 1/2048ths, as XNNPACK's int8 kernels take it */
-} rl_ibilinear_tap;
 void xx_ibilinear_coordinate(int32_t o, int32_t in, int32_t out, int32_t align_corners, int32_t half_pixel_centers,
                              rl_ibilinear_tap *tap);
 void f32_ibilinear__scalar(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h, int32_t out_w,
                            const rl_ibilinear_tap *rows, const rl_ibilinear_tap *cols, const float *x, float *y);
-void s8_ibilinear__scalar(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h, int32_t out_w,
-                          const rl_ibilinear_tap *rows, const rl_ibilinear_tap *cols, const int8_t *x, int8_t *y);
+void s8_ibilinear__scalar(size_t out_w, size_t channels, const int8_t *top, const int8_t *bottom,
+                          const rl_ibilinear_tap *cols, int32_t wv, int8_t *y);
+#if defined(__x86_64__) || defined(_M_X64)
+void s8_ibilinear__avx2(size_t out_w, size_t channels, const int8_t *top, const int8_t *bottom,
+                        const rl_ibilinear_tap *cols, int32_t wv, int8_t *y);
+#endif
+void s8_ibilinear__neon(size_t out_w, size_t channels, const int8_t *top, const int8_t *bottom,
+                        const rl_ibilinear_tap *cols, int32_t wv, int8_t *y);
 
 /* int8 kernels: everything derived from scales is computed by prepare and passed in a params struct. */
 typedef struct rl_s8_binary_params {

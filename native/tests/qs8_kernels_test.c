@@ -630,6 +630,69 @@ static int test_pool(rng *r, const char *name, rl_isa isa, size_t *cases) {
     return failures;
 }
 
+/* ---- bilinear resizing (XNNPACK's int8 arithmetic): one output row ---- */
+/* out_w pixels of `channels` from two input rows of in_w pixels, each ending at a PROT_NONE page; weights at the
+ * ends (0, 2048) and between, columns in any order (a column's pair may be the same pixel twice). */
+static int ibilinear_case(rng *r, const char *name, rl_s8_ibilinear_fn kernel, size_t channels, size_t out_w,
+                          int extreme) {
+    guard_set *g = calloc(1, sizeof *g);
+    const size_t in_w = (size_t)uniform(r, 1, 5);
+    int8_t *top = guard_alloc(g, in_w * channels), *bottom = guard_alloc(g, in_w * channels);
+    for (size_t i = 0; i < in_w * channels; ++i) {
+        top[i] = (int8_t)(extreme ? (uniform(r, 0, 1) ? 127 : -128) : uniform(r, -128, 127));
+        bottom[i] = (int8_t)(extreme ? (uniform(r, 0, 1) ? 127 : -128) : uniform(r, -128, 127));
+    }
+    rl_ibilinear_tap *cols = guard_alloc(g, out_w * sizeof *cols);
+    for (size_t ox = 0; ox < out_w; ++ox) {
+        cols[ox].lower = uniform(r, 0, (int32_t)in_w - 1);
+        cols[ox].upper = uniform(r, 0, (int32_t)in_w - 1);
+        const int32_t pick = uniform(r, 0, 3);
+        cols[ox].alpha_q11 = pick == 0 ? 0 : pick == 1 ? 2048 : uniform(r, 0, 2048);
+        cols[ox].alpha = (float)cols[ox].alpha_q11 / 2048.0f;
+    }
+    const int32_t pick = uniform(r, 0, 3), wv = pick == 0 ? 0 : pick == 1 ? 2048 : uniform(r, 0, 2048);
+    enum { GUARD = 32 };
+    const size_t n = out_w * channels;
+    int8_t *expected = malloc(n + 1);
+    unsigned char *out = malloc(n + 2 * GUARD);
+    s8_ibilinear__scalar(out_w, channels, top, bottom, cols, wv, expected);
+    memset(out, 0x3C, n + 2 * GUARD);
+    kernel(out_w, channels, top, bottom, cols, wv, (int8_t *)(out + GUARD));
+    int failures = 0;
+    for (size_t i = 0; i < n + 2 * GUARD && !failures; ++i) {
+        const int inside = i >= GUARD && i < GUARD + n;
+        if ((inside && (int8_t)out[i] != expected[i - GUARD]) || (!inside && out[i] != 0x3C)) {
+            fprintf(stderr, "%s: ibilinear channels=%zu out_w=%zu in_w=%zu wv=%d%s\n", name, channels, out_w, in_w, wv,
+                    extreme ? " (extreme inputs)" : "");
+            if (inside)
+                fprintf(stderr, "  element %zu: got %d, scalar gives %d\n", i - GUARD, (int8_t)out[i], expected[i - GUARD]);
+            else
+                fprintf(stderr, "  wrote outside its output: byte %zu (guard %d)\n", i, GUARD);
+            failures = 1;
+        }
+    }
+    free(out);
+    free(expected);
+    guard_free_all(g);
+    free(g);
+    return failures;
+}
+
+static int test_ibilinear(rng *r, const char *name, rl_isa isa, size_t *cases) {
+    const rl_s8_ibilinear_fn kernel = rl_s8_ibilinear_for(isa);
+    /* every channel count to 40 (the 8-channel steps and the 1-7 channel tails), then longer pixels */
+    static const size_t longer[] = {63, 64, 65, 100, 256};
+    int failures = 0;
+    for (size_t i = 1; i < 41 + sizeof longer / sizeof *longer && !failures; ++i) {
+        const size_t channels = i < 41 ? i : longer[i - 41];
+        for (int rep = 0; rep < 6 && !failures; ++rep) {
+            failures += ibilinear_case(r, name, kernel, channels, (size_t)uniform(r, 1, 4), rep == 5);
+            ++*cases;
+        }
+    }
+    return failures;
+}
+
 /* ---- which paths this CPU runs ---- */
 static int cpu_runs(rl_isa isa) {
 #if RL_HAVE_NEON_KERNELS
@@ -815,11 +878,13 @@ int main(int argc, char **argv) {
     size_t vbinary_cases = 0, pool_cases = 0;
     if (!failures) failures = test_vbinary(&r, argv[1], isa, &vbinary_cases);
     if (!failures) failures = test_pool(&r, argv[1], isa, &pool_cases);
+    size_t ibilinear_cases = 0;
+    if (!failures) failures = test_ibilinear(&r, argv[1], isa, &ibilinear_cases);
     if (failures) return 1;
     printf("%s: gemm/igemm %ux%uc%u (input_offset %d): %zu cases; dwconv %uc: %zu cases; bit-exact with the "
            "scalar kernels and the formula; vadd/vaddc/vmul/vmulc: %zu cases, max/avg pool: %zu cases, bit-exact "
-           "with the scalar kernels\n",
+           "with the scalar kernels; ibilinear: %zu cases, bit-exact with the scalar kernel\n",
            argv[1], path.config.mr, path.config.nr, path.config.kr, path.config.input_offset, gemm_cases,
-           dpath.config.channel_tile, dwconv_cases, vbinary_cases, pool_cases);
+           dpath.config.channel_tile, dwconv_cases, vbinary_cases, pool_cases, ibilinear_cases);
     return 0;
 }
