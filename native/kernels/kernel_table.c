@@ -4,8 +4,21 @@
  * silently swapped. The whole-op references serve the ops (and dtypes) that have no micro-kernel driver
  * yet; each micro-kernel family maps the path to its best config. */
 #include "f32_configs.h"
+#include "f32_unary.h"
 #include "kernels.h"
 #include "qs8_configs.h"
+
+/* Element-wise unary ops: the reference, whose LOGISTIC the x86 SIMD paths run with hardware FMA (the same
+ * bits, f32_unary.h). */
+typedef void (*f32_unary_fn)(rl_unary_op op, int64_t count, const float *x, float *y);
+
+static f32_unary_fn f32_unary_for(rl_isa isa) {
+#if defined(__x86_64__) || defined(_M_X64)
+    if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return f32_unary__avx2;
+#endif
+    (void)isa;
+    return f32_unary_ref;
+}
 
 rl_kernel_table rl_kernel_table_for(rl_isa isa) {
     const rl_kernel_table table = {
@@ -28,7 +41,7 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .qs8_f32_vcvt = rl_qs8_f32_vcvt_for(isa),
         .f16_f32_convert = f16_f32_convert_ref,
         .f32_binary = f32_binary_ref,
-        .f32_unary = f32_unary_ref,
+        .f32_unary = f32_unary_for(isa),
         .f32_leaky_relu = f32_leaky_relu_ref,
         .f32_softmax = f32_softmax_ref,
         .f32_log_softmax = f32_log_softmax_ref,
