@@ -4,8 +4,12 @@
  * vpmaddwd gives from the interleaved (tl, tr) pairs and the weights (2048 - wh, wh): both fit int16 and the
  * pair sum int32, so it is exact. The row blend keeps the scalar form, (t << 11) + (b - t) * wv with vpmulld,
  * |(b - t) * wv| < 2^30; then + 2^21 and an arithmetic shift by 22, as the scalar kernel. The result lies
- * between the four inputs, so the saturating packs never saturate. A pixel's last 1-7 channels go through
- * qs8_tail__avx2.h's pieces: nothing past a pixel's channels is read or written.
+ * between the four inputs, so the saturating packs never saturate.
+ *
+ * A pixel's last k = 1-7 channels (all of an RGB pixel's) load 8 bytes that end where the pixel ends, shifted
+ * down, where the row holds 8 bytes up to there, and store 8 bytes whose extra ones land on the next pixels'
+ * outputs, written after, where the row has that many left; only a row's first and last pixels go through
+ * qs8_tail__avx2.h's pieces. Nothing outside the input rows or the output row is read or written.
  */
 #include <immintrin.h>
 
@@ -18,6 +22,11 @@ static inline __m256i blend8(__m128i tl, __m128i tr, __m128i bl, __m128i br, __m
     const __m256i b = _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_unpacklo_epi8(bl, br)), vwh);
     const __m256i acc = _mm256_add_epi32(_mm256_slli_epi32(t, 11), _mm256_mullo_epi32(_mm256_sub_epi32(b, t), vwv));
     return _mm256_srai_epi32(_mm256_add_epi32(acc, _mm256_set1_epi32(1 << 21)), 22);
+}
+
+/* The k (< 8) bytes at p in the low bytes, read as the 8 ending at p + k (p - 8 + k is inside the row). */
+static inline __m128i load_ending_at(const int8_t *p, size_t k, __m128i vshift) {
+    return _mm_srl_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(p + k - 8)), vshift);
 }
 
 /* 8 int32 in [-128, 127] to 8 bytes in the low half. */
@@ -45,9 +54,17 @@ void s8_ibilinear__avx2(size_t out_w, size_t channels, const int8_t *top, const 
         }
         if (c < channels) {
             const size_t k = channels - c;
-            const __m256i v = blend8(rl_load_tail_s8(tl + c, k), rl_load_tail_s8(tr + c, k), rl_load_tail_s8(bl + c, k),
-                                     rl_load_tail_s8(br + c, k), vwh, vwv);
-            rl_store_tail_s8(y + c, k, narrow8(v));
+            __m256i v;
+            if (left + channels >= 8 && right + channels >= 8) {
+                const __m128i vshift = _mm_cvtsi32_si128((int)(8 * (8 - k)));
+                v = blend8(load_ending_at(tl + c, k, vshift), load_ending_at(tr + c, k, vshift),
+                           load_ending_at(bl + c, k, vshift), load_ending_at(br + c, k, vshift), vwh, vwv);
+            } else {
+                v = blend8(rl_load_tail_s8(tl + c, k), rl_load_tail_s8(tr + c, k), rl_load_tail_s8(bl + c, k),
+                           rl_load_tail_s8(br + c, k), vwh, vwv);
+            }
+            if ((out_w - 1 - ox) * channels >= 8 - k) _mm_storel_epi64((__m128i *)(void *)(y + c), narrow8(v));
+            else rl_store_tail_s8(y + c, k, narrow8(v));
         }
         y += channels;
     }
