@@ -207,18 +207,19 @@ def test_the_detected_path_is_detected_once_and_checked_when_passed(monkeypatch)
 
 
 def test_memory_report_counts_packed_weights_within_the_models_own_weight_bytes():
-    """Packed weights (panels padded to the tile, bias and scales beside them) stay close to the model's own
-    weight bytes (the issue's target is at most 1x; MobileNet's 8- to 56-channel layers padded to 16-column
-    panels put it at 1.06x float, 1.09x int8 today), and live in each op's counted state."""
+    """Packed weights (panels padded to the tile, bias and scales beside them) stay within the model's own
+    weight bytes for float (0.98x on MobileNet: its few-row FULLY_CONNECTED reads the file's weights in place,
+    and a last panel of 1-8 columns is packed 8 wide) and close to them for int8 (1.07x: a float scale per
+    channel and the kr padding), and live in each op's counted state."""
     from rillet.runtime import Interpreter
 
     from support import model_path
 
-    for name in ("mobilenet_v2_035_96_f32", "mobilenet_v2_035_96_int8"):
+    for name, most in (("mobilenet_v2_035_96_f32", 1.0), ("mobilenet_v2_035_96_int8", 1.1)):
         path = model_path(name)
         it = Interpreter(model_path=str(path))
         it.allocate_tensors()
         memory = it.memory_report()
-        assert 0 < memory["packed_weight_bytes"] <= 1.25 * memory["weight_bytes"], memory
+        assert 0 < memory["packed_weight_bytes"] <= most * memory["weight_bytes"], memory
         assert memory["op_state_bytes"] >= memory["packed_weight_bytes"]
         assert it.kernel_path in PATHS
