@@ -362,13 +362,15 @@ def no_int8_reason(name: str) -> str:
     2.3's builtin kernels), or rillet lacks one, or rillet has one and the quantizer no rule yet."""
     if name in LITERT_FLOAT_ONLY:
         return f"LiteRT has no int8 kernel for {name} (LiteRT 2.3 runs {name} on float32 only)"
+    if name == "CAST":
+        return "a CAST of int8 converts the raw integers, not the values they stand for, so CAST stays float"
     if runs_int8(name):
         return f"rillet runs int8 {name}, but its quantizer has no rule for it yet"
     return f"rillet has no int8 kernel for {name} yet"
 
 
 # Float ops LiteRT 2.3's builtin kernels refuse on int8 (probed: a one-op int8 model fails to prepare).
-LITERT_FLOAT_ONLY = {"SIN", "COS", "SQUARE", "POW", "FLOOR", "CEIL", "ROUND", "SIGN"}
+LITERT_FLOAT_ONLY = {"SIN", "COS", "SQUARE", "POW", "FLOOR", "CEIL", "ROUND", "SIGN", "RFFT2D"}
 
 
 def _infinite_range(model: ModelFile, i: int, r: tuple[float, float], k: int = 0) -> str:
