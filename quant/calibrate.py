@@ -231,8 +231,9 @@ def collect(model_bytes: bytes, model: ModelFile, samples: list[dict[int, np.nda
     interpreter = interpreter_class(model_content=model_bytes, experimental_preserve_all_tensors=True)
     several = len(model.subgraphs) > 1
     if several and not can_replay(interpreter):
+        name = f"{interpreter_class.__module__}.{interpreter_class.__qualname__}"
         raise CalibrationError(f"calibrating a model with {len(model.subgraphs)} subgraphs runs them one at a "
-                               f"time, which rillet's Interpreter does and {interpreter_class.__name__} does not")
+                               f"time, which rillet's Interpreter does and {name} does not (--executor rillet, or interpreter_class=None)")
     allocate_for(interpreter, [samples[0][spec.index].shape for spec in model_inputs(model)])
     passes = [("calibrating", TensorStats.add_range)]
     if histograms:

@@ -141,3 +141,14 @@ def test_an_if_result_whose_branches_fix_different_parameters_stays_float():
     for g, w, f in zip(got, want, both_branches(original, LiteRT)):
         np.testing.assert_array_equal(g, w)
         np.testing.assert_allclose(w, f, atol=0.02)
+
+
+def test_calibrating_several_subgraphs_with_litert_says_what_to_use():
+    from ai_edge_litert.interpreter import Interpreter as LiteRT
+
+    from rillet.quant import CalibrationError
+
+    calibration = [[np.array(True), np.zeros((1, 8), np.float32)]]
+    with pytest.raises(CalibrationError, match=r"3 subgraphs runs them one at a time, which rillet's Interpreter "
+                                               r"does and ai_edge_litert.interpreter.Interpreter does not"):
+        quantize(if_of_two_dense_layers(), calibration, interpreter_class=LiteRT, progress=False)
