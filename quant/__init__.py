@@ -102,7 +102,8 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
     if mode != "float16" and has_packed_weights(float_model):
         float_model = expand_weights(float_model)
         source = save(float_model)
-    if mode == "int8" and len(float_model.subgraphs) > 1:
+    # an IF's constant operands become its branches' constants: weights the int8 and dynamic rules quantize
+    if mode != "float16" and len(float_model.subgraphs) > 1:
         float_model = fold_constant_if_operands(float_model)
         source = save(float_model)
     interpreter_class = interpreter_class or default_interpreter()

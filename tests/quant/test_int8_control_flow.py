@@ -221,3 +221,17 @@ def test_a_resource_variable_stays_float_and_streams_as_in_litert():
         runs.append(np.array(steps))
     np.testing.assert_array_equal(runs[0], runs[1])  # every step: LiteRT's bits
     np.testing.assert_allclose(runs[1], runs[2], atol=0.05)  # the state carries as in the float model
+
+
+@pytest.mark.skipif(not HEY_JARVIS.exists(), reason=f"the real-model cache has no {HEY_JARVIS.name}")
+def test_hey_jarvis_in_dynamic_mode_gets_int8_branch_weights_too():
+    from ai_edge_litert.interpreter import Interpreter as LiteRT
+
+    content = HEY_JARVIS.read_bytes()
+    data = quantize(content, mode="dynamic", progress=False)
+    scored = load(data).subgraphs[2]
+    fc = [op for op in scored.operators if load(data).op_name(op) == "FULLY_CONNECTED"]
+    assert len(fc) == 3 and all(scored.tensors[op.inputs[1]].type == INT8 for op in fc)
+    assert len(data) < len(content) / 3
+    for x in np.random.default_rng(6).normal(0, 3, (6, 1, 16, 96)).astype(np.float32):
+        np.testing.assert_allclose(outputs(Interpreter, data, [x])[0], outputs(LiteRT, data, [x])[0], atol=1e-5)
