@@ -75,7 +75,11 @@ rl_qs8_vbinary_config rl_qs8_vbinary_config_for(rl_isa isa) {
 #if defined(__x86_64__) || defined(_M_X64)
     const rl_qs8_vbinary_config avx2 = {.vadd = qs8_vadd_minmax__avx2, .vaddc = qs8_vaddc_minmax__avx2,
                                         .vmul = qs8_vmul_minmax_fp32__avx2, .vmulc = qs8_vmulc_minmax_fp32__avx2};
-    if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return avx2;
+    /* AVX-512's ADD kernels take 32 elements a step with masked tails; MUL keeps AVX2's */
+    const rl_qs8_vbinary_config avx512 = {.vadd = qs8_vadd_minmax__avx512, .vaddc = qs8_vaddc_minmax__avx512,
+                                          .vmul = qs8_vmul_minmax_fp32__avx2, .vmulc = qs8_vmulc_minmax_fp32__avx2};
+    if (isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return avx512;
+    if (isa == RL_ISA_AVX2) return avx2;
 #elif RL_HAVE_NEON_KERNELS
     const rl_qs8_vbinary_config neon = {.vadd = qs8_vadd_minmax__neon, .vaddc = qs8_vaddc_minmax__neon,
                                         .vmul = qs8_vmul_minmax_fp32__neon, .vmulc = qs8_vmulc_minmax_fp32__neon};

@@ -341,6 +341,8 @@ void qs8_vaddc_minmax__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *
 void qs8_vmul_minmax_fp32__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
 void qs8_vmulc_minmax_fp32__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                  const rl_s8_binary_params *p);
+void qs8_vadd_minmax__avx512(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
+void qs8_vaddc_minmax__avx512(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
 #endif
 #if RL_HAVE_NEON_KERNELS
 void qs8_vadd_minmax__neon(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
