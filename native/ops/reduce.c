@@ -1,10 +1,13 @@
 /* reduce.c — MEAN and SUM over constant axes: sums in float, then MEAN multiplies by 1.0f / the count, as
  * XNNPACK does (LiteRT's default Interpreter delegates MEAN to it; a division differs in the last bit when the
  * count is not a power of two); int8: reduce_int8.c. REDUCE_MAX and REDUCE_MIN, float32 and int8. */
+#include "f32_rsum.h"
 #include "ops.h"
 
 /* When the reduced axes are one block of adjacent axes, the input is [outer, reduced, inner] and each outer
- * slice is one rdsum micro-kernel call over contiguous rows: the common MEAN over H and W of an NHWC image. */
+ * slice is one rdsum micro-kernel call over contiguous rows: the common MEAN over H and W of an NHWC image;
+ * when they are the innermost (inner 1), each outer slice is one contiguous row, summed in XNNPACK's rsum
+ * order (a layer norm's MEAN over channels). */
 typedef struct {
     size_t outer, reduced, inner;
     float divisor;
@@ -14,6 +17,13 @@ static rl_status run_f32_reduce(rl_plan *plan, rl_op *op) {
     const rl_reduce_state *st = (const rl_reduce_state *)op->state;
     const float *x = (const float *)rl_input(plan, op, 0)->data;
     float *y = (float *)rl_output(plan, op, 0)->data;
+    if (st->inner == 1) {
+        for (size_t o = 0; o < st->outer; ++o) {
+            const float sum = f32_rsum__scalar(st->reduced, x + o * st->reduced);
+            y[o] = st->divisor != 1.0f ? sum * (1.0f / st->divisor) : sum;
+        }
+        return RL_OK;
+    }
     for (size_t o = 0; o < st->outer; ++o) {
         float *out = y + o * st->inner;
         f32_rdsum__scalar(st->reduced, st->inner, x + o * st->reduced * st->inner, out);

@@ -1,8 +1,8 @@
 """Float ops whose arithmetic rillet takes from XNNPACK, which LiteRT's default Interpreter delegates them to
 (the model declares 4-D outputs, so LiteRT does delegate): the same bits as LiteRT on every kernel path this
-CPU runs. AVERAGE_POOL_2D (x-major taps in nine-tap trees, times 1 / count), MEAN (times 1 / count),
-HARD_SWISH (a fused multiply-add), LOGISTIC (XNNPACK's AVX2 approximation) and Convolution2DTransposeBias
-(fused multiply-adds from the bias). Ulp differences in these grew through MediaPipe's selfie segmentation
+CPU runs. AVERAGE_POOL_2D (x-major taps in nine-tap trees, times 1 / count), MEAN (times 1 / count; over the
+last axis in XNNPACK's rsum order, as SUM), HARD_SWISH (a fused multiply-add), LOGISTIC (XNNPACK's AVX2
+approximation) and Convolution2DTransposeBias (fused multiply-adds from the bias). Ulp differences in these grew through MediaPipe's selfie segmentation
 to 2.6e-5 of its mask (bench/trace_float_error.py finds such ops)."""
 
 from __future__ import annotations
@@ -66,6 +66,15 @@ def test_mean_over_the_image_is_xnnpacks(shape, monkeypatch):
     model = op_model("MEAN", [Input(shape), np.array([1, 2], np.int32)], [((shape[0], 1, 1, shape[3]), F32)],
                      {"keep_dims": True})
     assert_litert_bits_on_every_path(model, [x], monkeypatch)
+
+
+@pytest.mark.parametrize("op", ["MEAN", "SUM"])
+@pytest.mark.parametrize("n", [1, 7, 8, 31, 36, 49, 64, 100, 257, 1000])
+def test_reduction_over_the_last_axis_is_xnnpacks(op, n, monkeypatch):
+    """XNNPACK's rsum order (kernels/f32_rsum__scalar.c); its AVX-512 kernel sums 16 lanes at a time."""
+    x = np.random.default_rng(n).uniform(-1, 3, (2, 3, n)).astype(F32)
+    model = op_model(op, [Input(x.shape), np.array([2], np.int32)], [((2, 3, 1), F32)], {"keep_dims": True})
+    assert_litert_bits_on_every_path(model, [x], monkeypatch, exact=not cpu_has_avx512f())
 
 
 def activation_inputs() -> np.ndarray:
