@@ -34,10 +34,12 @@ typedef struct {
 
 RL_STATIC_ASSERT(sizeof(rl_dwconv_state) <= 512, "rl_dwconv_state stays a small header before its buffers");
 
-/* One kernel call over `pixels` pixels from the start of output row `row`. */
-static void dwconv_pixels(const rl_dwconv_state *st, size_t row, size_t pixels) {
-    const void *const *ind = st->indirection + row * st->row_entries;
-    char *out = st->output + row * st->row_pixels * st->channels * st->element_bytes;
+/* One kernel call over `pixels` pixels from pixel `first` of output row `row`; `first` is 0 where pixels share
+ * columns (a row's entries are then its own layout), else any (each pixel's taps are its own, rows after
+ * rows, so pixel `first` of row 0 may lie in any row). */
+static void dwconv_pixels(const rl_dwconv_state *st, size_t row, size_t first, size_t pixels) {
+    const void *const *ind = st->indirection + row * st->row_entries + first * st->taps;
+    char *out = st->output + (row * st->row_pixels + first) * st->channels * st->element_bytes;
     if (st->int8)
         st->qs8.dwconv(st->channels, pixels, st->taps, (const int8_t *const *)ind, st->step, st->packed,
                        (int8_t *)out, st->channels, &st->qs8_params);
@@ -54,10 +56,10 @@ static void dwconv_rows(void *context, size_t row, size_t unused_j, size_t rows,
     (void)unused_columns;
     const rl_dwconv_state *st = (const rl_dwconv_state *)context;
     if (st->step == st->taps) {
-        dwconv_pixels(st, row, rows * st->row_pixels);
+        dwconv_pixels(st, row, 0, rows * st->row_pixels);
         return;
     }
-    for (size_t r = row; r < row + rows; ++r) dwconv_pixels(st, r, st->row_pixels);
+    for (size_t r = row; r < row + rows; ++r) dwconv_pixels(st, r, 0, st->row_pixels);
 }
 
 static rl_status run_dwconv(rl_plan *plan, rl_op *op) {
@@ -86,14 +88,7 @@ static void run_dwconv_rows(rl_plan *plan, const rl_op *op, size_t first, size_t
         dwconv_rows(op->state, first / st->row_pixels, 0, count / st->row_pixels, 1);
         return;
     }
-    const void *const *ind = st->indirection + first * st->taps;
-    char *out = st->output + first * st->channels * st->element_bytes;
-    if (st->int8)
-        st->qs8.dwconv(st->channels, count, st->taps, (const int8_t *const *)ind, st->step, st->packed,
-                       (int8_t *)out, st->channels, &st->qs8_params);
-    else
-        st->f32.dwconv(st->channels, count, st->taps, (const float *const *)ind, st->step,
-                       (const float *)st->packed, (float *)out, st->channels, &st->f32_params);
+    dwconv_pixels(st, 0, first, count);
 }
 
 static rl_status setup_indirection(rl_plan *plan, rl_op *op) {
