@@ -8,22 +8,10 @@
 #include <string.h>
 
 #include "qs8_configs.h"
+#include "qs8_requantize__scalar.h"
 
 enum { CT = 4 };
 
-static int8_t requantize(uint32_t acc, float scale, const rl_qs8_requantization_params *params) {
-    float v = (float)(int32_t)acc * scale;
-    v = v < params->min_less_zero_point ? params->min_less_zero_point
-                                        : (v > params->max_less_zero_point ? params->max_less_zero_point : v);
-#if FLT_EVAL_METHOD == 0
-    v += 12582912.0f;
-    uint32_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    return (int8_t)((int32_t)(bits - UINT32_C(0x4B400000)) + params->output_zero_point);
-#else
-    return (int8_t)((int32_t)nearbyintf(v) + params->output_zero_point);
-#endif
-}
 
 void qs8_qc8w_dwconv_4c__scalar(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
                                 size_t indirection_step, const void *w, int8_t *output, size_t output_stride,
@@ -44,7 +32,7 @@ void qs8_qc8w_dwconv_4c__scalar(size_t channels, size_t pixels, size_t taps, con
                 const int8_t *x = inputs[t] + c0;
                 for (size_t j = 0; j < count; ++j) acc[j] += (uint32_t)((int32_t)x[j] * (int32_t)wt[t * CT + j]);
             }
-            for (size_t j = 0; j < count; ++j) out[c0 + j] = requantize(acc[j], scale[j], params);
+            for (size_t j = 0; j < count; ++j) out[c0 + j] = rl_qs8_requantize_scalar(acc[j], scale[j], params);
         }
     }
 }

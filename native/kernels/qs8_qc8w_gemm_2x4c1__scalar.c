@@ -11,22 +11,10 @@
 #include <string.h>
 
 #include "qs8_configs.h"
+#include "qs8_requantize__scalar.h"
 
 enum { MR = 2, NR = 4 };
 
-static int8_t requantize(uint32_t acc, float scale, const rl_qs8_requantization_params *params) {
-    float v = (float)(int32_t)acc * scale;
-    v = v < params->min_less_zero_point ? params->min_less_zero_point
-                                        : (v > params->max_less_zero_point ? params->max_less_zero_point : v);
-#if FLT_EVAL_METHOD == 0
-    v += 12582912.0f;
-    uint32_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    return (int8_t)((int32_t)(bits - UINT32_C(0x4B400000)) + params->output_zero_point);
-#else
-    return (int8_t)((int32_t)nearbyintf(v) + params->output_zero_point);
-#endif
-}
 
 void qs8_qc8w_gemm_2x4c1__scalar(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,
                                  int8_t *c, size_t c_stride, const rl_qs8_requantization_params *params) {
@@ -45,7 +33,7 @@ void qs8_qc8w_gemm_2x4c1__scalar(size_t mr, size_t nc, size_t kc, const int8_t *
             for (size_t k = 0; k < kc; ++k) {
                 for (size_t j = 0; j < NR; ++j) acc[j] += (uint32_t)((int32_t)row[k] * (int32_t)wk[k * NR + j]);
             }
-            for (size_t j = 0; j < cols; ++j) c[i * c_stride + n0 + j] = requantize(acc[j], scale[j], params);
+            for (size_t j = 0; j < cols; ++j) c[i * c_stride + n0 + j] = rl_qs8_requantize_scalar(acc[j], scale[j], params);
         }
         panel += NR * (sizeof(int32_t) + kc + sizeof(float));
     }
