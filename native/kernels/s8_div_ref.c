@@ -7,23 +7,10 @@
 #include "kernels.h"
 #include "quant.h"
 
-/* gemmlowp's SaturatingRoundingMultiplyByPOT for a positive exponent: x * 2^exponent, saturating. */
-static int32_t saturating_shift_left(int32_t x, int exponent) {
-    const int32_t threshold = (int32_t)((1u << (31 - exponent)) - 1);
-    if (x > threshold) return INT32_MAX;
-    if (x < -threshold) return INT32_MIN;
-    return (int32_t)((uint32_t)x << exponent);
-}
-
-static int count_leading_zeros(uint32_t x) {
-    int n = 0;
-    for (uint32_t bit = 1u << 31; bit && !(x & bit); bit >>= 1) ++n;
-    return n;
-}
 
 /* TFLite's CountLeadingSignBits (GCC's __builtin_clrsb; 31 for 0). */
 static int count_leading_sign_bits(int32_t x) {
-    return count_leading_zeros((uint32_t)(x < 0 ? ~x : x)) - 1;
+    return rl_count_leading_zeros((uint32_t)(x < 0 ? ~x : x)) - 1;
 }
 
 /* gemmlowp's one_over_one_plus_x_for_x_in_0_1: 1 / (1 + x) for x in [0, 1) in Q0.31, by three Newton-Raphson
@@ -35,14 +22,14 @@ static int32_t one_over_one_plus_x(int32_t x) {
     int32_t r = (int32_t)((uint32_t)1515870810 + (uint32_t)rl_srdhm(half_denominator, -1010580540));
     for (int i = 0; i < 3; ++i) {
         const int32_t residual = (int32_t)((uint32_t)one_q29 - (uint32_t)rl_srdhm(half_denominator, r));
-        r = (int32_t)((uint32_t)r + (uint32_t)saturating_shift_left(rl_srdhm(r, residual), 2));
+        r = (int32_t)((uint32_t)r + (uint32_t)rl_saturating_shift_left(rl_srdhm(r, residual), 2));
     }
-    return saturating_shift_left(r, 1);
+    return rl_saturating_shift_left(r, 1);
 }
 
 /* TFLite's GetReciprocal(x, 31, &shift) for x > 0: 1 / x = result * 2^-(31 + shift) with result in Q0.31. */
 static int32_t reciprocal(int32_t x, int32_t *shift) {
-    const int headroom_plus_one = count_leading_zeros((uint32_t)x);
+    const int headroom_plus_one = rl_count_leading_zeros((uint32_t)x);
     *shift = 31 - headroom_plus_one;
     const int32_t shifted_minus_one = (int32_t)(((uint32_t)x << headroom_plus_one) - (1u << 31));
     return one_over_one_plus_x(shifted_minus_one);

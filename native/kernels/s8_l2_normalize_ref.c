@@ -6,19 +6,6 @@
 #include "kernels.h"
 #include "quant.h"
 
-/* gemmlowp's SaturatingRoundingMultiplyByPOT for a positive exponent: x * 2^exponent, saturating. */
-static int32_t saturating_shift_left(int32_t x, int exponent) {
-    const int32_t threshold = (int32_t)((1u << (31 - exponent)) - 1);
-    if (x > threshold) return INT32_MAX;
-    if (x < -threshold) return INT32_MIN;
-    return (int32_t)((uint32_t)x << exponent);
-}
-
-static int count_leading_zeros(uint32_t x) {
-    int n = 0;
-    for (uint32_t bit = 1u << 31; bit && !(x & bit); bit >>= 1) ++n;
-    return n;
-}
 
 /* TFLite's GetInvSqrtQuantizedMultiplierExp with reverse_shift -1: 1 / sqrt(input) as multiplier * 2^shift.
  * The fixed-point values are gemmlowp's FixedPoint<int32, 3> (28 fraction bits); products of two of them add
@@ -34,17 +21,17 @@ void s8_inv_sqrt_multiplier(int32_t input, int32_t *multiplier, int32_t *shift) 
         input /= 4;
         ++right_shift;
     }
-    const int left_shift_bit_pairs = (count_leading_zeros((uint32_t)input) - 1) / 2 - 1;
+    const int left_shift_bit_pairs = (rl_count_leading_zeros((uint32_t)input) - 1) / 2 - 1;
     right_shift -= left_shift_bit_pairs;
     input <<= 2 * left_shift_bit_pairs;
     const int32_t half_input = rl_rounding_divide_by_pot(input >> 1, 1);
     const int32_t half_three = (1 << 28) + (1 << 27); /* 1.5 */
     int32_t x = 1 << 28;                              /* 1.0, the starting guess */
     for (int i = 0; i < 5; ++i) {
-        const int32_t x3 = saturating_shift_left(rl_srdhm(rl_srdhm(x, x), x), 6);
+        const int32_t x3 = rl_saturating_shift_left(rl_srdhm(rl_srdhm(x, x), x), 6);
         /* gemmlowp subtracts raw values without saturation: wrap as it does */
         const int32_t step = (int32_t)((uint32_t)rl_srdhm(half_three, x) - (uint32_t)rl_srdhm(half_input, x3));
-        x = saturating_shift_left(step, 3);
+        x = rl_saturating_shift_left(step, 3);
     }
     x = rl_srdhm(x, 1518500250); /* times sqrt(2) / 2 */
     if (right_shift < 0) {

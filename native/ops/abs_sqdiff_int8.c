@@ -62,11 +62,7 @@ rl_status rl_prepare_squared_difference(rl_plan *plan, rl_op *op) {
     if (s != RL_OK) return s;
     rl_tensor *a = rl_input(plan, op, 0), *b = rl_input(plan, op, 1), *y = rl_output(plan, op, 0);
     if (a->dtype != RL_INT8) return rl_prepare_binary(plan, op);
-    if ((s = rl_expect_dtype(plan, b, "input 1", RL_INT8)) != RL_OK) return s;
-    if ((s = rl_expect_dtype(plan, y, "output", RL_INT8)) != RL_OK) return s;
-    if ((s = rl_expect_per_tensor_quantization(plan, a, "input 0")) != RL_OK) return s;
-    if ((s = rl_expect_per_tensor_quantization(plan, b, "input 1")) != RL_OK) return s;
-    if ((s = rl_expect_per_tensor_quantization(plan, y, "output")) != RL_OK) return s;
+    if ((s = rl_expect_int8_binary_operands(plan, op)) != RL_OK) return s;
     rl_abs_sqdiff_state *st = (rl_abs_sqdiff_state *)rl_op_state(plan, op, sizeof *st);
     if (!st) return RL_NO_MEMORY;
     if ((s = rl_broadcast_shapes(plan, &a->shape, &b->shape, &y->shape, &st->bc)) != RL_OK) return s;

@@ -224,6 +224,8 @@ void rl_dynamic_op_defer(rl_plan *plan, rl_op *op);
 
 /* Quantization of a tensor (quant_params.c). An int8/int16 activation must carry exactly one scale. */
 rl_status rl_expect_per_tensor_quantization(rl_plan *plan, const rl_tensor *t, const char *what);
+/* An int8 binary op's operands and output: input 1 and the output int8 too, all three with one scale. */
+rl_status rl_expect_int8_binary_operands(rl_plan *plan, const rl_op *op);
 /* For ops that move or choose int8 values without rescaling them: an int8 `t` must be quantized as
  * `reference` (RL_OK for other types). `what` and `reference_name` name the two in the message. */
 rl_status rl_expect_quantized_alike(rl_plan *plan, const rl_tensor *t, const char *what, const rl_tensor *reference,

@@ -60,4 +60,20 @@ static inline int32_t rl_mul_by_quantized_multiplier_single(int32_t x, int32_t m
 
 static inline int32_t rl_clamp_i32(int32_t x, int32_t lo, int32_t hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
+/* gemmlowp's SaturatingRoundingMultiplyByPOT for a positive exponent: x * 2^exponent, saturating. */
+static inline int32_t rl_saturating_shift_left(int32_t x, int exponent) {
+    const int32_t threshold = (int32_t)((1u << (31 - exponent)) - 1);
+    if (x > threshold) return INT32_MAX;
+    if (x < -threshold) return INT32_MIN;
+    return (int32_t)((uint32_t)x << exponent);
+}
+
+/* The leading zero bits of x (32 for 0), portably: the inverse square root and reciprocal of TFLite's
+ * int8 kernels normalise with it. */
+static inline int rl_count_leading_zeros(uint32_t x) {
+    int n = 0;
+    for (uint32_t bit = 1u << 31; bit && !(x & bit); bit >>= 1) ++n;
+    return n;
+}
+
 #endif

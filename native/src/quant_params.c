@@ -18,6 +18,16 @@ rl_status rl_expect_per_tensor_quantization(rl_plan *plan, const rl_tensor *t, c
     return RL_OK;
 }
 
+rl_status rl_expect_int8_binary_operands(rl_plan *plan, const rl_op *op) {
+    const rl_tensor *a = rl_input(plan, op, 0), *b = rl_input(plan, op, 1), *y = rl_output(plan, op, 0);
+    rl_status s;
+    if ((s = rl_expect_dtype(plan, b, "input 1", RL_INT8)) != RL_OK) return s;
+    if ((s = rl_expect_dtype(plan, y, "output", RL_INT8)) != RL_OK) return s;
+    if ((s = rl_expect_per_tensor_quantization(plan, a, "input 0")) != RL_OK) return s;
+    if ((s = rl_expect_per_tensor_quantization(plan, b, "input 1")) != RL_OK) return s;
+    return rl_expect_per_tensor_quantization(plan, y, "output");
+}
+
 float rl_tensor_scale(const rl_tensor *t, int32_t channel) {
     if (t->q_count <= 0) return 0.0f;
     return t->q_scales[t->q_count == 1 ? 0 : channel];
