@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from single_op import Input, Quant, op_model, run
-from test_kernel_paths import PATHS, rillet_outputs
+from single_op import Input, Quant, op_model
+from test_kernel_paths import assert_best_path_gives_litert_bits, assert_int8_paths_give_scalar_bits
 
 CASES = [  # n, h, w, channels, out_h, out_w, align_corners, half_pixel_centers
     (1, 24, 24, 3, 48, 48, False, True),
@@ -31,23 +31,9 @@ def resize_case(seed: int, n, h, w, c, oh, ow, corners, half):
 
 @pytest.mark.parametrize("case", CASES, ids=[f"case{i}" for i in range(len(CASES))])
 def test_every_path_and_thread_count_gives_the_scalar_bits(case, monkeypatch):
-    model, feeds = resize_case(0, *case)
-    (expected,) = rillet_outputs(model, feeds, "scalar", 1, monkeypatch)
-    for isa in PATHS:
-        for threads in (1, 2, 3):
-            (got,) = rillet_outputs(model, feeds, isa, threads, monkeypatch)
-            assert got.tobytes() == expected.tobytes(), (isa, threads, np.count_nonzero(got != expected))
+    assert_int8_paths_give_scalar_bits(*resize_case(0, *case), monkeypatch)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"case{i}" for i in range(len(CASES))])
 def test_best_path_gives_litert_bits(case, monkeypatch):
-    pytest.importorskip("ai_edge_litert")
-    from ai_edge_litert.interpreter import Interpreter as LiteRT
-
-    from rillet.runtime import Interpreter
-
-    model, feeds = resize_case(1, *case)
-    monkeypatch.delenv("RILLET_ISA", raising=False)
-    (expected,) = run(LiteRT, model, feeds)
-    (got,) = run(Interpreter, model, feeds, num_threads=2)
-    assert got.tobytes() == expected.tobytes(), np.count_nonzero(got != expected)
+    assert_best_path_gives_litert_bits(*resize_case(1, *case), monkeypatch)

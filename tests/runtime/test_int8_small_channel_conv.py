@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from single_op import Const, Input, Quant, op_model, run
-from test_kernel_paths import PATHS, rillet_outputs
+from single_op import Const, Input, Quant, op_model
+from test_kernel_paths import assert_best_path_gives_litert_bits, assert_int8_paths_give_scalar_bits
 
 I8 = np.int8
 
@@ -48,26 +48,12 @@ def conv_model(seed: int, n, h, w, cin, cout, kh, kw, stride, padding, dh, dw, a
 
 @pytest.mark.parametrize("case", CASES, ids=[f"case{i}" for i in range(len(CASES))])
 def test_every_path_and_thread_count_gives_the_scalar_bits(case, monkeypatch):
-    model, feeds = conv_model(0, *case)
-    (expected,) = rillet_outputs(model, feeds, "scalar", 1, monkeypatch)
-    for isa in PATHS:
-        for threads in (1, 2, 3):
-            (got,) = rillet_outputs(model, feeds, isa, threads, monkeypatch)
-            assert got.tobytes() == expected.tobytes(), (isa, threads, np.count_nonzero(got != expected))
+    assert_int8_paths_give_scalar_bits(*conv_model(0, *case), monkeypatch)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"case{i}" for i in range(len(CASES))])
 def test_best_path_gives_litert_bits(case, monkeypatch):
-    pytest.importorskip("ai_edge_litert")
-    from ai_edge_litert.interpreter import Interpreter as LiteRT
-
-    from rillet.runtime import Interpreter
-
-    model, feeds = conv_model(1, *case)
-    monkeypatch.delenv("RILLET_ISA", raising=False)
-    (expected,) = run(LiteRT, model, feeds)
-    (got,) = run(Interpreter, model, feeds, num_threads=2)
-    assert got.tobytes() == expected.tobytes(), np.count_nonzero(got != expected)
+    assert_best_path_gives_litert_bits(*conv_model(1, *case), monkeypatch)
 
 
 def test_an_invoke_after_new_input_rebuilds_the_edge_rows():

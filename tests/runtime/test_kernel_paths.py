@@ -43,6 +43,28 @@ def rillet_outputs(content: bytes, feeds, isa: str, threads: int, monkeypatch) -
     return run(Interpreter, content, feeds, num_threads=threads)
 
 
+def assert_int8_paths_give_scalar_bits(content: bytes, feeds, monkeypatch, threads=(1, 2, 3)) -> None:
+    """Every path this CPU runs, at each thread count, gives the scalar path's bits on one thread."""
+    (expected,) = rillet_outputs(content, feeds, "scalar", 1, monkeypatch)
+    for isa in PATHS:
+        for count in threads:
+            (got,) = rillet_outputs(content, feeds, isa, count, monkeypatch)
+            assert got.tobytes() == expected.tobytes(), (isa, count, np.count_nonzero(got != expected))
+
+
+def assert_best_path_gives_litert_bits(content: bytes, feeds, monkeypatch) -> None:
+    """The CPU's best path on two threads gives LiteRT's bits."""
+    pytest.importorskip("ai_edge_litert")
+    from ai_edge_litert.interpreter import Interpreter as LiteRT
+
+    from rillet.runtime import Interpreter
+
+    monkeypatch.delenv("RILLET_ISA", raising=False)
+    (expected,) = run(LiteRT, content, feeds)
+    (got,) = run(Interpreter, content, feeds, num_threads=2)
+    assert got.tobytes() == expected.tobytes(), np.count_nonzero(got != expected)
+
+
 def conv_case(rng, int8: bool, n, h, w, cin, cout, k, stride, padding, act, depthwise=False):
     shape_w = (1, k, k, cout) if depthwise else (cout, k, k, cin)
     op = "DEPTHWISE_CONV_2D" if depthwise else "CONV_2D"
