@@ -35,6 +35,18 @@ static int32_t reciprocal(int32_t x, int32_t *shift) {
     return one_over_one_plus_x(shifted_minus_one);
 }
 
+/* gemmlowp's RoundingDivideByPOT as TFLite's int8 DIV reaches it on x86: a zero dividend has 31 bits of
+ * headroom, so the exponent reaches 32 and more, where gemmlowp's shifts exceed the operand's width. That
+ * is undefined in C and C++; x86 takes shift counts modulo the width (32 for the value, 64 for the mask
+ * built in 64 bits), which is what LiteRT's x86 builds compute (a 0 dividend then rounds up by one: the
+ * mask is all ones). The same arithmetic, defined (the sanitizer job caught the undefined shift). */
+static int32_t rounding_divide_by_pot_as_x86(int32_t x, int32_t exponent) {
+    const int32_t mask = (int32_t)(uint32_t)(((uint64_t)1 << (exponent & 63)) - 1);
+    const int32_t remainder = x & mask;
+    const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+    return (x >> (exponent & 31)) + (remainder > threshold ? 1 : 0);
+}
+
 static int8_t divide(int32_t n, int32_t d, const rl_s8_div_params *p) {
     if (d < 0) { /* the reciprocal is a positive multiplier: move the sign to the dividend */
         n = -n;
@@ -46,7 +58,7 @@ static int8_t divide(int32_t n, int32_t d, const rl_s8_div_params *p) {
     const int32_t quotient = rl_srdhm((int32_t)((uint32_t)n << headroom), inverse);
     const int32_t total_shift = p->output_shift - recip_shift - headroom; /* <= 0: prepare bounds the shift */
     const int32_t out = p->output_zero_point +
-                        rl_rounding_divide_by_pot(rl_srdhm(quotient, p->output_multiplier), -total_shift);
+                        rounding_divide_by_pot_as_x86(rl_srdhm(quotient, p->output_multiplier), -total_shift);
     return (int8_t)rl_clamp_i32(out, p->act_min, p->act_max);
 }
 
