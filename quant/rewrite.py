@@ -362,6 +362,10 @@ def no_int8_reason(name: str) -> str:
     2.3's builtin kernels), or rillet lacks one, or rillet has one and the quantizer no rule yet."""
     if name in LITERT_FLOAT_ONLY:
         return f"LiteRT has no int8 kernel for {name} (LiteRT 2.3 runs {name} on float32 only)"
+    if name == "NEG":
+        return ("LiteRT's int8 NEG negates the stored integers and reads no scale or zero point (-128 stays -128), "
+                "so it is the real negation only for a zero point of 0 and one shared scale, which calibrated ranges "
+                "do not give; NEG stays float")
     if name == "CAST":
         return "a CAST of int8 converts the raw integers, not the values they stand for, so CAST stays float"
     if runs_int8(name):

@@ -7,11 +7,12 @@
  * [out_c * kh * kw][in_c] (its memory as it is, packed at every invoke: the filter is a training step's
  * variable), gives each pixel's contribution to every (output channel, tap) in the arena's scratch; the
  * scatter of those columns into the output (col2im), the bias and the activation's clamp follow. Each output
- * element is a sum over (input pixel, tap) in that order; each contribution a sum over in_c, k ascending. */
+ * element is a sum over (input pixel, tap) in that order; each contribution a sum over in_c, k ascending.
+ * int8 lives in transpose_conv_int8.c and shares the geometry (rl_transpose_conv_geometry). */
 #include <float.h>
 #include <string.h>
 
-#include "ops.h"
+#include "transpose_conv.h"
 
 typedef struct {
     rl_window_geometry g; /* the convolution transposed: g.in_* is the output, g.out_* the input */
@@ -80,18 +81,15 @@ static int32_t padding_before(int32_t padding, int32_t size, int32_t filter, int
     return total > 0 ? total / 2 : 0;
 }
 
-rl_status rl_prepare_transpose_conv(rl_plan *plan, rl_op *op) {
-    rl_status s = rl_expect_inputs(plan, op, 3, 4);
-    if (s != RL_OK) return s;
+/* The output's shape from output_shape and the convolution's geometry (transposed: g->in_* is the output),
+ * for either dtype; checks the shapes agree. */
+rl_status rl_transpose_conv_geometry(rl_plan *plan, rl_op *op, rl_window_geometry *g) {
     const rl_tensor *shape = rl_input(plan, op, 0), *filter = rl_input(plan, op, 1), *input = rl_input(plan, op, 2);
     const rl_tensor *bias = rl_input(plan, op, 3);
     rl_tensor *output = rl_output(plan, op, 0);
     const rl_conv_params *p = &op->params.conv;
-    if ((s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
-    if ((s = rl_expect_dtype(plan, filter, "filter", RL_FLOAT32)) != RL_OK) return s;
-    if ((s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
-    if (bias && (s = rl_expect_dtype(plan, bias, "bias", RL_FLOAT32)) != RL_OK) return s;
-    if ((s = rl_known_indices(plan, shape, "output_shape")) != RL_OK) return s;
+    rl_status s = rl_known_indices(plan, shape, "output_shape");
+    if (s != RL_OK) return s;
     if (rl_shape_count(&shape->shape) != 4) return rl_fail(plan, RL_INVALID, "output_shape must have 4 entries");
     if (input->shape.rank != 4 || filter->shape.rank != 4)
         return rl_fail(plan, RL_INVALID, "input and filter must be 4-D (have ranks %d and %d)", input->shape.rank,
@@ -104,26 +102,37 @@ rl_status rl_prepare_transpose_conv(rl_plan *plan, rl_op *op) {
         if (v < 0 || v > INT32_MAX) return rl_fail(plan, RL_INVALID, "output_shape[%d] = %lld", d, (long long)v);
         output->shape.dims[d] = (int32_t)v;
     }
-    rl_window_geometry g = {
+    *g = (rl_window_geometry){
         .batch = input->shape.dims[0], .in_h = output->shape.dims[1], .in_w = output->shape.dims[2],
         .in_c = output->shape.dims[3], .out_h = input->shape.dims[1], .out_w = input->shape.dims[2],
         .out_c = input->shape.dims[3], .filter_h = filter->shape.dims[1], .filter_w = filter->shape.dims[2],
         .stride_h = p->stride_h, .stride_w = p->stride_w, .dilation_h = 1, .dilation_w = 1, .depth_multiplier = 1,
     };
-    if (output->shape.dims[0] != g.batch)
-        return rl_fail(plan, RL_INVALID, "output_shape has batch %d, the input %d", output->shape.dims[0], g.batch);
-    if (filter->shape.dims[0] != g.in_c || filter->shape.dims[3] != g.out_c)
+    if (output->shape.dims[0] != g->batch)
+        return rl_fail(plan, RL_INVALID, "output_shape has batch %d, the input %d", output->shape.dims[0], g->batch);
+    if (filter->shape.dims[0] != g->in_c || filter->shape.dims[3] != g->out_c)
         return rl_fail(plan, RL_INVALID, "filter is [%d, %d, %d, %d]; [%d, kh, kw, %d] expected (output and input "
                        "channels)", filter->shape.dims[0], filter->shape.dims[1], filter->shape.dims[2],
-                       filter->shape.dims[3], g.in_c, g.out_c);
-    if (bias && rl_shape_count(&bias->shape) != g.in_c)
+                       filter->shape.dims[3], g->in_c, g->out_c);
+    if (bias && rl_shape_count(&bias->shape) != g->in_c)
         return rl_fail(plan, RL_INVALID, "bias has %lld elements, the output %d channels",
-                       (long long)rl_shape_count(&bias->shape), g.in_c);
+                       (long long)rl_shape_count(&bias->shape), g->in_c);
     if (p->padding != 0 && p->padding != 1) return rl_fail(plan, RL_INVALID, "padding %d is not SAME or VALID", p->padding);
     int32_t unused_h, unused_w;
-    g.pad_h = padding_before(p->padding, g.in_h, g.filter_h, g.stride_h, &unused_h);
-    g.pad_w = padding_before(p->padding, g.in_w, g.filter_w, g.stride_w, &unused_w);
-    if ((s = rl_activation_range(plan, p->activation, &g.act_min, &g.act_max)) != RL_OK) return s;
+    g->pad_h = padding_before(p->padding, g->in_h, g->filter_h, g->stride_h, &unused_h);
+    g->pad_w = padding_before(p->padding, g->in_w, g->filter_w, g->stride_w, &unused_w);
+    return RL_OK;
+}
+
+static rl_status prepare_transpose_conv_f32(rl_plan *plan, rl_op *op) {
+    const rl_tensor *filter = rl_input(plan, op, 1), *bias = rl_input(plan, op, 3);
+    rl_status s;
+    if ((s = rl_expect_dtype(plan, filter, "filter", RL_FLOAT32)) != RL_OK) return s;
+    if ((s = rl_expect_dtype(plan, rl_output(plan, op, 0), "output", RL_FLOAT32)) != RL_OK) return s;
+    if (bias && (s = rl_expect_dtype(plan, bias, "bias", RL_FLOAT32)) != RL_OK) return s;
+    rl_window_geometry g;
+    if ((s = rl_transpose_conv_geometry(plan, op, &g)) != RL_OK) return s;
+    if ((s = rl_activation_range(plan, op->params.conv.activation, &g.act_min, &g.act_max)) != RL_OK) return s;
     rl_transpose_conv_state *st = (rl_transpose_conv_state *)rl_op_state(plan, op, sizeof *st);
     if (!st) return RL_NO_MEMORY;
     st->g = g;
@@ -134,6 +143,15 @@ rl_status rl_prepare_transpose_conv(rl_plan *plan, rl_op *op) {
     rl_request_arena_scratch(op, st->packed_bytes + rows * st->columns * sizeof(float));
     op->run = run_transpose_conv;
     return RL_OK;
+}
+
+rl_status rl_prepare_transpose_conv(rl_plan *plan, rl_op *op) {
+    rl_status s = rl_expect_inputs(plan, op, 3, 4);
+    if (s != RL_OK) return s;
+    const rl_tensor *input = rl_input(plan, op, 2);
+    if (input->dtype == RL_INT8) return rl_prepare_transpose_conv_int8(plan, op);
+    if ((s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
+    return prepare_transpose_conv_f32(plan, op);
 }
 
 rl_status rl_eval_transpose_conv(rl_plan *plan, rl_op *op) { return run_transpose_conv(plan, op); }

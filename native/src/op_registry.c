@@ -44,7 +44,7 @@ static const rl_op_kind op_kinds[] = {
     {.code = RL_OP_EXP, .name = "EXP", .dtypes = F32 | S8, .prepare = rl_prepare_unary_math_s8, .eval = rl_eval_unary_math_s8},
     {.code = RL_OP_LOG_SOFTMAX, .name = "LOG_SOFTMAX", .dtypes = F32 | S8, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_log_softmax},
     {.code = RL_OP_CAST, .name = "CAST", .dtypes = ANY | C64, .prepare = rl_prepare_cast, .eval = rl_eval_cast},
-    {.code = RL_OP_NEG, .name = "NEG", .dtypes = F32, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
+    {.code = RL_OP_NEG, .name = "NEG", .dtypes = F32 | S8, .prepare = rl_prepare_neg, .eval = rl_eval_neg},
     {.code = RL_OP_PADV2, .name = "PADV2", .dtypes = ANY, .prepare = rl_prepare_pad, .eval = rl_eval_pad},
     {.code = RL_OP_GREATER, .name = "GREATER", .dtypes = CMP, .prepare = rl_prepare_compare, .eval = rl_eval_compare},
     {.code = RL_OP_SLICE, .name = "SLICE", .dtypes = ANY, .prepare = rl_prepare_slice, .eval = rl_eval_strided_slice},

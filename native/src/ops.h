@@ -107,6 +107,9 @@ rl_status rl_eval_resize(rl_plan *plan, rl_op *op);
 enum { RL_OP_TRANSPOSE_CONV = 67, RL_OP_RANDOM_UNIFORM = 148 };
 rl_status rl_prepare_transpose_conv(rl_plan *plan, rl_op *op);
 rl_status rl_eval_transpose_conv(rl_plan *plan, rl_op *op);
+/* NEG: int8 in neg_int8.c, float on to elementwise.c. */
+rl_status rl_prepare_neg(rl_plan *plan, rl_op *op);
+rl_status rl_eval_neg(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_random_uniform(rl_plan *plan, rl_op *op);
 rl_status rl_eval_random_uniform(rl_plan *plan, rl_op *op);
 

@@ -150,8 +150,8 @@ def test_classifies_like_float():
 
 
 def test_unsupported_op_names_itself_and_the_fix():
-    content = op_model("NEG", [Input((1, 4))], [((1, 4), np.float32)])  # LiteRT has int8 NEG; rillet not yet
-    with pytest.raises(QuantizationError, match=r"NEG #0.*rillet has no int8 kernel for NEG yet.*keep_float=\['NEG'\]"):
+    content = op_model("NEG", [Input((1, 4))], [((1, 4), np.float32)])  # int8 NEG ignores the quantization
+    with pytest.raises(QuantizationError, match=r"NEG #0.*reads no scale or zero point.*keep_float=\['NEG'\]"):
         quantize(content, samples((1, 4)), progress=False, interpreter_class=LiteRT)
     q = quantize(content, samples((1, 4)), keep_float=["NEG"], progress=False, interpreter_class=LiteRT)
     assert run(q, [np.ones((1, 4), np.float32)])[0].tolist() == [[-1.0] * 4]
