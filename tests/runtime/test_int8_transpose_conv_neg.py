@@ -1,11 +1,10 @@
 """int8 TRANSPOSE_CONV and int8 NEG against LiteRT's default Interpreter, bit for bit.
 
-TRANSPOSE_CONV: LiteRT 2.3 runs int8 in TFLite's optimized builtin kernel (XNNPACK does not take it), whose
-per-channel requantization rounds once; its reference kernel rounds twice and differs by one on ties, which
-test_single_rounding_decides checks so a double-rounding kernel cannot pass.
-A few ties in some files
-still differ by one (NOT_YET_EXACT). NEG: LiteRT negates the stored
-int8 values modulo 2^8 and reads no scale or zero point.
+TRANSPOSE_CONV: LiteRT 2.3 hands int8 to XNNPACK (fp32 requantization) when the filter, bias and output_shape
+are constants and the padding needs no negative side (VALID, or a filter at least the stride); otherwise
+TFLite's optimized kernel runs (NEON rounding on whole blocks of 8 channels, gemmlowp's on the rest).
+test_path_choice holds files on both sides of that boundary where the two kernels disagree, so a wrong choice
+fails. NEG: LiteRT negates the stored int8 values modulo 2^8 and reads no scale or zero point.
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ from single_op import (
     Quant,
     assert_same_bits_as_litert,
     litert_default,
-    litert_reference,
     op_model,
 )
 
@@ -62,21 +60,14 @@ CASES = [  # n, (h, w), (c_in, c_out), (kh, kw), stride, padding, bias
 QUANTS = [(Quant(0.05, 3), Quant(0.2, -5)), (Quant(0.02, -128), Quant(0.5, 127)), (Quant(0.1, 0), Quant(0.05, 0))]
 
 
-# Files where rillet's single rounding is one off LiteRT's optimized kernel on a few ties (not understood yet:
-# neither single nor double rounding, nor NEON-style rounding per 8-channel block, matches every element).
-NOT_YET_EXACT = pytest.mark.xfail(strict=True, reason="1-LSB differences on ties against LiteRT's optimized kernel")
-
-
 @pytest.mark.parametrize("quants", QUANTS)
 @pytest.mark.parametrize("case", CASES)
-def test_transpose_conv(case, quants, request):
-    if case is CASES[5] and quants is QUANTS[0]:
-        request.applymarker(NOT_YET_EXACT)
+def test_transpose_conv(case, quants):
     model, feeds = transpose_conv_model(np.random.default_rng(len(str(case))), *case, *quants)
     assert_same_bits_as_litert(model, feeds)
 
 
-@pytest.mark.parametrize("per_channel, constant_filter", [(False, True), pytest.param(True, False, marks=NOT_YET_EXACT)])
+@pytest.mark.parametrize("per_channel, constant_filter", [(False, True), (True, False)])
 def test_transpose_conv_filter_kinds(per_channel, constant_filter):
     """One filter scale, and a filter fed at invoke."""
     model, feeds = transpose_conv_model(np.random.default_rng(3), 2, (4, 4), (6, 5), (3, 3), 2, SAME, True,
@@ -84,16 +75,58 @@ def test_transpose_conv_filter_kinds(per_channel, constant_filter):
     assert_same_bits_as_litert(model, feeds)
 
 
-def test_single_rounding_decides():
-    """LiteRT's default Interpreter and its reference kernel disagree on this file (ties rounded once against
-    twice); rillet gives the default Interpreter's bits."""
-    for seed in range(40):
-        model, feeds = transpose_conv_model(np.random.default_rng(seed), 2, (3, 6), (7, 8), (2, 3), 2, SAME, True,
-                                            Quant(0.05, 3), Quant(0.2, -5))
-        if not np.array_equal(litert_default(model, feeds)[0], litert_reference(model, feeds)[0]):
+def transpose_conv_file(rng, kernel, stride, padding, c_out, constant_bias=True, constant_shape=True,
+                        activation=0):
+    """A random int8 TRANSPOSE_CONV with bias; the bias and output_shape constants or graph inputs."""
+    n, h, w, c_in = 2, 4, 5, 6
+    kh, kw = kernel
+    oh = h * stride if padding == SAME else (h - 1) * stride + kh
+    ow = w * stride if padding == SAME else (w - 1) * stride + kw
+    filt = rng.integers(-127, 128, (c_out, kh, kw, c_in)).astype(np.int8)
+    w_scales = rng.uniform(0.0005, 0.05, c_out).astype(np.float32)
+    shape, bias = np.array([n, oh, ow, c_out], np.int32), rng.integers(-3000, 3000, c_out).astype(np.int32)
+    b_q = Quant(w_scales * np.float32(0.05), 0)
+    x = rng.integers(-128, 128, (n, h, w, c_in)).astype(np.int8)
+    inputs = [shape if constant_shape else Input((4,), np.int32), Const(filt, Quant(w_scales, 0, 0)),
+              Input(x.shape, np.int8, Quant(0.05, 3)), Const(bias, b_q) if constant_bias else Input((c_out,), np.int32, b_q)]
+    feeds = ([] if constant_shape else [shape]) + [x] + ([] if constant_bias else [bias])
+    model = op_model("TRANSPOSE_CONV", inputs, [((n, oh, ow, c_out), np.int8, Quant(0.2, -5))],
+                     {"padding": padding, "stride_h": stride, "stride_w": stride,
+                      "fused_activation_function": activation}, version=4 if activation else 3)
+    return model, feeds
+
+
+BOUNDARY = [  # (kernel, stride, padding, constant bias, constant output_shape): XNNPACK's side, then TFLite's
+    ((3, 3), 2, SAME, True, True), ((1, 3), 2, VALID, True, True), ((2, 2), 2, SAME, True, True),
+    ((1, 3), 2, SAME, True, True), ((3, 1), 3, SAME, True, True), ((3, 3), 2, SAME, False, True),
+]  # a non-constant output_shape also keeps LiteRT in TFLite's kernel, but rillet needs it known at prepare
+
+
+@pytest.mark.parametrize("c_out", [12, 19])  # with fewer than 8 channels TFLite's kernel is its reference
+@pytest.mark.parametrize("kernel, stride, padding, constant_bias, constant_shape", BOUNDARY)
+def test_path_choice(kernel, stride, padding, constant_bias, constant_shape, c_out):
+    """On each side of where LiteRT hands the op to XNNPACK, a file on which the two kernels disagree."""
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+    from single_op import run
+
+    for seed in range(30):
+        model, feeds = transpose_conv_file(np.random.default_rng(seed), kernel, stride, padding, c_out,
+                                           constant_bias, constant_shape)
+        builtin = run(Interpreter, model, feeds,
+                      experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)[0]
+        reference = run(Interpreter, model, feeds, experimental_op_resolver_type=OpResolverType.BUILTIN_REF)[0]
+        default = litert_default(model, feeds)[0]
+        if not (np.array_equal(default, builtin) and np.array_equal(default, reference)):
             assert_same_bits_as_litert(model, feeds)
             return
-    pytest.fail("no seed where LiteRT's kernels disagree: the test no longer tells the roundings apart")
+    pytest.fail("no seed where LiteRT's kernels disagree: the test no longer tells the paths apart")
+
+
+@pytest.mark.parametrize("activation", [1, 2, 3])  # RELU, RELU_N1_TO_1, RELU6
+@pytest.mark.parametrize("kernel, padding", [((3, 3), SAME), ((1, 2), SAME)])
+def test_fused_activation(activation, kernel, padding):
+    model, feeds = transpose_conv_file(np.random.default_rng(activation), kernel, 2, padding, 12, activation=activation)
+    assert_same_bits_as_litert(model, feeds)
 
 
 def test_transpose_conv_refuses_float_bias_on_int8():
