@@ -48,7 +48,10 @@ class QuantizationError(ValueError):
 
 
 # The output-channel axis of each weight-bearing op's filter.
-WEIGHT_AXIS = {"CONV_2D": 0, "DEPTHWISE_CONV_2D": 3, "FULLY_CONNECTED": 0}
+WEIGHT_AXIS = {"CONV_2D": 0, "DEPTHWISE_CONV_2D": 3, "FULLY_CONNECTED": 0, "TRANSPOSE_CONV": 0}
+# Where a weight-bearing op keeps its activation input, filter and bias (TRANSPOSE_CONV: output_shape first).
+WEIGHT_SLOTS = {"TRANSPOSE_CONV": (2, 1, 3)}
+DEFAULT_WEIGHT_SLOTS = (0, 1, 2)
 # Ops whose int8 kernels require every float input and the output to share one scale and zero point.
 SAME_SCALE = {
     "MAX_POOL_2D", "AVERAGE_POOL_2D", "RESHAPE", "SQUEEZE", "EXPAND_DIMS", "TRANSPOSE", "STRIDED_SLICE",
@@ -80,7 +83,8 @@ QUANTIZABLE = set(WEIGHT_AXIS) | SAME_SCALE | set(FIXED_OUTPUT) | OWN_RANGE | AN
 # WHILE's body and condition, and a resource variable see one dtype whichever subgraph touches them (TFLite
 # copies the bytes across and checks the types); each side quantizes and dequantizes on its own.
 BOUNDARY = {"IF", "WHILE", "CALL_ONCE", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE"}
-HYBRID = set(WEIGHT_AXIS)  # dynamic-range: int8 weights, float activations, as TensorFlow writes them
+# dynamic-range: int8 weights, float activations, as TensorFlow writes them (TFLite has no hybrid TRANSPOSE_CONV)
+HYBRID = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"}
 
 
 @dataclass
@@ -197,8 +201,9 @@ def _constrain(model: ModelFile, k: int, quantized: list[bool], c: _Constraints,
         float_out = [o for o in op.outputs or [] if o >= 0 and sg.tensors[o].type == FLOAT32]
         if not quantized[j] or name in ANY_INPUT:
             continue
-        if name in WEIGHT_AXIS:
-            float_in = float_in[:1]
+        if name in WEIGHT_AXIS:  # only the activation input: the filter and bias get their own parameters
+            activation = op.inputs[WEIGHT_SLOTS.get(name, DEFAULT_WEIGHT_SLOTS)[0]]
+            float_in = [i for i in float_in if i == activation]
         c.needed.update((k, i) for i in float_in + float_out)
         if name == "BATCH_MATMUL":  # a constant operand is a weight: symmetric, as TensorFlow writes it
             c.symmetric.update((k, i) for i in float_in if _constant(model, i, k) is not None)
@@ -602,14 +607,15 @@ def _int8_subgraph(w: _Writer, plan: Plan, *, int8_inputs: bool, int8_outputs: b
             continue
         new_in = []
         weight_params = None
+        activation_slot, filter_slot, bias_slot = WEIGHT_SLOTS.get(name, DEFAULT_WEIGHT_SLOTS)
         for slot, i in enumerate(inputs):
             if i < 0 or not is_float[i]:
                 new_in.append(i if i < 0 else base[i])
-            elif name in WEIGHT_AXIS and slot == 1:
+            elif name in WEIGHT_AXIS and slot == filter_slot:
                 index, weight_params = weights(i, WEIGHT_AXIS[name] if per_channel else None)
                 new_in.append(index)
-            elif name in WEIGHT_AXIS and slot == 2:
-                new_in.append(bias(i, plan.params[inputs[0]], weight_params))
+            elif name in WEIGHT_AXIS and slot == bias_slot:
+                new_in.append(bias(i, plan.params[inputs[activation_slot]], weight_params))
             elif name in ANY_INPUT:
                 new_in.append(base[i] if _constant(model, i, k) is None else w.copy(i))
             elif _constant(model, i, k) is not None:

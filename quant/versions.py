@@ -26,6 +26,9 @@ def quantized_version(name: str, input_types: list[int], output_types: list[int]
     hybrid = first == FLOAT32 and second == INT8 and out == FLOAT32
     if name == "CONV_2D":
         return 3 if first == INT8 else (5 if per_channel else 2) if hybrid else 1
+    if name == "TRANSPOSE_CONV" and out == INT8:  # TFLite: 4 with a fused activation, 3 with a bias, 2 int8
+        activation = getattr(options, "fused_activation_function", 0)
+        return 4 if activation else 3 if len(input_types) > 3 and input_types[3] != -1 else 2
     if name == "DEPTHWISE_CONV_2D":
         return 3 if first == INT8 else (6 if per_channel else 4) if hybrid else 1
     if name == "FULLY_CONNECTED":
