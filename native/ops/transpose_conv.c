@@ -22,24 +22,18 @@ typedef struct {
 
 RL_STATIC_ASSERT(sizeof(rl_transpose_conv_state) <= 128, "rl_transpose_conv_state is a small struct");
 
-/* Adds each input pixel's columns into the output pixels its taps land on. */
-static void scatter_columns(const rl_window_geometry *g, const float *col, float *output) {
-    const int32_t taps = g->filter_h * g->filter_w, oc = g->in_c;
-    const size_t columns = (size_t)oc * (size_t)taps;
-    for (int32_t b = 0; b < g->batch; ++b)
-        for (int32_t y = 0; y < g->out_h; ++y)
-            for (int32_t x = 0; x < g->out_w; ++x, col += columns)
-                for (int32_t fy = 0; fy < g->filter_h; ++fy) {
-                    const int64_t oy = (int64_t)y * g->stride_h - g->pad_h + fy; /* hostile strides: no overflow */
-                    if (oy < 0 || oy >= g->in_h) continue;
-                    for (int32_t fx = 0; fx < g->filter_w; ++fx) {
-                        const int64_t ox = (int64_t)x * g->stride_w - g->pad_w + fx;
-                        if (ox < 0 || ox >= g->in_w) continue;
-                        float *out = output + (((int64_t)b * g->in_h + oy) * g->in_w + ox) * oc;
-                        const float *from = col + fy * g->filter_w + fx;
-                        for (int32_t o = 0; o < oc; ++o) out[o] += from[(int64_t)o * taps];
-                    }
-                }
+typedef struct {
+    const float *col; /* per input pixel, the GEMM's columns: oc rows of taps */
+    float *output;
+    int32_t taps, oc;
+} rl_scatter_columns;
+
+/* Adds one input pixel's columns of one tap into the output pixel it lands on. */
+static void add_tap_columns(void *context, int64_t pixel, int32_t tap, int64_t target) {
+    const rl_scatter_columns *s = (const rl_scatter_columns *)context;
+    float *out = s->output + target * s->oc;
+    const float *from = s->col + pixel * (int64_t)s->oc * s->taps + tap;
+    for (int32_t o = 0; o < s->oc; ++o) out[o] += from[(int64_t)o * s->taps];
 }
 
 static rl_status run_transpose_conv(rl_plan *plan, rl_op *op) {
@@ -61,7 +55,8 @@ static rl_status run_transpose_conv(rl_plan *plan, rl_op *op) {
     float *output = (float *)rl_output(plan, op, 0)->data;
     const int64_t pixels = (int64_t)g->batch * g->in_h * g->in_w;
     memset(output, 0, (size_t)pixels * (size_t)g->in_c * sizeof(float));
-    scatter_columns(g, col, output);
+    rl_scatter_columns scatter = {.col = col, .output = output, .taps = g->filter_h * g->filter_w, .oc = g->in_c};
+    rl_transpose_conv_scatter(g, add_tap_columns, &scatter);
     const float *b = bias ? (const float *)bias->data : NULL;
     for (int64_t p = 0; p < pixels; ++p) {
         float *out = output + p * g->in_c;

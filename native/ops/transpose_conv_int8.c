@@ -61,6 +61,20 @@ static void requantize_pixel(const rl_s8_transpose_conv_state *st, const uint32_
     }
 }
 
+typedef struct {
+    const rl_s8_transpose_conv_state *st;
+    const int8_t *input, *filter;
+    uint32_t *acc;
+    size_t oc, ic, filter_stride;
+} rl_scatter_taps;
+
+/* Adds one input pixel through one filter tap into the int32 sums of the output pixel it lands on. */
+static void add_tap(void *context, int64_t pixel, int32_t tap, int64_t target) {
+    const rl_scatter_taps *s = (const rl_scatter_taps *)context;
+    s->st->tap(s->oc, s->ic, s->input + pixel * (int64_t)s->ic, s->st->input_zero_point,
+               s->filter + (size_t)tap * s->ic, s->filter_stride, s->acc + target * (int64_t)s->oc);
+}
+
 static rl_status run_transpose_conv_int8(rl_plan *plan, rl_op *op) {
     const rl_s8_transpose_conv_state *st = (const rl_s8_transpose_conv_state *)op->state;
     const rl_window_geometry *g = &st->g;
@@ -74,21 +88,9 @@ static rl_status run_transpose_conv_int8(rl_plan *plan, rl_op *op) {
     const size_t filter_stride = (size_t)g->filter_h * (size_t)g->filter_w * ic;
     const int64_t pixels = (int64_t)g->batch * g->in_h * g->in_w;
     memset(acc, 0, (size_t)pixels * oc * sizeof *acc);
-    for (int32_t b = 0; b < g->batch; ++b)
-        for (int32_t y = 0; y < g->out_h; ++y)
-            for (int32_t x = 0; x < g->out_w; ++x) {
-                const int8_t *in = input + (((int64_t)b * g->out_h + y) * g->out_w + x) * (int64_t)ic;
-                for (int32_t fy = 0; fy < g->filter_h; ++fy) {
-                    const int64_t oy = (int64_t)y * g->stride_h - g->pad_h + fy; /* hostile strides: no overflow */
-                    if (oy < 0 || oy >= g->in_h) continue;
-                    for (int32_t fx = 0; fx < g->filter_w; ++fx) {
-                        const int64_t ox = (int64_t)x * g->stride_w - g->pad_w + fx;
-                        if (ox < 0 || ox >= g->in_w) continue;
-                        st->tap(oc, ic, in, st->input_zero_point, filter + ((size_t)fy * g->filter_w + fx) * ic,
-                                filter_stride, acc + (((int64_t)b * g->in_h + oy) * g->in_w + ox) * (int64_t)oc);
-                    }
-                }
-            }
+    rl_scatter_taps scatter = {.st = st, .input = input, .filter = filter, .acc = acc, .oc = oc, .ic = ic,
+                               .filter_stride = filter_stride};
+    rl_transpose_conv_scatter(g, add_tap, &scatter);
     for (int64_t p = 0; p < pixels; ++p) {
         uint32_t *sums = acc + (size_t)p * oc;
         if (bias)
