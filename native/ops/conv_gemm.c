@@ -355,9 +355,9 @@ rl_status rl_use_gemm_conv2d(rl_plan *plan, rl_op *op, const rl_window_geometry 
     }
     fill_params(op, &proto, g->act_min, g->act_max, plan);
     const rl_status s = build_state(plan, op, &proto);
-    const rl_gemm_state *st = (const rl_gemm_state *)op->state;
-    if (s == RL_OK && op->run == run_gemm && st->direct && !st->pack_each_run && !st->padded_input &&
-        !st->transpose_x && op->arena_scratch_bytes == 0) {
+    /* A direct convolution with constant weights: run_gemm does nothing before its tiles (no packing, no
+     * padded or transposed copy in scratch), so a band of rows is just those rows' tiles. */
+    if (s == RL_OK && proto.direct && !proto.pack_each_run) {
         op->band_rows = (size_t)g->batch * (size_t)g->out_h;
         op->band_row_pixels = (size_t)g->out_w;
         op->band_pointwise = 1;

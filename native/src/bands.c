@@ -1,10 +1,6 @@
 /* bands.c — banded execution of segments of ops (bands.h). */
 #include "bands.h"
 
-static int bandable(const rl_op *op) {
-    return op->run_rows && op->band_rows > 0 && op->band_row_pixels > 0 && !op->folded && !op->dynamic;
-}
-
 /* Bands are one per thread: units (rows, or pixels) that do not split evenly leave a thread idle for part of
  * the segment (3 rows on 2 threads: 2 against 1), where the ops' own tiles split evenly (by output channels
  * when rows are few). Within 1/8 of even, or no bands. */
@@ -34,7 +30,7 @@ void rl_plan_form_segments(rl_plan *plan) {
     for (int32_t i = 0; i < plan->n_ops; ++i) {
         rl_op *op = &plan->ops[i];
         if (op->folded) continue; /* computed at prepare: nothing runs, nothing to wait for */
-        if (!bandable(op)) {
+        if (!op->run_rows) { /* offered only with rows and pixels (bands.h); dynamic plans have no runs */
             start = -1;
             continue;
         }

@@ -189,7 +189,9 @@ rl_status rl_check_memory_limit(rl_plan *plan, size_t bytes, const char *what) {
 
 int32_t rl_best_isa(void) { return (int32_t)rl_detect_isa(); }
 
-rl_status rl_plan_create(rl_plan **plan_out, int32_t num_threads) { return rl_plan_create_on(plan_out, num_threads, -1); }
+rl_status rl_plan_create(rl_plan **plan_out, int32_t num_threads) {
+    return rl_plan_create_on(plan_out, num_threads, -1);
+}
 
 rl_status rl_plan_create_on(rl_plan **plan_out, int32_t num_threads, int32_t isa) {
     rl_plan *plan = (rl_plan *)calloc(1, sizeof *plan);
@@ -641,7 +643,6 @@ static rl_status prepare_op(rl_plan *plan, rl_op *op) {
     op->band_whole_rows = 0;
     op->begin_rows = NULL;
     op->run_rows = NULL;
-    op->segment_last = -1;
     release_op_state(op);
     const rl_status s = op->kind->prepare(plan, op);
     if (s != RL_OK) return s;
@@ -847,6 +848,7 @@ const char *rl_plan_isa(const rl_plan *plan) { return rl_isa_name(plan->isa); }
 int32_t rl_plan_op_segment_last(const rl_plan *plan, int32_t op) {
     return plan->prepared && op >= 0 && op < plan->n_ops ? plan->ops[op].segment_last : -1;
 }
+
 int32_t rl_plan_threads(const rl_plan *plan) { return rl_threadpool_threads(plan->pool); }
 
 int32_t rl_op_is_known(int32_t builtin_code) { return rl_find_op_kind(builtin_code) != NULL; }
