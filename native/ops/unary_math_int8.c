@@ -93,17 +93,6 @@ static rl_status rsqrt_table(rl_plan *plan, float si, int32_t zi, float so, int3
     return RL_OK;
 }
 
-static const char *op_name(int32_t code) {
-    switch (code) {
-    case RL_OP_RSQRT: return "RSQRT";
-    case RL_OP_SQRT: return "SQRT";
-    case RL_OP_LOG: return "LOG";
-    case RL_OP_ELU: return "ELU";
-    case RL_OP_GELU: return "GELU";
-    default: return "EXP";
-    }
-}
-
 static rl_status run_unary_math_s8(rl_plan *plan, rl_op *op) {
     const rl_unary_math_s8_state *st = (const rl_unary_math_s8_state *)op->state;
     const int8_t *x = (const int8_t *)rl_input(plan, op, 0)->data;
@@ -111,7 +100,7 @@ static rl_status run_unary_math_s8(rl_plan *plan, rl_op *op) {
         for (int64_t i = 0; i < st->count; ++i)
             if (x[i] < st->lowest_input)
                 return rl_fail(plan, RL_INVALID, "int8 %s is only defined for values >= 0: input %lld is %d, below "
-                               "the zero point %d", op_name(op->code), (long long)i, x[i], st->lowest_input);
+                               "the zero point %d", op->kind->name, (long long)i, x[i], st->lowest_input);
     plan->kernels->s8_lut(st->count, st->table, x, (int8_t *)rl_output(plan, op, 0)->data);
     return RL_OK;
 }
