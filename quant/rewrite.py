@@ -237,14 +237,14 @@ def _boundary_groups(model: ModelFile) -> list[list[Key]]:
         for op in sg.operators:
             name = model.op_name(op)
             if name == "IF":
-                branches = [model.subgraphs[b] for b in callees(model, op)]
-                calls = callees(model, op)
+                branches = [model.subgraphs[b] for b in callees(op)]
+                calls = callees(op)
                 for slot, i in enumerate(op.inputs[1:]):
                     found.append([(k, i)] + [(b, g.inputs[slot]) for b, g in zip(calls, branches)])
                 for slot, o in enumerate(op.outputs):
                     found.append([(k, o)] + [(b, g.outputs[slot]) for b, g in zip(calls, branches)])
             elif name == "WHILE":
-                cond, body = callees(model, op)
+                cond, body = callees(op)
                 for slot, (i, o) in enumerate(zip(op.inputs, op.outputs)):
                     found.append([(k, i), (k, o), (cond, model.subgraphs[cond].inputs[slot]),
                                   (body, model.subgraphs[body].inputs[slot]),

@@ -15,25 +15,20 @@ from typing import Any
 
 import numpy as np
 
-from rillet.converter.format import ModelFile, SubGraph
+from rillet.converter.format import ModelFile, SubGraph, subgraph_references
 
 from .rewrite import QuantizationError
 
-# The options fields that name the subgraphs each control-flow op calls.
-CALLS = {"IF": ("then_subgraph_index", "else_subgraph_index"),
-         "WHILE": ("cond_subgraph_index", "body_subgraph_index"),
-         "CALL_ONCE": ("init_subgraph_index",)}
 # A replayed WHILE that runs longer than this is a model calibration cannot serve (the native run finished).
 MAX_REPLAYED_ITERATIONS = 1_000_000
 
 Record = Callable[[int, dict[int, np.ndarray]], None]  # (subgraph, its tensor values after one call)
 
 
-def callees(model: ModelFile, op: Any) -> list[int]:
-    """The subgraphs `op` calls (none for an op that is not IF, WHILE or CALL_ONCE)."""
-    fields = CALLS.get(model.op_name(op), ())
-    options = op.builtin_options.fields() if fields else {}
-    return [int(options[f]) for f in fields]
+def callees(op: Any) -> list[int]:
+    """The subgraphs `op` calls, in its options' order (IF: then, else; WHILE: cond, body; none for an op
+    that calls none)."""
+    return [int(j) for j in subgraph_references(op)]
 
 
 def fold_constant_if_operands(model: ModelFile) -> ModelFile:
@@ -44,7 +39,7 @@ def fold_constant_if_operands(model: ModelFile) -> ModelFile:
     calls: dict[int, int] = {}
     for sg in model.subgraphs:
         for op in sg.operators:
-            for j in callees(model, op):
+            for j in callees(op):
                 calls[j] = calls.get(j, 0) + 1
     subgraphs = [dataclasses.replace(sg, tensors=list(sg.tensors), inputs=list(sg.inputs),
                                      operators=list(sg.operators)) for sg in model.subgraphs]
@@ -52,7 +47,7 @@ def fold_constant_if_operands(model: ModelFile) -> ModelFile:
         for n, op in enumerate(sg.operators):
             if model.op_name(op) != "IF":
                 continue
-            branches = callees(model, op)
+            branches = callees(op)
             if len(set(branches)) != 2 or any(calls[b] != 1 for b in branches):
                 continue
             kept = [slot for slot, i in enumerate(op.inputs[1:])
@@ -106,11 +101,11 @@ def replay_calls(interpreter: Any, model: ModelFile, k: int, values: dict[int, n
     for op in model.subgraphs[k].operators:
         name = model.op_name(op)
         if name == "IF":
-            then, other = callees(model, op)
+            then, other = callees(op)
             branch = then if bool(np.asarray(values[op.inputs[0]]).reshape(-1)[0]) else other
             _call(interpreter, model, branch, [values[i] for i in op.inputs[1:]], record)
         elif name == "WHILE":
-            cond, body = callees(model, op)
+            cond, body = callees(op)
             args = [values[i] for i in op.inputs]
             for _ in range(MAX_REPLAYED_ITERATIONS):
                 if not bool(np.asarray(_call(interpreter, model, cond, args, record)[0]).reshape(-1)[0]):
@@ -120,7 +115,7 @@ def replay_calls(interpreter: Any, model: ModelFile, k: int, values: dict[int, n
                 raise QuantizationError(f"calibration: a WHILE of subgraph {k} ran {MAX_REPLAYED_ITERATIONS} "
                                         "iterations when replayed")
         elif name == "CALL_ONCE":  # ran once, at the first invoke: its tensors are as it left them
-            init = callees(model, op)[0]
+            init = callees(op)[0]
             init_values = subgraph_values(interpreter, model, init)
             record(init, init_values)
             replay_calls(interpreter, model, init, init_values, record)
