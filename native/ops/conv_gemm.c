@@ -48,6 +48,9 @@ typedef struct {
      * invoke, from [k][n] (adj_y 0) or [n][k] (adj_y 1). */
     int32_t pack_each_run, y_is_kn;
     int32_t transpose_x; /* BATCH_MATMUL with adj_x: x is transposed into arena scratch at every invoke */
+    /* Where x's transpose starts in the op's arena scratch: after the weights packed at every invoke, which
+     * live there too (scratch for one step, not packed weights the plan keeps). */
+    size_t transposed_rows_offset;
 } rl_gemm_state;
 
 RL_STATIC_ASSERT(sizeof(rl_gemm_state) <= 512, "rl_gemm_state stays a small header before its buffers");
@@ -172,10 +175,11 @@ static rl_status run_gemm(rl_plan *plan, rl_op *op) {
     st->c = (char *)rl_output(plan, op, 0)->data;
     if (st->pack_each_run) {
         const rl_tensor *bias = rl_input(plan, op, 2);
+        st->packed = op->arena_scratch;
         pack_y(st, (const float *)rl_input(plan, op, 1)->data, bias ? (const float *)bias->data : NULL);
     }
     if (st->transpose_x) { /* x is [k][m]: its transpose, the GEMM's rows, in the op's arena scratch */
-        float *rows = (float *)op->arena_scratch;
+        float *rows = (float *)((char *)op->arena_scratch + st->transposed_rows_offset);
         const float *x = (const float *)st->a;
         for (size_t i = 0; i < st->m; ++i)
             for (size_t kk = 0; kk < st->kc; ++kk) rows[i * st->kc + kk] = x[kk * st->m + i];
@@ -261,6 +265,14 @@ static rl_status build_state(rl_plan *plan, rl_op *op, rl_gemm_state *proto) {
         proto->kernel_kc = (kc + proto->qs8.kr - 1) / proto->qs8.kr * proto->qs8.kr;
         rl_request_arena_scratch(op, (size_t)proto->g.batch * (size_t)proto->g.in_h * (size_t)proto->g.in_w *
                                          proto->kernel_kc);
+    }
+    if (proto->pack_each_run || proto->transpose_x) {
+        /* Weights that change between invokes are packed at every invoke into the op's arena scratch. */
+        const size_t packed_here = proto->pack_each_run ? (packed_bytes + 63) / 64 * 64 : 0;
+        const size_t rows_bytes = proto->transpose_x ? proto->m * kc * sizeof(float) : 0;
+        proto->transposed_rows_offset = packed_here;
+        rl_request_arena_scratch(op, packed_here + rows_bytes);
+        if (proto->pack_each_run) packed_bytes = 0;
     }
     const size_t blocks = (proto->m + proto->mr - 1) / proto->mr;
     const size_t indirection_bytes = proto->direct ? 0 : blocks * ks * proto->mr * sizeof(void *);
@@ -403,7 +415,6 @@ rl_status rl_use_gemm_batch_matmul(rl_plan *plan, rl_op *op, int32_t m, int32_t 
     proto.y_is_kn = !p->adj_y;
     proto.pack_each_run = rl_known_data(y) == NULL;
     proto.transpose_x = p->adj_x;
-    if (p->adj_x) rl_request_arena_scratch(op, (size_t)m * (size_t)k * sizeof(float));
     fill_params(op, &proto, -FLT_MAX, FLT_MAX, plan);
     return build_state(plan, op, &proto);
 }

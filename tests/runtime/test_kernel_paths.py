@@ -245,3 +245,18 @@ def test_memory_report_counts_packed_weights_within_the_models_own_weight_bytes(
         assert 0 < memory["packed_weight_bytes"] <= most * memory["weight_bytes"], memory
         assert memory["op_state_bytes"] >= memory["packed_weight_bytes"]
         assert it.kernel_path in PATHS
+
+
+def test_weights_that_change_between_invokes_are_packed_in_arena_scratch_not_counted_as_packed_weights():
+    """A training model's BATCH_MATMULs read variables a train step updates: their weights are packed again
+    at every invoke, into the op's arena scratch (planned with the tensors), so the plan keeps no packed copy
+    of them; the model still trains and infers as before (test_train_models checks the values)."""
+    from rillet.runtime import Interpreter
+
+    from support import model_path
+
+    it = Interpreter(model_path=str(model_path("train_mlp")))
+    it.allocate_tensors()
+    memory = it.memory_report()
+    assert memory["packed_weight_bytes"] == 0, memory
+    assert memory["arena_bytes"] >= 64 * 32 * 4, memory
