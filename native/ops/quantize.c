@@ -1,4 +1,5 @@
-/* quantize.c — QUANTIZE (float32 to int8, int8 to int8) and DEQUANTIZE (int8 or float16 to float32).
+/* quantize.c — QUANTIZE (float32 to int8, int8 to int8; int8 to uint8 and back in quantize_int8_uint8.c)
+ * and DEQUANTIZE (int8 or float16 to float32).
  *
  * What LiteRT's default Interpreter gives is XNNPACK's conversions (its delegate takes both ops), so the
  * kernels follow those (kernels.h says how each rounds). A DEQUANTIZE of a constant (int8 or float16
@@ -18,8 +19,11 @@ rl_status rl_prepare_quantize(rl_plan *plan, rl_op *op) {
     rl_status s = same_shape(plan, op);
     if (s != RL_OK) return s;
     const rl_tensor *input = rl_input(plan, op, 0), *output = rl_output(plan, op, 0);
+    if ((input->dtype == RL_INT8 && output->dtype == RL_UINT8) || (input->dtype == RL_UINT8 && output->dtype == RL_INT8))
+        return rl_prepare_quantize_int8_uint8(plan, op);
     if (output->dtype != RL_INT8)
-        return rl_fail(plan, RL_UNSUPPORTED, "QUANTIZE to %s has no kernel (int8 only)", rl_dtype_name(output->dtype));
+        return rl_fail(plan, RL_UNSUPPORTED, "QUANTIZE to %s has no kernel (int8, or uint8 from int8)",
+                       rl_dtype_name(output->dtype));
     if ((s = rl_expect_per_tensor_quantization(plan, output, "QUANTIZE's output")) != RL_OK) return s;
     rl_quant_params *q = &op->prep.q;
     const float output_scale = rl_tensor_scale(output, 0);

@@ -68,6 +68,7 @@ rl_status rl_prepare_batch_matmul_hybrid(rl_plan *plan, rl_op *op);
 rl_status rl_eval_batch_matmul_hybrid(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_quantize(rl_plan *plan, rl_op *op);
 rl_status rl_eval_quantize(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_quantize_int8_uint8(rl_plan *plan, rl_op *op); /* quantize_int8_uint8.c */
 rl_status rl_prepare_dequantize(rl_plan *plan, rl_op *op);
 rl_status rl_eval_dequantize(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_binary(rl_plan *plan, rl_op *op);
