@@ -63,6 +63,10 @@ void rl_pack_f32_gemm(size_t n, size_t ks, size_t kc, size_t nr, const float *w,
  *   then for each tap p in 0..ks-1 and each block of kr channels (kc rounded up to kr, zero-filled): for
  *     each of the nr columns, kr int8 weights (0 past n or kc);
  *   then nr float scales (input_scale * filter_scale / output_scale; 0 past n).
+ * As float32's, where nr is 16 and the last panel would hold 1 to 8 columns it is 8 wide (8 biases, blocks of
+ * 8 * kr weights, 8 scales; rl_qs8_gemm_panel_width), so layers of 8, 24, 56 channels pack no zero columns,
+ * and a kernel call's nc ends at n or on a panel boundary: a panel that starts with at most 8 columns left is
+ * the narrow one.
  * Accumulation wraps modulo 2^32, as XNNPACK's; kernels must give those bits (no saturating adds).
  * GEMM/IGEMM arguments as float32's, with int8 rows; the IGEMM zero buffer holds the input zero point. */
 typedef void (*rl_qs8_gemm_fn)(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,
@@ -71,6 +75,8 @@ typedef void (*rl_qs8_igemm_fn)(size_t mr, size_t nc, size_t kc, size_t ks, cons
                                 const void *w, int8_t *c, size_t c_stride, const rl_qs8_requantization_params *params);
 
 size_t rl_qs8_gemm_packed_size(size_t n, size_t ks, size_t kc, size_t nr, size_t kr);
+/* The width of the int8 panel that starts at column n0 (a multiple of nr) of n: nr, or 8 for a narrow last one. */
+size_t rl_qs8_gemm_panel_width(size_t n, size_t n0, size_t nr);
 /* w: [n][ks][kc] int8; bias: n int32 or NULL; scales: n floats. */
 void rl_pack_qs8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, int32_t input_zero_point,
                       int32_t input_offset, const int8_t *w, const int32_t *bias, const float *scales, void *packed);

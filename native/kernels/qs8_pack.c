@@ -16,9 +16,14 @@ static size_t round_up(size_t x, size_t multiple) { return (x + multiple - 1) / 
 
 static void store_u32(unsigned char *p, uint32_t v) { memcpy(p, &v, sizeof v); }
 
+size_t rl_qs8_gemm_panel_width(size_t n, size_t n0, size_t nr) {
+    return n - n0 < nr && nr == 16 && n - n0 <= 8 ? 8 : nr;
+}
+
 size_t rl_qs8_gemm_packed_size(size_t n, size_t ks, size_t kc, size_t nr, size_t kr) {
-    const size_t panels = (n + nr - 1) / nr;
-    return panels * nr * (sizeof(int32_t) + ks * round_up(kc, kr) + sizeof(float));
+    const size_t whole = n / nr * nr;
+    const size_t columns = whole + (whole < n ? rl_qs8_gemm_panel_width(n, whole, nr) : 0);
+    return columns * (sizeof(int32_t) + ks * round_up(kc, kr) + sizeof(float));
 }
 
 void rl_pack_qs8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, int32_t input_zero_point,
@@ -27,7 +32,8 @@ void rl_pack_qs8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, int3
     const uint32_t zero_point = (uint32_t)input_zero_point + (uint32_t)input_offset;
     unsigned char *out = packed;
     for (size_t n0 = 0; n0 < n; n0 += nr) {
-        for (size_t j = 0; j < nr; ++j) {
+        const size_t width = rl_qs8_gemm_panel_width(n, n0, nr);
+        for (size_t j = 0; j < width; ++j) {
             const size_t col = n0 + j;
             uint32_t folded = 0;
             if (col < n) {
@@ -40,7 +46,7 @@ void rl_pack_qs8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, int3
         }
         for (size_t p = 0; p < ks; ++p) {
             for (size_t k0 = 0; k0 < kcr; k0 += kr) {
-                for (size_t j = 0; j < nr; ++j) {
+                for (size_t j = 0; j < width; ++j) {
                     const size_t col = n0 + j;
                     for (size_t r = 0; r < kr; ++r) {
                         const size_t k = k0 + r;
@@ -49,7 +55,7 @@ void rl_pack_qs8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, int3
                 }
             }
         }
-        for (size_t j = 0; j < nr; ++j) {
+        for (size_t j = 0; j < width; ++j) {
             const float scale = n0 + j < n ? scales[n0 + j] : 0.0f;
             memcpy(out, &scale, sizeof scale);
             out += sizeof scale;

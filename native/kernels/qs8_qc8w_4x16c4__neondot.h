@@ -7,28 +7,41 @@
  * with 4 bytes of the row: signed by signed, so no input offset is needed (unlike x86's VNNI), every 4-product
  * sum is exact and the adds wrap like the specification's. A row is read 8 bytes (2 blocks) at a time, then
  * 4, then a last partial block of 1-3 bytes without reading past kc (its weights are packed as zeros). 16
- * accumulators, 8 weight and 4 input registers: 28 of aarch64's 32. */
+ * accumulators, 8 weight and 4 input registers: 28 of aarch64's 32. A last panel of at most 8 columns is
+ * packed 8 wide (gemm.h): 32 bytes a block, two q registers, and only the first two accumulators of a row. */
 #ifndef RILLET_QS8_QC8W_4X16C4_NEONDOT_H
 #define RILLET_QS8_QC8W_4X16C4_NEONDOT_H
 
 #include "qs8_configs.h"
 #include "qs8_requantize__neon.h"
 
-enum { MR = 4, NR = 16 };
+enum { MR = 4, NR = 16, NARROW_NR = 8 };
 
-/* acc[4 i + q]: row i's columns 4q .. 4q + 3; w0..w3 one block's weights; x[i] row i's 8 bytes. */
-#define DOT_ROWS(acc, w, x, lane)                                                                             \
+/* acc[4 i + q]: row i's columns 4q .. 4q + 3; w0..w3 one block's weights (w0, w1 when not wide); x[i] row i's
+ * 8 bytes. */
+#define DOT_ROWS(acc, w, x, lane, wide)                                                                       \
     do {                                                                                                      \
         for (size_t i_ = 0; i_ < MR; ++i_) {                                                                  \
             acc[4 * i_] = vdotq_lane_s32(acc[4 * i_], w[0], x[i_], lane);                                     \
             acc[4 * i_ + 1] = vdotq_lane_s32(acc[4 * i_ + 1], w[1], x[i_], lane);                             \
-            acc[4 * i_ + 2] = vdotq_lane_s32(acc[4 * i_ + 2], w[2], x[i_], lane);                             \
-            acc[4 * i_ + 3] = vdotq_lane_s32(acc[4 * i_ + 3], w[3], x[i_], lane);                             \
+            if (wide) {                                                                                       \
+                acc[4 * i_ + 2] = vdotq_lane_s32(acc[4 * i_ + 2], w[2], x[i_], lane);                         \
+                acc[4 * i_ + 3] = vdotq_lane_s32(acc[4 * i_ + 3], w[3], x[i_], lane);                         \
+            }                                                                                                 \
         }                                                                                                     \
     } while (0)
 
-static inline void load_block(const int8_t *w, int8x16_t *block) {
-    block[0] = vld1q_s8(w), block[1] = vld1q_s8(w + 16), block[2] = vld1q_s8(w + 32), block[3] = vld1q_s8(w + 48);
+static inline void load_block(const int8_t *w, int8x16_t *block, int wide) {
+    block[0] = vld1q_s8(w), block[1] = vld1q_s8(w + 16);
+    if (wide) block[2] = vld1q_s8(w + 32), block[3] = vld1q_s8(w + 48);
+}
+
+/* A panel's biases into every row's accumulators: 16 columns, or the 8 of a narrow panel (the rest zero). */
+static inline void load_biases(const unsigned char *panel, int wide, int32x4_t *acc) {
+    for (size_t q = 0; q < 4; ++q) {
+        const int32x4_t bias = q < 2 || wide ? rl_neon_load_s32(panel + 16 * q) : vdupq_n_s32(0);
+        for (size_t i = 0; i < MR; ++i) acc[4 * i + q] = bias;
+    }
 }
 
 /* A row's bytes k .. kc (1 to 4 of them) in the low 4 bytes, zeros above, reading only the row. */
@@ -46,23 +59,26 @@ static inline int8x8_t load_last_block(const int8_t *row, size_t k, size_t kc) {
     return vreinterpret_s8_u32(vdup_n_u32(bits));
 }
 
-/* Adds rows a[0..MR)'s kc inputs times the packed weights at w; returns the weights past them (kc rounded up to
- * 4). */
-static inline const int8_t *accumulate_4x16c4(const int8_t *const *a, size_t kc, const int8_t *w, int32x4_t *acc) {
+/* Adds rows a[0..MR)'s kc inputs times the packed weights at w (NR columns, NARROW_NR when not wide); returns
+ * the weights past them (kc rounded up to 4). */
+static inline __attribute__((always_inline)) const int8_t *accumulate_4x16c4(const int8_t *const *a, size_t kc,
+                                                                            const int8_t *w, int32x4_t *acc,
+                                                                            int wide) {
+    const size_t width = wide ? NR : NARROW_NR;
     int8x16_t block[4];
     size_t k = 0;
-    for (; k + 8 <= kc; k += 8, w += 8 * NR) {
+    for (; k + 8 <= kc; k += 8, w += 8 * width) {
         const int8x8_t x[MR] = {vld1_s8(a[0] + k), vld1_s8(a[1] + k), vld1_s8(a[2] + k), vld1_s8(a[3] + k)};
-        load_block(w, block);
-        DOT_ROWS(acc, block, x, 0);
-        load_block(w + 4 * NR, block);
-        DOT_ROWS(acc, block, x, 1);
+        load_block(w, block, wide);
+        DOT_ROWS(acc, block, x, 0, wide);
+        load_block(w + 4 * width, block, wide);
+        DOT_ROWS(acc, block, x, 1, wide);
     }
-    for (; k < kc; k += 4, w += 4 * NR) { /* at most two: a whole block, then a partial one */
+    for (; k < kc; k += 4, w += 4 * width) { /* at most two: a whole block, then a partial one */
         const int8x8_t x[MR] = {load_last_block(a[0], k, kc), load_last_block(a[1], k, kc),
                                 load_last_block(a[2], k, kc), load_last_block(a[3], k, kc)};
-        load_block(w, block);
-        DOT_ROWS(acc, block, x, 0);
+        load_block(w, block, wide);
+        DOT_ROWS(acc, block, x, 0, wide);
     }
     return w;
 }

@@ -12,6 +12,8 @@
 /* KBLOCK: the int16 inputs a row's buffer holds (plus 2 for extend_row's writes past len); 336 is
  * mobilenet_v2's deepest 1x1 convolution, and the 6 rows' buffer stays under 4 KiB of stack. */
 enum { MR = 6, NR = 16, KBLOCK = 336 };
+/* A narrow last panel (gemm.h: 1 to 8 columns left) is packed 8 columns wide. */
+enum { NARROW_NR = 8 };
 
 /* dst[0..len) = src[0..len) as int16, and dst[len] = 0 when len is odd (the zero pairs with an odd kc's last
  * input; its weight is zero too). Reads only src[0..len); may write dst[len + 1 .. 3] when len < 4. The last
@@ -70,9 +72,9 @@ static inline __m256i load_weights(const int8_t *w) {
     return _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)w));
 }
 
-/* Adds `pairs` pairs of the MR extended rows x times the weights at w (NR columns a pair) into the MR rows'
- * accumulators of columns 0-7 (acc[0..MR)) and, when wide, 8-15 (acc[MR..2 MR)). Returns the weights past
- * them. */
+/* Adds `pairs` pairs of the MR extended rows x times the weights at w (NR columns a pair, NARROW_NR when not
+ * wide) into the MR rows' accumulators of columns 0-7 (acc[0..MR)) and, when wide, 8-15 (acc[MR..2 MR)).
+ * Returns the weights past them. */
 static inline const int8_t *accumulate(int16_t (*x)[KBLOCK + 2], size_t pairs, const int8_t *w, __m256i *acc,
                                 int wide) {
     if (wide) {
@@ -88,13 +90,19 @@ static inline const int8_t *accumulate(int16_t (*x)[KBLOCK + 2], size_t pairs, c
     } else {
         for (size_t k = 0; k < 2 * pairs; k += 2) {
             const __m256i vw_lo = load_weights(w);
-            w += 2 * NR;
+            w += 2 * NARROW_NR;
             for (size_t i = 0; i < MR; ++i) {
                 acc[i] = _mm256_add_epi32(acc[i], _mm256_madd_epi16(broadcast_pair(x[i] + k), vw_lo));
             }
         }
     }
     return w;
+}
+
+/* The panel's biases: columns 0-7, and 8-15 when wide (a narrow panel has 8). */
+static inline void load_biases(const unsigned char *panel, int wide, __m256i *vbias_lo, __m256i *vbias_hi) {
+    *vbias_lo = _mm256_loadu_si256((const __m256i *)(const void *)panel);
+    *vbias_hi = wide ? _mm256_loadu_si256((const __m256i *)(const void *)(panel + 32)) : _mm256_setzero_si256();
 }
 
 /* One row's 8 int32 sums, scaled, clamped above, rounded to nearest even (still without the zero point). */

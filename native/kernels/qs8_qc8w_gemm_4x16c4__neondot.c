@@ -15,14 +15,15 @@ void qs8_qc8w_gemm_4x16c4__neondot(size_t mr, size_t nc, size_t kc, const int8_t
     const rl_neon_requantization rq = rl_neon_requantization_of(params);
     const unsigned char *panel = w;
     for (size_t n0 = 0; n0 < nc; n0 += NR) {
+        const size_t n = nc - n0 < NR ? nc - n0 : NR, width = n > NARROW_NR ? NR : NARROW_NR;
         int32x4_t acc[4 * MR];
-        for (size_t q = 0; q < 4; ++q) {
-            const int32x4_t bias = rl_neon_load_s32(panel + 16 * q);
-            for (size_t i = 0; i < MR; ++i) acc[4 * i + q] = bias;
-        }
-        const int8_t *scales = accumulate_4x16c4(rows, kc, (const int8_t *)(panel + NR * sizeof(int32_t)), acc);
+        load_biases(panel, width == NR, acc);
+        const int8_t *wk = (const int8_t *)(panel + width * sizeof(int32_t));
+        /* Two call sites, so each inlines with its width a constant. */
+        const int8_t *scales = width == NR ? accumulate_4x16c4(rows, kc, wk, acc, 1)
+                                           : accumulate_4x16c4(rows, kc, wk, acc, 0);
         int8_t *c_at[MR] = {out[0] + n0, out[1] + n0, out[2] + n0, out[3] + n0};
-        requantize_store_4x16(c_at, nc - n0 < NR ? nc - n0 : NR, acc, scales, &rq);
-        panel = (const unsigned char *)scales + NR * sizeof(float);
+        requantize_store_4x16(c_at, n, acc, scales, &rq);
+        panel = (const unsigned char *)scales + width * sizeof(float);
     }
 }

@@ -18,7 +18,8 @@
  * only saturate values below -128, which the lower clamp, done last on bytes, replaces (the bounds are
  * integers, so clamping before or after rounding gives the same value).
  *
- * A last panel of at most 8 columns runs on the first 8 columns only (N = 8, 24 and 56 are common).
+ * A last panel of at most 8 columns is packed 8 wide (gemm.h) and runs on those 8 columns only (N = 8, 24 and
+ * 56 are common).
  */
 #include "qs8_qc8w_6x16c2__avx2.h"
 
@@ -39,12 +40,13 @@ void qs8_qc8w_gemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a
     const unsigned char *panel = w;
     for (size_t n0 = 0; n0 < nc; n0 += NR) {
         const size_t n = nc - n0 < NR ? nc - n0 : NR;
-        const int wide = n > 8;
-        const __m256i vbias_lo = _mm256_loadu_si256((const __m256i *)(const void *)panel);
-        const __m256i vbias_hi = _mm256_loadu_si256((const __m256i *)(const void *)(panel + 32));
+        const int wide = n > NARROW_NR;
+        const size_t width = wide ? NR : NARROW_NR;
+        __m256i vbias_lo, vbias_hi;
+        load_biases(panel, wide, &vbias_lo, &vbias_hi);
         __m256i acc[2 * MR];
         for (size_t i = 0; i < MR; ++i) acc[i] = vbias_lo, acc[MR + i] = vbias_hi;
-        const int8_t *wk = (const int8_t *)(panel + NR * sizeof(int32_t));
+        const int8_t *wk = (const int8_t *)(panel + width * sizeof(int32_t));
         for (size_t k0 = 0; k0 < kc; k0 += KBLOCK) {
             const size_t len = kc - k0 < KBLOCK ? kc - k0 : KBLOCK;
             if (!once || n0 == 0) {
@@ -54,8 +56,8 @@ void qs8_qc8w_gemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a
         }
         int8_t *c_at[MR];
         for (size_t i = 0; i < MR; ++i) c_at[i] = out[i] + n0;
-        requantize_store(acc, (const float *)(const void *)(panel + NR * (sizeof(int32_t) + kc_rounded)), n, c_at,
-                         &rq);
-        panel += NR * (sizeof(int32_t) + kc_rounded + sizeof(float));
+        requantize_store(acc, (const float *)(const void *)(panel + width * (sizeof(int32_t) + kc_rounded)), n,
+                         c_at, &rq);
+        panel += width * (sizeof(int32_t) + kc_rounded + sizeof(float));
     }
 }

@@ -15,20 +15,19 @@ void qs8_qc8w_igemm_4x16c4__neondot(size_t mr, size_t nc, size_t kc, size_t ks, 
     const rl_neon_requantization rq = rl_neon_requantization_of(params);
     const unsigned char *panel = w;
     for (size_t n0 = 0; n0 < nc; n0 += NR) {
+        const size_t n = nc - n0 < NR ? nc - n0 : NR, width = n > NARROW_NR ? NR : NARROW_NR;
         int32x4_t acc[4 * MR];
-        for (size_t q = 0; q < 4; ++q) {
-            const int32x4_t bias = rl_neon_load_s32(panel + 16 * q);
-            for (size_t i = 0; i < MR; ++i) acc[4 * i + q] = bias;
-        }
-        const int8_t *wk = (const int8_t *)(panel + NR * sizeof(int32_t));
+        load_biases(panel, width == NR, acc);
+        const int8_t *wk = (const int8_t *)(panel + width * sizeof(int32_t));
         for (size_t p = 0; p < ks; ++p) {
             const int8_t *const *tap = indirection + p * MR;
             const int8_t *rows[MR];
             for (size_t i = 0; i < MR; ++i) rows[i] = tap[i < mr ? i : mr - 1];
-            wk = accumulate_4x16c4(rows, kc, wk, acc);
+            /* Two call sites, so each inlines with its width a constant. */
+            wk = width == NR ? accumulate_4x16c4(rows, kc, wk, acc, 1) : accumulate_4x16c4(rows, kc, wk, acc, 0);
         }
         int8_t *c_at[MR] = {out[0] + n0, out[1] + n0, out[2] + n0, out[3] + n0};
-        requantize_store_4x16(c_at, nc - n0 < NR ? nc - n0 : NR, acc, wk, &rq);
-        panel = (const unsigned char *)wk + NR * sizeof(float);
+        requantize_store_4x16(c_at, n, acc, wk, &rq);
+        panel = (const unsigned char *)wk + width * sizeof(float);
     }
 }

@@ -20,7 +20,8 @@
  * only saturate values below -128, which the lower clamp, done last on bytes, replaces (the bounds are
  * integers, so clamping before or after rounding gives the same value).
  *
- * A last panel of at most 8 columns runs on the first 8 columns only (N = 8, 24 and 56 are common).
+ * A last panel of at most 8 columns is packed 8 wide (gemm.h) and runs on those 8 columns only (N = 8, 24 and
+ * 56 are common).
  */
 #include "qs8_qc8w_6x16c2__avx2.h"
 
@@ -67,10 +68,11 @@ static inline __attribute__((always_inline)) const int8_t *multiply_taps_direct(
         const int8_t *a[MR];
         for (size_t i = 0; i < MR; ++i) a[i] = rows[i][p * MR];
         size_t k = 0;
-        for (; k + 2 <= kc; k += 2, wk += 2 * NR) multiply_pair_direct(a, k, 0, wk, acc, wide, first);
+        const size_t step = wide ? 2 * NR : 2 * NARROW_NR;
+        for (; k + 2 <= kc; k += 2, wk += step) multiply_pair_direct(a, k, 0, wk, acc, wide, first);
         if (k < kc) {
             multiply_pair_direct(a, k, 1, wk, acc, wide, first);
-            wk += 2 * NR;
+            wk += step;
         }
     }
     return wk;
@@ -105,12 +107,13 @@ void qs8_qc8w_igemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, size_t ks, con
     const unsigned char *panel = w;
     for (size_t n0 = 0; n0 < nc; n0 += NR) {
         const size_t n = nc - n0 < NR ? nc - n0 : NR;
-        const int wide = n > 8;
-        const __m256i vbias_lo = _mm256_loadu_si256((const __m256i *)(const void *)panel);
-        const __m256i vbias_hi = _mm256_loadu_si256((const __m256i *)(const void *)(panel + 32));
+        const int wide = n > NARROW_NR;
+        const size_t width = wide ? NR : NARROW_NR;
+        __m256i vbias_lo, vbias_hi;
+        load_biases(panel, wide, &vbias_lo, &vbias_hi);
         __m256i acc[2 * MR];
         for (size_t i = 0; i < MR; ++i) acc[i] = vbias_lo, acc[MR + i] = vbias_hi;
-        const int8_t *wk = (const int8_t *)(panel + NR * sizeof(int32_t));
+        const int8_t *wk = (const int8_t *)(panel + width * sizeof(int32_t));
         if (direct) {
             multiply_taps_direct(rows, ks, kc, wk, acc, wide, 0);
             wk = multiply_taps_direct(rows, ks, kc, wk, acc, wide, HALF);
@@ -132,6 +135,6 @@ void qs8_qc8w_igemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, size_t ks, con
         int8_t *c_at[MR];
         for (size_t i = 0; i < MR; ++i) c_at[i] = out[i] + n0;
         requantize_store(acc, (const float *)(const void *)wk, n, c_at, &rq);
-        panel += NR * (sizeof(int32_t) + ks * kc_rounded + sizeof(float));
+        panel += width * (sizeof(int32_t) + ks * kc_rounded + sizeof(float));
     }
 }

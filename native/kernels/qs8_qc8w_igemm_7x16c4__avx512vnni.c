@@ -7,6 +7,9 @@
  * bytes per row and one load of 16 columns x 4 weights per step; no horizontal sums. The requantization is
  * rl_requantize_fp32's, vectorised (vcvtps2dq rounds to nearest even in the default rounding mode); a row's
  * last partial block of 4 is loaded without reading past kc (its weights are zero past kc).
+ *
+ * A last panel of at most 8 columns is packed 8 wide (gemm.h): its biases, weights and scales load under a mask
+ * of 8 lanes (fault-suppressing, so nothing past the panel is read; the upper lanes are zero and never stored).
  */
 #include <immintrin.h>
 #include <string.h>
@@ -28,6 +31,9 @@ static __m512i broadcast_block(const int8_t *row, size_t k, size_t kc) {
     }
     return _mm512_set1_epi32((int)(bits ^ UINT32_C(0x80808080)));
 }
+
+/* The first 16 (lanes 0xFFFF), or 8 (0x00FF: a narrow panel), int32 or 4-byte values at p; the rest zero. */
+static inline __m512i load_columns(const void *p, __mmask16 lanes) { return _mm512_maskz_loadu_epi32(lanes, p); }
 
 /* acc += the 4 input bytes at row (+ 128 each) times the 16 columns' 4 weights. */
 static __m512i dot_block(__m512i vacc, const int8_t *row, __m512i vw) {
@@ -80,14 +86,16 @@ void qs8_qc8w_igemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t k
     const size_t kfull = kc & ~(size_t)3, kc_rounded = (kc + 3) & ~(size_t)3;
     const unsigned char *panel = w;
     for (size_t n0 = 0; n0 < nc; n0 += NR) {
-        const int8_t *wk = (const int8_t *)(panel + NR * sizeof(int32_t));
-        __m512i vacc0 = _mm512_loadu_si512((const void *)panel);
-        __m512i vacc1 = _mm512_loadu_si512((const void *)panel);
-        __m512i vacc2 = _mm512_loadu_si512((const void *)panel);
-        __m512i vacc3 = _mm512_loadu_si512((const void *)panel);
-        __m512i vacc4 = _mm512_loadu_si512((const void *)panel);
-        __m512i vacc5 = _mm512_loadu_si512((const void *)panel);
-        __m512i vacc6 = _mm512_loadu_si512((const void *)panel);
+        const size_t width = nc - n0 <= 8 ? 8 : NR;
+        const __mmask16 lanes = (__mmask16)((UINT32_C(1) << width) - 1);
+        const int8_t *wk = (const int8_t *)(panel + width * sizeof(int32_t));
+        __m512i vacc0 = load_columns(panel, lanes);
+        __m512i vacc1 = load_columns(panel, lanes);
+        __m512i vacc2 = load_columns(panel, lanes);
+        __m512i vacc3 = load_columns(panel, lanes);
+        __m512i vacc4 = load_columns(panel, lanes);
+        __m512i vacc5 = load_columns(panel, lanes);
+        __m512i vacc6 = load_columns(panel, lanes);
         for (size_t p = 0; p < ks; ++p) {
             const int8_t *a0 = indirection[p * MR];
             const int8_t *a1 = mr > 1 ? indirection[p * MR + 1] : a0;
@@ -97,8 +105,8 @@ void qs8_qc8w_igemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t k
             const int8_t *a5 = mr > 5 ? indirection[p * MR + 5] : a4;
             const int8_t *a6 = mr > 6 ? indirection[p * MR + 6] : a5;
             size_t k = 0;
-            for (; k < kfull; k += 4, wk += 4 * NR) {
-                const __m512i vw = _mm512_loadu_si512((const void *)wk);
+            for (; k < kfull; k += 4, wk += 4 * width) {
+                const __m512i vw = load_columns(wk, lanes);
                 vacc0 = dot_block(vacc0, a0 + k, vw);
                 vacc1 = dot_block(vacc1, a1 + k, vw);
                 vacc2 = dot_block(vacc2, a2 + k, vw);
@@ -108,7 +116,7 @@ void qs8_qc8w_igemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t k
                 vacc6 = dot_block(vacc6, a6 + k, vw);
             }
             if (k < kc) {
-                const __m512i vw = _mm512_loadu_si512((const void *)wk);
+                const __m512i vw = load_columns(wk, lanes);
                 vacc0 = _mm512_dpbusd_epi32(vacc0, broadcast_block(a0, k, kc), vw);
                 vacc1 = _mm512_dpbusd_epi32(vacc1, broadcast_block(a1, k, kc), vw);
                 vacc2 = _mm512_dpbusd_epi32(vacc2, broadcast_block(a2, k, kc), vw);
@@ -116,10 +124,10 @@ void qs8_qc8w_igemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t k
                 vacc4 = _mm512_dpbusd_epi32(vacc4, broadcast_block(a4, k, kc), vw);
                 vacc5 = _mm512_dpbusd_epi32(vacc5, broadcast_block(a5, k, kc), vw);
                 vacc6 = _mm512_dpbusd_epi32(vacc6, broadcast_block(a6, k, kc), vw);
-                wk += 4 * NR;
+                wk += 4 * width;
             }
         }
-        const __m512 vscale = _mm512_loadu_ps((const void *)wk);
+        const __m512 vscale = _mm512_castsi512_ps(load_columns(wk, lanes));
         const size_t n = nc - n0 < NR ? nc - n0 : NR;
         const __mmask16 vmask = (__mmask16)((UINT32_C(1) << n) - 1);
         requantize_store(c0 + n0, vmask, vacc0, vscale, params);
@@ -129,6 +137,6 @@ void qs8_qc8w_igemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t k
         requantize_store(c4 + n0, vmask, vacc4, vscale, params);
         requantize_store(c5 + n0, vmask, vacc5, vscale, params);
         requantize_store(c6 + n0, vmask, vacc6, vscale, params);
-        panel += NR * (sizeof(int32_t) + ks * kc_rounded + sizeof(float));
+        panel += width * (sizeof(int32_t) + ks * kc_rounded + sizeof(float));
     }
 }

@@ -386,10 +386,13 @@ rl_status rl_plan_set_io(rl_plan *plan, int32_t n_inputs, const int32_t *inputs,
 }
 
 static const char *unsupported_reason(const rl_plan *plan, const rl_op *op) {
+    if (!op->kind) return "no kernel";
+    /* The dtype of the data the op computes on (its kind's data_input), else of its first input present. */
     int32_t dtype = -1;
+    const int32_t data = op->kind->data_input;
+    if (data < op->n_inputs && op->inputs[data] >= 0) dtype = plan->tensors[op->inputs[data]].dtype;
     for (int32_t k = 0; k < op->n_inputs && dtype < 0; ++k)
         if (op->inputs[k] >= 0) dtype = plan->tensors[op->inputs[k]].dtype;
-    if (!op->kind) return "no kernel";
     if (dtype >= 0 && (dtype > 31 || !(op->kind->dtypes & (1u << dtype)))) return rl_dtype_name(dtype);
     return NULL;
 }

@@ -117,11 +117,14 @@ struct rl_op {
     int32_t segment_last, segment_whole_rows;
 };
 
-/* One op: which dtypes of input 0 it takes, how it computes shapes and what it runs. */
+/* One op: which dtypes its data input takes, how it computes shapes and what it runs. */
 typedef struct rl_op_kind {
     int32_t code;
     const char *name;
-    uint32_t dtypes;                                 /* bit (1u << dtype) per supported input dtype */
+    uint32_t dtypes;                                 /* bit (1u << dtype) per supported dtype of data_input */
+    /* The input holding the data the op computes on, whose dtype `dtypes` lists: 0 unless operands come
+     * first (TRANSPOSE_CONV's output_shape, FILL's dims, ONE_HOT's indices and depth). */
+    int32_t data_input;
     int32_t shape_only;                              /* output known from input shapes alone (SHAPE) */
     rl_status (*prepare)(rl_plan *plan, rl_op *op);  /* output shapes, validation, op->prep */
     rl_status (*eval)(rl_plan *plan, rl_op *op);

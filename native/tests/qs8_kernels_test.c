@@ -296,7 +296,17 @@ static int test_gemm(rng *r, const gemm_path *path, const gemm_path *scalar, siz
     static const int32_t zero_points[] = {-128, 0, 5, 127};
     static const size_t kss[] = {1, 2, 9};
     const size_t mr_max = path->config.mr, nr = path->config.nr, kr = path->config.kr;
-    const size_t ncs[] = {nr - 1, nr, nr + 1, 2 * nr + 1, 1};
+    /* Columns around the tile's nr, and around the 8-wide last panel of an nr of 16 (gemm.h): every count to 9,
+     * and 15-17, 23-25, 31-33, 56 (a narrow panel after one, two or three whole ones). */
+    static const size_t fixed_ncs[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 56};
+    size_t ncs[32], n_nc = 0;
+    for (size_t i = 0; i < sizeof fixed_ncs / sizeof *fixed_ncs; ++i) ncs[n_nc++] = fixed_ncs[i];
+    const size_t around[] = {nr - 1, nr, nr + 1, 2 * nr + 1};
+    for (size_t i = 0; i < sizeof around / sizeof *around; ++i) {
+        size_t j = 0;
+        while (j < n_nc && ncs[j] != around[i]) ++j;
+        if (j == n_nc) ncs[n_nc++] = around[i];
+    }
     /* Depths around the tile's kr, around the 4-, 8- and 16-byte pieces kernels load rows in, and past the
      * few hundred a kernel may buffer at once (odd, so a chunk boundary falls inside a pair). */
     static const size_t fixed_kcs[] = {4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 509, 1021};
@@ -315,7 +325,7 @@ static int test_gemm(rng *r, const gemm_path *path, const gemm_path *scalar, siz
     int failures = 0;
     for (int igemm = 0; igemm < 2; ++igemm) {
         for (size_t mr = 1; mr <= mr_max; ++mr) {
-            for (size_t in = 0; in < sizeof ncs / sizeof *ncs; ++in) {
+            for (size_t in = 0; in < n_nc; ++in) {
                 if (ncs[in] == 0) continue;
                 for (size_t ik = 0; ik < n_kc; ++ik) {
                     for (size_t is = 0; is < (igemm ? 3u : 1u); ++is) {
