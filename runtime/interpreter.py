@@ -31,6 +31,7 @@ from .delegate import (
     load_delegate,
 )
 from .details import op_details, tensor_details
+from .packed_pages import release_packed_pages
 from .plan import LIVE_VIEWS_MESSAGE, NativePlan
 from .program import Program
 from .signature_runner import SignatureRunner
@@ -145,6 +146,7 @@ class Interpreter(ResourceVariables):
             self._ensure_safe()
             for plan in self._plans:
                 plan.prepare()
+            release_packed_pages(self._content, self._plans)
             self._ready = True
 
     def _safe_to_run(self) -> bool:

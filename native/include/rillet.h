@@ -173,6 +173,12 @@ size_t rl_plan_arena_bytes(const rl_plan *plan);
 size_t rl_plan_constant_bytes(const rl_plan *plan);
 size_t rl_plan_folded_bytes(const rl_plan *plan);
 size_t rl_plan_packed_weight_bytes(const rl_plan *plan); /* weights repacked for the micro-kernels */
+/* The constants that lie in `model` (the bytes the plan was built from), as triples in `spans`: offset into
+ * model, length, and 1 where an invoke reads the constant's own bytes or 0 where every op that takes it
+ * packed its own copy at prepare (so the runtime may drop those file pages from memory). Writes at most
+ * `capacity` triples and returns how many there are. */
+size_t rl_plan_constant_spans(const rl_plan *plan, const void *model, size_t model_bytes, uint64_t *spans,
+                              size_t capacity);
 size_t rl_plan_op_state_bytes(const rl_plan *plan);      /* every op's prepared state, packed weights included */
 size_t rl_plan_dynamic_bytes(const rl_plan *plan);       /* the blocks of tensors whose shape an invoke changes */
 const char *rl_plan_isa(const rl_plan *plan);            /* the kernel path: "scalar", "avx2", ... */

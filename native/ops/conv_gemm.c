@@ -286,6 +286,7 @@ static rl_status build_state(rl_plan *plan, rl_op *op, rl_gemm_state *proto) {
     st->indirection = (const void **)parts[2];
     st->zero = parts[3];
     op->packed_weight_bytes = packed_bytes;
+    op->packed_inputs = st->pack_each_run ? 0 : RL_PACKED_FILTER_AND_BIAS;
     if (st->int8) {
         const int32_t izp = st->qs8_params.input_zero_point;
         if (zero_bytes) memset(st->zero, (int)(int8_t)izp, zero_bytes);

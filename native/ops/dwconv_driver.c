@@ -169,6 +169,7 @@ rl_status rl_use_dwconv(rl_plan *plan, rl_op *op, const rl_window_geometry *g) {
     st->indirection = (const void **)parts[2];
     st->zero = parts[3];
     op->packed_weight_bytes = packed_bytes;
+    op->packed_inputs = constant ? RL_PACKED_FILTER_AND_BIAS : 0;
     st->f32_params = (rl_f32_minmax_params){.min = g->act_min, .max = g->act_max};
     if (int8) {
         const rl_quant_params *q = &op->prep.q;

@@ -217,6 +217,7 @@ static void release_op_state(rl_op *op) {
     op->state = NULL;
     op->state_bytes = 0;
     op->packed_weight_bytes = 0;
+    op->packed_inputs = 0;
 }
 
 static void release_prepared(rl_plan *plan) {
@@ -822,6 +823,43 @@ size_t rl_plan_constant_bytes(const rl_plan *plan) {
     size_t n = 0;
     for (int32_t i = 0; i < plan->n_tensors; ++i)
         if (plan->tensors[i].file_data) n += plan->tensors[i].file_bytes;
+    return n;
+}
+
+/* Whether an invoke reads input k's own bytes: the op runs at invoke and did not pack that input (a dynamic
+ * op is prepared again at invoke, so it reads what it packs). */
+static int32_t input_read_at_invoke(const rl_op *op, int32_t k) {
+    return !op->folded && (op->dynamic || k >= 32 || !(op->packed_inputs >> k & 1u));
+}
+
+size_t rl_plan_constant_spans(const rl_plan *plan, const void *model, size_t model_bytes, uint64_t *spans,
+                              size_t capacity) {
+    const uintptr_t base = (uintptr_t)model;
+    size_t n = 0;
+    for (int32_t t = 0; t < plan->n_tensors; ++t) {
+        const rl_tensor *tensor = &plan->tensors[t];
+        const uintptr_t at = (uintptr_t)tensor->file_data;
+        if (!tensor->file_data || at < base || at - base > model_bytes || tensor->file_bytes > model_bytes - (at - base))
+            continue;
+        if (n < capacity) {
+            spans[3 * n] = (uint64_t)(at - base);
+            spans[3 * n + 1] = (uint64_t)tensor->file_bytes;
+            spans[3 * n + 2] = 0;
+        }
+        ++n;
+    }
+    /* One pass over the ops marks each span an invoke reads (spans are in tensor order: found by search). */
+    const size_t written = n < capacity ? n : capacity;
+    for (int32_t i = 0; i < plan->n_ops; ++i) {
+        const rl_op *op = &plan->ops[i];
+        for (int32_t k = 0; k < op->n_inputs; ++k) {
+            const int32_t t = op->inputs[k];
+            if (t < 0 || t >= plan->n_tensors || !plan->tensors[t].file_data || !input_read_at_invoke(op, k)) continue;
+            const uint64_t at = (uint64_t)((uintptr_t)plan->tensors[t].file_data - base);
+            for (size_t j = 0; j < written; ++j)
+                if (spans[3 * j] == at && spans[3 * j + 1] == (uint64_t)plan->tensors[t].file_bytes) spans[3 * j + 2] = 1;
+        }
+    }
     return n;
 }
 

@@ -87,6 +87,9 @@ struct rl_op {
     size_t state_bytes;
     rl_zeroed_block state_block;
     size_t packed_weight_bytes; /* the part of state that is repacked weights (memory_report) */
+    /* Bit i: input i is a constant this op copied into its packed weights at prepare and never reads again
+     * (rl_plan_constant_spans tells the runtime which file pages no invoke touches). */
+    uint32_t packed_inputs;
     /* The eval prepare chose for this op's dtypes and shapes (NULL: the kind's eval), and an optional
      * step that runs once the arena is placed (pointers into it: indirection buffers). */
     rl_status (*run)(rl_plan *plan, rl_op *op);
@@ -204,6 +207,8 @@ void *rl_op_state_parts(rl_plan *plan, rl_op *op, int32_t count, const size_t *b
 /* Asks the planner for `bytes` of arena memory that the op may use during its own eval only; it is at
  * op->arena_scratch once the arena is placed (setup and eval). */
 void rl_request_arena_scratch(rl_op *op, size_t bytes);
+/* packed_inputs for an op that packed its filter (input 1) and bias (input 2). */
+#define RL_PACKED_FILTER_AND_BIAS ((1u << 1) | (1u << 2))
 
 /* Gives a tensor a new shape during invoke. A dynamic tensor (RL_STORAGE_DYNAMIC) grows its heap block when
  * needed (its bytes are then not kept); any other tensor must already have the shape (RL_BAD_STATE naming
