@@ -81,7 +81,13 @@ typedef struct { int32_t approximate; } rl_gelu_params;
 typedef struct { int32_t axis; } rl_one_hot_params;
 typedef struct { int32_t then_subgraph_index, else_subgraph_index; } rl_if_params;
 typedef struct { int32_t cond_subgraph_index, body_subgraph_index; } rl_while_params;
-typedef struct { int32_t activation; float cell_clip, proj_clip; int32_t time_major; } rl_lstm_params;
+/* intermediates: the op's intermediate tensors (TFLite's integer LSTM reads the gates' and the hidden state's
+ * quantization from them): how many the file lists, and the first five's scale and zero point (scale 0 where
+ * one has no quantization). */
+typedef struct {
+    int32_t activation; float cell_clip, proj_clip; int32_t time_major;
+    int32_t n_intermediates; float intermediate_scale[5]; int32_t intermediate_zero_point[5];
+} rl_lstm_params;
 typedef struct { int64_t seed, seed2; } rl_random_params;
 
 typedef union {

@@ -3,9 +3,11 @@
  * batch-major. The state (h and c) persists across invokes as TFLite's variable tensors do: it lives in the
  * op's state, zeroed when the plan is prepared and by reset_all_variables (rl_reset_lstm), and each invoke
  * starts from where the last one stopped (f32_lstm_ref.c is one step). Layer-normalised LSTMs (inputs 20 to 23)
- * normalise each gate; non-float weights are refused. */
+ * normalise each gate. An int8 input makes it TFLite's integer LSTM (lstm_int8.c); other non-float inputs are
+ * refused. */
 #include <string.h>
 
+#include "lstm.h"
 #include "ops.h"
 
 typedef struct {
@@ -70,11 +72,12 @@ rl_status rl_prepare_lstm(rl_plan *plan, rl_op *op) {
     rl_status s = rl_expect_inputs(plan, op, 1, 24); /* most of the 24 are optional */
     if (s != RL_OK) return s;
     if (op->n_inputs < 20) return rl_fail(plan, RL_INVALID, "takes 20 to 24 inputs, has %d", op->n_inputs);
+    if (rl_input(plan, op, X)->dtype == RL_INT8) return rl_prepare_lstm_int8(plan, op);
     for (int32_t i = 0; i < op->n_inputs; ++i) {
         if (i == H_STATE || i == C_STATE) continue;
         const rl_tensor *t = rl_input(plan, op, i);
         if (t && t->dtype != RL_FLOAT32)
-            return rl_fail(plan, RL_UNSUPPORTED, "input %d is %s: only float32 LSTMs are supported", i, rl_dtype_name(t->dtype));
+            return rl_fail(plan, RL_UNSUPPORTED, "input %d is %s: LSTMs are float32 or int8 (an int8 input)", i, rl_dtype_name(t->dtype));
     }
     const rl_tensor *x = rl_input(plan, op, X), *w_xf = rl_input(plan, op, W_XF), *w_hf = rl_input(plan, op, W_HF);
     rl_tensor *y = rl_output(plan, op, 0);
@@ -115,11 +118,15 @@ rl_status rl_prepare_lstm(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
-rl_status rl_eval_lstm(rl_plan *plan, rl_op *op) { return run_lstm(plan, op); }
+rl_status rl_eval_lstm(rl_plan *plan, rl_op *op) { return op->run ? op->run(plan, op) : run_lstm(plan, op); }
 
 void rl_reset_lstm(rl_op *op) {
     rl_lstm_state *st = (rl_lstm_state *)op->state;
     if (!st) return; /* not prepared: nothing kept yet */
+    if (rl_lstm_is_int8(op)) {
+        rl_reset_lstm_int8(op);
+        return;
+    }
     memset(st->h, 0, sizeof(float) * (size_t)st->dims.batch * (size_t)st->dims.n_output);
     memset(st->cell, 0, sizeof(float) * (size_t)st->dims.batch * (size_t)st->dims.n_cell);
 }

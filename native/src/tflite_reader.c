@@ -46,6 +46,7 @@ typedef struct {
     int32_t code;
     rl_fb_vector inputs, outputs;
     rl_fb_vector custom; /* a custom op's options bytes */
+    rl_fb_vector intermediates;
     int32_t options_type;
     uint64_t options_pos;
 } op_info;
@@ -197,13 +198,12 @@ static rl_status read_tensor(reader *r, int32_t s, int32_t i, const rl_fb_table 
 static rl_status read_op(reader *r, int32_t s, int32_t j, const rl_fb_table *t, op_info *info) {
     rl_fb *fb = &r->fb;
     double opcode;
-    rl_fb_vector intermediates;
     uint64_t large_offset, large_size, options2_pos;
     int32_t options2_type;
     if (!rl_fb_scalar(fb, t, OP_OPCODE, FB_U32, 0, &opcode) ||
         !rl_fb_vector_of(fb, t, OP_INPUTS, 4, &info->inputs, NULL) ||
         !rl_fb_vector_of(fb, t, OP_OUTPUTS, 4, &info->outputs, NULL) ||
-        !rl_fb_vector_of(fb, t, OP_INTERMEDIATES, 4, &intermediates, NULL) ||
+        !rl_fb_vector_of(fb, t, OP_INTERMEDIATES, 4, &info->intermediates, NULL) ||
         !rl_fb_vector_of(fb, t, OP_CUSTOM, 1, &info->custom, NULL) ||
         !rl_fb_union(fb, t, RL_TFLITE_OP_OPTIONS_TYPE, RL_TFLITE_OPTIONS_TYPES, &info->options_type,
                      &info->options_pos) ||
@@ -214,7 +214,7 @@ static rl_status read_op(reader *r, int32_t s, int32_t j, const rl_fb_table *t, 
     rl_fb_table options;
     const int ok = opcode < r->n_codes ? 1 : rl_fb_problem(fb, "its opcode index is out of range");
     if (!ok || !indices_in_range(r, &info->inputs, -1) || !indices_in_range(r, &info->outputs, 0) ||
-        !indices_in_range(r, &intermediates, 0) ||
+        !indices_in_range(r, &info->intermediates, 0) ||
         !(large_offset <= 1 || rl_fb_fits(fb, large_offset, large_size) ||
           rl_fb_problem(fb, "its custom options reach past the end of the file")) ||
         !(!info->options_type || rl_fb_table_at(fb, info->options_pos, &options)))
@@ -355,6 +355,20 @@ static rl_status pool_options(reader *r, int32_t j, const op_info *op, rl_op_par
     return RL_OK;
 }
 
+/* An LSTM's intermediates' quantization (TFLite's integer LSTM takes its gates' and hidden state's scales from
+ * them), for the op to check and use at prepare. */
+static void lstm_intermediates(reader *r, const op_info *op, rl_lstm_params *params) {
+    params->n_intermediates = (int32_t)op->intermediates.count;
+    for (uint32_t k = 0; k < op->intermediates.count && k < 5; ++k) {
+        const tensor_info *t = &r->tensors[rl_fb_int_at(&r->fb, &op->intermediates, k)];
+        if (!t->quantized || !t->scale.count) continue;
+        const uint32_t bits = rl_fb_u32_at(&r->fb, t->scale.start);
+        memcpy(&params->intermediate_scale[k], &bits, sizeof bits);
+        if (t->zero_point.count)
+            params->intermediate_zero_point[k] = (int32_t)(int64_t)rl_fb_u64_at(&r->fb, t->zero_point.start);
+    }
+}
+
 static rl_status add_ops(reader *r) {
     rl_plan *plan = r->plan;
     if (r->unknown.count) {
@@ -373,6 +387,7 @@ static rl_status add_ops(reader *r) {
         if ((op->code == RL_OP_CUSTOM_MAX_POOLING_WITH_ARGMAX_2D || op->code == RL_OP_CUSTOM_MAX_UNPOOLING_2D) &&
             (status = pool_options(r, j, op, &params)) != RL_OK)
             return status;
+        if (op->code == RL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM) lstm_intermediates(r, op, &params.lstm);
         int32_t *indices = (int32_t *)scratch(r, sizeof(int32_t) * ((size_t)op->inputs.count + op->outputs.count + 1));
         if (!indices) return RL_NO_MEMORY;
         for (uint32_t k = 0; k < op->inputs.count; ++k) indices[k] = rl_fb_int_at(&r->fb, &op->inputs, k);
