@@ -143,6 +143,10 @@ class NativePlan:
         return f"tensor {index} {self.subgraph.tensors[index].name!r}: {message[found.end():]}"
 
     def _typed_support_listing(self) -> str:
+        # librillet's check names the dtype it read, its data input's ("op 0 (code 67, int16)": TRANSPOSE_CONV's
+        # input, not its int32 output_shape); an op its full message left out falls back to the first input's.
+        message = ffi.string(lib.rl_plan_message(self._plan)).decode(errors="replace")
+        checked = {int(i): why for i, why in re.findall(r"op (\d+) \(code -?\d+, ([^)]+)\)", message)}
         items = []
         for index, op in enumerate(self.subgraph.operators):
             if lib.rl_plan_op_supported(self._plan, index):
@@ -150,6 +154,8 @@ class NativePlan:
             first = next((i for i in (op.inputs or []) if i >= 0), None)
             dtype = self.subgraph.tensors[first].type if first is not None else None
             dtype = tensor_type_name(dtype) if dtype is not None else "no input"
+            if checked.get(index, "no kernel") != "no kernel":
+                dtype = checked[index].upper()
             items.append(f"{self.op_names[index]} op {index} on {dtype}")
         return "; ".join(items)
 

@@ -92,8 +92,7 @@ static const rl_op_kind op_kinds[] = {
     {.code = RL_OP_SELECT, .name = "SELECT", .dtypes = RL_TAKES_ANY, .prepare = rl_prepare_select, .eval = rl_eval_select},
     {.code = RL_OP_SELECT_V2, .name = "SELECT_V2", .dtypes = RL_TAKES_ANY, .prepare = rl_prepare_select,
      .eval = rl_eval_select},
-    /* dtypes: the first input's, the int32 output_shape */
-    {.code = RL_OP_TRANSPOSE_CONV, .name = "TRANSPOSE_CONV", .dtypes = RL_TAKES_I32,
+    {.code = RL_OP_TRANSPOSE_CONV, .name = "TRANSPOSE_CONV", .dtypes = F32 | S8, .data_input = 2,
      .prepare = rl_prepare_transpose_conv, .eval = rl_eval_transpose_conv},
     /* stateful: its stream advances at every invoke, so it is never folded */
     {.code = RL_OP_RANDOM_UNIFORM, .name = "RANDOM_UNIFORM", .dtypes = RL_TAKES_I32, .stateful = 1,
@@ -138,8 +137,7 @@ static const rl_op_kind op_kinds[] = {
      .eval = rl_eval_space_batch},
     {.code = RL_OP_MIRROR_PAD, .name = "MIRROR_PAD", .dtypes = ANY, .prepare = rl_prepare_mirror_pad,
      .eval = rl_eval_mirror_pad},
-    /* dtypes: the dims' */
-    {.code = RL_OP_FILL, .name = "FILL", .dtypes = RL_TAKES_I32 | I64, .prepare = rl_prepare_fill_range,
+    {.code = RL_OP_FILL, .name = "FILL", .dtypes = ANY, .data_input = 1, .prepare = rl_prepare_fill_range,
      .eval = rl_eval_fill_range},
     /* shape_only: zeros of the input's shape, folded at prepare */
     {.code = RL_OP_ZEROS_LIKE, .name = "ZEROS_LIKE", .dtypes = ANY, .shape_only = 1, .prepare = rl_prepare_fill_range,
@@ -148,8 +146,7 @@ static const rl_op_kind op_kinds[] = {
      .eval = rl_eval_fill_range},
     {.code = RL_OP_CUMSUM, .name = "CUMSUM", .dtypes = F32 | RL_TAKES_I32 | I64, .prepare = rl_prepare_cumsum,
      .eval = rl_eval_cumsum},
-    /* dtypes: the indices' */
-    {.code = RL_OP_ONE_HOT, .name = "ONE_HOT", .dtypes = RL_TAKES_I32 | I64, .prepare = rl_prepare_one_hot,
+    {.code = RL_OP_ONE_HOT, .name = "ONE_HOT", .dtypes = ANY, .data_input = 2, .prepare = rl_prepare_one_hot,
      .eval = rl_eval_one_hot},
     /* dtypes: the stored values' (float16 weights are densified, then dequantized) */
     {.code = RL_OP_DENSIFY, .name = "DENSIFY", .dtypes = ANY | (1u << RL_FLOAT16), .prepare = rl_prepare_densify,
@@ -169,7 +166,7 @@ static const rl_op_kind op_kinds[] = {
     {.code = RL_OP_CUSTOM_MAX_UNPOOLING_2D, .name = "MaxUnpooling2D", .dtypes = F32, .prepare = rl_prepare_unpool,
      .eval = rl_eval_unpool},
     /* stateful: its h and c live across invokes, zeroed by reset_all_variables as TFLite's variable tensors */
-    {.code = RL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, .name = "UNIDIRECTIONAL_SEQUENCE_LSTM", .dtypes = F32 | S8, .stateful = 1,
+    {.code = RL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, .name = "UNIDIRECTIONAL_SEQUENCE_LSTM", .dtypes = F32, .stateful = 1,
      .prepare = rl_prepare_lstm, .eval = rl_eval_lstm, .reset_state = rl_reset_lstm},
     /* ---- end of issue 11's ops ---- */
     {.code = RL_OP_VAR_HANDLE, .name = "VAR_HANDLE", .dtypes = ANY, .shape_only = 1, .prepare = rl_prepare_var_handle,

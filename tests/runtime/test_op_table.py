@@ -6,6 +6,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -29,3 +31,31 @@ def test_the_table_lists_what_the_library_knows():
     names = {name for name, _, _ in entries}
     assert {"CONV_2D", "DENSIFY", "IF", "WHILE", "UNPACK", "GELU"} <= names
     assert len(names) == len(entries)  # one row per op
+
+
+def test_the_dtypes_are_those_of_the_data_an_op_computes_on():
+    """TRANSPOSE_CONV's first input is its int32 output_shape, FILL's its dims, ONE_HOT's its indices: the table
+    gives the dtypes of the input, the value and the on/off values (the registry's data_input)."""
+    rows = {name: dtypes for name, _, dtypes in load_tool().registry()}
+    assert rows["TRANSPOSE_CONV"] == ["float32", "int8"]
+    assert "float32" in rows["FILL"] and "int8" in rows["ONE_HOT"]
+    assert rows["CONV_2D"] == ["float32", "int8"]
+
+
+def test_the_support_check_reads_the_data_input():
+    """An int16 TRANSPOSE_CONV is named unsupported before prepare (its int32 output_shape used to pass for it)."""
+    import sys
+
+    import numpy as np
+
+    sys.path.insert(0, str(ROOT / "tests" / "runtime"))
+    from single_op import OPTIONS_TYPES, Input, op_model
+
+    from rillet.runtime import Interpreter, UnsupportedOpsError
+
+    OPTIONS_TYPES.setdefault("TRANSPOSE_CONV", "TransposeConvOptions")
+    model = op_model("TRANSPOSE_CONV", [np.array([1, 4, 4, 2], np.int32), np.zeros((2, 3, 3, 3), np.float32),
+                                        Input((1, 4, 4, 3), np.int16)], [((1, 4, 4, 2), np.int16)],
+                     {"padding": 0, "stride_w": 1, "stride_h": 1})
+    with pytest.raises(UnsupportedOpsError, match="TRANSPOSE_CONV op 0 on INT16"):
+        Interpreter(model_content=model)
