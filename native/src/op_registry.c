@@ -166,7 +166,7 @@ static const rl_op_kind op_kinds[] = {
     {.code = RL_OP_CUSTOM_MAX_UNPOOLING_2D, .name = "MaxUnpooling2D", .dtypes = F32, .prepare = rl_prepare_unpool,
      .eval = rl_eval_unpool},
     /* stateful: its h and c live across invokes, zeroed by reset_all_variables as TFLite's variable tensors */
-    {.code = RL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, .name = "UNIDIRECTIONAL_SEQUENCE_LSTM", .dtypes = F32, .stateful = 1,
+    {.code = RL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, .name = "UNIDIRECTIONAL_SEQUENCE_LSTM", .dtypes = F32 | S8, .stateful = 1,
      .prepare = rl_prepare_lstm, .eval = rl_eval_lstm, .reset_state = rl_reset_lstm},
     /* ---- end of issue 11's ops ---- */
     {.code = RL_OP_VAR_HANDLE, .name = "VAR_HANDLE", .dtypes = ANY, .shape_only = 1, .prepare = rl_prepare_var_handle,
