@@ -114,31 +114,22 @@ static rl_status hard_swish_table(rl_plan *plan, const rl_tensor *in, const rl_t
 }
 
 rl_status rl_prepare_activation_s8(rl_plan *plan, rl_op *op) {
-    rl_tensor *in = rl_input(plan, op, 0), *out = rl_output(plan, op, 0);
-    rl_status s;
-    if ((s = rl_expect_dtype(plan, out, "output", RL_INT8)) != RL_OK) return s;
-    if ((s = rl_expect_per_tensor_quantization(plan, in, "input")) != RL_OK) return s;
-    if ((s = rl_expect_per_tensor_quantization(plan, out, "output")) != RL_OK) return s;
-    out->shape = in->shape;
-    op->prep.count = rl_shape_count(&in->shape);
-    int8_t *table = rl_op_scratch(plan, op, 256);
-    if (!table) return RL_NO_MEMORY;
+    const rl_tensor *in = rl_input(plan, op, 0), *out = rl_output(plan, op, 0);
+    rl_s8_table_state *st;
+    rl_status s = rl_s8_table_prepare(plan, op, &st);
+    if (s != RL_OK) return s;
     switch (op->code) {
     case RL_OP_RELU:
-    case RL_OP_RELU6: return relu_table(plan, op, in, out, table);
-    case RL_OP_LEAKY_RELU: return leaky_relu_table(plan, op->params.leaky_relu.alpha, in, out, table);
+    case RL_OP_RELU6: return relu_table(plan, op, in, out, st->table);
+    case RL_OP_LEAKY_RELU: return leaky_relu_table(plan, op->params.leaky_relu.alpha, in, out, st->table);
     case RL_OP_LOGISTIC:
-    case RL_OP_TANH: float_table(op->code, in, out, table); return RL_OK;
-    case RL_OP_HARD_SWISH: return hard_swish_table(plan, in, out, table);
+    case RL_OP_TANH: float_table(op->code, in, out, st->table); return RL_OK;
+    case RL_OP_HARD_SWISH: return hard_swish_table(plan, in, out, st->table);
     default: return rl_fail(plan, RL_UNSUPPORTED, "no int8 kernel");
     }
 }
 
-rl_status rl_eval_activation_s8(rl_plan *plan, rl_op *op) {
-    plan->kernels->s8_lut(op->prep.count, (const int8_t *)op->scratch, (const int8_t *)rl_input(plan, op, 0)->data,
-                          (int8_t *)rl_output(plan, op, 0)->data);
-    return RL_OK;
-}
+rl_status rl_eval_activation_s8(rl_plan *plan, rl_op *op) { return rl_s8_table_run(plan, op); }
 
 /* SOFTMAX and LOG_SOFTMAX on int8: rows over the last axis, the one output quantization TFLite accepts
  * (it refuses others), and the table exp_table[255 - d] = expf(-input_scale * beta * d) both kernels read. */

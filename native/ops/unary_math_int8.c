@@ -15,14 +15,6 @@
 
 #include "ops.h"
 
-typedef struct {
-    int64_t count;
-    int8_t table[256]; /* indexed by the input's bits as uint8 */
-    int32_t lowest_input; /* inputs below it are refused (RSQRT, SQRT); -128 accepts all */
-} rl_unary_math_s8_state;
-
-RL_STATIC_ASSERT(sizeof(rl_unary_math_s8_state) <= 512, "rl_unary_math_s8_state is a small struct");
-
 static int8_t saturate_s8(int32_t v) { return (int8_t)rl_clamp_i32(v, -128, 127); }
 
 /* static_cast<int32_t>(float) as x86's cvttss2si computes it: truncation, INT32_MIN when out of range or NaN. */
@@ -93,18 +85,6 @@ static rl_status rsqrt_table(rl_plan *plan, float si, int32_t zi, float so, int3
     return RL_OK;
 }
 
-static rl_status run_unary_math_s8(rl_plan *plan, rl_op *op) {
-    const rl_unary_math_s8_state *st = (const rl_unary_math_s8_state *)op->state;
-    const int8_t *x = (const int8_t *)rl_input(plan, op, 0)->data;
-    if (st->lowest_input > -128)
-        for (int64_t i = 0; i < st->count; ++i)
-            if (x[i] < st->lowest_input)
-                return rl_fail(plan, RL_INVALID, "int8 %s is only defined for values >= 0: input %lld is %d, below "
-                               "the zero point %d", op->kind->name, (long long)i, x[i], st->lowest_input);
-    plan->kernels->s8_lut(st->count, st->table, x, (int8_t *)rl_output(plan, op, 0)->data);
-    return RL_OK;
-}
-
 rl_status rl_prepare_unary_math_s8(rl_plan *plan, rl_op *op) {
     rl_status s = rl_expect_inputs(plan, op, 1, 1);
     if (s != RL_OK) return s;
@@ -112,15 +92,10 @@ rl_status rl_prepare_unary_math_s8(rl_plan *plan, rl_op *op) {
     rl_tensor *out = rl_output(plan, op, 0);
     const int float_kernel = op->code == RL_OP_ELU || op->code == RL_OP_GELU; /* unary_math.c's, else elementwise.c's */
     if (in->dtype != RL_INT8) return float_kernel ? rl_prepare_unary_math(plan, op) : rl_prepare_same_shape_f32(plan, op);
-    if ((s = rl_expect_dtype(plan, out, "output", RL_INT8)) != RL_OK) return s;
-    if ((s = rl_expect_per_tensor_quantization(plan, in, "input")) != RL_OK) return s;
-    if ((s = rl_expect_per_tensor_quantization(plan, out, "output")) != RL_OK) return s;
-    rl_unary_math_s8_state *st = (rl_unary_math_s8_state *)rl_op_state(plan, op, sizeof *st);
-    if (!st) return RL_NO_MEMORY;
+    rl_s8_table_state *st;
+    if ((s = rl_s8_table_prepare(plan, op, &st)) != RL_OK) return s;
     const float si = rl_tensor_scale(in, 0), so = rl_tensor_scale(out, 0);
     const int32_t zi = rl_tensor_zero_point(in, 0), zo = rl_tensor_zero_point(out, 0);
-    st->count = rl_shape_count(&in->shape);
-    st->lowest_input = -128;
     switch (op->code) {
     case RL_OP_RSQRT:
         st->lowest_input = zi;
@@ -136,12 +111,10 @@ rl_status rl_prepare_unary_math_s8(rl_plan *plan, rl_op *op) {
         break;
     default: log_or_exp_table(op->code, si, zi, so, zo, st->table); break;
     }
-    out->shape = in->shape;
-    op->run = run_unary_math_s8;
     return RL_OK;
 }
 
 rl_status rl_eval_unary_math_s8(rl_plan *plan, rl_op *op) {
-    if (op->run == run_unary_math_s8) return run_unary_math_s8(plan, op);
+    if (op->run == rl_s8_table_run) return rl_s8_table_run(plan, op);
     return op->code == RL_OP_ELU || op->code == RL_OP_GELU ? rl_eval_unary_math(plan, op) : rl_eval_unary(plan, op);
 }

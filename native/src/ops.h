@@ -125,6 +125,17 @@ rl_status rl_eval_assign_variable(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_call_once(rl_plan *plan, rl_op *op);
 rl_status rl_eval_call_once(rl_plan *plan, rl_op *op);
 
+/* An int8 op computed as a 256-entry table over its input's bits (s8_table.c): rl_s8_table_prepare checks the
+ * output is int8 and both are quantized per tensor, gives the op this state (count set, every input
+ * accepted) and its run; the op's prepare then fills the table. */
+typedef struct {
+    int64_t count;
+    int8_t table[256];    /* indexed by the input's bits as uint8 */
+    int32_t lowest_input; /* inputs below it are refused at eval (RSQRT, SQRT); -128 accepts all */
+} rl_s8_table_state;
+rl_status rl_s8_table_prepare(rl_plan *plan, rl_op *op, rl_s8_table_state **state);
+rl_status rl_s8_table_run(rl_plan *plan, rl_op *op);
+
 /* int8 kernels (elementwise_int8.c, activation_int8.c, pool_int8.c, reduce_int8.c, resize_int8.c). */
 rl_status rl_prepare_binary_s8(rl_plan *plan, rl_op *op);
 rl_status rl_eval_binary_s8(rl_plan *plan, rl_op *op);

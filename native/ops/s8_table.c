@@ -1,0 +1,35 @@
+/* s8_table.c — the driver shared by every int8 op computed as a 256-entry table over its input's bits
+ * (activation_int8.c: RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH, HARD_SWISH; unary_math_int8.c: RSQRT, SQRT, LOG,
+ * EXP, ELU, GELU): the checks, the typed state the op's prepare fills the table of, and the run (s8_lut). */
+#include "ops.h"
+
+RL_STATIC_ASSERT(sizeof(rl_s8_table_state) <= 512, "rl_s8_table_state is a small struct");
+
+rl_status rl_s8_table_run(rl_plan *plan, rl_op *op) {
+    const rl_s8_table_state *st = (const rl_s8_table_state *)op->state;
+    const int8_t *x = (const int8_t *)rl_input(plan, op, 0)->data;
+    if (st->lowest_input > -128)
+        for (int64_t i = 0; i < st->count; ++i)
+            if (x[i] < st->lowest_input)
+                return rl_fail(plan, RL_INVALID, "int8 %s is only defined for values >= 0: input %lld is %d, below "
+                               "the zero point %d", op->kind->name, (long long)i, x[i], st->lowest_input);
+    plan->kernels->s8_lut(st->count, st->table, x, (int8_t *)rl_output(plan, op, 0)->data);
+    return RL_OK;
+}
+
+rl_status rl_s8_table_prepare(rl_plan *plan, rl_op *op, rl_s8_table_state **state) {
+    const rl_tensor *in = rl_input(plan, op, 0);
+    rl_tensor *out = rl_output(plan, op, 0);
+    rl_status s;
+    if ((s = rl_expect_dtype(plan, out, "output", RL_INT8)) != RL_OK) return s;
+    if ((s = rl_expect_per_tensor_quantization(plan, in, "input")) != RL_OK) return s;
+    if ((s = rl_expect_per_tensor_quantization(plan, out, "output")) != RL_OK) return s;
+    rl_s8_table_state *st = (rl_s8_table_state *)rl_op_state(plan, op, sizeof *st);
+    if (!st) return RL_NO_MEMORY;
+    st->count = rl_shape_count(&in->shape);
+    st->lowest_input = -128;
+    out->shape = in->shape;
+    op->run = rl_s8_table_run;
+    *state = st;
+    return RL_OK;
+}
