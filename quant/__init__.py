@@ -11,6 +11,7 @@ from rillet.converter.dense_weights import expand_weights, has_packed_weights
 from rillet.converter.format import ModelFile, load, save
 
 from .calibrate import CalibrationError, collect, feeds
+from .lstm import add_intermediates, lstm_ops
 from .ranges import METHODS, choose_range
 from .rewrite import (
     QuantizationError,
@@ -105,6 +106,10 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
     # an IF's constant operands become its branches' constants: weights the int8 and dynamic rules quantize
     if mode != "float16" and len(float_model.subgraphs) > 1:
         float_model = fold_constant_if_operands(float_model)
+        source = save(float_model)
+    # an LSTM gets the intermediates TFLite's integer LSTM reads its gates' scales from, to calibrate into
+    if mode == "int8" and any(lstm_ops(float_model, k) for k in range(len(float_model.subgraphs))):
+        float_model = add_intermediates(float_model)
         source = save(float_model)
     interpreter_class = interpreter_class or default_interpreter()
     samples = None

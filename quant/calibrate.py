@@ -180,12 +180,16 @@ def progress(iterable: Iterable, total: int, desc: str, enabled: bool) -> Iterat
 
 def float_activations(model: ModelFile, subgraph: int = 0) -> list[int]:
     """The float32 tensors of `subgraph` that carry data at run time (not constants): those calibration
-    measures."""
+    measures. An LSTM's own tensors (its state and intermediates) are not among them: the interpreter does
+    not show them, quant/lstm.py's replay records them."""
+    from .lstm import internal_tensors
+
     sg = model.subgraphs[subgraph]
+    internal = internal_tensors(model, subgraph)
     out = []
     for i, t in enumerate(sg.tensors):
         data = model.buffers[t.buffer].data if t.buffer < len(model.buffers) else None
-        if t.type == 0 and (data is None or data.size == 0):
+        if t.type == 0 and (data is None or data.size == 0) and i not in internal:
             out.append(i)
     return out
 
@@ -224,6 +228,7 @@ def collect(model_bytes: bytes, model: ModelFile, samples: list[dict[int, np.nda
     """Runs the float model over every sample: min/max of each float activation of each subgraph; a second
     pass for the histograms (their bins span the range the first pass found). Subgraphs that IF, WHILE and
     CALL_ONCE call are seen at each call (quant/subgraphs.py replays them)."""
+    from .lstm import Replay, lstm_ops
     from .subgraphs import can_replay, replay_calls, subgraph_values
 
     tensors = {k: float_activations(model, k) for k in range(len(model.subgraphs))}
@@ -235,6 +240,8 @@ def collect(model_bytes: bytes, model: ModelFile, samples: list[dict[int, np.nda
         raise CalibrationError(f"calibrating a model with {len(model.subgraphs)} subgraphs runs them one at a "
                                f"time, which rillet's Interpreter does and {name} does not (--executor rillet, or interpreter_class=None)")
     allocate_for(interpreter, [samples[0][spec.index].shape for spec in model_inputs(model)])
+    lstm = Replay(model) if lstm_ops(model) else None  # its state carries on across samples and passes,
+    # as the interpreter's does
     passes = [("calibrating", TensorStats.add_range)]
     if histograms:
         passes.append(("histograms", TensorStats.add_histogram))
@@ -247,6 +254,8 @@ def collect(model_bytes: bytes, model: ModelFile, samples: list[dict[int, np.nda
         for feed in progress(samples, len(samples), desc, show_progress):
             values = run_model(interpreter, feed, tensors[0])
             record(0, values)
+            if lstm:
+                lstm.record(values, lambda i, a, add=add: add(stats[0].setdefault(i, TensorStats()), a))
             if several:
                 replay_calls(interpreter, model, 0, subgraph_values(interpreter, model, 0), record)
     return {k: {i: s for i, s in sg_stats.items() if s.lo <= s.hi} for k, sg_stats in stats.items()}

@@ -30,6 +30,8 @@ from rillet.converter.format import (
 )
 from rillet.converter.format.schema import PLACEHOLDER_FOR_GREATER_OP_CODES
 
+from .lstm import LSTM, internal_params, quantized_inputs
+from .lstm import why_float as lstm_why_float
 from .params import (
     QParams,
     activation_params,
@@ -78,7 +80,7 @@ OWN_RANGE = {"ADD", "SUB", "MUL", "MEAN", "SUM", "RELU", "RELU6", "RELU_N1_TO_1"
 ANY_INPUT = {"SHAPE", "ARG_MAX", "ARG_MIN"}
 # Comparisons: each float operand int8 with parameters of its own (the kernel rescales both), a bool output.
 COMPARISONS = {"EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL"}
-QUANTIZABLE = set(WEIGHT_AXIS) | SAME_SCALE | set(FIXED_OUTPUT) | OWN_RANGE | ANY_INPUT | COMPARISONS
+QUANTIZABLE = set(WEIGHT_AXIS) | SAME_SCALE | set(FIXED_OUTPUT) | OWN_RANGE | ANY_INPUT | COMPARISONS | {LSTM}
 # Ops whose float tensors cross a subgraph or variable boundary: they stay float, so that an IF's branches, a
 # WHILE's body and condition, and a resource variable see one dtype whichever subgraph touches them (TFLite
 # copies the bytes across and checks the types); each side quantizes and dequantizes on its own.
@@ -96,6 +98,7 @@ class Plan:
     kept: list[str] = field(default_factory=list)  # the ops left float, as "OP (tensor)"
     matched: set[str] = field(default_factory=set)  # the keep_float entries that named an op here
     int8_boundary: set[int] = field(default_factory=set)  # int8 tensors an IF or WHILE passes across
+    typed: dict[int, int] = field(default_factory=dict)  # tensors a rule gives a type of its own (an LSTM's int16 cell)
 
 
 def runs_int8(name: str) -> bool:
@@ -187,6 +190,9 @@ def _decide_ops(model: ModelFile, k: int, keep: set[str]) -> tuple[list[bool], l
             if name in WEIGHT_AXIS and (len(op.inputs) < 2 or _constant(model, op.inputs[1], k) is None):
                 raise QuantizationError(f"{_op_label(model, j, k)}: int8 {name} needs constant weights; keep it "
                                         f"float with keep_float=[{name!r}]")
+            if name == LSTM and (reason := lstm_why_float(model, k, j)):
+                raise QuantizationError(f"{_op_label(model, j, k)}: {reason}; keep it float with "
+                                        f"keep_float=[{name!r}] (or --keep-float {name})")
             quantized.append(True)
     return quantized, kept, matched
 
@@ -204,6 +210,8 @@ def _constrain(model: ModelFile, k: int, quantized: list[bool], c: _Constraints,
         if name in WEIGHT_AXIS:  # only the activation input: the filter and bias get their own parameters
             activation = op.inputs[WEIGHT_SLOTS.get(name, DEFAULT_WEIGHT_SLOTS)[0]]
             float_in = [i for i in float_in if i == activation]
+        if name == LSTM:  # its weights, state and intermediates get parameters from quant/lstm.py
+            float_in = [op.inputs[0]]
         c.needed.update((k, i) for i in float_in + float_out)
         if name == "BATCH_MATMUL":  # a constant operand is a weight: symmetric, as TensorFlow writes it
             c.symmetric.update((k, i) for i in float_in if _constant(model, i, k) is not None)
@@ -341,10 +349,18 @@ def plan_int8_subgraphs(model: ModelFile, ranges: dict[int, dict[int, tuple[floa
     plans = []
     for k, (quantized, kept, matched) in enumerate(decisions):
         mine = {i: p for (kk, i), p in params.items() if kk == k}
+        typed: dict[int, int] = {}
         for j, op in enumerate(model.subgraphs[k].operators):
             if quantized[j] and model.op_name(op) == "DIV":
                 _check_divisor(model, k, j, op.inputs[1], mine[op.inputs[1]], ranges.get(k, {}))
-        plans.append(Plan(quantized, mine, kept, matched, {i for kk, i in boundaries if kk == k}))
+            if quantized[j] and model.op_name(op) == LSTM:
+                try:
+                    extra, types = internal_params(model, k, j, ranges.get(k, {}), mine[op.outputs[0]])
+                except ValueError as e:
+                    raise QuantizationError(f"{_op_label(model, j, k)}: {e}") from None
+                mine.update(extra)
+                typed.update(types)
+        plans.append(Plan(quantized, mine, kept, matched, {i for kk, i in boundaries if kk == k}, typed))
     return plans
 
 
@@ -542,7 +558,9 @@ def _int8_subgraph(w: _Writer, plan: Plan, *, int8_inputs: bool, int8_outputs: b
     for i, t in enumerate(sg.tensors):  # activations and integer constants, in their original order
         if is_float[i] and _constant(model, i, k) is not None:
             continue
-        if is_float[i] and native_int8(i):
+        if i in plan.typed:
+            base[i] = w.tensor(t, type=plan.typed[i], quantization=plan.params[i].parameters(), buffer=0)
+        elif is_float[i] and native_int8(i):
             base[i] = w.tensor(t, type=INT8, quantization=plan.params[i].parameters(), buffer=0)
         else:
             base[i] = w.copy(i)
@@ -603,7 +621,15 @@ def _int8_subgraph(w: _Writer, plan: Plan, *, int8_inputs: bool, int8_outputs: b
             new_in = [-1 if i < 0 else (int8_view(i) if name in BOUNDARY and i in crossing else float_view(i))
                       if is_float[i] else base[i] for i in inputs]
             new_out = [base[o] for o in op.outputs or []]
-            w.op(name, new_in, new_out, op, version=1)
+            w.op(name, new_in, new_out, op, version=1, intermediates=_moved(op.intermediates, base))
+            continue
+        if name == LSTM:
+            def add_constant(i: int, values: np.ndarray, dtype: int, params: QParams) -> int:
+                return w.tensor(sg.tensors[i], type=dtype, buffer=w.buffer(values), quantization=params.parameters())
+
+            new_in = quantized_inputs(model, k, op, plan.params, add_constant, int8_view, base.__getitem__)
+            w.op(name, new_in, [base[o] for o in op.outputs], op, version=1,
+                 intermediates=[base[i] for i in op.intermediates])
             continue
         new_in = []
         weight_params = None
