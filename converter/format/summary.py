@@ -149,7 +149,8 @@ def format_summary(summary: dict[str, Any]) -> str:
         for op in sg["operators"]:
             rows.append((
                 str(op["index"]),
-                op["op"] + (" (custom)" if op["custom"] else ""),
+                op["op"] + (" (custom)" if op["custom"] else "") +
+                (f" [rillet: {op['rillet']}]" if isinstance(op.get("rillet"), str) else ""),
                 " ".join(_shape_text(s) for s in op["inputs"]),
                 " ".join(_shape_text(s) for s in op["outputs"]),
                 f"{op['macs']:,}" if op["macs"] else "",
@@ -163,6 +164,13 @@ def format_summary(summary: dict[str, Any]) -> str:
     )
     if summary["custom_ops"]:
         lines.append("custom ops (need a runtime that registers them): " + ", ".join(summary["custom_ops"]))
+    if "unsupported" in summary:  # rillet inspect's check of every subgraph (rillet/commands/inspect.py)
+        missing = summary["unsupported"]
+        several = len(summary["subgraphs"]) > 1
+        lines.append("rillet runs every op" + (f" of all {len(summary['subgraphs'])} subgraphs" if several else "")
+                     if not missing else f"rillet cannot run {len(missing)} op{'s' if len(missing) > 1 else ''}: " +
+                     "; ".join((f"subgraph {m['subgraph']} " if several else "") + f"op {m['index']} {m['op']} "
+                               f"({m['why']})" for m in missing))
     return "\n".join(lines)
 
 

@@ -1,11 +1,17 @@
-"""`rillet inspect model.tflite [--json]`: signatures, operators, shapes, MACs and totals."""
+"""`rillet inspect model.tflite [--json]`: signatures, operators, shapes, MACs and totals, and the ops of every
+subgraph that rillet has no kernel for (at their dtypes), before anyone invokes the model."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
+from pathlib import Path
+from typing import Any
 
 from .common import WorkError, existing_file
+
+CUSTOM_CODE = 32  # TFLite's BuiltinOperator.CUSTOM: a custom op is known by its name
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,14 +30,87 @@ def run(args: argparse.Namespace) -> int:
     if not args.model and not args.json:
         print(f"model: {path} (bundled with rillet)")
     try:
-        summary = summarize(load(path))
+        model = load(path)
+        summary = summarize(model)
     except ModelError as e:
         raise WorkError(f"{path}: {e}") from None
+    mark_unsupported(summary, Path(path).read_bytes())
     summary["kernel_path"] = _kernel_path()
     print(json.dumps(summary, indent=2) if args.json else format_summary(summary))
     if not args.json:
         print(f"kernel path on this machine: {summary['kernel_path']} (RILLET_ISA=ref|avx2|avx512|... forces one)")
     return 0
+
+
+def mark_unsupported(summary: dict[str, Any], data: bytes) -> None:
+    """Gives each op of every subgraph in `summary` a "rillet" entry: true, or why rillet cannot run it (no
+    kernel, or none at the dtype of the data it computes on), as librillet's own checks say when it reads the
+    file, before any op is prepared. summary["unsupported"] lists the ops it cannot run."""
+    from rillet.converter.format import ModelView
+
+    view = ModelView(data)
+    reasons = _unknown_ops(view) or _dtype_reasons(data, len(view.subgraphs))
+    unsupported = []
+    for sg in summary["subgraphs"]:
+        for op in sg["operators"]:
+            why = reasons.get((sg["index"], op["index"]))
+            op["rillet"] = True if why is None else why
+            if why is not None:
+                unsupported.append({"subgraph": sg["index"], "index": op["index"], "op": op["op"], "why": why})
+    summary["unsupported"] = unsupported
+
+
+def _unknown_ops(view: Any) -> dict[tuple[int, int], str]:
+    """(subgraph, op) -> "no kernel" for every op librillet has no kernel for at all (its reader then refuses
+    the whole file, so no dtype is checked)."""
+    from rillet.native import lib
+
+    found = {}
+    for s, sg in enumerate(view.subgraphs):
+        for i, k in enumerate(sg.operator_columns().opcode_index.tolist()):
+            code = int(view.opcode_codes[k])
+            known = (lib.rl_custom_op_is_known(view.opcode_name(k).encode()) if code == CUSTOM_CODE
+                     else lib.rl_op_is_known(code))
+            if not known:
+                found[(s, i)] = "no kernel"
+    return found
+
+
+def _dtype_reasons(data: bytes, n_subgraphs: int) -> dict[tuple[int, int], str]:
+    """(subgraph, op) -> why, for the ops whose kernel does not take their dtypes: every subgraph read into
+    one program, as the Interpreter reads them (variables and calls between subgraphs resolve there)."""
+    from rillet.native import ffi, lib
+
+    program_out, plans, found = ffi.new("rl_program **"), [], {}
+    if lib.rl_program_create(program_out) != lib.RL_OK:
+        raise MemoryError("librillet could not create a program")
+    try:
+        buffer = ffi.from_buffer("uint8_t[]", data)
+        for s in range(n_subgraphs):
+            out = ffi.new("rl_plan **")
+            lib.rl_plan_create_on(out, 1, -1)
+            if out[0] == ffi.NULL:
+                raise MemoryError("librillet could not create a plan")
+            plans.append(out[0])
+            lib.rl_program_add_plan(program_out[0], s, out[0])
+            if lib.rl_plan_build_from_tflite(out[0], buffer, len(data), s) != lib.RL_OK:
+                failed = lib.rl_plan_failed_op(out[0])
+                found[(s, max(int(failed), 0))] = ffi.string(lib.rl_plan_message(out[0])).decode(errors="replace")
+                continue
+            if lib.rl_plan_check_support(out[0]) == lib.RL_OK:
+                continue
+            # "op 3 (code 67, int16)": the dtype librillet's check read, its data input's.
+            message = ffi.string(lib.rl_plan_message(out[0])).decode(errors="replace")
+            named = {int(i): why for i, why in re.findall(r"op (\d+) \(code -?\d+, ([^)]+)\)", message)}
+            for i in range(lib.rl_plan_op_count(out[0])):
+                if not lib.rl_plan_op_supported(out[0], i):
+                    why = named.get(i, "no kernel")
+                    found[(s, i)] = why if why == "no kernel" else f"no kernel at {why}"
+    finally:
+        for plan in plans:  # before the program, which points at them
+            lib.rl_plan_destroy(plan)
+        lib.rl_program_destroy(program_out[0])
+    return found
 
 
 def _kernel_path() -> str:

@@ -103,3 +103,31 @@ def test_inspect_without_a_path_describes_the_bundled_model(capsys):
     assert main(["inspect"]) == 0
     text = capsys.readouterr().out
     assert "bundled with rillet" in text and "FULLY_CONNECTED" in text
+
+
+def test_every_subgraph_is_checked_for_ops_rillet_cannot_run(tmp_path, capsys):
+    """train_mlp's three subgraphs all run; an int16 ADD in subgraph 1 ('train') is named with its dtype, and
+    an op librillet has no kernel for at all (a custom op) is named wherever it sits."""
+    summary = inspect_json(model_path("train_mlp"), capsys)
+    assert len(summary["subgraphs"]) == 3 and summary["unsupported"] == []
+    assert all(op["rillet"] is True for sg in summary["subgraphs"] for op in sg["operators"])
+    assert main(["inspect", str(model_path("train_mlp"))]) == 0
+    assert "rillet runs every op of all 3 subgraphs" in capsys.readouterr().out
+
+    model = load(model_path("train_mlp"))
+    train = model.subgraphs[1]
+    add = next(i for i, op in enumerate(train.operators) if model.operator_codes[op.opcode_index].name == "ADD")
+    train.tensors[train.operators[add].inputs[0]].type = 7  # int16
+    path = tmp_path / "int16_add.tflite"
+    path.write_bytes(save(model))
+    summary = inspect_json(path, capsys)
+    assert summary["unsupported"] == [{"subgraph": 1, "index": add, "op": "ADD", "why": "no kernel at int16"}]
+    assert main(["inspect", str(path)]) == 0
+    assert f"rillet cannot run 1 op: subgraph 1 op {add} ADD (no kernel at int16)" in capsys.readouterr().out
+
+    model = load(model_path("train_mlp"))
+    model.operator_codes.append(OperatorCode(deprecated_builtin_code=32, builtin_code=32, custom_code="RILLET_Foo"))
+    model.subgraphs[2].operators[0].opcode_index = len(model.operator_codes) - 1
+    path.write_bytes(save(model))
+    summary = inspect_json(path, capsys)
+    assert {(m["subgraph"], m["index"], m["why"]) for m in summary["unsupported"]} == {(2, 0, "no kernel")}
