@@ -213,3 +213,29 @@ def test_litert_runs_the_builtin_kernel_not_xnnpack():
     builtin = run_invokes(LiteRT, content, feeds,
                           experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
     assert_same_bits(run_invokes(LiteRT, content, feeds), builtin)
+
+
+def random_spec(seed: int) -> LstmSpec:
+    """Sizes, variant, scales and zero points drawn at random (one cell under layer norm takes the variance
+    guard: a row's variance is 0)."""
+    rng = np.random.default_rng(1000 + seed)
+    n_cell = int(rng.integers(1, 21))
+    projection = bool(rng.random() < 0.3)
+    peephole = bool(rng.random() < 0.3) and not projection
+    n_output = int(rng.integers(1, 12)) if projection else None
+    return LstmSpec(
+        batch=int(rng.integers(1, 4)), steps=int(rng.integers(1, 7)), n_input=int(rng.integers(1, 13)),
+        n_cell=n_cell, n_output=n_output, projection=projection, time_major=bool(rng.random() < 0.5),
+        cifg=bool(rng.random() < 0.3), peephole=peephole, layer_norm=bool(rng.random() < 0.5),
+        cell_clip=float(rng.choice([0.0, 0.25, 3.0])), proj_clip=float(rng.choice([0.0, 0.2])) if projection else 0.0,
+        input_q=(float(rng.uniform(0.002, 0.1)), int(rng.integers(-128, 128))),
+        state_q=(s := float(rng.uniform(0.002, 0.05)), zp := int(rng.integers(-128, 128))),
+        hidden_q=(s, zp) if not projection else (float(rng.uniform(0.002, 0.05)), int(rng.integers(-20, 21))),
+        cell_exponent=int(rng.integers(-15, -8)), weight_scale=float(rng.uniform(0.1, 4.0)) / 127,
+        gate_scales=tuple(float(v) for v in rng.uniform(2e-5, 1e-3, 4)), seed=seed)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_int8_lstm_matches_litert_on_random_specs(seed):
+    theirs, ours = litert_and_rillet(random_spec(seed))
+    assert_same_bits(theirs, ours)
