@@ -20,6 +20,7 @@ library reports (Interpreter.memory_report); the script stops if they differ.
 from __future__ import annotations
 
 import os
+import struct
 import sys
 from pathlib import Path
 
@@ -33,6 +34,8 @@ MODELS = Path(__file__).resolve().parents[1] / "tests" / "data" / "models"
 FLOAT32, INT8 = np.float32, np.int8
 # The scalar configs' tiles (f32_configs.c, qs8_configs.c): GEMM nr 4 (int8 kr 1), depthwise channel tile 4.
 NR, CT = 4, 4
+FC_ROWDOT_MAX_ROWS = 2  # native/ops/fc_rowdot.h
+POINTER = struct.calcsize("P")  # the int8 depthwise tap table's entries (dwconv_driver.c)
 
 
 def round_up(n: int, tile: int) -> int:
@@ -62,13 +65,16 @@ def op_work(interp: Interpreter, op: dict, folded: bool) -> tuple[int, bool, int
         taps, channels = int(w["shape"][1] * w["shape"][2]), int(w["shape"][3])
         depth_one = channels == int(x["shape"][3])
         eligible = (float_op or int8_op) and depth_one and weights_constant and not folded
+        # int8 reads its weights in place: a bias and a scale per channel, and a pointer per tap to find them
         packed = (round_up(channels, CT) * (1 + taps) * 4 if float_op
-                  else round_up(channels, CT) * (4 + taps + 4)) if eligible else 0
+                  else round_up(channels, CT) * (4 + 4) + taps * POINTER) if eligible else 0
         return out_elements * taps, eligible, packed
     n, depth = int(w["shape"][0]), int(np.prod(w["shape"][1:]))  # [n][kh][kw][c] or [units][depth]
     eligible = (float_op or int8_op) and weights_constant and (bias is None or bias["index"] not in
                 {t for o in interp.get_ops_details() for t in o["outputs"]}) and not folded
     packed = (round_up(n, NR) * (1 + depth) * 4 if float_op else round_up(n, NR) * (4 + depth + 4)) if eligible else 0
+    if name == "FULLY_CONNECTED" and out_elements // n <= FC_ROWDOT_MAX_ROWS:
+        packed = 0  # a few rows run the row-dot kernels on the weights where the file holds them
     return out_elements * depth, eligible, packed
 
 

@@ -32,16 +32,26 @@ size_t rl_f32_dwconv_packed_size(size_t channels, size_t taps, size_t ct);
 void rl_pack_f32_dwconv(size_t channels, size_t filter_h, size_t filter_w, size_t ct, const float *w, const float *bias,
                         float *packed);
 
-/* int8 packed (rl_pack_qs8_dwconv): for each tile of ct channels: ct int32 biases (bias[c] - input_zero_point
- * * sum over taps of w[t][c], wrapping; 0 past channels), then for each tap ct int8 weights (0 past
- * channels), then ct float scales (0 past channels). The zero buffer holds the input zero point. */
+/* int8: the weights are not copied. A call reads tap t's weights where the model holds them, through
+ * weights[t] (in the packed tap order: rl_qs8_dwconv_weight_taps lists a [1, H, W, channels] filter's taps x-major,
+ * as the float packer orders them), `channels` int8 values each, of which a kernel reads only those (a filter may
+ * end where a mapping does, so a last tile of fewer than ct channels is read exactly, never as a whole tile).
+ * A depthwise filter is already channel-fastest and tap-major, what the kernels read; copying it made int8
+ * MobileNet's packed weights exceed the model's own. What is packed (rl_pack_qs8_dwconv), for each tile of ct
+ * channels: ct int32 biases (bias[c] - input_zero_point * sum over taps of w[t][c], wrapping; 0 past channels),
+ * then ct float scales (0 past channels). The zero buffer holds the input zero point. */
 typedef void (*rl_qs8_dwconv_fn)(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
-                                 size_t indirection_step, const void *w, int8_t *output, size_t output_stride,
-                                 const rl_qs8_requantization_params *params);
+                                 size_t indirection_step, const int8_t *const *weights, const void *packed,
+                                 int8_t *output, size_t output_stride, const rl_qs8_requantization_params *params);
 
-size_t rl_qs8_dwconv_packed_size(size_t channels, size_t taps, size_t ct);
-void rl_pack_qs8_dwconv(size_t channels, size_t filter_h, size_t filter_w, size_t ct, int32_t input_zero_point, const int8_t *w,
+size_t rl_qs8_dwconv_packed_size(size_t channels, size_t ct);
+/* w: the filter, `taps` rows of `channels` int8 (any tap order: only their sums are packed); bias: channels int32 or
+ * NULL; scales: channels floats. */
+void rl_pack_qs8_dwconv(size_t channels, size_t taps, size_t ct, int32_t input_zero_point, const int8_t *w,
                         const int32_t *bias, const float *scales, void *packed);
+/* weights[t] for t = fx * filter_h + fy: filter + (fy * filter_w + fx) * channels (filter [1, H, W, channels]). */
+void rl_qs8_dwconv_weight_taps(size_t channels, size_t filter_h, size_t filter_w, const int8_t *filter,
+                               const int8_t **weights);
 
 typedef struct {
     uint32_t channel_tile;

@@ -35,8 +35,8 @@ void qs8_qc8w_igemm_2x4c1__scalar(size_t mr, size_t nc, size_t kc, size_t ks, co
                                   const void *w, int8_t *c, size_t c_stride,
                                   const rl_qs8_requantization_params *params);
 void qs8_qc8w_dwconv_4c__scalar(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
-                                size_t indirection_step, const void *w, int8_t *output, size_t output_stride,
-                                const rl_qs8_requantization_params *params);
+                                size_t indirection_step, const int8_t *const *weights, const void *packed,
+                                int8_t *output, size_t output_stride, const rl_qs8_requantization_params *params);
 
 #if defined(__x86_64__) || defined(_M_X64)
 void qs8_qc8w_gemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,
@@ -45,11 +45,11 @@ void qs8_qc8w_igemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, size_t ks, con
                                  const void *w, int8_t *c, size_t c_stride,
                                  const rl_qs8_requantization_params *params);
 void qs8_qc8w_dwconv_16c__avx2(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
-                               size_t indirection_step, const void *w, int8_t *output, size_t output_stride,
-                               const rl_qs8_requantization_params *params);
+                               size_t indirection_step, const int8_t *const *weights, const void *packed,
+                               int8_t *output, size_t output_stride, const rl_qs8_requantization_params *params);
 void qs8_qc8w_dwconv_32c__avx512(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
-                                 size_t indirection_step, const void *w, int8_t *output, size_t output_stride,
-                                 const rl_qs8_requantization_params *params);
+                                 size_t indirection_step, const int8_t *const *weights, const void *packed,
+                                 int8_t *output, size_t output_stride, const rl_qs8_requantization_params *params);
 /* VNNI kernels add 128 to every input byte (xor 0x80) for vpdpbusd's unsigned operand: config input_offset 128. */
 void qs8_qc8w_gemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
                                       const void *w, int8_t *c, size_t c_stride,
@@ -67,8 +67,8 @@ void qs8_qc8w_igemm_4x8c1__neon(size_t mr, size_t nc, size_t kc, size_t ks, cons
                                 const void *w, int8_t *c, size_t c_stride,
                                 const rl_qs8_requantization_params *params);
 void qs8_qc8w_dwconv_16c__neon(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
-                               size_t indirection_step, const void *w, int8_t *output, size_t output_stride,
-                               const rl_qs8_requantization_params *params);
+                               size_t indirection_step, const int8_t *const *weights, const void *packed,
+                               int8_t *output, size_t output_stride, const rl_qs8_requantization_params *params);
 #endif
 #if defined(__aarch64__)
 /* aarch64 with the dot-product extension: sdot on kr 4, signed by signed (input_offset 0). */

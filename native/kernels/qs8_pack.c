@@ -1,5 +1,5 @@
-/* qs8_pack.c — packs int8 GEMM/IGEMM and depthwise weights into the layouts of gemm.h and dwconv.h, once, at
- * prepare.
+/* qs8_pack.c — packs int8 GEMM/IGEMM weights, and depthwise biases and scales (depthwise kernels read the
+ * model's weights in place), into the layouts of gemm.h and dwconv.h, once, at prepare.
  *
  * The input zero point (and a kernel's input offset) is folded into each int32 bias here so the kernels'
  * inner loops multiply raw input bytes. That folding wraps modulo 2^32 like the kernels' accumulation, so it
@@ -63,13 +63,12 @@ void rl_pack_qs8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, int3
     }
 }
 
-size_t rl_qs8_dwconv_packed_size(size_t channels, size_t taps, size_t ct) {
-    return round_up(channels, ct) * (sizeof(int32_t) + taps + sizeof(float));
+size_t rl_qs8_dwconv_packed_size(size_t channels, size_t ct) {
+    return round_up(channels, ct) * (sizeof(int32_t) + sizeof(float));
 }
 
-void rl_pack_qs8_dwconv(size_t channels, size_t filter_h, size_t filter_w, size_t ct, int32_t input_zero_point,
-                        const int8_t *w, const int32_t *bias, const float *scales, void *packed) {
-    const size_t taps = filter_h * filter_w;
+void rl_pack_qs8_dwconv(size_t channels, size_t taps, size_t ct, int32_t input_zero_point, const int8_t *w,
+                        const int32_t *bias, const float *scales, void *packed) {
     unsigned char *out = packed;
     for (size_t c0 = 0; c0 < channels; c0 += ct) {
         for (size_t j = 0; j < ct; ++j) {
@@ -83,15 +82,16 @@ void rl_pack_qs8_dwconv(size_t channels, size_t filter_h, size_t filter_w, size_
             store_u32(out, folded);
             out += sizeof(uint32_t);
         }
-        for (size_t fx = 0; fx < filter_w; ++fx)
-            for (size_t fy = 0; fy < filter_h; ++fy) {
-                const int8_t *tap = w + (fy * filter_w + fx) * channels;
-                for (size_t j = 0; j < ct; ++j) *out++ = (unsigned char)(c0 + j < channels ? tap[c0 + j] : 0);
-            }
         for (size_t j = 0; j < ct; ++j) {
             const float scale = c0 + j < channels ? scales[c0 + j] : 0.0f;
             memcpy(out, &scale, sizeof scale);
             out += sizeof scale;
         }
     }
+}
+
+void rl_qs8_dwconv_weight_taps(size_t channels, size_t filter_h, size_t filter_w, const int8_t *filter,
+                               const int8_t **weights) {
+    for (size_t fx = 0; fx < filter_w; ++fx)
+        for (size_t fy = 0; fy < filter_h; ++fy) *weights++ = filter + (fy * filter_w + fx) * channels;
 }

@@ -15,7 +15,8 @@
  * row's last pixels take one pass with exactly as many. 1.7-2.0x the former kernel (weights extended per pass of
  * four pixels, pixels left over one at a time) on mobilenet_v2's shapes. Filters of more than 2 * MAX_PAIRS taps
  * refill the buffer per pass, chunk by chunk. A last tile of fewer than 16 channels reads and writes only those
- * channels, through qs8_tail__avx2.h's 8/4/2/1-byte pieces, in the same passes of pixels (a zero-padded copy on
+ * channels, through qs8_tail__avx2.h's 8/4/2/1-byte pieces, in the same passes of pixels (and so are its
+ * weights, read where the model holds them: dwconv.h) (a zero-padded copy on
  * the stack per tap and one pixel at a time made an 8-channel 13x13 layer 15 us, slower than the scalar kernel;
  * cnn_small_int8's depthwise layer ran 6x its float twin). Measured slower here: vpmovsxbd + vpmulld per tap (+30%), byte unpacks before a register vpmovsxbw
  * (+40%), one tap per vpmaddwd against weights zero-padded to even/odd channels (+5%); two tiles by three pixels
@@ -60,11 +61,13 @@ static inline void interleave(__m256i a, __m256i b, __m256i *lo, __m256i *hi) {
 
 static inline __m256i extend(const int8_t *x, size_t count) { return _mm256_cvtepi8_epi16(load_channels(x, count)); }
 
-/* Taps t0..t1-1 (t0 even) of the tile's weights wt, interleaved in pairs into wbuf (an odd last tap with 0). */
-static void extend_weights(const int8_t *wt, size_t t0, size_t t1, __m256i *wbuf) {
+/* Taps t0..t1-1 (t0 even) of the tile's weights (count channels from c0 of each tap's weights, read in place),
+ * interleaved in pairs into wbuf (an odd last tap with 0). */
+static void extend_weights(const int8_t *const *weights, size_t c0, size_t count, size_t t0, size_t t1,
+                           __m256i *wbuf) {
     for (size_t t = t0; t < t1; t += 2, wbuf += 2) {
-        const __m256i w1 = t + 1 < t1 ? extend(wt + (t + 1) * CT, CT) : _mm256_setzero_si256();
-        interleave(extend(wt + t * CT, CT), w1, &wbuf[0], &wbuf[1]);
+        const __m256i w1 = t + 1 < t1 ? extend(weights[t + 1] + c0, count) : _mm256_setzero_si256();
+        interleave(extend(weights[t] + c0, count), w1, &wbuf[0], &wbuf[1]);
     }
 }
 
@@ -86,15 +89,16 @@ static inline void requantize_store(int8_t *out, __m256i lo, __m256i hi, const r
 }
 
 /* np (a constant once inlined: the accumulators stay in registers) pixels of the tile at channel c0. When the
- * filter has more than 2 * MAX_PAIRS taps, wbuf is refilled from wt chunk by chunk; otherwise it holds them all. */
+ * filter has more than 2 * MAX_PAIRS taps, wbuf is refilled from the weights chunk by chunk; otherwise it holds
+ * them all. */
 static inline void tile_pixels(size_t np, size_t c0, size_t count, size_t taps, const int8_t *const *in,
-                               size_t step, const int8_t *wt, __m256i *wbuf, __m256i bias_lo, __m256i bias_hi,
+                               size_t step, const int8_t *const *weights, __m256i *wbuf, __m256i bias_lo, __m256i bias_hi,
                                const requantization *rq, int8_t *out, size_t out_stride) {
     __m256i acc[PIXELS][2];
     for (size_t i = 0; i < np; ++i) acc[i][0] = bias_lo, acc[i][1] = bias_hi;
     for (size_t t0 = 0; t0 < taps; t0 += 2 * MAX_PAIRS) {
         const size_t t1 = taps - t0 > 2 * MAX_PAIRS ? t0 + 2 * MAX_PAIRS : taps;
-        if (taps > 2 * MAX_PAIRS) extend_weights(wt, t0, t1, wbuf);
+        if (taps > 2 * MAX_PAIRS) extend_weights(weights, c0, count, t0, t1, wbuf);
         const __m256i *vw = wbuf;
         size_t t = t0;
         for (; t + 1 < t1; t += 2, vw += 2) {
@@ -122,40 +126,40 @@ static inline void tile_pixels(size_t np, size_t c0, size_t count, size_t taps, 
 /* One output row's pixels of the tile at channel c0, in passes of PIXELS and one pass of exactly the pixels
  * left, with as many accumulators (3x3 outputs have rows of 3 pixels). */
 static inline __attribute__((always_inline)) void tile_row(size_t pixels, size_t c0, size_t count, size_t taps,
-                                                           const int8_t *const *in, size_t step, const int8_t *wt,
+                                                           const int8_t *const *in, size_t step,
+                                                           const int8_t *const *weights,
                                                            __m256i *wbuf, __m256i bias_lo, __m256i bias_hi,
                                                            const requantization *rq, int8_t *out, size_t out_stride) {
     size_t left = pixels;
     for (; left >= PIXELS; left -= PIXELS, in += PIXELS * step, out += PIXELS * out_stride)
-        tile_pixels(PIXELS, c0, count, taps, in, step, wt, wbuf, bias_lo, bias_hi, rq, out, out_stride);
+        tile_pixels(PIXELS, c0, count, taps, in, step, weights, wbuf, bias_lo, bias_hi, rq, out, out_stride);
     switch (left) {
-    case 5: tile_pixels(5, c0, count, taps, in, step, wt, wbuf, bias_lo, bias_hi, rq, out, out_stride); break;
-    case 4: tile_pixels(4, c0, count, taps, in, step, wt, wbuf, bias_lo, bias_hi, rq, out, out_stride); break;
-    case 3: tile_pixels(3, c0, count, taps, in, step, wt, wbuf, bias_lo, bias_hi, rq, out, out_stride); break;
-    case 2: tile_pixels(2, c0, count, taps, in, step, wt, wbuf, bias_lo, bias_hi, rq, out, out_stride); break;
-    case 1: tile_pixels(1, c0, count, taps, in, step, wt, wbuf, bias_lo, bias_hi, rq, out, out_stride); break;
+    case 5: tile_pixels(5, c0, count, taps, in, step, weights, wbuf, bias_lo, bias_hi, rq, out, out_stride); break;
+    case 4: tile_pixels(4, c0, count, taps, in, step, weights, wbuf, bias_lo, bias_hi, rq, out, out_stride); break;
+    case 3: tile_pixels(3, c0, count, taps, in, step, weights, wbuf, bias_lo, bias_hi, rq, out, out_stride); break;
+    case 2: tile_pixels(2, c0, count, taps, in, step, weights, wbuf, bias_lo, bias_hi, rq, out, out_stride); break;
+    case 1: tile_pixels(1, c0, count, taps, in, step, weights, wbuf, bias_lo, bias_hi, rq, out, out_stride); break;
     default: break;
     }
 }
 
 void qs8_qc8w_dwconv_16c__avx2(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
-                               size_t indirection_step, const void *w, int8_t *output, size_t output_stride,
-                               const rl_qs8_requantization_params *params) {
-    const size_t tile_bytes = CT * (sizeof(int32_t) + taps + sizeof(float));
+                               size_t indirection_step, const int8_t *const *weights, const void *packed,
+                               int8_t *output, size_t output_stride, const rl_qs8_requantization_params *params) {
+    const size_t tile_bytes = CT * (sizeof(int32_t) + sizeof(float));
     __m256i wbuf[2 * MAX_PAIRS];
     requantization rq;
     rq.max = _mm256_set1_ps(params->max_less_zero_point);
     rq.zero_point = _mm_set1_epi16((int16_t)params->output_zero_point);
     rq.min = _mm_set1_epi8((int8_t)((int32_t)params->min_less_zero_point + params->output_zero_point));
-    const unsigned char *tile = w;
+    const unsigned char *tile = packed;
     for (size_t c0 = 0; c0 < channels; c0 += CT, tile += tile_bytes) {
         const size_t count = channels - c0 < CT ? channels - c0 : CT;
-        const int8_t *wt = (const int8_t *)(tile + CT * sizeof(int32_t));
-        if (taps <= 2 * MAX_PAIRS) extend_weights(wt, 0, taps, wbuf);
+        if (taps <= 2 * MAX_PAIRS) extend_weights(weights, c0, count, 0, taps, wbuf);
         __m256i bias_lo = _mm256_loadu_si256((const __m256i *)(const void *)tile);
         __m256i bias_hi = _mm256_loadu_si256((const __m256i *)(const void *)(tile + 32));
         to_lane_order(&bias_lo, &bias_hi);
-        const float *scale = (const float *)(const void *)(wt + taps * CT);
+        const float *scale = (const float *)(const void *)(tile + CT * sizeof(int32_t));
         __m256i scale_lo = _mm256_castps_si256(_mm256_loadu_ps(scale));
         __m256i scale_hi = _mm256_castps_si256(_mm256_loadu_ps(scale + 8));
         to_lane_order(&scale_lo, &scale_hi);
@@ -163,13 +167,13 @@ void qs8_qc8w_dwconv_16c__avx2(size_t channels, size_t pixels, size_t taps, cons
         /* Constants let the compiler drop the tail's pieces: whole tiles, and the 8 channels left by the common
          * multiples of 8 (8, 24, 56), one 8-byte load each. */
         if (count == CT)
-            tile_row(pixels, c0, CT, taps, indirection, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, output,
-                     output_stride);
+            tile_row(pixels, c0, CT, taps, indirection, indirection_step, weights, wbuf, bias_lo, bias_hi, &rq,
+                     output, output_stride);
         else if (count == 8)
-            tile_row(pixels, c0, 8, taps, indirection, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, output,
-                     output_stride);
+            tile_row(pixels, c0, 8, taps, indirection, indirection_step, weights, wbuf, bias_lo, bias_hi, &rq,
+                     output, output_stride);
         else
-            tile_row(pixels, c0, count, taps, indirection, indirection_step, wt, wbuf, bias_lo, bias_hi, &rq, output,
-                     output_stride);
+            tile_row(pixels, c0, count, taps, indirection, indirection_step, weights, wbuf, bias_lo, bias_hi, &rq,
+                     output, output_stride);
     }
 }

@@ -5,8 +5,9 @@
  * gives x[t] * w[t] + x[t+1] * w[t+1] per channel, exact, with wrapping int32 adds; an odd last tap pairs with
  * zeros. The byte unpacks work per 128-bit lane, so one accumulator holds channels 0-7 and 16-23, the other 8-15
  * and 24-31; biases and scales are shuffled into that order and the output back. A last tile of fewer than 32
- * channels uses masked loads and stores, which neither read nor write the masked-out bytes. Four pixels go
- * through a tile together, sharing each weight load and extension.
+ * channels uses masked loads and stores, which neither read nor write the masked-out bytes: its inputs, and its
+ * weights, read where the model holds them (dwconv.h). Four pixels go through a tile together, sharing each weight
+ * load and extension.
  */
 #include <immintrin.h>
 
@@ -20,10 +21,11 @@ static void accumulate(__m512i *vacc_a, __m512i *vacc_b, __m256i vx0, __m256i vx
     *vacc_b = _mm512_add_epi32(*vacc_b, _mm512_madd_epi16(_mm512_cvtepi8_epi16(_mm256_unpackhi_epi8(vx0, vx1)), vw_b));
 }
 
-/* The weights of taps t and t + 1 (or t alone, paired with zeros, when w1 is NULL), interleaved and extended. */
-static void load_weights(const int8_t *w0, const int8_t *w1, __m512i *vw_a, __m512i *vw_b) {
-    const __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)w0);
-    const __m256i v1 = w1 ? _mm256_loadu_si256((const __m256i *)(const void *)w1) : _mm256_setzero_si256();
+/* The vmask channels of taps t and t + 1 (or t alone, paired with zeros, when w1 is NULL), interleaved and
+ * extended. */
+static void load_weights(const int8_t *w0, const int8_t *w1, __mmask32 vmask, __m512i *vw_a, __m512i *vw_b) {
+    const __m256i v0 = _mm256_maskz_loadu_epi8(vmask, w0);
+    const __m256i v1 = w1 ? _mm256_maskz_loadu_epi8(vmask, w1) : _mm256_setzero_si256();
     *vw_a = _mm512_cvtepi8_epi16(_mm256_unpacklo_epi8(v0, v1));
     *vw_b = _mm512_cvtepi8_epi16(_mm256_unpackhi_epi8(v0, v1));
 }
@@ -44,10 +46,10 @@ static void requantize_store(int8_t *out, __mmask32 vmask, __m512i vacc_a, __m51
 }
 
 void qs8_qc8w_dwconv_32c__avx512(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
-                                 size_t indirection_step, const void *w, int8_t *output, size_t output_stride,
-                                 const rl_qs8_requantization_params *params) {
+                                 size_t indirection_step, const int8_t *const *weights, const void *packed,
+                                 int8_t *output, size_t output_stride, const rl_qs8_requantization_params *params) {
     enum { PIXELS = 4 }; /* per pass over a tile, sharing each weight load and extension */
-    const size_t tile_bytes = CT * (sizeof(int32_t) + taps + sizeof(float));
+    const size_t tile_bytes = CT * (sizeof(int32_t) + sizeof(float));
     const __m256i vzero = _mm256_setzero_si256();
     for (size_t px = 0; px < pixels; px += PIXELS) {
         const size_t block = pixels - px < PIXELS ? pixels - px : PIXELS;
@@ -60,21 +62,20 @@ void qs8_qc8w_dwconv_32c__avx512(size_t channels, size_t pixels, size_t taps, co
         int8_t *out1 = block > 1 ? out0 + output_stride : out0;
         int8_t *out2 = block > 2 ? out1 + output_stride : out1;
         int8_t *out3 = block > 3 ? out2 + output_stride : out2;
-        const unsigned char *tile = w;
+        const unsigned char *tile = packed;
         for (size_t c0 = 0; c0 < channels; c0 += CT, tile += tile_bytes) {
             const size_t count = channels - c0 < CT ? channels - c0 : CT;
             const __mmask32 vmask = (__mmask32)(count == CT ? UINT32_MAX : (UINT32_C(1) << count) - 1);
-            const int8_t *wt = (const int8_t *)(tile + CT * sizeof(int32_t));
             const __m512i vbias0 = _mm512_loadu_si512((const void *)tile);
             const __m512i vbias1 = _mm512_loadu_si512((const void *)(tile + 64));
             const __m512i vbias_a = _mm512_shuffle_i64x2(vbias0, vbias1, 0x44); /* channels 0-7, 16-23 */
             const __m512i vbias_b = _mm512_shuffle_i64x2(vbias0, vbias1, 0xEE); /* channels 8-15, 24-31 */
             __m512i vacc0_a = vbias_a, vacc0_b = vbias_b, vacc1_a = vbias_a, vacc1_b = vbias_b;
             __m512i vacc2_a = vbias_a, vacc2_b = vbias_b, vacc3_a = vbias_a, vacc3_b = vbias_b;
-            for (size_t t = 0; t < taps; t += 2, wt += 2 * CT) {
+            for (size_t t = 0; t < taps; t += 2) {
                 const int pair = t + 1 < taps;
                 __m512i vw_a, vw_b;
-                load_weights(wt, pair ? wt + CT : NULL, &vw_a, &vw_b);
+                load_weights(weights[t] + c0, pair ? weights[t + 1] + c0 : NULL, vmask, &vw_a, &vw_b);
                 accumulate(&vacc0_a, &vacc0_b, _mm256_maskz_loadu_epi8(vmask, in0[t] + c0),
                            pair ? _mm256_maskz_loadu_epi8(vmask, in0[t + 1] + c0) : vzero, vw_a, vw_b);
                 accumulate(&vacc1_a, &vacc1_b, _mm256_maskz_loadu_epi8(vmask, in1[t] + c0),
@@ -84,7 +85,7 @@ void qs8_qc8w_dwconv_32c__avx512(size_t channels, size_t pixels, size_t taps, co
                 accumulate(&vacc3_a, &vacc3_b, _mm256_maskz_loadu_epi8(vmask, in3[t] + c0),
                            pair ? _mm256_maskz_loadu_epi8(vmask, in3[t + 1] + c0) : vzero, vw_a, vw_b);
             }
-            const float *scale = (const float *)(const void *)(tile + CT * sizeof(int32_t) + taps * CT);
+            const float *scale = (const float *)(const void *)(tile + CT * sizeof(int32_t));
             const __m512 vscale0 = _mm512_loadu_ps(scale), vscale1 = _mm512_loadu_ps(scale + 16);
             const __m512 vscale_a = _mm512_shuffle_f32x4(vscale0, vscale1, 0x44);
             const __m512 vscale_b = _mm512_shuffle_f32x4(vscale0, vscale1, 0xEE);

@@ -1,5 +1,6 @@
 /* dwconv_driver.c — DEPTHWISE_CONV_2D (depth multiplier 1) on the depthwise micro-kernels: weights packed
- * in channel tiles at prepare (float32 weights that are not constants, a training step's, at every invoke),
+ * in channel tiles at prepare (float32 weights that are not constants, a training step's, at every invoke; int8
+ * weights are read where the model holds them, only their biases and scales packed: dwconv.h),
  * an indirection buffer built once the arena is placed, output rows split across the plan's threads. See
  * conv_gemm.h.
  *
@@ -27,7 +28,8 @@ typedef struct {
     rl_qs8_requantization_params qs8_params;
     rl_window_geometry g;
     void *packed;
-    const void **indirection; /* rows * row_entries pointers */
+    const int8_t **weight_taps; /* int8: each tap's weights in the model's filter, in the packed tap order */
+    const void **indirection;   /* rows * row_entries pointers */
     void *zero;               /* channels elements: 0.0f, or the int8 input zero point */
     char *output;
 } rl_dwconv_state;
@@ -41,8 +43,8 @@ static void dwconv_pixels(const rl_dwconv_state *st, size_t row, size_t first, s
     const void *const *ind = st->indirection + row * st->row_entries + first * st->taps;
     char *out = st->output + (row * st->row_pixels + first) * st->channels * st->element_bytes;
     if (st->int8)
-        st->qs8.dwconv(st->channels, pixels, st->taps, (const int8_t *const *)ind, st->step, st->packed,
-                       (int8_t *)out, st->channels, &st->qs8_params);
+        st->qs8.dwconv(st->channels, pixels, st->taps, (const int8_t *const *)ind, st->step, st->weight_taps,
+                       st->packed, (int8_t *)out, st->channels, &st->qs8_params);
     else
         st->f32.dwconv(st->channels, pixels, st->taps, (const float *const *)ind, st->step,
                        (const float *)st->packed, (float *)out, st->channels, &st->f32_params);
@@ -138,8 +140,9 @@ rl_status rl_use_dwconv(rl_plan *plan, rl_op *op, const rl_window_geometry *g) {
                                                                : plan->kernels->f32_dwconv.channel_tile);
     const rl_f32_dwconv_config f32 = narrow ? plan->kernels->f32_dwconv_narrow : plan->kernels->f32_dwconv;
     const rl_qs8_dwconv_config qs8 = narrow ? plan->kernels->qs8_dwconv_narrow : plan->kernels->qs8_dwconv;
-    const size_t packed_bytes = int8 ? rl_qs8_dwconv_packed_size(channels, taps, qs8.channel_tile)
+    const size_t packed_bytes = int8 ? rl_qs8_dwconv_packed_size(channels, qs8.channel_tile)
                                      : rl_f32_dwconv_packed_size(channels, taps, f32.channel_tile);
+    const size_t weight_taps_bytes = int8 ? taps * sizeof(const int8_t *) : 0;
     /* Short rows run several to a kernel call instead (a 3x3 layer ran 16-19% faster in one call than in
      * three); at 16 pixels a row and up, a call per row costs nothing measurable (MobileNet's depthwise time
      * within noise) and the 48- and 24-pixel layers hold most of the pointers. */
@@ -149,9 +152,9 @@ rl_status rl_use_dwconv(rl_plan *plan, rl_op *op, const rl_window_geometry *g) {
                                       : row_pixels * taps;
     const size_t indirection_bytes = rows * row_entries * sizeof(void *);
     const size_t zero_bytes = channels * element_bytes;
-    const size_t sizes[4] = {sizeof(rl_dwconv_state), packed_bytes, indirection_bytes, zero_bytes};
-    void *parts[4];
-    rl_dwconv_state *st = (rl_dwconv_state *)rl_op_state_parts(plan, op, 4, sizes, parts);
+    const size_t sizes[5] = {sizeof(rl_dwconv_state), packed_bytes, indirection_bytes, zero_bytes, weight_taps_bytes};
+    void *parts[5];
+    rl_dwconv_state *st = (rl_dwconv_state *)rl_op_state_parts(plan, op, 5, sizes, parts);
     if (!st) return RL_NO_MEMORY;
     st->int8 = int8;
     st->pack_each_run = !constant; /* float32 only: int8 weights that change are refused above */
@@ -168,15 +171,20 @@ rl_status rl_use_dwconv(rl_plan *plan, rl_op *op, const rl_window_geometry *g) {
     st->packed = parts[1];
     st->indirection = (const void **)parts[2];
     st->zero = parts[3];
-    op->packed_weight_bytes = packed_bytes;
-    op->packed_inputs = constant ? RL_PACKED_FILTER_AND_BIAS : 0;
+    st->weight_taps = (const int8_t **)parts[4];
+    /* The tap table counts with what is packed: it is what the op keeps to find the weights. */
+    op->packed_weight_bytes = packed_bytes + weight_taps_bytes;
+    /* int8 reads its filter in place at every invoke: only the bias is packed and never read again. */
+    op->packed_inputs = !constant ? 0 : int8 ? 1u << 2 : RL_PACKED_FILTER_AND_BIAS;
     st->f32_params = (rl_f32_minmax_params){.min = g->act_min, .max = g->act_max};
     if (int8) {
         const rl_quant_params *q = &op->prep.q;
         st->qs8_params = rl_qs8_requantization_of(q);
         memset(st->zero, (int)(int8_t)q->input_zero_point[0], zero_bytes);
-        rl_pack_qs8_dwconv(channels, (size_t)g->filter_h, (size_t)g->filter_w, qs8.channel_tile, q->input_zero_point[0],
-                           (const int8_t *)filter->data,
+        /* A constant's data never moves, so the table can point into it for the plan's life. */
+        rl_qs8_dwconv_weight_taps(channels, (size_t)g->filter_h, (size_t)g->filter_w, (const int8_t *)filter->data,
+                                  st->weight_taps);
+        rl_pack_qs8_dwconv(channels, taps, qs8.channel_tile, q->input_zero_point[0], (const int8_t *)filter->data,
                            bias ? (const int32_t *)bias->data : NULL, (const float *)op->scratch, st->packed);
     } else if (constant) {
         rl_pack_f32_dwconv(channels, (size_t)g->filter_h, (size_t)g->filter_w, f32.channel_tile, (const float *)filter->data,

@@ -391,15 +391,24 @@ static int dwconv_case(rng *r, const dwconv_path *path, const dwconv_path *scala
     const rl_qs8_requantization_params params = params_of(&pb);
     int failures = 0;
     const dwconv_path *paths[2] = {scalar, path};
+    /* The weights as kernels read them in place: each tap's channels in a block of its own that ends where a
+     * PROT_NONE page begins (a read past a tap's channels faults), so a kernel that found tap t at
+     * weights[0] + t * channels, or read a whole tile of a last partial one, fails. */
+    const int8_t **weights = malloc(taps * sizeof *weights);
+    for (size_t t = 0; t < taps; ++t) {
+        int8_t *tap = guard_alloc(g, channels);
+        memcpy(tap, pb.w + t * channels, channels);
+        weights[t] = tap;
+    }
     for (size_t which = 0; which < (path == scalar ? 1u : 2u) && !failures; ++which) {
         const size_t ct = paths[which]->config.channel_tile;
-        void *packed = guard_alloc(g, rl_qs8_dwconv_packed_size(channels, taps, ct));
-        rl_pack_qs8_dwconv(channels, taps, 1, ct, input_zero_point, pb.w, pb.bias, pb.scales, packed);
+        void *packed = guard_alloc(g, rl_qs8_dwconv_packed_size(channels, ct));
+        rl_pack_qs8_dwconv(channels, taps, ct, input_zero_point, pb.w, pb.bias, pb.scales, packed);
         const size_t bytes = guard + pixels * out_stride + guard;
         unsigned char *out = malloc(bytes);
         memset(out, sentinel, bytes);
-        paths[which]->config.dwconv(channels, pixels, taps, indirection, step, packed, (int8_t *)(out + guard),
-                                    out_stride, &params);
+        paths[which]->config.dwconv(channels, pixels, taps, indirection, step, weights, packed,
+                                    (int8_t *)(out + guard), out_stride, &params);
         for (size_t b = 0; b < bytes && !failures; ++b) {
             const size_t off = b - guard, px = off / out_stride, c = off % out_stride;
             const int inside = b >= guard && px < pixels && c < channels;
@@ -421,6 +430,7 @@ static int dwconv_case(rng *r, const dwconv_path *path, const dwconv_path *scala
         free(out);
     }
     free(indirection);
+    free(weights);
     free(expected);
     free_problem(&pb);
     guard_free_all(g);
@@ -435,7 +445,8 @@ static int test_dwconv(rng *r, const dwconv_path *path, const dwconv_path *scala
     /* Every count of pixels per pass up to the AVX2 kernel's 6, a full pass plus a remainder, several passes. */
     static const size_t pixelss[] = {1, 2, 3, 4, 5, 6, 7, 13};
     const size_t ct = path->config.channel_tile;
-    const size_t channelss[] = {ct - 1, ct, ct + 1, 2 * ct + 3, 1, 3};
+    /* Around one and two tiles, and the 8 and 24 channels MobileNet layers leave past a 16-channel tile. */
+    const size_t channelss[] = {ct - 1, ct, ct + 1, 2 * ct - 1, 2 * ct + 3, 1, 3, 8, 24};
     int failures = 0;
     for (size_t ic = 0; ic < sizeof channelss / sizeof *channelss; ++ic) {
         if (channelss[ic] == 0) continue;
@@ -796,8 +807,10 @@ static double dwconv_gops(const rl_qs8_dwconv_config *cfg, size_t channels, size
     for (size_t px = 0; px < pixels; ++px) {
         for (size_t t = 0; t < TAPS; ++t) indirection[px * TAPS + t] = in + ((t / 3) * rows + px + t % 3) * channels;
     }
-    void *packed = malloc(rl_qs8_dwconv_packed_size(channels, TAPS, cfg->channel_tile));
-    rl_pack_qs8_dwconv(channels, TAPS, 1, cfg->channel_tile, 3, w, bias, scales, packed);
+    void *packed = malloc(rl_qs8_dwconv_packed_size(channels, cfg->channel_tile));
+    rl_pack_qs8_dwconv(channels, TAPS, cfg->channel_tile, 3, w, bias, scales, packed);
+    const int8_t *weights[TAPS];
+    rl_qs8_dwconv_weight_taps(channels, TAPS, 1, w, weights);
     const rl_qs8_requantization_params params = {.min_less_zero_point = -128.0f, .max_less_zero_point = 127.0f};
     double best = 0.0;
     for (int window = 0; window < 5; ++window) {
@@ -805,7 +818,7 @@ static double dwconv_gops(const rl_qs8_dwconv_config *cfg, size_t channels, size
         const double start = now_s();
         double elapsed;
         do {
-            cfg->dwconv(channels, pixels, TAPS, indirection, TAPS, packed, out, channels, &params);
+            cfg->dwconv(channels, pixels, TAPS, indirection, TAPS, weights, packed, out, channels, &params);
             ++reps;
         } while ((elapsed = now_s() - start) < 0.02);
         if ((double)reps / elapsed > best) best = (double)reps / elapsed;
