@@ -66,7 +66,12 @@ static rl_status run_transpose_conv(rl_plan *plan, rl_op *op) {
             out[o] = v > g->act_max ? g->act_max : v;
         }
     }
+    rl_transpose_conv_ran(plan, op);
     return RL_OK;
+}
+
+void rl_transpose_conv_ran(rl_plan *plan, rl_op *op) {
+    if (!rl_known_data(rl_input(plan, op, 0))) op->stale = 1; /* read output_shape's values again next time */
 }
 
 /* The padding before the first row of a convolution over `size` with this window, and its output size. */
@@ -83,8 +88,18 @@ rl_status rl_transpose_conv_geometry(rl_plan *plan, rl_op *op, rl_window_geometr
     const rl_tensor *bias = rl_input(plan, op, 3);
     rl_tensor *output = rl_output(plan, op, 0);
     const rl_conv_params *p = &op->params.conv;
-    rl_status s = rl_known_indices(plan, shape, "output_shape");
-    if (s != RL_OK) return s;
+    if (shape && (shape->dtype == RL_INT32 || shape->dtype == RL_INT64) && !rl_known_data(shape)) {
+        /* output_shape computed in the graph (or fed): LiteRT sizes the output when the op runs. The op is
+         * dynamic (dynamic_tensors.c): deferred when the plan is prepared, its output empty until then, and
+         * prepared again just before it runs, when output_shape holds its values; rl_transpose_conv_ran
+         * marks it stale after each run, as the values may change while output_shape's shape and memory
+         * stay (all the dynamic machinery watches). */
+        op->dynamic = 1;
+        if (!plan->prepared) return rl_fail(plan, RL_UNSUPPORTED, "output_shape is read when the op runs");
+    } else {
+        rl_status s = rl_known_indices(plan, shape, "output_shape");
+        if (s != RL_OK) return s;
+    }
     if (rl_shape_count(&shape->shape) != 4) return rl_fail(plan, RL_INVALID, "output_shape must have 4 entries");
     if (input->shape.rank != 4 || filter->shape.rank != 4)
         return rl_fail(plan, RL_INVALID, "input and filter must be 4-D (have ranks %d and %d)", input->shape.rank,

@@ -8,6 +8,8 @@
 /* Sets the output's shape from output_shape and fills the transposed convolution's geometry (g->in_* is the
  * output, g->out_* the input, padding as TFLite's ComputePaddingHeightWidth); checks the shapes agree. */
 rl_status rl_transpose_conv_geometry(rl_plan *plan, rl_op *op, rl_window_geometry *g);
+/* After a run: an op whose output_shape is not known at prepare is prepared again before its next run. */
+void rl_transpose_conv_ran(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_transpose_conv_int8(rl_plan *plan, rl_op *op);
 
 /* What a transposed convolution adds where one tap of one input pixel lands: input pixel `pixel` (of g->out_*),

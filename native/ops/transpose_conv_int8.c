@@ -97,6 +97,7 @@ static rl_status run_transpose_conv_int8(rl_plan *plan, rl_op *op) {
             for (size_t o = 0; o < oc; ++o) sums[o] += (uint32_t)bias[o];
         requantize_pixel(st, sums, output + (size_t)p * oc);
     }
+    rl_transpose_conv_ran(plan, op);
     return RL_OK;
 }
 

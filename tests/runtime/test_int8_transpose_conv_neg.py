@@ -99,7 +99,8 @@ def transpose_conv_file(rng, kernel, stride, padding, c_out, constant_bias=True,
 BOUNDARY = [  # (kernel, stride, padding, constant bias, constant output_shape): XNNPACK's side, then TFLite's
     ((3, 3), 2, SAME, True, True), ((1, 3), 2, VALID, True, True), ((2, 2), 2, SAME, True, True),
     ((1, 3), 2, SAME, True, True), ((3, 1), 3, SAME, True, True), ((3, 3), 2, SAME, False, True),
-]  # a non-constant output_shape also keeps LiteRT in TFLite's kernel, but rillet needs it known at prepare
+    ((3, 3), 2, SAME, True, False),  # output_shape fed: TFLite's kernel, the output sized when the op runs
+]
 
 
 @pytest.mark.parametrize("c_out", [12, 19])  # with fewer than 8 channels TFLite's kernel is its reference
