@@ -43,7 +43,7 @@ void qs8_qc8w_gemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a
         const int wide = n > NARROW_NR;
         const size_t width = wide ? NR : NARROW_NR;
         __m256i vbias_lo, vbias_hi;
-        load_biases(panel, wide, &vbias_lo, &vbias_hi);
+        load_biases(panel, &vbias_lo, &vbias_hi);
         __m256i acc[2 * MR];
         for (size_t i = 0; i < MR; ++i) acc[i] = vbias_lo, acc[MR + i] = vbias_hi;
         const int8_t *wk = (const int8_t *)(panel + width * sizeof(int32_t));
