@@ -130,7 +130,7 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
         result = rewrite_int8(float_model, plans, int8_inputs=io == "int8", int8_outputs=io == "int8",
                               per_channel=per_channel)
     elif mode == "dynamic":
-        result = rewrite_dynamic_range(float_model, per_channel=per_channel)
+        result = rewrite_dynamic_range(float_model, per_channel=per_channel, keep_float=keep_float)
     else:
         result = rewrite_float16(float_model)
     data = save(result)

@@ -672,25 +672,32 @@ def _int8_subgraph(w: _Writer, plan: Plan, *, int8_inputs: bool, int8_outputs: b
     return _Part(w, graph_inputs, graph_outputs, renames)
 
 
-def rewrite_dynamic_range(model: ModelFile, *, per_channel: bool) -> ModelFile:
+def rewrite_dynamic_range(model: ModelFile, *, per_channel: bool, keep_float: list[str] | None = None) -> ModelFile:
     """int8 weights on CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED, run as TFLite's hybrid kernels
-    (activations quantized on the fly); everything else stays float. Every subgraph is rewritten."""
-    buffers = [Buffer()]
-    return _assemble(model, [_dynamic_range_subgraph(_Writer(model, k, buffers), per_channel)
-                             for k in range(len(model.subgraphs))])
+    (activations quantized on the fly); everything else stays float, and so do the ops keep_float names (op
+    types, op indices "12" or "2:12", output tensors, as in int8 mode). Every subgraph is rewritten."""
+    buffers, keep, matched = [Buffer()], set(keep_float or []), set()
+    parts = [_dynamic_range_subgraph(_Writer(model, k, buffers), per_channel, keep, matched)
+             for k in range(len(model.subgraphs))]
+    unknown = sorted(keep - matched)
+    if unknown:
+        raise QuantizationError(f"keep_float: {unknown} name no op type, op index or output tensor of the model")
+    return _assemble(model, parts)
 
 
-def _dynamic_range_subgraph(w: _Writer, per_channel: bool) -> _Part:
+def _dynamic_range_subgraph(w: _Writer, per_channel: bool, keep: set[str], matched: set[str]) -> _Part:
     model, sg, k = w.model, w.sg, w.sg_index
     base = _LazyCopies(w)
     quantized: dict[tuple[int, int | None], int] = {}
-    for op in sg.operators:
+    for j, op in enumerate(sg.operators):
         name = model.op_name(op)
         inputs = list(op.inputs or [])
         options = op.builtin_options
         weight = inputs[1] if len(inputs) > 1 else -1
         intermediates = _moved(op.intermediates, base)
-        if name in HYBRID and weight >= 0 and sg.tensors[weight].type == FLOAT32 and \
+        hits = ({name, f"{k}:{j}" if k else str(j)} | {sg.tensors[o].name for o in op.outputs or [] if o >= 0}) & keep
+        matched |= hits
+        if name in HYBRID and not hits and weight >= 0 and sg.tensors[weight].type == FLOAT32 and \
                 _constant(model, weight, k) is not None:
             axis = WEIGHT_AXIS[name] if per_channel else None
             if (weight, axis) not in quantized:
