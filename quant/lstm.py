@@ -193,9 +193,14 @@ class Replay:
         if y is None:
             return
         mine = outputs if time_major else np.swapaxes(outputs, 0, 1)
-        if not np.allclose(mine, y, rtol=1e-3, atol=1e-4):
-            raise ValueError(f"LSTM {op.outputs[0]}: the calibration replay differs from the interpreter by "
-                             f"{float(np.abs(mine - y).max()):g}")
+        # float64 here, float32 there: over a long calibration the state drifts a little, never this far
+        tolerance = 1e-2 * max(1.0, float(np.abs(y).max()))
+        if mine.shape != np.shape(y) or float(np.abs(mine - y).max()) > tolerance:
+            from .calibrate import CalibrationError
+
+            raise CalibrationError(f"LSTM output tensor {op.outputs[0]}: the calibration replay of its float "
+                                   f"kernel does not follow the interpreter (off by "
+                                   f"{float(np.abs(mine - y).max()) if mine.shape == np.shape(y) else 'shape'})")
 
 
 # ------------------------------------------------------------------------------------------ parameters

@@ -83,3 +83,18 @@ def test_calibration_with_litert_gives_the_same_lstm_scales():
     for i, j in zip(op_ours.intermediates + [op_ours.inputs[19]], op_theirs.intermediates + [op_theirs.inputs[19]]):
         np.testing.assert_allclose(ours.subgraphs[0].tensors[i].quantization.scale,
                                    theirs.subgraphs[0].tensors[j].quantization.scale, rtol=1e-5)
+
+
+def test_the_replay_refuses_to_record_what_the_interpreter_did_not_compute():
+    from rillet.quant import CalibrationError
+    from rillet.quant.lstm import Replay, add_intermediates
+
+    model = add_intermediates(load(lstm_model()))
+    op = model.subgraphs[0].operators[0]
+    x = sequences(lstm_model(), 1, seed=5)[0]
+    y = run_invokes(LiteRT, lstm_model(), [x])[0]
+    seen: dict[int, np.ndarray] = {}
+    Replay(model).record({op.inputs[0]: x, op.outputs[0]: y}, seen.__setitem__)
+    assert set(seen) == set(op.intermediates) - set(op.intermediates[:4]) | {op.inputs[19]}  # no layer norm: no gates
+    with pytest.raises(CalibrationError, match="does not follow the interpreter"):
+        Replay(model).record({op.inputs[0]: x, op.outputs[0]: y + 0.5}, seen.__setitem__)
