@@ -152,6 +152,13 @@ void qs8_qc8w_dwconv_16c__avx2(size_t channels, size_t pixels, size_t taps, cons
     rq.max = _mm256_set1_ps(params->max_less_zero_point);
     rq.zero_point = _mm_set1_epi16((int16_t)params->output_zero_point);
     rq.min = _mm_set1_epi8((int8_t)((int32_t)params->min_less_zero_point + params->output_zero_point));
+    /* Every tap's weights are a stream of their own in the filter, too short in a small layer for the hardware
+     * prefetcher to follow (the packed copy was one stream): all their cache lines are asked for up front, a
+     * few dozen at most. In MobileNet's profile (best of 8 rounds against the packed kernel) its 336-channel
+     * layers of 3x3 pixels went from 1.06-1.07x to 1.03-1.04x with this, the 144-channel ones from 1.02-1.04x to
+     * 1.00-1.02x. */
+    for (size_t t = 0; t < taps; ++t)
+        for (size_t c = 0; c < channels; c += 64) _mm_prefetch((const char *)(weights[t] + c), _MM_HINT_T0);
     const unsigned char *tile = packed;
     for (size_t c0 = 0; c0 < channels; c0 += CT, tile += tile_bytes) {
         const size_t count = channels - c0 < CT ? channels - c0 : CT;
