@@ -80,7 +80,8 @@ def why_float(model: ModelFile, k: int, j: int) -> str | None:
     peephole = _input(op, PEEPHOLE + 1) >= 0
     n_cell, n_output = _dims(model, k, op)
     if peephole and n_output != n_cell:
-        return "TFLite's integer LSTM takes peepholes only without a projection to another size"
+        return ("TFLite's integer LSTM applies peepholes to n_output of the n_cell values (a quirk rillet's int8 "
+                "kernel keeps for its bits), so with a projection to another size it would not compute this LSTM")
     return None
 
 

@@ -39,6 +39,8 @@ typedef struct {
     int32_t cell_clip;      /* in the cell's int16 units, 0: none */
     int32_t projection_clip; /* in the output's int8 units, 0: none */
     int32_t batch, n_input, n_cell, n_output;
+    int32_t peephole_per_row; /* 1: a batch-major sequence (TFLite's peephole then covers each row's first
+                                 n_output cells; see qs8_lstm_ref.c) */
 } rl_qs8_lstm_params;
 
 /* One step: x [batch, n_input]; h [batch, n_output] (int8) and c [batch, n_cell] (int16) are read and

@@ -68,11 +68,17 @@ static void compute_gate(const rl_qs8_lstm_params *p, int gate, const int8_t *x,
                           n_cell, g);
     multiply_accumulate16(h, p->recurrent_bias[gate], p->recurrent_weights[gate], p->recurrent_scale[gate], batch,
                           p->n_output, n_cell, g);
+    /* TFLite's integer peephole covers n_output values a call (it passes n_output where n_cell is meant): a
+     * batch-major sequence, run a row at a time, gets it on each row's first n_output cells, a time-major one
+     * on the step's first batch * n_output values, across rows. Kept, for its bits (the same as the plain
+     * peephole when n_output == n_cell; the op refuses more outputs than cells). */
     if (p->peephole[gate])
-        for (int32_t i = 0; i < batch * n_cell; ++i) {
-            const int32_t v = mul_fixed((int32_t)p->peephole[gate][i % n_cell] * c[i], p->peephole_scale[gate]) + g[i];
-            g[i] = (int16_t)saturate(v, INT16_MIN, INT16_MAX);
-        }
+        for (int32_t b = 0; b < batch; ++b)
+            for (int32_t k = 0; k < p->n_output; ++k) {
+                const int32_t i = p->peephole_per_row ? b * n_cell + k : b * p->n_output + k;
+                const int32_t v = mul_fixed((int32_t)p->peephole[gate][k] * c[i], p->peephole_scale[gate]) + g[i];
+                g[i] = (int16_t)saturate(v, INT16_MIN, INT16_MAX);
+            }
     if (p->layer_norm[gate]) layer_norm(p, gate, g);
     for (int32_t i = 0; i < batch * n_cell; ++i)
         g[i] = gate == RL_LSTM_CELL_GATE ? rl_s16_tanh(g[i], 3) : rl_s16_logistic_q3(g[i]);

@@ -127,8 +127,10 @@ static rl_status check_inputs(rl_plan *plan, const rl_op *op, int32_t n_input, i
         if (!w != !wanted) return rl_fail(plan, RL_INVALID, "peephole weights %d: all or none (none for CIFG's input gate)", PEEPHOLE + k);
         if (w && (s = expect(plan, w, PEEPHOLE + k, RL_INT16, n_cell, 0)) != RL_OK) return s;
     }
-    if (peepholes && n_output != n_cell) /* TFLite's integer peephole walks n_output values per row */
-        return rl_fail(plan, RL_UNSUPPORTED, "int8 peepholes with a projection to %d outputs from %d cells", n_output, n_cell);
+
+    if (peepholes && n_output > n_cell) /* TFLite's integer peephole walks n_output values a row: past the cells */
+        return rl_fail(plan, RL_UNSUPPORTED, "int8 peepholes with a projection to %d outputs from %d cells (more outputs "
+                       "than cells)", n_output, n_cell);
     const rl_tensor *proj = optional_input(plan, op, PROJ), *proj_b = optional_input(plan, op, PROJ_B);
     if (!proj && proj_b) return rl_fail(plan, RL_INVALID, "a projection bias without projection weights");
     if (!proj && n_output != n_cell) return rl_fail(plan, RL_INVALID, "no projection, yet %d outputs for %d cells", n_output, n_cell);
@@ -202,7 +204,8 @@ rl_status rl_prepare_lstm_int8(rl_plan *plan, rl_op *op) {
     st->c = (int16_t *)parts[2];
     st->biases = (int32_t *)parts[3];
     rl_qs8_lstm_params *p = &st->p;
-    *p = (rl_qs8_lstm_params){.batch = B, .n_input = n_input, .n_cell = n_cell, .n_output = n_output};
+    *p = (rl_qs8_lstm_params){.batch = B, .n_input = n_input, .n_cell = n_cell, .n_output = n_output,
+                              .peephole_per_row = !lp->time_major};
     if ((s = cell_exponent_of(plan, s_c, &p->cell_exponent)) != RL_OK) return s;
     const int32_t x_zp = (int32_t)x->q_zero_points[0], h_zp = (int32_t)h->q_zero_points[0];
     for (int32_t g = 0; g < 4; ++g) {

@@ -164,6 +164,9 @@ VARIANTS = [
     {"cell_clip": 0.5}, {"cifg": True, "peephole": True, "layer_norm": True},
     {"layer_norm": True, "n_output": 5, "time_major": True}, {"peephole": True, "cifg": True, "cell_clip": 1.0},
     {"batch": 1, "steps": 1}, {"batch": 3, "steps": 7, "n_input": 10, "n_cell": 16},
+    {"peephole": True, "n_output": 3, "batch": 3},  # TFLite's peephole over n_output values a call, kept
+    {"peephole": True, "n_output": 3, "batch": 3, "time_major": True},  # ... across rows when time-major
+    {"peephole": True, "cifg": True, "layer_norm": True, "n_output": 2, "n_cell": 5},
     {"batch": 1, "steps": 9, "n_input": 1, "n_cell": 8, "layer_norm": True, "time_major": True},
 ]
 
@@ -221,8 +224,8 @@ def random_spec(seed: int) -> LstmSpec:
     rng = np.random.default_rng(1000 + seed)
     n_cell = int(rng.integers(1, 21))
     projection = bool(rng.random() < 0.3)
-    peephole = bool(rng.random() < 0.3) and not projection
-    n_output = int(rng.integers(1, 12)) if projection else None
+    peephole = bool(rng.random() < 0.3)
+    n_output = int(rng.integers(1, n_cell + 1 if peephole else 12)) if projection else None
     return LstmSpec(
         batch=int(rng.integers(1, 4)), steps=int(rng.integers(1, 7)), n_input=int(rng.integers(1, 13)),
         n_cell=n_cell, n_output=n_output, projection=projection, time_major=bool(rng.random() < 0.5),

@@ -1,6 +1,7 @@
 """Malformed or unsupported int8 UNIDIRECTIONAL_SEQUENCE_LSTM files give a Python error naming the op and what is
 wrong (never a crash): missing intermediates or their quantization, wrong dtypes, missing gates or state, a
-cell scale TFLite's kernel cannot take, peepholes with a projection to another size."""
+cell scale TFLite's kernel cannot take, peepholes with a projection to more outputs than cells (where
+TFLite's kernel reads past its arrays)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from rillet.runtime import Interpreter
     ({"drop": {2}}, "the forget gate needs"),
     ({"drop": {18}}, "state tensors"),
     ({"cell_exponent": -5}, "outside 2^-15 to 2^-9"),
-    ({"peephole": True, "n_output": 3}, "peepholes with a projection"),
+    ({"peephole": True, "n_output": 6}, "more outputs than cells"),
     ({"layer_norm": True, "drop": {22}}, "layer norm coefficients 22"),
 ])
 def test_malformed_int8_lstm_is_a_clear_error(kwargs, words):
