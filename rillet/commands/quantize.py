@@ -28,7 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="how activation ranges are chosen from the calibration data")
     p.add_argument("--percentile", type=float, default=99.99, help="for --calibration percentile")
     p.add_argument("--keep-float", action="append", default=[], metavar="NAME",
-                   help="an op type (SOFTMAX), op index, or output tensor name whose op stays float (repeatable)")
+                   help="an op type (SOFTMAX), op index, or output tensor name whose op stays float (repeatable); "
+                        "in --mode dynamic, whose weights stay float32")
     p.add_argument("--report", metavar="REPORT.json", help="write the per-tensor error report as JSON")
     p.add_argument("--html", metavar="REPORT.html", help="write the report as HTML with a per-layer SQNR chart")
     p.add_argument("--executor", choices=["rillet", "litert"], default="rillet",
