@@ -87,6 +87,7 @@ typedef struct { int32_t cond_subgraph_index, body_subgraph_index; } rl_while_pa
 typedef struct {
     int32_t activation; float cell_clip, proj_clip; int32_t time_major;
     int32_t n_intermediates; float intermediate_scale[5]; int32_t intermediate_zero_point[5];
+    int32_t asymmetric_quantize_inputs; /* hybrid (int8 weights): x and h quantized asymmetrically */
 } rl_lstm_params;
 typedef struct { int64_t seed, seed2; } rl_random_params;
 

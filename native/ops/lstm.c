@@ -3,8 +3,8 @@
  * batch-major. The state (h and c) persists across invokes as TFLite's variable tensors do: it lives in the
  * op's state, zeroed when the plan is prepared and by reset_all_variables (rl_reset_lstm), and each invoke
  * starts from where the last one stopped (f32_lstm_ref.c is one step). Layer-normalised LSTMs (inputs 20 to 23)
- * normalise each gate. An int8 input makes it TFLite's integer LSTM (lstm_int8.c); other non-float inputs are
- * refused. */
+ * normalise each gate. An int8 input makes it TFLite's integer LSTM (lstm_int8.c), a float32 input with int8
+ * output gate weights TFLite's hybrid LSTM (lstm_hybrid.c); other non-float inputs are refused. */
 #include <string.h>
 
 #include "lstm.h"
@@ -73,6 +73,8 @@ rl_status rl_prepare_lstm(rl_plan *plan, rl_op *op) {
     if (s != RL_OK) return s;
     if (op->n_inputs < 20) return rl_fail(plan, RL_INVALID, "takes 20 to 24 inputs, has %d", op->n_inputs);
     if (rl_input(plan, op, X)->dtype == RL_INT8) return rl_prepare_lstm_int8(plan, op);
+    const rl_tensor *w_xo = rl_input(plan, op, W_XO);
+    if (rl_input(plan, op, X)->dtype == RL_FLOAT32 && w_xo && w_xo->dtype == RL_INT8) return rl_prepare_lstm_hybrid(plan, op);
     for (int32_t i = 0; i < op->n_inputs; ++i) {
         if (i == H_STATE || i == C_STATE) continue;
         const rl_tensor *t = rl_input(plan, op, i);
@@ -125,6 +127,10 @@ void rl_reset_lstm(rl_op *op) {
     if (!st) return; /* not prepared: nothing kept yet */
     if (rl_lstm_is_int8(op)) {
         rl_reset_lstm_int8(op);
+        return;
+    }
+    if (rl_lstm_is_hybrid(op)) {
+        rl_reset_lstm_hybrid(op);
         return;
     }
     memset(st->h, 0, sizeof(float) * (size_t)st->dims.batch * (size_t)st->dims.n_output);

@@ -19,7 +19,7 @@ typedef enum {
     F_SHRINK_AXIS_MASK, F_OFFSET, F_BATCH_DIMS, F_VALUES_COUNT, F_OUT_TYPE, F_ALIGN_CORNERS,
     F_HALF_PIXEL_CENTERS, F_RADIUS, F_BIAS, F_MODE, F_EXCLUSIVE, F_REVERSE, F_APPROXIMATE, F_THEN_SUBGRAPH_INDEX,
     F_ELSE_SUBGRAPH_INDEX, F_COND_SUBGRAPH_INDEX, F_BODY_SUBGRAPH_INDEX, F_CELL_CLIP, F_PROJ_CLIP, F_TIME_MAJOR,
-    F_INIT_SUBGRAPH_INDEX, F_CONTAINER, F_SHARED_NAME, F_BLOCK_SIZE, F_SEED, F_SEED2
+    F_INIT_SUBGRAPH_INDEX, F_CONTAINER, F_SHARED_NAME, F_BLOCK_SIZE, F_SEED, F_SEED2, F_ASYMMETRIC_QUANTIZE_INPUTS
 } option_field_name;
 
 typedef struct {
@@ -40,10 +40,10 @@ static const option_field option_fields[] = {
     {2, F_DILATION_W, 5, FB_I32, 1}, {2, F_DILATION_H, 6, FB_I32, 1},
     /* Pool2DOptions */ {5, F_PADDING, 0, FB_I8, 0}, {5, F_STRIDE_W, 1, FB_I32, 0}, {5, F_STRIDE_H, 2, FB_I32, 0},
     {5, F_FILTER_W, 3, FB_I32, 0}, {5, F_FILTER_H, 4, FB_I32, 0}, {5, F_ACTIVATION, 5, FB_I8, 0},
-    /* SVDFOptions */ {6, F_ACTIVATION, 1, FB_I8, 0},
-    /* RNNOptions */ {7, F_ACTIVATION, 0, FB_I8, 0},
+    /* SVDFOptions */ {6, F_ACTIVATION, 1, FB_I8, 0}, {6, F_ASYMMETRIC_QUANTIZE_INPUTS, 2, FB_BOOL, 0},
+    /* RNNOptions */ {7, F_ACTIVATION, 0, FB_I8, 0}, {7, F_ASYMMETRIC_QUANTIZE_INPUTS, 1, FB_BOOL, 0},
     /* FullyConnectedOptions */ {8, F_ACTIVATION, 0, FB_I8, 0}, {8, F_WEIGHTS_FORMAT, 1, FB_I8, 0},
-    {8, F_KEEP_NUM_DIMS, 2, FB_BOOL, 0},
+    {8, F_KEEP_NUM_DIMS, 2, FB_BOOL, 0}, {8, F_ASYMMETRIC_QUANTIZE_INPUTS, 3, FB_BOOL, 0},
     /* SoftmaxOptions */ {9, F_BETA, 0, FB_F32, 0},
     /* ConcatenationOptions */ {10, F_AXIS, 0, FB_I32, 0}, {10, F_ACTIVATION, 1, FB_I8, 0},
     /* AddOptions */ {11, F_ACTIVATION, 0, FB_I8, 0},
@@ -51,6 +51,7 @@ static const option_field option_fields[] = {
     /* LocalResponseNormalizationOptions */ {13, F_RADIUS, 0, FB_I32, 0}, {13, F_BIAS, 1, FB_F32, 0},
     {13, F_ALPHA, 2, FB_F32, 0}, {13, F_BETA, 3, FB_F32, 0},
     /* LSTMOptions */ {14, F_ACTIVATION, 0, FB_I8, 0}, {14, F_CELL_CLIP, 1, FB_F32, 0}, {14, F_PROJ_CLIP, 2, FB_F32, 0},
+    {14, F_ASYMMETRIC_QUANTIZE_INPUTS, 4, FB_BOOL, 0},
     /* ResizeBilinearOptions */ {15, F_ALIGN_CORNERS, 2, FB_BOOL, 0}, {15, F_HALF_PIXEL_CENTERS, 3, FB_BOOL, 0},
     /* ReshapeOptions */ {17, F_NEW_SHAPE, 0, FB_INTS, 0},
     /* SpaceToDepthOptions */ {19, F_BLOCK_SIZE, 0, FB_I32, 0},
@@ -61,6 +62,7 @@ static const option_field option_fields[] = {
     /* DivOptions */ {29, F_ACTIVATION, 0, FB_I8, 0},
     /* SqueezeOptions */ {30, F_SQUEEZE_DIMS, 0, FB_INTS, 0},
     /* SequenceRNNOptions */ {31, F_ACTIVATION, 1, FB_I8, 0}, {31, F_TIME_MAJOR, 0, FB_BOOL, 0},
+    {31, F_ASYMMETRIC_QUANTIZE_INPUTS, 2, FB_BOOL, 0},
     /* StridedSliceOptions */ {32, F_BEGIN_MASK, 0, FB_I32, 0}, {32, F_END_MASK, 1, FB_I32, 0},
     {32, F_ELLIPSIS_MASK, 2, FB_I32, 0}, {32, F_NEW_AXIS_MASK, 3, FB_I32, 0},
     {32, F_SHRINK_AXIS_MASK, 4, FB_I32, 0}, {32, F_OFFSET, 5, FB_BOOL, 0},
@@ -71,10 +73,11 @@ static const option_field option_fields[] = {
     /* OneHotOptions */ {61, F_AXIS, 0, FB_I32, 0},
     /* UnpackOptions */ {64, F_AXIS, 1, FB_I32, 0},
     /* BidirectionalSequenceLSTMOptions */ {69, F_ACTIVATION, 0, FB_I8, 0}, {69, F_CELL_CLIP, 1, FB_F32, 0},
-    {69, F_PROJ_CLIP, 2, FB_F32, 0}, {69, F_TIME_MAJOR, 4, FB_BOOL, 1},
+    {69, F_PROJ_CLIP, 2, FB_F32, 0}, {69, F_TIME_MAJOR, 4, FB_BOOL, 1}, {69, F_ASYMMETRIC_QUANTIZE_INPUTS, 5, FB_BOOL, 0},
     /* BidirectionalSequenceRNNOptions */ {70, F_ACTIVATION, 1, FB_I8, 0}, {70, F_TIME_MAJOR, 0, FB_BOOL, 0},
+    {70, F_ASYMMETRIC_QUANTIZE_INPUTS, 3, FB_BOOL, 0},
     /* UnidirectionalSequenceLSTMOptions */ {71, F_ACTIVATION, 0, FB_I8, 0}, {71, F_CELL_CLIP, 1, FB_F32, 0},
-    {71, F_PROJ_CLIP, 2, FB_F32, 0}, {71, F_TIME_MAJOR, 3, FB_BOOL, 0},
+    {71, F_PROJ_CLIP, 2, FB_F32, 0}, {71, F_TIME_MAJOR, 3, FB_BOOL, 0}, {71, F_ASYMMETRIC_QUANTIZE_INPUTS, 4, FB_BOOL, 0},
     /* ResizeNearestNeighborOptions */ {74, F_ALIGN_CORNERS, 0, FB_BOOL, 0},
     {74, F_HALF_PIXEL_CENTERS, 1, FB_BOOL, 0},
     /* LeakyReluOptions */ {75, F_ALPHA, 0, FB_F32, 0},
@@ -83,6 +86,7 @@ static const option_field option_fields[] = {
     /* WhileOptions */ {93, F_COND_SUBGRAPH_INDEX, 0, FB_I32, 0}, {93, F_BODY_SUBGRAPH_INDEX, 1, FB_I32, 0},
     /* DepthToSpaceOptions */ {94, F_BLOCK_SIZE, 0, FB_I32, 0},
     /* BatchMatMulOptions */ {101, F_ADJ_X, 0, FB_BOOL, 0}, {101, F_ADJ_Y, 1, FB_BOOL, 0},
+    {101, F_ASYMMETRIC_QUANTIZE_INPUTS, 2, FB_BOOL, 0},
     /* CumsumOptions */ {102, F_EXCLUSIVE, 0, FB_BOOL, 0}, {102, F_REVERSE, 1, FB_BOOL, 0},
     /* CallOnceOptions */ {103, F_INIT_SUBGRAPH_INDEX, 0, FB_I32, 0},
     /* Conv3DOptions */ {106, F_PADDING, 0, FB_I8, 0}, {106, F_STRIDE_W, 2, FB_I32, 0},
@@ -179,6 +183,7 @@ static const op_parameter op_parameters[] = {
     {RL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, F_CELL_CLIP, P_FLOAT, AT(lstm.cell_clip), 0},
     {RL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, F_PROJ_CLIP, P_FLOAT, AT(lstm.proj_clip), 0},
     {RL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, F_TIME_MAJOR, P_BOOL, AT(lstm.time_major), 0},
+    {RL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, F_ASYMMETRIC_QUANTIZE_INPUTS, P_BOOL, AT(lstm.asymmetric_quantize_inputs), 0},
     {RL_OP_DEPTH_TO_SPACE, F_BLOCK_SIZE, P_INT, AT(depth_space.block_size), 0},
     {RL_OP_SPACE_TO_DEPTH, F_BLOCK_SIZE, P_INT, AT(depth_space.block_size), 0},
 };
