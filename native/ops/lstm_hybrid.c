@@ -3,10 +3,10 @@
  * coefficients, as TensorFlow's dynamic-range quantizer writes it. LiteRT's default Interpreter runs it through
  * TFLite's EvalHybrid (XNNPACK does not take the op; measured in tests/runtime/test_lstm_hybrid.py): each step
  * quantizes x and h per batch row, symmetrically or, with the options' asymmetric_quantize_inputs,
- * asymmetrically (the weights' row sums, kept here, take out the zero points). Per-channel weight scales are
- * refused: TFLite's hybrid LSTM reads a tensor's one scale. h and c live in the op's state across invokes,
- * zeroed at prepare and by reset_all_variables; a batch-major sequence runs a step over the whole batch, as
- * every row of a step is computed alone (TFLite runs each row on its own: the same arithmetic). */
+ * asymmetrically (the weights' row sums, kept here, take out the zero points). Weights with a scale per
+ * channel count as zero, as in LiteRT (see expect). h and c live in the op's state across invokes, zeroed at
+ * prepare and by reset_all_variables; a batch-major sequence runs a step over the whole batch, as every row of
+ * a step is computed alone (TFLite runs each row on its own: the same arithmetic). */
 #include <string.h>
 
 #include "f32_qs8_lstm_hybrid.h"
@@ -90,13 +90,14 @@ static rl_status expect(rl_plan *plan, const rl_tensor *t, int32_t index, int32_
     if (!rl_known_data(t))
         return rl_fail(plan, RL_UNSUPPORTED, "input %d (weights or bias) must be a constant of the file", index);
     if (dtype != RL_INT8) return RL_OK;
-    if (t->q_count != 1 || !(t->q_scales[0] > 0.0f))
-        return rl_fail(plan, RL_UNSUPPORTED, "int8 weights %d need one positive scale (TFLite's hybrid LSTM reads one "
-                       "per tensor), have %d", index, t->q_count);
+    if (t->q_count < 1 || !(t->q_scales[0] > 0.0f))
+        return rl_fail(plan, RL_INVALID, "int8 weights %d need a positive scale", index);
     if (t->q_zero_points[0] != 0)
         return rl_fail(plan, RL_INVALID, "int8 weights %d have zero point %lld, hybrid weights are symmetric", index,
                        (long long)t->q_zero_points[0]);
-    *scale = t->q_scales[0];
+    /* TFLite's hybrid LSTM reads a tensor's legacy single scale, which the interpreter leaves 0 for a tensor
+     * with a scale per channel: LiteRT runs such weights as if they were zero (measured), and so does rillet. */
+    *scale = t->q_count == 1 ? t->q_scales[0] : 0.0f;
     return RL_OK;
 }
 

@@ -166,6 +166,15 @@ def test_hybrid_lstm_matches_litert_across_invokes(kwargs, asymmetric):
     assert len(np.unique(ours[1])) > ours[1].size // 2  # a real sequence of outputs, not a constant
 
 
+def test_per_channel_weights_count_as_zero_as_in_litert():
+    """TFLite's hybrid LSTM reads a weight tensor's legacy single scale, 0 when the tensor has one per channel:
+    LiteRT runs the forget gate's input weights as zeros, and rillet gives LiteRT's results."""
+    theirs, ours = litert_and_rillet(HybridSpec(per_channel=True, n_cell=6))
+    assert_close(theirs, ours)
+    per_tensor = litert_and_rillet(HybridSpec(n_cell=6))[0]
+    assert not np.allclose(per_tensor[0], theirs[0], rtol=1e-3)
+
+
 def test_asymmetric_quantization_is_not_symmetric():
     """The option changes LiteRT's results, and rillet's with them (it is read, not ignored)."""
     spec = HybridSpec(n_cell=8, n_input=6, steps=6)
@@ -218,3 +227,26 @@ def random_spec(seed: int) -> HybridSpec:
 def test_hybrid_lstm_matches_litert_on_random_specs(seed):
     theirs, ours = litert_and_rillet(random_spec(seed))
     assert_close(theirs, ours)
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"dtypes": {13: np.int8}}, "input 13 is int8, a hybrid LSTM"),
+    ({"dtypes": {6: np.float32}}, "input 6 is float32"),
+    ({"dtypes": {16: np.int32}, "n_output": 3}, "input 16 is int32"),
+    ({"dtypes": {19: np.int8}}, "float32 output state, cell state"),
+    ({"drop": {2}}, "the forget gate needs"),
+    ({"drop": {18}}, "state tensors"),
+    ({"drop": {5}}, "the input gate needs"),
+    ({"drop": {1}}, "CIFG (no input gate weights) yet"),
+    ({"peephole": True, "drop": {10}}, "peephole weights"),
+    ({"layer_norm": True, "drop": {22}}, "layer norm coefficients 22"),
+    ({"drop": {16}, "n_output": 3}, "a projection bias without projection weights"),
+    ({"activation": 0}, "activation NONE"),
+])
+def test_malformed_hybrid_lstm_is_a_clear_error(kwargs, words):
+    content = hybrid_model(HybridSpec(**kwargs))
+    with pytest.raises(Exception) as info:
+        it = Interpreter(model_content=content)
+        it.allocate_tensors()
+    message = str(info.value)
+    assert "UNIDIRECTIONAL_SEQUENCE_LSTM" in message and words in message, message
