@@ -95,7 +95,7 @@ void qs8_qc8w_gemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int
         a6 = a5;
         c6 = c5;
     }
-    const size_t kfull = kc & ~(size_t)3, kc_rounded = (kc + 3) & ~(size_t)3;
+    const size_t kfull = kc & ~(size_t)3;
     const unsigned char *panel = w;
     for (size_t n0 = 0; n0 < nc; n0 += NR) {
         const size_t width = nc - n0 <= 8 ? 8 : NR;
@@ -140,6 +140,6 @@ void qs8_qc8w_gemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int
         requantize_store(c4 + n0, vmask, vacc4, vscale, params);
         requantize_store(c5 + n0, vmask, vacc5, vscale, params);
         requantize_store(c6 + n0, vmask, vacc6, vscale, params);
-        panel += width * (sizeof(int32_t) + kc_rounded + sizeof(float));
+        panel = (const unsigned char *)(wk + width * sizeof(float)); /* past the scales */
     }
 }

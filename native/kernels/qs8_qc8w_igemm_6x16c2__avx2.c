@@ -138,6 +138,6 @@ void qs8_qc8w_igemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, size_t ks, con
         int8_t *c_at[MR];
         for (size_t i = 0; i < MR; ++i) c_at[i] = out[i] + n0;
         requantize_store(acc, (const float *)(const void *)wk, n, c_at, &rq);
-        panel += width * (sizeof(int32_t) + ks * kc_rounded + sizeof(float));
+        panel = (const unsigned char *)(wk + width * sizeof(float)); /* past the scales, as the GEMM's */
     }
 }
