@@ -32,6 +32,7 @@ from rillet.converter.format.schema import PLACEHOLDER_FOR_GREATER_OP_CODES
 
 from .lstm import LSTM, internal_params, quantized_inputs
 from .lstm import why_float as lstm_why_float
+from .lstm_dynamic import dynamic_weight_slots
 from .params import (
     QParams,
     activation_params,
@@ -673,8 +674,9 @@ def _int8_subgraph(w: _Writer, plan: Plan, *, int8_inputs: bool, int8_outputs: b
 
 
 def rewrite_dynamic_range(model: ModelFile, *, per_channel: bool, keep_float: list[str] | None = None) -> ModelFile:
-    """int8 weights on CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED, run as TFLite's hybrid kernels
-    (activations quantized on the fly); everything else stays float, and so do the ops keep_float names (op
+    """int8 weights on CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and UNIDIRECTIONAL_SEQUENCE_LSTM
+    (quant/lstm_dynamic.py), run as TFLite's hybrid kernels (activations quantized on the fly); everything
+    else stays float, and so do the ops keep_float names (op
     types, op indices "12" or "2:12", output tensors, as in int8 mode). Every subgraph is rewritten."""
     buffers, keep, matched = [Buffer()], set(keep_float or []), set()
     parts = [_dynamic_range_subgraph(_Writer(model, k, buffers), per_channel, keep, matched)
@@ -697,7 +699,20 @@ def _dynamic_range_subgraph(w: _Writer, per_channel: bool, keep: set[str], match
         intermediates = _moved(op.intermediates, base)
         hits = ({name, f"{k}:{j}" if k else str(j)} | {sg.tensors[o].name for o in op.outputs or [] if o >= 0}) & keep
         matched |= hits
-        if name in HYBRID and not hits and weight >= 0 and sg.tensors[weight].type == FLOAT32 and \
+        lstm_slots = dynamic_weight_slots(model, k, op) if name == LSTM and not hits else []
+        if lstm_slots:  # int8 weights per tensor, x and h quantized asymmetrically by the hybrid kernel
+            for i in dict.fromkeys(inputs[slot] for slot in lstm_slots):
+                if (i, None) not in quantized:
+                    data, params = quantize_weights(_constant(model, i, k), None)
+                    quantized[(i, None)] = w.tensor(sg.tensors[i], type=INT8, buffer=w.buffer(data),
+                                                    quantization=params.parameters())
+            new_in = [quantized[(i, None)] if slot in lstm_slots else base[i] if i >= 0 else -1
+                      for slot, i in enumerate(inputs)]
+            options = Options(options.type_name, **{**options.fields(), "asymmetric_quantize_inputs": True})
+            outs = [base[o] for o in op.outputs or []]
+            version = quantized_version(name, _types(w, new_in), _types(w, outs), per_channel=False, options=options)
+            w.op(name, new_in, outs, op, version=version, builtin_options=options, intermediates=intermediates)
+        elif name in HYBRID and not hits and weight >= 0 and sg.tensors[weight].type == FLOAT32 and \
                 _constant(model, weight, k) is not None:
             axis = WEIGHT_AXIS[name] if per_channel else None
             if (weight, axis) not in quantized:

@@ -35,6 +35,9 @@ def quantized_version(name: str, input_types: list[int], output_types: list[int]
         if hybrid:
             return 12 if per_channel else 9 if getattr(options, "asymmetric_quantize_inputs", False) else 3
         return 4 if first == INT8 else 1
+    if name == "UNIDIRECTIONAL_SEQUENCE_LSTM" and first == FLOAT32 and out == FLOAT32 and \
+            len(input_types) > 2 and input_types[2] == INT8:  # TFLite reads the forget gate's weights (CIFG)
+        return 3 if getattr(options, "asymmetric_quantize_inputs", False) else 2
     if name == "BATCH_MATMUL" and hybrid:
         return 4 if getattr(options, "asymmetric_quantize_inputs", False) else 1
     if name == "MUL" and first == INT8 and scales and scales[2] and scales[0] * scales[1] / scales[2] >= 1.0:
