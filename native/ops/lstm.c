@@ -68,6 +68,24 @@ static rl_status check_layer_norm(rl_plan *plan, const rl_op *op, int32_t n_cell
     return RL_OK;
 }
 
+/* Every weight, bias, peephole and projection the model gives has the shape TFLite checks (the step reads
+ * n_cell rows of each), and an input gate is whole or absent (CIFG). */
+static rl_status check_shapes(rl_plan *plan, const rl_op *op, int32_t n_input, int32_t n_cell, int32_t n_output) {
+    for (int32_t i = W_XI; i <= PROJ_B; ++i) {
+        const rl_tensor *t = rl_input(plan, op, i);
+        if (!t) continue;
+        const int32_t rows = i >= PROJ ? n_output : n_cell;
+        const int32_t cols = i <= W_XO ? n_input : i <= W_HO ? n_output : i == PROJ ? n_cell : 0;
+        const int ok = cols ? (t->shape.rank == 2 && t->shape.dims[0] == rows && t->shape.dims[1] == cols)
+                            : (t->shape.rank == 1 && t->shape.dims[0] == rows);
+        if (!ok) return rl_fail(plan, RL_INVALID, "input %d must be [%d%s%.0d]", i, rows, cols ? ", " : "", cols);
+    }
+    const int cifg = !rl_input(plan, op, W_XI);
+    if (!cifg && (!rl_input(plan, op, W_HI) || !rl_input(plan, op, B_I)))
+        return rl_fail(plan, RL_INVALID, "the input gate needs its input and recurrent weights and its bias");
+    return RL_OK;
+}
+
 rl_status rl_prepare_lstm(rl_plan *plan, rl_op *op) {
     rl_status s = rl_expect_inputs(plan, op, 1, 24); /* most of the 24 are optional */
     if (s != RL_OK) return s;
@@ -98,6 +116,7 @@ rl_status rl_prepare_lstm(rl_plan *plan, rl_op *op) {
                        w_xf->shape.dims[1], w_hf->shape.dims[0], w_hf->shape.dims[1], n_input);
     const rl_tensor *proj = rl_input(plan, op, PROJ);
     if (!proj && n_output != n_cell) return rl_fail(plan, RL_INVALID, "no projection, yet %d outputs for %d cells", n_output, n_cell);
+    if ((s = check_shapes(plan, op, n_input, n_cell, n_output)) != RL_OK) return s;
     if ((s = check_layer_norm(plan, op, n_cell)) != RL_OK) return s;
     const int64_t gates = (int64_t)B * n_cell;
     const size_t bytes[5] = {sizeof(rl_lstm_state), sizeof(float) * (size_t)B * (size_t)n_output,

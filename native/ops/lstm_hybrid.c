@@ -175,6 +175,9 @@ rl_status rl_prepare_lstm_hybrid(rl_plan *plan, rl_op *op) {
     const rl_lstm_dims d = {.batch = B, .n_input = x->shape.dims[2], .n_cell = w_xo->shape.dims[0],
                             .n_output = w_ho->shape.dims[1], .activation = p->activation,
                             .cell_clip = p->cell_clip, .proj_clip = p->proj_clip};
+    if (d.n_input < 1 || d.n_cell < 1 || d.n_output < 1) /* a row to quantize needs a value */
+        return rl_fail(plan, RL_INVALID, "%d inputs, %d cells and %d outputs: each must be at least 1", d.n_input,
+                       d.n_cell, d.n_output);
     rl_f32_qs8_lstm_hybrid_weights w;
     memset(&w, 0, sizeof w);
     rl_status s = check_weights(plan, op, &d, &w);

@@ -242,11 +242,33 @@ def test_hybrid_lstm_matches_litert_on_random_specs(seed):
     ({"layer_norm": True, "drop": {22}}, "layer norm coefficients 22"),
     ({"drop": {16}, "n_output": 3}, "a projection bias without projection weights"),
     ({"activation": 0}, "activation NONE"),
+    ({"n_input": 0}, "each must be at least 1"),
 ])
 def test_malformed_hybrid_lstm_is_a_clear_error(kwargs, words):
     content = hybrid_model(HybridSpec(**kwargs))
     with pytest.raises(Exception) as info:
         it = Interpreter(model_content=content)
+        it.allocate_tensors()
+    message = str(info.value)
+    assert "UNIDIRECTIONAL_SEQUENCE_LSTM" in message and words in message, message
+
+
+@pytest.mark.parametrize("slot, shape, words", [
+    (3, [2, 3], "input 3 must be [4, 3]"), (13, [2], "input 13 must be [4]"), (7, [4, 2], "input 7 must be [4, 4]"),
+])
+def test_float_lstm_with_a_weight_of_the_wrong_shape_is_an_error(slot, shape, words):
+    """lstm.c's float path checks every weight's and bias's shape too (the step reads n_cell rows of each: a
+    smaller tensor was read past its end)."""
+    from test_lstm import lstm_model
+
+    from rillet.converter.format import load
+
+    model = load(lstm_model())
+    t = model.subgraphs[0].tensors[model.subgraphs[0].operators[0].inputs[slot]]
+    t.shape = shape
+    model.buffers[t.buffer].data = np.zeros(int(np.prod(shape)), np.float32).view(np.uint8)
+    with pytest.raises(Exception) as info:
+        it = Interpreter(model_content=save(model))
         it.allocate_tensors()
     message = str(info.value)
     assert "UNIDIRECTIONAL_SEQUENCE_LSTM" in message and words in message, message
