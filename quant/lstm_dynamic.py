@@ -15,16 +15,12 @@ from .lstm import LSTM, W_X, X, _input
 
 FLOAT32 = 0
 WEIGHT_SLOTS = (*range(W_X, W_X + 11), 16)  # gates' input and recurrent weights, peepholes, projection
-NONE_ACTIVATION = 0
 
 
 def dynamic_weight_slots(model: ModelFile, k: int, op) -> list[int]:
     """The input slots of this LSTM that become int8 in dynamic-range mode; [] when it stays float (weights
-    that are not float32 constants, an input that is not float32, or activation NONE, where TFLite's hybrid
-    kernel multiplies by a buffer it never wrote)."""
+    that are not float32 constants, or an input that is not float32)."""
     if model.op_name(op) != LSTM or op.builtin_options is None:
-        return []
-    if op.builtin_options.fields().get("fused_activation_function", NONE_ACTIVATION) == NONE_ACTIVATION:
         return []
     sg = model.subgraphs[k]
     x = _input(op, X)

@@ -130,7 +130,9 @@ void f32_qs8_lstm_hybrid_step_ref(const rl_lstm_dims *d, int32_t asymmetric, con
         cell[i] = c;
     }
     gate(d, w, s, OUTPUT_GATE, cell, 6, og);
-    for (int64_t i = 0; i < n; ++i) s->hidden[i] = og[i] * activate(d->activation, cell[i]);
+    /* TFLite writes act(c) into the cell gate's buffer and multiplies o by that buffer; NONE writes nothing
+     * there, so its hidden state is o * g (measured against LiteRT) */
+    for (int64_t i = 0; i < n; ++i) s->hidden[i] = og[i] * (d->activation ? activate(d->activation, cell[i]) : cg[i]);
     if (!w->projection) {
         memcpy(h, s->hidden, sizeof(float) * (size_t)n);
         return;

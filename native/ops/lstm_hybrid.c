@@ -4,7 +4,8 @@
  * TFLite's EvalHybrid (XNNPACK does not take the op; measured in tests/runtime/test_lstm_hybrid.py): each step
  * quantizes x and h per batch row, symmetrically or, with the options' asymmetric_quantize_inputs,
  * asymmetrically (the weights' row sums, kept here, take out the zero points). Weights with a scale per
- * channel count as zero, as in LiteRT (see expect). h and c live in the op's state across invokes, zeroed at
+ * channel count as zero, as in LiteRT (see expect), and activation NONE gives TFLite's o * g for the hidden
+ * state (f32_qs8_lstm_hybrid_ref.c). h and c live in the op's state across invokes, zeroed at
  * prepare and by reset_all_variables; a batch-major sequence runs a step over the whole batch, as every row of
  * a step is computed alone (TFLite runs each row on its own: the same arithmetic). */
 #include <string.h>
@@ -104,7 +105,8 @@ static rl_status expect(rl_plan *plan, const rl_tensor *t, int32_t index, int32_
 /* The gates' weights, peepholes, biases and layer norm coefficients, and the projection, as TFLite's
  * CheckInputTensorDimensions takes them (CIFG: no input gate; peepholes all or none; layer norm for every
  * gate there is, or none), into w. */
-static rl_status check_weights(rl_plan *plan, const rl_op *op, const rl_lstm_dims *d, rl_f32_qs8_lstm_hybrid_weights *w) {
+static rl_status check_weights(rl_plan *plan, const rl_op *op, const rl_lstm_dims *d,
+                               rl_f32_qs8_lstm_hybrid_weights *w) {
     const int32_t C = d->n_cell;
     const int cifg = !optional_input(plan, op, W_X);
     const int layer_norm = optional_input(plan, op, LAYER_NORM + 1) != NULL;
@@ -136,14 +138,16 @@ static rl_status check_weights(rl_plan *plan, const rl_op *op, const rl_lstm_dim
         w->layer_norm[g] = norm ? (const float *)rl_known_data(norm) : NULL;
         if (peephole_slot < 0) continue;
         if (!peephole != !peepholes)
-            return rl_fail(plan, RL_INVALID, "peephole weights %d: all or none (none for CIFG's input gate)", peephole_slot);
+            return rl_fail(plan, RL_INVALID, "peephole weights %d: all or none (none for CIFG's input gate)",
+                           peephole_slot);
         if (peephole && (s = expect(plan, peephole, peephole_slot, RL_INT8, C, 0, &w->scale_peephole[g])) != RL_OK)
             return s;
         w->peephole[g] = peephole ? (const int8_t *)rl_known_data(peephole) : NULL;
     }
     const rl_tensor *proj = optional_input(plan, op, PROJ), *proj_b = optional_input(plan, op, PROJ_B);
     if (!proj && proj_b) return rl_fail(plan, RL_INVALID, "a projection bias without projection weights");
-    if (!proj && d->n_output != C) return rl_fail(plan, RL_INVALID, "no projection, yet %d outputs for %d cells", d->n_output, C);
+    if (!proj && d->n_output != C)
+        return rl_fail(plan, RL_INVALID, "no projection, yet %d outputs for %d cells", d->n_output, C);
     if (proj && (s = expect(plan, proj, PROJ, RL_INT8, d->n_output, C, &w->scale_projection)) != RL_OK) return s;
     if (proj_b && (s = expect(plan, proj_b, PROJ_B, RL_FLOAT32, d->n_output, 0, NULL)) != RL_OK) return s;
     w->projection = proj ? (const int8_t *)rl_known_data(proj) : NULL;
@@ -166,9 +170,7 @@ rl_status rl_prepare_lstm_hybrid(rl_plan *plan, rl_op *op) {
     const rl_lstm_params *p = &op->params.lstm;
     if (!w_xo || !w_ho || x->shape.rank != 3 || w_xo->shape.rank != 2 || w_ho->shape.rank != 2)
         return rl_fail(plan, RL_INVALID, "the input must be 3-D and the output gate's weights 2-D");
-    if (p->activation == 0) /* TFLite's output step then multiplies by a scratch buffer it never wrote */
-        return rl_fail(plan, RL_UNSUPPORTED, "activation NONE (LiteRT's hybrid LSTM reads an unwritten buffer there)");
-    if (p->activation != 1 && p->activation != 3 && p->activation != 4)
+    if (p->activation != 0 && p->activation != 1 && p->activation != 3 && p->activation != 4)
         return rl_fail(plan, RL_UNSUPPORTED, "activation %d", p->activation);
     if (p->cell_clip < 0.0f || p->proj_clip < 0.0f) return rl_fail(plan, RL_INVALID, "negative clip");
     const int32_t T = x->shape.dims[p->time_major ? 0 : 1], B = x->shape.dims[p->time_major ? 1 : 0];

@@ -155,6 +155,7 @@ VARIANTS = [
     {"peephole": True, "n_output": 3, "batch": 3}, {"peephole": True, "n_output": 6, "time_major": True},
     {"batch": 1, "steps": 1}, {"batch": 3, "steps": 7, "n_input": 10, "n_cell": 16},
     {"activation": 1}, {"activation": 3, "cell_clip": 2.0}, {"activation": 1, "n_output": 2},
+    {"activation": 0}, {"activation": 0, "cifg": True, "n_output": 3},  # NONE: TFLite's h is o * g, not o * c
 ]
 
 
@@ -241,7 +242,6 @@ def test_hybrid_lstm_matches_litert_on_random_specs(seed):
     ({"peephole": True, "drop": {10}}, "peephole weights"),
     ({"layer_norm": True, "drop": {22}}, "layer norm coefficients 22"),
     ({"drop": {16}, "n_output": 3}, "a projection bias without projection weights"),
-    ({"activation": 0}, "activation NONE"),
     ({"n_input": 0}, "each must be at least 1"),
 ])
 def test_malformed_hybrid_lstm_is_a_clear_error(kwargs, words):
