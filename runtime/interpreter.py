@@ -44,11 +44,18 @@ __all__ = ["Delegate", "DelegateError", "Interpreter", "InterpreterWithCustomOps
 _invoke_plan = lib.rl_plan_invoke
 
 
+# Below this a file is read: copying a few pages costs less than setting up and tearing down a mapping.
+SMALLEST_MAPPED_FILE = 64 * 1024
+
+
 def map_model_file(path: str | os.PathLike) -> mmap.mmap | bytes:
     """The file's bytes, mapped read-only rather than read: the pages the plan touches (constants used in
-    place) come from the page cache, shared, and nothing is copied. An empty file maps to no bytes."""
+    place) come from the page cache, shared, and nothing is copied. A small file is read; an empty file maps
+    to no bytes."""
     with open(path, "rb") as f:
         try:
+            if os.fstat(f.fileno()).st_size < SMALLEST_MAPPED_FILE:
+                return f.read()
             return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         except ValueError:  # an empty file cannot be mapped
             return b""
@@ -110,7 +117,6 @@ class Interpreter(ResourceVariables):
         self._plans = [NativePlan(self._model_view, k, num_threads or 1, experimental_preserve_all_tensors,
                                   self._program) for k in range(len(self._model_view.subgraphs))]
         self._plan = self._plans[0]
-        self._sg = self._model_view.subgraphs[0]
         self._model: ModelFile | None = None
         self._views: dict[tuple[int, int], np.ndarray] = {}
         # Per subgraph, what its signature runner's last call found (input views by tensor, output views by
@@ -118,6 +124,11 @@ class Interpreter(ResourceVariables):
         # out with nothing else looked up. Emptied with the views at allocate_tensors.
         self._signature_calls: dict[int, tuple[dict[int, np.ndarray], list[tuple[str, np.ndarray]]]] = {}
         self._ready = False
+
+    @property
+    def _sg(self) -> Any:
+        """Subgraph 0's tables, read on first use (not at construction: cold start)."""
+        return self._model_view.subgraphs[0]
 
     @property
     def model(self) -> ModelFile:

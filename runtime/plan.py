@@ -84,7 +84,7 @@ class NativePlan:
                  preserve_all_tensors: bool = False, program: Program | None = None) -> None:
         self.model = model
         self.program = program  # kept alive while the plan is: its variables and sibling subgraphs
-        self.subgraph = model.subgraphs[subgraph]
+        self._subgraph_index = subgraph
         out = ffi.new("rl_plan **")
         status = lib.rl_plan_create_on(out, max(1, int(num_threads or 1)), _default_isa())
         if out[0] == ffi.NULL:
@@ -107,6 +107,12 @@ class NativePlan:
         # The owners of every live numpy view of the arena: preparing again may move or free the arena, so
         # it is refused while one lives (a view would otherwise point into freed memory).
         self._arena_views: weakref.WeakSet[_PlanMemory] = weakref.WeakSet()
+
+    @property
+    def subgraph(self) -> Any:
+        """The subgraph's tables, read by the format layer when first asked for (names, details, errors):
+        librillet builds the plan from the bytes itself, so a start does not wait for them."""
+        return self.model.subgraphs[self._subgraph_index]
 
     @property
     def op_names(self) -> list[str]:

@@ -119,3 +119,18 @@ def test_empty_file_is_a_model_error(tmp_path):
     path.write_bytes(b"")
     with pytest.raises(ModelError, match="too short"):
         Interpreter(model_path=str(path))
+
+
+def test_a_small_model_file_is_read_not_mapped():
+    """Below SMALLEST_MAPPED_FILE a mapping costs more to set up and tear down than copying the pages."""
+    from rillet.runtime.interpreter import SMALLEST_MAPPED_FILE
+
+    path = model_path("mlp_f32")
+    assert path.stat().st_size < SMALLEST_MAPPED_FILE
+    it = Interpreter(model_path=str(path))
+    assert isinstance(it._content, bytes)
+    it.allocate_tensors()
+    data = golden("mlp_f32")
+    it.set_tensor(it.get_input_details()[0]["index"], data["x"])
+    it.invoke()
+    np.testing.assert_allclose(it.get_tensor(it.get_output_details()[0]["index"]), data["y"], rtol=1e-5, atol=1e-6)
