@@ -66,7 +66,9 @@ void f32_lstm_step_ref(const rl_lstm_dims *d, const rl_lstm_weights *w, const fl
         cell[i] = c;
     }
     gate(d, w->output_x, w->output_h, w->output_peephole, w->output_bias, w->output_norm, x, h, cell, 6, og);
-    for (int64_t i = 0; i < n; ++i) og[i] = og[i] * activate(d->activation, cell[i]);
+    /* With no activation TFLite's kernel multiplies by the buffer the activation would have written, which
+     * still holds the cell gate (probed: LiteRT's h is o * g there, not o * c). */
+    for (int64_t i = 0; i < n; ++i) og[i] = og[i] * (d->activation ? activate(d->activation, cell[i]) : cg[i]);
     if (!w->projection) {
         for (int64_t i = 0; i < n; ++i) h[i] = og[i];
         return;

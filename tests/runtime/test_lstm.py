@@ -76,7 +76,7 @@ def run_invokes(cls, content, feeds):
 
 @pytest.mark.parametrize("kwargs", [
     {}, {"time_major": True}, {"cifg": True}, {"peephole": True}, {"n_output": 3, "proj_clip": 0.3},
-    {"cell_clip": 0.5, "peephole": True, "cifg": True}, {"activation": 1}, {"activation": 3}, {"batch": 1, "steps": 1},
+    {"cell_clip": 0.5, "peephole": True, "cifg": True}, {"activation": 1}, {"activation": 3}, {"activation": 0}, {"batch": 1, "steps": 1},
 ])
 def test_lstm_matches_litert_across_invokes(kwargs):
     from ai_edge_litert.interpreter import Interpreter as LiteRT
