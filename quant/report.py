@@ -1,6 +1,12 @@
 """The per-layer quantization report: every tensor of the float model against its int8 twin, over the
 same inputs (SQNR, cosine similarity, RMSE in units of the int8 scale), layers ranked by the error they
-add, and which to keep float. JSON, a terminal table, and HTML with a bar chart of per-layer SQNR."""
+add, and which to keep float. JSON, a terminal table, and HTML with a bar chart of per-layer SQNR.
+
+Subgraphs that IF, WHILE and CALL_ONCE call are measured too, at each call, where the interpreter runs one
+subgraph at a time (rillet's; quant/subgraphs.py replays the calls in both models, as calibration does): a
+call of the int8 model is set beside the float model's call of the same subgraph in the same order, until
+the two models' control flow parts. Their tensors and layers are named "SUBGRAPH/NAME"; keep-float
+suggestions come from subgraph 0."""
 
 from __future__ import annotations
 
@@ -16,6 +22,8 @@ import numpy as np
 from rillet.converter.format import ModelFile, load
 
 from .calibrate import allocate_for, float_activations, progress, run_model
+from .rewrite import QuantizationError
+from .subgraphs import can_replay, replay_calls, subgraph_values
 
 # A layer that costs this many dB of SQNR (its output against its worst input) is worth keeping float.
 SUGGEST_ADDED_DB = 6.0
@@ -24,7 +32,7 @@ SUGGEST_MAX = 3
 
 @dataclass
 class TensorError:
-    name: str
+    name: str  # "SUBGRAPH/NAME" outside subgraph 0
     dtype: str  # of the tensor in the quantized model
     scale: float | None
     zero_point: int | None
@@ -41,6 +49,7 @@ class LayerError:
     sqnr_db: float | None
     input_sqnr_db: float | None  # the worst of its activation inputs; None: exact inputs
     added_db: float
+    subgraph: int = 0
 
 
 @dataclass
@@ -76,7 +85,7 @@ class Report:
         return "\n".join(rows)
 
     def to_html(self) -> str:
-        order = sorted(self.layers, key=lambda layer: layer.index)
+        order = sorted(self.layers, key=lambda layer: (layer.subgraph, layer.index))
         values = [layer.sqnr_db if layer.sqnr_db is not None else 100.0 for layer in order]
         top = max([v for v in values] + [1.0])
         bar_h, width = 18, 520
@@ -84,7 +93,8 @@ class Report:
         for k, (layer, v) in enumerate(zip(order, values)):
             w = max(0.0, v) / top * width
             color = "#c0392b" if layer.output in self.keep_float_suggestion else "#2e86c1"
-            label = html.escape(f"#{layer.index} {layer.op} {_short(layer.output, 50)}")
+            where = f"{layer.subgraph}:" if layer.subgraph else ""
+            label = html.escape(f"#{where}{layer.index} {layer.op} {_short(layer.output, 50)}")
             bars.append(f'<text x="0" y="{k * bar_h + 13}" font-size="11">{label}</text>'
                         f'<rect x="380" y="{k * bar_h + 3}" width="{w:.1f}" height="{bar_h - 6}" fill="{color}"/>'
                         f'<text x="{385 + w:.1f}" y="{k * bar_h + 13}" font-size="11">{_db(layer.sqnr_db)} dB</text>')
@@ -133,18 +143,19 @@ def _sqnr(s: _Sums) -> float | None:
     return 10 * math.log10(s.f2 / s.e2) if s.f2 > 0 else -math.inf
 
 
-def _twins(float_model: ModelFile, quant_model: ModelFile) -> dict[int, int]:
-    """Float tensor -> its counterpart in the quantized model: the same name (the int8 tensor keeps it),
-    else the int8 view the rewrite added at a float boundary."""
+def _twins(float_model: ModelFile, quant_model: ModelFile, k: int = 0) -> dict[int, int]:
+    """Float tensor of subgraph k -> its counterpart in the quantized model's subgraph k: the same name (the
+    int8 tensor keeps it), else the int8 view the rewrite added at a float boundary."""
+    qsg = quant_model.subgraphs[k]
     by_name: dict[str, int] = {}
-    for i, t in enumerate(quant_model.subgraphs[0].tensors):
+    for i, t in enumerate(qsg.tensors):
         by_name.setdefault(t.name, i)
     twins = {}
-    for i in float_activations(float_model):
-        name = float_model.subgraphs[0].tensors[i].name
+    for i in float_activations(float_model, k):
+        name = float_model.subgraphs[k].tensors[i].name
         q = by_name.get(name)
         view = by_name.get(f"{name}/int8")
-        if view is not None and (q is None or quant_model.subgraphs[0].tensors[q].type != 9):
+        if view is not None and (q is None or qsg.tensors[q].type != 9):
             q = view
         if q is not None:
             twins[i] = q
@@ -162,17 +173,31 @@ def compare(float_bytes: bytes, quant_bytes: bytes, samples: list[dict[int, np.n
             interpreter_class: Callable, show_progress: bool = True) -> Report:
     """Runs both models over `samples` (feeds keyed by the float model's input indices) and measures."""
     float_model, quant_model = load(float_bytes), load(quant_bytes)
-    twins = _twins(float_model, quant_model)
     fi = interpreter_class(model_content=float_bytes, experimental_preserve_all_tensors=True)
     qi = interpreter_class(model_content=quant_bytes, experimental_preserve_all_tensors=True)
+    called = (len(float_model.subgraphs) > 1 and len(quant_model.subgraphs) == len(float_model.subgraphs)
+              and can_replay(fi) and can_replay(qi))
+    twins = {k: _twins(float_model, quant_model, k) for k in range(len(float_model.subgraphs) if called else 1)}
     first = [samples[0][i].shape for i in float_model.subgraphs[0].inputs]
     allocate_for(fi, first)
     allocate_for(qi, first)
     q_details = {d["index"]: d for d in qi.get_tensor_details()}
     q_inputs = [d["index"] for d in qi.get_input_details()]
-    sums = {i: _Sums() for i in twins}
+    sums = {(k, i): _Sums() for k, pairs in twins.items() for i in pairs}
+
+    def add(k: int, fvals: dict[int, np.ndarray], qvals: dict[int, np.ndarray]) -> None:
+        for i, q in twins[k].items():
+            if i in fvals and q in qvals:
+                scale = quant_model.subgraphs[k].tensors[q].quantization if k else None
+                qv = qvals[q]
+                if k and qv.dtype == np.int8 and scale is not None and scale.scale:
+                    qv = (qv.astype(np.float64) - int(scale.zero_point[0])) * float(scale.scale[0])
+                elif not k:
+                    qv = _as_float(qv, q_details[q])
+                sums[(k, i)].add(np.asarray(fvals[i]), np.asarray(qv))
+
     for feed in progress(samples, len(samples), "report", show_progress):
-        fvals = run_model(fi, feed, sorted(twins))
+        fvals = run_model(fi, feed, sorted(twins[0]))
         qfeed = {}
         for (index, value), q_index in zip(sorted(feed.items(), key=lambda kv: float_model.subgraphs[0].inputs
                                                   .index(kv[0])), q_inputs):
@@ -181,39 +206,62 @@ def compare(float_bytes: bytes, quant_bytes: bytes, samples: list[dict[int, np.n
                 scale, zero_point = d["quantization"]
                 value = np.clip(np.round(value / scale) + zero_point, -128, 127).astype(np.int8)
             qfeed[q_index] = value
-        qvals = run_model(qi, qfeed, sorted(set(twins.values())))
-        for i, q in twins.items():
-            if i in fvals and q in qvals:
-                sums[i].add(fvals[i], _as_float(qvals[q], q_details[q]))
-    fsg, qsg = float_model.subgraphs[0], quant_model.subgraphs[0]
+        qvals = run_model(qi, qfeed, sorted(set(twins[0].values())))
+        add(0, fvals, qvals)
+        if called:
+            called = _add_calls(fi, qi, float_model, quant_model, add)
     tensors, sqnr = [], {}
-    for i, q in sorted(twins.items()):
-        s = sums[i]
+    for (k, i), s in sorted(sums.items()):
         if not s.count:
             continue
-        t = qsg.tensors[q]
+        q = twins[k][i]
+        t = quant_model.subgraphs[k].tensors[q]
         quant = t.quantization if t.type == 9 and t.quantization and t.quantization.scale else None
         scale = float(quant.scale[0]) if quant else None
         cosine = s.fq / math.sqrt(s.f2 * s.q2) if s.f2 > 0 and s.q2 > 0 else (1.0 if s.e2 == 0 else 0.0)
-        sqnr[i] = _sqnr(s)
+        sqnr[(k, i)] = _sqnr(s)
         tensors.append(TensorError(
-            name=fsg.tensors[i].name, dtype="int8" if quant else "float32", scale=scale,
-            zero_point=int(quant.zero_point[0]) if quant else None, sqnr_db=sqnr[i], cosine=cosine,
-            rmse_over_scale=math.sqrt(s.e2 / s.count) / scale if scale else None,
+            name=_name(float_model, k, float_model.subgraphs[k].tensors[i].name), dtype="int8" if quant else "float32",
+            scale=scale, zero_point=int(quant.zero_point[0]) if quant else None, sqnr_db=sqnr[(k, i)],
+            cosine=cosine, rmse_over_scale=math.sqrt(s.e2 / s.count) / scale if scale else None,
         ))
     layers = []
-    for j, op in enumerate(fsg.operators):
-        outs = [o for o in op.outputs or [] if o in sqnr]
-        if not outs:
-            continue
-        ins = [sqnr[i] for i in op.inputs or [] if i in sqnr]
-        finite_ins = [v for v in ins if v is not None]
-        worst_in = min(finite_ins) if finite_ins else None
-        out = sqnr[outs[0]]
-        added = (worst_in if worst_in is not None else 100.0) - (out if out is not None else 100.0)
-        layers.append(LayerError(j, float_model.op_name(op), fsg.tensors[outs[0]].name, out, worst_in,
-                                 round(max(added, 0.0), 3)))
-    layers.sort(key=lambda layer: (-layer.added_db, layer.index))
-    suggestion = [layer.output for layer in layers if layer.added_db >= SUGGEST_ADDED_DB][:SUGGEST_MAX]
+    for k in twins:
+        fsg = float_model.subgraphs[k]
+        for j, op in enumerate(fsg.operators):
+            outs = [o for o in op.outputs or [] if (k, o) in sqnr]
+            if not outs:
+                continue
+            ins = [sqnr[(k, i)] for i in op.inputs or [] if (k, i) in sqnr]
+            finite_ins = [v for v in ins if v is not None]
+            worst_in = min(finite_ins) if finite_ins else None
+            out = sqnr[(k, outs[0])]
+            added = (worst_in if worst_in is not None else 100.0) - (out if out is not None else 100.0)
+            layers.append(LayerError(j, float_model.op_name(op), _name(float_model, k, fsg.tensors[outs[0]].name), out,
+                                     worst_in, round(max(added, 0.0), 3), k))
+    layers.sort(key=lambda layer: (-layer.added_db, layer.subgraph, layer.index))
+    suggestion = [layer.output for layer in layers
+                  if layer.added_db >= SUGGEST_ADDED_DB and layer.subgraph == 0][:SUGGEST_MAX]
     return Report(tensors, layers, suggestion, len(samples))
 
+
+def _name(model: ModelFile, k: int, tensor: str) -> str:
+    return tensor if k == 0 else f"{model.subgraphs[k].name or f'subgraph{k}'}/{tensor}"
+
+
+def _add_calls(fi: Any, qi: Any, float_model: ModelFile, quant_model: ModelFile,
+               add: Callable[[int, dict, dict], None]) -> bool:
+    """Replays the called subgraphs in both models and measures each pair of calls, in order, while both
+    models call the same subgraph; False when a call cannot be replayed (measure subgraph 0 only)."""
+    fcalls: list[tuple[int, dict]] = []
+    qcalls: list[tuple[int, dict]] = []
+    try:
+        replay_calls(fi, float_model, 0, subgraph_values(fi, float_model, 0), lambda k, v: fcalls.append((k, v)))
+        replay_calls(qi, quant_model, 0, subgraph_values(qi, quant_model, 0), lambda k, v: qcalls.append((k, v)))
+    except QuantizationError:  # a branch that assigns a variable: replaying it would assign it again
+        return False
+    for (kf, fv), (kq, qv) in zip(fcalls, qcalls):
+        if kf != kq:
+            break
+        add(kf, fv, qv)
+    return True
