@@ -1,0 +1,61 @@
+/* qd8_f32_qc8w_pack.c — packs hybrid GEMM/IGEMM weights into qd8_gemm.h's layout, once, at prepare: the
+ * weights as rl_pack_qs8_gemm lays them out (so both int8 families share the panel shape), with each column's
+ * weight sum in front (the zero point varies per row, so it cannot be folded here as qs8's is) and the
+ * weight scales and float biases behind. Fields are written with memcpy (4-byte offsets, nr * kr a multiple
+ * of 4 in every config). */
+#include <string.h>
+
+#include "qd8_gemm.h"
+
+static size_t round_up(size_t x, size_t multiple) { return (x + multiple - 1) / multiple * multiple; }
+
+static size_t panel_width(size_t n, size_t n0, size_t nr) { return n - n0 < nr && nr == 16 && n - n0 <= 8 ? 8 : nr; }
+
+size_t rl_qd8_gemm_packed_size(size_t n, size_t ks, size_t kc, size_t nr, size_t kr) {
+    const size_t whole = n / nr * nr;
+    const size_t columns = whole + (whole < n ? panel_width(n, whole, nr) : 0);
+    return columns * (sizeof(int32_t) + ks * round_up(kc, kr) + 2 * sizeof(float));
+}
+
+void rl_pack_qd8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, const int8_t *w, const float *scales,
+                      const float *bias, void *packed) {
+    const size_t kcr = round_up(kc, kr);
+    unsigned char *out = packed;
+    for (size_t n0 = 0; n0 < n; n0 += nr) {
+        const size_t width = panel_width(n, n0, nr);
+        for (size_t j = 0; j < width; ++j) {
+            uint32_t sum = 0; /* wrapping, as the kernels' accumulation */
+            if (n0 + j < n)
+                for (size_t k = 0; k < ks * kc; ++k) sum += (uint32_t)(int32_t)w[(n0 + j) * ks * kc + k];
+            memcpy(out, &sum, sizeof sum);
+            out += sizeof sum;
+        }
+        for (size_t p = 0; p < ks; ++p)
+            for (size_t k0 = 0; k0 < kcr; k0 += kr)
+                for (size_t j = 0; j < width; ++j)
+                    for (size_t r = 0; r < kr; ++r) {
+                        const size_t col = n0 + j, k = k0 + r;
+                        *out++ = (unsigned char)(col < n && k < kc ? w[(col * ks + p) * kc + k] : 0);
+                    }
+        for (size_t j = 0; j < width; ++j, out += sizeof(float)) {
+            const float scale = n0 + j < n ? scales[n0 + j] : 0.0f;
+            memcpy(out, &scale, sizeof scale);
+        }
+        for (size_t j = 0; j < width; ++j, out += sizeof(float)) {
+            const float b = n0 + j < n && bias ? bias[n0 + j] : 0.0f;
+            memcpy(out, &b, sizeof b);
+        }
+    }
+}
+
+rl_qd8_gemm_config rl_qd8_gemm_config_for(rl_isa isa) {
+    const rl_qd8_gemm_config scalar = {.mr = 2, .nr = 4, .kr = 1, .gemm = qd8_f32_qc8w_gemm_2x4c1__scalar,
+                                       .igemm = qd8_f32_qc8w_igemm_2x4c1__scalar};
+#if defined(__x86_64__) || defined(_M_X64)
+    const rl_qd8_gemm_config avx2 = {.mr = 6, .nr = 16, .kr = 2, .gemm = qd8_f32_qc8w_gemm_6x16c2__avx2,
+                                     .igemm = qd8_f32_qc8w_igemm_6x16c2__avx2};
+    if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return avx2;
+#endif
+    (void)isa;
+    return scalar;
+}

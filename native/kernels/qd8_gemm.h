@@ -1,0 +1,65 @@
+/* qd8_gemm.h — hybrid (dynamically quantized) GEMM and IGEMM micro-kernels: int8 rows quantized on the fly
+ * (qd8: one zero point and scale per row, or per image), times int8 weights with one scale per output channel
+ * (qc8w), to float32, as XNNPACK's qd8_f32_qc8w kernels compute it. The tile contract is gemm.h's (a kernel
+ * computes up to mr rows by nc columns, walking the packed panels of nr columns itself; a narrow last panel of
+ * 1 to 8 columns is 8 wide where nr is 16; kernels never read past what they are given).
+ *
+ * Packed weights (rl_pack_qd8_gemm): for each panel of nr output channels:
+ *   nr int32 sums of the column's weights, sum(w[n][...]) (0 past n), for the zero-point correction;
+ *   then the weights exactly as rl_pack_qs8_gemm lays them out (taps, blocks of kr channels, nr columns);
+ *   then nr float weight scales, then nr float biases (0 past n, or with no bias).
+ * A row with zero point zp and dequantizing scale s gives, per column,
+ *   acc = sum(x * w) - zp * sum(w)   (wrapping modulo 2^32: the same bits as sum((x - zp) * w))
+ *   y = fmaf((float)acc * s, weight_scale, bias), clamped to [min, max],
+ * which is qd8_f32_qc8w_fully_connected_ref's and qd8_f32_qc8w_conv2d_ref's xnnpack_output, bit for bit.
+ * IGEMM padding taps point at a buffer holding the row's zero point, so they add nothing. */
+#ifndef RILLET_QD8_GEMM_H
+#define RILLET_QD8_GEMM_H
+
+#include "gemm.h"
+#include "isa.h"
+
+typedef struct {
+    int32_t zero_point;
+    float scale; /* the dequantizing scale: the real value of one step */
+} rl_qd8_row_quantization;
+
+/* rows[i] is row i's quantization (i < mr). */
+typedef void (*rl_qd8_gemm_fn)(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,
+                               float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
+                               const rl_f32_minmax_params *params);
+typedef void (*rl_qd8_igemm_fn)(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
+                                const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
+                                const rl_f32_minmax_params *params);
+
+typedef struct {
+    uint32_t mr, nr, kr;
+    rl_qd8_gemm_fn gemm;
+    rl_qd8_igemm_fn igemm;
+} rl_qd8_gemm_config;
+
+size_t rl_qd8_gemm_packed_size(size_t n, size_t ks, size_t kc, size_t nr, size_t kr);
+/* w: [n][ks][kc] int8; scales: n floats; bias: n floats or NULL. */
+void rl_pack_qd8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, const int8_t *w, const float *scales,
+                      const float *bias, void *packed);
+
+/* The path's kernels: AVX2's on every x86 SIMD path (no AVX-512 ones yet), the scalar ones elsewhere. */
+rl_qd8_gemm_config rl_qd8_gemm_config_for(rl_isa isa);
+
+/* Scalar: the specification. */
+void qd8_f32_qc8w_gemm_2x4c1__scalar(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
+                                     const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
+                                     const rl_f32_minmax_params *params);
+void qd8_f32_qc8w_igemm_2x4c1__scalar(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
+                                      const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
+                                      const rl_f32_minmax_params *params);
+#if defined(__x86_64__) || defined(_M_X64)
+void qd8_f32_qc8w_gemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
+                                    const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
+                                    const rl_f32_minmax_params *params);
+void qd8_f32_qc8w_igemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
+                                     const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
+                                     const rl_f32_minmax_params *params);
+#endif
+
+#endif

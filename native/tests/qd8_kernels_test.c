@@ -1,0 +1,177 @@
+/* qd8_kernels_test.c — checks one instruction-set path's hybrid (qd8_f32_qc8w) GEMM and IGEMM micro-kernels
+ * bit for bit against the scalar kernels and against the plain formula of qd8_gemm.h on the unpacked weights
+ * (which checks the packer too), on random cases around every tile edge (mr, nr, kr, KBLOCK +- 1, narrow
+ * last panels, odd depths, several taps, per-row zero points, no bias, tight clamps). Every input row ends
+ * where a PROT_NONE page begins, so an over-read faults; guard values after each output row must stay.
+ *
+ *   qd8_kernels_test scalar|avx2   test that path (exit 0 pass, 1 mismatch, 77 CPU or build lacks it)
+ */
+#define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "qd8_gemm.h"
+
+typedef struct {
+    uint64_t state;
+} rng;
+
+static uint32_t next_u32(rng *r) {
+    r->state ^= r->state >> 12;
+    r->state ^= r->state << 25;
+    r->state ^= r->state >> 27;
+    return (uint32_t)((r->state * UINT64_C(2685821657736338717)) >> 32);
+}
+
+static int32_t uniform(rng *r, int32_t lo, int32_t hi) { return lo + (int32_t)(next_u32(r) % (uint32_t)(hi - lo + 1)); }
+
+static float uniform_f(rng *r, float lo, float hi) { return lo + (hi - lo) * (float)(next_u32(r) >> 8) / 16777216.0f; }
+
+/* bytes that end where a PROT_NONE page begins; unmapped by the caller with guard_free */
+static void *guard_alloc(size_t bytes, size_t *mapped) {
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = (bytes + page - 1) / page;
+    unsigned char *map = mmap(NULL, (pages + 1) * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED || mprotect(map + pages * page, page, PROT_NONE) != 0) {
+        fprintf(stderr, "guard_alloc: out of memory\n");
+        exit(2);
+    }
+    *mapped = (pages + 1) * page;
+    return map + pages * page - bytes;
+}
+
+static void guard_free(void *p, size_t bytes, size_t mapped) {
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    unsigned char *end = (unsigned char *)p + bytes;
+    munmap(end + page - mapped, mapped);
+}
+
+enum { MAX_MR = 8, GUARD = 4 };
+
+static float formula(const int8_t *const *taps, size_t ks, size_t kc, const int8_t *w, size_t col,
+                     const float *scales, const float *bias, rl_qd8_row_quantization q,
+                     const rl_f32_minmax_params *params) {
+    int64_t acc = 0;
+    for (size_t p = 0; p < ks; ++p)
+        for (size_t k = 0; k < kc; ++k) acc += (int64_t)(taps[p][k] - q.zero_point) * w[(col * ks + p) * kc + k];
+    float y = fmaf((float)(int32_t)(uint32_t)acc * q.scale, scales[col], bias ? bias[col] : 0.0f);
+    y = y < params->min ? params->min : y;
+    return y > params->max ? params->max : y;
+}
+
+/* One case: returns 0 when path, scalar and formula agree bit for bit. */
+static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_config *scalar, int igemm,
+                     size_t mr, size_t nc, size_t kc, size_t ks) {
+    const size_t n = nc;
+    int8_t *w = malloc(n * ks * kc);
+    float *scales = malloc(n * sizeof(float)), *bias = next_u32(r) % 4 ? malloc(n * sizeof(float)) : NULL;
+    for (size_t i = 0; i < n * ks * kc; ++i) w[i] = (int8_t)uniform(r, -128, 127);
+    for (size_t j = 0; j < n; ++j) {
+        scales[j] = uniform_f(r, 1e-4f, 2e-2f);
+        if (bias) bias[j] = uniform_f(r, -2.0f, 2.0f);
+    }
+    rl_f32_minmax_params params = {-INFINITY, INFINITY};
+    if (next_u32(r) % 3 == 0) params.min = uniform_f(r, -3.0f, 0.0f), params.max = uniform_f(r, 0.0f, 3.0f);
+    rl_qd8_row_quantization rows[MAX_MR];
+    /* rows of each tap: separate guarded blocks of kc bytes; ks * MAX_MR of them */
+    int8_t *data[64 * MAX_MR];
+    size_t mapped[64 * MAX_MR];
+    for (size_t i = 0; i < mr; ++i) rows[i] = (rl_qd8_row_quantization){uniform(r, -128, 127), uniform_f(r, 1e-3f, 0.1f)};
+    for (size_t t = 0; t < ks * mr; ++t) {
+        data[t] = guard_alloc(kc, &mapped[t]);
+        for (size_t k = 0; k < kc; ++k) data[t][k] = (int8_t)uniform(r, -128, 127);
+    }
+    if (igemm && ks > 1) data[ks * mr - 1] = data[0]; /* a shared tap, as padding taps share the zero buffer */
+    int failed = 0;
+    float *outs[2];
+    const rl_qd8_gemm_config *cfgs[2] = {path, scalar};
+    for (int which = 0; which < 2; ++which) {
+        const rl_qd8_gemm_config *cfg = cfgs[which];
+        const size_t c_stride = n + GUARD;
+        float *c = malloc(mr * c_stride * sizeof(float));
+        for (size_t i = 0; i < mr * c_stride; ++i) c[i] = -12345.0f;
+        void *packed = malloc(rl_qd8_gemm_packed_size(n, ks, kc, cfg->nr, cfg->kr));
+        rl_pack_qd8_gemm(n, ks, kc, cfg->nr, cfg->kr, w, scales, bias, packed);
+        for (size_t i0 = 0; i0 < mr; i0 += cfg->mr) {
+            const size_t m = mr - i0 < cfg->mr ? mr - i0 : cfg->mr;
+            if (igemm) {
+                const int8_t *ind[64 * MAX_MR];
+                for (size_t p = 0; p < ks; ++p)
+                    for (size_t i = 0; i < cfg->mr; ++i) ind[p * cfg->mr + i] = data[(i0 + (i < m ? i : m - 1)) * ks + p];
+                cfg->igemm(m, nc, kc, ks, ind, packed, c + i0 * c_stride, c_stride, rows + i0, &params);
+            } else {
+                /* GEMM rows a_stride apart in one guarded block */
+                size_t map = 0;
+                const size_t a_stride = kc + (size_t)uniform(r, 0, 3);
+                int8_t *a = guard_alloc((m - 1) * a_stride + kc, &map);
+                for (size_t i = 0; i < m; ++i) memcpy(a + i * a_stride, data[(i0 + i) * ks], kc);
+                cfg->gemm(m, nc, kc, a, a_stride, packed, c + i0 * c_stride, c_stride, rows + i0, &params);
+                guard_free(a, (m - 1) * a_stride + kc, map);
+            }
+        }
+        free(packed);
+        outs[which] = c;
+    }
+    for (size_t i = 0; i < mr && !failed; ++i) {
+        const int8_t *taps[64];
+        for (size_t p = 0; p < ks; ++p) taps[p] = data[i * ks + p];
+        for (size_t j = 0; j < n + GUARD; ++j) {
+            const float a = outs[0][i * (n + GUARD) + j], s = outs[1][i * (n + GUARD) + j];
+            const float want = j < n ? formula(taps, igemm ? ks : 1, kc, w, j, scales, bias, rows[i], &params)
+                                     : -12345.0f;
+            if (memcmp(&a, &want, sizeof a) != 0 || memcmp(&s, &want, sizeof s) != 0) {
+                printf("%s mr %zu nc %zu kc %zu ks %zu row %zu col %zu: path %.9g scalar %.9g want %.9g\n",
+                       igemm ? "igemm" : "gemm", mr, nc, kc, ks, i, j, a, s, want);
+                failed = 1;
+                break;
+            }
+        }
+    }
+    if (igemm && ks > 1) data[ks * mr - 1] = NULL;
+    for (size_t t = 0; t < ks * mr; ++t)
+        if (data[t]) guard_free(data[t], kc, mapped[t]);
+    free(outs[0]), free(outs[1]), free(w), free(scales), free(bias);
+    return failed;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: qd8_kernels_test scalar|avx2\n");
+        return 2;
+    }
+    rl_qd8_gemm_config path;
+    if (strcmp(argv[1], "scalar") == 0) {
+        path = rl_qd8_gemm_config_for(RL_ISA_SCALAR);
+    } else if (strcmp(argv[1], "avx2") == 0) {
+#if defined(__x86_64__)
+        if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return 77;
+        path = rl_qd8_gemm_config_for(RL_ISA_AVX2);
+#else
+        return 77;
+#endif
+    } else {
+        fprintf(stderr, "unknown path %s\n", argv[1]);
+        return 2;
+    }
+    const rl_qd8_gemm_config scalar = rl_qd8_gemm_config_for(RL_ISA_SCALAR);
+    rng r = {UINT64_C(0x9E3779B97F4A7C15)};
+    const size_t kcs[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 32, 335, 336, 337, 673};
+    const size_t ncs[] = {1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 40};
+    const size_t kss[] = {1, 2, 3, 9};
+    size_t cases = 0;
+    int failed = 0;
+    for (int igemm = 0; igemm < 2; ++igemm)
+        for (size_t a = 0; a < sizeof kcs / sizeof kcs[0]; ++a)
+            for (size_t b = 0; b < sizeof ncs / sizeof ncs[0]; ++b)
+                for (size_t s = 0; s < (igemm ? sizeof kss / sizeof kss[0] : 1); ++s) {
+                    const size_t mr = (size_t)uniform(&r, 1, (int32_t)path.mr + 1 > MAX_MR ? MAX_MR : (int32_t)path.mr + 1);
+                    failed |= gemm_case(&r, &path, &scalar, igemm, mr, ncs[b], kcs[a], kss[s]);
+                    ++cases;
+                }
+    printf("%s: %zu cases, %s\n", argv[1], cases, failed ? "MISMATCH" : "ok");
+    return failed;
+}
