@@ -1,6 +1,6 @@
 /* matmul_int8.c — int8 FULLY_CONNECTED and BATCH_MATMUL. matmul.c computes shapes and dispatches here when
  * an operand is int8. */
-#include "ops.h"
+#include "conv_hybrid_gemm.h"
 
 rl_status rl_prepare_fully_connected_quantized(rl_plan *plan, rl_op *op) {
     const rl_tensor *input = rl_input(plan, op, 0), *weights = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
@@ -13,7 +13,9 @@ rl_status rl_prepare_fully_connected_quantized(rl_plan *plan, rl_op *op) {
         float *scales = (float *)rl_op_scratch(plan, op, sizeof(float) * (size_t)(units > 0 ? units : 1));
         if (!scales) return RL_NO_MEMORY;
         rl_request_arena_scratch(op, (size_t)depth + 1); /* one quantized input row */
-        return rl_s8_filter_scales(plan, op, weights, units, 0, scales);
+        if ((s = rl_s8_filter_scales(plan, op, weights, units, 0, scales)) != RL_OK) return s;
+        return rl_use_qd8_gemm_fully_connected(plan, op, op->prep.outer, units, depth, op->prep.act_min,
+                                               op->prep.act_max); /* constant weights: the micro-kernels */
     }
     if (input->dtype != RL_INT8)
         return rl_fail(plan, RL_UNSUPPORTED, "%s input with int8 weights has no kernel", rl_dtype_name(input->dtype));

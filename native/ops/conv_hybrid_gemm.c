@@ -1,0 +1,187 @@
+/* conv_hybrid_gemm.c — hybrid CONV_2D and FULLY_CONNECTED as XNNPACK's dynamically quantized ops run them
+ * (conv_hybrid.c says which quantization applies when), on the qd8 GEMM/IGEMM micro-kernels. See
+ * conv_hybrid_gemm.h.
+ *
+ * At each invoke the float input is quantized with f32_qd8_quantize_ref, per row (GEMM: a fully connected
+ * row, or a pixel of a 1x1 stride-1 convolution) or per image (IGEMM), into arena scratch, with each row's or
+ * image's zero point and scale beside it; the IGEMM's padding taps point at a buffer per image that holds that
+ * image's zero point, so they add nothing, as in the reference. Each output value is one kernel's sum and
+ * epilogue, whatever the tile it falls in, so the result does not depend on the thread count. */
+#include <string.h>
+
+#include "conv_gemm.h"
+#include "conv_hybrid_gemm.h"
+#include "qd8_gemm.h"
+
+typedef struct {
+    int32_t direct;    /* GEMM over the quantized rows; else IGEMM through the indirection buffer */
+    size_t m, n, kc, ks;
+    size_t rows;       /* quantized rows: m for GEMM, the batch's images for IGEMM */
+    size_t row_length; /* floats per quantized row (kc, or an image) */
+    size_t pixels_per_image; /* IGEMM: output pixels per image, to find a pixel's quantization */
+    size_t mr, nr, panel_bytes;
+    rl_qd8_gemm_config qd8;
+    rl_f32_minmax_params params;
+    rl_window_geometry g;
+    void *packed;
+    const void **indirection; /* ceil(m / mr) blocks of ks * mr pointers into the quantized image */
+    /* Offsets in the op's arena scratch: the quantized input, the rows' quantization, the zero buffers. */
+    size_t quantization_offset, zero_offset;
+    /* Set at each invoke. */
+    const float *a;
+    int8_t *q;
+    const rl_qd8_row_quantization *row_quantization;
+    float *c;
+} rl_qd8_gemm_state;
+
+RL_STATIC_ASSERT(sizeof(rl_qd8_gemm_state) <= 512, "rl_qd8_gemm_state stays a small header before its buffers");
+
+static size_t round_up(size_t x, size_t multiple) { return (x + multiple - 1) / multiple * multiple; }
+
+/* Rows i .. i + rows - 1 (i a multiple of mr), columns j .. j + columns - 1 (j a multiple of nr). */
+static void qd8_tile(void *context, size_t i, size_t j, size_t rows, size_t columns) {
+    const rl_qd8_gemm_state *st = (const rl_qd8_gemm_state *)context;
+    const char *w = (const char *)st->packed + (j / st->nr) * st->panel_bytes;
+    for (size_t r = i; r < i + rows; r += st->mr) {
+        const size_t mr = i + rows - r < st->mr ? i + rows - r : st->mr;
+        float *c = st->c + r * st->n + j;
+        if (st->direct) {
+            st->qd8.gemm(mr, columns, st->kc, st->q + r * st->kc, st->kc, w, c, st->n, st->row_quantization + r,
+                         &st->params);
+        } else {
+            rl_qd8_row_quantization rq[16]; /* each pixel's image's; mr is at most 16 */
+            for (size_t k = 0; k < mr; ++k) rq[k] = st->row_quantization[(r + k) / st->pixels_per_image];
+            st->qd8.igemm(mr, columns, st->kc, st->ks, (const int8_t *const *)(st->indirection + r * st->ks), w, c,
+                          st->n, rq, &st->params);
+        }
+    }
+}
+
+static rl_status run_qd8_gemm(rl_plan *plan, rl_op *op) {
+    rl_qd8_gemm_state *st = (rl_qd8_gemm_state *)op->state;
+    char *scratch = (char *)op->arena_scratch;
+    st->a = (const float *)rl_input(plan, op, 0)->data;
+    st->c = (float *)rl_output(plan, op, 0)->data;
+    st->q = (int8_t *)scratch;
+    rl_qd8_row_quantization *quantization = (rl_qd8_row_quantization *)(void *)(scratch + st->quantization_offset);
+    for (size_t row = 0; row < st->rows; ++row) {
+        int32_t zero_point = 0;
+        const float scale = f32_qd8_quantize_ref((int64_t)st->row_length, 1, st->a + row * st->row_length,
+                                                 st->q + row * st->row_length, &zero_point);
+        quantization[row] = (rl_qd8_row_quantization){.zero_point = zero_point, .scale = scale};
+        if (!st->direct) memset(scratch + st->zero_offset + row * st->kc, (int)(int8_t)zero_point, st->kc);
+    }
+    st->row_quantization = quantization;
+    /* Rows in multiples of mr; the columns split into whole panels only when there are too few rows (as
+     * conv_gemm.c's run_gemm). */
+    rl_threadpool *pool = rl_pool_for(plan, st->m * st->n * st->kc * st->ks);
+    const size_t threads = (size_t)rl_threadpool_threads(pool);
+    size_t tile_i = st->m, tile_j = st->n;
+    if (threads > 1) {
+        const size_t want = RL_TILES_PER_THREAD * threads;
+        const size_t row_tiles = (st->m + st->mr - 1) / st->mr;
+        tile_i = st->mr * ((row_tiles + want - 1) / want);
+        const size_t tiles_i = (st->m + tile_i - 1) / tile_i;
+        if (tiles_i < want) {
+            const size_t panels = (st->n + st->nr - 1) / st->nr, per_row = (want + tiles_i - 1) / tiles_i;
+            tile_j = st->nr * ((panels + per_row - 1) / per_row);
+        }
+    }
+    rl_parallelize_2d_tile_2d(pool, qd8_tile, st, st->m, st->n, tile_i, tile_j);
+    return RL_OK;
+}
+
+/* One pointer per (output pixel, tap) into the quantized image in arena scratch, or at its image's zero
+ * buffer for a padding tap; per block of mr pixels, tap-major. Pixels past m repeat the last one. */
+static rl_status setup_qd8_indirection(rl_plan *plan, rl_op *op) {
+    (void)plan;
+    rl_qd8_gemm_state *st = (rl_qd8_gemm_state *)op->state;
+    const rl_window_geometry *g = &st->g;
+    const char *quantized = (const char *)op->arena_scratch, *zero = quantized + st->zero_offset;
+    const size_t blocks = (st->m + st->mr - 1) / st->mr;
+    for (size_t block = 0; block < blocks; ++block) {
+        for (size_t i = 0; i < st->mr; ++i) {
+            size_t pixel = block * st->mr + i;
+            if (pixel >= st->m) pixel = st->m - 1;
+            const int32_t ox = (int32_t)(pixel % (size_t)g->out_w);
+            const int32_t oy = (int32_t)(pixel / (size_t)g->out_w % (size_t)g->out_h);
+            const size_t b = pixel / st->pixels_per_image;
+            for (int32_t fy = 0; fy < g->filter_h; ++fy)
+                for (int32_t fx = 0; fx < g->filter_w; ++fx)
+                    st->indirection[(block * st->ks + (size_t)(fy * g->filter_w + fx)) * st->mr + i] =
+                        rl_window_tap(g, quantized, st->kc, zero + b * st->kc, b, oy, ox, fy, fx);
+        }
+    }
+    return RL_OK;
+}
+
+/* Plans the arena scratch, allocates the state with the packed weights and the indirection buffer, packs
+ * the weights ([n][ks][kc]) with the scales prepare left in op->scratch. */
+static rl_status build_qd8_state(rl_plan *plan, rl_op *op, rl_qd8_gemm_state *proto) {
+    const rl_tensor *filter = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
+    proto->qd8 = plan->kernels->qd8_gemm;
+    proto->mr = proto->qd8.mr;
+    proto->nr = proto->qd8.nr;
+    if (proto->mr > 16) return RL_OK; /* qd8_tile's row buffer */
+    const size_t n = proto->n, ks = proto->ks, kc = proto->kc;
+    const size_t packed_bytes = rl_qd8_gemm_packed_size(n, ks, kc, proto->nr, proto->qd8.kr);
+    proto->panel_bytes = rl_qd8_gemm_packed_size(proto->nr, ks, kc, proto->nr, proto->qd8.kr);
+    proto->quantization_offset = round_up(proto->rows * proto->row_length, 64);
+    proto->zero_offset = round_up(proto->quantization_offset + proto->rows * sizeof(rl_qd8_row_quantization), 64);
+    rl_request_arena_scratch(op, proto->zero_offset + (proto->direct ? 0 : proto->rows * kc));
+    const size_t indirection_bytes = proto->direct ? 0 : (proto->m + proto->mr - 1) / proto->mr * ks * proto->mr *
+                                                             sizeof(void *);
+    const size_t sizes[3] = {sizeof(rl_qd8_gemm_state), packed_bytes, indirection_bytes};
+    void *parts[3];
+    rl_qd8_gemm_state *st = (rl_qd8_gemm_state *)rl_op_state_parts(plan, op, 3, sizes, parts);
+    if (!st) return RL_NO_MEMORY;
+    *st = *proto;
+    st->packed = parts[1];
+    st->indirection = (const void **)parts[2];
+    rl_pack_qd8_gemm(n, ks, kc, st->nr, st->qd8.kr, (const int8_t *)filter->data, (const float *)op->scratch,
+                     bias ? (const float *)bias->data : NULL, st->packed);
+    op->packed_weight_bytes = packed_bytes;
+    op->packed_inputs = RL_PACKED_FILTER_AND_BIAS;
+    op->run = run_qd8_gemm;
+    op->setup = st->direct ? NULL : setup_qd8_indirection;
+    return RL_OK;
+}
+
+static int constant_weights(rl_plan *plan, const rl_op *op) {
+    const rl_tensor *filter = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
+    return rl_known_data(filter) && (!bias || rl_known_data(bias)) && op->scratch;
+}
+
+rl_status rl_use_qd8_gemm_conv2d(rl_plan *plan, rl_op *op, const rl_window_geometry *g, int per_pixel) {
+    if (!constant_weights(plan, op)) return RL_OK;
+    rl_qd8_gemm_state proto;
+    memset(&proto, 0, sizeof proto);
+    proto.g = *g;
+    proto.m = (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w;
+    proto.n = (size_t)g->out_c;
+    proto.kc = (size_t)g->in_c;
+    proto.ks = (size_t)g->filter_h * (size_t)g->filter_w;
+    if (proto.m == 0 || proto.n == 0 || proto.kc == 0 || proto.ks == 0) return RL_OK;
+    proto.direct = per_pixel; /* a 1x1 stride-1 filter: output pixel p reads input pixel p */
+    proto.pixels_per_image = (size_t)g->out_h * (size_t)g->out_w;
+    proto.rows = per_pixel ? proto.m : (size_t)g->batch;
+    proto.row_length = per_pixel ? proto.kc : (size_t)g->in_h * (size_t)g->in_w * proto.kc;
+    proto.params = (rl_f32_minmax_params){.min = g->act_min, .max = g->act_max};
+    return build_qd8_state(plan, op, &proto);
+}
+
+rl_status rl_use_qd8_gemm_fully_connected(rl_plan *plan, rl_op *op, int64_t rows, int32_t units, int32_t depth,
+                                          float act_min, float act_max) {
+    if (!constant_weights(plan, op) || rows <= 0 || units <= 0 || depth <= 0) return RL_OK;
+    rl_qd8_gemm_state proto;
+    memset(&proto, 0, sizeof proto);
+    proto.m = (size_t)rows;
+    proto.n = (size_t)units;
+    proto.kc = (size_t)depth;
+    proto.ks = 1;
+    proto.direct = 1;
+    proto.rows = proto.m;
+    proto.row_length = proto.kc;
+    proto.params = (rl_f32_minmax_params){.min = act_min, .max = act_max};
+    return build_qd8_state(plan, op, &proto);
+}
