@@ -56,6 +56,7 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .f32_gemm = rl_f32_gemm_config_for(isa),
         .qs8_gemm = rl_qs8_gemm_config_for(isa),
         .qd8_gemm = rl_qd8_gemm_config_for(isa),
+        .qd8_dwconv = rl_qd8_dwconv_for(isa),
         .f32_dwconv = rl_f32_dwconv_config_for(isa),
         .qs8_dwconv = rl_qs8_dwconv_config_for(isa),
         .f32_dwconv_narrow = rl_f32_dwconv_narrow_config_for(isa),

@@ -49,9 +49,9 @@ rl_status rl_prepare_conv2d_hybrid(rl_plan *plan, rl_op *op, const rl_window_geo
      * XNNPACK's subgraph takes for a depthwise convolution, quantized per image like the others). */
     op->prep.axis = !depthwise && g->filter_h == 1 && g->filter_w == 1 && g->stride_h == 1 && g->stride_w == 1 &&
                     !(g->in_c == 1 && g->out_c == 1);
-    /* Constant weights: packed for the qd8 micro-kernels (conv_hybrid_gemm.c), which then run the op. Depthwise
-     * stays on the reference (TFLite's EvalHybridPerChannel arithmetic, not XNNPACK's). */
-    return depthwise ? RL_OK : rl_use_qd8_gemm_conv2d(plan, op, g, op->prep.axis);
+    /* Constant weights: the qd8 micro-kernels run the op (conv_hybrid_gemm.c, packed weights; dwconv_hybrid.c,
+     * TFLite's EvalHybridPerChannel arithmetic, weights read in place). */
+    return depthwise ? rl_use_qd8_dwconv(plan, op, g) : rl_use_qd8_gemm_conv2d(plan, op, g, op->prep.axis);
 }
 
 rl_status rl_eval_conv2d_hybrid(rl_plan *plan, rl_op *op, const rl_window_geometry *g, int depthwise) {

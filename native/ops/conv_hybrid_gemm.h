@@ -14,5 +14,8 @@ rl_status rl_use_qd8_gemm_conv2d(rl_plan *plan, rl_op *op, const rl_window_geome
 /* Each of `rows` rows quantized on its own. */
 rl_status rl_use_qd8_gemm_fully_connected(rl_plan *plan, rl_op *op, int64_t rows, int32_t units, int32_t depth,
                                           float act_min, float act_max);
+/* Hybrid DEPTHWISE_CONV_2D with depth multiplier 1 and constant weights on the qd8 depthwise micro-kernels
+ * (dwconv_hybrid.c), TFLite's EvalHybridPerChannel arithmetic; otherwise it leaves the op on the reference. */
+rl_status rl_use_qd8_dwconv(rl_plan *plan, rl_op *op, const rl_window_geometry *g);
 
 #endif

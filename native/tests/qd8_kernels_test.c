@@ -4,6 +4,9 @@
  * last panels, odd depths, several taps, per-row zero points, no bias, tight clamps). Every input row ends
  * where a PROT_NONE page begins, so an over-read faults; guard values after each output row must stay.
  *
+ * The depthwise kernels (qd8_dwconv.h) likewise, on channel counts around their 16-channel step, 1 to 25
+ * taps, with and without a bias.
+ *
  *   qd8_kernels_test scalar|avx2   test that path (exit 0 pass, 1 mismatch, 77 CPU or build lacks it)
  */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
@@ -15,6 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "qd8_dwconv.h"
 #include "qd8_gemm.h"
 
 typedef struct {
@@ -138,18 +142,68 @@ static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_c
     return failed;
 }
 
+/* TFLite's EvalHybridPerChannel for one channel, as qd8_f32_qc8w_dwconv2d_ref computes it. */
+static float dw_formula(size_t c, size_t channels, size_t taps, const int8_t *const *input, const int8_t *w,
+                        const rl_qd8_dwconv_params *p) {
+    int64_t acc = 0;
+    for (size_t t = 0; t < taps; ++t) acc += (int64_t)(input[t][c] - p->zero_point) * w[t * channels + c];
+    const float a = (float)(int32_t)(uint32_t)acc;
+    float y = c < p->scale_first_end ? a * p->scales[c] * p->image_scale : a * p->image_scale * p->scales[c];
+    if (p->bias) y += p->bias[c];
+    y = y < p->clamp.min ? p->clamp.min : y;
+    return y > p->clamp.max ? p->clamp.max : y;
+}
+
+static int dwconv_case(rng *r, rl_qd8_dwconv_fn path, size_t channels, size_t taps) {
+    int8_t *rows[32], *w = malloc(taps * channels);
+    size_t mapped[32];
+    float *scales = malloc(channels * sizeof(float)), *bias = malloc(channels * sizeof(float));
+    float *outs[2];
+    for (size_t t = 0; t < taps; ++t) {
+        rows[t] = guard_alloc(channels, &mapped[t]);
+        for (size_t c = 0; c < channels; ++c) rows[t][c] = (int8_t)uniform(r, -128, 127);
+    }
+    for (size_t i = 0; i < taps * channels; ++i) w[i] = (int8_t)uniform(r, -128, 127);
+    for (size_t c = 0; c < channels; ++c) scales[c] = uniform_f(r, 1e-4f, 2e-2f), bias[c] = uniform_f(r, -2.0f, 2.0f);
+    rl_qd8_dwconv_params p = {.zero_point = uniform(r, -128, 127), .image_scale = uniform_f(r, 1e-3f, 0.1f),
+                              .scale_first_end = channels - channels % 4, .scales = scales,
+                              .bias = next_u32(r) % 3 ? bias : NULL, .clamp = {-INFINITY, INFINITY}};
+    if (next_u32(r) % 3 == 0) p.clamp.min = uniform_f(r, -3.0f, 0.0f), p.clamp.max = uniform_f(r, 0.0f, 3.0f);
+    const rl_qd8_dwconv_fn kernels[2] = {path, qd8_f32_qc8w_dwconv__scalar};
+    for (int which = 0; which < 2; ++which) {
+        outs[which] = malloc((channels + GUARD) * sizeof(float));
+        for (size_t c = 0; c < channels + GUARD; ++c) outs[which][c] = -12345.0f;
+        kernels[which](channels, taps, (const int8_t *const *)rows, w, &p, outs[which]);
+    }
+    int failed = 0;
+    for (size_t c = 0; c < channels + GUARD && !failed; ++c) {
+        const float want = c < channels ? dw_formula(c, channels, taps, (const int8_t *const *)rows, w, &p) : -12345.0f;
+        if (memcmp(&outs[0][c], &want, sizeof want) != 0 || memcmp(&outs[1][c], &want, sizeof want) != 0) {
+            printf("dwconv channels %zu taps %zu channel %zu: path %.9g scalar %.9g want %.9g\n", channels, taps, c,
+                   outs[0][c], outs[1][c], want);
+            failed = 1;
+        }
+    }
+    for (size_t t = 0; t < taps; ++t) guard_free(rows[t], channels, mapped[t]);
+    free(outs[0]), free(outs[1]), free(w), free(scales), free(bias);
+    return failed;
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: qd8_kernels_test scalar|avx2\n");
         return 2;
     }
     rl_qd8_gemm_config path;
+    rl_qd8_dwconv_fn dwconv;
     if (strcmp(argv[1], "scalar") == 0) {
         path = rl_qd8_gemm_config_for(RL_ISA_SCALAR);
+        dwconv = rl_qd8_dwconv_for(RL_ISA_SCALAR);
     } else if (strcmp(argv[1], "avx2") == 0) {
 #if defined(__x86_64__)
         if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return 77;
         path = rl_qd8_gemm_config_for(RL_ISA_AVX2);
+        dwconv = rl_qd8_dwconv_for(RL_ISA_AVX2);
 #else
         return 77;
 #endif
@@ -172,6 +226,12 @@ int main(int argc, char **argv) {
                     failed |= gemm_case(&r, &path, &scalar, igemm, mr, ncs[b], kcs[a], kss[s]);
                     ++cases;
                 }
+    const size_t channel_counts[] = {1, 3, 4, 5, 8, 15, 16, 17, 24, 31, 32, 33, 48, 96, 144};
+    const size_t tap_counts[] = {1, 2, 4, 9, 25};
+    for (size_t a = 0; a < sizeof channel_counts / sizeof channel_counts[0]; ++a)
+        for (size_t b = 0; b < sizeof tap_counts / sizeof tap_counts[0]; ++b)
+            for (int repeat = 0; repeat < 4; ++repeat, ++cases)
+                failed |= dwconv_case(&r, dwconv, channel_counts[a], tap_counts[b]);
     printf("%s: %zu cases, %s\n", argv[1], cases, failed ? "MISMATCH" : "ok");
     return failed;
 }

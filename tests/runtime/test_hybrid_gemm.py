@@ -1,5 +1,6 @@
 """Hybrid (dynamic-range) CONV_2D and FULLY_CONNECTED with constant weights run on the qd8 micro-kernels
-(native/ops/conv_hybrid_gemm.c): their weights are packed at prepare (counted in memory_report), the result is
+(native/ops/conv_hybrid_gemm.c; DEPTHWISE_CONV_2D on the qd8 depthwise kernels, dwconv_hybrid.c): their weights
+are packed at prepare (counted in memory_report; depthwise reads them in place), the result is
 the same bits on 1 and 2 threads and on every kernel path this CPU has, and stays within 1e-5 of LiteRT's
 default Interpreter (test_hybrid_ops.py checks many more shapes against LiteRT on the same path)."""
 
@@ -23,6 +24,16 @@ def conv_model(rng, n, h, w, cin, cout, k, stride, padding, act=0):
     opts = {"padding": padding, "stride_w": stride, "stride_h": stride, "fused_activation_function": act}
     return op_model("CONV_2D", [Input((n, h, w, cin), F32), Const(filt, Quant(scales, 0, 0)), bias],
                     [((n, 1, 1, cout), F32)], opts, version=2)
+
+
+def depthwise_model(rng, n, h, w, c, k, stride, padding, act=0):
+    scales = rng.uniform(0.001, 0.05, c).astype(F32)
+    filt = rng.integers(-127, 128, (1, k, k, c)).astype(I8)
+    bias = rng.uniform(-1, 1, c).astype(F32)  # LiteRT refuses a hybrid depthwise without one
+    opts = {"padding": padding, "stride_w": stride, "stride_h": stride, "depth_multiplier": 1,
+            "fused_activation_function": act}
+    return op_model("DEPTHWISE_CONV_2D", [Input((n, h, w, c), F32), Const(filt, Quant(scales, 0, 3)), bias],
+                    [((n, 1, 1, c), F32)], opts, version=6)
 
 
 def fc_model(rng, rows, depth, units):
@@ -49,6 +60,9 @@ CASES = {
     # per-pixel quantization: a GEMM on the input's pixels
     "conv 1x1 stride 1": lambda rng: conv_model(rng, 2, 16, 15, 40, 33, 1, 1, 0),
     "fully connected": lambda rng: fc_model(rng, 37, 200, 41),
+    # TFLite's EvalHybridPerChannel arithmetic on the qd8 depthwise kernels (weights read in place, not packed)
+    "depthwise 3x3 stride 1 SAME, batch 2, 35 channels": lambda rng: depthwise_model(rng, 2, 17, 15, 35, 3, 1, 0, 3),
+    "depthwise 5x5 stride 2 VALID": lambda rng: depthwise_model(rng, 1, 23, 21, 48, 5, 2, 1, 1),
 }
 
 
@@ -61,7 +75,8 @@ def test_hybrid_gemm_path_is_taken_and_same_on_1_and_2_threads(case, monkeypatch
     x[0] = np.abs(x[0])  # an all-positive image (or row): its zero point sits at an end of the range
     one, memory = invoke(content, x, 1)
     two, _ = invoke(content, x, 2)
-    assert memory["packed_weight_bytes"] > 0, memory  # the micro-kernel path, not the whole-op reference
+    # the micro-kernel path, not the whole-op reference (which keeps no op state)
+    assert memory["op_state_bytes"] > 0 and (memory["packed_weight_bytes"] > 0 or "depthwise" in case), memory
     np.testing.assert_array_equal(one, two)
     monkeypatch.setenv("RILLET_ISA", "scalar")
     scalar, _ = invoke(content, x, 2)
