@@ -57,6 +57,7 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .qs8_gemm = rl_qs8_gemm_config_for(isa),
         .qd8_gemm = rl_qd8_gemm_config_for(isa),
         .qd8_dwconv = rl_qd8_dwconv_for(isa),
+        .qd8_quantize = rl_qd8_quantize_config_for(isa),
         .f32_dwconv = rl_f32_dwconv_config_for(isa),
         .qs8_dwconv = rl_qs8_dwconv_config_for(isa),
         .f32_dwconv_narrow = rl_f32_dwconv_narrow_config_for(isa),

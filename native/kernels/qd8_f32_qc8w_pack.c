@@ -5,6 +5,7 @@
  * of 4 in every config). */
 #include <string.h>
 
+#include "kernels.h" /* the reference quantizations */
 #include "qd8_gemm.h"
 
 static size_t round_up(size_t x, size_t multiple) { return (x + multiple - 1) / multiple * multiple; }
@@ -57,5 +58,22 @@ rl_qd8_gemm_config rl_qd8_gemm_config_for(rl_isa isa) {
     if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return avx2;
 #endif
     (void)isa;
+    return scalar;
+}
+
+static float qd8_quantize_scalar(int64_t n, const float *x, int8_t *q, int32_t *zero_point) {
+    return f32_qd8_quantize_ref(n, 1, x, q, zero_point);
+}
+
+rl_qd8_quantize_config rl_qd8_quantize_config_for(rl_isa isa) {
+#if defined(__x86_64__) || defined(_M_X64)
+    if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) {
+        const rl_qd8_quantize_config avx2 = {.qd8 = f32_qd8_quantize__avx2,
+                                             .tflite = f32_qs8_asymmetric_quantize_tflite__avx2};
+        return avx2;
+    }
+#endif
+    (void)isa;
+    const rl_qd8_quantize_config scalar = {.qd8 = qd8_quantize_scalar, .tflite = f32_qs8_asymmetric_quantize_tflite_ref};
     return scalar;
 }

@@ -43,6 +43,19 @@ size_t rl_qd8_gemm_packed_size(size_t n, size_t ks, size_t kc, size_t nr, size_t
 void rl_pack_qd8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, const int8_t *w, const float *scales,
                       const float *bias, void *packed);
 
+/* The hybrid ops' input quantization of n floats (an image or a row) to int8: returns the dequantizing scale
+ * and sets the zero point. XNNPACK's (f32_qd8_quantize_ref) for CONV_2D, FULLY_CONNECTED and BATCH_MATMUL;
+ * TFLite's (f32_qs8_asymmetric_quantize_tflite_ref) for DEPTHWISE_CONV_2D. */
+typedef float (*rl_f32_quantize_fn)(int64_t n, const float *x, int8_t *q, int32_t *zero_point);
+typedef struct {
+    rl_f32_quantize_fn qd8, tflite;
+} rl_qd8_quantize_config;
+rl_qd8_quantize_config rl_qd8_quantize_config_for(rl_isa isa);
+#if defined(__x86_64__) || defined(_M_X64)
+float f32_qd8_quantize__avx2(int64_t n, const float *x, int8_t *q, int32_t *zero_point);
+float f32_qs8_asymmetric_quantize_tflite__avx2(int64_t n, const float *x, int8_t *q, int32_t *zero_point);
+#endif
+
 /* The path's kernels: AVX2's on every x86 SIMD path (no AVX-512 ones yet), the scalar ones elsewhere. */
 rl_qd8_gemm_config rl_qd8_gemm_config_for(rl_isa isa);
 

@@ -2,7 +2,7 @@
  * (conv_hybrid.c says which quantization applies when), on the qd8 GEMM/IGEMM micro-kernels. See
  * conv_hybrid_gemm.h.
  *
- * At each invoke the float input is quantized with f32_qd8_quantize_ref, per row (GEMM: a fully connected
+ * At each invoke the float input is quantized with f32_qd8_quantize_ref (or its AVX2 twin), per row (GEMM: a fully connected
  * row, or a pixel of a 1x1 stride-1 convolution) or per image (IGEMM), into arena scratch, with each row's or
  * image's zero point and scale beside it; the IGEMM's padding taps point at a buffer per image that holds that
  * image's zero point, so they add nothing, as in the reference. Each output value is one kernel's sum and
@@ -21,6 +21,7 @@ typedef struct {
     size_t pixels_per_image; /* IGEMM: output pixels per image, to find a pixel's quantization */
     size_t mr, nr, panel_bytes;
     rl_qd8_gemm_config qd8;
+    rl_f32_quantize_fn quantize;
     rl_f32_minmax_params params;
     rl_window_geometry g;
     void *packed;
@@ -66,8 +67,8 @@ static rl_status run_qd8_gemm(rl_plan *plan, rl_op *op) {
     rl_qd8_row_quantization *quantization = (rl_qd8_row_quantization *)(void *)(scratch + st->quantization_offset);
     for (size_t row = 0; row < st->rows; ++row) {
         int32_t zero_point = 0;
-        const float scale = f32_qd8_quantize_ref((int64_t)st->row_length, 1, st->a + row * st->row_length,
-                                                 st->q + row * st->row_length, &zero_point);
+        const float scale = st->quantize((int64_t)st->row_length, st->a + row * st->row_length,
+                                         st->q + row * st->row_length, &zero_point);
         quantization[row] = (rl_qd8_row_quantization){.zero_point = zero_point, .scale = scale};
         if (!st->direct) memset(scratch + st->zero_offset + row * st->kc, (int)(int8_t)zero_point, st->kc);
     }
@@ -120,6 +121,7 @@ static rl_status setup_qd8_indirection(rl_plan *plan, rl_op *op) {
 static rl_status build_qd8_state(rl_plan *plan, rl_op *op, rl_qd8_gemm_state *proto) {
     const rl_tensor *filter = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
     proto->qd8 = plan->kernels->qd8_gemm;
+    proto->quantize = plan->kernels->qd8_quantize.qd8;
     proto->mr = proto->qd8.mr;
     proto->nr = proto->qd8.nr;
     if (proto->mr > 16) return RL_OK; /* qd8_tile's row buffer */

@@ -169,6 +169,7 @@ typedef struct {
     rl_qs8_gemm_config qs8_gemm;
     rl_qd8_gemm_config qd8_gemm; /* hybrid: float activations quantized per row, int8 weights (qd8_gemm.h) */
     rl_qd8_dwconv_fn qd8_dwconv; /* hybrid depthwise, TFLite's arithmetic (qd8_dwconv.h) */
+    rl_qd8_quantize_config qd8_quantize; /* their inputs' quantizations (qd8_gemm.h) */
     rl_f32_dwconv_config f32_dwconv;
     rl_qs8_dwconv_config qs8_dwconv;
     /* For an op with fewer channels than two of the tiles above and not a whole number of them, where the

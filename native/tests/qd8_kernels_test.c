@@ -7,6 +7,9 @@
  * The depthwise kernels (qd8_dwconv.h) likewise, on channel counts around their 16-channel step, 1 to 25
  * taps, with and without a bias.
  *
+ * And the path's input quantizations (XNNPACK's and TFLite's) against the references, on lengths around 8
+ * and data that lands on ties (values on half steps), all-positive, all-negative and constant rows.
+ *
  *   qd8_kernels_test scalar|avx2   test that path (exit 0 pass, 1 mismatch, 77 CPU or build lacks it)
  */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
@@ -18,6 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "kernels.h" /* the reference quantizations */
 #include "qd8_dwconv.h"
 #include "qd8_gemm.h"
 
@@ -189,6 +193,43 @@ static int dwconv_case(rng *r, rl_qd8_dwconv_fn path, size_t channels, size_t ta
     return failed;
 }
 
+static float qd8_reference(int64_t n, const float *x, int8_t *q, int32_t *zero_point) {
+    return f32_qd8_quantize_ref(n, 1, x, q, zero_point);
+}
+
+static int quantize_case(rng *r, const rl_qd8_quantize_config *path, size_t n, int mode) {
+    float *x = malloc(n * sizeof(float));
+    const float step = uniform_f(r, 0.01f, 0.1f);
+    for (size_t i = 0; i < n; ++i) {
+        switch (mode) {
+        case 0: x[i] = uniform_f(r, -3.0f, 3.0f); break;
+        case 1: x[i] = step * 0.5f * (float)uniform(r, -300, 200); break; /* half steps: ties */
+        case 2: x[i] = uniform_f(r, 0.0f, 2.0f); break;
+        case 3: x[i] = uniform_f(r, -2.0f, -0.5f); break;
+        default: x[i] = 0.75f; break;
+        }
+    }
+    const rl_f32_quantize_fn got[2] = {path->qd8, path->tflite};
+    const rl_f32_quantize_fn want[2] = {qd8_reference, f32_qs8_asymmetric_quantize_tflite_ref};
+    int8_t *q[2] = {malloc(n + GUARD), malloc(n + GUARD)};
+    int failed = 0;
+    for (int which = 0; which < 2 && !failed; ++which) {
+        int32_t zp[2];
+        float scale[2];
+        for (int k = 0; k < 2; ++k) {
+            memset(q[k], 0x55, n + GUARD);
+            scale[k] = (k ? want : got)[which]((int64_t)n, x, q[k], &zp[k]);
+        }
+        if (zp[0] != zp[1] || memcmp(&scale[0], &scale[1], sizeof(float)) != 0 || memcmp(q[0], q[1], n + GUARD) != 0) {
+            printf("%s quantize n %zu mode %d: zero point %d vs %d, scale %.9g vs %.9g\n", which ? "tflite" : "qd8",
+                   n, mode, zp[0], zp[1], scale[0], scale[1]);
+            failed = 1;
+        }
+    }
+    free(x), free(q[0]), free(q[1]);
+    return failed;
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: qd8_kernels_test scalar|avx2\n");
@@ -196,14 +237,17 @@ int main(int argc, char **argv) {
     }
     rl_qd8_gemm_config path;
     rl_qd8_dwconv_fn dwconv;
+    rl_qd8_quantize_config quantize;
     if (strcmp(argv[1], "scalar") == 0) {
         path = rl_qd8_gemm_config_for(RL_ISA_SCALAR);
         dwconv = rl_qd8_dwconv_for(RL_ISA_SCALAR);
+        quantize = rl_qd8_quantize_config_for(RL_ISA_SCALAR);
     } else if (strcmp(argv[1], "avx2") == 0) {
 #if defined(__x86_64__)
         if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return 77;
         path = rl_qd8_gemm_config_for(RL_ISA_AVX2);
         dwconv = rl_qd8_dwconv_for(RL_ISA_AVX2);
+        quantize = rl_qd8_quantize_config_for(RL_ISA_AVX2);
 #else
         return 77;
 #endif
@@ -232,6 +276,10 @@ int main(int argc, char **argv) {
         for (size_t b = 0; b < sizeof tap_counts / sizeof tap_counts[0]; ++b)
             for (int repeat = 0; repeat < 4; ++repeat, ++cases)
                 failed |= dwconv_case(&r, dwconv, channel_counts[a], tap_counts[b]);
+    const size_t lengths[] = {1, 2, 7, 8, 9, 15, 16, 17, 100, 1000, 4099};
+    for (size_t a = 0; a < sizeof lengths / sizeof lengths[0]; ++a)
+        for (int mode = 0; mode < 5; ++mode)
+            for (int repeat = 0; repeat < 4; ++repeat, ++cases) failed |= quantize_case(&r, &quantize, lengths[a], mode);
     printf("%s: %zu cases, %s\n", argv[1], cases, failed ? "MISMATCH" : "ok");
     return failed;
 }

@@ -1,7 +1,8 @@
 """Hybrid (qd8_f32_qc8w) GEMM/IGEMM micro-kernels: native/tests/qd8_kernels_test.c built with the library's own
 per-ISA flags and run for every instruction-set path this CPU has: bit-exact against the scalar kernels and the
 plain formula of native/kernels/qd8_gemm.h on the unpacked weights, around every tile edge, with no over-read
-and no write outside the output."""
+and no write outside the output; the depthwise kernels likewise, and the input quantizations against the
+references."""
 
 from __future__ import annotations
 
@@ -51,8 +52,13 @@ def tester(tmp_path_factory: pytest.TempPathFactory) -> Path:
     includes = [f"-I{d}" for d in build_config.INCLUDE_DIRS]
     arch = build_config.host_arch()
     sources = []
-    for path in sorted((NATIVE / "kernels").glob("qd8_f32_qc8w_*.c")):
-        if "_ref" in path.stem:
+    kernels = NATIVE / "kernels"
+    # the micro-kernels, the input quantizations and the two reference quantizations they must reproduce
+    for path in sorted({*kernels.glob("qd8_f32_qc8w_*.c"), *kernels.glob("f32_qd8_quantize__*.c"),
+                        kernels / "qd8_f32_qc8w_fully_connected_ref.c",
+                        kernels / "f32_qs8_asymmetric_quantize_tflite_ref.c"}):
+        if "_ref" in path.stem and path.stem not in ("qd8_f32_qc8w_fully_connected_ref",
+                                                     "f32_qs8_asymmetric_quantize_tflite_ref"):
             continue
         isa = build_config.isa_of(str(path))
         if isa is None or arch in build_config.ISA_ARCHES.get(isa, ()):

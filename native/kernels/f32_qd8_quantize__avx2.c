@@ -1,0 +1,97 @@
+/* f32_qd8_quantize__avx2.c — the hybrid ops' input quantizations, AVX2, bit for bit the references':
+ * XNNPACK's qd8 (f32_qd8_quantize_ref: ties to even, which vcvtps2dq does in the default rounding mode) and
+ * TFLite's AsymmetricQuantizeFloats (f32_qs8_asymmetric_quantize_tflite_ref: ties away from zero, done exactly
+ * as truncate, then one step away from zero where the dropped fraction is at least one half). The range and
+ * the scale and zero point are the references' own code on the vector min and max (min and max are exact, so
+ * their order does not matter); only the per-value loop differs. An image of mobilenet_v2's second block is
+ * 110,592 values: the scalar loops' libm rounding cost more than that layer's depthwise products. */
+#include <immintrin.h>
+#include <math.h>
+#include <string.h>
+
+#include "kernels.h"
+
+/* min(0, x...) and max(0, x...) over n values, as the references widen the range to hold 0. */
+static void range_of(int64_t n, const float *x, float *lo, float *hi) {
+    __m256 vlo = _mm256_setzero_ps(), vhi = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        vlo = _mm256_min_ps(v, vlo), vhi = _mm256_max_ps(v, vhi); /* keeps 0, not -0, as the reference */
+    }
+    float l[8], h[8];
+    _mm256_storeu_ps(l, vlo), _mm256_storeu_ps(h, vhi);
+    float a = 0.0f, b = 0.0f;
+    for (int k = 0; k < 8; ++k) a = l[k] < a ? l[k] : a, b = h[k] > b ? h[k] : b;
+    for (; i < n; ++i) a = x[i] < a ? x[i] : a, b = x[i] > b ? x[i] : b;
+    *lo = a, *hi = b;
+}
+
+/* 8 int32 to 8 int8 at q (values already within [-128, 127]). */
+static void store8(__m256i v, int8_t *q) {
+    const __m128i v16 = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    _mm_storel_epi64((__m128i *)(void *)q, _mm_packs_epi16(v16, v16));
+}
+
+float f32_qd8_quantize__avx2(int64_t n, const float *x, int8_t *q, int32_t *zero_point) {
+    float lo, hi;
+    range_of(n, x, &lo, &hi);
+    const float scale = lo == hi ? 1.0f : 255.0f / (hi - lo);
+    const float lo_scaled = lo * scale, hi_scaled = hi * scale;
+    float zero_point_real = (-128.0f + lo_scaled) + (127.0f + hi_scaled) > 0.0f ? -128.0f - lo_scaled
+                                                                              : 127.0f - hi_scaled;
+    zero_point_real = zero_point_real < -128.0f ? -128.0f : (zero_point_real > 127.0f ? 127.0f : zero_point_real);
+    const int32_t zp = (int32_t)nearbyintf(zero_point_real);
+    const float below = (float)(-128 - zp), above = (float)(127 - zp);
+    const __m256 vscale = _mm256_set1_ps(scale), vbelow = _mm256_set1_ps(below), vabove = _mm256_set1_ps(above);
+    const __m256i vzp = _mm256_set1_epi32(zp);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        /* the reference's v > below ? v : below, then v < above ? v : above */
+        const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_loadu_ps(x + i), vscale), vbelow), vabove);
+        store8(_mm256_add_epi32(_mm256_cvtps_epi32(v), vzp), q + i);
+    }
+    for (; i < n; ++i) {
+        float v = x[i] * scale;
+        v = v > below ? v : below;
+        v = v < above ? v : above;
+        q[i] = (int8_t)((int32_t)nearbyintf(v) + zp);
+    }
+    *zero_point = zp;
+    return 1.0f / scale;
+}
+
+float f32_qs8_asymmetric_quantize_tflite__avx2(int64_t n, const float *x, int8_t *q, int32_t *zero_point) {
+    float lo, hi;
+    range_of(n, x, &lo, &hi);
+    if (lo == hi) {
+        memset(q, 0, (size_t)n);
+        *zero_point = 0;
+        return 1.0f;
+    }
+    const double rmin = lo, rmax = hi, scale = (double)(hi - lo) / 255.0;
+    const double from_min = -128.0 - rmin / scale, from_max = 127.0 - rmax / scale;
+    const double from_min_error = 128.0 + fabs(rmin / scale), from_max_error = 127.0 + fabs(rmax / scale);
+    const double zp_real = from_min_error < from_max_error ? from_min : from_max;
+    const int32_t zp = zp_real <= -128.0 ? -128 : (zp_real >= 127.0 ? 127 : (int32_t)round(zp_real));
+    const float scale_f = (float)scale, inverse = 1.0f / scale_f;
+    const __m256 vinverse = _mm256_set1_ps(inverse), vhalf = _mm256_set1_ps(0.5f), vone = _mm256_set1_ps(1.0f);
+    const __m256 vsign = _mm256_set1_ps(-0.0f);
+    const __m256i vzp = _mm256_set1_epi32(zp), vmin = _mm256_set1_epi32(-128), vmax = _mm256_set1_epi32(127);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_mul_ps(vinverse, _mm256_loadu_ps(x + i));
+        const __m256 whole = _mm256_round_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        const __m256 fraction = _mm256_andnot_ps(vsign, _mm256_sub_ps(v, whole)); /* exact */
+        const __m256 away = _mm256_or_ps(_mm256_and_ps(v, vsign), vone);          /* +-1 with v's sign */
+        const __m256 rounded = _mm256_add_ps(whole, _mm256_and_ps(_mm256_cmp_ps(fraction, vhalf, _CMP_GE_OQ), away));
+        const __m256i r = _mm256_add_epi32(_mm256_cvtps_epi32(rounded), vzp);
+        store8(_mm256_min_epi32(_mm256_max_epi32(r, vmin), vmax), q + i);
+    }
+    for (; i < n; ++i) {
+        const int32_t v = (int32_t)roundf(inverse * x[i]) + zp;
+        q[i] = (int8_t)(v < -128 ? -128 : (v > 127 ? 127 : v));
+    }
+    *zero_point = zp;
+    return scale_f;
+}
