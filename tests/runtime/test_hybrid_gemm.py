@@ -56,7 +56,9 @@ CASES = {
     # per-image quantization, IGEMM with padding taps, two images with their own zero points
     "conv 3x3 stride 2 SAME, batch 2": lambda rng: conv_model(rng, 2, 21, 19, 13, 24, 3, 2, 0, act=3),
     "conv 3x3 stride 1 VALID": lambda rng: conv_model(rng, 1, 18, 18, 8, 17, 3, 1, 1),
+    # few input channels: an IGEMM tap per filter row, edge rows holding each image's own zero point
     "conv 3x3 RGB first layer": lambda rng: conv_model(rng, 1, 32, 32, 3, 16, 3, 2, 0, act=1),
+    "conv 5x5 one channel SAME, batch 2": lambda rng: conv_model(rng, 2, 20, 23, 1, 9, 5, 1, 0),
     # per-pixel quantization: a GEMM on the input's pixels
     "conv 1x1 stride 1": lambda rng: conv_model(rng, 2, 16, 15, 40, 33, 1, 1, 0),
     "fully connected": lambda rng: fc_model(rng, 37, 200, 41),
