@@ -18,8 +18,9 @@ size_t rl_qd8_gemm_packed_size(size_t n, size_t ks, size_t kc, size_t nr, size_t
     return columns * (sizeof(int32_t) + ks * round_up(kc, kr) + 2 * sizeof(float));
 }
 
-void rl_pack_qd8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, const int8_t *w, const float *scales,
-                      const float *bias, void *packed) {
+/* Weight (col, k) of tap p at w[col * col_stride + (p * kc + k) * k_stride]. */
+static void pack(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, const int8_t *w, size_t col_stride,
+                 size_t k_stride, const float *scales, const float *bias, void *packed) {
     const size_t kcr = round_up(kc, kr);
     unsigned char *out = packed;
     for (size_t n0 = 0; n0 < n; n0 += nr) {
@@ -27,7 +28,7 @@ void rl_pack_qd8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, cons
         for (size_t j = 0; j < width; ++j) {
             uint32_t sum = 0; /* wrapping, as the kernels' accumulation */
             if (n0 + j < n)
-                for (size_t k = 0; k < ks * kc; ++k) sum += (uint32_t)(int32_t)w[(n0 + j) * ks * kc + k];
+                for (size_t k = 0; k < ks * kc; ++k) sum += (uint32_t)(int32_t)w[(n0 + j) * col_stride + k * k_stride];
             memcpy(out, &sum, sizeof sum);
             out += sizeof sum;
         }
@@ -36,7 +37,7 @@ void rl_pack_qd8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, cons
                 for (size_t j = 0; j < width; ++j)
                     for (size_t r = 0; r < kr; ++r) {
                         const size_t col = n0 + j, k = k0 + r;
-                        *out++ = (unsigned char)(col < n && k < kc ? w[(col * ks + p) * kc + k] : 0);
+                        *out++ = (unsigned char)(col < n && k < kc ? w[col * col_stride + (p * kc + k) * k_stride] : 0);
                     }
         for (size_t j = 0; j < width; ++j, out += sizeof(float)) {
             const float scale = n0 + j < n ? scales[n0 + j] : 0.0f;
@@ -47,6 +48,16 @@ void rl_pack_qd8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, cons
             memcpy(out, &b, sizeof b);
         }
     }
+}
+
+void rl_pack_qd8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, const int8_t *w, const float *scales,
+                      const float *bias, void *packed) {
+    pack(n, ks, kc, nr, kr, w, ks * kc, 1, scales, bias, packed);
+}
+
+void rl_pack_qd8_gemm_kn(size_t n, size_t k, size_t nr, size_t kr, const int8_t *y, const float *scales,
+                         void *packed) {
+    pack(n, 1, k, nr, kr, y, 1, n, scales, NULL, packed);
 }
 
 rl_qd8_gemm_config rl_qd8_gemm_config_for(rl_isa isa) {

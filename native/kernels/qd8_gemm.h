@@ -43,6 +43,10 @@ size_t rl_qd8_gemm_packed_size(size_t n, size_t ks, size_t kc, size_t nr, size_t
 void rl_pack_qd8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, const int8_t *w, const float *scales,
                       const float *bias, void *packed);
 
+/* A BATCH_MATMUL's y, [k][n] (adj_y false): the same panels, no bias. */
+void rl_pack_qd8_gemm_kn(size_t n, size_t k, size_t nr, size_t kr, const int8_t *y, const float *scales,
+                         void *packed);
+
 /* The hybrid ops' input quantization of n floats (an image or a row) to int8: returns the dequantizing scale
  * and sets the zero point. XNNPACK's (f32_qd8_quantize_ref) for CONV_2D, FULLY_CONNECTED and BATCH_MATMUL;
  * TFLite's (f32_qs8_asymmetric_quantize_tflite_ref) for DEPTHWISE_CONV_2D. */

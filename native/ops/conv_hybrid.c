@@ -80,7 +80,8 @@ rl_status rl_prepare_batch_matmul_hybrid(rl_plan *plan, rl_op *op) {
     float *scales = (float *)rl_op_scratch(plan, op, sizeof(float) * (size_t)(n > 0 ? n : 1));
     if (!scales) return RL_NO_MEMORY;
     rl_request_arena_scratch(op, (size_t)k + 1); /* one quantized row */
-    return rl_s8_filter_scales(plan, op, b, n, axis, scales);
+    if ((s = rl_s8_filter_scales(plan, op, b, n, axis, scales)) != RL_OK) return s;
+    return rl_use_qd8_gemm_batch_matmul(plan, op, op->prep.perm[0], k, n); /* constant y: the micro-kernels */
 }
 
 rl_status rl_eval_batch_matmul_hybrid(rl_plan *plan, rl_op *op) {

@@ -7,6 +7,7 @@
  * image's zero point and scale beside it; the IGEMM's padding taps point at a buffer per image that holds that
  * image's zero point, so they add nothing, as in the reference. Each output value is one kernel's sum and
  * epilogue, whatever the tile it falls in, so the result does not depend on the thread count. */
+#include <math.h>
 #include <string.h>
 
 #include "conv_gemm.h"
@@ -25,6 +26,7 @@ typedef struct {
      * the left or right padding read from edge_rows (arena scratch, rebuilt at every invoke with the image's
      * zero point in the padding). */
     int32_t row_taps;
+    int32_t y_is_kn; /* BATCH_MATMUL with adj_y false: the weights are [k][n] */
     size_t in_c;
     size_t edge_left, edge_right, edge_columns;
     size_t mr, nr, panel_bytes;
@@ -225,10 +227,14 @@ static rl_status build_qd8_state(rl_plan *plan, rl_op *op, rl_qd8_gemm_state *pr
     *st = *proto;
     st->packed = parts[1];
     st->indirection = (const void **)parts[2];
-    rl_pack_qd8_gemm(n, ks, kc, st->nr, st->qd8.kr, (const int8_t *)filter->data, (const float *)op->scratch,
-                     bias ? (const float *)bias->data : NULL, st->packed);
+    if (st->y_is_kn)
+        rl_pack_qd8_gemm_kn(n, kc, st->nr, st->qd8.kr, (const int8_t *)filter->data, (const float *)op->scratch,
+                            st->packed);
+    else
+        rl_pack_qd8_gemm(n, ks, kc, st->nr, st->qd8.kr, (const int8_t *)filter->data, (const float *)op->scratch,
+                         bias ? (const float *)bias->data : NULL, st->packed);
     op->packed_weight_bytes = packed_bytes;
-    op->packed_inputs = RL_PACKED_FILTER_AND_BIAS;
+    op->packed_inputs = bias ? RL_PACKED_FILTER_AND_BIAS : 1u << 1;
     op->run = run_qd8_gemm;
     op->setup = st->direct ? NULL : setup_qd8_indirection;
     return RL_OK;
@@ -276,5 +282,28 @@ rl_status rl_use_qd8_gemm_fully_connected(rl_plan *plan, rl_op *op, int64_t rows
     proto.rows = proto.m;
     proto.row_length = proto.kc;
     proto.params = (rl_f32_minmax_params){.min = act_min, .max = act_max};
+    return build_qd8_state(plan, op, &proto);
+}
+
+rl_status rl_use_qd8_gemm_batch_matmul(rl_plan *plan, rl_op *op, int32_t m, int32_t k, int32_t n) {
+    const rl_tensor *x = rl_input(plan, op, 0), *y = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
+    const rl_batch_matmul_params *p = &op->params.batch_matmul;
+    /* One y for every product (the batches are x's), x's rows in place (not transposed). */
+    if (!constant_weights(plan, op) || p->adj_x || m <= 0 || k <= 0 || n <= 0) return RL_OK;
+    const int64_t rows = rl_shape_count(&output->shape) / n;
+    if (rl_shape_count(&y->shape) != (int64_t)k * n || rl_shape_count(&x->shape) != rows * k) return RL_OK;
+    rl_qd8_gemm_state proto;
+    memset(&proto, 0, sizeof proto);
+    proto.m = (size_t)rows;
+    proto.n = (size_t)n;
+    proto.kc = (size_t)k;
+    proto.ks = 1;
+    proto.direct = 1;
+    proto.y_is_kn = !p->adj_y;
+    proto.rows = proto.m;
+    proto.row_length = proto.kc;
+    /* The reference's (float)acc * row scale * y's scale: the epilogue's fused add of a zero bias rounds the
+     * product once, as the multiply does; no clamp. */
+    proto.params = (rl_f32_minmax_params){.min = -INFINITY, .max = INFINITY};
     return build_qd8_state(plan, op, &proto);
 }

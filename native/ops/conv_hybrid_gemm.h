@@ -14,6 +14,9 @@ rl_status rl_use_qd8_gemm_conv2d(rl_plan *plan, rl_op *op, const rl_window_geome
 /* Each of `rows` rows quantized on its own. */
 rl_status rl_use_qd8_gemm_fully_connected(rl_plan *plan, rl_op *op, int64_t rows, int32_t units, int32_t depth,
                                           float act_min, float act_max);
+/* Hybrid BATCH_MATMUL with a constant y, one matrix for every product, x not transposed: each row of x
+ * quantized on its own (a GEMM on x's rows). */
+rl_status rl_use_qd8_gemm_batch_matmul(rl_plan *plan, rl_op *op, int32_t m, int32_t k, int32_t n);
 /* Hybrid DEPTHWISE_CONV_2D with depth multiplier 1 and constant weights on the qd8 depthwise micro-kernels
  * (dwconv_hybrid.c), TFLite's EvalHybridPerChannel arithmetic; otherwise it leaves the op on the reference. */
 rl_status rl_use_qd8_dwconv(rl_plan *plan, rl_op *op, const rl_window_geometry *g);

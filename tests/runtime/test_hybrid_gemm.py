@@ -1,4 +1,4 @@
-"""Hybrid (dynamic-range) CONV_2D and FULLY_CONNECTED with constant weights run on the qd8 micro-kernels
+"""Hybrid (dynamic-range) CONV_2D, FULLY_CONNECTED and BATCH_MATMUL with constant weights run on the qd8 micro-kernels
 (native/ops/conv_hybrid_gemm.c; DEPTHWISE_CONV_2D on the qd8 depthwise kernels, dwconv_hybrid.c): their weights
 are packed at prepare (counted in memory_report; depthwise reads them in place), the result is
 the same bits on 1 and 2 threads and on every kernel path this CPU has, and stays within 1e-5 of LiteRT's
@@ -44,6 +44,14 @@ def fc_model(rng, rows, depth, units):
                     [((rows, units), F32)], {"fused_activation_function": 1}, version=12)
 
 
+def batch_matmul_model(rng, x_shape, k, n, adj_y):
+    y_shape = (n, k) if adj_y else (k, n)
+    scales = rng.uniform(0.001, 0.05, n).astype(F32)
+    y = Const(rng.integers(-127, 128, y_shape).astype(I8), Quant(scales, 0, 0 if adj_y else 1))
+    return op_model("BATCH_MATMUL", [Input(x_shape, F32), y], [((1, 1), F32)], {"adj_x": False, "adj_y": adj_y},
+                    version=4)
+
+
 def invoke(content, x, threads):
     it = Interpreter(model_content=content, num_threads=threads)
     it.allocate_tensors()
@@ -62,6 +70,9 @@ CASES = {
     # per-pixel quantization: a GEMM on the input's pixels
     "conv 1x1 stride 1": lambda rng: conv_model(rng, 2, 16, 15, 40, 33, 1, 1, 0),
     "fully connected": lambda rng: fc_model(rng, 37, 200, 41),
+    # one y for every batch of x, [k][n] or (adj_y) [n][k]
+    "batch matmul": lambda rng: batch_matmul_model(rng, (3, 29, 70), 70, 37, False),
+    "batch matmul adj_y": lambda rng: batch_matmul_model(rng, (2, 1, 40, 33), 33, 25, True),
     # TFLite's EvalHybridPerChannel arithmetic on the qd8 depthwise kernels (weights read in place, not packed)
     "depthwise 3x3 stride 1 SAME, batch 2, 35 channels": lambda rng: depthwise_model(rng, 2, 17, 15, 35, 3, 1, 0, 3),
     "depthwise 5x5 stride 2 VALID": lambda rng: depthwise_model(rng, 1, 23, 21, 48, 5, 2, 1, 1),
