@@ -85,6 +85,7 @@ rl_qd8_quantize_config rl_qd8_quantize_config_for(rl_isa isa) {
     }
 #endif
     (void)isa;
-    const rl_qd8_quantize_config scalar = {.qd8 = qd8_quantize_scalar, .tflite = f32_qs8_asymmetric_quantize_tflite_ref};
+    const rl_qd8_quantize_config scalar = {.qd8 = qd8_quantize_scalar,
+                                           .tflite = f32_qs8_asymmetric_quantize_tflite_ref};
     return scalar;
 }

@@ -1,12 +1,13 @@
-/* conv_hybrid_gemm.c — hybrid CONV_2D and FULLY_CONNECTED as XNNPACK's dynamically quantized ops run them
- * (conv_hybrid.c says which quantization applies when), on the qd8 GEMM/IGEMM micro-kernels. See
+/* conv_hybrid_gemm.c — hybrid CONV_2D, FULLY_CONNECTED and BATCH_MATMUL as XNNPACK's dynamically quantized
+ * ops run them (conv_hybrid.c says which quantization applies when), on the qd8 GEMM/IGEMM micro-kernels. See
  * conv_hybrid_gemm.h.
  *
- * At each invoke the float input is quantized with f32_qd8_quantize_ref (or its AVX2 twin), per row (GEMM: a fully connected
- * row, or a pixel of a 1x1 stride-1 convolution) or per image (IGEMM), into arena scratch, with each row's or
- * image's zero point and scale beside it; the IGEMM's padding taps point at a buffer per image that holds that
- * image's zero point, so they add nothing, as in the reference. Each output value is one kernel's sum and
- * epilogue, whatever the tile it falls in, so the result does not depend on the thread count. */
+ * At each invoke the float input is quantized with f32_qd8_quantize_ref (or its AVX2 twin), per row (GEMM: a
+ * fully connected row, a BATCH_MATMUL row of x, or a pixel of a 1x1 stride-1 convolution) or per image (IGEMM),
+ * into arena scratch, with each row's or image's zero point and scale beside it; the IGEMM's padding taps point
+ * at a buffer per image that holds that image's zero point, so they add nothing, as in the reference. Each
+ * output value is one kernel's sum and epilogue, whatever the tile it falls in, so the result does not depend
+ * on the thread count. */
 #include <math.h>
 #include <string.h>
 
@@ -41,7 +42,8 @@ typedef struct {
     /* Set at each invoke. */
     const float *a;
     int8_t *q;
-    const rl_qd8_row_quantization *row_quantization;
+    rl_qd8_row_quantization *row_quantization;
+    char *zero; /* IGEMM: the images' zero buffers */
     float *c;
 } rl_qd8_gemm_state;
 
@@ -107,21 +109,29 @@ static void fill_edge_rows(const rl_qd8_gemm_state *st, char *scratch) {
     }
 }
 
+/* Quantizes rows first .. first + count - 1 (pixels, rows or images), each on its own. */
+static void quantize_rows(void *context, size_t first, size_t unused, size_t count, size_t one) {
+    (void)unused, (void)one;
+    const rl_qd8_gemm_state *st = (const rl_qd8_gemm_state *)context;
+    for (size_t row = first; row < first + count; ++row) {
+        int32_t zero_point = 0;
+        const float scale = st->quantize((int64_t)st->row_length, st->a + row * st->row_length,
+                                         st->q + row * st->row_length, &zero_point);
+        st->row_quantization[row] = (rl_qd8_row_quantization){.zero_point = zero_point, .scale = scale};
+        if (!st->direct) memset(st->zero + row * st->kc, (int)(int8_t)zero_point, st->kc);
+    }
+}
+
 static rl_status run_qd8_gemm(rl_plan *plan, rl_op *op) {
     rl_qd8_gemm_state *st = (rl_qd8_gemm_state *)op->state;
     char *scratch = (char *)op->arena_scratch;
     st->a = (const float *)rl_input(plan, op, 0)->data;
     st->c = (float *)rl_output(plan, op, 0)->data;
     st->q = (int8_t *)scratch;
-    rl_qd8_row_quantization *quantization = (rl_qd8_row_quantization *)(void *)(scratch + st->quantization_offset);
-    for (size_t row = 0; row < st->rows; ++row) {
-        int32_t zero_point = 0;
-        const float scale = st->quantize((int64_t)st->row_length, st->a + row * st->row_length,
-                                         st->q + row * st->row_length, &zero_point);
-        quantization[row] = (rl_qd8_row_quantization){.zero_point = zero_point, .scale = scale};
-        if (!st->direct) memset(scratch + st->zero_offset + row * st->kc, (int)(int8_t)zero_point, st->kc);
-    }
-    st->row_quantization = quantization;
+    st->row_quantization = (rl_qd8_row_quantization *)(void *)(scratch + st->quantization_offset);
+    st->zero = scratch + st->zero_offset;
+    /* Rows are independent (a per-pixel layer has thousands): split across the threads too. */
+    rl_parallelize_rows(plan, quantize_rows, st, st->rows, st->rows * st->row_length);
     if (st->row_taps) fill_edge_rows(st, scratch);
     /* Rows in multiples of mr; the columns split into whole panels only when there are too few rows (as
      * conv_gemm.c's run_gemm). */

@@ -1,10 +1,10 @@
 /* dwconv_hybrid.c — hybrid DEPTHWISE_CONV_2D (float32 activations, int8 weights, depth multiplier 1, constant
  * weights and bias) on the qd8 depthwise micro-kernels (qd8_dwconv.h), with TFLite's EvalHybridPerChannel
  * arithmetic as the reference (qd8_f32_qc8w_dwconv2d_ref) has it: each image quantized with
- * f32_qs8_asymmetric_quantize_tflite_ref (or its AVX2 twin) into arena scratch at each invoke, padding taps pointed at a buffer of
- * that image's zero point (adding nothing, as the reference skips them), output rows split across the plan's
- * threads. The weights are read in place (already [taps][channels]); the scales are prepare's. Each output
- * value is one kernel call's, so the result does not depend on the thread count. */
+ * f32_qs8_asymmetric_quantize_tflite_ref (or its AVX2 twin) into arena scratch at each invoke, padding taps
+ * pointed at a buffer of that image's zero point (adding nothing, as the reference skips them), output rows
+ * split across the plan's threads. The weights are read in place (already [taps][channels]); the scales are
+ * prepare's. Each output value is one kernel call's, so the result does not depend on the thread count. */
 #include <string.h>
 
 #include "conv_gemm.h"

@@ -88,11 +88,13 @@ static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_c
     /* rows of each tap: separate guarded blocks of kc bytes; ks * MAX_MR of them */
     int8_t *data[64 * MAX_MR];
     size_t mapped[64 * MAX_MR];
-    for (size_t i = 0; i < mr; ++i) rows[i] = (rl_qd8_row_quantization){uniform(r, -128, 127), uniform_f(r, 1e-3f, 0.1f)};
+    for (size_t i = 0; i < mr; ++i)
+        rows[i] = (rl_qd8_row_quantization){uniform(r, -128, 127), uniform_f(r, 1e-3f, 0.1f)};
     for (size_t t = 0; t < ks * mr; ++t) {
         data[t] = guard_alloc(kc, &mapped[t]);
         for (size_t k = 0; k < kc; ++k) data[t][k] = (int8_t)uniform(r, -128, 127);
     }
+    int8_t *const replaced = data[ks * mr - 1];
     if (igemm && ks > 1) data[ks * mr - 1] = data[0]; /* a shared tap, as padding taps share the zero buffer */
     int failed = 0;
     float *outs[2];
@@ -109,7 +111,8 @@ static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_c
             if (igemm) {
                 const int8_t *ind[64 * MAX_MR];
                 for (size_t p = 0; p < ks; ++p)
-                    for (size_t i = 0; i < cfg->mr; ++i) ind[p * cfg->mr + i] = data[(i0 + (i < m ? i : m - 1)) * ks + p];
+                    for (size_t i = 0; i < cfg->mr; ++i) /* slots past m repeat the last row */
+                        ind[p * cfg->mr + i] = data[(i0 + (i < m ? i : m - 1)) * ks + p];
                 cfg->igemm(m, nc, kc, ks, ind, packed, c + i0 * c_stride, c_stride, rows + i0, &params);
             } else {
                 /* GEMM rows a_stride apart in one guarded block */
@@ -139,7 +142,7 @@ static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_c
             }
         }
     }
-    if (igemm && ks > 1) data[ks * mr - 1] = NULL;
+    if (igemm && ks > 1) data[ks * mr - 1] = replaced;
     for (size_t t = 0; t < ks * mr; ++t)
         if (data[t]) guard_free(data[t], kc, mapped[t]);
     free(outs[0]), free(outs[1]), free(w), free(scales), free(bias);
@@ -266,7 +269,8 @@ int main(int argc, char **argv) {
         for (size_t a = 0; a < sizeof kcs / sizeof kcs[0]; ++a)
             for (size_t b = 0; b < sizeof ncs / sizeof ncs[0]; ++b)
                 for (size_t s = 0; s < (igemm ? sizeof kss / sizeof kss[0] : 1); ++s) {
-                    const size_t mr = (size_t)uniform(&r, 1, (int32_t)path.mr + 1 > MAX_MR ? MAX_MR : (int32_t)path.mr + 1);
+                    const int32_t most = (int32_t)path.mr + 1 > MAX_MR ? MAX_MR : (int32_t)path.mr + 1;
+                    const size_t mr = (size_t)uniform(&r, 1, most);
                     failed |= gemm_case(&r, &path, &scalar, igemm, mr, ncs[b], kcs[a], kss[s]);
                     ++cases;
                 }
@@ -279,7 +283,8 @@ int main(int argc, char **argv) {
     const size_t lengths[] = {1, 2, 7, 8, 9, 15, 16, 17, 100, 1000, 4099};
     for (size_t a = 0; a < sizeof lengths / sizeof lengths[0]; ++a)
         for (int mode = 0; mode < 5; ++mode)
-            for (int repeat = 0; repeat < 4; ++repeat, ++cases) failed |= quantize_case(&r, &quantize, lengths[a], mode);
+            for (int repeat = 0; repeat < 4; ++repeat, ++cases)
+                failed |= quantize_case(&r, &quantize, lengths[a], mode);
     printf("%s: %zu cases, %s\n", argv[1], cases, failed ? "MISMATCH" : "ok");
     return failed;
 }
