@@ -67,6 +67,10 @@ rl_qd8_gemm_config rl_qd8_gemm_config_for(rl_isa isa) {
     const rl_qd8_gemm_config avx2 = {.mr = 6, .nr = 16, .kr = 2, .gemm = qd8_f32_qc8w_gemm_6x16c2__avx2,
                                      .igemm = qd8_f32_qc8w_igemm_6x16c2__avx2};
     if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return avx2;
+#elif RL_HAVE_NEON_KERNELS
+    const rl_qd8_gemm_config neon = {.mr = 4, .nr = 8, .kr = 1, .gemm = qd8_f32_qc8w_gemm_4x8c1__neon,
+                                     .igemm = qd8_f32_qc8w_igemm_4x8c1__neon};
+    if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return neon;
 #endif
     (void)isa;
     return scalar;

@@ -10,7 +10,8 @@
  * And the path's input quantizations (XNNPACK's and TFLite's) against the references, on lengths around 8
  * and data that lands on ties (values on half steps), all-positive, all-negative and constant rows.
  *
- *   qd8_kernels_test scalar|avx2   test that path (exit 0 pass, 1 mismatch, 77 CPU or build lacks it)
+ *   qd8_kernels_test scalar|avx2|neon|neondot   test that path (exit 0 pass, 1 mismatch, 77 CPU or build lacks
+ *   it; neondot runs NEON's hybrid kernels, as dispatch gives it)
  */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
 #include <math.h>
@@ -21,6 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cpu_features.h"
 #include "kernels.h" /* the reference quantizations */
 #include "qd8_dwconv.h"
 #include "qd8_gemm.h"
@@ -254,6 +256,16 @@ int main(int argc, char **argv) {
 #else
         return 77;
 #endif
+    } else if (strcmp(argv[1], "neon") == 0 || strcmp(argv[1], "neondot") == 0) {
+#if RL_HAVE_NEON_KERNELS
+        const rl_isa isa = strcmp(argv[1], "neon") == 0 ? RL_ISA_NEON : RL_ISA_NEONDOT;
+        if (!rl_isa_supported(isa)) return 77; /* HWCAP, as dispatch reads it */
+        path = rl_qd8_gemm_config_for(isa);
+        dwconv = rl_qd8_dwconv_for(isa);
+        quantize = rl_qd8_quantize_config_for(isa);
+#else
+        return 77;
+#endif
     } else {
         fprintf(stderr, "unknown path %s\n", argv[1]);
         return 2;
@@ -285,6 +297,7 @@ int main(int argc, char **argv) {
         for (int mode = 0; mode < 5; ++mode)
             for (int repeat = 0; repeat < 4; ++repeat, ++cases)
                 failed |= quantize_case(&r, &quantize, lengths[a], mode);
-    printf("%s: %zu cases, %s\n", argv[1], cases, failed ? "MISMATCH" : "ok");
+    printf("%s (gemm %ux%uc%u): %zu cases, %s\n", argv[1], (unsigned)path.mr, (unsigned)path.nr, (unsigned)path.kr,
+           cases, failed ? "MISMATCH" : "ok");
     return failed;
 }

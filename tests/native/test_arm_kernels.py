@@ -66,6 +66,9 @@ TESTERS = {
                                    "f32_s8_quantize_ref.c", "f32_pack.c", "f32_configs.c")),
     "qs8": ("qs8_kernels_test.c", ("qs8_qc8w_*.c", "qs8_v*__*.c", "qs8_*pool__*.c", "s8_ibilinear__*.c", "qs8_pack.c",
                                    "qs8_configs.c")),
+    # hybrid GEMM/IGEMM/depthwise micro-kernels and quantizations, with the reference quantizations they reproduce
+    "qd8": ("qd8_kernels_test.c", ("qd8_f32_qc8w_*__*.c", "qd8_f32_qc8w_pack.c", "qd8_f32_qc8w_fully_connected_ref.c",
+                                   "f32_qs8_asymmetric_quantize_tflite_ref.c", "f32_qd8_quantize__*.c")),
 }
 
 
@@ -131,7 +134,7 @@ def testers(tmp_path_factory: pytest.TempPathFactory):
     return get
 
 
-@pytest.mark.parametrize("which", ["f32", "qs8"])
+@pytest.mark.parametrize("which", ["f32", "qs8", "qd8"])
 @pytest.mark.parametrize(("arch", "cpu", "path", "expected"), RUNS)
 def test_kernels_match_scalar_under_qemu(testers, which: str, arch: str, cpu: str, path: str, expected: str) -> None:
     """float32 within 1e-6 of the scalar kernels, int8 bit for bit with them and the formula, no over-read."""
@@ -144,7 +147,7 @@ def test_kernels_match_scalar_under_qemu(testers, which: str, arch: str, cpu: st
         return
     assert done.returncode == 0, f"{which} {path} kernels on {arch} {cpu}:\n{output}"
     if path != "scalar":  # the path really ran its own kernels, not scalar's under another name
-        tile = "4x8" if which == "f32" else ("4x16c4" if path == "neondot" else "4x8c1")
+        tile = "4x8" if which == "f32" else ("4x16c4" if path == "neondot" and which == "qs8" else "4x8c1")
         assert tile in output, output
 
 
