@@ -7,6 +7,7 @@
 
 #include "conv_gemm.h"
 #include "fc_rowdot.h"
+#include "row_taps.h"
 
 /* The op's typed state: one allocation (rl_op_state) holding this struct, the packed weights, the
  * indirection buffer and the zero buffer that padding taps point at. */
@@ -21,16 +22,13 @@ typedef struct {
     int32_t padded_input;
     size_t kernel_kc;
     /* int8 convolution over few input channels (kc < 8: a first layer, RGB or one channel), dilation 1 along
-     * x: an IGEMM tap per filter row, not per filter tap. A filter row's fw taps lie back to back in the input
-     * (fw * kc bytes), and the weights' [n][fh][fw][kc] order is the same as one tap of fw * kc channels, so
-     * ks = fh and kc = fw * kc here (the sums are the per-tap IGEMM's, in another order: wrapping int32
-     * addition, the same bits). Per tap an IGEMM kernel loads and pads a row of a few bytes to its kr (kc 3 on
-     * AVX2's kr 2: 36 products for 27); per filter row it reads 9 bytes (30). A filter row that straddles the
-     * left or right padding has no such run in the input: edge_rows, in arena scratch, holds one for each
-     * (batch, input row, edge column), rebuilt at every invoke (the input zero point in the padding). */
+     * x: an IGEMM tap per filter row, not per filter tap (row_taps.h), ks = fh and kc = fw * kc here (the
+     * sums are the per-tap IGEMM's, in another order: wrapping int32 addition, the same bits). Per tap an
+     * IGEMM kernel loads and pads a row of a few bytes to its kr (kc 3 on AVX2's kr 2: 36 products for 27);
+     * per filter row it reads 9 bytes (30). The edge rows live in arena scratch. */
     int32_t row_taps;
     size_t in_c;                                 /* the input's channels (kc is fw of them) */
-    size_t edge_left, edge_right, edge_columns; /* output columns whose filter rows straddle the padding */
+    rl_row_tap_edges edges; /* output columns whose filter rows straddle the padding */
     size_t mr, nr, panel_bytes;
     size_t element_bytes;
     rl_f32_gemm_config f32;
@@ -101,74 +99,6 @@ static void pack_y(const rl_gemm_state *st, const float *y, const float *bias) {
     else rl_pack_f32_gemm(st->n, st->ks, st->kc, st->nr, y, bias, (float *)st->packed);
 }
 
-/* Which of the edge rows output column ox reads (edge_left columns on the left, edge_right on the right). */
-static size_t edge_column_of(const rl_gemm_state *st, size_t ox) {
-    return ox < st->edge_left ? ox : st->edge_left + ox - ((size_t)st->g.out_w - st->edge_right);
-}
-
-/* Output columns on the left and on the right whose filter rows straddle the padding; all of them when the two
- * sides meet. */
-static void find_edge_columns(rl_gemm_state *st) {
-    const rl_window_geometry *g = &st->g;
-    size_t left = 0, right = 0;
-    while (left < (size_t)g->out_w && (int32_t)left * g->stride_w - g->pad_w < 0) ++left;
-    while (right < (size_t)g->out_w &&
-           ((int32_t)g->out_w - 1 - (int32_t)right) * g->stride_w - g->pad_w + g->filter_w > g->in_w)
-        ++right;
-    if (left + right >= (size_t)g->out_w) left = (size_t)g->out_w, right = 0;
-    st->edge_left = left, st->edge_right = right, st->edge_columns = left + right;
-}
-
-/* Each edge column's filter row over each input row: fw taps of in_c bytes, the input zero point where a tap
- * falls in the padding. A few hundred bytes on a first layer; the interior rows are read in place. */
-static void fill_edge_rows(const rl_gemm_state *st, int8_t *edge_rows) {
-    const rl_window_geometry *g = &st->g;
-    const size_t in_c = st->in_c, in_rows = (size_t)g->batch * (size_t)g->in_h;
-    const int8_t *input = (const int8_t *)st->a;
-    const int8_t zero_point = (int8_t)st->qs8_params.input_zero_point;
-    for (size_t row = 0; row < in_rows; ++row) {
-        for (size_t e = 0; e < st->edge_columns; ++e) {
-            const size_t ox = e < st->edge_left ? e : (size_t)g->out_w - st->edge_right + (e - st->edge_left);
-            const int32_t ix0 = (int32_t)ox * g->stride_w - g->pad_w;
-            int8_t *to = edge_rows + (row * st->edge_columns + e) * st->kc;
-            for (int32_t fx = 0; fx < g->filter_w; ++fx, to += in_c) {
-                const int32_t ix = ix0 + fx;
-                if (ix < 0 || ix >= g->in_w) memset(to, zero_point, in_c);
-                else memcpy(to, input + (row * (size_t)g->in_w + (size_t)ix) * in_c, in_c);
-            }
-        }
-    }
-}
-
-/* The row-taps indirection (see row_taps): per block of mr pixels, tap-major, each filter row's first byte in
- * the input, its edge row, or the zero buffer where the whole row falls in the padding. */
-static void setup_row_indirection(rl_plan *plan, rl_op *op) {
-    rl_gemm_state *st = (rl_gemm_state *)op->state;
-    const rl_window_geometry *g = &st->g;
-    const int8_t *input = (const int8_t *)rl_input(plan, op, 0)->data, *edge_rows = (const int8_t *)op->arena_scratch;
-    const size_t blocks = (st->m + st->mr - 1) / st->mr;
-    for (size_t block = 0; block < blocks; ++block) {
-        for (size_t i = 0; i < st->mr; ++i) {
-            size_t pixel = block * st->mr + i;
-            if (pixel >= st->m) pixel = st->m - 1;
-            const size_t ox = pixel % (size_t)g->out_w, oy = pixel / (size_t)g->out_w % (size_t)g->out_h;
-            const size_t b = pixel / ((size_t)g->out_w * (size_t)g->out_h);
-            const int32_t ix0 = (int32_t)ox * g->stride_w - g->pad_w;
-            const int edge = ix0 < 0 || ix0 + g->filter_w > g->in_w;
-            for (int32_t fy = 0; fy < g->filter_h; ++fy) {
-                const int32_t iy = (int32_t)oy * g->stride_h - g->pad_h + fy * g->dilation_h;
-                const void *row = st->zero;
-                if (iy >= 0 && iy < g->in_h) {
-                    const size_t input_row = b * (size_t)g->in_h + (size_t)iy;
-                    row = edge ? edge_rows + (input_row * st->edge_columns + edge_column_of(st, ox)) * st->kc
-                               : input + (input_row * (size_t)g->in_w + (size_t)ix0) * st->in_c;
-                }
-                st->indirection[(block * st->ks + (size_t)fy) * st->mr + i] = row;
-            }
-        }
-    }
-}
-
 static rl_status run_gemm(rl_plan *plan, rl_op *op) {
     rl_gemm_state *st = (rl_gemm_state *)op->state;
     st->a = (const char *)rl_input(plan, op, 0)->data;
@@ -185,7 +115,9 @@ static rl_status run_gemm(rl_plan *plan, rl_op *op) {
             for (size_t kk = 0; kk < st->kc; ++kk) rows[i * st->kc + kk] = x[kk * st->m + i];
         st->a = (const char *)rows;
     }
-    if (st->row_taps) fill_edge_rows(st, (int8_t *)op->arena_scratch);
+    if (st->row_taps)
+        rl_row_taps_fill_edges(&st->g, &st->edges, st->in_c, (const int8_t *)st->a, (const int8_t *)st->zero, 0,
+                               (int8_t *)op->arena_scratch);
     if (st->padded_input) {
         const size_t pixels = (size_t)st->g.batch * (size_t)st->g.in_h * (size_t)st->g.in_w;
         char *padded = (char *)op->arena_scratch;
@@ -214,7 +146,9 @@ static rl_status run_gemm(rl_plan *plan, rl_op *op) {
 static rl_status setup_indirection(rl_plan *plan, rl_op *op) {
     rl_gemm_state *st = (rl_gemm_state *)op->state;
     if (st->row_taps) {
-        setup_row_indirection(plan, op);
+        rl_row_taps_indirection(&st->g, &st->edges, st->m, st->mr, st->in_c,
+                                (const int8_t *)rl_input(plan, op, 0)->data, (const int8_t *)op->arena_scratch,
+                                (const int8_t *)st->zero, 0, st->indirection);
         return RL_OK;
     }
     const rl_window_geometry *g = &st->g;
@@ -256,8 +190,8 @@ static rl_status build_state(rl_plan *plan, rl_op *op, rl_gemm_state *proto) {
     }
     proto->kernel_kc = kc;
     if (proto->row_taps) {
-        find_edge_columns(proto);
-        rl_request_arena_scratch(op, (size_t)proto->g.batch * (size_t)proto->g.in_h * proto->edge_columns * kc);
+        proto->edges = rl_row_tap_edges_of(&proto->g);
+        rl_request_arena_scratch(op, rl_row_tap_edge_bytes(&proto->g, &proto->edges, proto->in_c));
     }
     /* Kernels with blocks of 2 read an odd row's last byte exactly; wider blocks are worth the copy. */
     if (proto->int8 && !proto->direct && !proto->row_taps && kc % proto->qs8.kr != 0 && proto->qs8.kr > 2) {

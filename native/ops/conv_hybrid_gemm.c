@@ -14,6 +14,7 @@
 #include "conv_gemm.h"
 #include "conv_hybrid_gemm.h"
 #include "qd8_gemm.h"
+#include "row_taps.h"
 
 typedef struct {
     int32_t direct;    /* GEMM over the quantized rows; else IGEMM through the indirection buffer */
@@ -22,14 +23,12 @@ typedef struct {
     size_t row_length; /* floats per quantized row (kc, or an image) */
     size_t pixels_per_image; /* IGEMM: output pixels per image, to find a pixel's quantization */
     /* A convolution over few input channels (kc < 8: a first layer), dilation 1 along x: an IGEMM tap per
-     * filter row, not per filter tap, as conv_gemm.c's int8 row_taps (whose comment says why): ks = fh and
-     * kc = fw * in_c, the filter rows read in place from the quantized image, and a filter row that straddles
-     * the left or right padding read from edge_rows (arena scratch, rebuilt at every invoke with the image's
-     * zero point in the padding). */
+     * filter row (row_taps.h), over the quantized image, the edge rows in arena scratch with each image's zero
+     * point in the padding. */
     int32_t row_taps;
     int32_t y_is_kn; /* BATCH_MATMUL with adj_y false: the weights are [k][n] */
     size_t in_c;
-    size_t edge_left, edge_right, edge_columns;
+    rl_row_tap_edges edges;
     size_t mr, nr, panel_bytes;
     rl_qd8_gemm_config qd8;
     rl_f32_quantize_fn quantize;
@@ -70,45 +69,6 @@ static void qd8_tile(void *context, size_t i, size_t j, size_t rows, size_t colu
     }
 }
 
-/* Which of the edge rows output column ox reads (edge_left columns on the left, edge_right on the right). */
-static size_t edge_column_of(const rl_qd8_gemm_state *st, size_t ox) {
-    return ox < st->edge_left ? ox : st->edge_left + ox - ((size_t)st->g.out_w - st->edge_right);
-}
-
-/* Output columns on the left and on the right whose filter rows straddle the padding; all of them when the two
- * sides meet. */
-static void find_edge_columns(rl_qd8_gemm_state *st) {
-    const rl_window_geometry *g = &st->g;
-    size_t left = 0, right = 0;
-    while (left < (size_t)g->out_w && (int32_t)left * g->stride_w - g->pad_w < 0) ++left;
-    while (right < (size_t)g->out_w &&
-           ((int32_t)g->out_w - 1 - (int32_t)right) * g->stride_w - g->pad_w + g->filter_w > g->in_w)
-        ++right;
-    if (left + right >= (size_t)g->out_w) left = (size_t)g->out_w, right = 0;
-    st->edge_left = left, st->edge_right = right, st->edge_columns = left + right;
-}
-
-/* Each edge column's filter row over each input row of the quantized image: fw taps of in_c bytes, the image's
- * zero point where a tap falls in the padding. */
-static void fill_edge_rows(const rl_qd8_gemm_state *st, char *scratch) {
-    const rl_window_geometry *g = &st->g;
-    const int8_t *quantized = (const int8_t *)scratch;
-    int8_t *edge_rows = (int8_t *)scratch + st->edge_offset;
-    for (size_t row = 0; row < (size_t)g->batch * (size_t)g->in_h; ++row) {
-        const int8_t zero_point = (int8_t)st->row_quantization[row / (size_t)g->in_h].zero_point;
-        for (size_t e = 0; e < st->edge_columns; ++e) {
-            const size_t ox = e < st->edge_left ? e : (size_t)g->out_w - st->edge_right + (e - st->edge_left);
-            const int32_t ix0 = (int32_t)ox * g->stride_w - g->pad_w;
-            int8_t *to = edge_rows + (row * st->edge_columns + e) * st->kc;
-            for (int32_t fx = 0; fx < g->filter_w; ++fx, to += st->in_c) {
-                const int32_t ix = ix0 + fx;
-                if (ix < 0 || ix >= g->in_w) memset(to, zero_point, st->in_c);
-                else memcpy(to, quantized + (row * (size_t)g->in_w + (size_t)ix) * st->in_c, st->in_c);
-            }
-        }
-    }
-}
-
 /* Quantizes rows first .. first + count - 1 (pixels, rows or images), each on its own. */
 static void quantize_rows(void *context, size_t first, size_t unused, size_t count, size_t one) {
     (void)unused, (void)one;
@@ -132,7 +92,9 @@ static rl_status run_qd8_gemm(rl_plan *plan, rl_op *op) {
     st->zero = scratch + st->zero_offset;
     /* Rows are independent (a per-pixel layer has thousands): split across the threads too. */
     rl_parallelize_rows(plan, quantize_rows, st, st->rows, st->rows * st->row_length);
-    if (st->row_taps) fill_edge_rows(st, scratch);
+    if (st->row_taps)
+        rl_row_taps_fill_edges(&st->g, &st->edges, st->in_c, st->q, (const int8_t *)st->zero, st->kc,
+                               (int8_t *)scratch + st->edge_offset);
     /* Rows in multiples of mr; the columns split into whole panels only when there are too few rows (as
      * conv_gemm.c's run_gemm). */
     rl_threadpool *pool = rl_pool_for(plan, st->m * st->n * st->kc * st->ks);
@@ -152,34 +114,6 @@ static rl_status run_qd8_gemm(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
-/* The row-taps indirection: per block of mr pixels, tap-major, each filter row's first byte in the quantized
- * image, its edge row, or the image's zero buffer where the whole row falls in the padding. */
-static void setup_row_indirection(rl_qd8_gemm_state *st, const char *scratch) {
-    const rl_window_geometry *g = &st->g;
-    const char *zero = scratch + st->zero_offset, *edge_rows = scratch + st->edge_offset;
-    const size_t blocks = (st->m + st->mr - 1) / st->mr;
-    for (size_t block = 0; block < blocks; ++block) {
-        for (size_t i = 0; i < st->mr; ++i) {
-            size_t pixel = block * st->mr + i;
-            if (pixel >= st->m) pixel = st->m - 1;
-            const size_t ox = pixel % (size_t)g->out_w, oy = pixel / (size_t)g->out_w % (size_t)g->out_h;
-            const size_t b = pixel / st->pixels_per_image;
-            const int32_t ix0 = (int32_t)ox * g->stride_w - g->pad_w;
-            const int edge = ix0 < 0 || ix0 + g->filter_w > g->in_w;
-            for (int32_t fy = 0; fy < g->filter_h; ++fy) {
-                const int32_t iy = (int32_t)oy * g->stride_h - g->pad_h + fy * g->dilation_h;
-                const void *row = zero + b * st->kc;
-                if (iy >= 0 && iy < g->in_h) {
-                    const size_t input_row = b * (size_t)g->in_h + (size_t)iy;
-                    row = edge ? edge_rows + (input_row * st->edge_columns + edge_column_of(st, ox)) * st->kc
-                               : scratch + (input_row * (size_t)g->in_w + (size_t)ix0) * st->in_c;
-                }
-                st->indirection[(block * st->ks + (size_t)fy) * st->mr + i] = row;
-            }
-        }
-    }
-}
-
 /* One pointer per (output pixel, tap) into the quantized image in arena scratch, or at its image's zero
  * buffer for a padding tap; per block of mr pixels, tap-major. Pixels past m repeat the last one. */
 static rl_status setup_qd8_indirection(rl_plan *plan, rl_op *op) {
@@ -188,7 +122,9 @@ static rl_status setup_qd8_indirection(rl_plan *plan, rl_op *op) {
     const rl_window_geometry *g = &st->g;
     const char *quantized = (const char *)op->arena_scratch, *zero = quantized + st->zero_offset;
     if (st->row_taps) {
-        setup_row_indirection(st, quantized);
+        rl_row_taps_indirection(g, &st->edges, st->m, st->mr, st->in_c, (const int8_t *)quantized,
+                                (const int8_t *)quantized + st->edge_offset, (const int8_t *)zero, st->kc,
+                                st->indirection);
         return RL_OK;
     }
     const size_t blocks = (st->m + st->mr - 1) / st->mr;
@@ -223,11 +159,9 @@ static rl_status build_qd8_state(rl_plan *plan, rl_op *op, rl_qd8_gemm_state *pr
     proto->quantization_offset = round_up(proto->rows * proto->row_length, 64);
     proto->zero_offset = round_up(proto->quantization_offset + proto->rows * sizeof(rl_qd8_row_quantization), 64);
     proto->edge_offset = round_up(proto->zero_offset + (proto->direct ? 0 : proto->rows * kc), 64);
-    if (proto->row_taps) find_edge_columns(proto);
-    rl_request_arena_scratch(op, proto->edge_offset + (proto->row_taps ? (size_t)proto->g.batch *
-                                                                            (size_t)proto->g.in_h *
-                                                                            proto->edge_columns * kc
-                                                                      : 0));
+    if (proto->row_taps) proto->edges = rl_row_tap_edges_of(&proto->g);
+    rl_request_arena_scratch(op, proto->edge_offset +
+                                     (proto->row_taps ? rl_row_tap_edge_bytes(&proto->g, &proto->edges, proto->in_c) : 0));
     const size_t indirection_bytes = proto->direct ? 0 : (proto->m + proto->mr - 1) / proto->mr * ks * proto->mr *
                                                              sizeof(void *);
     const size_t sizes[3] = {sizeof(rl_qd8_gemm_state), packed_bytes, indirection_bytes};
