@@ -41,24 +41,27 @@ static rl_status run_transpose_conv(rl_plan *plan, rl_op *op) {
     const rl_window_geometry *g = &st->g;
     const rl_f32_gemm_config *gemm = &plan->kernels->f32_gemm;
     const rl_tensor *bias = rl_input(plan, op, 3);
-    float *packed = (float *)op->arena_scratch;
-    float *col = (float *)((char *)op->arena_scratch + st->packed_bytes);
     const size_t rows = (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w, depth = (size_t)g->out_c;
-    rl_pack_f32_gemm(st->columns, 1, depth, gemm->nr, (const float *)rl_input(plan, op, 1)->data, NULL, packed);
-    const float *input = (const float *)rl_input(plan, op, 2)->data;
-    const rl_f32_minmax_params unclamped = {.min = -FLT_MAX, .max = FLT_MAX};
-    for (size_t r = 0; r < rows; r += gemm->mr) {
-        const size_t mr = rows - r < gemm->mr ? rows - r : gemm->mr;
-        gemm->gemm(mr, st->columns, depth, input + r * depth, depth, packed, col + r * st->columns, st->columns,
-                   &unclamped);
-    }
     float *output = (float *)rl_output(plan, op, 0)->data;
     const int64_t pixels = (int64_t)g->batch * g->in_h * g->in_w;
-    memset(output, 0, (size_t)pixels * (size_t)g->in_c * sizeof(float));
-    rl_scatter_columns scatter = {.col = col, .output = output, .taps = g->filter_h * g->filter_w, .oc = g->in_c};
-    rl_transpose_conv_scatter(g, add_tap_columns, &scatter);
+    if (pixels > 0 && g->in_c > 0) memset(output, 0, (size_t)pixels * (size_t)g->in_c * sizeof(float));
+    /* An empty input, or no channels (no scratch then): nothing to multiply; the output is its bias. */
+    if (op->arena_scratch && rows > 0 && depth > 0 && st->columns > 0) {
+        float *packed = (float *)op->arena_scratch;
+        float *col = (float *)((char *)op->arena_scratch + st->packed_bytes);
+        rl_pack_f32_gemm(st->columns, 1, depth, gemm->nr, (const float *)rl_input(plan, op, 1)->data, NULL, packed);
+        const float *input = (const float *)rl_input(plan, op, 2)->data;
+        const rl_f32_minmax_params unclamped = {.min = -FLT_MAX, .max = FLT_MAX};
+        for (size_t r = 0; r < rows; r += gemm->mr) {
+            const size_t mr = rows - r < gemm->mr ? rows - r : gemm->mr;
+            gemm->gemm(mr, st->columns, depth, input + r * depth, depth, packed, col + r * st->columns, st->columns,
+                       &unclamped);
+        }
+        rl_scatter_columns scatter = {.col = col, .output = output, .taps = g->filter_h * g->filter_w, .oc = g->in_c};
+        rl_transpose_conv_scatter(g, add_tap_columns, &scatter);
+    }
     const float *b = bias ? (const float *)bias->data : NULL;
-    for (int64_t p = 0; p < pixels; ++p) {
+    for (int64_t p = 0; p < (g->in_c > 0 ? pixels : 0); ++p) {
         float *out = output + p * g->in_c;
         for (int32_t o = 0; o < g->in_c; ++o) {
             float v = out[o] + (b ? b[o] : 0.0f);

@@ -87,6 +87,10 @@ static rl_status run_transpose_conv_int8(rl_plan *plan, rl_op *op) {
     const size_t oc = (size_t)g->in_c, ic = (size_t)g->out_c;
     const size_t filter_stride = (size_t)g->filter_h * (size_t)g->filter_w * ic;
     const int64_t pixels = (int64_t)g->batch * g->in_h * g->in_w;
+    if (pixels <= 0 || oc == 0) { /* an empty output (and no scratch) */
+        rl_transpose_conv_ran(plan, op);
+        return RL_OK;
+    }
     memset(acc, 0, (size_t)pixels * oc * sizeof *acc);
     rl_scatter_taps scatter = {.st = st, .input = input, .filter = filter, .acc = acc, .oc = oc, .ic = ic,
                                .filter_stride = filter_stride};
