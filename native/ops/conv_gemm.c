@@ -123,21 +123,7 @@ static rl_status run_gemm(rl_plan *plan, rl_op *op) {
         char *padded = (char *)op->arena_scratch;
         for (size_t p = 0; p < pixels; ++p) memcpy(padded + p * st->kernel_kc, st->a + p * st->kc, st->kc);
     }
-    /* Rows in multiples of mr; the columns split into whole panels only when there are too few rows. */
-    rl_threadpool *pool = rl_pool_for(plan, st->m * st->n * st->kc * st->ks);
-    const size_t threads = (size_t)rl_threadpool_threads(pool);
-    size_t tile_i = st->m, tile_j = st->n;
-    if (threads > 1) {
-        const size_t want = RL_TILES_PER_THREAD * threads;
-        const size_t row_tiles = (st->m + st->mr - 1) / st->mr;
-        tile_i = st->mr * ((row_tiles + want - 1) / want);
-        const size_t tiles_i = (st->m + tile_i - 1) / tile_i;
-        if (tiles_i < want) {
-            const size_t panels = (st->n + st->nr - 1) / st->nr, per_row = (want + tiles_i - 1) / tiles_i;
-            tile_j = st->nr * ((panels + per_row - 1) / per_row);
-        }
-    }
-    rl_parallelize_2d_tile_2d(pool, gemm_tile, st, st->m, st->n, tile_i, tile_j);
+    rl_parallelize_gemm(plan, gemm_tile, st, st->m, st->n, st->mr, st->nr, st->m * st->n * st->kc * st->ks);
     return RL_OK;
 }
 

@@ -32,6 +32,27 @@ static inline void rl_parallelize_rows(const rl_plan *plan, rl_tile_2d_fn fn, vo
     rl_parallelize_2d_tile_2d(pool, fn, context, rows, 1, pool ? (rows + want - 1) / want : rows, 1);
 }
 
+/* fn(context, i, j, rows, columns) over an m x n output in tiles of whole mr-row blocks and, only when there are
+ * too few rows to keep every thread busy, whole nr-column panels, split across the plan's threads (all on the
+ * caller when `work` is below RL_PARALLEL_MIN_MACS): the GEMM and IGEMM drivers' split. */
+static inline void rl_parallelize_gemm(const rl_plan *plan, rl_tile_2d_fn fn, void *context, size_t m, size_t n,
+                                       size_t mr, size_t nr, size_t work) {
+    rl_threadpool *pool = rl_pool_for(plan, work);
+    const size_t threads = (size_t)rl_threadpool_threads(pool);
+    size_t tile_i = m, tile_j = n;
+    if (threads > 1) {
+        const size_t want = RL_TILES_PER_THREAD * threads;
+        const size_t row_tiles = (m + mr - 1) / mr;
+        tile_i = mr * ((row_tiles + want - 1) / want);
+        const size_t tiles_i = (m + tile_i - 1) / tile_i;
+        if (tiles_i < want) {
+            const size_t panels = (n + nr - 1) / nr, per_row = (want + tiles_i - 1) / tiles_i;
+            tile_j = nr * ((panels + per_row - 1) / per_row);
+        }
+    }
+    rl_parallelize_2d_tile_2d(pool, fn, context, m, n, tile_i, tile_j);
+}
+
 /* The input pixel that tap (fy, fx) of output pixel (b, oy, ox) reads, or `zero` where it falls in the
  * padding: what an indirection buffer holds. */
 static inline const void *rl_window_tap(const rl_window_geometry *g, const char *input, size_t pixel_bytes,
