@@ -63,11 +63,15 @@ def lstm_model(batch=2, steps=5, n_input=3, n_cell=4, n_output=None, time_major=
                             operators=[Operator(opcode_index=0, inputs=inputs, outputs=[y], builtin_options=options)])]))
 
 
-def run_invokes(cls, content, feeds):
-    it = cls(model_content=content)
+def run_invokes(cls, content: bytes, feeds: list[np.ndarray], reset_after: int = -1, **kwargs) -> list[np.ndarray]:
+    """Each feed in one invoke of one interpreter (its state carried over), reset_all_variables before feed
+    `reset_after`; the LSTM tests' runner (float, int8 and hybrid)."""
+    it = cls(model_content=content, **kwargs)
     it.allocate_tensors()
     outs = []
-    for x in feeds:
+    for k, x in enumerate(feeds):
+        if k == reset_after:
+            it.reset_all_variables()
         it.set_tensor(it.get_input_details()[0]["index"], x)
         it.invoke()
         outs.append(it.get_tensor(it.get_output_details()[0]["index"]).copy())

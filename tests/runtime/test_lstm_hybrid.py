@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
+from test_lstm import run_invokes
 
 from rillet.converter.format import (
     BUILTIN_CODES,
@@ -106,21 +107,6 @@ def hybrid_model(spec: HybridSpec) -> bytes:
     return save(ModelFile(
         operator_codes=[OperatorCode(deprecated_builtin_code=code, builtin_code=code, version=3)], buffers=buffers,
         subgraphs=[SubGraph(tensors=tensors, inputs=[x], outputs=[y], name="main", operators=[op])]))
-
-
-def run_invokes(cls, content: bytes, feeds: list[np.ndarray], reset_after: int = -1, **kwargs) -> list[np.ndarray]:
-    """Each feed in one invoke of one interpreter (its state carried over), reset_all_variables before feed
-    `reset_after`."""
-    it = cls(model_content=content, **kwargs)
-    it.allocate_tensors()
-    outs = []
-    for k, x in enumerate(feeds):
-        if k == reset_after:
-            it.reset_all_variables()
-        it.set_tensor(it.get_input_details()[0]["index"], x)
-        it.invoke()
-        outs.append(it.get_tensor(it.get_output_details()[0]["index"]).copy())
-    return outs
 
 
 def float_feeds(spec: HybridSpec, count: int, seed: int = 1) -> list[np.ndarray]:

@@ -6,24 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_lstm import lstm_model
+from test_lstm import lstm_model, run_invokes
 
 from rillet.runtime import Interpreter
 
 pytest.importorskip("ai_edge_litert")
-
-
-def invokes_with_reset(cls, content: bytes, feeds: list[np.ndarray], reset_after: int) -> list[np.ndarray]:
-    it = cls(model_content=content)
-    it.allocate_tensors()
-    outs = []
-    for k, x in enumerate(feeds):
-        if k == reset_after:
-            it.reset_all_variables()
-        it.set_tensor(it.get_input_details()[0]["index"], x)
-        it.invoke()
-        outs.append(it.get_tensor(it.get_output_details()[0]["index"]).copy())
-    return outs
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"time_major": True, "peephole": True}, {"n_output": 3, "proj_clip": 0.3}])
@@ -35,14 +22,14 @@ def test_reset_all_variables_zeroes_lstm_state(kwargs):
     rng = np.random.default_rng(2)
     first, second = (rng.uniform(-1, 1, shape).astype(np.float32) for _ in range(2))
     feeds = [first, second, first, second]
-    ours = invokes_with_reset(Interpreter, content, feeds, reset_after=2)
-    theirs = invokes_with_reset(LiteRT, content, feeds, reset_after=2)
+    ours = run_invokes(Interpreter, content, feeds, reset_after=2)
+    theirs = run_invokes(LiteRT, content, feeds, reset_after=2)
     for o, t in zip(ours, theirs):
         np.testing.assert_allclose(o, t, rtol=1e-5, atol=1e-6)
     # after the reset the sequence starts again: the same bits as before it, not a continuation
     np.testing.assert_array_equal(ours[2], ours[0])
     np.testing.assert_array_equal(ours[3], ours[1])
-    fresh = invokes_with_reset(Interpreter, content, [first], reset_after=-1)[0]
+    fresh = run_invokes(Interpreter, content, [first], reset_after=-1)[0]
     np.testing.assert_array_equal(ours[2], fresh)
 
 
@@ -51,7 +38,7 @@ def test_without_reset_the_state_carries_on():
     content = lstm_model()
     shape = Interpreter(model_content=content).get_input_details()[0]["shape"]
     x = np.random.default_rng(3).uniform(-1, 1, shape).astype(np.float32)
-    outs = invokes_with_reset(Interpreter, content, [x, x], reset_after=-1)
+    outs = run_invokes(Interpreter, content, [x, x], reset_after=-1)
     assert not np.allclose(outs[0], outs[1])
 
 
@@ -66,4 +53,4 @@ def test_reset_before_the_first_invoke_is_harmless():
     it.set_tensor(it.get_input_details()[0]["index"], x)
     it.invoke()
     np.testing.assert_array_equal(it.get_tensor(it.get_output_details()[0]["index"]),
-                                  invokes_with_reset(Interpreter, content, [x], reset_after=-1)[0])
+                                  run_invokes(Interpreter, content, [x], reset_after=-1)[0])
