@@ -7,28 +7,8 @@
  * gate's coefficients, then adds the bias. */
 #include <math.h>
 
+#include "f32_lstm_math.h"
 #include "kernels.h"
-
-static float activate(int32_t activation, float v) {
-    switch (activation) {
-    case 1: return v > 0.0f ? v : 0.0f;                            /* RELU */
-    case 3: return v > 0.0f ? (v < 6.0f ? v : 6.0f) : 0.0f;        /* RELU6 */
-    case 4: return tanhf(v);                                       /* TANH */
-    case 6: return 1.0f / (1.0f + expf(-v));                       /* SIGMOID */
-    default: return v;
-    }
-}
-
-/* One batch row of a gate's sums to mean 0, variance 1, times the coefficients, plus the bias. */
-static void layer_norm(int32_t n, const float *coefficients, const float *bias, float *row) {
-    float sum = 0.0f;
-    for (int32_t c = 0; c < n; ++c) sum += row[c];
-    const float mean = sum / (float)n;
-    float squares = 0.0f;
-    for (int32_t c = 0; c < n; ++c) squares += (row[c] - mean) * (row[c] - mean);
-    const float inv_stddev = 1.0f / sqrtf(squares / (float)n + 1e-8f);
-    for (int32_t c = 0; c < n; ++c) row[c] = coefficients[c] * ((row[c] - mean) * inv_stddev) + (bias ? bias[c] : 0.0f);
-}
 
 /* gate[b][c] = bias[c] + W_x[c] . x[b] + W_h[c] . h[b] (+ peephole[c] * cell[b][c]), then activated; with
  * layer norm coefficients the bias waits until the row is normalised. */
@@ -46,8 +26,8 @@ static void gate(const rl_lstm_dims *d, const float *w_x, const float *w_h, cons
             if (peephole) v += peephole[c] * cell[(int64_t)b * d->n_cell + c];
             row[c] = v;
         }
-        if (norm) layer_norm(d->n_cell, norm, bias, row);
-        for (int32_t c = 0; c < d->n_cell; ++c) row[c] = activate(activation, row[c]);
+        if (norm) rl_lstm_layer_norm(d->n_cell, norm, bias, row);
+        for (int32_t c = 0; c < d->n_cell; ++c) row[c] = rl_lstm_activate(activation, row[c]);
     }
 }
 
@@ -68,7 +48,7 @@ void f32_lstm_step_ref(const rl_lstm_dims *d, const rl_lstm_weights *w, const fl
     gate(d, w->output_x, w->output_h, w->output_peephole, w->output_bias, w->output_norm, x, h, cell, 6, og);
     /* With no activation TFLite's kernel multiplies by the buffer the activation would have written, which
      * still holds the cell gate (probed: LiteRT's h is o * g there, not o * c). */
-    for (int64_t i = 0; i < n; ++i) og[i] = og[i] * (d->activation ? activate(d->activation, cell[i]) : cg[i]);
+    for (int64_t i = 0; i < n; ++i) og[i] = og[i] * (d->activation ? rl_lstm_activate(d->activation, cell[i]) : cg[i]);
     if (!w->projection) {
         for (int64_t i = 0; i < n; ++i) h[i] = og[i];
         return;

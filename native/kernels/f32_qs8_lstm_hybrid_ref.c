@@ -14,19 +14,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "f32_lstm_math.h"
 #include "f32_qs8_lstm_hybrid.h"
 
 enum { INPUT_GATE, FORGET_GATE, CELL_GATE, OUTPUT_GATE };
-
-static float activate(int32_t activation, float v) {
-    switch (activation) {
-    case 1: return v > 0.0f ? v : 0.0f;                            /* RELU */
-    case 3: return v > 0.0f ? (v < 6.0f ? v : 6.0f) : 0.0f;        /* RELU6 */
-    case 4: return tanhf(v);                                       /* TANH */
-    case 6: return 1.0f / (1.0f + expf(-v));                       /* SIGMOID */
-    default: return v;
-    }
-}
 
 /* TFLite's SymmetricQuantizeFloats: the scale from the row's largest magnitude. */
 static float quantize_symmetric(int32_t n, const float *x, int8_t *q) {
@@ -76,21 +67,6 @@ static void accumulate(int32_t batch, int32_t rows, int32_t cols, const int8_t *
     }
 }
 
-/* A row of a gate's sums to mean 0 and variance 1 (1e-8 added to it), times the coefficients, plus the bias:
- * TFLite's MeanStddevNormalization, VectorBatchVectorCwiseProduct and VectorBatchVectorAdd. */
-static void layer_norm(int32_t n, const float *coefficients, const float *bias, float *row) {
-    float sum = 0.0f;
-    for (int32_t c = 0; c < n; ++c) sum += row[c];
-    const float mean = sum / (float)n;
-    float squares = 0.0f;
-    for (int32_t c = 0; c < n; ++c) squares += (row[c] - mean) * (row[c] - mean);
-    const float inv_stddev = 1.0f / sqrtf(squares / (float)n + 1e-8f);
-    for (int32_t c = 0; c < n; ++c) {
-        const float scaled = coefficients[c] * ((row[c] - mean) * inv_stddev);
-        row[c] = scaled + bias[c];
-    }
-}
-
 static void gate(const rl_lstm_dims *d, const rl_f32_qs8_lstm_hybrid_weights *w, const rl_f32_qs8_lstm_hybrid_scratch *s,
                  int32_t g, const float *cell, int32_t activation, float *out) {
     const int32_t B = d->batch, C = d->n_cell;
@@ -107,8 +83,8 @@ static void gate(const rl_lstm_dims *d, const rl_f32_qs8_lstm_hybrid_weights *w,
     }
     for (int32_t b = 0; b < B; ++b) {
         float *row = out + (int64_t)b * C;
-        if (w->layer_norm[g]) layer_norm(C, w->layer_norm[g], w->bias[g], row);
-        for (int32_t c = 0; c < C; ++c) row[c] = activate(activation, row[c]);
+        if (w->layer_norm[g]) rl_lstm_layer_norm(C, w->layer_norm[g], w->bias[g], row);
+        for (int32_t c = 0; c < C; ++c) row[c] = rl_lstm_activate(activation, row[c]);
     }
 }
 
@@ -132,7 +108,7 @@ void f32_qs8_lstm_hybrid_step_ref(const rl_lstm_dims *d, int32_t asymmetric, con
     gate(d, w, s, OUTPUT_GATE, cell, 6, og);
     /* TFLite writes act(c) into the cell gate's buffer and multiplies o by that buffer; NONE writes nothing
      * there, so its hidden state is o * g (measured against LiteRT) */
-    for (int64_t i = 0; i < n; ++i) s->hidden[i] = og[i] * (d->activation ? activate(d->activation, cell[i]) : cg[i]);
+    for (int64_t i = 0; i < n; ++i) s->hidden[i] = og[i] * (d->activation ? rl_lstm_activate(d->activation, cell[i]) : cg[i]);
     if (!w->projection) {
         memcpy(h, s->hidden, sizeof(float) * (size_t)n);
         return;
