@@ -7,7 +7,7 @@ library and never compiles anything.
 
 import os
 
-# RILLET_LIBRARY loads another build of the same library: the sanitizer build in CI
+# RILLET_LIBRARY loads another build of the same library: the sanitizer or emulated AVX-512 build in CI
 # (native/tests/build_sanitized.py), or a debug build; the ABI binding is then the one used.
 LIBRARY_PATH = os.environ.get("RILLET_LIBRARY") or os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                                 "librillet.so")

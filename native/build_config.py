@@ -10,6 +10,7 @@ from __future__ import annotations
 import glob
 import os
 import platform
+import subprocess
 import sys
 
 NATIVE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -45,6 +46,16 @@ ISA_ARCHES: dict[str, tuple[str, ...]] = {
 }
 
 
+# The emulated AVX-512 build, for tests only: the AVX-512 files compiled for an AVX2 CPU against SIMDe's portable
+# AVX-512 (native/tests/avx512_emulation/immintrin.h, Debian's libsimde-dev), and every file with
+# EMULATED_AVX512_DEFINE, which makes dispatch and the kernel testers take the AVX-512 paths on AVX2 and FMA alone.
+# It checks what the AVX-512 kernels compute where no AVX-512 CPU is at hand (qemu-user lacks AVX-512); it says
+# nothing of their speed.
+AVX512_EMULATION_DIR = os.path.join(NATIVE_DIR, "tests", "avx512_emulation")
+EMULATED_AVX512_FLAGS = ["-mavx2", "-mfma", "-mf16c", "-Wno-psabi", f"-I{AVX512_EMULATION_DIR}"]
+EMULATED_AVX512_DEFINE = "-DRL_EMULATED_AVX512"
+
+
 def host_arch() -> str:
     machine = platform.machine().lower()
     arch = {"amd64": "x86_64", "arm64": "aarch64", "armv8l": "armv7l"}.get(machine, machine)
@@ -76,11 +87,14 @@ def sources(arch: str | None = None) -> list[str]:
     return found
 
 
-def flags_for(path: str, arch: str | None = None) -> list[str]:
-    """The path-specific flags of one source file for this architecture (empty for baseline files)."""
+def flags_for(path: str, arch: str | None = None, *, emulate_avx512: bool = False) -> list[str]:
+    """The path-specific flags of one source file for this architecture (empty for baseline files);
+    `emulate_avx512`: those of the emulated AVX-512 build for its AVX-512 files."""
     isa = isa_of(path)
     if isa is not None and isa not in ISA_FLAGS:
         raise ValueError(f"{os.path.basename(path)}: unknown instruction-set suffix {isa!r}")
+    if emulate_avx512 and isa in ("avx512", "avx512vnni"):
+        return list(EMULATED_AVX512_FLAGS)
     if isa == "neon" and (arch or host_arch()) == "armv7l":
         return list(ARM_NEON_FLAGS)
     return list(ISA_FLAGS.get(isa, [])) if isa else []
@@ -91,3 +105,12 @@ def sources_and_flags(arch: str) -> list[tuple[str, list[str]]]:
     path-specific flags, for a cross build. The caller adds WARNING_FLAGS, OPTIMIZE_FLAGS, -fPIC, the include
     dirs and the target's own flags (-mcpu=...) before these, which must come last."""
     return [(path, flags_for(path, arch)) for path in sources(arch)]
+
+
+def simde_missing(compiler: str = "gcc") -> str | None:
+    """Why the emulated AVX-512 build cannot be made here (no x86-64 host, no SIMDe headers), or None."""
+    if host_arch() != "x86_64":
+        return "the emulated AVX-512 build is for x86-64 hosts"
+    probe = subprocess.run([compiler, "-E", "-x", "c", "-", "-o", os.devnull], input="#include <simde/x86/avx512.h>\n",
+                           capture_output=True, text=True, check=False)
+    return None if probe.returncode == 0 else "needs SIMDe's headers (Debian: apt-get install libsimde-dev)"

@@ -81,11 +81,13 @@ def host_compiler() -> list[str]:
 
 
 def build_library(out_path: str, build_dir: str, *, compiler: list[str] | None = None, arch: str | None = None,
-                  target_flags: tuple[str, ...] = (), link_flags: tuple[str, ...] = ()) -> str:
+                  target_flags: tuple[str, ...] = (), link_flags: tuple[str, ...] = (),
+                  emulate_avx512: bool = False) -> str:
     """Compiles every source `arch` builds (default: the host's) and links them into `out_path`.
 
     `compiler` defaults to $CC or the compiler Python was built with; `target_flags` go on every file,
-    before the file's own ISA flags; `link_flags` after the objects (e.g. how libgcc is linked)."""
+    before the file's own ISA flags; `link_flags` after the objects (e.g. how libgcc is linked);
+    `emulate_avx512`: build_config's emulated AVX-512 build, for the tests."""
     compiler = compiler or host_compiler()
     arch = arch or build_config.host_arch()
     os.makedirs(build_dir, exist_ok=True)
@@ -93,7 +95,9 @@ def build_library(out_path: str, build_dir: str, *, compiler: list[str] | None =
 
     def compile_one(source: str) -> str:
         obj = os.path.join(build_dir, os.path.splitext(os.path.basename(source))[0] + ".o")
-        command = [*compiler, *COMPILE_FLAGS, *target_flags, *build_config.flags_for(source), *includes,
+        emulation = [build_config.EMULATED_AVX512_DEFINE] if emulate_avx512 else []
+        command = [*compiler, *COMPILE_FLAGS, *target_flags, *emulation,
+                   *build_config.flags_for(source, emulate_avx512=emulate_avx512), *includes,
                    "-c", source, "-o", obj]
         result = subprocess.run(command, check=False, capture_output=True, text=True)
         if result.returncode != 0:

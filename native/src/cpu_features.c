@@ -28,6 +28,11 @@ static rl_isa detect_x86(void) {
     const int avx512f = (ebx >> 16) & 1, avx512dq = (ebx >> 17) & 1, avx512bw = (ebx >> 30) & 1,
               avx512vl = (ebx >> 31) & 1, vnni = (ecx >> 11) & 1;
     if (!avx2 || !fma) return RL_ISA_SCALAR;
+#ifdef RL_EMULATED_AVX512
+    /* The emulated build (native/tests/avx512_emulation, for tests only): its AVX-512 files need only AVX2 */
+    (void)avx512f, (void)avx512dq, (void)avx512bw, (void)avx512vl, (void)vnni;
+    return RL_ISA_AVX512VNNI;
+#endif
     const int zmm_state = (xcr0 & 0xe6) == 0xe6; /* opmask, ZMM_Hi256, Hi16_ZMM */
     if (zmm_state && avx512f && avx512dq && avx512bw && avx512vl) return vnni ? RL_ISA_AVX512VNNI : RL_ISA_AVX512;
     return RL_ISA_AVX2;

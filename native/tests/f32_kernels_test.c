@@ -667,6 +667,10 @@ static int cpu_has(rl_isa isa) {
 #endif
 #if defined(__x86_64__) || defined(_M_X64)
     __builtin_cpu_init();
+#ifdef RL_EMULATED_AVX512
+    /* built against native/tests/avx512_emulation: the AVX-512 path needs only AVX2 */
+    if (isa == RL_ISA_AVX512) return cpu_has(RL_ISA_AVX2);
+#endif
     if (isa == RL_ISA_AVX2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     if (isa == RL_ISA_AVX512)
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&

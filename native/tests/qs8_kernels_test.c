@@ -721,6 +721,10 @@ static int cpu_runs(rl_isa isa) {
 #endif
 #if (defined(__x86_64__) || defined(_M_X64)) && defined(__GNUC__)
     __builtin_cpu_init();
+#ifdef RL_EMULATED_AVX512
+    /* built against native/tests/avx512_emulation: the AVX-512 paths need only AVX2 */
+    if (isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return cpu_runs(RL_ISA_AVX2);
+#endif
     switch (isa) {
     case RL_ISA_AVX2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     case RL_ISA_AVX512:

@@ -3,7 +3,8 @@ native/tests/rowdot_kernels_test.c: float32 within 1e-6 of the scalar kernels an
 past a row, on sizes around every tile edge.
 
 The tester is built from the kernel files alone, each with build_config's flags for its ISA suffix: on x86-64 it
-runs once per path this CPU has (AVX-512 files are compiled whether or not it can run them); on aarch64 and
+runs once per path this CPU has (AVX-512 files are compiled whether or not it can run them, and an AVX2 CPU runs
+them on the emulated build: SIMDe, build_config.AVX512_EMULATION_DIR); on aarch64 and
 armv7 it is cross-built statically and run under qemu-user, as test_arm_kernels.py does for the GEMM kernels
 (each case skips, saying what is missing, without the cross compiler or qemu).
 """
@@ -27,6 +28,7 @@ pytestmark = pytest.mark.skipif(not TESTER.is_file(), reason="needs the checkout
 # (architecture, compiler, the target's baseline flags, the emulator or None for the host)
 TARGETS = {
     "x86_64": ("gcc", (), None),
+    "x86_64-emulated-avx512": ("gcc", (), None),  # build_config's emulated AVX-512 build, on an AVX2 CPU
     "aarch64": ("aarch64-linux-gnu-gcc", (), "qemu-aarch64"),
     "armv7l": ("arm-linux-gnueabihf-gcc", (), "qemu-arm"),
 }
@@ -60,6 +62,18 @@ def sources_of_tester(config: ModuleType, arch: str) -> list[Path]:
     return [*built, NATIVE / "src" / "cpu_features.c", TESTER]
 
 
+def cpu_flags() -> set[str]:
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    return next((set(line.split(":", 1)[1].split()) for line in text.splitlines() if line.startswith("flags")), set())
+
+
+AVX2_RUNS = {"avx2", "fma"} <= cpu_flags()
+AVX512_RUNS = {"avx512f", "avx512bw", "avx512dq", "avx512vl"} <= cpu_flags()
+
+
 @pytest.fixture(scope="module")
 def testers(tmp_path_factory: pytest.TempPathFactory):
     """Builds (once, on first use) the tester for an architecture; returns its path."""
@@ -71,22 +85,28 @@ def testers(tmp_path_factory: pytest.TempPathFactory):
         missing = [tool for tool in (compiler, emulator) if tool and shutil.which(tool) is None]
         if missing:
             pytest.skip(f"needs {' and '.join(missing)}")
-        if arch == "x86_64" and config.host_arch() != "x86_64":
+        if arch.startswith("x86_64") and config.host_arch() != "x86_64":
             pytest.skip("the x86 paths run on an x86-64 host")
+        emulate = arch == "x86_64-emulated-avx512"
+        if emulate and config.simde_missing():
+            pytest.skip(config.simde_missing())
         if arch not in built:
             out = tmp_path_factory.mktemp(f"rowdot-{arch}")
+            target_arch = "x86_64" if emulate else arch
             includes = [f"-I{d}" for d in config.INCLUDE_DIRS]
 
             def one(source: Path) -> str:
                 obj = out / (source.name + ".o")
                 command = [compiler, *config.WARNING_FLAGS, "-O2", "-pedantic", *flags,
-                           *config.flags_for(str(source), arch), *includes, "-c", str(source), "-o", str(obj)]
+                           *([config.EMULATED_AVX512_DEFINE] if emulate else []),
+                           *config.flags_for(str(source), target_arch, emulate_avx512=emulate), *includes,
+                           "-c", str(source), "-o", str(obj)]
                 done = subprocess.run(command, capture_output=True, text=True, check=False)
                 assert done.returncode == 0, f"{source.name} does not compile for {arch}:\n{done.stderr}"
                 return str(obj)
 
             with ThreadPoolExecutor(max_workers=2) as pool:
-                objects = list(pool.map(one, sources_of_tester(config, arch)))
+                objects = list(pool.map(one, sources_of_tester(config, target_arch)))
             exe = out / "rowdot_kernels_test"
             link = [compiler, *([] if emulator is None else ["-static"]), *objects, "-lm", "-o", str(exe)]
             done = subprocess.run(link, capture_output=True, text=True, check=False)
@@ -99,6 +119,8 @@ def testers(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.mark.parametrize(("arch", "path", "cpu", "expected"), RUNS)
 def test_rowdot_kernels_match_scalar(testers, arch: str, path: str, cpu: str | None, expected: str) -> None:
+    if arch == "x86_64" and path.startswith("avx512") and not AVX512_RUNS and AVX2_RUNS:
+        arch = "x86_64-emulated-avx512"  # an AVX2 CPU runs the AVX-512 kernels emulated
     exe = testers(arch)
     emulator = TARGETS[arch][2]
     command = [str(exe), path] if emulator is None else [emulator, "-cpu", str(cpu), str(exe), path]
