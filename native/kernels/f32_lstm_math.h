@@ -1,10 +1,12 @@
-/* f32_lstm_math.h — the float pieces TFLite's float and hybrid LSTMs share (f32_lstm_ref.c,
- * f32_qs8_lstm_hybrid_ref.c): a gate's activation and the layer normalisation of a gate's row. */
+/* f32_lstm_math.h — the float pieces TFLite's float and hybrid LSTMs share (f32_lstm_step.c,
+ * f32_qs8_lstm_hybrid_step.c): a gate's activation and the layer normalisation of a gate's row. */
 #ifndef RILLET_F32_LSTM_MATH_H
 #define RILLET_F32_LSTM_MATH_H
 
 #include <math.h>
 #include <stdint.h>
+
+#include "kernels.h"
 
 /* TFLite's fused activation codes an LSTM takes; SIGMOID (6) for the input, forget and output gates. */
 static inline float rl_lstm_activate(int32_t activation, float v) {
@@ -31,5 +33,9 @@ static inline void rl_lstm_layer_norm(int32_t n, const float *coefficients, cons
         row[c] = bias ? scaled + bias[c] : scaled;
     }
 }
+
+/* A gate's n values activated in place: the logistic and tanh on the plan's kernels (f32_vactivation.h), the
+ * others by rl_lstm_activate (f32_lstm_step.c). */
+void rl_lstm_activate_gate(const rl_lstm_kernels *k, int32_t activation, int64_t n, float *v);
 
 #endif

@@ -1,11 +1,13 @@
 /* qs8_lstm.h — TFLite's integer LSTM (its 8x8->16 path: int8 input, output state and weights, int16 gates
- * and cell state, int32 biases), one step over a batch of rows: qs8_lstm_step_ref. Everything that depends
+ * and cell state, int32 biases), one step over a batch of rows: qs8_lstm_step. Everything that depends
  * only on the model (fixed-point multipliers, the zero points folded into the biases) is computed by the
  * op's prepare (native/ops/lstm_int8.c) and passed here in rl_qs8_lstm_params. */
 #ifndef RILLET_QS8_LSTM_H
 #define RILLET_QS8_LSTM_H
 
 #include <stdint.h>
+
+#include "rowdot.h"
 
 enum { RL_LSTM_INPUT_GATE = 0, RL_LSTM_FORGET_GATE, RL_LSTM_CELL_GATE, RL_LSTM_OUTPUT_GATE, RL_LSTM_GATES };
 
@@ -40,13 +42,14 @@ typedef struct {
     int32_t projection_clip; /* in the output's int8 units, 0: none */
     int32_t batch, n_input, n_cell, n_output;
     int32_t peephole_per_row; /* 1: a batch-major sequence (TFLite's peephole then covers each row's first
-                                 n_output cells; see qs8_lstm_ref.c) */
+                                 n_output cells; see qs8_lstm_step.c) */
 } rl_qs8_lstm_params;
 
-/* One step: x [batch, n_input]; h [batch, n_output] (int8) and c [batch, n_cell] (int16) are read and
- * replaced. gates: 4 * batch * n_cell int16 of scratch; hidden: batch * n_cell int8 of scratch. */
-void qs8_lstm_step_ref(const rl_qs8_lstm_params *p, const int8_t *x, int8_t *h, int16_t *c, int16_t *gates,
-                       int8_t *hidden);
+/* One step, its sums on `rowdot` (any path's: the same bits): x [batch, n_input]; h [batch, n_output] (int8) and
+ * c [batch, n_cell] (int16) are read and replaced. Scratch: gates, 4 * batch * n_cell int16; hidden, batch *
+ * n_cell int8; sums, batch * max(n_cell, n_output) int32. */
+void qs8_lstm_step(const rl_qs8_lstm_params *p, rl_s8_s32_rowdot_fn rowdot, const int8_t *x, int8_t *h, int16_t *c,
+                   int16_t *gates, int8_t *hidden, int32_t *sums);
 
 /* gemmlowp's int16 fixed-point logistic of a Q3.12 value and tanh of a value with `integer_bits` (0 to 7)
  * integer bits, both to Q0.15, as TFLite's integer LSTM applies them (qs8_lstm_activations_ref.c). */

@@ -21,6 +21,10 @@
  * filter_scale / output_scale). Sums wrap modulo 2^32, and the requantization is gemm.h's fp32 one, so
  * every path gives the scalar kernel's bits.
  *
+ * int8 to int32 (s8_s32): the sums alone, bias[n] (or 0, bias NULL) plus x * w modulo 2^32, stored as int32, for
+ * ops whose epilogue is their own (the int8 and hybrid LSTMs: TFLite's fixed-point or float scaling of each
+ * gate's sum). Every path gives the scalar kernel's bits.
+ *
  * Kernels read no byte past a weight row's or an input row's end (the weights may end where the model file
  * ends, an input row where the arena ends) and write only the nc outputs of each of the m rows. */
 #ifndef RILLET_ROWDOT_H
@@ -37,6 +41,8 @@ typedef void (*rl_f32_rowdot_fn)(size_t m, size_t nc, size_t kc, const float *x,
 typedef void (*rl_qs8_rowdot_fn)(size_t m, size_t nc, size_t kc, const int8_t *x, size_t x_stride, const int8_t *w,
                                  const int32_t *bias, const float *scales, int8_t *y, size_t y_stride,
                                  const rl_qs8_requantization_params *params);
+typedef void (*rl_s8_s32_rowdot_fn)(size_t m, size_t nc, size_t kc, const int8_t *x, size_t x_stride,
+                                    const int8_t *w, const int32_t *bias, int32_t *y, size_t y_stride);
 
 /* What dispatch hands the FULLY_CONNECTED driver (ops/fc_rowdot.c): nr is the weight rows per step, which
  * the driver's thread tiles are a multiple of. */
@@ -55,6 +61,8 @@ typedef struct {
  * NEON's on both Arm paths, else scalar (rowdot_configs.c). */
 rl_f32_rowdot_config rl_f32_rowdot_config_for(rl_isa isa);
 rl_qs8_rowdot_config rl_qs8_rowdot_config_for(rl_isa isa);
+/* int8 to int32: AVX2's on every x86 SIMD path, NEON's on both Arm paths, else scalar. */
+rl_s8_s32_rowdot_fn rl_s8_s32_rowdot_for(rl_isa isa);
 
 #define RL_F32_ROWDOT_FN(name)                                                                                 \
     void name(size_t m, size_t nc, size_t kc, const float *x, size_t x_stride, const float *w, const float *bias, \
@@ -63,20 +71,26 @@ rl_qs8_rowdot_config rl_qs8_rowdot_config_for(rl_isa isa);
     void name(size_t m, size_t nc, size_t kc, const int8_t *x, size_t x_stride, const int8_t *w,                \
               const int32_t *bias, const float *scales, int8_t *y, size_t y_stride,                              \
               const rl_qs8_requantization_params *params)
+#define RL_S8_S32_ROWDOT_FN(name)                                                                              \
+    void name(size_t m, size_t nc, size_t kc, const int8_t *x, size_t x_stride, const int8_t *w,                \
+              const int32_t *bias, int32_t *y, size_t y_stride)
 
 /* Only rowdot_configs.c should hand these out: an ISA kernel on a CPU without that ISA is an illegal
  * instruction. */
 RL_F32_ROWDOT_FN(f32_rowdot_1x4__scalar);
 RL_QS8_ROWDOT_FN(qs8_qc8w_rowdot_1x4__scalar);
+RL_S8_S32_ROWDOT_FN(s8_s32_rowdot_1x4__scalar);
 #if defined(__x86_64__) || defined(_M_X64)
 RL_F32_ROWDOT_FN(f32_rowdot_1x4__avx2);
 RL_F32_ROWDOT_FN(f32_rowdot_1x4__avx512);
 RL_QS8_ROWDOT_FN(qs8_qc8w_rowdot_1x4__avx2);
 RL_QS8_ROWDOT_FN(qs8_qc8w_rowdot_1x4__avx512vnni); /* input_offset 128 */
+RL_S8_S32_ROWDOT_FN(s8_s32_rowdot_1x4__avx2);
 #endif
 #if RL_HAVE_NEON_KERNELS
 RL_F32_ROWDOT_FN(f32_rowdot_1x4__neon);
 RL_QS8_ROWDOT_FN(qs8_qc8w_rowdot_1x4__neon);
+RL_S8_S32_ROWDOT_FN(s8_s32_rowdot_1x4__neon);
 #endif
 
 #endif

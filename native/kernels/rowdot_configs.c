@@ -43,3 +43,15 @@ rl_qs8_rowdot_config rl_qs8_rowdot_config_for(rl_isa isa) {
     return scalar;
 #endif
 }
+
+rl_s8_s32_rowdot_fn rl_s8_s32_rowdot_for(rl_isa isa) {
+#if defined(__x86_64__) || defined(_M_X64)
+    return isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI ? s8_s32_rowdot_1x4__avx2
+                                                                                 : s8_s32_rowdot_1x4__scalar;
+#elif RL_HAVE_NEON_KERNELS
+    return isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT ? s8_s32_rowdot_1x4__neon : s8_s32_rowdot_1x4__scalar;
+#else
+    (void)isa;
+    return s8_s32_rowdot_1x4__scalar;
+#endif
+}

@@ -2,9 +2,10 @@
  * recurrent weights, peepholes, biases, projection, the two state tensors, layer norms), time- or
  * batch-major. The state (h and c) persists across invokes as TFLite's variable tensors do: it lives in the
  * op's state, zeroed when the plan is prepared and by reset_all_variables (rl_reset_lstm), and each invoke
- * starts from where the last one stopped (f32_lstm_ref.c is one step). Layer-normalised LSTMs (inputs 20 to 23)
- * normalise each gate. An int8 input makes it TFLite's integer LSTM (lstm_int8.c), a float32 input with int8
- * output gate weights TFLite's hybrid LSTM (lstm_hybrid.c); other non-float inputs are refused. */
+ * starts from where the last one stopped (f32_lstm_step.c is one step, on the plan's row-dot and activation
+ * kernels, the weights read where the model holds them). Layer-normalised LSTMs (inputs 20 to 23) normalise
+ * each gate. An int8 input makes it TFLite's integer LSTM (lstm_int8.c), a float32 input with int8 output
+ * gate weights TFLite's hybrid LSTM (lstm_hybrid.c); other non-float inputs are refused. */
 #include <string.h>
 
 #include "lstm.h"
@@ -13,6 +14,7 @@
 typedef struct {
     rl_lstm_dims dims;
     int32_t max_time, time_major;
+    rl_lstm_kernels kernels;
     float *h, *cell, *scratch, *x_step;
 } rl_lstm_state;
 
@@ -44,7 +46,7 @@ static rl_status run_lstm(rl_plan *plan, rl_op *op) {
         /* one step over the whole batch: gather its rows (batch-major input holds a sequence per row) */
         for (int64_t b = 0; b < B; ++b)
             memcpy(st->x_step + b * I, x + (st->time_major ? (t * B + b) : (b * T + t)) * I, (size_t)I * sizeof(float));
-        f32_lstm_step_ref(d, &w, st->x_step, st->h, st->cell, st->scratch);
+        f32_lstm_step(&st->kernels, d, &w, st->x_step, st->h, st->cell, st->scratch);
         for (int64_t b = 0; b < B; ++b)
             memcpy(y + (st->time_major ? (t * B + b) : (b * T + t)) * O, st->h + b * O, (size_t)O * sizeof(float));
     }
@@ -120,7 +122,7 @@ rl_status rl_prepare_lstm(rl_plan *plan, rl_op *op) {
     if ((s = check_layer_norm(plan, op, n_cell)) != RL_OK) return s;
     const int64_t gates = (int64_t)B * n_cell;
     const size_t bytes[5] = {sizeof(rl_lstm_state), sizeof(float) * (size_t)B * (size_t)n_output,
-                             sizeof(float) * (size_t)gates, sizeof(float) * 4 * (size_t)gates,
+                             sizeof(float) * (size_t)gates, sizeof(float) * 5 * (size_t)gates,
                              sizeof(float) * (size_t)B * (size_t)n_input};
     void *parts[5];
     rl_lstm_state *st = (rl_lstm_state *)rl_op_state_parts(plan, op, 5, bytes, parts);
@@ -133,6 +135,7 @@ rl_status rl_prepare_lstm(rl_plan *plan, rl_op *op) {
                               .activation = p->activation, .cell_clip = p->cell_clip, .proj_clip = p->proj_clip};
     st->max_time = T;
     st->time_major = p->time_major;
+    st->kernels = rl_lstm_kernels_of(plan->kernels);
     y->shape = x->shape;
     y->shape.dims[2] = n_output;
     op->run = run_lstm;

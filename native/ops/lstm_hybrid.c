@@ -5,9 +5,10 @@
  * quantizes x and h per batch row, symmetrically or, with the options' asymmetric_quantize_inputs,
  * asymmetrically (the weights' row sums, kept here, take out the zero points). Weights with a scale per
  * channel count as zero, as in LiteRT (see expect), and activation NONE gives TFLite's o * g for the hidden
- * state (f32_qs8_lstm_hybrid_ref.c). h and c live in the op's state across invokes, zeroed at
- * prepare and by reset_all_variables; a batch-major sequence runs a step over the whole batch, as every row of
- * a step is computed alone (TFLite runs each row on its own: the same arithmetic). */
+ * state (f32_qs8_lstm_hybrid_step.c, on the plan's int8 row-dot and activation kernels). h and c live in the
+ * op's state across invokes, zeroed at prepare and by reset_all_variables; a batch-major sequence runs a step
+ * over the whole batch, as every row of a step is computed alone (TFLite runs each row on its own: the same
+ * arithmetic). */
 #include <string.h>
 
 #include "f32_qs8_lstm_hybrid.h"
@@ -20,6 +21,7 @@ typedef struct {
     rl_lstm_dims dims;
     rl_f32_qs8_lstm_hybrid_weights w;
     int32_t max_time, time_major, asymmetric;
+    rl_lstm_kernels kernels;
     float *h, *cell;
 } rl_f32_qs8_lstm_hybrid_state;
 
@@ -31,7 +33,8 @@ static const rl_tensor *optional_input(rl_plan *plan, const rl_op *op, int32_t i
  * arena scratch: floats and int32s first, then the int8 rows. */
 static size_t scratch_bytes(const rl_lstm_dims *d) {
     const size_t B = (size_t)d->batch, C = (size_t)d->n_cell, I = (size_t)d->n_input, O = (size_t)d->n_output;
-    return sizeof(float) * (5 * B * C + C + 3 * B + B * I) + sizeof(int32_t) * 3 * B + B * (I + O + C);
+    return sizeof(float) * (5 * B * C + C + 3 * B + B * I) + sizeof(int32_t) * (3 * B + B * (C > O ? C : O)) +
+           B * (I + O + C);
 }
 
 static void scratch_layout(const rl_lstm_dims *d, uint8_t *base, rl_f32_qs8_lstm_hybrid_scratch *s, float **x_step) {
@@ -46,7 +49,8 @@ static void scratch_layout(const rl_lstm_dims *d, uint8_t *base, rl_f32_qs8_lstm
     s->zero_x = (int32_t *)(*x_step + B * I);
     s->zero_h = s->zero_x + B;
     s->zero_hidden = s->zero_h + B;
-    s->q_x = (int8_t *)(s->zero_hidden + B);
+    s->dots = s->zero_hidden + B;
+    s->q_x = (int8_t *)(s->dots + B * (C > O ? C : O));
     s->q_h = s->q_x + B * I;
     s->q_hidden = s->q_h + B * O;
 }
@@ -63,7 +67,7 @@ static rl_status run_lstm_hybrid(rl_plan *plan, rl_op *op) {
     for (int64_t t = 0; t < T; ++t) {
         for (int64_t b = 0; b < B; ++b)
             memcpy(x_step + b * I, x + (st->time_major ? (t * B + b) : (b * T + t)) * I, (size_t)I * sizeof(float));
-        f32_qs8_lstm_hybrid_step_ref(d, st->asymmetric, &st->w, x_step, st->h, st->cell, &s);
+        f32_qs8_lstm_hybrid_step(&st->kernels, d, st->asymmetric, &st->w, x_step, st->h, st->cell, &s);
         for (int64_t b = 0; b < B; ++b)
             memcpy(y + (st->time_major ? (t * B + b) : (b * T + t)) * O, st->h + b * O, (size_t)O * sizeof(float));
     }
@@ -217,6 +221,7 @@ rl_status rl_prepare_lstm_hybrid(rl_plan *plan, rl_op *op) {
     st->max_time = T;
     st->time_major = p->time_major;
     st->asymmetric = asymmetric;
+    st->kernels = rl_lstm_kernels_of(plan->kernels);
     rl_request_arena_scratch(op, scratch_bytes(&d));
     y->shape = x->shape;
     y->shape.dims[2] = d.n_output;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "dwconv.h"
+#include "f32_vactivation.h"
 #include "gemm.h"
 #include "isa.h"
 #include "pool.h"
@@ -183,6 +184,9 @@ typedef struct {
     /* FULLY_CONNECTED of a few rows on its weights in place (rowdot.h, ops/fc_rowdot.c). */
     rl_f32_rowdot_config f32_rowdot;
     rl_qs8_rowdot_config qs8_rowdot;
+    /* The LSTMs' gate products (int8 and hybrid: int32 sums, rowdot.h) and gate activations (float and hybrid). */
+    rl_s8_s32_rowdot_fn s8_s32_rowdot;
+    rl_f32_vactivation_config f32_vactivation;
 } rl_kernel_table;
 
 /* The whole-op references (the scalar specification of each op) with the micro-kernels of `isa`. */
@@ -462,7 +466,7 @@ void f32_rfft2d_ref(int64_t batches, int32_t in_h, int32_t in_w, int32_t fft_h, 
                     const double *twiddle_w, double *rows, const float *x, float *y);
 void f32_deconv_bias_ref(const rl_window_geometry *g, const float *input, const float *filter, const float *bias,
                          float *output);
-/* One float32 LSTM step (f32_lstm_ref.c): sizes, options, and the weights (NULL where the model has none). */
+/* One float32 LSTM step (f32_lstm_step.c): sizes, options, and the weights (NULL where the model has none). */
 typedef struct {
     int32_t batch, n_input, n_cell, n_output, activation;
     float cell_clip, proj_clip;
@@ -473,8 +477,17 @@ typedef struct {
     const float *input_bias, *forget_bias, *cell_bias, *output_bias, *projection, *projection_bias;
     const float *input_norm, *forget_norm, *cell_norm, *output_norm; /* layer norm coefficients, or NULL */
 } rl_lstm_weights;
-void f32_lstm_step_ref(const rl_lstm_dims *d, const rl_lstm_weights *w, const float *x, float *h, float *cell,
-                       float *scratch);
+/* The micro-kernels an LSTM step runs its gates on, the plan's (the scalar ones make the step TFLite's
+ * reference arithmetic, bit for bit). */
+typedef struct {
+    rl_f32_rowdot_fn f32_rowdot;
+    rl_s8_s32_rowdot_fn s8_s32_rowdot;
+    rl_f32_vactivation_config activation;
+} rl_lstm_kernels;
+rl_lstm_kernels rl_lstm_kernels_of(const rl_kernel_table *table);
+/* scratch: 5 * batch * n_cell floats */
+void f32_lstm_step(const rl_lstm_kernels *k, const rl_lstm_dims *d, const rl_lstm_weights *w, const float *x, float *h,
+                   float *cell, float *scratch);
 /* ---- end of issue 11's reference kernels ---- */
 
 #endif
