@@ -1,4 +1,5 @@
-/* rowdot_kernels_test.c — checks one ISA's row-dot micro-kernels (rowdot.h): float32 and int8.
+/* rowdot_kernels_test.c — checks one ISA's row-dot micro-kernels (rowdot.h): float32, int8 and int8-to-int32;
+ * and the LSTM's other micro-kernels, the vector logistic and tanh (f32_vactivation.h).
  *
  * Usage: rowdot_kernels_test scalar|avx2|avx512|avx512vnni|neon|neondot. The scalar kernels are checked against
  * plain loops here (float32 in the same order, so to the bit; int8 against the formula summed in 64 bits and
@@ -6,7 +7,11 @@
  * sum |x * w|, as SIMD sums k in lanes with fused multiply-adds) on every size around the tiles' edges: m 1..5
  * input rows, nc around the 4 weight rows of a step, kc around every path's k step (4, 8, 16, 32, 64). The
  * weights and the input end exactly where a page ends, followed by a PROT_NONE page, so reading one element
- * past a row faults; outputs sit between canaries that must stay untouched. Exit status 0: all passed; 1: a
+ * past a row faults; outputs sit between canaries that must stay untouched. int8-to-int32 sums: the scalar
+ * kernel against the formula, the others against it, bit for bit. Logistic and tanh: the scalar kernels
+ * within 1e-6 of the double-precision functions, the others within 1e-6 relative of the scalar ones (1e-30
+ * absolute below the smallest normal), on lengths 1 to 40 ending at a guarded page's end, in place too,
+ * over values from -100 to 100, near 0 and at the cutoffs. Exit status 0: all passed; 1: a
  * mismatch (the case is printed); 77: the CPU lacks the ISA (skipped, and said so). */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
 #include <math.h>
@@ -19,6 +24,7 @@
 #include <unistd.h>
 
 #include "cpu_features.h"
+#include "f32_vactivation.h"
 #include "rowdot.h"
 
 #define REL_TOL 1e-6
@@ -209,6 +215,99 @@ static int test_qs8(const rl_qs8_rowdot_config *config, int scalar, rng *r) {
     return 0;
 }
 
+static int test_s8_s32(rl_s8_s32_rowdot_fn kernel, int scalar, rng *r) {
+    guarded gw = guarded_new(MAX_NC * MAX_KC), gx = guarded_new(MAX_M * (MAX_KC + X_PAD));
+    static int32_t got[MAX_M * (MAX_NC + Y_PAD)], want[MAX_M * (MAX_NC + Y_PAD)], bias[MAX_NC];
+    const int32_t canary = 0x5A5A5A5A;
+    size_t cases = 0;
+    for (size_t a = 0; a < COUNT(ms); ++a)
+        for (size_t b = 0; b < COUNT(ncs); ++b)
+            for (size_t c = 0; c < COUNT(kcs); ++c) {
+                const size_t m = ms[a], nc = ncs[b], kc = kcs[c], x_stride = kc + X_PAD, y_stride = nc + Y_PAD;
+                const int with_bias = cases % 3 != 2, extremes = cases % 5 == 0;
+                int8_t *w = guarded_tail(&gw, nc * kc);
+                int8_t *x = guarded_tail(&gx, (m - 1) * x_stride + kc);
+                /* -128 times -128 everywhere: the largest products, whose pair sums must not saturate */
+                for (size_t i = 0; i < nc * kc; ++i) w[i] = (int8_t)(extremes ? -128 : (int)(next(r) % 256) - 128);
+                for (size_t i = 0; i < (m - 1) * x_stride + kc; ++i) x[i] = (int8_t)(extremes ? -128 : (int)(next(r) % 256) - 128);
+                for (size_t n = 0; n < nc; ++n) bias[n] = (int32_t)next(r); /* any int32: the sums wrap */
+                const int32_t *bias_or_null = with_bias ? bias : NULL;
+                for (size_t i = 0; i < m * y_stride; ++i) got[i] = canary;
+                if (!scalar) s8_s32_rowdot_1x4__scalar(m, nc, kc, x, x_stride, w, bias_or_null, want, y_stride);
+                kernel(m, nc, kc, x, x_stride, w, bias_or_null, got, y_stride);
+                for (size_t i = 0; i < m; ++i)
+                    for (size_t j = 0; j < y_stride; ++j) {
+                        const int32_t g = got[i * y_stride + j];
+                        if (j >= nc) {
+                            if (g != canary) {
+                                printf("FAIL s8_s32 m=%zu nc=%zu kc=%zu: wrote past nc at [%zu][%zu]\n", m, nc, kc, i, j);
+                                return 1;
+                            }
+                            continue;
+                        }
+                        int64_t sum = with_bias ? bias[j] : 0;
+                        for (size_t k = 0; k < kc; ++k) sum += (int64_t)x[i * x_stride + k] * w[j * kc + k];
+                        const int32_t expect = scalar ? (int32_t)(uint32_t)(uint64_t)sum : want[i * y_stride + j];
+                        if (g != expect) {
+                            printf("FAIL s8_s32 m=%zu nc=%zu kc=%zu bias=%d: [%zu][%zu] got %d want %d\n", m, nc, kc,
+                                   with_bias, i, j, (int)g, (int)expect);
+                            return 1;
+                        }
+                    }
+                ++cases;
+            }
+    munmap(gw.base, gw.size);
+    munmap(gx.base, gx.size);
+    printf("s8_s32 rowdot: %zu cases ok\n", cases);
+    return 0;
+}
+
+static int close_enough(float got, double want) {
+    const double tolerance = fabs(want) < 1.1754944e-38 ? 1e-30 : 1e-6 * fabs(want);
+    return fabs((double)got - want) <= tolerance;
+}
+
+/* One activation kernel on every length 1..40, out of place and in place, against `reference` (the scalar
+ * kernel) or, for the scalar kernel itself, the double-precision function. */
+static int test_activation(const char *name, rl_f32_vunary_fn kernel, rl_f32_vunary_fn reference,
+                           double (*exact)(double), rng *r) {
+    enum { MAX_N = 40 };
+    static const float specials[] = {0.0f, -0.0f, 1e-30f, -1e-20f, 1e-7f, -3e-4f, 0.01f, -0.3f, 0.35f, 1.0f, -2.5f,
+                                     8.9f, -9.1f, 10.0f, -20.0f, 30.0f, -87.0f, 87.5f, -88.0f, 89.0f, -100.0f, 100.0f};
+    guarded gx = guarded_new(MAX_N * sizeof(float)), gy = guarded_new(MAX_N * sizeof(float));
+    size_t cases = 0;
+    for (int round = 0; round < 50; ++round)
+        for (size_t n = 1; n <= MAX_N; ++n) {
+            float *x = guarded_tail(&gx, n * sizeof(float)), *y = guarded_tail(&gy, n * sizeof(float));
+            static float want[MAX_N];
+            for (size_t i = 0; i < n; ++i) {
+                const float u = uniform(r);
+                x[i] = round == 0 ? specials[i % COUNT(specials)] : (round % 2 ? 8.0f * u : 100.0f * u * u * u);
+            }
+            if (reference) reference(n, x, want);
+            kernel(n, x, y);
+            for (size_t i = 0; i < n; ++i) {
+                const double expect = reference ? (double)want[i] : exact((double)x[i]);
+                if (!close_enough(y[i], expect)) {
+                    printf("FAIL %s n=%zu: x[%zu] = %.9g gives %.9g, want %.9g\n", name, n, i, x[i], y[i], expect);
+                    return 1;
+                }
+            }
+            kernel(n, x, x); /* in place */
+            if (memcmp(x, y, n * sizeof(float)) != 0) {
+                printf("FAIL %s n=%zu: in place differs\n", name, n);
+                return 1;
+            }
+            ++cases;
+        }
+    munmap(gx.base, gx.size);
+    munmap(gy.base, gy.size);
+    printf("%s: %zu cases ok\n", name, cases);
+    return 0;
+}
+
+static double sigmoid_exact(double x) { return 1.0 / (1.0 + exp(-x)); }
+
 int main(int argc, char **argv) {
     static const struct {
         const char *name;
@@ -238,8 +337,18 @@ int main(int argc, char **argv) {
         printf("FAIL: %s runs the scalar kernels under its own name\n", names[which].name);
         return 1;
     }
+    const rl_s8_s32_rowdot_fn s8_s32 = rl_s8_s32_rowdot_for(isa);
+    const rl_f32_vactivation_config act = rl_f32_vactivation_config_for(isa);
+    const int arm = isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT; /* its own int8 sums, the scalar logistic and tanh */
+    if (!scalar && (s8_s32 == s8_s32_rowdot_1x4__scalar || (!arm && act.sigmoid == f32_vsigmoid__scalar))) {
+        printf("FAIL: %s runs the scalar LSTM kernels under its own name\n", names[which].name);
+        return 1;
+    }
     int failed = test_f32(f32.rowdot, scalar, &r);
     failed |= test_qs8(&qs8, scalar, &r);
+    failed |= test_s8_s32(s8_s32, scalar, &r);
+    failed |= test_activation("sigmoid", act.sigmoid, scalar ? NULL : f32_vsigmoid__scalar, sigmoid_exact, &r);
+    failed |= test_activation("tanh", act.tanh, scalar ? NULL : f32_vtanh__scalar, tanh, &r);
     printf("%s (input_offset %d): %s\n", names[which].name, (int)qs8.input_offset, failed ? "FAILED" : "all passed");
     return failed ? 1 : 0;
 }
