@@ -34,7 +34,7 @@ static inline void rl_lstm_layer_norm(int32_t n, const float *coefficients, cons
     }
 }
 
-/* A gate's n values activated in place: the logistic and tanh on the plan's kernels (f32_vactivation.h), the
+/* A gate's n values activated in place: the logistic and tanh on the plan's kernels (vactivation.h), the
  * others by rl_lstm_activate (f32_lstm_step.c). */
 void rl_lstm_activate_gate(const rl_lstm_kernels *k, int32_t activation, int64_t n, float *v);
 

@@ -16,8 +16,8 @@
 
 /* The activation of a gate's batch * n_cell values, in place: logistic and tanh on the kernels, the rest here. */
 void rl_lstm_activate_gate(const rl_lstm_kernels *k, int32_t activation, int64_t n, float *v) {
-    if (activation == 6) k->activation.sigmoid((size_t)n, v, v);
-    else if (activation == 4) k->activation.tanh((size_t)n, v, v);
+    if (activation == 6) k->activation.f32_sigmoid((size_t)n, v, v);
+    else if (activation == 4) k->activation.f32_tanh((size_t)n, v, v);
     else
         for (int64_t i = 0; i < n; ++i) v[i] = rl_lstm_activate(activation, v[i]);
 }

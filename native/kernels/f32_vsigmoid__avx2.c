@@ -1,4 +1,4 @@
-/* f32_vsigmoid__avx2.c — logistic (f32_vactivation.h), AVX2 + FMA, eight values a step: XNNPACK's rr1_p5_div
+/* f32_vsigmoid__avx2.c — logistic (vactivation.h), AVX2 + FMA, eight values a step: XNNPACK's rr1_p5_div
  * sigmoid. For z = -|x|, e^z = 2^n * e^t with n = round(z / ln 2) (a magic bias added leaves n, and the
  * exponent's bias, in the low mantissa bits, which shift into place as 2^n) and t = z - n ln 2; e^t - 1 ~ t p(t)
  * with p of degree 4; f = e^z / (e^z + 1), 0 below the cutoff where e^z would be subnormal (the reference's
@@ -6,7 +6,7 @@
  * stores, which touch no element past n. */
 #include <immintrin.h>
 
-#include "f32_vactivation.h"
+#include "vactivation.h"
 
 static __m256 sigmoid8(__m256 vx) {
     const __m256 sign_mask = _mm256_set1_ps(-0.0f), magic_bias = _mm256_set1_ps(0x1.8000FEp23f);

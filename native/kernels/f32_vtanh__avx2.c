@@ -1,4 +1,4 @@
-/* f32_vtanh__avx2.c — tanh (f32_vactivation.h), AVX2 + FMA, eight values a step: tanh |x| = -m / (2 + m) with
+/* f32_vtanh__avx2.c — tanh (vactivation.h), AVX2 + FMA, eight values a step: tanh |x| = -m / (2 + m) with
  * m = e^z - 1 for z = -2|x| (clamped at -20, where tanh is 1 in float). e^z = 2^n * e^t, n = round(z / ln 2)
  * (through a magic bias, as f32_vsigmoid__avx2.c) and t = z - n ln 2 in two parts; e^t - 1 = t + t^2 q(t), q
  * the Taylor series to t^5 / 5040 (|t| <= ln 2 / 2: under 1e-8 relative), so m = 2^n (e^t - 1) + (2^n - 1) keeps
@@ -6,7 +6,7 @@
  * last n % 8 values go through masked loads and stores, which touch no element past n. */
 #include <immintrin.h>
 
-#include "f32_vactivation.h"
+#include "vactivation.h"
 
 static __m256 tanh8(__m256 vx) {
     const __m256 sign_mask = _mm256_set1_ps(-0.0f), magic_bias = _mm256_set1_ps(0x1.8000FEp23f);

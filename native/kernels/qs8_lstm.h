@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "rowdot.h"
+#include "kernels.h"
 
 enum { RL_LSTM_INPUT_GATE = 0, RL_LSTM_FORGET_GATE, RL_LSTM_CELL_GATE, RL_LSTM_OUTPUT_GATE, RL_LSTM_GATES };
 
@@ -45,10 +45,10 @@ typedef struct {
                                  n_output cells; see qs8_lstm_step.c) */
 } rl_qs8_lstm_params;
 
-/* One step, its sums on `rowdot` (any path's: the same bits): x [batch, n_input]; h [batch, n_output] (int8) and
+/* One step on the kernels k (any path's: the same bits): x [batch, n_input]; h [batch, n_output] (int8) and
  * c [batch, n_cell] (int16) are read and replaced. Scratch: gates, 4 * batch * n_cell int16; hidden, batch *
  * n_cell int8; sums, batch * max(n_cell, n_output) int32. */
-void qs8_lstm_step(const rl_qs8_lstm_params *p, rl_s8_s32_rowdot_fn rowdot, const int8_t *x, int8_t *h, int16_t *c,
+void qs8_lstm_step(const rl_lstm_kernels *k, const rl_qs8_lstm_params *p, const int8_t *x, int8_t *h, int16_t *c,
                    int16_t *gates, int8_t *hidden, int32_t *sums);
 
 /* gemmlowp's int16 fixed-point logistic of a Q3.12 value and tanh of a value with `integer_bits` (0 to 7)

@@ -6,8 +6,8 @@
  * logistic (Q3.12 in) or tanh for the cell gate, Q0.15 out. c = f * c >> 15 plus i * g >> (30 + cell
  * exponent) (i = 1 - f under CIFG), saturated and clipped; h = o * tanh(c) rescaled to int8, projected when
  * the model has a projection. Every rounding is gemmlowp's (halves away from zero). The int32 sums run on the
- * plan's int8-to-int32 row-dot kernel (rowdot.h), reading the weights where the model holds them: integer
- * sums, the same bits on every path. */
+ * plan's int8-to-int32 row-dot kernel (rowdot.h), reading the weights where the model holds them, and the
+ * activations on its int16 logistic and tanh (vactivation.h): the same bits on every path. */
 #include <string.h>
 
 #include "kernels.h"
@@ -59,39 +59,39 @@ static void layer_norm(const rl_qs8_lstm_params *p, int gate, int16_t *g) {
     }
 }
 
-static void compute_gate(const rl_qs8_lstm_params *p, rl_s8_s32_rowdot_fn rowdot, int gate, const int8_t *x,
+static void compute_gate(const rl_qs8_lstm_params *p, const rl_lstm_kernels *k, int gate, const int8_t *x,
                          const int8_t *h, const int16_t *c, int32_t *sums, int16_t *g) {
     const int32_t batch = p->batch, n_cell = p->n_cell;
     memset(g, 0, sizeof(int16_t) * (size_t)batch * (size_t)n_cell);
-    multiply_accumulate16(rowdot, x, p->input_bias[gate], p->input_weights[gate], p->input_scale[gate], batch,
-                          p->n_input, n_cell, sums, g);
-    multiply_accumulate16(rowdot, h, p->recurrent_bias[gate], p->recurrent_weights[gate], p->recurrent_scale[gate],
-                          batch, p->n_output, n_cell, sums, g);
+    multiply_accumulate16(k->s8_s32_rowdot, x, p->input_bias[gate], p->input_weights[gate], p->input_scale[gate],
+                          batch, p->n_input, n_cell, sums, g);
+    multiply_accumulate16(k->s8_s32_rowdot, h, p->recurrent_bias[gate], p->recurrent_weights[gate],
+                          p->recurrent_scale[gate], batch, p->n_output, n_cell, sums, g);
     /* TFLite's integer peephole covers n_output values a call (it passes n_output where n_cell is meant): a
      * batch-major sequence, run a row at a time, gets it on each row's first n_output cells, a time-major one
      * on the step's first batch * n_output values, across rows. Kept, for its bits (the same as the plain
      * peephole when n_output == n_cell; the op refuses more outputs than cells). */
     if (p->peephole[gate])
         for (int32_t b = 0; b < batch; ++b)
-            for (int32_t k = 0; k < p->n_output; ++k) {
-                const int32_t i = p->peephole_per_row ? b * n_cell + k : b * p->n_output + k;
-                const int32_t v = mul_fixed((int32_t)p->peephole[gate][k] * c[i], p->peephole_scale[gate]) + g[i];
+            for (int32_t j = 0; j < p->n_output; ++j) {
+                const int32_t i = p->peephole_per_row ? b * n_cell + j : b * p->n_output + j;
+                const int32_t v = mul_fixed((int32_t)p->peephole[gate][j] * c[i], p->peephole_scale[gate]) + g[i];
                 g[i] = (int16_t)saturate(v, INT16_MIN, INT16_MAX);
             }
     if (p->layer_norm[gate]) layer_norm(p, gate, g);
-    for (int32_t i = 0; i < batch * n_cell; ++i)
-        g[i] = gate == RL_LSTM_CELL_GATE ? rl_s16_tanh(g[i], 3) : rl_s16_logistic_q3(g[i]);
+    if (gate == RL_LSTM_CELL_GATE) k->activation.s16_tanh((size_t)batch * (size_t)n_cell, 3, g, g);
+    else k->activation.s16_sigmoid((size_t)batch * (size_t)n_cell, g, g);
 }
 
-void qs8_lstm_step(const rl_qs8_lstm_params *p, rl_s8_s32_rowdot_fn rowdot, const int8_t *x, int8_t *h, int16_t *c,
+void qs8_lstm_step(const rl_lstm_kernels *k, const rl_qs8_lstm_params *p, const int8_t *x, int8_t *h, int16_t *c,
                    int16_t *gates, int8_t *hidden, int32_t *sums) {
     const int32_t count = p->batch * p->n_cell;
     int16_t *input_gate = gates, *forget_gate = gates + count, *cell_gate = gates + 2 * count;
     int16_t *output_gate = gates + 3 * count;
     const int cifg = p->input_weights[RL_LSTM_INPUT_GATE] == NULL;
-    if (!cifg) compute_gate(p, rowdot, RL_LSTM_INPUT_GATE, x, h, c, sums, input_gate);
-    compute_gate(p, rowdot, RL_LSTM_FORGET_GATE, x, h, c, sums, forget_gate);
-    compute_gate(p, rowdot, RL_LSTM_CELL_GATE, x, h, c, sums, cell_gate);
+    if (!cifg) compute_gate(p, k, RL_LSTM_INPUT_GATE, x, h, c, sums, input_gate);
+    compute_gate(p, k, RL_LSTM_FORGET_GATE, x, h, c, sums, forget_gate);
+    compute_gate(p, k, RL_LSTM_CELL_GATE, x, h, c, sums, cell_gate);
     const int32_t update_shift = 30 + p->cell_exponent;
     for (int32_t i = 0; i < count; ++i) {
         const int16_t kept = (int16_t)rl_rounding_divide_by_pot((int32_t)forget_gate[i] * c[i], 15);
@@ -101,9 +101,9 @@ void qs8_lstm_step(const rl_qs8_lstm_params *p, rl_s8_s32_rowdot_fn rowdot, cons
         if (p->cell_clip > 0) v = saturate(v, -p->cell_clip, p->cell_clip);
         c[i] = (int16_t)v;
     }
-    compute_gate(p, rowdot, RL_LSTM_OUTPUT_GATE, x, h, c, sums, output_gate);
+    compute_gate(p, k, RL_LSTM_OUTPUT_GATE, x, h, c, sums, output_gate);
     int16_t *cell_tanh = input_gate; /* free once c is updated, as in TFLite */
-    for (int32_t i = 0; i < count; ++i) cell_tanh[i] = rl_s16_tanh(c[i], 15 + p->cell_exponent);
+    k->activation.s16_tanh((size_t)count, 15 + p->cell_exponent, c, cell_tanh);
     if (!p->projection) {
         for (int32_t i = 0; i < count; ++i)
             h[i] = (int8_t)saturate(mul_fixed((int32_t)output_gate[i] * cell_tanh[i], p->hidden_scale) +
@@ -115,7 +115,7 @@ void qs8_lstm_step(const rl_qs8_lstm_params *p, rl_s8_s32_rowdot_fn rowdot, cons
     for (int32_t i = 0; i < count; ++i)
         hidden[i] = (int8_t)saturate(mul_fixed((int32_t)output_gate[i] * cell_tanh[i], p->hidden_scale) -
                                      p->hidden_zero_point, -128, 127);
-    rowdot((size_t)p->batch, (size_t)p->n_output, (size_t)p->n_cell, hidden, (size_t)p->n_cell, p->projection,
+    k->s8_s32_rowdot((size_t)p->batch, (size_t)p->n_output, (size_t)p->n_cell, hidden, (size_t)p->n_cell, p->projection,
            p->projection_bias, sums, (size_t)p->n_output);
     for (int32_t i = 0; i < p->batch * p->n_output; ++i) {
         int32_t v = saturate(mul_fixed(sums[i], p->projection_scale) + p->output_zero_point, -128, 127);

@@ -4,7 +4,7 @@
  * wrote for the gates and the hidden state). Prepare computes what TFLite's Prepare does
  * (PopulateQuantizedLstmParams8x8_16 and the zero points times the weights' row sums folded into the biases),
  * in the same float and double arithmetic, so the multipliers are the same bits; each step is
- * qs8_lstm_step, its sums on the plan's int8-to-int32 row-dot kernel. The output state starts at its zero point and the cell at 0 (TFLite's variable tensors
+ * qs8_lstm_step, on the plan's int8-to-int32 row-dot and int16 activation kernels. The output state starts at its zero point and the cell at 0 (TFLite's variable tensors
  * reset), lives in the op's state across invokes, and is reset by reset_all_variables. Batch-major sequences
  * are run a time step at a time over the whole batch: every row of a step is independent, so this gives the
  * bits of TFLite's row-by-row loop. */
@@ -24,7 +24,7 @@ typedef struct {
     int8_t *h;
     int16_t *c;
     int32_t *biases; /* 8 gate biases of n_cell and the projection's n_output, pointed to by p */
-    rl_s8_s32_rowdot_fn rowdot;
+    rl_lstm_kernels kernels;
 } rl_s8_lstm_state;
 
 RL_STATIC_ASSERT(sizeof(rl_s8_lstm_state) <= 640, "rl_s8_lstm_state is a small struct");
@@ -83,7 +83,7 @@ static rl_status run_lstm_int8(rl_plan *plan, rl_op *op) {
     for (int64_t t = 0; t < T; ++t) {
         for (int64_t b = 0; b < B; ++b)
             memcpy(x_step + b * I, x + (st->time_major ? (t * B + b) : (b * T + t)) * I, (size_t)I);
-        qs8_lstm_step(p, st->rowdot, x_step, st->h, st->c, gates, hidden, sums);
+        qs8_lstm_step(&st->kernels, p, x_step, st->h, st->c, gates, hidden, sums);
         for (int64_t b = 0; b < B; ++b)
             memcpy(y + (st->time_major ? (t * B + b) : (b * T + t)) * O, st->h + b * O, (size_t)O);
     }
@@ -276,7 +276,7 @@ rl_status rl_prepare_lstm_int8(rl_plan *plan, rl_op *op) {
     st->max_time = T;
     st->time_major = lp->time_major;
     st->h_zero_point = (int8_t)h_zp;
-    st->rowdot = plan->kernels->s8_s32_rowdot;
+    st->kernels = rl_lstm_kernels_of(plan->kernels);
     const size_t widest = (size_t)(n_cell > n_output ? n_cell : n_output);
     rl_request_arena_scratch(op, sizeof(int32_t) * (size_t)B * widest + sizeof(int16_t) * 4 * (size_t)B * (size_t)n_cell +
                                      (size_t)B * (size_t)n_cell + (size_t)B * (size_t)n_input);

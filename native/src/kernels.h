@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "dwconv.h"
-#include "f32_vactivation.h"
+#include "vactivation.h"
 #include "gemm.h"
 #include "isa.h"
 #include "pool.h"
@@ -184,9 +184,9 @@ typedef struct {
     /* FULLY_CONNECTED of a few rows on its weights in place (rowdot.h, ops/fc_rowdot.c). */
     rl_f32_rowdot_config f32_rowdot;
     rl_qs8_rowdot_config qs8_rowdot;
-    /* The LSTMs' gate products (int8 and hybrid: int32 sums, rowdot.h) and gate activations (float and hybrid). */
+    /* The LSTMs' gate products (int8 and hybrid: int32 sums, rowdot.h) and gate activations (vactivation.h). */
     rl_s8_s32_rowdot_fn s8_s32_rowdot;
-    rl_f32_vactivation_config f32_vactivation;
+    rl_vactivation_config vactivation;
 } rl_kernel_table;
 
 /* The whole-op references (the scalar specification of each op) with the micro-kernels of `isa`. */
@@ -482,7 +482,7 @@ typedef struct {
 typedef struct {
     rl_f32_rowdot_fn f32_rowdot;
     rl_s8_s32_rowdot_fn s8_s32_rowdot;
-    rl_f32_vactivation_config activation;
+    rl_vactivation_config activation;
 } rl_lstm_kernels;
 rl_lstm_kernels rl_lstm_kernels_of(const rl_kernel_table *table);
 /* scratch: 5 * batch * n_cell floats */

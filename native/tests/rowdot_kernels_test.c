@@ -1,5 +1,5 @@
 /* rowdot_kernels_test.c — checks one ISA's row-dot micro-kernels (rowdot.h): float32, int8 and int8-to-int32;
- * and the LSTM's other micro-kernels, the vector logistic and tanh (f32_vactivation.h).
+ * and the LSTM's other micro-kernels, the vector logistic and tanh (vactivation.h).
  *
  * Usage: rowdot_kernels_test scalar|avx2|avx512|avx512vnni|neon|neondot. The scalar kernels are checked against
  * plain loops here (float32 in the same order, so to the bit; int8 against the formula summed in 64 bits and
@@ -11,7 +11,8 @@
  * kernel against the formula, the others against it, bit for bit. Logistic and tanh: the scalar kernels
  * within 1e-6 of the double-precision functions, the others within 1e-6 relative of the scalar ones (1e-30
  * absolute below the smallest normal), on lengths 1 to 40 ending at a guarded page's end, in place too,
- * over values from -100 to 100, near 0 and at the cutoffs. Exit status 0: all passed; 1: a
+ * over values from -100 to 100, near 0 and at the cutoffs; the int16 logistic and tanh bit for bit on every
+ * input. Exit status 0: all passed; 1: a
  * mismatch (the case is printed); 77: the CPU lacks the ISA (skipped, and said so). */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
 #include <math.h>
@@ -24,7 +25,7 @@
 #include <unistd.h>
 
 #include "cpu_features.h"
-#include "f32_vactivation.h"
+#include "vactivation.h"
 #include "rowdot.h"
 
 #define REL_TOL 1e-6
@@ -308,6 +309,51 @@ static int test_activation(const char *name, rl_f32_vunary_fn kernel, rl_f32_vun
 
 static double sigmoid_exact(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+/* gemmlowp's int16 logistic (integer_bits < 0 here) or tanh with integer_bits, every path against the scalar
+ * kernel bit for bit on all 65536 inputs, then on lengths 1..40 ending at a guarded page's end and in place;
+ * the scalar kernel within 2^-10 of the function in double precision. */
+static int test_s16_activation(const rl_vactivation_config *act, int integer_bits, int scalar, rng *r) {
+    enum { ALL = 65536, MAX_N = 40 };
+    static int16_t x[ALL], got[ALL], want[ALL];
+    const int sigmoid = integer_bits < 0;
+    for (int i = 0; i < ALL; ++i) x[i] = (int16_t)(i - 32768);
+    if (sigmoid) act->s16_sigmoid(ALL, x, got);
+    else act->s16_tanh(ALL, integer_bits, x, got);
+    if (sigmoid) s16_vsigmoid__scalar(ALL, x, want);
+    else s16_vtanh__scalar(ALL, integer_bits, x, want);
+    for (int i = 0; i < ALL; ++i) {
+        const double v = sigmoid ? ldexp(x[i], -12) : ldexp(x[i], integer_bits - 15);
+        const double exact = sigmoid ? 1.0 / (1.0 + exp(-v)) : tanh(v);
+        const int ok = scalar ? fabs(ldexp(got[i], -15) - exact) <= 1.0 / 1024 : got[i] == want[i];
+        if (!ok) {
+            printf("FAIL s16 %s(%d) of %d: got %d, want %d (%.6f)\n", sigmoid ? "sigmoid" : "tanh", integer_bits,
+                   (int)x[i], (int)got[i], (int)want[i], exact * 32768.0);
+            return 1;
+        }
+    }
+    guarded gx = guarded_new(MAX_N * sizeof(int16_t)), gy = guarded_new(MAX_N * sizeof(int16_t));
+    for (size_t n = 1; n <= MAX_N; ++n) {
+        int16_t *xs = guarded_tail(&gx, n * sizeof(int16_t)), *ys = guarded_tail(&gy, n * sizeof(int16_t));
+        for (size_t i = 0; i < n; ++i) xs[i] = (int16_t)next(r);
+        if (sigmoid) act->s16_sigmoid(n, xs, ys);
+        else act->s16_tanh(n, integer_bits, xs, ys);
+        for (size_t i = 0; i < n; ++i)
+            if (ys[i] != want[xs[i] + 32768]) {
+                printf("FAIL s16 %s(%d) n=%zu: element %zu\n", sigmoid ? "sigmoid" : "tanh", integer_bits, n, i);
+                return 1;
+            }
+        if (sigmoid) act->s16_sigmoid(n, xs, xs);
+        else act->s16_tanh(n, integer_bits, xs, xs);
+        if (memcmp(xs, ys, n * sizeof(int16_t)) != 0) {
+            printf("FAIL s16 %s(%d) n=%zu: in place differs\n", sigmoid ? "sigmoid" : "tanh", integer_bits, n);
+            return 1;
+        }
+    }
+    munmap(gx.base, gx.size);
+    munmap(gy.base, gy.size);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     static const struct {
         const char *name;
@@ -338,17 +384,19 @@ int main(int argc, char **argv) {
         return 1;
     }
     const rl_s8_s32_rowdot_fn s8_s32 = rl_s8_s32_rowdot_for(isa);
-    const rl_f32_vactivation_config act = rl_f32_vactivation_config_for(isa);
+    const rl_vactivation_config act = rl_vactivation_config_for(isa);
     const int arm = isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT; /* its own int8 sums, the scalar logistic and tanh */
-    if (!scalar && (s8_s32 == s8_s32_rowdot_1x4__scalar || (!arm && act.sigmoid == f32_vsigmoid__scalar))) {
+    if (!scalar && (s8_s32 == s8_s32_rowdot_1x4__scalar || (!arm && (act.f32_sigmoid == f32_vsigmoid__scalar || act.s16_sigmoid == s16_vsigmoid__scalar)))) {
         printf("FAIL: %s runs the scalar LSTM kernels under its own name\n", names[which].name);
         return 1;
     }
     int failed = test_f32(f32.rowdot, scalar, &r);
     failed |= test_qs8(&qs8, scalar, &r);
     failed |= test_s8_s32(s8_s32, scalar, &r);
-    failed |= test_activation("sigmoid", act.sigmoid, scalar ? NULL : f32_vsigmoid__scalar, sigmoid_exact, &r);
-    failed |= test_activation("tanh", act.tanh, scalar ? NULL : f32_vtanh__scalar, tanh, &r);
+    failed |= test_activation("sigmoid", act.f32_sigmoid, scalar ? NULL : f32_vsigmoid__scalar, sigmoid_exact, &r);
+    failed |= test_activation("tanh", act.f32_tanh, scalar ? NULL : f32_vtanh__scalar, tanh, &r);
+    for (int bits = -1; bits <= 6; ++bits) failed |= test_s16_activation(&act, bits, scalar, &r);
+    if (!failed) printf("s16 sigmoid and tanh (0 to 6 integer bits): all 65536 inputs ok\n");
     printf("%s (input_offset %d): %s\n", names[which].name, (int)qs8.input_offset, failed ? "FAILED" : "all passed");
     return failed ? 1 : 0;
 }

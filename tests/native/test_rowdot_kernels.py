@@ -1,5 +1,5 @@
 """Row-dot micro-kernels (native/kernels/rowdot.h: a few-row FULLY_CONNECTED reading its weights in place, and
-the LSTMs' int8-to-int32 gate sums) and the LSTMs' vector logistic and tanh (f32_vactivation.h), via
+the LSTMs' int8-to-int32 gate sums) and the LSTMs' vector logistic and tanh (vactivation.h), via
 native/tests/rowdot_kernels_test.c: float32 within 1e-6 of the scalar kernels and int8 bit for bit, with no read
 past a row, on sizes around every tile edge.
 
@@ -24,7 +24,8 @@ import pytest
 NATIVE = Path(__file__).resolve().parents[2] / "native"
 TESTER = NATIVE / "tests" / "rowdot_kernels_test.c"
 PATTERNS = ("f32_rowdot_*__*.c", "qs8_qc8w_rowdot_*__*.c", "s8_s32_rowdot_*__*.c", "rowdot_configs.c",
-            "f32_vsigmoid__*.c", "f32_vtanh__*.c", "f32_vactivation_configs.c")
+            "f32_vsigmoid__*.c", "f32_vtanh__*.c", "s16_vsigmoid__*.c", "s16_vtanh__*.c", "vactivation_configs.c",
+            "qs8_lstm_activations_ref.c")
 pytestmark = pytest.mark.skipif(not TESTER.is_file(), reason="needs the checkout's native/ folder")
 
 # (architecture, compiler, the target's baseline flags, the emulator or None for the host)
@@ -136,3 +137,4 @@ def test_rowdot_kernels_match_scalar(testers, arch: str, path: str, cpu: str | N
     assert done.returncode == 0, f"{path} row-dot kernels on {arch}:\n{output}"
     assert "all passed" in output and "f32 rowdot" in output and "qs8 rowdot" in output, output
     assert "s8_s32 rowdot" in output and "sigmoid" in output and "tanh" in output, output
+    assert "s16 sigmoid and tanh" in output, output
