@@ -30,7 +30,7 @@ typedef struct {
     rl_s16_vtanh_fn s16_tanh;
 } rl_vactivation_config;
 
-/* AVX2's on every x86 SIMD path, else scalar (vactivation_configs.c). */
+/* AVX2's on every x86 SIMD path, NEON's on both Arm paths, else scalar (vactivation_configs.c). */
 rl_vactivation_config rl_vactivation_config_for(rl_isa isa);
 
 void f32_vsigmoid__scalar(size_t n, const float *x, float *y);
@@ -42,6 +42,12 @@ void f32_vsigmoid__avx2(size_t n, const float *x, float *y);
 void f32_vtanh__avx2(size_t n, const float *x, float *y);
 void s16_vsigmoid__avx2(size_t n, const int16_t *x, int16_t *y);
 void s16_vtanh__avx2(size_t n, int32_t integer_bits, const int16_t *x, int16_t *y);
+#endif
+#if RL_HAVE_NEON_KERNELS
+void f32_vsigmoid__neon(size_t n, const float *x, float *y);
+void f32_vtanh__neon(size_t n, const float *x, float *y);
+void s16_vsigmoid__neon(size_t n, const int16_t *x, int16_t *y);
+void s16_vtanh__neon(size_t n, int32_t integer_bits, const int16_t *x, int16_t *y);
 #endif
 
 #endif

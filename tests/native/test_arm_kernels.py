@@ -215,12 +215,13 @@ MODEL_RUNS = [("aarch64", "cortex-a72", "neon"), ("aarch64", "cortex-a76", "neon
 
 @pytest.fixture(scope="module")
 def model_runner(library_objects, tmp_path_factory: pytest.TempPathFactory):
-    """Runs a model on (arch, cpu, path) under qemu once; returns {tensor index: raw bytes}."""
+    """Runs a model (a reference model's name, or a file's path) on (arch, cpu, path) under qemu once; returns
+    {tensor index: raw bytes}."""
     config = load_build_config()
     runners: dict[str, Path] = {}
     results: dict[tuple[str, str, str, str], dict[int, bytes]] = {}
 
-    def run(model: str, arch_name: str, cpu: str, path: str, input_tensor: int, feed: np.ndarray):
+    def run(model: str | Path, arch_name: str, cpu: str, path: str, input_tensor: int, feed: np.ndarray):
         arch = ARCHES[arch_name]
         if arch.missing():
             pytest.skip(arch.missing())
@@ -232,12 +233,13 @@ def model_runner(library_objects, tmp_path_factory: pytest.TempPathFactory):
                                    "-o", str(exe)], capture_output=True, text=True, check=False)
             assert done.returncode == 0, done.stderr
             runners[arch_name] = exe
-        key = (model, arch_name, cpu, path)
+        key = (str(model), arch_name, cpu, path)
         if key not in results:
-            folder = tmp_path_factory.mktemp(f"{model}-{arch_name}-{path}")
+            folder = tmp_path_factory.mktemp(f"{Path(str(model)).stem}-{arch_name}-{path}")
             feed_file = folder / "input.bin"
             feed_file.write_bytes(np.ascontiguousarray(feed).tobytes())
-            done = subprocess.run([arch.qemu, "-cpu", cpu, str(runners[arch_name]), str(model_path(model)),
+            file = model if isinstance(model, Path) else model_path(model)
+            done = subprocess.run([arch.qemu, "-cpu", cpu, str(runners[arch_name]), str(file),
                                    str(input_tensor), str(feed_file), str(folder)], capture_output=True, text=True,
                                   timeout=600, check=False, env={**os.environ, "RILLET_ISA": path})
             assert done.returncode == 0, done.stdout + done.stderr
@@ -286,3 +288,54 @@ def test_sources_and_flags_keep_x86_and_give_arm_its_flags() -> None:
     assert aarch64["f32_gemm_4x8__neon.c"] == []
     armv6 = [os.path.basename(p) for p, _ in config.sources_and_flags("armv6l")]
     assert not any("__neon" in name or "__avx" in name for name in armv6)
+
+
+def lstm_files(folder: Path) -> dict[str, tuple[Path, np.ndarray]]:
+    """A float, an int8 and a hybrid LSTM (tests/runtime's builders) at sizes past the NEON kernels' steps (8
+    int8 and 4 float values along a row, 4 rows, 8 int16 and 4 float activations), with one feed each."""
+    import sys
+
+    sys.path.insert(0, str(NATIVE.parent / "tests" / "runtime"))
+    from test_lstm import lstm_model
+    from test_lstm_hybrid import HybridSpec, float_feeds, hybrid_model
+    from test_lstm_int8 import LstmSpec, int8_feeds, lstm_int8_model
+
+    shape = {"batch": 2, "steps": 3, "n_input": 19, "n_cell": 13, "n_output": 11}
+    rng = np.random.default_rng(4)
+    int8_spec = LstmSpec(**shape, layer_norm=True, weight_scale=0.1 / 127)
+    hybrid_spec = HybridSpec(**shape, asymmetric=True, weight_scale=0.1 / 127)
+    files = {"float": (lstm_model(**shape), rng.uniform(-1, 1, (2, 3, 19)).astype(np.float32)),
+             "int8": (lstm_int8_model(int8_spec), int8_feeds(int8_spec, 1)[0]),
+             "hybrid": (hybrid_model(hybrid_spec), float_feeds(hybrid_spec, 1)[0])}
+    found = {}
+    for form, (content, feed) in files.items():
+        (folder / f"lstm_{form}.tflite").write_bytes(content)
+        found[form] = (folder / f"lstm_{form}.tflite", feed)
+    return found
+
+
+@pytest.mark.parametrize(("arch", "cpu", "path"), MODEL_RUNS)
+@pytest.mark.parametrize("form", ["float", "int8", "hybrid"])
+def test_lstm_on_arm_path_matches_scalar_and_litert(model_runner, tmp_path_factory, form: str, arch: str, cpu: str,
+                                                    path: str):
+    """The three LSTMs on the NEON row-dot and activation kernels: int8 the scalar path's bits, float and hybrid
+    within 1e-5 of it, and all of LiteRT's output (run on this host)."""
+    litert = pytest.importorskip("ai_edge_litert.interpreter")
+    file, feed = lstm_files(tmp_path_factory.mktemp("lstm-files"))[form]
+    view = ModelView(file.read_bytes())
+    (input_tensor,), (output_tensor,) = list(view.subgraphs[0].inputs), list(view.subgraphs[0].outputs)
+    scalar = model_runner(file, arch, cpu, "scalar", int(input_tensor), feed)
+    fast = model_runner(file, arch, cpu, path, int(input_tensor), feed)
+    it = litert.Interpreter(model_path=str(file))
+    it.allocate_tensors()
+    it.set_tensor(it.get_input_details()[0]["index"], feed)
+    it.invoke()
+    expected = it.get_tensor(it.get_output_details()[0]["index"])
+    for name, result in (("scalar", scalar), (path, fast)):
+        got = np.frombuffer(result[int(output_tensor)], expected.dtype).reshape(expected.shape)
+        if form == "int8":
+            np.testing.assert_array_equal(got, expected, err_msg=name)
+        else:
+            np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=name)
+    if form == "int8":
+        assert fast[int(output_tensor)] == scalar[int(output_tensor)]
