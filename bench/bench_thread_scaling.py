@@ -1,14 +1,20 @@
 """Where a model's second thread goes: per op kind, the median time at 1 thread and at N, and the speed-up,
 from Interpreter.profile (each op timed on its own, so the sum is a little above an invoke's time). The
-ops that do not scale are the ones to split finer or fuse; the whole-invoke speed-up is printed beside.
+ops that do not scale are the ones to split finer or fuse; the whole-invoke speed-up is printed beside
+LiteRT's (with XNNPACK) on the same model, all four interpreters timed in one interleaved loop: on a shared
+machine a busy neighbour slows every column alike, and a low LiteRT speed-up says the run was not quiet.
 
-    python bench/bench_thread_scaling.py [--model mobilenet_v2_035_96_f32] [--threads 2] [--runs 200]
+`mobilenet_v2_035_96_dynamic` is the float model through `rillet quantize --mode dynamic` (int8 weights,
+float activations), written at run time into a temporary folder.
+
+    python bench/bench_thread_scaling.py [--model mobilenet_v2_035_96_dynamic] [--threads 2] [--runs 200]
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -20,15 +26,43 @@ from rillet.runtime import Interpreter
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from support import golden, model_path
 
+DYNAMIC_SUFFIX = "_dynamic"
+DEFAULT_MODELS = ["mobilenet_v2_035_96_f32", "mobilenet_v2_035_96_int8", "mobilenet_v2_035_96_dynamic"]
 
-def ready(name: str, threads: int) -> Interpreter:
-    it = Interpreter(model_path=model_path(name), num_threads=threads)
+
+def model_file(name: str, folder: Path) -> tuple[Path, np.ndarray]:
+    """The model's file and an input for it: a shared reference model, or one made from the float model."""
+    if not name.endswith(DYNAMIC_SUFFIX):
+        return model_path(name), golden(name)["x"]
+    from rillet.quant import quantize
+
+    source = name[: -len(DYNAMIC_SUFFIX)] + "_f32"
+    path = folder / f"{name}.tflite"
+    path.write_bytes(quantize(str(model_path(source)), mode="dynamic", progress=False))
+    return path, golden(source)["x"]
+
+
+def ready(make, x: np.ndarray):
+    it = make()
     it.allocate_tensors()
-    it.set_tensor(it.get_input_details()[0]["index"], golden(name)["x"])
+    it.set_tensor(it.get_input_details()[0]["index"], x)
+    it.invoke()  # first-run work out of the timings
     return it
 
 
-def invoke_median(it: Interpreter, runs: int) -> float:
+def rillet(path: Path, threads: int):
+    return lambda: Interpreter(model_path=str(path), num_threads=threads)
+
+
+def litert(path: Path, threads: int):
+    try:
+        from ai_edge_litert.interpreter import Interpreter as LiteRT
+    except ImportError:
+        return None
+    return lambda: LiteRT(model_path=str(path), num_threads=threads)
+
+
+def invoke_median(it, runs: int) -> float:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
@@ -47,26 +81,39 @@ def by_kind(it: Interpreter, runs: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", action="append", help="a model in the shared set (repeatable)")
+    parser.add_argument("--model", action="append", help="a model in the shared set, or one + '_dynamic' (repeatable)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=10, help="interleaved rounds; each times runs // rounds invokes")
     args = parser.parse_args()
-    for name in args.model or ["mobilenet_v2_035_96_f32", "mobilenet_v2_035_96_int8"]:
-        one, many = ready(name, 1), ready(name, args.threads)
-        # Interleaved rounds, so both see the same neighbours.
-        whole = {1: [], args.threads: []}
-        for _ in range(5):
-            whole[1].append(invoke_median(one, args.runs // 5))
-            whole[args.threads].append(invoke_median(many, args.runs // 5))
-        t1, tn = float(np.median(whole[1])), float(np.median(whole[args.threads]))
-        k1, kn = by_kind(one, args.runs), by_kind(many, args.runs)
-        print(f"\n{name}: invoke {t1 * 1e3:.3f} ms at 1 thread, {tn * 1e3:.3f} ms at {args.threads}: "
-              f"speed-up {t1 / tn:.2f}x")
-        print(f"| op | ms at 1 | ms at {args.threads} | speed-up | share at {args.threads} |")
-        print("|---|---:|---:|---:|---:|")
-        for op in sorted(k1, key=lambda o: -k1[o]):
-            print(f"| {op} | {k1[op] * 1e3:.3f} | {kn[op] * 1e3:.3f} | {k1[op] / max(kn[op], 1e-12):.2f} | "
-                  f"{kn[op] / sum(kn.values()):.0%} |")
+    n = args.threads
+    with tempfile.TemporaryDirectory() as folder:
+        for name in args.model or DEFAULT_MODELS:
+            path, x = model_file(name, Path(folder))
+            makers = {("rillet", 1): rillet(path, 1), ("rillet", n): rillet(path, n)}
+            if litert(path, 1) is not None:
+                makers[("LiteRT+XNNPACK", 1)], makers[("LiteRT+XNNPACK", n)] = litert(path, 1), litert(path, n)
+            interpreters = {key: ready(make, x) for key, make in makers.items()}
+            # Interleaved rounds, so that all see the same neighbours; the median of the rounds' medians.
+            rounds: dict[tuple[str, int], list[float]] = {key: [] for key in interpreters}
+            for _ in range(args.rounds):
+                for key, it in interpreters.items():
+                    rounds[key].append(invoke_median(it, max(args.runs // args.rounds, 1)))
+            median = {key: float(np.median(v)) for key, v in rounds.items()}
+            print(f"\n{name}: invoke at 1 thread and at {n}, median of {args.rounds} interleaved rounds")
+            print(f"| runtime | ms at 1 | ms at {n} | speed-up |\n|---|---:|---:|---:|")
+            for runtime in dict.fromkeys(r for r, _ in median):
+                t1, tn = median[(runtime, 1)], median[(runtime, n)]
+                print(f"| {runtime} | {t1 * 1e3:.3f} | {tn * 1e3:.3f} | {t1 / tn:.2f}x |")
+            if ("LiteRT+XNNPACK", 1) in median:
+                print(f"rillet / LiteRT+XNNPACK: {median[('rillet', 1)] / median[('LiteRT+XNNPACK', 1)]:.2f} at 1 "
+                      f"thread, {median[('rillet', n)] / median[('LiteRT+XNNPACK', n)]:.2f} at {n}")
+            k1, kn = by_kind(interpreters[("rillet", 1)], args.runs), by_kind(interpreters[("rillet", n)], args.runs)
+            print(f"\n| op | ms at 1 | ms at {n} | speed-up | share at {n} |")
+            print("|---|---:|---:|---:|---:|")
+            for op in sorted(k1, key=lambda o: -k1[o]):
+                print(f"| {op} | {k1[op] * 1e3:.3f} | {kn[op] * 1e3:.3f} | {k1[op] / max(kn[op], 1e-12):.2f} | "
+                      f"{kn[op] / sum(kn.values()):.0%} |")
 
 
 if __name__ == "__main__":

@@ -1,19 +1,21 @@
 /* f32_qd8_quantize__avx2.c — the hybrid ops' input quantizations, AVX2, bit for bit the references':
  * XNNPACK's qd8 (f32_qd8_quantize_ref: ties to even, which vcvtps2dq does in the default rounding mode) and
  * TFLite's AsymmetricQuantizeFloats (f32_qs8_asymmetric_quantize_tflite_ref: ties away from zero, done exactly
- * as truncate, then one step away from zero where the dropped fraction is at least one half). The range and
- * the scale and zero point are the references' own code on the vector min and max (min and max are exact, so
- * their order does not matter); only the per-value loop differs. An image of mobilenet_v2's second block is
+ * as truncate, then one step away from zero where the dropped fraction is at least one half). The scale and
+ * zero point are the references' own code (f32_qs8_quantization.h) on the vector min and max (min and max
+ * are exact, so their order does not matter); only the loops differ. Each step is its own function
+ * (qd8_gemm.h) so that threads can share an image. An image of mobilenet_v2's second block is
  * 110,592 values: the scalar loops' libm rounding cost more than that layer's depthwise products. */
 #include <immintrin.h>
 #include <math.h>
 #include <string.h>
 
+#include "f32_qs8_quantization.h"
 #include "kernels.h"
 
-/* min(0, x...) and max(0, x...) over n values, as the references widen the range to hold 0. */
-static void range_of(int64_t n, const float *x, float *lo, float *hi) {
-    __m256 vlo = _mm256_setzero_ps(), vhi = _mm256_setzero_ps();
+/* Widens [*lo, *hi] to hold the n values (NaN skipped: vminps and vmaxps return their second operand then). */
+static inline void rminmax(int64_t n, const float *x, float *lo, float *hi) {
+    __m256 vlo = _mm256_set1_ps(*lo), vhi = _mm256_set1_ps(*hi);
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
         const __m256 v = _mm256_loadu_ps(x + i);
@@ -21,7 +23,7 @@ static void range_of(int64_t n, const float *x, float *lo, float *hi) {
     }
     float l[8], h[8];
     _mm256_storeu_ps(l, vlo), _mm256_storeu_ps(h, vhi);
-    float a = 0.0f, b = 0.0f;
+    float a = *lo, b = *hi;
     for (int k = 0; k < 8; ++k) a = l[k] < a ? l[k] : a, b = h[k] > b ? h[k] : b;
     for (; i < n; ++i) a = x[i] < a ? x[i] : a, b = x[i] > b ? x[i] : b;
     *lo = a, *hi = b;
@@ -33,17 +35,10 @@ static void store8(__m256i v, int8_t *q) {
     _mm_storel_epi64((__m128i *)(void *)q, _mm_packs_epi16(v16, v16));
 }
 
-float f32_qd8_quantize__avx2(int64_t n, const float *x, int8_t *q, int32_t *zero_point) {
-    float lo, hi;
-    range_of(n, x, &lo, &hi);
-    const float scale = lo == hi ? 1.0f : 255.0f / (hi - lo);
-    const float lo_scaled = lo * scale, hi_scaled = hi * scale;
-    float zero_point_real = (-128.0f + lo_scaled) + (127.0f + hi_scaled) > 0.0f ? -128.0f - lo_scaled
-                                                                              : 127.0f - hi_scaled;
-    zero_point_real = zero_point_real < -128.0f ? -128.0f : (zero_point_real > 127.0f ? 127.0f : zero_point_real);
-    const int32_t zp = (int32_t)nearbyintf(zero_point_real);
+static inline void qd8_values(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p) {
+    const int32_t zp = p->zero_point;
     const float below = (float)(-128 - zp), above = (float)(127 - zp);
-    const __m256 vscale = _mm256_set1_ps(scale), vbelow = _mm256_set1_ps(below), vabove = _mm256_set1_ps(above);
+    const __m256 vscale = _mm256_set1_ps(p->multiplier), vbelow = _mm256_set1_ps(below), vabove = _mm256_set1_ps(above);
     const __m256i vzp = _mm256_set1_epi32(zp);
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -52,32 +47,21 @@ float f32_qd8_quantize__avx2(int64_t n, const float *x, int8_t *q, int32_t *zero
         store8(_mm256_add_epi32(_mm256_cvtps_epi32(v), vzp), q + i);
     }
     for (; i < n; ++i) {
-        float v = x[i] * scale;
+        float v = x[i] * p->multiplier;
         v = v > below ? v : below;
         v = v < above ? v : above;
         q[i] = (int8_t)((int32_t)nearbyintf(v) + zp);
     }
-    *zero_point = zp;
-    return 1.0f / scale;
 }
 
-float f32_qs8_asymmetric_quantize_tflite__avx2(int64_t n, const float *x, int8_t *q, int32_t *zero_point) {
-    float lo, hi;
-    range_of(n, x, &lo, &hi);
-    if (lo == hi) {
+static inline void tflite_values(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p) {
+    if (p->all_zero) {
         memset(q, 0, (size_t)n);
-        *zero_point = 0;
-        return 1.0f;
+        return;
     }
-    const double rmin = lo, rmax = hi, scale = (double)(hi - lo) / 255.0;
-    const double from_min = -128.0 - rmin / scale, from_max = 127.0 - rmax / scale;
-    const double from_min_error = 128.0 + fabs(rmin / scale), from_max_error = 127.0 + fabs(rmax / scale);
-    const double zp_real = from_min_error < from_max_error ? from_min : from_max;
-    const int32_t zp = zp_real <= -128.0 ? -128 : (zp_real >= 127.0 ? 127 : (int32_t)round(zp_real));
-    const float scale_f = (float)scale, inverse = 1.0f / scale_f;
-    const __m256 vinverse = _mm256_set1_ps(inverse), vhalf = _mm256_set1_ps(0.5f), vone = _mm256_set1_ps(1.0f);
+    const __m256 vinverse = _mm256_set1_ps(p->multiplier), vhalf = _mm256_set1_ps(0.5f), vone = _mm256_set1_ps(1.0f);
     const __m256 vsign = _mm256_set1_ps(-0.0f);
-    const __m256i vzp = _mm256_set1_epi32(zp), vmin = _mm256_set1_epi32(-128), vmax = _mm256_set1_epi32(127);
+    const __m256i vzp = _mm256_set1_epi32(p->zero_point), vmin = _mm256_set1_epi32(-128), vmax = _mm256_set1_epi32(127);
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
         const __m256 v = _mm256_mul_ps(vinverse, _mm256_loadu_ps(x + i));
@@ -89,9 +73,35 @@ float f32_qs8_asymmetric_quantize_tflite__avx2(int64_t n, const float *x, int8_t
         store8(_mm256_min_epi32(_mm256_max_epi32(r, vmin), vmax), q + i);
     }
     for (; i < n; ++i) {
-        const int32_t v = (int32_t)roundf(inverse * x[i]) + zp;
+        const int32_t v = (int32_t)roundf(p->multiplier * x[i]) + p->zero_point;
         q[i] = (int8_t)(v < -128 ? -128 : (v > 127 ? 127 : v));
     }
-    *zero_point = zp;
-    return scale_f;
+}
+
+void f32_rminmax__avx2(int64_t n, const float *x, float *lo, float *hi) { rminmax(n, x, lo, hi); }
+
+void f32_qd8_quantize_values__avx2(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p) {
+    qd8_values(n, x, q, p);
+}
+
+void f32_qs8_quantize_values_tflite__avx2(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p) {
+    tflite_values(n, x, q, p);
+}
+
+float f32_qd8_quantize__avx2(int64_t n, const float *x, int8_t *q, int32_t *zero_point) {
+    float lo = 0.0f, hi = 0.0f;
+    rminmax(n, x, &lo, &hi);
+    const rl_f32_qs8_quantization p = rl_qd8_quantization_of(lo, hi);
+    qd8_values(n, x, q, &p);
+    *zero_point = p.zero_point;
+    return p.scale;
+}
+
+float f32_qs8_asymmetric_quantize_tflite__avx2(int64_t n, const float *x, int8_t *q, int32_t *zero_point) {
+    float lo = 0.0f, hi = 0.0f;
+    rminmax(n, x, &lo, &hi);
+    const rl_f32_qs8_quantization p = rl_tflite_quantization_of(lo, hi);
+    tflite_values(n, x, q, &p);
+    *zero_point = p.zero_point;
+    return p.scale;
 }

@@ -84,12 +84,18 @@ rl_qd8_quantize_config rl_qd8_quantize_config_for(rl_isa isa) {
 #if defined(__x86_64__) || defined(_M_X64)
     if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) {
         const rl_qd8_quantize_config avx2 = {.qd8 = f32_qd8_quantize__avx2,
-                                             .tflite = f32_qs8_asymmetric_quantize_tflite__avx2};
+                                             .tflite = f32_qs8_asymmetric_quantize_tflite__avx2,
+                                             .rminmax = f32_rminmax__avx2,
+                                             .qd8_values = f32_qd8_quantize_values__avx2,
+                                             .tflite_values = f32_qs8_quantize_values_tflite__avx2};
         return avx2;
     }
 #endif
     (void)isa;
     const rl_qd8_quantize_config scalar = {.qd8 = qd8_quantize_scalar,
-                                           .tflite = f32_qs8_asymmetric_quantize_tflite_ref};
+                                           .tflite = f32_qs8_asymmetric_quantize_tflite_ref,
+                                           .rminmax = f32_rminmax__scalar,
+                                           .qd8_values = f32_qd8_quantize_values__scalar,
+                                           .tflite_values = f32_qs8_quantize_values_tflite__scalar};
     return scalar;
 }

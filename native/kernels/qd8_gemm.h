@@ -51,13 +51,38 @@ void rl_pack_qd8_gemm_kn(size_t n, size_t k, size_t nr, size_t kr, const int8_t 
  * and sets the zero point. XNNPACK's (f32_qd8_quantize_ref) for CONV_2D, FULLY_CONNECTED and BATCH_MATMUL;
  * TFLite's (f32_qs8_asymmetric_quantize_tflite_ref) for DEPTHWISE_CONV_2D. */
 typedef float (*rl_f32_quantize_fn)(int64_t n, const float *x, int8_t *q, int32_t *zero_point);
+
+/* The same two quantizations in three steps, for an image that several threads quantize in parts: each part's
+ * range (rminmax), the quantization the whole range gives (rl_qd8_quantization_of_range, or TFLite's), then each
+ * part's values. A range is a min and a max, exact, so the parts' ranges combine in any order into the whole's
+ * and the three steps give the one-step functions' bits whatever the parts. */
 typedef struct {
-    rl_f32_quantize_fn qd8, tflite;
+    float multiplier; /* each value is rounded from x * multiplier */
+    float scale;      /* the dequantizing scale, as the one-step functions return it */
+    int32_t zero_point;
+    int32_t all_zero; /* TFLite's empty range: every value is 0 */
+} rl_f32_qs8_quantization;
+/* Widens [*lo, *hi] to hold the n values (NaN is skipped, as the one-step functions skip it); start at 0, 0. */
+typedef void (*rl_f32_rminmax_fn)(int64_t n, const float *x, float *lo, float *hi);
+typedef void (*rl_f32_quantize_values_fn)(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
+rl_f32_qs8_quantization rl_qd8_quantization_of_range(float lo, float hi);
+rl_f32_qs8_quantization rl_tflite_quantization_of_range(float lo, float hi);
+
+typedef struct {
+    rl_f32_quantize_fn qd8, tflite; /* one step */
+    rl_f32_rminmax_fn rminmax;
+    rl_f32_quantize_values_fn qd8_values, tflite_values;
 } rl_qd8_quantize_config;
 rl_qd8_quantize_config rl_qd8_quantize_config_for(rl_isa isa);
+void f32_rminmax__scalar(int64_t n, const float *x, float *lo, float *hi);
+void f32_qd8_quantize_values__scalar(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
+void f32_qs8_quantize_values_tflite__scalar(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
 #if defined(__x86_64__) || defined(_M_X64)
 float f32_qd8_quantize__avx2(int64_t n, const float *x, int8_t *q, int32_t *zero_point);
 float f32_qs8_asymmetric_quantize_tflite__avx2(int64_t n, const float *x, int8_t *q, int32_t *zero_point);
+void f32_rminmax__avx2(int64_t n, const float *x, float *lo, float *hi);
+void f32_qd8_quantize_values__avx2(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
+void f32_qs8_quantize_values_tflite__avx2(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
 #endif
 
 /* The path's kernels: AVX2's on every x86 SIMD path (no AVX-512 ones yet), NEON's 4x8c1 on both Arm paths,

@@ -43,15 +43,16 @@ rl_status rl_prepare_conv2d_hybrid(rl_plan *plan, rl_op *op, const rl_window_geo
     const size_t image = (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
     float *scales = (float *)rl_op_scratch(plan, op, sizeof(float) * channels);
     if (!scales) return RL_NO_MEMORY;
-    rl_request_arena_scratch(op, image + 1); /* the quantized image */
     if ((s = rl_s8_filter_scales(plan, op, filter, g->out_c, depthwise ? 3 : 0, scales)) != RL_OK) return s;
     /* Measured: per pixel for a 1x1 filter with stride 1, except with one input and one output channel (which
      * XNNPACK's subgraph takes for a depthwise convolution, quantized per image like the others). */
     op->prep.axis = !depthwise && g->filter_h == 1 && g->filter_w == 1 && g->stride_h == 1 && g->stride_w == 1 &&
                     !(g->in_c == 1 && g->out_c == 1);
     /* Constant weights: the qd8 micro-kernels run the op (conv_hybrid_gemm.c, packed weights; dwconv_hybrid.c,
-     * TFLite's EvalHybridPerChannel arithmetic, weights read in place). */
-    return depthwise ? rl_use_qd8_dwconv(plan, op, g) : rl_use_qd8_gemm_conv2d(plan, op, g, op->prep.axis);
+     * TFLite's EvalHybridPerChannel arithmetic, weights read in place), with the scratch they ask for. */
+    s = depthwise ? rl_use_qd8_dwconv(plan, op, g) : rl_use_qd8_gemm_conv2d(plan, op, g, op->prep.axis);
+    if (s == RL_OK && !op->run) rl_request_arena_scratch(op, image + 1); /* the reference's quantized image */
+    return s;
 }
 
 rl_status rl_eval_conv2d_hybrid(rl_plan *plan, rl_op *op, const rl_window_geometry *g, int depthwise) {
@@ -79,9 +80,10 @@ rl_status rl_prepare_batch_matmul_hybrid(rl_plan *plan, rl_op *op) {
     const int32_t axis = op->params.batch_matmul.adj_y ? b->shape.rank - 2 : b->shape.rank - 1;
     float *scales = (float *)rl_op_scratch(plan, op, sizeof(float) * (size_t)(n > 0 ? n : 1));
     if (!scales) return RL_NO_MEMORY;
-    rl_request_arena_scratch(op, (size_t)k + 1); /* one quantized row */
     if ((s = rl_s8_filter_scales(plan, op, b, n, axis, scales)) != RL_OK) return s;
-    return rl_use_qd8_gemm_batch_matmul(plan, op, op->prep.perm[0], k, n); /* constant y: the micro-kernels */
+    s = rl_use_qd8_gemm_batch_matmul(plan, op, op->prep.perm[0], k, n); /* constant y: the micro-kernels */
+    if (s == RL_OK && !op->run) rl_request_arena_scratch(op, (size_t)k + 1); /* the reference's quantized row */
+    return s;
 }
 
 rl_status rl_eval_batch_matmul_hybrid(rl_plan *plan, rl_op *op) {

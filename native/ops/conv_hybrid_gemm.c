@@ -2,22 +2,29 @@
  * ops run them (conv_hybrid.c says which quantization applies when), on the qd8 GEMM/IGEMM micro-kernels. See
  * conv_hybrid_gemm.h.
  *
- * At each invoke the float input is quantized with f32_qd8_quantize_ref (or its AVX2 twin), per row (GEMM: a
- * fully connected row, a BATCH_MATMUL row of x, or a pixel of a 1x1 stride-1 convolution) or per image (IGEMM),
- * into arena scratch, with each row's or image's zero point and scale beside it; the IGEMM's padding taps point
- * at a buffer per image that holds that image's zero point, so they add nothing, as in the reference. Each
- * output value is one kernel's sum and epilogue, whatever the tile it falls in, so the result does not depend
+ * At each invoke the float input is quantized as f32_qd8_quantize_ref does, per row (GEMM: a fully connected
+ * row, a BATCH_MATMUL row of x, or a pixel of a 1x1 stride-1 convolution) or per image (IGEMM: in parts across
+ * the threads, conv_hybrid_quantize.h), into arena scratch, with each row's or image's zero point and scale
+ * beside it; the IGEMM's padding taps point at a buffer per image that holds that image's zero point, so they
+ * add nothing, as in the reference. Each output value is one kernel's sum and epilogue, whatever the tile it falls in, so the result does not depend
  * on the thread count. */
 #include <math.h>
 #include <string.h>
 
 #include "conv_gemm.h"
 #include "conv_hybrid_gemm.h"
+#include "conv_hybrid_quantize.h"
 #include "qd8_gemm.h"
 #include "row_taps.h"
 
+/* A GEMM quantizes each block of mr rows inside its tile, on the stack, when the block fits here: no pass over
+ * the input before the product, no join between the two, and the rows are in L1 when the kernel reads them. A
+ * tile of columns quantizes its rows again (the same bits), which costs little beside the product. */
+enum { FUSED_BLOCK_BYTES = 16384 };
+
 typedef struct {
     int32_t direct;    /* GEMM over the quantized rows; else IGEMM through the indirection buffer */
+    int32_t fused;     /* direct, each block of rows quantized in its tile (FUSED_BLOCK_BYTES); else first */
     size_t m, n, kc, ks;
     size_t rows;       /* quantized rows: m for GEMM, the batch's images for IGEMM */
     size_t row_length; /* floats per quantized row (kc, or an image) */
@@ -32,12 +39,14 @@ typedef struct {
     size_t mr, nr, panel_bytes;
     rl_qd8_gemm_config qd8;
     rl_f32_quantize_fn quantize;
+    rl_image_quantizer images; /* IGEMM: each image in parts across the threads */
     rl_f32_minmax_params params;
     rl_window_geometry g;
     void *packed;
     const void **indirection; /* ceil(m / mr) blocks of ks * mr pointers into the quantized image */
-    /* Offsets in the op's arena scratch: the quantized input, the rows' quantization, the zero buffers. */
-    size_t quantization_offset, zero_offset, edge_offset;
+    /* Offsets in the op's arena scratch: the quantized input, the rows' quantization, the zero buffers, the
+     * row-tap edges, the image quantizer's scratch. */
+    size_t quantization_offset, zero_offset, edge_offset, quantizer_offset;
     /* Set at each invoke. */
     const float *a;
     int8_t *q;
@@ -57,7 +66,13 @@ static void qd8_tile(void *context, size_t i, size_t j, size_t rows, size_t colu
     for (size_t r = i; r < i + rows; r += st->mr) {
         const size_t mr = i + rows - r < st->mr ? i + rows - r : st->mr;
         float *c = st->c + r * st->n + j;
-        if (st->direct) {
+        if (st->fused) {
+            int8_t q[FUSED_BLOCK_BYTES];
+            rl_qd8_row_quantization rq[16];
+            for (size_t k = 0; k < mr; ++k)
+                rq[k].scale = st->quantize((int64_t)st->kc, st->a + (r + k) * st->kc, q + k * st->kc, &rq[k].zero_point);
+            st->qd8.gemm(mr, columns, st->kc, q, st->kc, w, c, st->n, rq, &st->params);
+        } else if (st->direct) {
             st->qd8.gemm(mr, columns, st->kc, st->q + r * st->kc, st->kc, w, c, st->n, st->row_quantization + r,
                          &st->params);
         } else {
@@ -69,7 +84,7 @@ static void qd8_tile(void *context, size_t i, size_t j, size_t rows, size_t colu
     }
 }
 
-/* Quantizes rows first .. first + count - 1 (pixels, rows or images), each on its own. */
+/* Quantizes rows first .. first + count - 1 (pixels or rows of a GEMM), each on its own. */
 static void quantize_rows(void *context, size_t first, size_t unused, size_t count, size_t one) {
     (void)unused, (void)one;
     const rl_qd8_gemm_state *st = (const rl_qd8_gemm_state *)context;
@@ -78,7 +93,6 @@ static void quantize_rows(void *context, size_t first, size_t unused, size_t cou
         const float scale = st->quantize((int64_t)st->row_length, st->a + row * st->row_length,
                                          st->q + row * st->row_length, &zero_point);
         st->row_quantization[row] = (rl_qd8_row_quantization){.zero_point = zero_point, .scale = scale};
-        if (!st->direct) memset(st->zero + row * st->kc, (int)(int8_t)zero_point, st->kc);
     }
 }
 
@@ -90,13 +104,30 @@ static rl_status run_qd8_gemm(rl_plan *plan, rl_op *op) {
     st->q = (int8_t *)scratch;
     st->row_quantization = (rl_qd8_row_quantization *)(void *)(scratch + st->quantization_offset);
     st->zero = scratch + st->zero_offset;
-    /* Rows are independent (a per-pixel layer has thousands): split across the threads too. */
-    rl_parallelize_rows(plan, quantize_rows, st, st->rows, st->rows * st->row_length);
+    if (st->direct && !st->fused) { /* rows are independent (a per-pixel layer has thousands): split too */
+        rl_parallelize_rows(plan, quantize_rows, st, st->rows, st->rows * st->row_length);
+    } else if (!st->direct) {
+        rl_quantize_images(plan, &st->images, st->a, st->q, scratch + st->quantizer_offset, st->row_quantization);
+        for (size_t b = 0; b < st->rows; ++b)
+            memset(st->zero + b * st->kc, (int)(int8_t)st->row_quantization[b].zero_point, st->kc);
+    }
     if (st->row_taps)
         rl_row_taps_fill_edges(&st->g, &st->edges, st->in_c, st->q, (const int8_t *)st->zero, st->kc,
                                (int8_t *)scratch + st->edge_offset);
     rl_parallelize_gemm(plan, qd8_tile, st, st->m, st->n, st->mr, st->nr, st->m * st->n * st->kc * st->ks);
     return RL_OK;
+}
+
+/* Banded execution (bands.h) of a fused GEMM: a band of pixels is a run of the GEMM's rows. */
+static void begin_qd8_gemm_rows(rl_plan *plan, rl_op *op) {
+    rl_qd8_gemm_state *st = (rl_qd8_gemm_state *)op->state;
+    st->a = (const float *)rl_input(plan, op, 0)->data;
+    st->c = (float *)rl_output(plan, op, 0)->data;
+}
+
+static void run_qd8_gemm_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    (void)plan;
+    qd8_tile(op->state, first, 0, count, ((const rl_qd8_gemm_state *)op->state)->n);
 }
 
 /* One pointer per (output pixel, tap) into the quantized image in arena scratch, or at its image's zero
@@ -141,12 +172,17 @@ static rl_status build_qd8_state(rl_plan *plan, rl_op *op, rl_qd8_gemm_state *pr
     const size_t n = proto->n, ks = proto->ks, kc = proto->kc;
     const size_t packed_bytes = rl_qd8_gemm_packed_size(n, ks, kc, proto->nr, proto->qd8.kr);
     proto->panel_bytes = rl_qd8_gemm_packed_size(proto->nr, ks, kc, proto->nr, proto->qd8.kr);
+    proto->fused = proto->direct && proto->mr * kc <= FUSED_BLOCK_BYTES;
     proto->quantization_offset = round_up(proto->rows * proto->row_length, 64);
     proto->zero_offset = round_up(proto->quantization_offset + proto->rows * sizeof(rl_qd8_row_quantization), 64);
     proto->edge_offset = round_up(proto->zero_offset + (proto->direct ? 0 : proto->rows * kc), 64);
     if (proto->row_taps) proto->edges = rl_row_tap_edges_of(&proto->g);
-    rl_request_arena_scratch(op, proto->edge_offset +
-                                     (proto->row_taps ? rl_row_tap_edge_bytes(&proto->g, &proto->edges, proto->in_c) : 0));
+    proto->quantizer_offset = round_up(proto->edge_offset + (proto->row_taps ? rl_row_tap_edge_bytes(
+                                                                 &proto->g, &proto->edges, proto->in_c) : 0), 64);
+    const size_t quantizer_bytes = proto->direct ? 0 : rl_image_quantizer_init(&proto->images,
+                                                                               &plan->kernels->qd8_quantize, 0,
+                                                                               proto->rows, proto->row_length);
+    if (!proto->fused) rl_request_arena_scratch(op, proto->quantizer_offset + quantizer_bytes);
     const size_t indirection_bytes = proto->direct ? 0 : (proto->m + proto->mr - 1) / proto->mr * ks * proto->mr *
                                                              sizeof(void *);
     const size_t sizes[3] = {sizeof(rl_qd8_gemm_state), packed_bytes, indirection_bytes};
@@ -195,7 +231,17 @@ rl_status rl_use_qd8_gemm_conv2d(rl_plan *plan, rl_op *op, const rl_window_geome
         proto.ks = (size_t)g->filter_h;
         proto.kc = (size_t)g->filter_w * proto.in_c;
     }
-    return build_qd8_state(plan, op, &proto);
+    const rl_status s = build_qd8_state(plan, op, &proto);
+    /* Pixel p's output reads only pixel p, quantized in the tile that computes it: a band of pixels is those
+     * pixels' tiles, and it needs no scratch (bands.h). */
+    if (s == RL_OK && op->run == run_qd8_gemm && proto.fused) {
+        op->band_rows = (size_t)g->batch * (size_t)g->out_h;
+        op->band_row_pixels = (size_t)g->out_w;
+        op->band_pointwise = 1;
+        op->begin_rows = begin_qd8_gemm_rows;
+        op->run_rows = run_qd8_gemm_rows;
+    }
+    return s;
 }
 
 rl_status rl_use_qd8_gemm_fully_connected(rl_plan *plan, rl_op *op, int64_t rows, int32_t units, int32_t depth,

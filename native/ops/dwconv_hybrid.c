@@ -1,23 +1,24 @@
 /* dwconv_hybrid.c — hybrid DEPTHWISE_CONV_2D (float32 activations, int8 weights, depth multiplier 1, constant
  * weights and bias) on the qd8 depthwise micro-kernels (qd8_dwconv.h), with TFLite's EvalHybridPerChannel
- * arithmetic as the reference (qd8_f32_qc8w_dwconv2d_ref) has it: each image quantized with
- * f32_qs8_asymmetric_quantize_tflite_ref (or its AVX2 twin) into arena scratch at each invoke, padding taps
- * pointed at a buffer of that image's zero point (adding nothing, as the reference skips them), output rows
- * split across the plan's threads. The weights are read in place (already [taps][channels]); the scales are
+ * arithmetic as the reference (qd8_f32_qc8w_dwconv2d_ref) has it: each image quantized as
+ * f32_qs8_asymmetric_quantize_tflite_ref does, in parts across the threads (conv_hybrid_quantize.h), into arena
+ * scratch at each invoke, padding taps pointed at a buffer of that image's zero point (adding nothing, as the
+ * reference skips them), output rows split across the plan's threads. The weights are read in place (already [taps][channels]); the scales are
  * prepare's. Each output value is one kernel call's, so the result does not depend on the thread count. */
 #include <string.h>
 
 #include "conv_gemm.h"
 #include "conv_hybrid_gemm.h"
+#include "conv_hybrid_quantize.h"
 #include "qd8_dwconv.h"
 
 enum { MAX_TAPS = 64 }; /* larger filters stay on the reference */
 
 typedef struct {
     rl_window_geometry g;
-    size_t taps, image_bytes, zero_offset, quantization_offset;
+    size_t taps, image_bytes, zero_offset, quantization_offset, quantizer_offset;
     rl_qd8_dwconv_fn kernel;
-    rl_f32_quantize_fn quantize; /* TFLite's */
+    rl_image_quantizer quantizer; /* TFLite's quantization */
     rl_qd8_dwconv_params params; /* zero point and image scale set per image */
     /* Set at each invoke. */
     const int8_t *quantized, *filter;
@@ -59,13 +60,9 @@ static rl_status run_qd8_dwconv(rl_plan *plan, rl_op *op) {
     int8_t *scratch = (int8_t *)op->arena_scratch;
     rl_qd8_row_quantization *images = (rl_qd8_row_quantization *)(void *)(scratch + st->quantization_offset);
     const size_t channels = (size_t)st->g.in_c;
-    for (size_t b = 0; b < (size_t)st->g.batch; ++b) {
-        int32_t zero_point = 0;
-        const float scale = st->quantize((int64_t)st->image_bytes, input + b * st->image_bytes,
-                                         scratch + b * st->image_bytes, &zero_point);
-        images[b] = (rl_qd8_row_quantization){.zero_point = zero_point, .scale = scale};
-        memset(scratch + st->zero_offset + b * channels, (int)(int8_t)zero_point, channels);
-    }
+    rl_quantize_images(plan, &st->quantizer, input, scratch, scratch + st->quantizer_offset, images);
+    for (size_t b = 0; b < (size_t)st->g.batch; ++b)
+        memset(scratch + st->zero_offset + b * channels, (int)(int8_t)images[b].zero_point, channels);
     st->quantized = scratch;
     st->images = images;
     st->filter = (const int8_t *)rl_input(plan, op, 1)->data;
@@ -89,9 +86,11 @@ rl_status rl_use_qd8_dwconv(rl_plan *plan, rl_op *op, const rl_window_geometry *
     st->image_bytes = (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
     st->zero_offset = round_up((size_t)g->batch * st->image_bytes, 64);
     st->quantization_offset = round_up(st->zero_offset + (size_t)g->batch * (size_t)g->in_c, 64);
-    rl_request_arena_scratch(op, st->quantization_offset + (size_t)g->batch * sizeof(rl_qd8_row_quantization));
+    st->quantizer_offset = round_up(st->quantization_offset + (size_t)g->batch * sizeof(rl_qd8_row_quantization), 64);
+    const size_t quantizer_bytes = rl_image_quantizer_init(&st->quantizer, &plan->kernels->qd8_quantize, 1,
+                                                           (size_t)g->batch, st->image_bytes);
+    rl_request_arena_scratch(op, st->quantizer_offset + quantizer_bytes);
     st->kernel = plan->kernels->qd8_dwconv;
-    st->quantize = plan->kernels->qd8_quantize.tflite;
     st->params = (rl_qd8_dwconv_params){.scale_first_end = (size_t)(g->out_c - g->out_c % 4),
                                         .scales = (const float *)op->scratch,
                                         .clamp = {.min = g->act_min, .max = g->act_max}};

@@ -231,6 +231,34 @@ static int quantize_case(rng *r, const rl_qd8_quantize_config *path, size_t n, i
             failed = 1;
         }
     }
+    /* The three steps, the image cut into random parts whose ranges combine in a random order, give the same. */
+    const rl_f32_quantize_values_fn values[2] = {path->qd8_values, path->tflite_values};
+    for (int which = 0; which < 2 && !failed; ++which) {
+        size_t cuts[6] = {0, n, 0, 0, 0, 0};
+        for (int k = 2; k < 6; ++k) cuts[k] = (size_t)uniform(r, 0, (int32_t)n);
+        for (int a = 1; a < 6; ++a) /* sorted */
+            for (int b = a; b > 0 && cuts[b] < cuts[b - 1]; --b) {
+                const size_t t = cuts[b];
+                cuts[b] = cuts[b - 1], cuts[b - 1] = t;
+            }
+        float lo = 0.0f, hi = 0.0f;
+        for (int k = 4; k >= 0; --k) { /* last part first */
+            float part_lo = 0.0f, part_hi = 0.0f;
+            path->rminmax((int64_t)(cuts[k + 1] - cuts[k]), x + cuts[k], &part_lo, &part_hi);
+            lo = part_lo < lo ? part_lo : lo, hi = part_hi > hi ? part_hi : hi;
+        }
+        const rl_f32_qs8_quantization p = which ? rl_tflite_quantization_of_range(lo, hi)
+                                                : rl_qd8_quantization_of_range(lo, hi);
+        memset(q[0], 0x55, n + GUARD), memset(q[1], 0x55, n + GUARD);
+        for (int k = 0; k < 5; ++k) values[which]((int64_t)(cuts[k + 1] - cuts[k]), x + cuts[k], q[0] + cuts[k], &p);
+        int32_t zp = 0;
+        const float scale = want[which]((int64_t)n, x, q[1], &zp);
+        if (zp != p.zero_point || memcmp(&scale, &p.scale, sizeof(float)) != 0 || memcmp(q[0], q[1], n + GUARD) != 0) {
+            printf("%s quantize in parts, n %zu mode %d: zero point %d vs %d, scale %.9g vs %.9g\n",
+                   which ? "tflite" : "qd8", n, mode, p.zero_point, zp, p.scale, scale);
+            failed = 1;
+        }
+    }
     free(x), free(q[0]), free(q[1]);
     return failed;
 }
