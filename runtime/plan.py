@@ -32,6 +32,14 @@ def _best_isa() -> int:
     return int(lib.rl_best_isa())
 
 
+@functools.cache
+def _block_cache() -> Any:
+    """The process's cache of freed plan memory (rl_block_cache_create): a model readied again reuses the blocks
+    its last interpreter freed, as LiteRT reuses glibc's heap. At most 32 MiB of freed blocks stay, as glibc's
+    largest mmap threshold; never destroyed, as plans may be collected after this module at exit."""
+    return lib.rl_block_cache_create(32 << 20)
+
+
 def _default_isa() -> int:
     """The kernel path for a new plan: the CPU's best, detected once per process (each detection is a few
     cpuid traps in a virtual machine, as long as readying a small model), or -1 when RILLET_ISA is set, for
@@ -92,6 +100,7 @@ class NativePlan:
         self._plan = ffi.gc(out[0], lib.rl_plan_destroy)
         if status != lib.RL_OK:  # e.g. RILLET_ISA names a path this CPU lacks
             raise RuntimeError(ffi.string(lib.rl_plan_message(self._plan)).decode(errors="replace"))
+        lib.rl_plan_set_block_cache(self._plan, _block_cache())
         if program is not None:
             self._check(lib.rl_program_add_plan(program.pointer, subgraph, self._plan))
         self._bytes = ffi.from_buffer("uint8_t[]", model.data)  # the constants point into it

@@ -137,6 +137,15 @@ int32_t rl_best_isa(void);
  * rl_plan_create, RILLET_ISA or the CPU's best). */
 rl_status rl_plan_create_on(rl_plan **plan_out, int32_t num_threads, int32_t isa);
 void rl_plan_destroy(rl_plan *plan);
+/* Freed memory kept for plans to reuse: readying a model again (a reload, one interpreter after another) then
+ * takes its packed weights', states' and arena's blocks from the cache, zeroed again, instead of faulting fresh
+ * pages in and unmapping them after. It holds at most max_bytes of freed blocks. The caller owns it (the library
+ * holds no global state): one per process, given to every plan with rl_plan_set_block_cache, destroyed after
+ * the last plan that uses it. NULL when out of memory. */
+typedef struct rl_block_cache rl_block_cache;
+rl_block_cache *rl_block_cache_create(size_t max_bytes);
+void rl_block_cache_destroy(rl_block_cache *cache);
+void rl_plan_set_block_cache(rl_plan *plan, rl_block_cache *cache); /* NULL: none; before rl_plan_prepare */
 const char *rl_plan_message(const rl_plan *plan);
 int32_t rl_plan_failed_op(const rl_plan *plan); /* the op the last error is about, -1 if none */
 

@@ -212,8 +212,8 @@ rl_status rl_plan_create_on(rl_plan **plan_out, int32_t num_threads, int32_t isa
     return RL_OK;
 }
 
-static void release_op_state(rl_op *op) {
-    rl_zeroed_free(&op->state_block);
+static void release_op_state(rl_plan *plan, rl_op *op) {
+    rl_zeroed_free(plan->block_cache, &op->state_block);
     op->state = NULL;
     op->state_bytes = 0;
     op->packed_weight_bytes = 0;
@@ -229,11 +229,13 @@ static void release_prepared(rl_plan *plan) {
         plan->tensors[i].storage = RL_STORAGE_NONE;
     }
     plan->dynamic_bytes = 0;
-    rl_zeroed_free(&plan->arena_block);
+    rl_zeroed_free(plan->block_cache, &plan->arena_block);
     plan->arena = NULL;
     plan->arena_bytes = 0;
     plan->prepared = 0;
 }
+
+void rl_plan_set_block_cache(rl_plan *plan, rl_block_cache *cache) { plan->block_cache = cache; }
 
 void rl_plan_destroy(rl_plan *plan) {
     if (!plan) return;
@@ -251,7 +253,7 @@ void rl_plan_destroy(rl_plan *plan) {
         free(plan->ops[i].scratch);
         free(plan->ops[i].seen);
         free(plan->ops[i].heap_scratch);
-        release_op_state(&plan->ops[i]);
+        release_op_state(plan, &plan->ops[i]);
     }
     rl_threadpool_destroy(plan->pool);
     free(plan->tensors);
@@ -458,9 +460,9 @@ void *rl_op_scratch(rl_plan *plan, rl_op *op, size_t bytes) {
 }
 
 void *rl_op_state(rl_plan *plan, rl_op *op, size_t bytes) {
-    release_op_state(op);
+    release_op_state(plan, op);
     if (rl_check_memory_limit(plan, bytes, "the op's prepared state") != RL_OK) return NULL;
-    op->state_block = rl_zeroed_alloc(bytes);
+    op->state_block = rl_zeroed_alloc(plan->block_cache, bytes);
     if (!op->state_block.base) {
         rl_fail(plan, RL_NO_MEMORY, "out of memory preparing the op (%zu bytes of state)", bytes);
         return NULL;
@@ -613,7 +615,7 @@ static rl_status plan_arena_offsets(rl_plan *plan) {
         free(blocks);
         return RL_NO_MEMORY;
     }
-    plan->arena_block = rl_zeroed_alloc(total + RL_ARENA_ALIGNMENT);
+    plan->arena_block = rl_zeroed_alloc(plan->block_cache, total + RL_ARENA_ALIGNMENT);
     plan->arena = plan->arena_block.base;
     if (!plan->arena) {
         free(blocks);
@@ -647,7 +649,7 @@ static rl_status prepare_op(rl_plan *plan, rl_op *op) {
     op->band_whole_rows = 0;
     op->begin_rows = NULL;
     op->run_rows = NULL;
-    release_op_state(op);
+    release_op_state(plan, op);
     const rl_status s = op->kind->prepare(plan, op);
     if (s != RL_OK) return s;
     for (int32_t k = 0; k < op->n_outputs; ++k)

@@ -152,6 +152,7 @@ struct rl_plan {
     rl_kernel_table kernel_table; /* filled at plan creation for isa */
     const rl_kernel_table *kernels;
     rl_threadpool *pool;          /* NULL with one thread */
+    rl_block_cache *block_cache;  /* where freed blocks go and new ones come from first; NULL: none (not owned) */
     struct rl_program *program;   /* the subgraphs and variables this plan belongs to, or NULL */
     size_t memory_limit;          /* the most one allocation of the plan may take (rl_plan_set_memory_limit) */
     size_t dynamic_bytes;         /* held by dynamic tensors; together they stay within memory_limit too */

@@ -9,13 +9,18 @@
 
 #include <stddef.h>
 
+#include "rillet.h" /* rl_block_cache */
+
 typedef struct {
     void *base;
-    size_t mapped; /* bytes mapped (free with munmap), 0 when from malloc */
+    size_t capacity; /* bytes the block holds (at least what was asked) */
+    int mapped;      /* from mmap (released with munmap), else from malloc */
 } rl_zeroed_block;
 
-/* NULL base when out of memory. */
-rl_zeroed_block rl_zeroed_alloc(size_t bytes);
-void rl_zeroed_free(rl_zeroed_block *block);
+
+/* NULL base when out of memory. With a cache (or NULL: none), a block it kept serves the request if it fits,
+ * zeroed again, and a freed block goes to it if there is room: see zeroed_memory.c. */
+rl_zeroed_block rl_zeroed_alloc(rl_block_cache *cache, size_t bytes);
+void rl_zeroed_free(rl_block_cache *cache, rl_zeroed_block *block);
 
 #endif
