@@ -68,14 +68,16 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .f32_pool = rl_f32_pool_config_for(isa),
         .f32_rowdot = rl_f32_rowdot_config_for(isa),
         .qs8_rowdot = rl_qs8_rowdot_config_for(isa),
-        .s8_s32_rowdot = rl_s8_s32_rowdot_for(isa),
+        .s8_s32_rowdot = rl_s8_s32_rowdot_config_for(isa),
         .vactivation = rl_vactivation_config_for(isa),
     };
     return table;
 }
 
-rl_lstm_kernels rl_lstm_kernels_of(const rl_kernel_table *table) {
-    const rl_lstm_kernels k = {.f32_rowdot = table->f32_rowdot.rowdot, .s8_s32_rowdot = table->s8_s32_rowdot,
+rl_lstm_kernels rl_lstm_kernels_of(const rl_kernel_table *table, int narrow_weights) {
+    const rl_lstm_kernels k = {.f32_rowdot = table->f32_rowdot.rowdot,
+                               .s8_s32_rowdot = narrow_weights ? table->s8_s32_rowdot.rowdot_narrow_weights
+                                                               : table->s8_s32_rowdot.rowdot,
                                .activation = table->vactivation};
     return k;
 }

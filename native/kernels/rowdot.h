@@ -61,8 +61,13 @@ typedef struct {
  * NEON's on both Arm paths, else scalar (rowdot_configs.c). */
 rl_f32_rowdot_config rl_f32_rowdot_config_for(rl_isa isa);
 rl_qs8_rowdot_config rl_qs8_rowdot_config_for(rl_isa isa);
-/* int8 to int32: AVX2's on every x86 SIMD path, NEON's on both Arm paths, else scalar. */
-rl_s8_s32_rowdot_fn rl_s8_s32_rowdot_for(rl_isa isa);
+/* int8 to int32: the kernel for any weights, and one for weights in [-127, 127] only (TFLite's quantizer's
+ * range; AVX2's multiplies 32 bytes a step there, where -128 times -128 pairs would saturate its int16 sums; the
+ * others' is their general kernel). AVX2's on every x86 SIMD path, NEON's on both Arm paths, else scalar. */
+typedef struct {
+    rl_s8_s32_rowdot_fn rowdot, rowdot_narrow_weights;
+} rl_s8_s32_rowdot_config;
+rl_s8_s32_rowdot_config rl_s8_s32_rowdot_config_for(rl_isa isa);
 
 #define RL_F32_ROWDOT_FN(name)                                                                                 \
     void name(size_t m, size_t nc, size_t kc, const float *x, size_t x_stride, const float *w, const float *bias, \
@@ -86,6 +91,7 @@ RL_F32_ROWDOT_FN(f32_rowdot_1x4__avx512);
 RL_QS8_ROWDOT_FN(qs8_qc8w_rowdot_1x4__avx2);
 RL_QS8_ROWDOT_FN(qs8_qc8w_rowdot_1x4__avx512vnni); /* input_offset 128 */
 RL_S8_S32_ROWDOT_FN(s8_s32_rowdot_1x4__avx2);
+RL_S8_S32_ROWDOT_FN(s8_s32_rowdot_narrow_1x4__avx2); /* weights in [-127, 127] */
 #endif
 #if RL_HAVE_NEON_KERNELS
 RL_F32_ROWDOT_FN(f32_rowdot_1x4__neon);

@@ -44,14 +44,19 @@ rl_qs8_rowdot_config rl_qs8_rowdot_config_for(rl_isa isa) {
 #endif
 }
 
-rl_s8_s32_rowdot_fn rl_s8_s32_rowdot_for(rl_isa isa) {
+rl_s8_s32_rowdot_config rl_s8_s32_rowdot_config_for(rl_isa isa) {
+    const rl_s8_s32_rowdot_config scalar = {.rowdot = s8_s32_rowdot_1x4__scalar,
+                                            .rowdot_narrow_weights = s8_s32_rowdot_1x4__scalar};
 #if defined(__x86_64__) || defined(_M_X64)
-    return isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI ? s8_s32_rowdot_1x4__avx2
-                                                                                 : s8_s32_rowdot_1x4__scalar;
+    const rl_s8_s32_rowdot_config avx2 = {.rowdot = s8_s32_rowdot_1x4__avx2,
+                                          .rowdot_narrow_weights = s8_s32_rowdot_narrow_1x4__avx2};
+    return isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI ? avx2 : scalar;
 #elif RL_HAVE_NEON_KERNELS
-    return isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT ? s8_s32_rowdot_1x4__neon : s8_s32_rowdot_1x4__scalar;
+    const rl_s8_s32_rowdot_config neon = {.rowdot = s8_s32_rowdot_1x4__neon,
+                                          .rowdot_narrow_weights = s8_s32_rowdot_1x4__neon};
+    return isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT ? neon : scalar;
 #else
     (void)isa;
-    return s8_s32_rowdot_1x4__scalar;
+    return scalar;
 #endif
 }

@@ -135,7 +135,7 @@ rl_status rl_prepare_lstm(rl_plan *plan, rl_op *op) {
                               .activation = p->activation, .cell_clip = p->cell_clip, .proj_clip = p->proj_clip};
     st->max_time = T;
     st->time_major = p->time_major;
-    st->kernels = rl_lstm_kernels_of(plan->kernels);
+    st->kernels = rl_lstm_kernels_of(plan->kernels, 0); /* no int8 weights */
     y->shape = x->shape;
     y->shape.dims[2] = n_output;
     op->run = run_lstm;

@@ -12,4 +12,11 @@ rl_status rl_prepare_lstm_hybrid(rl_plan *plan, rl_op *op);
 int rl_lstm_is_hybrid(const rl_op *op); /* prepared by rl_prepare_lstm_hybrid */
 void rl_reset_lstm_hybrid(rl_op *op);
 
+/* Whether none of w's n bytes is -128 (the narrow-weight kernels' condition, rl_lstm_kernels_of); w may be NULL. */
+static inline int rl_lstm_narrow_weights(const int8_t *w, size_t n) {
+    for (size_t i = 0; w && i < n; ++i)
+        if (w[i] == INT8_MIN) return 0;
+    return 1;
+}
+
 #endif

@@ -221,7 +221,11 @@ rl_status rl_prepare_lstm_hybrid(rl_plan *plan, rl_op *op) {
     st->max_time = T;
     st->time_major = p->time_major;
     st->asymmetric = asymmetric;
-    st->kernels = rl_lstm_kernels_of(plan->kernels);
+    int narrow = rl_lstm_narrow_weights(w.projection, (size_t)d.n_output * (size_t)d.n_cell);
+    for (int32_t g = 0; g < 4; ++g)
+        narrow &= rl_lstm_narrow_weights(w.input_x[g], (size_t)d.n_cell * (size_t)d.n_input) &
+                  rl_lstm_narrow_weights(w.input_h[g], (size_t)d.n_cell * (size_t)d.n_output);
+    st->kernels = rl_lstm_kernels_of(plan->kernels, narrow);
     rl_request_arena_scratch(op, scratch_bytes(&d));
     y->shape = x->shape;
     y->shape.dims[2] = d.n_output;

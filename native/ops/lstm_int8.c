@@ -276,7 +276,11 @@ rl_status rl_prepare_lstm_int8(rl_plan *plan, rl_op *op) {
     st->max_time = T;
     st->time_major = lp->time_major;
     st->h_zero_point = (int8_t)h_zp;
-    st->kernels = rl_lstm_kernels_of(plan->kernels);
+    int narrow = rl_lstm_narrow_weights(p->projection, (size_t)n_output * (size_t)n_cell);
+    for (int32_t g = 0; g < 4; ++g)
+        narrow &= rl_lstm_narrow_weights(p->input_weights[g], (size_t)n_cell * (size_t)n_input) &
+                  rl_lstm_narrow_weights(p->recurrent_weights[g], (size_t)n_cell * (size_t)n_output);
+    st->kernels = rl_lstm_kernels_of(plan->kernels, narrow);
     const size_t widest = (size_t)(n_cell > n_output ? n_cell : n_output);
     rl_request_arena_scratch(op, sizeof(int32_t) * (size_t)B * widest + sizeof(int16_t) * 4 * (size_t)B * (size_t)n_cell +
                                      (size_t)B * (size_t)n_cell + (size_t)B * (size_t)n_input);

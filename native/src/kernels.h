@@ -185,7 +185,7 @@ typedef struct {
     rl_f32_rowdot_config f32_rowdot;
     rl_qs8_rowdot_config qs8_rowdot;
     /* The LSTMs' gate products (int8 and hybrid: int32 sums, rowdot.h) and gate activations (vactivation.h). */
-    rl_s8_s32_rowdot_fn s8_s32_rowdot;
+    rl_s8_s32_rowdot_config s8_s32_rowdot;
     rl_vactivation_config vactivation;
 } rl_kernel_table;
 
@@ -484,7 +484,8 @@ typedef struct {
     rl_s8_s32_rowdot_fn s8_s32_rowdot;
     rl_vactivation_config activation;
 } rl_lstm_kernels;
-rl_lstm_kernels rl_lstm_kernels_of(const rl_kernel_table *table);
+/* narrow_weights: every int8 weight the step multiplies is in [-127, 127] (see rl_s8_s32_rowdot_config) */
+rl_lstm_kernels rl_lstm_kernels_of(const rl_kernel_table *table, int narrow_weights);
 /* scratch: 5 * batch * n_cell floats */
 void f32_lstm_step(const rl_lstm_kernels *k, const rl_lstm_dims *d, const rl_lstm_weights *w, const float *x, float *h,
                    float *cell, float *scratch);

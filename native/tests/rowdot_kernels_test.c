@@ -216,7 +216,8 @@ static int test_qs8(const rl_qs8_rowdot_config *config, int scalar, rng *r) {
     return 0;
 }
 
-static int test_s8_s32(rl_s8_s32_rowdot_fn kernel, int scalar, rng *r) {
+/* narrow: the kernel for weights in [-127, 127], given only those (and -128 inputs) */
+static int test_s8_s32(rl_s8_s32_rowdot_fn kernel, int narrow, int scalar, rng *r) {
     guarded gw = guarded_new(MAX_NC * MAX_KC), gx = guarded_new(MAX_M * (MAX_KC + X_PAD));
     static int32_t got[MAX_M * (MAX_NC + Y_PAD)], want[MAX_M * (MAX_NC + Y_PAD)], bias[MAX_NC];
     const int32_t canary = 0x5A5A5A5A;
@@ -228,8 +229,11 @@ static int test_s8_s32(rl_s8_s32_rowdot_fn kernel, int scalar, rng *r) {
                 const int with_bias = cases % 3 != 2, extremes = cases % 5 == 0;
                 int8_t *w = guarded_tail(&gw, nc * kc);
                 int8_t *x = guarded_tail(&gx, (m - 1) * x_stride + kc);
-                /* -128 times -128 everywhere: the largest products, whose pair sums must not saturate */
-                for (size_t i = 0; i < nc * kc; ++i) w[i] = (int8_t)(extremes ? -128 : (int)(next(r) % 256) - 128);
+                /* -128 times -128 everywhere (-127 weights for the narrow kernel): the largest products, whose
+                 * pair sums must not saturate */
+                const int low = narrow ? -127 : -128;
+                for (size_t i = 0; i < nc * kc; ++i)
+                    w[i] = (int8_t)(extremes ? low : (int)(next(r) % (unsigned)(128 - low)) + low);
                 for (size_t i = 0; i < (m - 1) * x_stride + kc; ++i) x[i] = (int8_t)(extremes ? -128 : (int)(next(r) % 256) - 128);
                 for (size_t n = 0; n < nc; ++n) bias[n] = (int32_t)next(r); /* any int32: the sums wrap */
                 const int32_t *bias_or_null = with_bias ? bias : NULL;
@@ -259,7 +263,7 @@ static int test_s8_s32(rl_s8_s32_rowdot_fn kernel, int scalar, rng *r) {
             }
     munmap(gw.base, gw.size);
     munmap(gx.base, gx.size);
-    printf("s8_s32 rowdot: %zu cases ok\n", cases);
+    printf("s8_s32 rowdot%s: %zu cases ok\n", narrow ? " (narrow weights)" : "", cases);
     return 0;
 }
 
@@ -384,16 +388,17 @@ int main(int argc, char **argv) {
         printf("FAIL: %s runs the scalar kernels under its own name\n", names[which].name);
         return 1;
     }
-    const rl_s8_s32_rowdot_fn s8_s32 = rl_s8_s32_rowdot_for(isa);
+    const rl_s8_s32_rowdot_config s8_s32 = rl_s8_s32_rowdot_config_for(isa);
     const rl_vactivation_config act = rl_vactivation_config_for(isa);
-    if (!scalar && (s8_s32 == s8_s32_rowdot_1x4__scalar || act.f32_sigmoid == f32_vsigmoid__scalar ||
+    if (!scalar && (s8_s32.rowdot == s8_s32_rowdot_1x4__scalar || act.f32_sigmoid == f32_vsigmoid__scalar ||
                     act.s16_sigmoid == s16_vsigmoid__scalar)) {
         printf("FAIL: %s runs the scalar LSTM kernels under its own name\n", names[which].name);
         return 1;
     }
     int failed = test_f32(f32.rowdot, scalar, &r);
     failed |= test_qs8(&qs8, scalar, &r);
-    failed |= test_s8_s32(s8_s32, scalar, &r);
+    failed |= test_s8_s32(s8_s32.rowdot, 0, scalar, &r);
+    failed |= test_s8_s32(s8_s32.rowdot_narrow_weights, 1, scalar, &r);
     failed |= test_activation("sigmoid", act.f32_sigmoid, scalar ? NULL : f32_vsigmoid__scalar, sigmoid_exact, &r);
     failed |= test_activation("tanh", act.f32_tanh, scalar ? NULL : f32_vtanh__scalar, tanh, &r);
     for (int bits = -1; bits <= 6; ++bits) failed |= test_s16_activation(&act, bits, scalar, &r);

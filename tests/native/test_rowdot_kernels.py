@@ -137,4 +137,4 @@ def test_rowdot_kernels_match_scalar(testers, arch: str, path: str, cpu: str | N
     assert done.returncode == 0, f"{path} row-dot kernels on {arch}:\n{output}"
     assert "all passed" in output and "f32 rowdot" in output and "qs8 rowdot" in output, output
     assert "s8_s32 rowdot" in output and "sigmoid" in output and "tanh" in output, output
-    assert "s16 sigmoid and tanh" in output, output
+    assert "s16 sigmoid and tanh" in output and "s8_s32 rowdot (narrow weights)" in output, output
