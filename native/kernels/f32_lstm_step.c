@@ -29,7 +29,8 @@ static void gate(const rl_lstm_kernels *k, const rl_lstm_dims *d, const float *w
                  const float *cell, int32_t activation, float *out, float *product) {
     const rl_f32_minmax_params unclamped = {-INFINITY, INFINITY};
     const int32_t B = d->batch, C = d->n_cell;
-    k->f32_rowdot((size_t)B, (size_t)C, (size_t)d->n_input, x, (size_t)d->n_input, w_x, NULL, out, (size_t)C, &unclamped);
+    k->f32_rowdot((size_t)B, (size_t)C, (size_t)d->n_input, x, (size_t)d->n_input, w_x, NULL, out, (size_t)C,
+                  &unclamped);
     k->f32_rowdot((size_t)B, (size_t)C, (size_t)d->n_output, h, (size_t)d->n_output, w_h, NULL, product, (size_t)C,
                   &unclamped);
     for (int32_t b = 0; b < B; ++b) {
@@ -54,7 +55,8 @@ void f32_lstm_step(const rl_lstm_kernels *k, const rl_lstm_dims *d, const rl_lst
     const int cifg = w->input_x == NULL;
     if (!cifg)
         gate(k, d, w->input_x, w->input_h, w->input_peephole, w->input_bias, w->input_norm, x, h, cell, 6, ig, product);
-    gate(k, d, w->forget_x, w->forget_h, w->forget_peephole, w->forget_bias, w->forget_norm, x, h, cell, 6, fg, product);
+    gate(k, d, w->forget_x, w->forget_h, w->forget_peephole, w->forget_bias, w->forget_norm, x, h, cell, 6, fg,
+         product);
     gate(k, d, w->cell_x, w->cell_h, NULL, w->cell_bias, w->cell_norm, x, h, cell, d->activation, cg, product);
     for (int64_t i = 0; i < n; ++i) {
         float c = fg[i] * cell[i];
@@ -62,7 +64,8 @@ void f32_lstm_step(const rl_lstm_kernels *k, const rl_lstm_dims *d, const rl_lst
         if (d->cell_clip > 0.0f) c = c < -d->cell_clip ? -d->cell_clip : (c > d->cell_clip ? d->cell_clip : c);
         cell[i] = c;
     }
-    gate(k, d, w->output_x, w->output_h, w->output_peephole, w->output_bias, w->output_norm, x, h, cell, 6, og, product);
+    gate(k, d, w->output_x, w->output_h, w->output_peephole, w->output_bias, w->output_norm, x, h, cell, 6, og,
+         product);
     /* With no activation TFLite's kernel multiplies by the buffer the activation would have written, which
      * still holds the cell gate (probed: LiteRT's h is o * g there, not o * c). */
     float *cell_activation = product;

@@ -41,12 +41,13 @@ static float quantize_symmetric(int32_t n, const float *x, int8_t *q) {
     return range / 127.0f;
 }
 
-static void quantize_rows(int32_t asymmetric, int32_t rows, int32_t n, const float *x, int8_t *q, float *scale,
-                          int32_t *zero_point) {
+/* Each row on its own; the asymmetric quantization on the plan's kernel (the same bytes, zero point and scale
+ * as f32_qs8_asymmetric_quantize_tflite_ref on every path). */
+static void quantize_rows(const rl_lstm_kernels *k, int32_t asymmetric, int32_t rows, int32_t n, const float *x,
+                          int8_t *q, float *scale, int32_t *zero_point) {
     for (int32_t r = 0; r < rows; ++r) {
         zero_point[r] = 0;
-        scale[r] = asymmetric ? f32_qs8_asymmetric_quantize_tflite_ref(n, x + (int64_t)r * n, q + (int64_t)r * n,
-                                                                      &zero_point[r])
+        scale[r] = asymmetric ? k->quantize_asymmetric(n, x + (int64_t)r * n, q + (int64_t)r * n, &zero_point[r])
                               : quantize_symmetric(n, x + (int64_t)r * n, q + (int64_t)r * n);
     }
 }
@@ -71,7 +72,8 @@ static void accumulate(const rl_lstm_kernels *k, int32_t batch, int32_t rows, in
 }
 
 static void gate(const rl_lstm_kernels *k, const rl_lstm_dims *d, const rl_f32_qs8_lstm_hybrid_weights *w,
-                 const rl_f32_qs8_lstm_hybrid_scratch *s, int32_t g, const float *cell, int32_t activation, float *out) {
+                 const rl_f32_qs8_lstm_hybrid_scratch *s, int32_t g, const float *cell, int32_t activation,
+                 float *out) {
     const int32_t B = d->batch, C = d->n_cell;
     const int32_t *sums_x = w->row_sums ? w->row_sums + (int64_t)g * 2 * C : NULL, *sums_h = sums_x ? sums_x + C : NULL;
     for (int32_t b = 0; b < B; ++b) {
@@ -96,8 +98,8 @@ void f32_qs8_lstm_hybrid_step(const rl_lstm_kernels *k, const rl_lstm_dims *d, i
     const int32_t B = d->batch, C = d->n_cell, O = d->n_output;
     const int64_t n = (int64_t)B * C;
     float *ig = s->gates, *fg = ig + n, *cg = fg + n, *og = cg + n;
-    quantize_rows(asymmetric, B, d->n_input, x, s->q_x, s->scale_x, s->zero_x);
-    quantize_rows(asymmetric, B, O, h, s->q_h, s->scale_h, s->zero_h);
+    quantize_rows(k, asymmetric, B, d->n_input, x, s->q_x, s->scale_x, s->zero_x);
+    quantize_rows(k, asymmetric, B, O, h, s->q_h, s->scale_h, s->zero_h);
     const int cifg = w->input_x[INPUT_GATE] == NULL;
     if (!cifg) gate(k, d, w, s, INPUT_GATE, cell, 6, ig);
     gate(k, d, w, s, FORGET_GATE, cell, 6, fg);
@@ -120,7 +122,7 @@ void f32_qs8_lstm_hybrid_step(const rl_lstm_kernels *k, const rl_lstm_dims *d, i
     }
     for (int32_t b = 0; b < B; ++b)
         for (int32_t o = 0; o < O; ++o) h[(int64_t)b * O + o] = w->projection_bias ? w->projection_bias[o] : 0.0f;
-    quantize_rows(asymmetric, B, C, s->hidden, s->q_hidden, s->scale_hidden, s->zero_hidden);
+    quantize_rows(k, asymmetric, B, C, s->hidden, s->q_hidden, s->scale_hidden, s->zero_hidden);
     accumulate(k, B, O, C, w->projection, w->scale_projection, s->q_hidden, s->scale_hidden, s->zero_hidden,
                w->row_sums ? w->row_sums + 8 * (int64_t)C : NULL, s->dots, h);
     if (d->proj_clip > 0.0f)

@@ -78,6 +78,7 @@ rl_lstm_kernels rl_lstm_kernels_of(const rl_kernel_table *table, int narrow_weig
     const rl_lstm_kernels k = {.f32_rowdot = table->f32_rowdot.rowdot,
                                .s8_s32_rowdot = narrow_weights ? table->s8_s32_rowdot.rowdot_narrow_weights
                                                                : table->s8_s32_rowdot.rowdot,
-                               .activation = table->vactivation};
+                               .activation = table->vactivation,
+                               .quantize_asymmetric = table->qd8_quantize.tflite};
     return k;
 }

@@ -82,7 +82,8 @@ static inline __m256i rl_s16_exp_on_negative_values(__m256i a, int bits) {
 static inline __m256i rl_s16_two_over_one_plus(__m256i a) {
     /* RoundingHalfSum(a, 1): (a + 32767 + 1) / 2, exact in vpavgw's 17 bits for a >= 0 */
     const __m256i half_denominator = _mm256_avg_epu16(a, _mm256_set1_epi16(INT16_MAX));
-    __m256i x = _mm256_add_epi16(rl_s16_constant(1515870810), rl_s16_mul(half_denominator, rl_s16_constant(-1010580540)));
+    __m256i x =
+        _mm256_add_epi16(rl_s16_constant(1515870810), rl_s16_mul(half_denominator, rl_s16_constant(-1010580540)));
     for (int i = 0; i < 3; ++i) {
         const __m256i one_minus = _mm256_sub_epi16(_mm256_set1_epi16(1 << 13), rl_s16_mul(half_denominator, x));
         x = _mm256_add_epi16(x, rl_s16_shift_left_saturating(rl_s16_mul(x, one_minus), 2));

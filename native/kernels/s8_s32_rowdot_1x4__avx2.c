@@ -10,7 +10,9 @@
 
 static __m256i widen16(const int8_t *p) { return _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)p)); }
 
-static __m256i madd(__m256i acc, __m256i x, const int8_t *w) { return _mm256_add_epi32(acc, _mm256_madd_epi16(x, widen16(w))); }
+static __m256i madd(__m256i acc, __m256i x, const int8_t *w) {
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(x, widen16(w)));
+}
 
 /* [sum(a0), sum(a1), sum(a2), sum(a3)] */
 static __m128i reduce4(__m256i a0, __m256i a1, __m256i a2, __m256i a3) {

@@ -45,7 +45,8 @@ void s8_s32_rowdot_1x4__neon(size_t m, size_t nc, size_t kc, const int8_t *x, si
                 t[2] += (uint32_t)((int32_t)xi[k] * (int32_t)w2[k]);
                 t[3] += (uint32_t)((int32_t)xi[k] * (int32_t)w3[k]);
             }
-            const int32x4_t acc = vaddq_s32(vaddq_s32(vbias, reduce4(a0, a1, a2, a3)), vreinterpretq_s32_u32(vld1q_u32(t)));
+            const int32x4_t acc =
+                vaddq_s32(vaddq_s32(vbias, reduce4(a0, a1, a2, a3)), vreinterpretq_s32_u32(vld1q_u32(t)));
             int32_t *yi = y + i * y_stride + n0;
             if (rows == 4) {
                 vst1q_s32(yi, acc);

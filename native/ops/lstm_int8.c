@@ -4,7 +4,8 @@
  * wrote for the gates and the hidden state). Prepare computes what TFLite's Prepare does
  * (PopulateQuantizedLstmParams8x8_16 and the zero points times the weights' row sums folded into the biases),
  * in the same float and double arithmetic, so the multipliers are the same bits; each step is
- * qs8_lstm_step, on the plan's int8-to-int32 row-dot and int16 activation kernels. The output state starts at its zero point and the cell at 0 (TFLite's variable tensors
+ * qs8_lstm_step, on the plan's int8-to-int32 row-dot and int16 activation kernels (the weights read where the
+ * model holds them). The output state starts at its zero point and the cell at 0 (TFLite's variable tensors
  * reset), lives in the op's state across invokes, and is reset by reset_all_variables. Batch-major sequences
  * are run a time step at a time over the whole batch: every row of a step is independent, so this gives the
  * bits of TFLite's row-by-row loop. */
@@ -282,8 +283,9 @@ rl_status rl_prepare_lstm_int8(rl_plan *plan, rl_op *op) {
                   rl_lstm_narrow_weights(p->recurrent_weights[g], (size_t)n_cell * (size_t)n_output);
     st->kernels = rl_lstm_kernels_of(plan->kernels, narrow);
     const size_t widest = (size_t)(n_cell > n_output ? n_cell : n_output);
-    rl_request_arena_scratch(op, sizeof(int32_t) * (size_t)B * widest + sizeof(int16_t) * 4 * (size_t)B * (size_t)n_cell +
-                                     (size_t)B * (size_t)n_cell + (size_t)B * (size_t)n_input);
+    rl_request_arena_scratch(op, sizeof(int32_t) * (size_t)B * widest +
+                                     sizeof(int16_t) * 4 * (size_t)B * (size_t)n_cell + (size_t)B * (size_t)n_cell +
+                                     (size_t)B * (size_t)n_input);
     y->shape = x->shape;
     y->shape.dims[2] = n_output;
     op->run = run_lstm_int8;

@@ -483,6 +483,7 @@ typedef struct {
     rl_f32_rowdot_fn f32_rowdot;
     rl_s8_s32_rowdot_fn s8_s32_rowdot;
     rl_vactivation_config activation;
+    rl_f32_quantize_fn quantize_asymmetric; /* the hybrid's inputs: TFLite's AsymmetricQuantizeFloats (qd8_gemm.h) */
 } rl_lstm_kernels;
 /* narrow_weights: every int8 weight the step multiplies is in [-127, 127] (see rl_s8_s32_rowdot_config) */
 rl_lstm_kernels rl_lstm_kernels_of(const rl_kernel_table *table, int narrow_weights);

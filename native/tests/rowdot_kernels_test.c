@@ -234,7 +234,8 @@ static int test_s8_s32(rl_s8_s32_rowdot_fn kernel, int narrow, int scalar, rng *
                 const int low = narrow ? -127 : -128;
                 for (size_t i = 0; i < nc * kc; ++i)
                     w[i] = (int8_t)(extremes ? low : (int)(next(r) % (unsigned)(128 - low)) + low);
-                for (size_t i = 0; i < (m - 1) * x_stride + kc; ++i) x[i] = (int8_t)(extremes ? -128 : (int)(next(r) % 256) - 128);
+                for (size_t i = 0; i < (m - 1) * x_stride + kc; ++i)
+                    x[i] = (int8_t)(extremes ? -128 : (int)(next(r) % 256) - 128);
                 for (size_t n = 0; n < nc; ++n) bias[n] = (int32_t)next(r); /* any int32: the sums wrap */
                 const int32_t *bias_or_null = with_bias ? bias : NULL;
                 for (size_t i = 0; i < m * y_stride; ++i) got[i] = canary;
@@ -245,7 +246,8 @@ static int test_s8_s32(rl_s8_s32_rowdot_fn kernel, int narrow, int scalar, rng *
                         const int32_t g = got[i * y_stride + j];
                         if (j >= nc) {
                             if (g != canary) {
-                                printf("FAIL s8_s32 m=%zu nc=%zu kc=%zu: wrote past nc at [%zu][%zu]\n", m, nc, kc, i, j);
+                                printf("FAIL s8_s32 m=%zu nc=%zu kc=%zu: wrote past nc at [%zu][%zu]\n", m, nc, kc,
+                                       i, j);
                                 return 1;
                             }
                             continue;
