@@ -63,7 +63,8 @@ rl_f32_rowdot_config rl_f32_rowdot_config_for(rl_isa isa);
 rl_qs8_rowdot_config rl_qs8_rowdot_config_for(rl_isa isa);
 /* int8 to int32: the kernel for any weights, and one for weights in [-127, 127] only (TFLite's quantizer's
  * range; AVX2's multiplies 32 bytes a step there, where -128 times -128 pairs would saturate its int16 sums; the
- * others' is their general kernel). AVX2's on every x86 SIMD path, NEON's on both Arm paths, else scalar. */
+ * others' is their general kernel). AVX2's on every x86 SIMD path, the dot-product one on NEONDOT (aarch64),
+ * NEON's on the other Arm paths, else scalar. */
 typedef struct {
     rl_s8_s32_rowdot_fn rowdot, rowdot_narrow_weights;
 } rl_s8_s32_rowdot_config;
@@ -97,6 +98,9 @@ RL_S8_S32_ROWDOT_FN(s8_s32_rowdot_narrow_1x4__avx2); /* weights in [-127, 127] *
 RL_F32_ROWDOT_FN(f32_rowdot_1x4__neon);
 RL_QS8_ROWDOT_FN(qs8_qc8w_rowdot_1x4__neon);
 RL_S8_S32_ROWDOT_FN(s8_s32_rowdot_1x4__neon);
+#if defined(__aarch64__)
+RL_S8_S32_ROWDOT_FN(s8_s32_rowdot_1x4__neondot);
+#endif
 #endif
 
 #endif

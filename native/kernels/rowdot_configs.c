@@ -54,6 +54,11 @@ rl_s8_s32_rowdot_config rl_s8_s32_rowdot_config_for(rl_isa isa) {
 #elif RL_HAVE_NEON_KERNELS
     const rl_s8_s32_rowdot_config neon = {.rowdot = s8_s32_rowdot_1x4__neon,
                                           .rowdot_narrow_weights = s8_s32_rowdot_1x4__neon};
+#if defined(__aarch64__)
+    const rl_s8_s32_rowdot_config neondot = {.rowdot = s8_s32_rowdot_1x4__neondot,
+                                             .rowdot_narrow_weights = s8_s32_rowdot_1x4__neondot};
+    if (isa == RL_ISA_NEONDOT) return neondot;
+#endif
     return isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT ? neon : scalar;
 #else
     (void)isa;
