@@ -130,8 +130,11 @@ def main() -> int:
                 path = Path(tmp) / f"lstm_{form}_256_256.tflite"
                 it = Interpreter(model_path=str(path), num_threads=args.threads)
                 it.allocate_tensors()
-                it.set_tensor(it.get_input_details()[0]["index"],
-                              np.zeros(it.get_input_details()[0]["shape"], it.get_input_details()[0]["dtype"]))
+                detail = it.get_input_details()[0]
+                rng = np.random.default_rng(0)
+                x = (rng.uniform(-1, 1, detail["shape"]) if detail["dtype"] == np.float32
+                     else rng.integers(-128, 128, detail["shape"]))
+                it.set_tensor(detail["index"], x.astype(detail["dtype"]))
                 rows = it.profile(runs=args.runs)
                 print(f"\n{form} 256 cells, rillet per op: " + ", ".join(
                     f"{r['op']} {r['seconds'] * 1e3:.3f} ms" for r in rows if not r["folded"]))
