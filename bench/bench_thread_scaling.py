@@ -1,8 +1,9 @@
 """Where a model's second thread goes: per op kind, the median time at 1 thread and at N, and the speed-up,
 from Interpreter.profile (each op timed on its own, so the sum is a little above an invoke's time). The
 ops that do not scale are the ones to split finer or fuse; the whole-invoke speed-up is printed beside
-LiteRT's (with XNNPACK) on the same model, all four interpreters timed in one interleaved loop: on a shared
-machine a busy neighbour slows every column alike, and a low LiteRT speed-up says the run was not quiet.
+LiteRT's (with XNNPACK) on the same model, every model's interpreters timed in one interleaved loop: on a
+shared machine a busy neighbour slows every column alike, and a low float or LiteRT speed-up says the run
+was not quiet.
 
 `mobilenet_v2_035_96_dynamic` is the float model through `rillet quantize --mode dynamic` (int8 weights,
 float activations), written at run time into a temporary folder.
@@ -83,33 +84,35 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", action="append", help="a model in the shared set, or one + '_dynamic' (repeatable)")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--runs", type=int, default=200)
-    parser.add_argument("--rounds", type=int, default=10, help="interleaved rounds; each times runs // rounds invokes")
+    parser.add_argument("--runs", type=int, default=400, help="invokes per interpreter, over all rounds")
+    parser.add_argument("--rounds", type=int, default=20, help="interleaved rounds, each timing every interpreter")
     args = parser.parse_args()
-    n = args.threads
+    n, names = args.threads, args.model or DEFAULT_MODELS
     with tempfile.TemporaryDirectory() as folder:
-        for name in args.model or DEFAULT_MODELS:
+        interpreters = {}
+        for name in names:
             path, x = model_file(name, Path(folder))
-            makers = {("rillet", 1): rillet(path, 1), ("rillet", n): rillet(path, n)}
+            makers = {(name, "rillet", 1): rillet(path, 1), (name, "rillet", n): rillet(path, n)}
             if litert(path, 1) is not None:
-                makers[("LiteRT+XNNPACK", 1)], makers[("LiteRT+XNNPACK", n)] = litert(path, 1), litert(path, n)
-            interpreters = {key: ready(make, x) for key, make in makers.items()}
-            # Interleaved rounds, so that all see the same neighbours; the median of the rounds' medians.
-            rounds: dict[tuple[str, int], list[float]] = {key: [] for key in interpreters}
-            for _ in range(args.rounds):
-                for key, it in interpreters.items():
-                    rounds[key].append(invoke_median(it, max(args.runs // args.rounds, 1)))
-            median = {key: float(np.median(v)) for key, v in rounds.items()}
-            print(f"\n{name}: invoke at 1 thread and at {n}, median of {args.rounds} interleaved rounds")
+                makers[(name, "LiteRT+XNNPACK", 1)], makers[(name, "LiteRT+XNNPACK", n)] = litert(path, 1), litert(path, n)
+            interpreters.update({key: ready(make, x) for key, make in makers.items()})
+        # Every interpreter of every model in each round, so that all see the same neighbours; a speed-up is
+        # the median over the rounds of the ratio within a round.
+        rounds: dict[tuple[str, str, int], list[float]] = {key: [] for key in interpreters}
+        for _ in range(args.rounds):
+            for key, it in interpreters.items():
+                rounds[key].append(invoke_median(it, max(args.runs // args.rounds, 1)))
+        for name in names:
+            print(f"\n{name}: invoke at 1 thread and at {n}; medians of {args.rounds} interleaved rounds "
+                  f"(all models' interpreters in each)")
             print(f"| runtime | ms at 1 | ms at {n} | speed-up |\n|---|---:|---:|---:|")
-            for runtime in dict.fromkeys(r for r, _ in median):
-                t1, tn = median[(runtime, 1)], median[(runtime, n)]
-                print(f"| {runtime} | {t1 * 1e3:.3f} | {tn * 1e3:.3f} | {t1 / tn:.2f}x |")
-            if ("LiteRT+XNNPACK", 1) in median:
-                print(f"rillet / LiteRT+XNNPACK: {median[('rillet', 1)] / median[('LiteRT+XNNPACK', 1)]:.2f} at 1 "
-                      f"thread, {median[('rillet', n)] / median[('LiteRT+XNNPACK', n)]:.2f} at {n}")
-            k1, kn = by_kind(interpreters[("rillet", 1)], args.runs), by_kind(interpreters[("rillet", n)], args.runs)
-            print(f"\n| op | ms at 1 | ms at {n} | speed-up | share at {n} |")
+            for runtime in dict.fromkeys(r for m, r, _ in rounds if m == name):
+                one, many = np.array(rounds[(name, runtime, 1)]), np.array(rounds[(name, runtime, n)])
+                print(f"| {runtime} | {np.median(one) * 1e3:.3f} | {np.median(many) * 1e3:.3f} | "
+                      f"{np.median(one / many):.2f}x |")
+            k1 = by_kind(interpreters[(name, "rillet", 1)], args.runs)
+            kn = by_kind(interpreters[(name, "rillet", n)], args.runs)
+            print(f"\n| op (profiled one by one: no bands) | ms at 1 | ms at {n} | speed-up | share at {n} |")
             print("|---|---:|---:|---:|---:|")
             for op in sorted(k1, key=lambda o: -k1[o]):
                 print(f"| {op} | {k1[op] * 1e3:.3f} | {kn[op] * 1e3:.3f} | {k1[op] / max(kn[op], 1e-12):.2f} | "

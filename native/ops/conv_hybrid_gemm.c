@@ -17,14 +17,16 @@
 #include "qd8_gemm.h"
 #include "row_taps.h"
 
-/* A GEMM quantizes each block of mr rows inside its tile, on the stack, when the block fits here: no pass over
- * the input before the product, no join between the two, and the rows are in L1 when the kernel reads them. A
- * tile of columns quantizes its rows again (the same bits), which costs little beside the product. */
-enum { FUSED_BLOCK_BYTES = 16384 };
+/* A GEMM quantizes its rows inside its tiles, a chunk of up to FUSED_CHUNK_ROWS rows at a time on the stack,
+ * when mr rows fit here: no pass over the input before the product, no join between the two, and the rows are
+ * in L1 when the kernel reads them. A tile of columns quantizes its rows again (the same bits), which costs
+ * little beside the product. */
+enum { FUSED_BLOCK_BYTES = 16384, FUSED_CHUNK_ROWS = 240 };
 
 typedef struct {
     int32_t direct;    /* GEMM over the quantized rows; else IGEMM through the indirection buffer */
     int32_t fused;     /* direct, each block of rows quantized in its tile (FUSED_BLOCK_BYTES); else first */
+    size_t chunk_rows; /* fused: rows quantized at a time, a multiple of mr */
     size_t m, n, kc, ks;
     size_t rows;       /* quantized rows: m for GEMM, the batch's images for IGEMM */
     size_t row_length; /* floats per quantized row (kc, or an image) */
@@ -63,16 +65,24 @@ static size_t round_up(size_t x, size_t multiple) { return (x + multiple - 1) / 
 static void qd8_tile(void *context, size_t i, size_t j, size_t rows, size_t columns) {
     const rl_qd8_gemm_state *st = (const rl_qd8_gemm_state *)context;
     const char *w = (const char *)st->packed + (j / st->nr) * st->panel_bytes;
+    if (st->fused) { /* a chunk of rows quantized, then its blocks' products: two tight loops, in L1 */
+        int8_t q[FUSED_BLOCK_BYTES];
+        rl_qd8_row_quantization rq[FUSED_CHUNK_ROWS];
+        for (size_t chunk = i; chunk < i + rows; chunk += st->chunk_rows) {
+            const size_t count = i + rows - chunk < st->chunk_rows ? i + rows - chunk : st->chunk_rows;
+            for (size_t k = 0; k < count; ++k)
+                rq[k].scale = st->quantize((int64_t)st->kc, st->a + (chunk + k) * st->kc, q + k * st->kc,
+                                           &rq[k].zero_point);
+            for (size_t k = 0; k < count; k += st->mr)
+                st->qd8.gemm(count - k < st->mr ? count - k : st->mr, columns, st->kc, q + k * st->kc, st->kc, w,
+                             st->c + (chunk + k) * st->n + j, st->n, rq + k, &st->params);
+        }
+        return;
+    }
     for (size_t r = i; r < i + rows; r += st->mr) {
         const size_t mr = i + rows - r < st->mr ? i + rows - r : st->mr;
         float *c = st->c + r * st->n + j;
-        if (st->fused) {
-            int8_t q[FUSED_BLOCK_BYTES];
-            rl_qd8_row_quantization rq[16];
-            for (size_t k = 0; k < mr; ++k)
-                rq[k].scale = st->quantize((int64_t)st->kc, st->a + (r + k) * st->kc, q + k * st->kc, &rq[k].zero_point);
-            st->qd8.gemm(mr, columns, st->kc, q, st->kc, w, c, st->n, rq, &st->params);
-        } else if (st->direct) {
+        if (st->direct) {
             st->qd8.gemm(mr, columns, st->kc, st->q + r * st->kc, st->kc, w, c, st->n, st->row_quantization + r,
                          &st->params);
         } else {
@@ -173,6 +183,8 @@ static rl_status build_qd8_state(rl_plan *plan, rl_op *op, rl_qd8_gemm_state *pr
     const size_t packed_bytes = rl_qd8_gemm_packed_size(n, ks, kc, proto->nr, proto->qd8.kr);
     proto->panel_bytes = rl_qd8_gemm_packed_size(proto->nr, ks, kc, proto->nr, proto->qd8.kr);
     proto->fused = proto->direct && proto->mr * kc <= FUSED_BLOCK_BYTES;
+    proto->chunk_rows = (FUSED_BLOCK_BYTES / kc < FUSED_CHUNK_ROWS ? FUSED_BLOCK_BYTES / kc : FUSED_CHUNK_ROWS) /
+                        proto->mr * proto->mr;
     proto->quantization_offset = round_up(proto->rows * proto->row_length, 64);
     proto->zero_offset = round_up(proto->quantization_offset + proto->rows * sizeof(rl_qd8_row_quantization), 64);
     proto->edge_offset = round_up(proto->zero_offset + (proto->direct ? 0 : proto->rows * kc), 64);

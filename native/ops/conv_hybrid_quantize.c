@@ -57,10 +57,9 @@ static void quantize_parts(void *context, size_t first, size_t unused, size_t co
     }
 }
 
-void rl_quantize_images(const rl_plan *plan, rl_image_quantizer *qz, const float *x, int8_t *q, void *scratch,
-                        rl_qd8_row_quantization *out) {
+const rl_f32_qs8_quantization *rl_image_quantizations(const rl_plan *plan, rl_image_quantizer *qz, const float *x,
+                                                      void *scratch, rl_qd8_row_quantization *out) {
     qz->x = x;
-    qz->q = q;
     qz->ranges = (float *)scratch;
     qz->quantizations = (rl_f32_qs8_quantization *)(void *)((char *)scratch + qz->quantizations_offset);
     const size_t parts = qz->images * qz->parts_per_image, work = qz->images * qz->image_length * STEPS_PER_VALUE;
@@ -73,8 +72,17 @@ void rl_quantize_images(const rl_plan *plan, rl_image_quantizer *qz, const float
             hi = r[2 * k + 1] > hi ? r[2 * k + 1] : hi;
         }
         qz->quantizations[b] = qz->of_range(lo, hi);
-        out[b] = (rl_qd8_row_quantization){.zero_point = qz->quantizations[b].zero_point,
-                                           .scale = qz->quantizations[b].scale};
+        if (out)
+            out[b] = (rl_qd8_row_quantization){.zero_point = qz->quantizations[b].zero_point,
+                                               .scale = qz->quantizations[b].scale};
     }
-    rl_parallelize_rows(plan, quantize_parts, qz, parts, work);
+    return qz->quantizations;
+}
+
+void rl_quantize_images(const rl_plan *plan, rl_image_quantizer *qz, const float *x, int8_t *q, void *scratch,
+                        rl_qd8_row_quantization *out) {
+    rl_image_quantizations(plan, qz, x, scratch, out);
+    qz->q = q;
+    rl_parallelize_rows(plan, quantize_parts, qz, qz->images * qz->parts_per_image,
+                        qz->images * qz->image_length * STEPS_PER_VALUE);
 }

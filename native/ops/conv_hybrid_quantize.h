@@ -27,6 +27,11 @@ typedef struct {
 size_t rl_image_quantizer_init(rl_image_quantizer *qz, const rl_qd8_quantize_config *config, int tflite,
                                size_t images, size_t image_length);
 
+/* The first two steps alone: each image's quantization from its parts' ranges (in the scratch, valid until
+ * the next call), also written to `out` unless it is NULL; a caller rounds the values where it reads them. */
+const rl_f32_qs8_quantization *rl_image_quantizations(const rl_plan *plan, rl_image_quantizer *qz, const float *x,
+                                                      void *scratch, rl_qd8_row_quantization *out);
+
 /* Quantizes the images of x into q (images * image_length bytes) and writes each image's zero point and
  * dequantizing scale to `out`; `scratch` holds the bytes rl_image_quantizer_init asked for (64-byte aligned). */
 void rl_quantize_images(const rl_plan *plan, rl_image_quantizer *qz, const float *x, int8_t *q, void *scratch,

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from single_op import litert_default
-from test_hybrid_gemm import conv_model, depthwise_model
+from single_op import Const, Input, Quant, litert_default, op_model
+from test_hybrid_gemm import conv_model, depthwise_model, fc_model
 
 from rillet.quant import quantize
 from rillet.runtime import Interpreter
@@ -40,6 +40,15 @@ def assert_same_bits_on_every_thread_count_and_litert(content: bytes, x: np.ndar
     return [segments for _, segments in more]
 
 
+def dilated_depthwise_model(rng, n, h, w, c, k, dilation):
+    scales = rng.uniform(0.001, 0.05, c).astype(F32)
+    filt = rng.integers(-127, 128, (1, k, k, c)).astype(np.int8)
+    opts = {"padding": 0, "stride_w": 1, "stride_h": 1, "dilation_w_factor": dilation, "dilation_h_factor": dilation,
+            "depth_multiplier": 1, "fused_activation_function": 0}
+    return op_model("DEPTHWISE_CONV_2D", [Input((n, h, w, c), F32), Const(filt, Quant(scales, 0, 3)),
+                                          rng.uniform(-1, 1, c).astype(F32)], [((n, 1, 1, c), F32)], opts, version=2)
+
+
 def images(rng, shape, kind: str) -> np.ndarray:
     """A batch whose images' ranges come from parts other than the first (every image is split into parts)."""
     x = rng.uniform(-1, 1, shape).astype(F32)
@@ -54,14 +63,20 @@ def images(rng, shape, kind: str) -> np.ndarray:
 
 
 SHAPES = {
-    # TFLite's quantization (depthwise), images of 25,600 values: 7 parts each
+    # TFLite's quantization (depthwise), images of 25,600 values: 7 parts each; rows rounded into a ring
     "depthwise 3x3": lambda rng: depthwise_model(rng, 2, 40, 40, 16, 3, 1, 0, 3),
+    "depthwise 3x3 dilation 3": lambda rng: dilated_depthwise_model(rng, 2, 30, 25, 12, 3, 3),
+    "depthwise 5x5 stride 2": lambda rng: depthwise_model(rng, 1, 41, 37, 24, 5, 2, 1, 1),
+    # rows too wide for the ring (3 x 11,520 bytes): the image rounded into arena scratch first
+    "depthwise 3x3, wide rows": lambda rng: depthwise_model(rng, 2, 12, 360, 32, 3, 2, 0),
     # XNNPACK's (IGEMM per image), 18,432 values
     "conv 3x3 stride 2": lambda rng: conv_model(rng, 2, 48, 48, 8, 12, 3, 2, 0, act=1),
     # a first layer on RGB (row taps), 27,648 values
     "conv 3x3 RGB": lambda rng: conv_model(rng, 1, 96, 96, 3, 16, 3, 2, 0),
     # per pixel, quantized in the GEMM's tiles
     "conv 1x1": lambda rng: conv_model(rng, 2, 20, 20, 24, 40, 1, 1, 0),
+    # rows too long to quantize in a tile on AVX2 (6 x 3,000 bytes): quantized first, in parallel
+    "fully connected, rows of 3,000": lambda rng: fc_model(rng, 13, 3000, 20),
 }
 
 
