@@ -3,11 +3,11 @@
  * conv_hybrid_gemm.h.
  *
  * At each invoke the float input is quantized as f32_qd8_quantize_ref does, per row (GEMM: a fully connected
- * row, a BATCH_MATMUL row of x, or a pixel of a 1x1 stride-1 convolution) or per image (IGEMM: in parts across
- * the threads, conv_hybrid_quantize.h), into arena scratch, with each row's or image's zero point and scale
- * beside it; the IGEMM's padding taps point at a buffer per image that holds that image's zero point, so they
- * add nothing, as in the reference. Each output value is one kernel's sum and epilogue, whatever the tile it falls in, so the result does not depend
- * on the thread count. */
+ * row, a BATCH_MATMUL row of x, or a pixel of a 1x1 stride-1 convolution: inside the tiles, FUSED_BLOCK_BYTES)
+ * or per image (IGEMM: in parts across the threads, conv_hybrid_quantize.h) into arena scratch, with each
+ * row's or image's zero point and scale beside it; the IGEMM's padding taps point at a buffer per image that
+ * holds that image's zero point, so they add nothing, as in the reference. Each output value is one kernel's
+ * sum and epilogue, whatever the tile it falls in, so the result does not depend on the thread count. */
 #include <math.h>
 #include <string.h>
 
@@ -25,7 +25,7 @@ enum { FUSED_BLOCK_BYTES = 16384, FUSED_CHUNK_ROWS = 240 };
 
 typedef struct {
     int32_t direct;    /* GEMM over the quantized rows; else IGEMM through the indirection buffer */
-    int32_t fused;     /* direct, each block of rows quantized in its tile (FUSED_BLOCK_BYTES); else first */
+    int32_t fused;     /* direct, the rows quantized in the tiles that read them (FUSED_BLOCK_BYTES) */
     size_t chunk_rows; /* fused: rows quantized at a time, a multiple of mr */
     size_t m, n, kc, ks;
     size_t rows;       /* quantized rows: m for GEMM, the batch's images for IGEMM */

@@ -64,7 +64,8 @@ static void dwconv_pixel(const rl_qd8_dwconv_state *st, const rl_qd8_dwconv_para
             taps[fy * g->filter_w + fx] = in_row && ix >= 0 && ix < g->in_w ? in_row + (size_t)ix * channels : zero;
         }
     }
-    st->kernel(channels, st->taps, taps, st->filter, params, st->output + (row * (size_t)g->out_w + (size_t)ox) * channels);
+    st->kernel(channels, st->taps, taps, st->filter, params,
+               st->output + (row * (size_t)g->out_w + (size_t)ox) * channels);
 }
 
 static rl_qd8_dwconv_params image_params(const rl_qd8_dwconv_state *st, size_t b) {
