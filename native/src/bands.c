@@ -30,7 +30,9 @@ void rl_plan_form_segments(rl_plan *plan) {
     for (int32_t i = 0; i < plan->n_ops; ++i) {
         rl_op *op = &plan->ops[i];
         if (op->folded) continue; /* computed at prepare: nothing runs, nothing to wait for */
-        if (!op->run_rows) { /* offered only with rows and pixels (bands.h); dynamic plans have no runs */
+        /* Offered only with rows and pixels (bands.h); dynamic plans have no runs. An op's arena scratch lives
+         * for its own step only, where a later op's output may lie, which other bands may still be writing. */
+        if (!op->run_rows || op->arena_scratch_bytes) {
             start = -1;
             continue;
         }

@@ -108,7 +108,8 @@ struct rl_op {
     /* Banded execution (bands.h), offered by an op's prepare when a band of its output can be computed on its
      * own: the output is band_rows rows (batch * height) of band_row_pixels pixels, both positive; run_rows
      * computes pixels [first, first + count) (whole rows when band_whole_rows); begin_rows (or NULL) takes the
-     * tensors' addresses before a band job. band_pointwise: pixel p reads only pixel p of its inputs (which have the
+     * tensors' addresses before a band job, and a segment's first op may also read its inputs whole there, on
+     * the plan's threads (they are complete: the hybrid depthwise finds each image's range). band_pointwise: pixel p reads only pixel p of its inputs (which have the
      * same rows and pixels), so the op may follow the ops that wrote them in the same band without waiting
      * for the other bands. */
     size_t band_rows, band_row_pixels;
