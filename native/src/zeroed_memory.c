@@ -88,9 +88,8 @@ static int keep(rl_block_cache *cache, rl_zeroed_block block) {
     if (block.capacity < RL_KEPT_MIN) return 0;
     int done = 0;
     pthread_mutex_lock(&cache->mutex);
-    for (int i = 0; i < RL_KEPT_BLOCKS && !done && block.capacity <= cache->max_bytes - cache->bytes &&
-                    cache->bytes <= cache->max_bytes;
-         ++i) {
+    const int room = block.capacity <= cache->max_bytes - cache->bytes; /* bytes never exceeds max_bytes */
+    for (int i = 0; room && i < RL_KEPT_BLOCKS && !done; ++i) {
         if (cache->blocks[i].base == NULL) {
             cache->blocks[i] = block;
             cache->bytes += block.capacity;
