@@ -1,7 +1,9 @@
 """Writes the latency table for every model in tests/data/models: rillet against LiteRT with XNNPACK and
 with its builtin kernels, same process, same inputs, runs interleaved; medians and the ratio rillet / LiteRT,
 at each thread count asked for, and each runtime's speed-up from the first count to each other (LiteRT's
-own beside rillet's: on a machine whose vCPUs are hyperthreads of fewer cores, neither scales far).
+own beside rillet's: on a machine whose vCPUs are hyperthreads of fewer cores, neither scales far). Every
+runtime at every thread count takes turns in one loop per model, so a speed-up compares the same spells of a
+shared machine (on this VM two threads scale 1.7x in one minute and 1.1x in the next, for LiteRT too).
 
     python bench/bench_models.py [--threads 1 2] [--runs 60] [--models DIR] [--markdown out.md]
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rillet.commands.bench import bench_model
+from rillet.commands.bench import bench_model_threads
 from rillet.native import kernel_path
 
 DEFAULT_MODELS = Path(__file__).resolve().parents[1] / "tests" / "data" / "models"
@@ -40,8 +42,9 @@ def main() -> int:
     rows, notes = [], []
     for path in sorted(args.models.glob("*.tflite")):
         first = None
+        by_threads = bench_model_threads(str(path), args.threads, args.runs)
         for threads in args.threads:
-            r = bench_model(str(path), threads, args.runs)
+            r = by_threads[threads]
             ours, xnn, builtin = r.get("rillet"), r.get("litert_xnnpack"), r.get("litert_builtin")
             first = first if first is not None else (ours, xnn, builtin)
             speedups = [ratio(a, b) if threads != args.threads[0] else "" for a, b in zip(first, (ours, xnn, builtin))]

@@ -28,6 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from support import golden, model_path
 
 DYNAMIC_SUFFIX = "_dynamic"
+# Between two interpreters' turns: the last one's workers spin for a while after its invoke (XNNPACK's
+# pthreadpool up to a million pause rounds, rillet's 0.2 ms) and would take a core from the next one timed.
+PAUSE_SECONDS = 0.02
 DEFAULT_MODELS = ["mobilenet_v2_035_96_f32", "mobilenet_v2_035_96_int8", "mobilenet_v2_035_96_dynamic"]
 
 
@@ -101,6 +104,7 @@ def main() -> None:
         rounds: dict[tuple[str, str, int], list[float]] = {key: [] for key in interpreters}
         for _ in range(args.rounds):
             for key, it in interpreters.items():
+                time.sleep(PAUSE_SECONDS)
                 rounds[key].append(invoke_median(it, max(args.runs // args.rounds, 1)))
         for name in names:
             print(f"\n{name}: invoke at 1 thread and at {n}; medians of {args.rounds} interleaved rounds "

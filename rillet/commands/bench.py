@@ -35,19 +35,22 @@ def _stats(times: list[float]) -> dict[str, float]:
             "p90_ms": float(np.percentile(t, 90))}
 
 
-def _time_interleaved(invokes: dict[str, Callable[[], None]], runs: int, blocks: int = 5,
-                      warmup: int = 3) -> dict[str, dict[str, float]]:
+def _time_interleaved(invokes: dict[Any, Callable[[], None]], runs: int, blocks: int = 5,
+                      warmup: int = 3) -> dict[Any, dict[str, float]]:
     """Each runtime's invokes in `blocks` rounds, runtimes taking turns, so a slow spell of a shared machine
     falls on all of them. Within a block a runtime invokes back to back, as an app would; between turns a
-    pause lets the last runtime's worker threads stop spinning before the next is timed."""
+    pause lets the last runtime's worker threads stop spinning before the next is timed, and one untimed
+    invoke opens each turn (the first after a pause wakes sleeping workers and refills the caches the others
+    used: 1.3-2x an invoke's time here, at any thread count, and a loop pays it once)."""
     for invoke in invokes.values():
         for _ in range(warmup):
             invoke()
-    times: dict[str, list[float]] = {name: [] for name in invokes}
+    times: dict[Any, list[float]] = {name: [] for name in invokes}
     per_block = [runs // blocks + (1 if b < runs % blocks else 0) for b in range(blocks)]
     for count in per_block:
         for name, invoke in invokes.items():
             time.sleep(0.01)
+            invoke()
             for _ in range(count):
                 start = time.perf_counter()
                 invoke()
@@ -80,31 +83,41 @@ def bench_model(path: str, threads: int = 1, runs: int = 50, warmup: int = 3,
                 inputs: list[str] | None = None) -> dict[str, dict[str, float] | str]:
     """Latency per runtime, measured interleaved in this process: {'rillet': stats, 'litert_xnnpack': stats,
     'litert_builtin': stats}; a runtime that cannot run the model (or is not installed) maps to the reason."""
+    return bench_model_threads(path, [threads], runs, warmup, inputs)[threads]
+
+
+def bench_model_threads(path: str, thread_counts: list[int], runs: int = 50, warmup: int = 3,
+                        inputs: list[str] | None = None) -> dict[int, dict[str, dict[str, float] | str]]:
+    """bench_model at each thread count, every runtime at every count taking turns in one interleaved loop,
+    so that a speed-up from one count to another is measured over the same spells of a shared machine:
+    {threads: {runtime: stats or reason}}."""
     from rillet.runtime import Interpreter
 
-    results: dict[str, dict[str, float] | str] = {}
-    invokes: dict[str, Callable[[], None]] = {}
-    keep = []  # the interpreters, alive while their invoke methods are timed
-    makers: dict[str, Callable[[], Any]] = {"rillet": lambda: Interpreter(model_path=path, num_threads=threads)}
+    makers: dict[str, Callable[[int], Any]] = {"rillet": lambda n: Interpreter(model_path=path, num_threads=n)}
     try:
         from ai_edge_litert.interpreter import Interpreter as LiteRT
         from ai_edge_litert.interpreter import OpResolverType
 
         builtin = OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
-        makers["litert_xnnpack"] = lambda: LiteRT(model_path=path, num_threads=threads)
-        makers["litert_builtin"] = lambda: LiteRT(model_path=path, num_threads=threads,
-                                                  experimental_op_resolver_type=builtin)
+        makers["litert_xnnpack"] = lambda n: LiteRT(model_path=path, num_threads=n)
+        makers["litert_builtin"] = lambda n: LiteRT(model_path=path, num_threads=n,
+                                                    experimental_op_resolver_type=builtin)
     except ImportError:
         pass
-    for name, make in makers.items():
-        try:
-            interpreter = make()
-            invokes[name] = _ready(interpreter, inputs=inputs)
-            keep.append(interpreter)
-        except (RuntimeError, ValueError, WorkError) as e:
-            results[name] = f"cannot run: {(str(e).splitlines() or [type(e).__name__])[0]}"
+    results: dict[tuple[int, str], dict[str, float] | str] = {}
+    invokes: dict[tuple[int, str], Callable[[], None]] = {}
+    keep = []  # the interpreters, alive while their invoke methods are timed
+    for threads in dict.fromkeys(thread_counts):
+        for name, make in makers.items():
+            try:
+                interpreter = make(threads)
+                invokes[(threads, name)] = _ready(interpreter, inputs=inputs)
+                keep.append(interpreter)
+            except (RuntimeError, ValueError, WorkError) as e:
+                results[(threads, name)] = f"cannot run: {(str(e).splitlines() or [type(e).__name__])[0]}"
     results.update(_time_interleaved(invokes, runs, warmup=warmup))
-    return {name: results[name] for name in makers if name in results}
+    return {threads: {name: results[(threads, name)] for name in makers if (threads, name) in results}
+            for threads in thread_counts}
 
 
 LABELS = {"rillet": "rillet", "litert_xnnpack": "LiteRT + XNNPACK", "litert_builtin": "LiteRT builtin (no XNNPACK)"}
