@@ -20,7 +20,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("model", help="path to a .tflite file")
     p.add_argument("--threads", type=positive_int, default=1, help="threads for every interpreter (default 1)")
     p.add_argument("--runs", type=positive_int, default=50, help="timed invokes per runtime (default 50)")
-    p.add_argument("--warmup", type=non_negative_int, default=3, help="untimed invokes per runtime first (default 3)")
+    p.add_argument("--warmup", type=non_negative_int, default=5,
+                   help="untimed invokes before each turn of a runtime (default 5)")
     p.add_argument("--input", action="append", metavar="X.npy",
                    help="real inputs, as `rillet run` takes them (default: random values of each input's type)")
     p.add_argument("--profile", action="store_true", help="also print rillet's time per op (median of the runs)")
@@ -36,21 +37,20 @@ def _stats(times: list[float]) -> dict[str, float]:
 
 
 def _time_interleaved(invokes: dict[Any, Callable[[], None]], runs: int, blocks: int = 5,
-                      warmup: int = 3) -> dict[Any, dict[str, float]]:
+                      warmup: int = 5) -> dict[Any, dict[str, float]]:
     """Each runtime's invokes in `blocks` rounds, runtimes taking turns, so a slow spell of a shared machine
     falls on all of them. Within a block a runtime invokes back to back, as an app would; between turns a
-    pause lets the last runtime's worker threads stop spinning before the next is timed, and one untimed
-    invoke opens each turn (the first after a pause wakes sleeping workers and refills the caches the others
-    used: 1.3-2x an invoke's time here, at any thread count, and a loop pays it once)."""
-    for invoke in invokes.values():
-        for _ in range(warmup):
-            invoke()
+    pause lets the last runtime's worker threads stop spinning before the next is timed, and each turn opens
+    with `warmup` untimed invokes: the first invokes after a pause wake sleeping workers and refill the
+    caches the others used (here the first took 1.3-2x an invoke's time, and two threads reached their
+    steady time only by the fifth or so), which a loop pays once."""
     times: dict[Any, list[float]] = {name: [] for name in invokes}
     per_block = [runs // blocks + (1 if b < runs % blocks else 0) for b in range(blocks)]
     for count in per_block:
         for name, invoke in invokes.items():
             time.sleep(0.01)
-            invoke()
+            for _ in range(warmup):
+                invoke()
             for _ in range(count):
                 start = time.perf_counter()
                 invoke()
@@ -79,14 +79,14 @@ def _ready(interpreter: Any, seed: int = 0, inputs: list[str] | None = None) -> 
     return interpreter.invoke
 
 
-def bench_model(path: str, threads: int = 1, runs: int = 50, warmup: int = 3,
+def bench_model(path: str, threads: int = 1, runs: int = 50, warmup: int = 5,
                 inputs: list[str] | None = None) -> dict[str, dict[str, float] | str]:
     """Latency per runtime, measured interleaved in this process: {'rillet': stats, 'litert_xnnpack': stats,
     'litert_builtin': stats}; a runtime that cannot run the model (or is not installed) maps to the reason."""
     return bench_model_threads(path, [threads], runs, warmup, inputs)[threads]
 
 
-def bench_model_threads(path: str, thread_counts: list[int], runs: int = 50, warmup: int = 3,
+def bench_model_threads(path: str, thread_counts: list[int], runs: int = 50, warmup: int = 5,
                         inputs: list[str] | None = None) -> dict[int, dict[str, dict[str, float] | str]]:
     """bench_model at each thread count, every runtime at every count taking turns in one interleaved loop,
     so that a speed-up from one count to another is measured over the same spells of a shared machine:
