@@ -67,7 +67,13 @@ rl_f32_dwconv_config rl_f32_dwconv_config_for(rl_isa isa) {
 }
 
 rl_f32_dwconv_config rl_f32_dwconv_narrow_config_for(rl_isa isa) {
-    return rl_f32_dwconv_config_for(isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI ? RL_ISA_AVX2 : isa);
+#if defined(__x86_64__) || defined(_M_X64)
+    if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) {
+        const rl_f32_dwconv_config config = {.channel_tile = 8, .dwconv = f32_dwconv_8c__avx2};
+        return config;
+    }
+#endif
+    return rl_f32_dwconv_config_for(isa);
 }
 
 rl_f32_pool_config rl_f32_pool_config_for(rl_isa isa) {

@@ -118,6 +118,10 @@ DW_CASES = [  # n, h, w, channels, multiplier, k, stride, padding, activation
     # SAME and VALID, 3x3 and 5x5, batch 2, and a row just under and at the edge.
     (1, 5, 18, 16, 1, 3, 1, 0, 0), (2, 4, 33, 17, 1, 3, 2, 0, 3), (1, 6, 40, 8, 1, 5, 1, 1, 1),
     (1, 7, 37, 33, 1, 5, 2, 1, 0), (1, 3, 15, 5, 1, 3, 1, 0, 0), (1, 3, 16, 5, 1, 3, 1, 0, 2),
+    # Narrow layers (fewer than two wide tiles, not a whole number: the 8-channel AVX2 kernel): MediaPipe's
+    # 1x1 and 3x3 on 8 channels, 24 and 12 channels, a 5x5 stride 2, and rows that end mid-pass.
+    (1, 4, 20, 8, 1, 1, 1, 0, 0), (1, 5, 18, 24, 1, 3, 1, 0, 1), (1, 6, 17, 12, 1, 5, 2, 0, 3),
+    (1, 3, 7, 4, 1, 1, 1, 1, 0), (2, 6, 19, 8, 1, 3, 1, 0, 3),
 ]
 POOL_CASES = [  # op, n, h, w, channels, window, stride, padding, activation
     ("MAX_POOL_2D", 1, 26, 26, 8, 2, 2, 1, 0), ("AVERAGE_POOL_2D", 1, 13, 13, 16, 3, 2, 0, 3),
