@@ -63,6 +63,7 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .f32_dwconv_narrow = rl_f32_dwconv_narrow_config_for(isa),
         .qs8_dwconv_narrow = rl_qs8_dwconv_narrow_config_for(isa),
         .qs8_vbinary = rl_qs8_vbinary_config_for(isa),
+        .f32_vbinary = rl_f32_vbinary_config_for(isa),
         .qs8_pool = rl_qs8_pool_config_for(isa),
         .s8_ibilinear = rl_s8_ibilinear_for(isa),
         .f32_pool = rl_f32_pool_config_for(isa),

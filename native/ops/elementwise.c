@@ -38,15 +38,106 @@ static rl_status run_s8_minmax(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
-/* Banded execution (bands.h) of a float operation whose operands have the output's shape: pixel p of a 4-D
- * NHWC output is its elements p * C ..., and each reads the same element of a and b only. */
+/* How a float binary op's operands line up, found once at prepare: the micro-kernel form each invoke calls. */
+typedef enum {
+    F32_BINARY_BROADCAST,   /* anything else: f32_binary_ref walks the broadcast */
+    F32_BINARY_SAME_SHAPE,  /* both operands have the output's shape: vbinary */
+    F32_BINARY_ONE_VALUE,   /* one operand is a single value: vbinaryc */
+    F32_BINARY_PER_CHANNEL  /* one is the output's last axes (a bias, PRELU's [1, 1, C] alpha): vbinary_rows */
+} rl_f32_binary_form;
+
+typedef struct {
+    rl_binary_op op;
+    rl_f32_binary_form form;
+    int32_t reversed;       /* the single value or the vector is the left operand, a */
+    size_t rows, channels;  /* F32_BINARY_PER_CHANNEL: rows of the full operand, each against the vector */
+    size_t pixel_channels;  /* elements per pixel of a banded 4-D output (bands.h), 0 when not banded */
+    rl_f32_minmax_params clamp;
+} rl_f32_binary_state;
+
+RL_STATIC_ASSERT(sizeof(rl_f32_binary_state) <= 64, "rl_f32_binary_state is a small header");
+
+/* The number of elements of an operand (its rank-8 strides) when it is the output's last axes, whole, repeated
+ * over all the others ([C], [1, 1, C] or [W, C] against [N, H, W, C]); 0 when it is not. The whole output is
+ * one such block of itself. */
+static int64_t trailing_block(const rl_broadcast *bc, const int64_t *strides) {
+    int64_t block = 1;
+    int d = 7;
+    for (; d >= 0 && (strides[d] != 0 || bc->out_dims[d] == 1); --d) block *= bc->out_dims[d];
+    for (; d >= 0; --d)
+        if (bc->out_dims[d] != 1 && strides[d] != 0) return 0;
+    return block;
+}
+
+/* Outputs [first, first + count) (a multiple of the vector's length in the per-channel form). */
+static void run_f32_binary_span(const rl_plan *plan, const rl_f32_binary_state *st, size_t first, size_t count,
+                                const float *a, const float *b, float *out) {
+    const rl_f32_vbinary_config *k = &plan->kernels->f32_vbinary;
+    switch (st->form) {
+    case F32_BINARY_SAME_SHAPE: k->vbinary(st->op, count, a + first, b + first, out + first, &st->clamp); return;
+    case F32_BINARY_ONE_VALUE:
+        if (st->reversed) k->vbinaryc(st->op, 1, count, b + first, a, out + first, &st->clamp);
+        else k->vbinaryc(st->op, 0, count, a + first, b, out + first, &st->clamp);
+        return;
+    case F32_BINARY_PER_CHANNEL:
+        if (st->reversed) k->vbinary_rows(st->op, 1, count / st->channels, st->channels, b + first, a, out + first,
+                                          &st->clamp);
+        else k->vbinary_rows(st->op, 0, count / st->channels, st->channels, a + first, b, out + first, &st->clamp);
+        return;
+    case F32_BINARY_BROADCAST: return; /* never banded; run_f32_binary calls the reference */
+    }
+}
+
+static rl_status run_f32_binary(rl_plan *plan, rl_op *op) {
+    const rl_f32_binary_state *st = (const rl_f32_binary_state *)op->state;
+    const float *a = (const float *)rl_input(plan, op, 0)->data, *b = (const float *)rl_input(plan, op, 1)->data;
+    float *out = (float *)rl_output(plan, op, 0)->data;
+    if (st->form == F32_BINARY_BROADCAST) plan->kernels->f32_binary(st->op, &op->prep.bc, a, b, out);
+    else run_f32_binary_span(plan, st, 0, (size_t)op->prep.bc.count, a, b, out);
+    return RL_OK;
+}
+
+/* Banded execution (bands.h): pixel p of the 4-D output is its elements p * C ..., and reads the same elements
+ * of the full operands and the whole of a single value or a vector of C. */
 static void run_f32_binary_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
-    const size_t channels = (size_t)op->prep.bc.count / (op->band_rows * op->band_row_pixels), at = first * channels;
-    rl_broadcast bc = op->prep.bc;
-    bc.count = (int64_t)(count * channels);
-    plan->kernels->f32_binary(binary_of(op->code), &bc, (const float *)rl_input(plan, op, 0)->data + at,
-                              (const float *)rl_input(plan, op, 1)->data + at,
-                              (float *)rl_output(plan, op, 0)->data + at);
+    const rl_f32_binary_state *st = (const rl_f32_binary_state *)op->state;
+    run_f32_binary_span(plan, st, first * st->pixel_channels, count * st->pixel_channels,
+                        (const float *)rl_input(plan, op, 0)->data, (const float *)rl_input(plan, op, 1)->data,
+                        (float *)rl_output(plan, op, 0)->data);
+}
+
+/* A float arithmetic op's state: its form, and bands where each pixel's outputs read their own inputs. */
+static rl_status prepare_f32_binary(rl_plan *plan, rl_op *op) {
+    rl_f32_binary_state *st = (rl_f32_binary_state *)rl_op_state(plan, op, sizeof *st);
+    if (!st) return RL_NO_MEMORY;
+    const rl_broadcast *bc = &op->prep.bc;
+    const rl_tensor *output = rl_output(plan, op, 0);
+    st->op = binary_of(op->code);
+    st->clamp.min = bc->act_min;
+    st->clamp.max = bc->act_max;
+    const int64_t a_block = trailing_block(bc, bc->a_strides), b_block = trailing_block(bc, bc->b_strides);
+    if (bc->contiguous == 1) {
+        st->form = F32_BINARY_SAME_SHAPE;
+    } else if (bc->contiguous == 2 || bc->contiguous == 3) {
+        st->form = F32_BINARY_ONE_VALUE;
+        st->reversed = bc->contiguous == 3;
+    } else if (bc->count > 0 && (a_block == bc->count || b_block == bc->count) && (a_block > 1 && b_block > 1)) {
+        st->form = F32_BINARY_PER_CHANNEL;
+        st->reversed = a_block < b_block;
+        st->channels = (size_t)(st->reversed ? a_block : b_block);
+        st->rows = (size_t)bc->count / st->channels;
+    } else {
+        st->form = F32_BINARY_BROADCAST;
+    }
+    op->run = run_f32_binary;
+    const rl_shape *s = &output->shape;
+    const size_t pixel_channels = s->rank == 4 ? (size_t)s->dims[3] : 0;
+    if (st->form != F32_BINARY_BROADCAST && pixel_channels > 0 &&
+        (st->form != F32_BINARY_PER_CHANNEL || st->channels == pixel_channels)) {
+        st->pixel_channels = pixel_channels;
+        rl_offer_elementwise_rows(op, output, run_f32_binary_rows);
+    }
+    return RL_OK;
 }
 
 rl_status rl_prepare_binary(rl_plan *plan, rl_op *op) {
@@ -77,8 +168,7 @@ rl_status rl_prepare_binary(rl_plan *plan, rl_op *op) {
     if ((s = rl_activation_range(plan, activation, &op->prep.bc.act_min, &op->prep.bc.act_max)) != RL_OK) return s;
     if (a->dtype == RL_INT32 && activation != RL_ACT_NONE)
         return rl_fail(plan, RL_UNSUPPORTED, "fused activations on int32 are not supported");
-    if (a->dtype == RL_FLOAT32 && !comparison && op->prep.bc.contiguous == 1 && op->kind->eval == rl_eval_binary)
-        rl_offer_elementwise_rows(op, output, run_f32_binary_rows);
+    if (a->dtype == RL_FLOAT32 && !comparison) return prepare_f32_binary(plan, op);
     return RL_OK;
 }
 
@@ -93,11 +183,12 @@ rl_status rl_eval_binary(rl_plan *plan, rl_op *op) {
         s32_binary_ref(binary_of(op->code), &op->prep.bc, (const int32_t *)a->data, (const int32_t *)b->data,
                        (int32_t *)out);
     } else {
-        plan->kernels->f32_binary(binary_of(op->code), &op->prep.bc, (const float *)a->data,
-                                  (const float *)b->data, (float *)out);
+        return run_f32_binary(plan, op); /* prepare made its state */
     }
     return RL_OK;
 }
+
+static void run_f32_leaky_relu_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count);
 
 rl_status rl_prepare_same_shape_f32(rl_plan *plan, rl_op *op) {
     rl_status s = rl_expect_inputs(plan, op, 1, 1);
@@ -115,6 +206,10 @@ rl_status rl_prepare_same_shape_f32(rl_plan *plan, rl_op *op) {
         if (input->shape.rank < 1) return rl_fail(plan, RL_INVALID, "input must have rank 1 or more");
         op->prep.inner = input->shape.dims[input->shape.rank - 1];
         op->prep.outer = op->prep.inner ? op->prep.count / op->prep.inner : 0;
+    }
+    if (op->code == RL_OP_LEAKY_RELU && input->shape.rank == 4) {
+        op->prep.inner = input->shape.dims[3];
+        rl_offer_elementwise_rows(op, output, run_f32_leaky_relu_rows);
     }
     return RL_OK;
 }
@@ -147,9 +242,17 @@ rl_status rl_eval_unary(rl_plan *plan, rl_op *op) {
 
 rl_status rl_eval_leaky_relu(rl_plan *plan, rl_op *op) {
     if (rl_input(plan, op, 0)->dtype == RL_INT8) return rl_eval_activation_s8(plan, op);
-    plan->kernels->f32_leaky_relu(op->prep.count, op->params.leaky_relu.alpha,
-                                  (const float *)rl_input(plan, op, 0)->data, (float *)rl_output(plan, op, 0)->data);
+    plan->kernels->f32_vbinary.vlrelu((size_t)op->prep.count, op->params.leaky_relu.alpha,
+                                      (const float *)rl_input(plan, op, 0)->data, (float *)rl_output(plan, op, 0)->data);
     return RL_OK;
+}
+
+/* Banded execution (bands.h) of a float LEAKY_RELU: pixels of its 4-D output, op->prep.inner elements each. */
+static void run_f32_leaky_relu_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    const size_t at = first * (size_t)op->prep.inner;
+    plan->kernels->f32_vbinary.vlrelu(count * (size_t)op->prep.inner, op->params.leaky_relu.alpha,
+                                      (const float *)rl_input(plan, op, 0)->data + at,
+                                      (float *)rl_output(plan, op, 0)->data + at);
 }
 
 rl_status rl_eval_softmax(rl_plan *plan, rl_op *op) {

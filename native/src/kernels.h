@@ -59,6 +59,57 @@ typedef enum {
     RL_UN_RSQRT, RL_UN_EXP, RL_UN_LOG, RL_UN_NEG, RL_UN_RELU, RL_UN_RELU6, RL_UN_LOGISTIC, RL_UN_TANH,
     RL_UN_HARD_SWISH, RL_UN_SIN, RL_UN_COS, RL_UN_ABS, RL_UN_SQRT, RL_UN_SQUARE
 } rl_unary_op;
+/* float32 element-wise micro-kernels (f32_vbinary__*.c, f32_vlrelu__*.c; which path gets which:
+ * f32_vbinary_configs.c): an rl_binary_op in f32_binary_ref's arithmetic, each result clamped to [p->min, p->max]
+ * in its order (v < min ? min : v, then v > max ? max : v). The scalar kernels are the specification; the SIMD
+ * ones give their bits, with no fused multiply-add and a true divide (a NaN stays a NaN; which NaN, when both
+ * operands are one, is the hardware's). Armv7's NEON flushes subnormals to zero where the scalar kernels on
+ * VFP do not: only results or operands below 2^-126 can differ there. out may be the full operand (in place).
+ * vbinary: n outputs of a op b, both n values. vbinaryc: n outputs of x op v[0] (v[0] op x when reversed).
+ * vbinary_rows: rows of `channels` outputs, row r of x (x + r * channels) op the vector v of `channels` values
+ * (v op row when reversed): a per-channel operand in one call. vlrelu: LEAKY_RELU, f32_leaky_relu_ref's
+ * x > 0 ? x : x * alpha. */
+typedef void (*rl_f32_vbinary_fn)(rl_binary_op op, size_t n, const float *a, const float *b, float *out,
+                                  const rl_f32_minmax_params *p);
+typedef void (*rl_f32_vbinaryc_fn)(rl_binary_op op, int reversed, size_t n, const float *x, const float *v,
+                                   float *out, const rl_f32_minmax_params *p);
+typedef void (*rl_f32_vbinary_rows_fn)(rl_binary_op op, int reversed, size_t rows, size_t channels, const float *x,
+                                       const float *v, float *out, const rl_f32_minmax_params *p);
+typedef void (*rl_f32_vlrelu_fn)(size_t n, float alpha, const float *x, float *y);
+typedef struct {
+    rl_f32_vbinary_fn vbinary;
+    rl_f32_vbinaryc_fn vbinaryc;
+    rl_f32_vbinary_rows_fn vbinary_rows;
+    rl_f32_vlrelu_fn vlrelu;
+} rl_f32_vbinary_config;
+/* AVX2's on every x86 SIMD path (AVX-512's wider vectors would not help a loop that waits on memory), NEON's on
+ * both Arm paths, else scalar. */
+rl_f32_vbinary_config rl_f32_vbinary_config_for(rl_isa isa);
+void f32_vbinary__scalar(rl_binary_op op, size_t n, const float *a, const float *b, float *out,
+                         const rl_f32_minmax_params *p);
+void f32_vbinaryc__scalar(rl_binary_op op, int reversed, size_t n, const float *x, const float *v, float *out,
+                          const rl_f32_minmax_params *p);
+void f32_vbinary_rows__scalar(rl_binary_op op, int reversed, size_t rows, size_t channels, const float *x,
+                              const float *v, float *out, const rl_f32_minmax_params *p);
+void f32_vlrelu__scalar(size_t n, float alpha, const float *x, float *y);
+#if defined(__x86_64__) || defined(_M_X64)
+void f32_vbinary__avx2(rl_binary_op op, size_t n, const float *a, const float *b, float *out,
+                       const rl_f32_minmax_params *p);
+void f32_vbinaryc__avx2(rl_binary_op op, int reversed, size_t n, const float *x, const float *v, float *out,
+                        const rl_f32_minmax_params *p);
+void f32_vbinary_rows__avx2(rl_binary_op op, int reversed, size_t rows, size_t channels, const float *x,
+                            const float *v, float *out, const rl_f32_minmax_params *p);
+void f32_vlrelu__avx2(size_t n, float alpha, const float *x, float *y);
+#endif
+#if RL_HAVE_NEON_KERNELS
+void f32_vbinary__neon(rl_binary_op op, size_t n, const float *a, const float *b, float *out,
+                       const rl_f32_minmax_params *p);
+void f32_vbinaryc__neon(rl_binary_op op, int reversed, size_t n, const float *x, const float *v, float *out,
+                        const rl_f32_minmax_params *p);
+void f32_vbinary_rows__neon(rl_binary_op op, int reversed, size_t rows, size_t channels, const float *x,
+                            const float *v, float *out, const rl_f32_minmax_params *p);
+void f32_vlrelu__neon(size_t n, float alpha, const float *x, float *y);
+#endif
 /* Comparisons: a bool (one byte, 0 or 1) per broadcast element. */
 typedef enum { RL_CMP_GREATER, RL_CMP_GREATER_EQUAL, RL_CMP_LESS, RL_CMP_LESS_EQUAL, RL_CMP_EQUAL, RL_CMP_NOT_EQUAL } rl_compare_op;
 
@@ -178,6 +229,7 @@ typedef struct {
     rl_f32_dwconv_config f32_dwconv_narrow;
     rl_qs8_dwconv_config qs8_dwconv_narrow;
     rl_qs8_vbinary_config qs8_vbinary;
+    rl_f32_vbinary_config f32_vbinary; /* float element-wise binary ops and LEAKY_RELU */
     rl_qs8_pool_config qs8_pool;
     rl_s8_ibilinear_fn s8_ibilinear; /* RESIZE_BILINEAR on XNNPACK's int8 arithmetic, a row at a time */
     rl_f32_pool_config f32_pool;

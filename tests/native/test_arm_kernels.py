@@ -69,6 +69,9 @@ TESTERS = {
     # hybrid GEMM/IGEMM/depthwise micro-kernels and quantizations, with the reference quantizations they reproduce
     "qd8": ("qd8_kernels_test.c", ("qd8_f32_qc8w_*__*.c", "qd8_f32_qc8w_pack.c", "qd8_f32_qc8w_fully_connected_ref.c",
                                    "f32_qs8_asymmetric_quantize_tflite_ref.c", "f32_qd8_quantize__*.c")),
+    # element-wise binary ops and LEAKY_RELU, with the whole-op references the scalar kernels are checked against
+    "f32_vbinary": ("f32_vbinary_test.c", ("f32_vbinary__*.c", "f32_vlrelu__*.c", "f32_vbinary_configs.c",
+                                           "f32_binary_ref.c", "f32_unary_ref.c", "xx_index_ref.c")),
 }
 
 
@@ -134,7 +137,7 @@ def testers(tmp_path_factory: pytest.TempPathFactory):
     return get
 
 
-@pytest.mark.parametrize("which", ["f32", "qs8", "qd8"])
+@pytest.mark.parametrize("which", ["f32", "qs8", "qd8", "f32_vbinary"])
 @pytest.mark.parametrize(("arch", "cpu", "path", "expected"), RUNS)
 def test_kernels_match_scalar_under_qemu(testers, which: str, arch: str, cpu: str, path: str, expected: str) -> None:
     """float32 within 1e-6 of the scalar kernels, int8 bit for bit with them and the formula, no over-read."""
@@ -148,6 +151,7 @@ def test_kernels_match_scalar_under_qemu(testers, which: str, arch: str, cpu: st
     assert done.returncode == 0, f"{which} {path} kernels on {arch} {cpu}:\n{output}"
     if path != "scalar":  # the path really ran its own kernels, not scalar's under another name
         tile = "4x8" if which == "f32" else ("4x16c4" if path == "neondot" and which == "qs8" else "4x8c1")
+        tile = "f32_vbinary__neon" if which == "f32_vbinary" else tile
         assert tile in output, output
 
 

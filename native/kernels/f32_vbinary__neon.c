@@ -1,0 +1,100 @@
+/* f32_vbinary__neon.c — the float32 element-wise binary micro-kernels (f32_vbinary__scalar.c) 8 elements a
+ * step, then 4, then the last 1-3 with the scalar arithmetic (aarch64 and armv7). vmaxq_f32 / vminq_f32 would
+ * let a NaN win and order the zeros, so MAXIMUM, MINIMUM, PRELU and the clamp are the scalar kernel's own
+ * compares and selects; no fused multiply-add; DIV is vdivq_f32 on aarch64 and, as armv7's NEON has no divide
+ * (only a reciprocal estimate), four VFP divides there. */
+#include <arm_neon.h>
+
+#include "f32_vbinary_scalar.h"
+
+#define INLINE static inline __attribute__((always_inline))
+
+INLINE float32x4_t divide4(float32x4_t x, float32x4_t y) {
+#if defined(__aarch64__)
+    return vdivq_f32(x, y);
+#else
+    float xs[4], ys[4];
+    vst1q_f32(xs, x);
+    vst1q_f32(ys, y);
+    for (int i = 0; i < 4; ++i) xs[i] = xs[i] / ys[i];
+    return vld1q_f32(xs);
+#endif
+}
+
+INLINE float32x4_t apply4(rl_binary_op op, float32x4_t x, float32x4_t y) {
+    switch (op) {
+    case RL_BIN_ADD: return vaddq_f32(x, y);
+    case RL_BIN_SUB: return vsubq_f32(x, y);
+    case RL_BIN_MUL: return vmulq_f32(x, y);
+    case RL_BIN_DIV: return divide4(x, y);
+    case RL_BIN_SQUARED_DIFFERENCE: { const float32x4_t d = vsubq_f32(x, y); return vmulq_f32(d, d); }
+    case RL_BIN_MAXIMUM: return vbslq_f32(vcltq_f32(x, y), y, x);
+    case RL_BIN_MINIMUM: return vbslq_f32(vcltq_f32(y, x), y, x);
+    case RL_BIN_PRELU: return vbslq_f32(vcgeq_f32(x, vdupq_n_f32(0.0f)), x, vmulq_f32(x, y));
+    }
+    return x;
+}
+
+typedef struct {
+    float32x4_t lo, hi;
+    float min, max;
+} bounds;
+
+INLINE float32x4_t step4(rl_binary_op op, int reversed, float32x4_t x, float32x4_t y, const bounds *b) {
+    float32x4_t v = reversed ? apply4(op, y, x) : apply4(op, x, y);
+    v = vbslq_f32(vcltq_f32(v, b->lo), b->lo, v);
+    return vbslq_f32(vcgtq_f32(v, b->hi), b->hi, v);
+}
+
+/* n outputs of x against y: n values of y (y_vector), or the one value y[0]. */
+INLINE void run(rl_binary_op op, int reversed, int y_vector, size_t n, const float *x, const float *y, float *out,
+                const bounds *b) {
+    const float32x4_t yv = vdupq_n_f32(y[0]);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const float32x4_t y0 = y_vector ? vld1q_f32(y + i) : yv, y1 = y_vector ? vld1q_f32(y + i + 4) : yv;
+        const float32x4_t v0 = step4(op, reversed, vld1q_f32(x + i), y0, b);
+        const float32x4_t v1 = step4(op, reversed, vld1q_f32(x + i + 4), y1, b);
+        vst1q_f32(out + i, v0);
+        vst1q_f32(out + i + 4, v1);
+    }
+    if (i + 4 <= n) {
+        vst1q_f32(out + i, step4(op, reversed, vld1q_f32(x + i), y_vector ? vld1q_f32(y + i) : yv, b));
+        i += 4;
+    }
+    for (; i < n; ++i) {
+        const float xi = x[i], yi = y[y_vector ? i : 0];
+        out[i] = rl_f32_binary_clamp(reversed ? rl_f32_binary_apply(op, yi, xi) : rl_f32_binary_apply(op, xi, yi),
+                                     b->min, b->max);
+    }
+}
+
+void f32_vbinary__neon(rl_binary_op op, size_t n, const float *a, const float *b, float *out,
+                       const rl_f32_minmax_params *p) {
+    const bounds k = {vdupq_n_f32(p->min), vdupq_n_f32(p->max), p->min, p->max};
+    if (n == 0) return; /* run reads y[0] */
+#define SAME_SHAPE(OP) run(OP, 0, 1, n, a, b, out, &k)
+    RL_F32_BINARY_DISPATCH(op, SAME_SHAPE)
+#undef SAME_SHAPE
+}
+
+void f32_vbinaryc__neon(rl_binary_op op, int reversed, size_t n, const float *x, const float *v, float *out,
+                        const rl_f32_minmax_params *p) {
+    const bounds k = {vdupq_n_f32(p->min), vdupq_n_f32(p->max), p->min, p->max};
+    const float value = v[0]; /* a copy the stores cannot alias */
+#define ONE_VALUE(OP) reversed ? run(OP, 1, 0, n, x, &value, out, &k) : run(OP, 0, 0, n, x, &value, out, &k)
+    RL_F32_BINARY_DISPATCH(op, ONE_VALUE)
+#undef ONE_VALUE
+}
+
+void f32_vbinary_rows__neon(rl_binary_op op, int reversed, size_t rows, size_t channels, const float *x,
+                            const float *v, float *out, const rl_f32_minmax_params *p) {
+    const bounds k = {vdupq_n_f32(p->min), vdupq_n_f32(p->max), p->min, p->max};
+    if (channels == 0) return;
+#define ROWS(OP)                                                                                                 \
+    for (size_t r = 0; r < rows; ++r)                                                                            \
+        reversed ? run(OP, 1, 1, channels, x + r * channels, v, out + r * channels, &k)                          \
+                 : run(OP, 0, 1, channels, x + r * channels, v, out + r * channels, &k)
+    RL_F32_BINARY_DISPATCH(op, ROWS)
+#undef ROWS
+}

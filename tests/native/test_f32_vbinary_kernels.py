@@ -1,0 +1,74 @@
+"""float32 element-wise binary and LEAKY_RELU micro-kernels (kernels.h's rl_f32_vbinary_config) via
+native/tests/f32_vbinary_test.c: the scalar kernels bit for bit against the whole-op references f32_binary_ref
+and f32_leaky_relu_ref, each path this CPU has bit for bit against the scalar kernels. The tester is built from
+the kernel files alone, each with build_config's flags for its ISA suffix; test_arm_kernels.py runs it for the
+NEON kernels under qemu."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+
+import pytest
+
+NATIVE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "native")
+KERNELS = os.path.join(NATIVE, "kernels")
+TESTER = os.path.join(NATIVE, "tests", "f32_vbinary_test.c")
+SOURCES = ["f32_vbinary__scalar.c", "f32_vbinary__avx2.c", "f32_vlrelu__scalar.c", "f32_vlrelu__avx2.c",
+           "f32_vbinary_configs.c", "f32_binary_ref.c", "f32_unary_ref.c", "xx_index_ref.c"]
+REQUIRED = {"scalar": set(), "avx2": {"avx2", "fma"}, "avx512": {"avx2", "fma"}}  # AVX-512 runs AVX2's kernels
+pytestmark = [
+    pytest.mark.skipif(not os.path.isfile(TESTER), reason="needs the checkout's native/ folder"),
+    pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc"),
+]
+
+
+def _build_config():
+    spec = importlib.util.spec_from_file_location("rillet_build_config", os.path.join(NATIVE, "build_config.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def cpu_flags() -> set[str]:
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next((set(line.split(":", 1)[1].split()) for line in f if line.startswith("flags")), set())
+    except OSError:
+        return set()
+
+
+@pytest.fixture(scope="module")
+def tester(tmp_path_factory) -> str:
+    config = _build_config()
+    out = str(tmp_path_factory.mktemp("f32_vbinary"))
+    includes = [f"-I{d}" for d in config.INCLUDE_DIRS]
+    sources = [os.path.join(KERNELS, name) for name in SOURCES
+               if config.isa_of(name) is None or config.host_arch() in config.ISA_ARCHES[config.isa_of(name)]]
+    objects = []
+    for path in [*sources, os.path.join(NATIVE, "src", "cpu_features.c"), TESTER]:
+        obj = os.path.join(out, os.path.basename(path) + ".o")
+        done = subprocess.run(["gcc", *config.WARNING_FLAGS, "-pedantic", "-O2", *config.flags_for(path), *includes,
+                               "-c", path, "-o", obj], capture_output=True, text=True, check=False)
+        assert done.returncode == 0, f"{os.path.basename(path)} does not compile:\n{done.stderr}"
+        objects.append(obj)
+    exe = os.path.join(out, "f32_vbinary_test")
+    done = subprocess.run(["gcc", *objects, "-lm", "-o", exe], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    return exe
+
+
+@pytest.mark.parametrize("isa", sorted(REQUIRED))
+def test_vbinary_kernels_match_scalar(tester, isa):
+    missing = REQUIRED[isa] - cpu_flags()
+    if missing:
+        pytest.skip(f"this CPU lacks {', '.join(sorted(missing))}")
+    done = subprocess.run([tester, isa], capture_output=True, text=True, timeout=120, check=False)
+    if done.returncode == 77:
+        pytest.skip(done.stdout.strip())
+    assert done.returncode == 0, f"{isa} kernels:\n{done.stdout}{done.stderr}"
+    assert "all passed" in done.stdout
+    if isa != "scalar":
+        assert "f32_vbinary__avx2" in done.stdout, done.stdout
