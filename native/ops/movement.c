@@ -1,4 +1,4 @@
-/* movement.c — CONCATENATION, PACK, PAD, TRANSPOSE, STRIDED_SLICE, SLICE, GATHER, CAST: any dtype. */
+/* movement.c — CONCATENATION, PACK, TRANSPOSE, STRIDED_SLICE, SLICE, GATHER, CAST: any dtype. */
 #include <string.h>
 
 #include "ops.h"
@@ -76,46 +76,6 @@ rl_status rl_eval_concatenation(rl_plan *plan, rl_op *op) {
         const int64_t n = rl_shape_count(&output->shape);
         for (int64_t i = 0; i < n; ++i) y[i] = y[i] < op->prep.act_min ? op->prep.act_min : (y[i] > op->prep.act_max ? op->prep.act_max : y[i]);
     }
-    return RL_OK;
-}
-
-rl_status rl_prepare_pad(rl_plan *plan, rl_op *op) {
-    rl_status s = rl_expect_inputs(plan, op, 2, 3);
-    if (s != RL_OK) return s;
-    rl_tensor *input = rl_input(plan, op, 0), *pads = rl_input(plan, op, 1), *value = rl_input(plan, op, 2);
-    rl_tensor *output = rl_output(plan, op, 0);
-    if ((s = rl_expect_dtype(plan, output, "output", input->dtype)) != RL_OK) return s;
-    if ((s = rl_known_indices(plan, pads, "paddings")) != RL_OK) return s;
-    const int32_t rank = input->shape.rank;
-    if (pads->shape.rank != 2 || pads->shape.dims[0] != rank || pads->shape.dims[1] != 2)
-        return rl_fail(plan, RL_INVALID, "paddings must be [%d, 2]", rank);
-    if (value) {
-        if ((s = rl_expect_dtype(plan, value, "constant value", input->dtype)) != RL_OK) return s;
-        if (rl_shape_count(&value->shape) != 1) return rl_fail(plan, RL_INVALID, "constant value must have one element");
-    }
-    output->shape.rank = rank;
-    for (int32_t d = 0; d < rank; ++d) {
-        const int64_t before = rl_read_index(pads, 2 * d), after = rl_read_index(pads, 2 * d + 1);
-        if (before < 0 || after < 0) return rl_fail(plan, RL_INVALID, "padding of axis %d is negative", d);
-        op->prep.begin[d] = (int32_t)before;
-        output->shape.dims[d] = (int32_t)(input->shape.dims[d] + before + after);
-    }
-    dims_of(&input->shape, op->prep.dims);
-    dims_of(&output->shape, op->prep.out_dims);
-    return RL_OK;
-}
-
-rl_status rl_eval_pad(rl_plan *plan, rl_op *op) {
-    const rl_tensor *input = rl_input(plan, op, 0), *value = rl_input(plan, op, 2);
-    int64_t zero = 0;
-    const void *pad_value = &zero;
-    if (value) pad_value = value->data;
-    else if (input->q_count > 0 && (input->dtype == RL_INT8 || input->dtype == RL_UINT8)) {
-        const int8_t z8 = (int8_t)input->q_zero_points[0];
-        memcpy(&zero, &z8, 1);
-    }
-    xx_pad_ref(input->shape.rank, op->prep.dims, op->prep.begin, op->prep.out_dims, rl_dtype_size(input->dtype),
-               pad_value, input->data, rl_output(plan, op, 0)->data);
     return RL_OK;
 }
 
