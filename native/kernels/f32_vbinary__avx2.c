@@ -1,5 +1,5 @@
 /* f32_vbinary__avx2.c — the float32 element-wise binary micro-kernels (f32_vbinary__scalar.c) 16 elements a
- * step, then 8, then the last 1-7 through masked loads and stores (never a read or write past n). Each step is
+ * step, then 8, then the last 1-7 through masked loads (never a read or write past n). Each step is
  * the scalar arithmetic's own instruction: MAXIMUM is vmaxps(y, x), which is y > x ? y : x, the reference's
  * x < y ? y : x, NaN and signed zeros included (likewise MINIMUM and the clamp); PRELU a compare and blend;
  * DIV vdivps, no reciprocal estimate; no FMA (the products and differences round as the scalar ones). */
@@ -56,10 +56,12 @@ INLINE void run(rl_binary_op op, int reversed, int y_vector, size_t n, const flo
                                         b));
         i += 8;
     }
-    if (i < n) {
+    if (i < n) { /* stored through a buffer: Zen 3 runs vmaskmovps stores as microcode, slower than the copy */
         const __m256i mask = tail_mask(n - i);
         const __m256 yt = y_vector ? _mm256_maskload_ps(y + i, mask) : yv;
-        _mm256_maskstore_ps(out + i, mask, step8(op, reversed, _mm256_maskload_ps(x + i, mask), yt, b));
+        float last[8];
+        _mm256_storeu_ps(last, step8(op, reversed, _mm256_maskload_ps(x + i, mask), yt, b));
+        for (size_t j = 0; i + j < n; ++j) out[i + j] = last[j];
     }
 }
 

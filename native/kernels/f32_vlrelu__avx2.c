@@ -1,5 +1,5 @@
-/* f32_vlrelu__avx2.c — f32_vlrelu__scalar 16 elements a step, then 8, then the last 1-7 through masked loads
- * and stores: x > 0 (an ordered compare, false for NaN and -0.0) blends x over x * alpha, the scalar bits. */
+/* f32_vlrelu__avx2.c — f32_vlrelu__scalar 16 elements a step, then 8, then the last 1-7 through a masked load:
+ * x > 0 (an ordered compare, false for NaN and -0.0) blends x over x * alpha, the scalar bits. */
 #include <immintrin.h>
 
 #include "kernels.h"
@@ -23,6 +23,8 @@ void f32_vlrelu__avx2(size_t n, float alpha, const float *x, float *y) {
     }
     if (i < n) {
         const __m256i mask = _mm256_loadu_si256((const __m256i *)(ones_then_zeros + 8 - (n - i)));
-        _mm256_maskstore_ps(y + i, mask, lrelu8(_mm256_maskload_ps(x + i, mask), a));
+        float last[8]; /* not vmaskmovps, which Zen 3 runs as microcode */
+        _mm256_storeu_ps(last, lrelu8(_mm256_maskload_ps(x + i, mask), a));
+        for (size_t j = 0; i + j < n; ++j) y[i + j] = last[j];
     }
 }
