@@ -1,5 +1,8 @@
 /* elementwise.c — binary ops with broadcasting (arithmetic, MAXIMUM, MINIMUM, PRELU, the comparisons), unary
  * ops, LEAKY_RELU, SOFTMAX, LOG_SOFTMAX. */
+#include <float.h>
+#include <math.h>
+
 #include "bands.h"
 #include "ops.h"
 
@@ -110,8 +113,12 @@ static void run_f32_binary_rows(rl_plan *plan, const rl_op *op, size_t first, si
 static rl_status prepare_f32_binary(rl_plan *plan, rl_op *op) {
     rl_f32_binary_state *st = (rl_f32_binary_state *)rl_op_state(plan, op, sizeof *st);
     if (!st) return RL_NO_MEMORY;
-    const rl_broadcast *bc = &op->prep.bc;
+    rl_broadcast *bc = &op->prep.bc;
     const rl_tensor *output = rl_output(plan, op, 0);
+    /* No activation, or RELU's open top, bounds nothing, as in XNNPACK, which LiteRT's default Interpreter runs
+     * these ops on: an infinity (an input's, or an overflow's) stays one, not +-FLT_MAX (TFLite's builtin). */
+    if (bc->act_min == -FLT_MAX) bc->act_min = -INFINITY;
+    if (bc->act_max == FLT_MAX) bc->act_max = INFINITY;
     st->op = binary_of(op->code);
     st->clamp.min = bc->act_min;
     st->clamp.max = bc->act_max;
