@@ -343,3 +343,52 @@ def test_lstm_on_arm_path_matches_scalar_and_litert(model_runner, tmp_path_facto
             np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=name)
     if form == "int8":
         assert fast[int(output_tensor)] == scalar[int(output_tensor)]
+
+
+def elementwise_files(folder: Path) -> dict[str, tuple[Path, np.ndarray]]:
+    """Float PRELU with a per-channel alpha, LEAKY_RELU, MAXIMUM against one value and SUB with the vector on the
+    left, over rows of 19 channels (the NEON kernels' 8- and 4-element steps and a 3-element tail), with zeros,
+    -0.0 and infinities in the input."""
+    import sys
+
+    sys.path.insert(0, str(NATIVE.parent / "tests" / "runtime"))
+    from single_op import Const, Input, op_model
+
+    rng = np.random.default_rng(6)
+    shape, f32 = (1, 5, 7, 19), np.float32
+    feed = rng.uniform(-3, 3, shape).astype(f32)
+    feed.reshape(-1)[:4] = [0.0, -0.0, np.inf, -np.inf]
+    models = {
+        "prelu": op_model("PRELU", [Input(shape), Const(rng.uniform(-1, 1, (1, 1, 19)).astype(f32))], [(shape, f32)]),
+        "leaky_relu": op_model("LEAKY_RELU", [Input(shape)], [(shape, f32)], {"alpha": 0.2}),
+        "maximum": op_model("MAXIMUM", [Input(shape), Const(np.array(0.5, f32))], [(shape, f32)]),
+        "sub": op_model("SUB", [Const(rng.uniform(-1, 1, (19,)).astype(f32)), Input(shape)], [(shape, f32)],
+                        {"fused_activation_function": 3}),
+    }
+    found = {}
+    for name, content in models.items():
+        (folder / f"{name}.tflite").write_bytes(content)
+        found[name] = (folder / f"{name}.tflite", feed)
+    return found
+
+
+@pytest.mark.parametrize(("arch", "cpu", "path"), MODEL_RUNS)
+@pytest.mark.parametrize("op", ["prelu", "leaky_relu", "maximum", "sub"])
+def test_float_elementwise_on_arm_path_matches_scalar_and_litert(model_runner, tmp_path_factory, op: str, arch: str,
+                                                                 cpu: str, path: str):
+    """The f32_vbinary / f32_vlrelu NEON kernels in a whole model: the scalar path's bits on the same emulated
+    CPU, and LiteRT's values (run on this host)."""
+    litert = pytest.importorskip("ai_edge_litert.interpreter")
+    file, feed = elementwise_files(tmp_path_factory.mktemp("elementwise-files"))[op]
+    view = ModelView(file.read_bytes())
+    (input_tensor,), (output_tensor,) = list(view.subgraphs[0].inputs), list(view.subgraphs[0].outputs)
+    scalar = model_runner(file, arch, cpu, "scalar", int(input_tensor), feed)
+    fast = model_runner(file, arch, cpu, path, int(input_tensor), feed)
+    assert fast[int(output_tensor)] == scalar[int(output_tensor)], f"{path} differs from scalar"
+    it = litert.Interpreter(model_path=str(file))
+    it.allocate_tensors()
+    it.set_tensor(it.get_input_details()[0]["index"], feed)
+    it.invoke()
+    expected = it.get_tensor(it.get_output_details()[0]["index"])
+    got = np.frombuffer(fast[int(output_tensor)], np.float32).reshape(expected.shape)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
