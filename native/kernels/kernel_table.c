@@ -42,7 +42,6 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .f16_f32_convert = f16_f32_convert_ref,
         .f32_binary = f32_binary_ref,
         .f32_unary = f32_unary_for(isa),
-        .f32_leaky_relu = f32_leaky_relu_ref,
         .f32_softmax = f32_softmax_ref,
         .f32_log_softmax = f32_log_softmax_ref,
         .f32_reduce_sum = f32_reduce_sum_ref,

@@ -53,7 +53,7 @@ typedef struct {
     rl_binary_op op;
     rl_f32_binary_form form;
     int32_t reversed;       /* the single value or the vector is the left operand, a */
-    size_t rows, channels;  /* F32_BINARY_PER_CHANNEL: rows of the full operand, each against the vector */
+    size_t channels;        /* F32_BINARY_PER_CHANNEL: the vector's length, each row of the full operand's */
     size_t pixel_channels;  /* elements per pixel of a banded 4-D output (bands.h), 0 when not banded */
     rl_f32_minmax_params clamp;
 } rl_f32_binary_state;
@@ -132,7 +132,6 @@ static rl_status prepare_f32_binary(rl_plan *plan, rl_op *op) {
         st->form = F32_BINARY_PER_CHANNEL;
         st->reversed = a_block < b_block;
         st->channels = (size_t)(st->reversed ? a_block : b_block);
-        st->rows = (size_t)bc->count / st->channels;
     } else {
         st->form = F32_BINARY_BROADCAST;
     }

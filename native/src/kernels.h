@@ -200,7 +200,6 @@ typedef struct {
     void (*f16_f32_convert)(int64_t count, const uint16_t *x, float *y);
     void (*f32_binary)(rl_binary_op op, const rl_broadcast *bc, const float *a, const float *b, float *out);
     void (*f32_unary)(rl_unary_op op, int64_t count, const float *x, float *y);
-    void (*f32_leaky_relu)(int64_t count, float alpha, const float *x, float *y);
     void (*f32_softmax)(int64_t rows, int32_t depth, float beta, const float *x, float *y);
     void (*f32_log_softmax)(int64_t rows, int32_t depth, const float *x, float *y);
     void (*f32_reduce_sum)(const int64_t *dims, const int32_t *reduced, float divisor, const float *x,
