@@ -18,7 +18,7 @@
  * an armv6 build's NEON -> scalar). */
 rl_qs8_gemm_config rl_qs8_gemm_config_for(rl_isa isa);
 rl_qs8_dwconv_config rl_qs8_dwconv_config_for(rl_isa isa);
-/* As rl_f32_dwconv_narrow_config_for: AVX2's 16-channel kernel on the AVX-512 paths, else the path's own. */
+/* As rl_f32_dwconv_narrow_config_for: AVX2's 8-channel kernel on the AVX2 and AVX-512 paths, else the path's own. */
 rl_qs8_dwconv_config rl_qs8_dwconv_narrow_config_for(rl_isa isa);
 /* Element-wise (kernels.h) and pooling (pool.h) micro-kernels: AVX2's on every x86 SIMD path (ADD's two kernels:
  * AVX-512's on the AVX-512 paths), NEON's on both Arm ones. */
@@ -47,6 +47,9 @@ void qs8_qc8w_igemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, size_t ks, con
 void qs8_qc8w_dwconv_16c__avx2(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
                                size_t indirection_step, const int8_t *const *weights, const void *packed,
                                int8_t *output, size_t output_stride, const rl_qs8_requantization_params *params);
+void qs8_qc8w_dwconv_8c__avx2(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
+                              size_t indirection_step, const int8_t *const *weights, const void *packed,
+                              int8_t *output, size_t output_stride, const rl_qs8_requantization_params *params);
 void qs8_qc8w_dwconv_32c__avx512(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
                                  size_t indirection_step, const int8_t *const *weights, const void *packed,
                                  int8_t *output, size_t output_stride, const rl_qs8_requantization_params *params);
