@@ -67,6 +67,10 @@ rl_f32_dwconv_config rl_f32_dwconv_config_for(rl_isa isa) {
 }
 
 rl_f32_dwconv_config rl_f32_dwconv_narrow_config_for(rl_isa isa) {
+    return rl_f32_dwconv_config_for(isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI ? RL_ISA_AVX2 : isa);
+}
+
+rl_f32_dwconv_config rl_f32_dwconv_small_config_for(rl_isa isa) {
 #if defined(__x86_64__) || defined(_M_X64)
     if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) {
         const rl_f32_dwconv_config config = {.channel_tile = 8, .dwconv = f32_dwconv_8c__avx2};

@@ -14,9 +14,12 @@
 
 rl_f32_gemm_config rl_f32_gemm_config_for(rl_isa isa);
 rl_f32_dwconv_config rl_f32_dwconv_config_for(rl_isa isa);
-/* For layers with fewer than two of the main kernel's tiles and not a whole number of them
- * (rl_dwconv_wants_narrow): AVX2's 8-channel kernel on the AVX2 and AVX-512 paths; other paths: their own. */
+/* AVX-512 paths: AVX2's 16-channel kernel, for layers of 16 or 48 channels (rl_dwconv_wants_narrow); other
+ * paths: their own. */
 rl_f32_dwconv_config rl_f32_dwconv_narrow_config_for(rl_isa isa);
+/* Layers of few channels (rl_dwconv_wants_small): AVX2's 8-channel kernel on the AVX2 and AVX-512 paths; other
+ * paths: their own. */
+rl_f32_dwconv_config rl_f32_dwconv_small_config_for(rl_isa isa);
 /* Max and average pooling: AVX2's on every x86 SIMD path, NEON's on both Arm ones. */
 rl_f32_pool_config rl_f32_pool_config_for(rl_isa isa);
 /* QUANTIZE's float32 to int8 conversion: AVX2's on every x86 SIMD path, NEON's on both Arm ones, else the

@@ -1,5 +1,5 @@
-/* f32_dwconv_8c__avx2.c — float32 depthwise convolution, any taps, 8-channel tiles, AVX2 + FMA: the narrow
- * kernel, for layers of fewer than 16 channels or a number that is not a multiple of 16 (rl_dwconv_wants_narrow).
+/* f32_dwconv_8c__avx2.c — float32 depthwise convolution, any taps, 8-channel tiles, AVX2 + FMA: the kernel
+ * for layers of few channels on the AVX2 and AVX-512 paths (dwconv_driver.c: rl_dwconv_wants_small).
  *
  * f32_dwconv__avx2 runs 8-channel layers (MediaPipe's BlazeBlocks) entirely in its one-pixel tail: one FMA
  * chain per pixel, and two vmaskmovps stores per pixel, which Zen 3 runs microcoded; hand_recrop's 1x1 layer on

@@ -32,7 +32,7 @@ RL_F32_DWCONV_FN(f32_dwconv__scalar); /* channel tile 4 */
 RL_F32_GEMM_FN(f32_gemm_6x16__avx2);
 RL_F32_IGEMM_FN(f32_igemm_6x16__avx2);
 RL_F32_DWCONV_FN(f32_dwconv__avx2); /* channel tile 16 */
-RL_F32_DWCONV_FN(f32_dwconv_8c__avx2); /* channel tile 8: the narrow kernel of AVX2 and AVX-512 */
+RL_F32_DWCONV_FN(f32_dwconv_8c__avx2); /* channel tile 8: few channels, AVX2 and AVX-512 */
 
 RL_F32_GEMM_FN(f32_gemm_7x16__avx512);
 RL_F32_IGEMM_FN(f32_igemm_7x16__avx512);

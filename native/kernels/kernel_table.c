@@ -61,6 +61,8 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .qs8_dwconv = rl_qs8_dwconv_config_for(isa),
         .f32_dwconv_narrow = rl_f32_dwconv_narrow_config_for(isa),
         .qs8_dwconv_narrow = rl_qs8_dwconv_narrow_config_for(isa),
+        .f32_dwconv_small = rl_f32_dwconv_small_config_for(isa),
+        .qs8_dwconv_small = rl_qs8_dwconv_small_config_for(isa),
         .qs8_vbinary = rl_qs8_vbinary_config_for(isa),
         .f32_vbinary = rl_f32_vbinary_config_for(isa),
         .qs8_pool = rl_qs8_pool_config_for(isa),

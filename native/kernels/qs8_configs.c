@@ -65,6 +65,10 @@ rl_qs8_dwconv_config rl_qs8_dwconv_config_for(rl_isa isa) {
 }
 
 rl_qs8_dwconv_config rl_qs8_dwconv_narrow_config_for(rl_isa isa) {
+    return rl_qs8_dwconv_config_for(isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI ? RL_ISA_AVX2 : isa);
+}
+
+rl_qs8_dwconv_config rl_qs8_dwconv_small_config_for(rl_isa isa) {
 #if defined(__x86_64__) || defined(_M_X64)
     if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) {
         const rl_qs8_dwconv_config narrow = {.channel_tile = 8, .dwconv = qs8_qc8w_dwconv_8c__avx2};

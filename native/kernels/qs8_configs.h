@@ -18,8 +18,11 @@
  * an armv6 build's NEON -> scalar). */
 rl_qs8_gemm_config rl_qs8_gemm_config_for(rl_isa isa);
 rl_qs8_dwconv_config rl_qs8_dwconv_config_for(rl_isa isa);
-/* As rl_f32_dwconv_narrow_config_for: AVX2's 8-channel kernel on the AVX2 and AVX-512 paths, else the path's own. */
+/* As rl_f32_dwconv_narrow_config_for: AVX2's 16-channel kernel on the AVX-512 paths, else the path's own. */
 rl_qs8_dwconv_config rl_qs8_dwconv_narrow_config_for(rl_isa isa);
+/* As rl_f32_dwconv_small_config_for: AVX2's 8-channel kernel on the AVX2 and AVX-512 paths, else the path's
+ * own. */
+rl_qs8_dwconv_config rl_qs8_dwconv_small_config_for(rl_isa isa);
 /* Element-wise (kernels.h) and pooling (pool.h) micro-kernels: AVX2's on every x86 SIMD path (ADD's two kernels:
  * AVX-512's on the AVX-512 paths), NEON's on both Arm ones. */
 rl_qs8_vbinary_config rl_qs8_vbinary_config_for(rl_isa isa);

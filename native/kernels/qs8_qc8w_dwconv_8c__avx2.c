@@ -1,6 +1,6 @@
 /* qs8_qc8w_dwconv_8c__avx2.c — int8 depthwise convolution, per-channel int8 weights, any number of taps, 8
- * channels per tile, up to 8 pixels per pass, AVX2: the narrow kernel, for layers of fewer than 16 channels or a
- * number that is not a multiple of 16 (rl_dwconv_wants_narrow).
+ * channels per tile, up to 8 pixels per pass, AVX2: the kernel for layers of few channels on the
+ * AVX2 and AVX-512 paths (dwconv_driver.c: rl_dwconv_wants_small).
  *
  * qs8_qc8w_dwconv_16c__avx2 computes a whole 16-channel tile for a layer of 8 (half its lanes idle) and takes
  * a piecewise tail load per tap for 4 or 12: a 3x3 layer of [1, 128, 128, 8] ran 0.164 ms, more than one of

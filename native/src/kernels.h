@@ -227,6 +227,8 @@ typedef struct {
      * wide tile computes masked-off lanes (see rl_dwconv_wants_narrow): the narrower kernels. */
     rl_f32_dwconv_config f32_dwconv_narrow;
     rl_qs8_dwconv_config qs8_dwconv_narrow;
+    rl_f32_dwconv_config f32_dwconv_small; /* layers of few channels (dwconv_driver.c: rl_dwconv_wants_small) */
+    rl_qs8_dwconv_config qs8_dwconv_small;
     rl_qs8_vbinary_config qs8_vbinary;
     rl_f32_vbinary_config f32_vbinary; /* float element-wise binary ops and LEAKY_RELU */
     rl_qs8_pool_config qs8_pool;

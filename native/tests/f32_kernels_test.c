@@ -708,8 +708,8 @@ int main(int argc, char **argv) {
     failed |= test_packers(&r);
     failed |= test_gemm(&gemm, scalar ? NULL : &gemm_ref, &r);
     failed |= test_dwconv(&dw, scalar ? NULL : &dw_ref, &r);
-    const rl_f32_dwconv_config dw_narrow = rl_f32_dwconv_narrow_config_for(isa);
-    if (dw_narrow.dwconv != dw.dwconv) failed |= test_dwconv(&dw_narrow, scalar ? NULL : &dw_ref, &r);
+    const rl_f32_dwconv_config dw_small = rl_f32_dwconv_small_config_for(isa);
+    if (dw_small.dwconv != dw.dwconv) failed |= test_dwconv(&dw_small, scalar ? NULL : &dw_ref, &r);
     failed |= test_splits(&gemm, &dw, &r);
     const rl_f32_pool_config pool = rl_f32_pool_config_for(isa);
     guarded pool_slots = guarded_new(64);

@@ -902,22 +902,22 @@ int main(int argc, char **argv) {
     int failures = test_gemm(&r, isa == RL_ISA_SCALAR || same_gemm ? &scalar : &path, &scalar, &gemm_cases);
     if (!failures) failures = test_dwconv(&r, isa == RL_ISA_SCALAR || same_dwconv ? &dscalar : &dpath, &dscalar,
                                           &dwconv_cases);
-    /* The narrow kernel (rl_dwconv_wants_narrow's layers), where the path has one of its own. */
-    const dwconv_path dnarrow = {argv[1], rl_qs8_dwconv_narrow_config_for(isa)};
-    size_t narrow_cases = 0;
-    if (!failures && dnarrow.config.dwconv != dpath.config.dwconv && isa != RL_ISA_SCALAR)
-        failures = test_dwconv(&r, &dnarrow, &dscalar, &narrow_cases);
+    /* The kernel for layers of few channels (rl_dwconv_wants_small), where the path has one of its own. */
+    const dwconv_path dsmall = {argv[1], rl_qs8_dwconv_small_config_for(isa)};
+    size_t small_cases = 0;
+    if (!failures && dsmall.config.dwconv != dpath.config.dwconv && isa != RL_ISA_SCALAR)
+        failures = test_dwconv(&r, &dsmall, &dscalar, &small_cases);
     size_t vbinary_cases = 0, pool_cases = 0;
     if (!failures) failures = test_vbinary(&r, argv[1], isa, &vbinary_cases);
     if (!failures) failures = test_pool(&r, argv[1], isa, &pool_cases);
     size_t ibilinear_cases = 0;
     if (!failures) failures = test_ibilinear(&r, argv[1], isa, &ibilinear_cases);
     if (failures) return 1;
-    printf("%s: gemm/igemm %ux%uc%u (input_offset %d): %zu cases; dwconv %uc: %zu cases, narrow %uc: %zu cases; "
+    printf("%s: gemm/igemm %ux%uc%u (input_offset %d): %zu cases; dwconv %uc: %zu cases, small %uc: %zu cases; "
            "bit-exact with the scalar kernels and the formula; vadd/vaddc/vmul/vmulc: %zu cases, max/avg pool: %zu "
            "cases, bit-exact with the scalar kernels; ibilinear: %zu cases, bit-exact with the scalar kernel\n",
            argv[1], path.config.mr, path.config.nr, path.config.kr, path.config.input_offset, gemm_cases,
-           dpath.config.channel_tile, dwconv_cases, dnarrow.config.channel_tile, narrow_cases, vbinary_cases,
+           dpath.config.channel_tile, dwconv_cases, dsmall.config.channel_tile, small_cases, vbinary_cases,
            pool_cases, ibilinear_cases);
     return 0;
 }
