@@ -1,35 +1,20 @@
 /* f32_binary_ref.c — float32 ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, PRELU and the
  * comparisons, with numpy broadcasting. */
-#include "kernels.h"
+#include "f32_vbinary_scalar.h" /* one element's arithmetic and clamp, shared with the f32_vbinary kernels */
 
-static float apply(rl_binary_op op, float x, float y) {
-    switch (op) {
-    case RL_BIN_ADD: return x + y;
-    case RL_BIN_SUB: return x - y;
-    case RL_BIN_MUL: return x * y;
-    case RL_BIN_DIV: return x / y;
-    case RL_BIN_SQUARED_DIFFERENCE: { const float d = x - y; return d * d; }
-    /* TFLite's maximum/minimum: std::max / std::min, so a NaN in x loses to y and a NaN in y is kept as x. */
-    case RL_BIN_MAXIMUM: return x < y ? y : x;
-    case RL_BIN_MINIMUM: return y < x ? y : x;
-    case RL_BIN_PRELU: return x >= 0.0f ? x : x * y;
-    }
-    return 0.0f;
-}
-
-static float clamp(float v, float lo, float hi) {
-    v = v < lo ? lo : v;
-    return v > hi ? hi : v;
+/* One element of op, clamped. */
+static inline float element(rl_binary_op op, float x, float y, float lo, float hi) {
+    return rl_f32_binary_clamp(rl_f32_binary_apply(op, x, y), lo, hi);
 }
 
 /* Same-shape operands, one loop per op so the compiler vectorises each (the common residual ADD). */
 static void same_shape(rl_binary_op op, int64_t n, const float *restrict a, const float *restrict b, float lo,
                        float hi, float *restrict out) {
     switch (op) {
-    case RL_BIN_ADD: for (int64_t i = 0; i < n; ++i) out[i] = clamp(a[i] + b[i], lo, hi); return;
-    case RL_BIN_SUB: for (int64_t i = 0; i < n; ++i) out[i] = clamp(a[i] - b[i], lo, hi); return;
-    case RL_BIN_MUL: for (int64_t i = 0; i < n; ++i) out[i] = clamp(a[i] * b[i], lo, hi); return;
-    default: for (int64_t i = 0; i < n; ++i) out[i] = clamp(apply(op, a[i], b[i]), lo, hi); return;
+    case RL_BIN_ADD: for (int64_t i = 0; i < n; ++i) out[i] = rl_f32_binary_clamp(a[i] + b[i], lo, hi); return;
+    case RL_BIN_SUB: for (int64_t i = 0; i < n; ++i) out[i] = rl_f32_binary_clamp(a[i] - b[i], lo, hi); return;
+    case RL_BIN_MUL: for (int64_t i = 0; i < n; ++i) out[i] = rl_f32_binary_clamp(a[i] * b[i], lo, hi); return;
+    default: for (int64_t i = 0; i < n; ++i) out[i] = element(op, a[i], b[i], lo, hi); return;
     }
 }
 
@@ -39,15 +24,15 @@ static void same_shape(rl_binary_op op, int64_t n, const float *restrict a, cons
 static void scalar_operand(rl_binary_op op, int64_t n, const float *x, float v, int first, float lo, float hi,
                            float *out) {
     switch (op) {
-    case RL_BIN_ADD: for (int64_t i = 0; i < n; ++i) out[i] = clamp(x[i] + v, lo, hi); return;
-    case RL_BIN_MUL: for (int64_t i = 0; i < n; ++i) out[i] = clamp(x[i] * v, lo, hi); return;
+    case RL_BIN_ADD: for (int64_t i = 0; i < n; ++i) out[i] = rl_f32_binary_clamp(x[i] + v, lo, hi); return;
+    case RL_BIN_MUL: for (int64_t i = 0; i < n; ++i) out[i] = rl_f32_binary_clamp(x[i] * v, lo, hi); return;
     case RL_BIN_SUB:
-        if (first) for (int64_t i = 0; i < n; ++i) out[i] = clamp(v - x[i], lo, hi);
-        else for (int64_t i = 0; i < n; ++i) out[i] = clamp(x[i] - v, lo, hi);
+        if (first) for (int64_t i = 0; i < n; ++i) out[i] = rl_f32_binary_clamp(v - x[i], lo, hi);
+        else for (int64_t i = 0; i < n; ++i) out[i] = rl_f32_binary_clamp(x[i] - v, lo, hi);
         return;
     default:
-        if (first) for (int64_t i = 0; i < n; ++i) out[i] = clamp(apply(op, v, x[i]), lo, hi);
-        else for (int64_t i = 0; i < n; ++i) out[i] = clamp(apply(op, x[i], v), lo, hi);
+        if (first) for (int64_t i = 0; i < n; ++i) out[i] = element(op, v, x[i], lo, hi);
+        else for (int64_t i = 0; i < n; ++i) out[i] = element(op, x[i], v, lo, hi);
         return;
     }
 }
@@ -73,17 +58,17 @@ static int is_last_axis_vector(const int64_t *strides, const int64_t *dims) {
 static void row_against_vector(rl_binary_op op, int64_t n, const float *x, const float *y, float lo, float hi,
                                float *out) {
     switch (op) {
-    case RL_BIN_ADD: for (int64_t i = 0; i < n; ++i) out[i] = clamp(x[i] + y[i], lo, hi); return;
-    case RL_BIN_SUB: for (int64_t i = 0; i < n; ++i) out[i] = clamp(x[i] - y[i], lo, hi); return;
-    case RL_BIN_MUL: for (int64_t i = 0; i < n; ++i) out[i] = clamp(x[i] * y[i], lo, hi); return;
-    default: for (int64_t i = 0; i < n; ++i) out[i] = clamp(apply(op, x[i], y[i]), lo, hi); return;
+    case RL_BIN_ADD: for (int64_t i = 0; i < n; ++i) out[i] = rl_f32_binary_clamp(x[i] + y[i], lo, hi); return;
+    case RL_BIN_SUB: for (int64_t i = 0; i < n; ++i) out[i] = rl_f32_binary_clamp(x[i] - y[i], lo, hi); return;
+    case RL_BIN_MUL: for (int64_t i = 0; i < n; ++i) out[i] = rl_f32_binary_clamp(x[i] * y[i], lo, hi); return;
+    default: for (int64_t i = 0; i < n; ++i) out[i] = element(op, x[i], y[i], lo, hi); return;
     }
 }
 
 void f32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const float *a, const float *b, float *out) {
     const float lo = bc->act_min, hi = bc->act_max;
     if (bc->contiguous == 1 && (out == a || out == b)) { /* in place: restrict would not hold */
-        for (int64_t i = 0; i < bc->count; ++i) out[i] = clamp(apply(op, a[i], b[i]), lo, hi);
+        for (int64_t i = 0; i < bc->count; ++i) out[i] = element(op, a[i], b[i], lo, hi);
         return;
     }
     if (bc->contiguous == 1) {
@@ -113,7 +98,7 @@ void f32_binary_ref(rl_binary_op op, const rl_broadcast *bc, const float *a, con
     do {
         int64_t ia, ib;
         rl_broadcast_row(bc, index, &ia, &ib);
-        for (int64_t i = 0; i < inner; ++i) *out++ = clamp(apply(op, a[ia + i * sa], b[ib + i * sb]), lo, hi);
+        for (int64_t i = 0; i < inner; ++i) *out++ = element(op, a[ia + i * sa], b[ib + i * sb], lo, hi);
     } while (rl_next_index(7, bc->out_dims, index));
 }
 
