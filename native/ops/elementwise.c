@@ -195,6 +195,7 @@ rl_status rl_eval_binary(rl_plan *plan, rl_op *op) {
 }
 
 static void run_f32_leaky_relu_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count);
+static void run_f32_unary_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count);
 
 rl_status rl_prepare_same_shape_f32(rl_plan *plan, rl_op *op) {
     rl_status s = rl_expect_inputs(plan, op, 1, 1);
@@ -216,6 +217,10 @@ rl_status rl_prepare_same_shape_f32(rl_plan *plan, rl_op *op) {
     if (op->code == RL_OP_LEAKY_RELU && input->shape.rank == 4) {
         op->prep.inner = input->shape.dims[3];
         rl_offer_elementwise_rows(op, output, run_f32_leaky_relu_rows);
+    }
+    if (op->kind->eval == rl_eval_unary && input->shape.rank == 4) { /* LOGISTIC, TANH, RELU...: pixel by pixel */
+        op->prep.inner = input->shape.dims[3];
+        rl_offer_elementwise_rows(op, output, run_f32_unary_rows);
     }
     return RL_OK;
 }
@@ -244,6 +249,14 @@ rl_status rl_eval_unary(rl_plan *plan, rl_op *op) {
     plan->kernels->f32_unary(unary_of(op->code), op->prep.count, (const float *)rl_input(plan, op, 0)->data,
                              (float *)rl_output(plan, op, 0)->data);
     return RL_OK;
+}
+
+/* Banded execution (bands.h) of a float unary op: pixels of its 4-D output, op->prep.inner elements each. */
+static void run_f32_unary_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    const size_t at = first * (size_t)op->prep.inner;
+    const float *x = (const float *)rl_input(plan, op, 0)->data + at;
+    plan->kernels->f32_unary(unary_of(op->code), (int64_t)(count * (size_t)op->prep.inner), x,
+                             (float *)rl_output(plan, op, 0)->data + at);
 }
 
 rl_status rl_eval_leaky_relu(rl_plan *plan, rl_op *op) {

@@ -117,6 +117,19 @@ def conv_then_elementwise(shape, channels=12):
     return convert(inputs={"x": x}, outputs={"y": y})
 
 
+def conv_then_unary(shape, channels=12):
+    """A 3x3 convolution followed by the float unary ops that run pixel by pixel: LOGISTIC (XNNPACK's
+    approximation, eight lanes at a time on AVX2), TANH, HARD_SWISH, RELU6."""
+    rng = np.random.default_rng(4)
+    g = Graph()
+    with g.as_default():
+        x = ops.placeholder(shape, name="x")
+        h = ops.conv2d(x, normal(rng, channels, 3, 3, shape[-1]) * 4, normal(rng, channels), padding="SAME")
+        h = ops.hard_swish(ops.tanh(ops.sigmoid(h) * 6 - 3) * 4)
+        y = ops.relu6(h * 3)
+    return convert(inputs={"x": x}, outputs={"y": y})
+
+
 def run_threads(model: bytes, x: np.ndarray, threads: int):
     from rillet.runtime import Interpreter
 
@@ -145,6 +158,21 @@ def test_elementwise_ops_join_the_convolutions_band_segment():
         np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
     model_litert = litert_default(model, [x])[0]
     np.testing.assert_allclose(want, model_litert.ravel(), rtol=1e-5, atol=1e-5)
+
+
+def test_unary_ops_join_the_convolutions_band_segment():
+    shape = (1, 11, 13, 5)
+    model = conv_then_unary(shape)
+    x = np.random.default_rng(6).uniform(-2, 2, shape).astype(F32)
+    want, none, names = run_threads(model, x, 1)
+    assert none == []
+    _, segments, _ = run_threads(model, x, 2)
+    banded = {names[j] for first, last in segments for j in range(first, last + 1)}
+    assert {"LOGISTIC", "TANH", "HARD_SWISH", "RELU6"} <= banded, (segments, names)
+    for threads in (2, 3):
+        got, _, _ = run_threads(model, x, threads)
+        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
+    np.testing.assert_allclose(want, litert_default(model, [x])[0].ravel(), rtol=1e-5, atol=1e-5)
 
 
 def cached_model(relative: str):
