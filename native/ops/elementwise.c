@@ -214,13 +214,11 @@ rl_status rl_prepare_same_shape_f32(rl_plan *plan, rl_op *op) {
         op->prep.inner = input->shape.dims[input->shape.rank - 1];
         op->prep.outer = op->prep.inner ? op->prep.count / op->prep.inner : 0;
     }
-    if (op->code == RL_OP_LEAKY_RELU && input->shape.rank == 4) {
+    /* LEAKY_RELU and the unary ops (LOGISTIC, TANH, RELU...) compute each pixel from that pixel alone */
+    const int leaky = op->code == RL_OP_LEAKY_RELU;
+    if (input->shape.rank == 4 && (leaky || op->kind->eval == rl_eval_unary)) {
         op->prep.inner = input->shape.dims[3];
-        rl_offer_elementwise_rows(op, output, run_f32_leaky_relu_rows);
-    }
-    if (op->kind->eval == rl_eval_unary && input->shape.rank == 4) { /* LOGISTIC, TANH, RELU...: pixel by pixel */
-        op->prep.inner = input->shape.dims[3];
-        rl_offer_elementwise_rows(op, output, run_f32_unary_rows);
+        rl_offer_elementwise_rows(op, output, leaky ? run_f32_leaky_relu_rows : run_f32_unary_rows);
     }
     return RL_OK;
 }

@@ -144,31 +144,21 @@ def run_threads(model: bytes, x: np.ndarray, threads: int):
     return outputs, segments, names
 
 
-def test_elementwise_ops_join_the_convolutions_band_segment():
-    shape = (1, 10, 9, 3)
-    model = conv_then_elementwise(shape)
-    x = np.random.default_rng(5).uniform(-1, 1, shape).astype(F32)
-    want, none, names = run_threads(model, x, 1)
-    assert none == []
-    got, segments, _ = run_threads(model, x, 2)
-    banded = {names[j] for first, last in segments for j in range(first, last + 1)}
-    assert {"LEAKY_RELU", "MUL", "SUB", "DIV", "SQUARED_DIFFERENCE"} <= banded, (segments, names)
-    for threads in (2, 3):
-        got, _, _ = run_threads(model, x, threads)
-        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
-    model_litert = litert_default(model, [x])[0]
-    np.testing.assert_allclose(want, model_litert.ravel(), rtol=1e-5, atol=1e-5)
+BANDED_CHAINS = [  # a model builder, its input's shape and range, a seed, the ops that must join the segment
+    (conv_then_elementwise, (1, 10, 9, 3), 1.0, 5, {"LEAKY_RELU", "MUL", "SUB", "DIV", "SQUARED_DIFFERENCE"}),
+    (conv_then_unary, (1, 11, 13, 5), 2.0, 6, {"LOGISTIC", "TANH", "HARD_SWISH", "RELU6"}),
+]
 
 
-def test_unary_ops_join_the_convolutions_band_segment():
-    shape = (1, 11, 13, 5)
-    model = conv_then_unary(shape)
-    x = np.random.default_rng(6).uniform(-2, 2, shape).astype(F32)
+@pytest.mark.parametrize("build, shape, limit, seed, joined", BANDED_CHAINS, ids=["binary", "unary"])
+def test_elementwise_ops_join_the_convolutions_band_segment(build, shape, limit, seed, joined):
+    model = build(shape)
+    x = np.random.default_rng(seed).uniform(-limit, limit, shape).astype(F32)
     want, none, names = run_threads(model, x, 1)
     assert none == []
     _, segments, _ = run_threads(model, x, 2)
     banded = {names[j] for first, last in segments for j in range(first, last + 1)}
-    assert {"LOGISTIC", "TANH", "HARD_SWISH", "RELU6"} <= banded, (segments, names)
+    assert joined <= banded, (segments, names)
     for threads in (2, 3):
         got, _, _ = run_threads(model, x, threads)
         np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
