@@ -80,6 +80,21 @@ def host_compiler() -> list[str]:
     return shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")
 
 
+def object_is_current(obj: str, command: list[str]) -> bool:
+    """Whether `obj` was compiled by this same command and is newer than its source and every header it
+    included (the compiler's -MMD list): a rebuild after a change compiles only what the change reaches."""
+    try:
+        with open(obj + ".cmd", encoding="utf-8") as f:
+            if f.read() != shlex.join(command):
+                return False
+        with open(obj + ".d", encoding="utf-8") as f:
+            deps = f.read().replace("\\\n", " ").split(":", 1)[1].split()
+        built = os.path.getmtime(obj)
+        return all(os.path.getmtime(dep) <= built for dep in deps)
+    except (OSError, IndexError):
+        return False
+
+
 def build_library(out_path: str, build_dir: str, *, compiler: list[str] | None = None, arch: str | None = None,
                   target_flags: tuple[str, ...] = (), link_flags: tuple[str, ...] = (),
                   emulate_avx512: bool = False) -> str:
@@ -98,11 +113,15 @@ def build_library(out_path: str, build_dir: str, *, compiler: list[str] | None =
         emulation = [build_config.EMULATED_AVX512_DEFINE] if emulate_avx512 else []
         command = [*compiler, *COMPILE_FLAGS, *target_flags, *emulation,
                    *build_config.flags_for(source, emulate_avx512=emulate_avx512), *includes,
-                   "-c", source, "-o", obj]
+                   "-MMD", "-MF", obj + ".d", "-c", source, "-o", obj]
+        if object_is_current(obj, command):
+            return obj
         result = subprocess.run(command, check=False, capture_output=True, text=True)
         if result.returncode != 0:
             raise RuntimeError(f"compiling {os.path.relpath(source, NATIVE_DIR)} failed:\n"
                                f"{shlex.join(command)}\n{result.stderr}")
+        with open(obj + ".cmd", "w", encoding="utf-8") as f:
+            f.write(shlex.join(command))
         return obj
 
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
