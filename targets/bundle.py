@@ -14,9 +14,16 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from .devices import Device
 
 HERE = Path(__file__).resolve().parent
+
+# Written into every bundle: the one sign that a folder is rillet's to replace. A folder without it may be the
+# user's project (`-o .` once emptied one, the model included), so deploy never empties it.
+MARKER = ".rillet-bundle"
+MARKER_TEXT = "written by `rillet deploy`: deploy replaces this folder when it is named with -o again\n"
 
 
 class BundleError(Exception):
@@ -34,6 +41,8 @@ class Bundle:
     folder: Path
     archive: Path
     files: list[str]
+    input_range: tuple[float, float]
+    input_range_source: str  # where input_range came from, for the command's summary
 
 
 INSTALL_SH = """#!/bin/sh
@@ -138,18 +147,89 @@ def model_summary(model: Path) -> dict:
     return {"signatures": signatures, "inference": inference, "input": detail}
 
 
+def _is_within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _our_archive(archive: Path, name: str) -> bool:
+    """Whether `archive` is a bundle's .tar.gz (it holds NAME/.rillet-bundle): only then is it overwritten."""
+    try:
+        with tarfile.open(archive, "r:gz") as tar:
+            return any(m.name == f"{name}/{MARKER}" for m in tar.getmembers())
+    except (OSError, tarfile.TarError):
+        return False
+
+
+def check_output_folder(out: Path, inputs: list[Path]) -> bool:
+    """Refuses (BundleError, exit 2) an `out` that deploy must not replace: the working directory or a folder
+    above it, a folder holding one of `inputs`, a file, or a folder with files that holds no bundle marker.
+    Returns whether `out` is an earlier bundle, to be replaced."""
+    where = out.resolve()
+    cwd = Path.cwd().resolve()
+    if _is_within(cwd, where):
+        what = "the working directory" if where == cwd else f"a folder above the working directory ({cwd})"
+        raise BundleError(f"-o {out} is {what}: deploy writes a whole folder; give a new folder such as "
+                          f"-o {out / 'bundle'}", exit_code=2)
+    for path in inputs:
+        if _is_within(path.resolve(), where):
+            raise BundleError(f"-o {out} holds {path}, an input of this deploy: give a new folder outside it",
+                              exit_code=2)
+    if not out.exists() and not out.is_symlink():
+        return False
+    if not out.is_dir():
+        raise BundleError(f"-o {out} is a file, not a folder: give a new or empty folder", exit_code=2)
+    if (out / MARKER).is_file():
+        return True
+    if any(out.iterdir()):
+        raise BundleError(f"-o {out} is a folder with files that rillet did not write (no {MARKER} in it): "
+                          "give a new or empty folder", exit_code=2)
+    return False
+
+
+def input_range_of(detail: dict) -> tuple[float, float] | None:
+    """What 0..255 pixels should map to for an integer input: the float range its quantization covers,
+    snapped to [0, 1], [-1, 1] or [0, 255] when within 2% of one; None for a float input (nothing to read)."""
+    scale, zero_point = detail["quantization"]
+    if not scale or np.dtype(detail["dtype"]).kind not in "iu":
+        return None
+    info = np.iinfo(detail["dtype"])
+    low, high = (int(info.min) - zero_point) * scale, (int(info.max) - zero_point) * scale
+    for a, b in ((0.0, 1.0), (-1.0, 1.0), (0.0, 255.0)):
+        if abs(low - a) <= 0.02 * (b - a) and abs(high - b) <= 0.02 * (b - a):
+            return a, b
+    return round(float(low), 4), round(float(high), 4)
+
+
 def make_bundle(model: Path, device: Device, out: Path, wheels_dir: Path, *, train: bool = False,
-                labels: Path | None = None, input_range: tuple[float, float] = (0.0, 1.0)) -> Bundle:
-    """Writes the bundle folder `out` (replacing it) and `out.tar.gz` beside it."""
+                labels: Path | None = None, input_range: tuple[float, float] | None = None) -> Bundle:
+    """Writes the bundle folder `out` and `out.tar.gz` beside it. `out` must be new, empty, or an earlier
+    bundle (check_output_folder); an existing .tar.gz is replaced only when it is a bundle's. `input_range`
+    None: the integer input's quantization range (input_range_of), else [0, 1]."""
+    if model.is_dir():
+        raise BundleError(f"{model} is a folder, not a model file: give the .tflite inside it", exit_code=2)
     if not model.is_file():
         raise BundleError(f"{model}: no such model file", exit_code=2)
+    replace = check_output_folder(out, [model, wheels_dir] + ([labels] if labels is not None else []))
+    name = out.resolve().name
+    archive = out.resolve().parent / f"{name}.tar.gz"
+    if archive.exists() and not _our_archive(archive, name):
+        raise BundleError(f"{archive} exists and is not a bundle's archive: move it or give another -o",
+                          exit_code=2)
     rillet_wheel, flatbuffers_wheel = find_wheels(wheels_dir, device)
     summary = model_summary(model)
     if train and "train" not in summary["signatures"]:
         raise BundleError(f"{model.name} has no train signature (its signatures: {', '.join(summary['signatures'])})")
-    if out.exists():
+    detail = summary["input"]
+    source = "as asked"
+    if input_range is None:
+        derived = input_range_of(detail)
+        input_range = derived or (0.0, 1.0)
+        source = (f"from the {np.dtype(detail['dtype']).name} input's quantization" if derived else
+                  "the default for a float input")
+    if replace:
         shutil.rmtree(out)
     (out / "wheels").mkdir(parents=True)
+    (out / MARKER).write_text(MARKER_TEXT)
     name = out.resolve().name
     for wheel in (rillet_wheel, flatbuffers_wheel):
         shutil.copy2(wheel, out / "wheels" / wheel.name)
@@ -166,16 +246,15 @@ def make_bundle(model: Path, device: Device, out: Path, wheels_dir: Path, *, tra
                                                       flatbuffers_wheel=flatbuffers_wheel.name))
     (out / "install.sh").chmod(0o755)
     (out / "rillet.service.in").write_text(SERVICE.format(model=model.name))
-    detail = summary["input"]
     train_inputs = ", ".join(summary["signatures"].get("train", {}).get("inputs", []))
     (out / "README.md").write_text(README.format(
         name=name, model=model.name, device=device.description, target=device.name, arch=device.arch,
-        rillet_wheel=rillet_wheel.name, input=f"{detail['dtype'].__name__} {list(detail['shape'])}",
+        rillet_wheel=rillet_wheel.name, input=f"{np.dtype(detail['dtype']).name} {[int(n) for n in detail['shape']]}",
         low=input_range[0], high=input_range[1],
         quantized=", then quantized with the input's scale and zero point" if detail["quantization"][0] else "",
         labels=" (named from labels.txt)" if labels else "",
         train=TRAIN_README.format(train_inputs=train_inputs) if train else ""))
-    archive = out.parent / f"{name}.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
         tar.add(out, arcname=name)
-    return Bundle(out, archive, sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()))
+    return Bundle(out, archive, sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()),
+                  tuple(input_range), source)

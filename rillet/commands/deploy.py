@@ -19,12 +19,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=f"Targets: {targets}; host (this machine). The wheels come from tools/build_wheels.py.")
     p.add_argument("model", type=Path, help="path to a .tflite file")
     p.add_argument("--target", required=True, help="rpi0, rpi3-32, rpi4-32, rpi3, rpi4, rpi5 or host")
-    p.add_argument("-o", "--out", type=Path, required=True, help="the bundle folder (replaced); BUNDLE.tar.gz beside it")
+    p.add_argument("-o", "--out", type=Path, required=True, help="the bundle folder: new, empty, or an earlier bundle (replaced); BUNDLE.tar.gz beside it")
     p.add_argument("--wheels", type=Path, default=Path("dist"), help="where the wheels are (default: dist/)")
     p.add_argument("--train", action="store_true", help="include train.py (the model needs a `train` signature)")
     p.add_argument("--labels", type=Path, help="a text file of class names, one per line")
-    p.add_argument("--input-range", type=float, nargs=2, default=(0.0, 1.0), metavar=("LOW", "HIGH"),
-                   help="what an image's pixels 0..255 map to before they are fed (default 0 1)")
+    p.add_argument("--input-range", type=float, nargs=2, metavar=("LOW", "HIGH"),
+                   help="what an image's pixels 0..255 map to before they are fed (default: the range an int8 "
+                        "input's quantization covers, e.g. -1 1; 0 1 for a float input)")
     p.set_defaults(func=deploy)
 
 
@@ -37,16 +38,26 @@ def deploy(args: argparse.Namespace) -> int:
     if args.labels is not None and not args.labels.is_file():
         print(f"rillet deploy: {args.labels}: no such labels file", file=sys.stderr)
         return 2
+    if args.input_range and not args.input_range[0] < args.input_range[1]:
+        print(f"rillet deploy: --input-range {args.input_range[0]:g} {args.input_range[1]:g}: LOW must be below HIGH",
+              file=sys.stderr)
+        return 2
     try:
         bundle = make_bundle(args.model, target, args.out, args.wheels, train=args.train, labels=args.labels,
-                             input_range=tuple(args.input_range))
+                             input_range=tuple(args.input_range) if args.input_range else None)
     except BundleError as e:
         print(f"rillet deploy: {e}", file=sys.stderr)
         return e.exit_code
     except (ValueError, RuntimeError) as e:  # the runtime refused the model (unsupported op, corrupt file)
         print(f"rillet deploy: {args.model}: {str(e).splitlines()[0]}", file=sys.stderr)
         return 1
+    except OSError as e:  # a bundle file could not be written
+        print(f"rillet deploy: cannot write {e.filename or args.out}: {e.strerror or e}", file=sys.stderr)
+        return 1
     print(f"{bundle.folder}/ for {target.name} ({target.description}): {', '.join(bundle.files)}")
+    low, high = bundle.input_range
+    print(f"image pixels 0..255 map to [{low:g}, {high:g}] ({bundle.input_range_source}; --input-range LOW HIGH "
+          "to change)")
     print(f"{bundle.archive}: {bundle.archive.stat().st_size / 1024:.0f} KiB; on the device: ./install.sh && "
           "python3 run.py image.npy")
     return 0

@@ -66,16 +66,112 @@ def test_a_bundle_holds_wheel_model_scripts_and_its_archive(tmp_path, capsys):
     assert main(["deploy", "--target", "rpi4", str(model_path("cnn_small_int8")), "-o", str(out),
                  "--wheels", str(wheels)]) == 0
     files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
-    assert files == ["README.md", "bundle.json", "cnn_small_int8.tflite", "install.sh", "rillet.service.in",
+    assert files == [".rillet-bundle", "README.md", "bundle.json", "cnn_small_int8.tflite", "install.sh", "rillet.service.in",
                      "run.py", "wheels/flatbuffers-25.12.19-py2.py3-none-any.whl",
                      "wheels/rillet-0.1.0-py3-none-linux_aarch64.whl"]
     config = json.loads((out / "bundle.json").read_text())
+    # the int8 input's scale 1/127.5 and zero point 0 cover [-1, 1]: pixels map there, and deploy says so
     assert config == {"model": "cnn_small_int8.tflite", "target": "rpi4", "signature": "serving_default",
-                      "input_range": [0.0, 1.0], "labels": None, "train": False}
+                      "input_range": [-1.0, 1.0], "labels": None, "train": False}
     assert (out / "install.sh").stat().st_mode & 0o111
     with tarfile.open(tmp_path / "bundle.tar.gz") as tar:
         assert sorted(m.name for m in tar.getmembers() if m.isfile()) == [f"bundle/{f}" for f in files]
-    assert "bundle.tar.gz" in capsys.readouterr().out
+    stdout = capsys.readouterr().out
+    assert "bundle.tar.gz" in stdout
+    assert "image pixels 0..255 map to [-1, 1] (from the int8 input's quantization" in stdout
+    readme = (out / "README.md").read_text()
+    assert "(int8 [1, 28, 28, 1])" in readme and "np." not in readme
+
+
+def test_a_float_input_keeps_0_1_and_says_it_is_the_default(tmp_path, capsys):
+    assert main(["deploy", "--target", "rpi4", str(model_path("cnn_small_f32")), "-o", str(tmp_path / "b"),
+                 "--wheels", str(fake_wheels(tmp_path / "dist", ["linux_aarch64"]))]) == 0
+    assert json.loads((tmp_path / "b" / "bundle.json").read_text())["input_range"] == [0.0, 1.0]
+    assert "map to [0, 1] (the default for a float input; --input-range" in capsys.readouterr().out
+
+
+def _project(folder: Path) -> dict[str, bytes]:
+    """A user's project folder: the model, a script and a subfolder, as `rillet deploy -o .` once emptied."""
+    (folder / "src").mkdir(parents=True)
+    files = {"model.tflite": model_path("cnn_small_f32").read_bytes(), "notes.txt": b"my notes\n",
+             "src/train.py": b"print('hello')\n", "labels.txt": b"a\nb\n"}
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    return files
+
+
+def _survive(folder: Path, files: dict[str, bytes]) -> None:
+    for name, data in files.items():
+        assert (folder / name).read_bytes() == data, f"{name} was changed or deleted"
+
+
+@pytest.mark.parametrize(("out", "says"), [
+    (".", "is the working directory"),
+    ("..", "is a folder above the working directory"),
+    ("{project}", "is the working directory"),
+    ("{project}/src", "is a folder with files that rillet did not write"),
+    ("{project}/notes.txt", "is a file, not a folder"),
+], ids=["dot", "parent", "absolute cwd", "user folder", "a file"])
+def test_deploy_never_empties_a_folder_it_did_not_write(tmp_path, monkeypatch, capsys, out, says):
+    """The data loss the issue reports: `-o .` deleted every file of the project, the model included. Now
+    the working directory, a folder above it, a folder with files and no bundle marker, or a file are
+    refused with exit 2 before anything is written, and every file survives."""
+    project = tmp_path / "project"
+    files = _project(project)
+    wheels = fake_wheels(tmp_path / "dist", ["linux_aarch64"])
+    monkeypatch.chdir(project)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main(["deploy", "--target", "rpi4", "model.tflite", "-o", out.format(project=project),
+                 "--wheels", str(wheels)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("rillet deploy: -o ") and says in err, err
+    _survive(project, files)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # no archive written beside it either
+
+
+@pytest.mark.parametrize("holder", ["model", "labels", "wheels"])
+def test_deploy_refuses_a_folder_holding_one_of_its_inputs(tmp_path, monkeypatch, capsys, holder):
+    """A folder that holds the model, the labels or the wheels is refused even when it carries a bundle
+    marker (an earlier bundle someone put the model back into)."""
+    project = tmp_path / "project"
+    files = _project(project)
+    (project / ".rillet-bundle").write_text("an earlier bundle\n")
+    wheels = fake_wheels((project if holder == "wheels" else tmp_path) / "dist", ["linux_aarch64"])
+    model = project / "model.tflite" if holder == "model" else model_path("cnn_small_f32")
+    labels = ["--labels", str(project / "labels.txt")] if holder == "labels" else []
+    monkeypatch.chdir(tmp_path)
+    assert main(["deploy", "--target", "rpi4", str(model), "-o", str(project), "--wheels", str(wheels),
+                 *labels]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"-o {project} holds " in err and "an input of this deploy" in err, err
+    _survive(project, files)
+
+
+def test_deploy_fills_an_empty_folder_and_replaces_only_its_own_bundle(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    wheels = fake_wheels(tmp_path / "dist", ["linux_aarch64"])
+    out = tmp_path / "b"
+    out.mkdir()
+    argv = ["deploy", "--target", "rpi4", str(model_path("cnn_small_f32")), "-o", str(out), "--wheels", str(wheels)]
+    assert main(argv) == 0  # an empty folder
+    (out / "stale.txt").write_text("left from the last bundle\n")
+    assert main(argv) == 0  # an earlier bundle (its marker is there): replaced whole
+    assert not (out / "stale.txt").exists() and (out / "cnn_small_f32.tflite").is_file()
+    capsys.readouterr()
+
+    (out / ".rillet-bundle").unlink()  # the same files without the marker: not ours any more
+    assert main(argv) == 2
+    assert "did not write (no .rillet-bundle in it)" in capsys.readouterr().err
+    assert (out / "cnn_small_f32.tflite").is_file()
+
+
+def test_deploy_does_not_overwrite_an_archive_it_did_not_write(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "b.tar.gz").write_bytes(b"the user's own archive")
+    assert main(["deploy", "--target", "rpi4", str(model_path("cnn_small_f32")), "-o", str(tmp_path / "b"),
+                 "--wheels", str(fake_wheels(tmp_path / "dist", ["linux_aarch64"]))]) == 2
+    assert "b.tar.gz exists and is not a bundle's archive" in capsys.readouterr().err
+    assert (tmp_path / "b.tar.gz").read_bytes() == b"the user's own archive" and not (tmp_path / "b").exists()
 
 
 @pytest.mark.parametrize("name", ["cnn_small_int8", "cnn_small_f32"])
@@ -136,6 +232,9 @@ def test_refusals_are_one_line_with_their_exit_code(tmp_path, capsys):
         (["--target", "rpi0", str(model_path("mlp_f32"))], 1, "lacks the rillet wheel for linux_armv6l"),
         (["--target", "rpi4", str(model_path("mlp_f32")), "--train"], 1, "mlp_f32.tflite has no train signature"),
         (["--target", "rpi4", str(tmp_path / "none.tflite")], 2, "none.tflite: no such model file"),
+        (["--target", "rpi4", str(tmp_path)], 2, f"{tmp_path} is a folder, not a model file"),
+        (["--target", "rpi4", str(model_path("mlp_f32")), "--input-range", "1", "0"], 2,
+         "--input-range 1 0: LOW must be below HIGH"),
     ]
     for args, code, message in cases:
         assert main(["deploy", *args, "-o", str(tmp_path / "b"), "--wheels", str(wheels)]) == code
