@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from .common import UsageError, WorkError, existing_file, non_negative_int, positive_int
+from .common import (UsageError, WorkError, existing_file, non_negative_int, open_interpreter, positive_int,
+                     quiet_litert)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -95,8 +96,10 @@ def bench_model_threads(path: str, thread_counts: list[int], runs: int = 50, war
 
     makers: dict[str, Callable[[int], Any]] = {"rillet": lambda n: Interpreter(model_path=path, num_threads=n)}
     try:
-        from ai_edge_litert.interpreter import Interpreter as LiteRT
+        from ai_edge_litert.interpreter import Interpreter as LiteRTInterpreter
         from ai_edge_litert.interpreter import OpResolverType
+
+        LiteRT = quiet_litert(LiteRTInterpreter)  # noqa: N806 - the class's quiet stand-in
 
         builtin = OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
         makers["litert_xnnpack"] = lambda n: LiteRT(model_path=path, num_threads=n)
@@ -183,6 +186,10 @@ def run(args: argparse.Namespace) -> int:
         path = spec.rpartition("=")[2] if "=" in spec else spec
         if not path:
             raise UsageError(f"--input {spec!r} names no file")
+    if args.input:  # read and checked once, before any runtime: LiteRT's own message for a wrong shape is its internals'
+        from .run import model_inputs
+
+        model_inputs(open_interpreter(args.model), args.input)
     results = bench_model(args.model, args.threads, args.runs, args.warmup, args.input)
     ours = results.get("rillet")
     if not isinstance(ours, dict):

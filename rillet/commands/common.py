@@ -9,7 +9,11 @@ line that does not exist)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import sys
+import pickle
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +51,77 @@ def write_file(path: str, data: bytes | str, what: str = "output") -> None:
         raise WorkError(f"cannot write {what} {path}: {e.strerror or e}") from None
 
 
+def output_file(path: str, what: str = "output") -> str:
+    """`path` when a file can be written there (its folder exists and is writable; not a folder itself),
+    checked before the work starts; WorkError naming the file otherwise (exit 1, as a failed write)."""
+    p = Path(path)
+    folder = p.parent if str(p.parent) else Path(".")
+    if p.is_dir():
+        raise WorkError(f"cannot write {what} {path}: it is a folder")
+    if not folder.is_dir():
+        raise WorkError(f"cannot write {what} {path}: no such folder {folder}")
+    if not os.access(folder, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise WorkError(f"cannot write {what} {path}: permission denied")
+    return path
+
+
+# What np.load raises on a file that is not a whole .npy/.npz: a 0-byte or cut .npy (EOFError), a file of
+# other bytes (ValueError, pickle's error), a damaged zip (BadZipFile), an unreadable one (OSError).
+_NUMPY_READ_ERRORS = (OSError, ValueError, EOFError, zipfile.BadZipFile, pickle.UnpicklingError, KeyError)
+
+
+def _unreadable(path: str, what: str, error: BaseException) -> WorkError:
+    if Path(path).stat().st_size == 0:
+        return WorkError(f"{what} {path} is empty (0 bytes): save arrays with numpy.save or numpy.savez")
+    reason = str(error).splitlines()[0] if str(error).strip() else type(error).__name__
+    return WorkError(f"{what} {path}: not a .npy or .npz file numpy can read ({reason})")
+
+
+def load_arrays(path: str, what: str, want: str = "any") -> np.ndarray | dict[str, np.ndarray]:
+    """The array of a .npy or the arrays of a .npz by name, for every command that reads data (`run --input`,
+    `bench --input`, `quantize --calib`, `convert --weights`, `train --data`). UsageError when there is no
+    such file; WorkError naming the file when it is empty, not numpy's, a .npz holding no arrays, or not
+    the kind `want` says ("npz": arrays by name; "npy": one array)."""
+    existing_file(path, what)
+    try:
+        loaded = np.load(path, allow_pickle=False)
+        if isinstance(loaded, np.lib.npyio.NpzFile):
+            with loaded:
+                loaded = {key: loaded[key] for key in loaded.files}
+    except _NUMPY_READ_ERRORS as e:
+        raise _unreadable(path, what, e) from None
+    _check_kind(loaded, path, what, want)
+    return loaded
+
+
+def npz_names(path: str, what: str) -> list[str]:
+    """The array names of the .npz at `path`, reading only its index (a training set can be large and is
+    read again by the trainer); errors as load_arrays(path, what, "npz")."""
+    existing_file(path, what)
+    try:
+        loaded = np.load(path, allow_pickle=False, mmap_mode="r")
+        if isinstance(loaded, np.lib.npyio.NpzFile):
+            with loaded:
+                names = list(loaded.files)
+            _check_kind({name: None for name in names}, path, what, "npz")
+            return names
+    except _NUMPY_READ_ERRORS as e:
+        raise _unreadable(path, what, e) from None
+    _check_kind(loaded, path, what, "npz")
+    return []
+
+
+def _check_kind(loaded: Any, path: str, what: str, want: str) -> None:
+    if isinstance(loaded, dict):
+        if not loaded:
+            raise WorkError(f"{what} {path} holds no arrays")
+        if want == "npy":
+            raise WorkError(f"{what} {path} is an .npz of {len(loaded)} arrays; one array (.npy) is wanted here")
+    elif want == "npz":
+        raise WorkError(f"{what} {path} is one array (.npy); arrays by name are wanted here: save them with "
+                        "numpy.savez (for training, the inputs and the labels, e.g. x and y)")
+
+
 def positive_int(text: str) -> int:
     """An argparse type: an int of at least 1."""
     value = int(text)
@@ -74,6 +149,39 @@ def open_interpreter(path: str, **options: Any) -> Any:
         raise WorkError(f"{path}: {e}") from None
 
 
+# ---- LiteRT, quietly ----
+
+@contextlib.contextmanager
+def native_stderr_silenced():
+    """Sends file descriptor 2 to /dev/null for the block. LiteRT's C++ logs `INFO: Created TensorFlow Lite
+    XNNPACK delegate for CPU.` and its warnings straight to fd 2 when an interpreter first allocates, and
+    honours no environment variable for it (TF_CPP_MIN_LOG_LEVEL is not read by its minimal logging): in
+    `bench`, `demo` and `quantize --executor litert` it would sit among rillet's own lines. What LiteRT
+    refuses still reaches the caller, as the exception its Python binding raises."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def quiet_litert(litert_class: Any) -> Any:
+    """A maker of `litert_class` interpreters (same arguments) that are created and first allocated with
+    native_stderr_silenced, where LiteRT logs."""
+    def make(*args: Any, **kwargs: Any) -> Any:
+        with native_stderr_silenced():
+            interpreter = litert_class(*args, **kwargs)
+            interpreter.allocate_tensors()
+        return interpreter
+
+    make.__module__, make.__qualname__ = litert_class.__module__, litert_class.__qualname__  # for messages
+    return make
+
+
 # ---- inputs from files ----
 
 def input_names(interpreter: Any) -> dict[str, int]:
@@ -87,18 +195,28 @@ def input_names(interpreter: Any) -> dict[str, int]:
     return names
 
 
-def read_inputs(specs: list[str], interpreter: Any) -> dict[int, np.ndarray]:
-    """The arrays `--input` names, by input tensor index. A spec is FILE.npz (arrays keyed by input name),
-    NAME=FILE.npy, or FILE.npy (then one per model input, in the model's input order). Every input must be
-    given exactly once; a key that names no input is refused, naming it."""
-    details = interpreter.get_input_details()
-    names = input_names(interpreter)
+def signature_inputs(interpreter: Any, signature: str) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """The input details of `signature` in its order, and every name they go by -> tensor index (the
+    signature's names first, then the tensors')."""
+    runner = interpreter.get_signature_runner(signature)
+    details = list(runner.get_input_details().values())
+    return details, {**{d["name"]: d["index"] for d in details}, **runner._inputs}
+
+
+def read_inputs(specs: list[str], interpreter: Any, signature: str | None = None) -> dict[int, np.ndarray]:
+    """The arrays `--input` names, by input tensor index (of subgraph 0, or of `signature`'s subgraph). A
+    spec is FILE.npz (arrays keyed by input name), NAME=FILE.npy, or FILE.npy (then one per model input, in
+    the model's input order). Every input must be given exactly once; a key that names no input is refused,
+    naming it."""
+    if signature is None:
+        details, names = interpreter.get_input_details(), input_names(interpreter)
+    else:
+        details, names = signature_inputs(interpreter, signature)
     by_index: dict[int, np.ndarray] = {}
     positional: list[tuple[str, np.ndarray]] = []
     for spec in specs:
         name, _, path = spec.rpartition("=") if "=" in spec and not Path(spec).exists() else ("", "", spec)
-        existing_file(path, "input file")
-        arrays = _load_arrays(path)
+        arrays = load_arrays(path, "input file")
         if isinstance(arrays, dict):
             unknown = sorted(set(arrays) - set(names))
             if unknown:
@@ -127,17 +245,6 @@ def read_inputs(specs: list[str], interpreter: Any) -> dict[int, np.ndarray]:
     return by_index
 
 
-def _load_arrays(path: str) -> np.ndarray | dict[str, np.ndarray]:
-    try:
-        loaded = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as e:
-        raise WorkError(f"{path}: not a .npy or .npz file numpy can read ({e})") from None
-    if isinstance(loaded, np.lib.npyio.NpzFile):
-        with loaded:
-            return {key: loaded[key] for key in loaded.files}
-    return loaded
-
-
 def _put(by_index: dict[int, np.ndarray], index: int, value: np.ndarray, where: str) -> None:
     if index in by_index:
         raise WorkError(f"{where}: input {index} is given twice")
@@ -148,6 +255,23 @@ def _listing(details: list[dict[str, Any]], names: dict[str, int]) -> str:
     alias = {index: name for name, index in names.items()}  # the signature's name wins: it is shorter
     return ", ".join(f"{alias.get(d['index'], d['name'])} {np.dtype(d['dtype']).name}"
                      f"{[int(n) for n in d['shape_signature']]}" for d in details)
+
+
+def shape_text(shape: Any) -> str:
+    return "[" + ", ".join("N" if int(n) < 0 else str(int(n)) for n in shape) + "]"
+
+
+def check_input_shape(value: np.ndarray, detail: dict[str, Any], label: str) -> None:
+    """WorkError unless `value`'s shape is the input's: every dimension equal but those the model leaves
+    open (-1 in its shape_signature, a dynamic batch). Checked before the runtime resizes the input, which
+    would otherwise fail deep inside the model (`RESHAPE op 8: cannot reshape 784 elements into 576`)."""
+    want = [int(n) for n in detail.get("shape_signature", detail["shape"])]
+    if not len(want) and len(detail["shape"]):
+        want = [int(n) for n in detail["shape"]]
+    got = list(np.shape(value))
+    if len(got) != len(want) or any(w >= 0 and w != g for w, g in zip(want, got)):
+        open_dims = " (N: any size)" if any(w < 0 for w in want) else ""
+        raise WorkError(f"input {label!r} takes {shape_text(want)}{open_dims}, got {shape_text(got)}")
 
 
 def as_model_input(value: np.ndarray, detail: dict[str, Any], where: str) -> np.ndarray:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .common import UsageError, WorkError, existing_file, write_file
+from .common import UsageError, WorkError, existing_file, load_arrays, output_file, write_file
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,30 +34,31 @@ def load_builder(spec: str) -> Any:
         raise WorkError(f"{file}: {type(e).__name__}: {e}") from None
     finally:
         sys.path.pop(0)
-    if not callable(getattr(module, function, None)):
+    if not hasattr(module, function):
         raise UsageError(f"{file} has no function {function!r}")
+    if not callable(getattr(module, function)):
+        raise UsageError(f"{file}: {function!r} is {type(getattr(module, function)).__name__}, not a function")
     return getattr(module, function)
 
 
-def load_weights(graph: Any, path: str) -> int:
-    import numpy as np
-
-    with np.load(path) as checkpoint:
-        missing = sorted(set(graph.variables) - set(checkpoint.files))
-        unknown = sorted(set(checkpoint.files) - set(graph.variables))
-        if missing or unknown:
-            raise WorkError(f"checkpoint {path} does not match the model's variables "
-                            f"(missing: {missing or 'none'}, unknown: {unknown or 'none'})")
-        for name in checkpoint.files:
-            graph.variables[name].load(checkpoint[name])
-        return len(checkpoint.files)
+def load_weights(graph: Any, path: str, checkpoint: dict[str, Any] | None = None) -> int:
+    """Loads the checkpoint at `path` (or its arrays, read already) into `graph`'s variables."""
+    checkpoint = load_arrays(path, "checkpoint", "npz") if checkpoint is None else checkpoint
+    missing = sorted(set(graph.variables) - set(checkpoint))
+    unknown = sorted(set(checkpoint) - set(graph.variables))
+    if missing or unknown:
+        raise WorkError(f"checkpoint {path} does not match the model's variables "
+                        f"(missing: {missing or 'none'}, unknown: {unknown or 'none'})")
+    for name, value in checkpoint.items():
+        graph.variables[name].load(value)
+    return len(checkpoint)
 
 
 def run(args: argparse.Namespace) -> int:
     from rillet.converter.from_graph import convert, endpoints
 
-    if args.weights:
-        existing_file(args.weights, "checkpoint")
+    checkpoint = load_arrays(args.weights, "checkpoint", "npz") if args.weights else None  # before the build
+    output_file(args.output)
     builder = load_builder(args.builder)
     try:
         inputs, outputs = endpoints(builder())
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         raise WorkError(f"{args.builder}: {type(e).__name__}: {e}") from None
     graph = next(iter(inputs.values())).graph
     if args.weights:
-        count = load_weights(graph, args.weights)
+        count = load_weights(graph, args.weights, checkpoint)
         print(f"loaded {count} variables from {args.weights}")
     data = convert(inputs=inputs, outputs=outputs)
     write_file(args.output, data)

@@ -54,7 +54,10 @@ def runtimes(threads: int = 1) -> dict[str, Callable[[bytes], Any] | str]:
     except ImportError:
         found["LiteRT"] = "not installed (pip install ai-edge-litert to compare)"
     else:
-        found["LiteRT"] = lambda data: LiteRT(model_content=data, num_threads=threads)
+        from .common import quiet_litert
+
+        quiet = quiet_litert(LiteRT)
+        found["LiteRT"] = lambda data: quiet(model_content=data, num_threads=threads)
     return found
 
 

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .common import UsageError, WorkError, existing_file, write_file
+from .common import UsageError, WorkError, existing_file, load_arrays, output_file, quiet_litert, write_file
 
 if TYPE_CHECKING:
     from rillet.converter.format import ModelFile
@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--per-tensor", action="store_true", help="one weight scale per tensor, not per channel")
     p.add_argument("--calibration", choices=["minmax", "percentile", "mse"], default="minmax",
                    help="how activation ranges are chosen from the calibration data")
-    p.add_argument("--percentile", type=float, default=99.99, help="for --calibration percentile")
+    p.add_argument("--percentile", type=float, help="for --calibration percentile: 0 < P <= 100 (default 99.99)")
     p.add_argument("--keep-float", action="append", default=[], metavar="NAME",
                    help="an op type (SOFTMAX), op index, or output tensor name whose op stays float (repeatable); "
                         "in --mode dynamic, whose weights stay float32")
@@ -40,17 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _calibration_data(path: str | None):
-    import numpy as np
-
-    if path is None:
-        return None
-    try:
-        if path.endswith(".npy"):
-            return np.load(path, allow_pickle=False)
-        with np.load(path, allow_pickle=False) as npz:
-            return {k: npz[k] for k in npz.files}
-    except (OSError, ValueError) as e:
-        raise WorkError(f"calibration file {path}: not a .npy or .npz numpy can read ({e})") from None
+    return None if path is None else load_arrays(path, "calibration file")
 
 
 FLOAT16 = 1  # TensorType
@@ -62,11 +52,38 @@ def float16_weights(model: ModelFile) -> bool:
                for sg in model.subgraphs for t in sg.tensors)
 
 
+def check_flags(args: argparse.Namespace) -> None:
+    """Refuses flags the mode would ignore (UsageError, exit 2): a quiet no-op is a model that is not what the
+    command line says. float16 and dynamic modes keep float inputs and outputs (only int8 mode rewrites the
+    model's edges); float16 has no weight scales and no activation ranges; only int8 mode calibrates ranges."""
+    if args.io == "int8" and args.mode != "int8":
+        raise UsageError(f"--io int8 needs --mode int8: --mode {args.mode} keeps float32 inputs and outputs "
+                         "(leave --io out)")
+    if args.percentile is not None and not 0 < args.percentile <= 100:
+        raise UsageError(f"--percentile {args.percentile:g}: must be above 0 and at most 100 (e.g. 99.99)")
+    if args.percentile is not None and args.calibration != "percentile":
+        raise UsageError(f"--percentile applies to --calibration percentile, not {args.calibration}: add "
+                         "--calibration percentile or leave --percentile out")
+    if args.mode == "float16" and args.per_tensor:
+        raise UsageError("--per-tensor: --mode float16 stores weights as float16 with no scales (int8 and dynamic "
+                         "modes only)")
+    if args.mode != "int8" and args.calibration != "minmax":
+        raise UsageError(f"--calibration {args.calibration}: --mode {args.mode} calibrates no activation ranges "
+                         "(--mode int8 only)")
+    if args.mode == "float16" and args.keep_float:
+        raise UsageError("--keep-float: --mode float16 stores every float32 constant as float16 (int8 and dynamic "
+                         "modes only)")
+    if args.percentile is None:
+        args.percentile = 99.99
+
+
 def run(args: argparse.Namespace) -> int:
     from rillet.converter.format import ModelError, load
     from rillet.quant import CalibrationError, QuantizationError, already_quantized, quantize_with_report
 
-    want_report = bool(args.report or args.html or (args.json and args.calib))
+    # --calib in dynamic or float16 mode is only for the report: asking for it asks for the report
+    want_report = bool(args.report or args.html or (args.calib and (args.json or args.mode != "int8")))
+    check_flags(args)
     if args.mode == "int8" and args.calib is None:
         raise UsageError("--mode int8 needs --calib data.npz (representative inputs)")
     if want_report and args.calib is None:
@@ -74,12 +91,16 @@ def run(args: argparse.Namespace) -> int:
     existing_file(args.model, "model")
     if args.calib is not None:
         existing_file(args.calib, "calibration file")
+    for path, what in ((args.output, "output"), (args.report, "report"), (args.html, "report")):
+        if path:
+            output_file(path, what)
     interpreter_class = None
     if args.executor == "litert":
         try:
-            from ai_edge_litert.interpreter import Interpreter as interpreter_class
+            from ai_edge_litert.interpreter import Interpreter
         except ImportError:
             raise WorkError("--executor litert needs ai-edge-litert (pip install ai-edge-litert)") from None
+        interpreter_class = quiet_litert(Interpreter)
     try:
         model = load(args.model)
     except ModelError as e:
@@ -92,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
             args.model, _calibration_data(args.calib), mode=args.mode, io=args.io, per_channel=not args.per_tensor,
             calibration=args.calibration, percentile=args.percentile, keep_float=args.keep_float or None,
             interpreter_class=interpreter_class, progress=not args.quiet, report=want_report)
-    except (CalibrationError, QuantizationError) as e:
+    except (CalibrationError, QuantizationError, ValueError, RuntimeError) as e:  # and an op the runtime refuses
         raise WorkError(f"{args.model}: {e}") from None
     write_file(args.output, data)
     before = Path(args.model).stat().st_size

@@ -20,12 +20,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .common import UsageError, WorkError, npz_names, output_file
+
 OPTIMIZERS = ("sgd", "momentum", "adam")
 ARGS_VARIABLE = "RILLET_TRAIN_ARGS"  # a local launch hands its processes the parsed arguments here
-
-
-class UsageError(Exception):
-    """Bad arguments or files: exit 2."""
+# XLA's defaults, applied after the check that the device backend was not given these flags (its train
+# signature has its loss and optimizer built in)
+XLA_DEFAULTS = {"loss": "softmax_cross_entropy", "optimizer": "adam", "learning_rate": 1e-3}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -46,19 +47,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", help="write the trained model (.tflite, its infer signature)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     xla = p.add_argument_group("XLA backend")
-    xla.add_argument("--loss", default="softmax_cross_entropy",
-                     help="softmax_cross_entropy (default) or mean_squared_error")
-    xla.add_argument("--optimizer", choices=OPTIMIZERS, default="adam", help="default adam")
-    xla.add_argument("--learning-rate", type=float, default=1e-3, help="default 1e-3")
+    xla.add_argument("--loss", help="softmax_cross_entropy (default) or mean_squared_error")
+    xla.add_argument("--optimizer", choices=OPTIMIZERS, help="default adam")
+    xla.add_argument("--learning-rate", type=float, help="default 1e-3")
     xla.add_argument("--metrics", nargs="*", default=[], help="e.g. accuracy")
     xla.add_argument("--log-dir", help="TensorBoard scalars here (tensorboardX)")
     xla.add_argument("--precision", choices=["float32", "bfloat16"], default="float32")
-    xla.add_argument("--processes", type=int, default=1, help="start N local processes (jax.distributed)")
-    xla.add_argument("--coordinator", help="host:port of process 0, for a run over several hosts")
+    xla.add_argument("--processes", type=int, default=1,
+                     help="start N local processes (jax.distributed); not with --coordinator")
+    xla.add_argument("--coordinator", help="host:port of process 0, for a run over several hosts (one process "
+                                           "per command; not with --processes)")
     xla.add_argument("--num-processes", type=int, help="processes in the run (with --coordinator)")
     xla.add_argument("--process-id", type=int, help="this process's id, 0..N-1 (with --coordinator)")
-    device = p.add_argument_group("device backend")
-    device.add_argument("--threads", type=int, default=1, help="the interpreter's threads (default 1)")
+    device = p.add_argument_group("device backend (the file's train signature has its loss and optimizer "
+                                  "built in)")
+    device.add_argument("--threads", type=int, help="the interpreter's threads (default 1)")
     p.set_defaults(func=run)
 
 
@@ -70,13 +73,13 @@ def run(args: argparse.Namespace) -> int:
         _check_usage(args, backend)
         return _train_on_device(args) if backend == "device" else _train_on_xla(args)
     except UsageError as e:
-        print(f"rillet train: {e}", file=sys.stderr)
+        print(f"rillet train: {_one_line(e)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:
         where = f"; rerun to resume from {args.checkpoint_dir}" if args.checkpoint_dir else ""
         print(f"rillet train: {e or 'stopped'}{where}", file=sys.stderr)
         return 130
-    except (FitError, ValueError, RuntimeError, OSError) as e:
+    except (FitError, WorkError, ValueError, RuntimeError, OSError) as e:
         print(f"rillet train: {_one_line(e)}", file=sys.stderr)
         return 1
 
@@ -86,9 +89,11 @@ def _one_line(e: BaseException) -> str:
 
 
 def _check_usage(args: argparse.Namespace, backend: str) -> None:
-    for path in (args.data, args.validation):
-        if path is not None and not Path(path).is_file():
-            raise UsageError(f"{path} does not exist")
+    """Every refusal that needs no training: the files, the flags of the other backend, the two forms of a
+    run over several processes, the output's folder. Fills in the XLA defaults afterwards."""
+    if Path(args.target).is_dir():
+        raise UsageError(f"{args.target} is a folder: give FILE.py:FUNCTION returning a rillet Model (XLA) or a "
+                         ".tflite with a train signature (device)")
     if args.epochs < 0 or (args.batch_size is not None and args.batch_size < 1) or \
             (args.every is not None and args.every < 1):
         raise UsageError("--epochs must be >= 0, --batch-size and --every >= 1")
@@ -97,24 +102,67 @@ def _check_usage(args: argparse.Namespace, backend: str) -> None:
             raise UsageError(f"{args.target} does not exist")
         xla_only = [flag for flag, on in (("--validation", args.validation), ("--log-dir", args.log_dir),
                                           ("--processes", args.processes != 1), ("--coordinator", args.coordinator),
+                                          ("--num-processes", args.num_processes is not None),
+                                          ("--process-id", args.process_id is not None),
                                           ("--metrics", args.metrics), ("--precision", args.precision != "float32"))
                     if on]
         if xla_only:
             raise UsageError(f"{', '.join(xla_only)}: XLA backend only (this trains {args.target} on the device runtime)")
-        return
-    if args.target.endswith(".tflite"):
-        raise UsageError("the XLA backend trains a graph: give FILE.py:FUNCTION returning a rillet Model")
-    from rillet.targets.fit import METRICS
+        baked = [flag for flag, value in (("--loss", args.loss), ("--optimizer", args.optimizer),
+                                          ("--learning-rate", args.learning_rate)) if value is not None]
+        if baked:
+            raise UsageError(f"{', '.join(baked)}: {args.target}'s train signature has its loss, optimizer and "
+                             "learning rate built in (set them where the file is made); XLA backend only")
+        if args.threads is not None and args.threads < 1:
+            raise UsageError("--threads must be >= 1")
+        args.threads = args.threads or 1
+    else:
+        if args.target.endswith(".tflite"):
+            raise UsageError("the XLA backend trains a graph: give FILE.py:FUNCTION returning a rillet Model")
+        if args.threads is not None:
+            raise UsageError("--threads: device backend only (XLA sizes its own thread pool; a .tflite trains on "
+                             "the device backend)")
+        for key, value in XLA_DEFAULTS.items():
+            if getattr(args, key) is None:
+                setattr(args, key, value)
+        from rillet.targets.fit import METRICS
 
-    unknown = [m for m in args.metrics if m not in METRICS]
-    if unknown:
-        raise UsageError(f"unknown metric {unknown[0]!r} (known: {', '.join(sorted(METRICS))})")
-    if args.loss not in ("softmax_cross_entropy", "mean_squared_error"):
-        raise UsageError(f"unknown loss {args.loss!r} (softmax_cross_entropy or mean_squared_error)")
+        unknown = [m for m in args.metrics if m not in METRICS]
+        if unknown:
+            raise UsageError(f"unknown metric {unknown[0]!r} (known: {', '.join(sorted(METRICS))})")
+        if args.loss not in ("softmax_cross_entropy", "mean_squared_error"):
+            raise UsageError(f"unknown loss {args.loss!r} (softmax_cross_entropy or mean_squared_error)")
+        if args.learning_rate <= 0:
+            raise UsageError(f"--learning-rate must be > 0, got {args.learning_rate:g}")
+        _check_processes(args)
+    for flag, path in (("--data", args.data), ("--validation", args.validation)):
+        if path is not None:
+            npz_names(path, f"{flag} file")
+    if args.output:
+        output_file(args.output)
+
+
+def _check_processes(args: argparse.Namespace) -> None:
+    """--processes N (local processes this command starts) and --coordinator with --num-processes and
+    --process-id (one process of a run over several hosts) are two forms of one thing: mixed, JAX waits
+    minutes for processes that never come and aborts, so the mix is refused here at once."""
     if args.processes < 1:
         raise UsageError("--processes must be >= 1")
-    if args.coordinator and (args.num_processes is None or args.process_id is None):
-        raise UsageError("--coordinator needs --num-processes and --process-id")
+    several_hosts = [flag for flag, value in (("--coordinator", args.coordinator),
+                                              ("--num-processes", args.num_processes),
+                                              ("--process-id", args.process_id)) if value is not None]
+    if args.processes != 1 and several_hosts:
+        raise UsageError(f"--processes {args.processes} starts local processes; {', '.join(several_hosts)} join a "
+                         "run over several hosts: give one form, not both")
+    if several_hosts and len(several_hosts) != 3:
+        raise UsageError("a run over several hosts needs --coordinator HOST:PORT, --num-processes N and "
+                         "--process-id K together (or --processes N for local processes)")
+    if several_hosts:
+        if args.num_processes < 1:
+            raise UsageError(f"--num-processes must be >= 1, got {args.num_processes}")
+        if not 0 <= args.process_id < args.num_processes:
+            raise UsageError(f"--process-id {args.process_id}: must be 0..{args.num_processes - 1} "
+                             f"(--num-processes {args.num_processes})")
 
 
 def _train_on_device(args: argparse.Namespace) -> int:
@@ -125,10 +173,11 @@ def _train_on_device(args: argparse.Namespace) -> int:
         batch_size = trainer.batch_size(args.batch_size)
     except ValueError as e:
         raise UsageError(str(e)) from None
+    before = _checkpoint_position(args)
     history = trainer.fit(args.data, epochs=args.epochs, batch_size=batch_size, checkpoint_dir=args.checkpoint_dir,
                           every=args.every, resume=args.resume, seed=args.seed, shuffle=args.shuffle,
                           progress=not args.quiet)
-    _report(history, args)
+    _report(history, args, before)
     if args.output:
         trainer.interpreter.export_model(args.output)
         print(f"wrote {args.output}: the infer signature with the trained weights")
@@ -155,6 +204,7 @@ def _train_on_xla(args: argparse.Namespace) -> int:
     model = _build(args.target)
     if not isinstance(model, Model):
         raise UsageError(f"{args.target} returned {type(model).__name__}, not a rillet.graph Model")
+    before = _checkpoint_position(args)
     optimizer = {"sgd": optimizers.SGD, "momentum": optimizers.Momentum, "adam": optimizers.Adam}[args.optimizer]
     history = fit(model, args.data, loss=args.loss, optimizer=optimizer(args.learning_rate), epochs=args.epochs,
                   batch_size=args.batch_size or 32, validation=args.validation, metrics=args.metrics,
@@ -162,7 +212,7 @@ def _train_on_xla(args: argparse.Namespace) -> int:
                   shuffle=args.shuffle, log_dir=args.log_dir, progress=not args.quiet, precision=args.precision)
     if jax.process_index() != 0:
         return 0
-    _report(history, args)
+    _report(history, args, before)
     if args.output:
         import rillet as rl
 
@@ -182,15 +232,39 @@ def child() -> int:
 def _build(spec: str) -> Any:
     from rillet.commands.convert import load_builder
 
+    builder = load_builder(spec)
     try:
-        builder = load_builder(spec)
-    except SystemExit as e:  # convert's loader says what is wrong after its own prefix
-        raise UsageError(str(e).split(": ", 1)[-1]) from None
-    return builder()
+        return builder()
+    except Exception as e:  # noqa: BLE001 - the user's builder failed: one line naming it
+        raise WorkError(f"{spec}: {type(e).__name__}: {e}") from None
 
 
-def _report(history: dict, args: argparse.Namespace) -> None:
+def _checkpoint_position(args: argparse.Namespace) -> dict[str, int] | None:
+    """The step and epoch of the checkpoint this run resumes from; None when it starts afresh (a checkpoint
+    that is not one is left for the trainer to refuse)."""
+    from rillet.targets.fit_checkpoint import CheckpointFolder, CheckpointMismatchError
+
+    if not args.checkpoint_dir or not args.resume:
+        return None
+    try:
+        found = CheckpointFolder(args.checkpoint_dir).latest()
+    except CheckpointMismatchError:
+        return None
+    return None if found is None else {k: int(found[0][k]) for k in ("step", "epoch", "batch")}
+
+
+def _report(history: dict, args: argparse.Namespace, before: dict[str, int] | None) -> None:
+    """What the run did: the epochs' last values, and, for a resumed run, where it resumed and how many
+    steps it ran (none when the checkpoint had finished every epoch asked for)."""
     epochs = len(next(iter(history.values()), []))
     last = ", ".join(f"{k} {v[-1]:.4g}" for k, v in history.items() if v)
     where = f"; checkpoints in {args.checkpoint_dir}" if args.checkpoint_dir else ""
+    if before is not None:
+        batch = f", batch {before['batch']}" if before["batch"] else ""
+        print(f"resumed from {args.checkpoint_dir} at step {before['step']} (epoch {before['epoch']}{batch})")
+        if before["epoch"] >= args.epochs:
+            print(f"nothing to train: the checkpoint has finished {before['epoch']} epochs and --epochs is "
+                  f"{args.epochs}; ran no step (a larger --epochs trains on, --no-resume starts over)")
+            print(f"the checkpoint's last epoch{': ' + last if last else ''}{where}")
+            return
     print(f"trained {epochs} epochs{': ' + last if last else ''}{where}")

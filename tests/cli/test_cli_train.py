@@ -114,7 +114,7 @@ def test_xla_usage_errors_exit_2(builder, tmp_path, capsys):
         ([builder, "--data", data, "--metrics", "acc"], "unknown metric 'acc'"),
         ([builder, "--data", data, "--loss", "hinge"], "unknown loss 'hinge'"),
         ([str(tmp_path / "nets.py:nothing"), "--data", data], "has no function 'nothing'"),
-        ([builder, "--data", data, "--coordinator", "127.0.0.1:1"], "--coordinator needs --num-processes"),
+        ([builder, "--data", data, "--coordinator", "127.0.0.1:1"], "needs --coordinator HOST:PORT, --num-processes N and --process-id K together"),
     ]:
         assert main(["train", *argv]) == 2, argv
         err = capsys.readouterr().err
