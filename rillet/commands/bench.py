@@ -12,8 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from .common import (UsageError, WorkError, existing_file, non_negative_int, open_interpreter, positive_int,
-                     quiet_litert)
+from .common import (
+    UsageError,
+    WorkError,
+    existing_file,
+    non_negative_int,
+    open_interpreter,
+    positive_int,
+    quiet_litert,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -99,7 +106,7 @@ def bench_model_threads(path: str, thread_counts: list[int], runs: int = 50, war
         from ai_edge_litert.interpreter import Interpreter as LiteRTInterpreter
         from ai_edge_litert.interpreter import OpResolverType
 
-        LiteRT = quiet_litert(LiteRTInterpreter)  # noqa: N806 - the class's quiet stand-in
+        LiteRT = quiet_litert(LiteRTInterpreter)
 
         builtin = OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
         makers["litert_xnnpack"] = lambda n: LiteRT(model_path=path, num_threads=n)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import sys
 import pickle
+import sys
 import zipfile
 from pathlib import Path
 from typing import Any

@@ -11,8 +11,17 @@ from typing import Any
 
 import numpy as np
 
-from .common import (UsageError, as_model_input, check_input_shape, open_interpreter, output_file, positive_int,
-                     read_inputs, signature_inputs, write_file)
+from .common import (
+    UsageError,
+    as_model_input,
+    check_input_shape,
+    open_interpreter,
+    output_file,
+    positive_int,
+    read_inputs,
+    signature_inputs,
+    write_file,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

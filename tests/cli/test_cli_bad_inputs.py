@@ -49,8 +49,8 @@ CASES = [
     # 2: local processes and a run over several hosts are alternatives (mixed, JAX hung 5 minutes and aborted)
     (["train", B, "--data", "{dir}/train.npz", "--processes", "2", "--coordinator", "localhost:1234",
       "--num-processes", "2", "--process-id", "0"], 2,
-     "--processes 2 starts local processes; --coordinator, --num-processes, --process-id join a run over several "
-     "hosts: give one form, not both"),
+     ("--processes 2 starts local processes; --coordinator, --num-processes, --process-id join a run over several "
+      "hosts: give one form, not both")),
     (["train", B, "--data", "{dir}/train.npz", "--num-processes", "2"], 2,
      "needs --coordinator HOST:PORT, --num-processes N and --process-id K together"),
     (["train", B, "--data", "{dir}/train.npz", "--coordinator", "h:1", "--num-processes", "2", "--process-id", "2"],

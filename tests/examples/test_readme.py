@@ -15,7 +15,7 @@ import pytest
 from support import model_path
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-BLOCKS = re.findall(r"^```python\n(.*?)^```", README.read_text(), flags=re.S | re.M)
+BLOCKS = re.findall(r"^```python\n(.*?)^```", README.read_text(), flags=re.DOTALL | re.MULTILINE)
 # the files the blocks read, by the names they use
 FILES = {"model.tflite": "cnn_small_f32", "train_mlp.tflite": "train_mlp"}
 
