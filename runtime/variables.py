@@ -90,9 +90,11 @@ class ResourceVariables:
     def save_checkpoint(self, path: str | os.PathLike) -> None:
         """Writes every variable by name to an .npz file. The write is atomic: a temporary file beside it is
         written, flushed to disk and renamed over `path`, so a crash mid-save leaves the previous checkpoint
-        whole."""
-        ids = self._variable_ids()
-        values = self.get_variables()
+        whole. A symbolic link is followed (its target replaced, the link kept); a directory, FIFO, device or
+        socket at `path` is refused (OSError naming it), never replaced by a file."""
+        with self._lock:  # an id is made on first ask: not while another thread's invoke reads the store
+            ids = self._variable_ids()
+            values = self.get_variables()
         missing = sorted(set(ids) - set(values))
         if missing:
             raise ValueError(f"variables {', '.join(missing)} have no value yet: invoke a signature first (its "
@@ -106,7 +108,8 @@ class ResourceVariables:
     def restore_checkpoint(self, path: str | os.PathLike) -> None:
         """Sets every variable from a checkpoint save_checkpoint wrote (names, types and shapes must match the
         model's); the model's initialiser then does not run, so training goes on from the restored values."""
-        ids = self._variable_ids()
+        with self._lock:
+            ids = self._variable_ids()
         with np.load(os.fspath(path), allow_pickle=False) as saved:
             values = {name: saved[name] for name in saved.files}
         if set(values) != set(ids):
