@@ -4,6 +4,7 @@ checkpoints of them, starting them again, and writing the trained weights back i
 from __future__ import annotations
 
 import os
+import zipfile
 from typing import Any
 
 import numpy as np
@@ -42,10 +43,9 @@ class ResourceVariables:
     def _variable_ids(self) -> dict[str, int]:
         return {name: variable for name, (_, variable) in self._variables().items()}
 
-    def _variable_file_bytes(self) -> dict[str, int]:
-        """Each variable's size from the file, known before anything is assigned: the largest value a
-        READ_VARIABLE of it gives or an ASSIGN_VARIABLE stores, as the program reserves at prepare."""
-        view, sizes = self._model_view, {}
+    def _variable_file_values(self) -> list[tuple[str, Any]]:
+        """(variable name, tensor) for each value a READ_VARIABLE of it gives or an ASSIGN_VARIABLE stores."""
+        view, found = self._model_view, []
         for sg in view.subgraphs:
             handles: dict[int, str] = {}
             for op in sg.operators:
@@ -54,12 +54,29 @@ class ResourceVariables:
                     key = variable_key(op.builtin_options)
                     handles[op.outputs[0]] = "/".join(key) if key[0] else key[1]
                 elif name in ("READ_VARIABLE", "ASSIGN_VARIABLE") and op.inputs[0] in handles:
-                    value = sg.tensors[op.outputs[0] if name == "READ_VARIABLE" else op.inputs[1]]
-                    count = int(np.prod(value.shape if value.shape is not None else [], dtype=np.int64))
-                    nbytes = count * np.dtype(TENSOR_TYPE_DTYPES.get(value.type, np.uint8)).itemsize
-                    variable = handles[op.inputs[0]]
-                    sizes[variable] = max(sizes.get(variable, 0), nbytes)
+                    found.append((handles[op.inputs[0]],
+                                  sg.tensors[op.outputs[0] if name == "READ_VARIABLE" else op.inputs[1]]))
+        return found
+
+    def _variable_file_bytes(self) -> dict[str, int]:
+        """Each variable's size from the file, known before anything is assigned: the largest value a
+        READ_VARIABLE of it gives or an ASSIGN_VARIABLE stores, as the program reserves at prepare."""
+        sizes: dict[str, int] = {}
+        for variable, value in self._variable_file_values():
+            count = int(np.prod(value.shape if value.shape is not None else [], dtype=np.int64))
+            nbytes = count * np.dtype(TENSOR_TYPE_DTYPES.get(value.type, np.uint8)).itemsize
+            sizes[variable] = max(sizes.get(variable, 0), nbytes)
         return sizes
+
+    def _variable_file_types(self) -> dict[str, tuple[np.dtype, tuple[int, ...]]]:
+        """Each variable's type and shape as the file fixes them (every value read or assigned agrees, and
+        none has a dimension left unknown); variables the file leaves open are left out."""
+        seen: dict[str, set[tuple[Any, tuple[int, ...]]]] = {}
+        for variable, value in self._variable_file_values():
+            shape = tuple(value.shape_signature if value.shape_signature is not None else value.shape or [])
+            seen.setdefault(variable, set()).add((TENSOR_TYPE_DTYPES.get(value.type), shape))
+        return {variable: (np.dtype(dtype), shape) for variable, found in seen.items() if len(found) == 1
+                for dtype, shape in found if dtype is not None and all(d >= 0 for d in shape)}
 
     def _variable_role_bytes(self) -> dict[str, int]:
         """memory_report's split of variable_bytes by what the converter marked each variable as (trained
@@ -110,17 +127,27 @@ class ResourceVariables:
         model's); the model's initialiser then does not run, so training goes on from the restored values."""
         with self._lock:
             ids = self._variable_ids()
-        with np.load(os.fspath(path), allow_pickle=False) as saved:
-            values = {name: saved[name] for name in saved.files}
+        try:
+            saved = np.load(os.fspath(path), allow_pickle=False)
+            if isinstance(saved, np.ndarray):
+                raise TypeError("it is one unnamed array (an .npy file), not variables by name")
+            with saved:
+                values = {name: saved[name] for name in saved.files}
+        except (TypeError, ValueError, EOFError, zipfile.BadZipFile) as e:  # not an .npz, cut short, objects
+            raise ValueError(f"checkpoint {os.fspath(path)!r} cannot be read as save_checkpoint writes it: "
+                             f"{e}") from e
         if set(values) != set(ids):
             raise ValueError(f"checkpoint {os.fspath(path)!r} holds variables {sorted(values)}, the model has "
                              f"{sorted(ids)}")
         with self._lock:
+            declared = self._variable_file_types()
             for name, value in values.items():
                 current = read_variable(self._program, ids[name])
-                if current is not None and (current.shape != value.shape or current.dtype != value.dtype):
+                dtype, shape = (current.dtype, current.shape) if current is not None else declared.get(
+                    name, (value.dtype, value.shape))  # before any invoke: the type and shape the file gives
+                if shape != value.shape or dtype != value.dtype:
                     raise ValueError(f"checkpoint {os.fspath(path)!r}: variable {name!r} is {value.dtype} "
-                                     f"{list(value.shape)}, the model's is {current.dtype} {list(current.shape)}")
+                                     f"{list(value.shape)}, the model's is {dtype} {list(shape)}")
             for name, value in values.items():
                 write_variable(self._program, ids[name], value)
             self._program.mark_initialized()
