@@ -140,6 +140,10 @@ class Interpreter(ResourceVariables):
         self._mapped_bytes = len(content) if isinstance(content, mmap.mmap) else 0
         self._model_path = os.fspath(model_path) if model_path else ""
         self._watch_file = False
+        # Tensors of the model's tables as set_tensor and get_tensor look them up, by (subgraph, index), and each
+        # subgraph's tensor count: decoded from the file once, after the check above (a lookup reads no file).
+        self._tensor_tables: dict[tuple[int, int], Any] = {}
+        self._tensor_counts: dict[int, int] = {}
         self._model_view = ModelView(content)  # decodes what the plan reads; the rest on demand
         self._program = Program()
         self._plans = [NativePlan(self._model_view, k, num_threads or 1, experimental_preserve_all_tensors,
@@ -156,12 +160,29 @@ class Interpreter(ResourceVariables):
     @property
     def _sg(self) -> Any:
         """Subgraph 0's tables, read on first use (not at construction: cold start)."""
+        self._check_model_file()
         return self._model_view.subgraphs[0]
+
+    def _tensor(self, index: int, subgraph: int = 0) -> Any:
+        """Tensor `index` of the subgraph as the file describes it (name, type, quantization, shape)."""
+        found = self._tensor_tables.get((subgraph, index))
+        if found is None:
+            self._check_model_file()
+            found = self._tensor_tables[(subgraph, index)] = self._model_view.subgraphs[subgraph].tensors[index]
+        return found
+
+    def _tensor_count(self, subgraph: int) -> int:
+        found = self._tensor_counts.get(subgraph)
+        if found is None:
+            self._check_model_file()
+            found = self._tensor_counts[subgraph] = len(self._model_view.subgraphs[subgraph].tensors)
+        return found
 
     @property
     def model(self) -> ModelFile:
         """The whole model as plain objects (`load`'s), decoded on first use."""
         if self._model is None:
+            self._check_model_file()
             self._model = self._model_view.to_model()
         return self._model
 
@@ -257,6 +278,7 @@ class Interpreter(ResourceVariables):
     def _resize(self, index: int, size: np.ndarray, strict: bool, subgraph: int) -> None:
         """Refusals are RuntimeError, as LiteRT's are: an index out of range, a constant, a negative size, a
         strict resize of a fixed dimension or to another rank."""
+        self._check_model_file()
         sg = self._model_view.subgraphs[subgraph]
         dims = [int(d) for d in size.reshape(-1)]
         if not 0 <= index < len(sg.tensors):
@@ -295,7 +317,7 @@ class Interpreter(ResourceVariables):
 
     def _check_index(self, index: int, subgraph: int = 0) -> int:
         index = int(index)
-        count = len(self._model_view.subgraphs[subgraph].tensors)
+        count = self._tensor_count(subgraph)
         if not 0 <= index < count:
             raise ValueError(f"Invalid tensor index {index} exceeds max tensor index {count - 1}")
         return index
@@ -305,7 +327,7 @@ class Interpreter(ResourceVariables):
         index = self._check_index(tensor_index, subgraph)
         with self._lock:
             shape = self._plans[subgraph].shape(index)
-        return tensor_details(self._model_view.subgraphs[subgraph].tensors[index], index, shape)
+        return tensor_details(self._tensor(index, subgraph), index, shape)
 
     def get_input_details(self) -> list[dict[str, Any]]:
         return [self._get_tensor_details(i, 0) for i in self._sg.inputs]
@@ -320,7 +342,7 @@ class Interpreter(ResourceVariables):
             raise ValueError(f"subgraph_index is out of range: {subgraph_index} for the model, which has "
                              f"{len(self._plans)} subgraphs.")
         details = []
-        for i in range(len(self._model_view.subgraphs[subgraph_index].tensors)):
+        for i in range(self._tensor_count(subgraph_index)):
             try:
                 details.append(self._get_tensor_details(i, subgraph_index))
             except ValueError:
@@ -351,7 +373,7 @@ class Interpreter(ResourceVariables):
         cached = self._views.get((subgraph, index)) if self._ready else None
         if cached is not None:
             return cached
-        t = self._model_view.subgraphs[subgraph].tensors[index]
+        t = self._tensor(index, subgraph)
         plan = self._plans[subgraph]
         if plan.storage(index) == lib.RL_STORAGE_CONSTANT:
             self._check_model_file()  # a constant is read from the file
@@ -379,7 +401,7 @@ class Interpreter(ResourceVariables):
             self._set(self._check_index(tensor_index), np.asarray(value), 0)
 
     def _set(self, index: int, value: np.ndarray, subgraph: int) -> None:
-        t = self._model_view.subgraphs[subgraph].tensors[index]
+        t = self._tensor(index, subgraph)
         if value.dtype != t.dtype:
             raise ValueError(f"Cannot set tensor: Got value of type {value.dtype.name.upper()} but expected type "
                              f"{t.dtype.name.upper()} for input {index}, name: {t.name}")
@@ -424,11 +446,13 @@ class Interpreter(ResourceVariables):
 
     def _get_full_signature_list(self) -> dict[str, dict[str, dict[str, int]]]:
         """key -> {"inputs": name -> tensor index, "outputs": ...}; names in sorted order, as LiteRT's."""
+        self._check_model_file()
         return {sd.signature_key: {"inputs": {m.name: m.tensor_index for m in sorted(sd.inputs or [], key=_name)},
                                    "outputs": {m.name: m.tensor_index for m in sorted(sd.outputs or [], key=_name)}}
                 for sd in self._model_view.signature_defs or []}
 
     def _signature_subgraphs(self) -> dict[str, int]:
+        self._check_model_file()
         return {sd.signature_key: sd.subgraph_index for sd in self._model_view.signature_defs or []}
 
     def get_signature_list(self) -> dict[str, dict[str, list[str]]]:

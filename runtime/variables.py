@@ -28,11 +28,13 @@ class ResourceVariables:
     _program: Any
     _lock: Any
     model: Any
+    _check_model_file: Any
 
     def _variables(self) -> dict[str, tuple[tuple[str, str], int]]:
         """Each variable a VAR_HANDLE names: by its name (shared_name, or container/shared_name), its
         (container, shared_name) and its id in the program."""
         found: dict[str, tuple[tuple[str, str], int]] = {}
+        self._check_model_file()  # the tables are read from a mapped file
         for sg in self._model_view.subgraphs:
             for op in sg.operators:
                 if self._model_view.opcode_name(op.opcode_index) == "VAR_HANDLE":
@@ -45,6 +47,7 @@ class ResourceVariables:
 
     def _variable_file_values(self) -> list[tuple[str, Any]]:
         """(variable name, tensor) for each value a READ_VARIABLE of it gives or an ASSIGN_VARIABLE stores."""
+        self._check_model_file()
         view, found = self._model_view, []
         for sg in view.subgraphs:
             handles: dict[int, str] = {}
@@ -81,6 +84,7 @@ class ResourceVariables:
     def _variable_role_bytes(self) -> dict[str, int]:
         """memory_report's split of variable_bytes by what the converter marked each variable as (trained
         weights, optimizer slots, moving statistics, settings); {} for a file without those marks."""
+        self._check_model_file()
         roles = decode_roles(self._model_view)
         if not roles:
             return {}

@@ -243,14 +243,16 @@ def test_a_model_file_truncated_while_mapped_raises_instead_of_faulting(tmp_path
             x = np.ones(detail["shape"], np.float32)
             it.set_tensor(detail["index"], x)
             it.invoke()
-            before = it.get_tensor(it.get_output_details()[0]["index"])
+            out = it.get_output_details()[0]["index"]
+            before = it.get_tensor(out)
             constant = it.get_tensor_details()[1]["index"]
+            runner = it.get_signature_runner()
             os.truncate(path, 4096)
             for name, call in (("invoke", it.invoke), ("get_tensor", lambda: it.get_tensor(constant)),
-                               ("runner", lambda: it.get_signature_runner()(x0=x))):
+                               ("runner", lambda: runner(x0=x))):
                 try:
                     call()
-                    same = np.array_equal(it.get_tensor(it.get_output_details()[0]["index"]), before)
+                    same = np.array_equal(it.get_tensor(out), before)
                     print(os.path.basename(path), name, "ran", same)
                 except ModelFileChangedError as e:
                     print(os.path.basename(path), name, "refused", e)
@@ -262,3 +264,39 @@ def test_a_model_file_truncated_while_mapped_raises_instead_of_faulting(tmp_path
     # reading the constant itself is refused
     assert lines[3] == "fc.tflite invoke ran True" and "fc.tflite get_tensor refused" in lines[4], out
     assert lines[5] == "fc.tflite runner ran True", out
+
+
+def test_every_call_after_the_mapped_file_shrank_raises_instead_of_faulting(tmp_path):
+    """The model's tables (names, types, signatures, ops) are decoded from the mapping on first use: each
+    call that would read them first checks the file, so a call made first after the truncation refuses too."""
+    n = 40_000
+    model = op_model("ADD", [Input((n,)), np.arange(n, dtype=np.float32)], [((n,), np.float32)],
+                     {"fused_activation_function": 0})
+    (tmp_path / "add.tflite").write_bytes(model)
+    out = run_child("""
+        import os, shutil, sys
+        import numpy as np
+        from rillet.runtime import Interpreter, ModelFileChangedError
+        n = 40_000
+        calls = {"get_input_details": lambda it: it.get_input_details(),
+                 "get_output_details": lambda it: it.get_output_details(),
+                 "get_signature_list": lambda it: it.get_signature_list(),
+                 "get_tensor_details": lambda it: it.get_tensor_details(),
+                 "ops details": lambda it: it._get_ops_details(), "memory_report": lambda it: it.memory_report(),
+                 "model": lambda it: it.model, "runner": lambda it: it.get_signature_runner()(x0=np.ones(n, np.float32)),
+                 "set_tensor": lambda it: it.set_tensor(0, np.ones(n, np.float32)),
+                 "get_tensor": lambda it: it.get_tensor(2), "resize": lambda it: it.resize_tensor_input(0, [n]),
+                 "get_variables": lambda it: it.get_variables(), "profile": lambda it: it.profile()}
+        for name, call in calls.items():
+            path = f"{sys.argv[1]}.{len(name)}"
+            shutil.copy(sys.argv[1], path)
+            it = Interpreter(model_path=path)
+            it.allocate_tensors()
+            os.truncate(path, 100)
+            try:
+                call(it)
+                print(name, "ran")
+            except ModelFileChangedError:
+                print(name, "refused")
+    """, str(tmp_path / "add.tflite"))
+    assert len(out.splitlines()) == 13 and all(line.endswith(" refused") for line in out.splitlines()), out
