@@ -158,7 +158,8 @@ class ResourceVariables:
 
     def export_model(self, path: str | os.PathLike, signature_key: str = "infer") -> None:
         """Writes an inference .tflite of `signature_key` with the variables' current values baked in as
-        constants: the trained model, for LiteRT or rillet, with no resource variables left."""
+        constants: the trained model, for LiteRT or rillet, with no resource variables left. Written as
+        save_checkpoint writes (atomically; a symbolic link followed; a FIFO, device or directory refused)."""
         signatures = {sd.signature_key: sd for sd in self.model.signature_defs or []}
         if signature_key not in signatures:
             raise ValueError(f"no signature {signature_key!r}: the model has {sorted(signatures)}")
@@ -166,5 +167,4 @@ class ResourceVariables:
             values = {key: read_variable(self._program, variable) for key, variable in self._variables().values()}
         by_key = {key: value for key, value in values.items() if value is not None}
         data = save(bake_variables(self.model, signatures[signature_key], by_key))
-        with open(os.fspath(path), "wb") as f:
-            f.write(data)
+        write_atomically(path, lambda f: f.write(data))  # as checkpoints: never half a model, never over a FIFO

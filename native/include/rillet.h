@@ -172,6 +172,10 @@ void rl_plan_set_preserve_all_tensors(rl_plan *plan, int32_t preserve);
  * 0 lifts the limit. */
 void rl_plan_set_memory_limit(rl_plan *plan, size_t bytes);
 rl_status rl_plan_prepare(rl_plan *plan);
+/* 1 when the plan is prepared for its tensors' current shapes; 0 after a shape changed (or a prepare failed)
+ * until rl_plan_prepare succeeds again: meanwhile invoke is RL_BAD_STATE and rl_plan_tensor_data is NULL for
+ * every tensor but a constant. */
+int32_t rl_plan_is_prepared(const rl_plan *plan);
 
 /* Run the whole plan: no allocation. op_seconds (NULL, or one double per op) receives per-op times. */
 rl_status rl_plan_invoke(rl_plan *plan);

@@ -858,6 +858,8 @@ size_t rl_plan_tensor_bytes(const rl_plan *plan, int32_t tensor) {
     return (tensor >= 0 && tensor < plan->n_tensors) ? tensor_bytes(&plan->tensors[tensor]) : 0;
 }
 
+int32_t rl_plan_is_prepared(const rl_plan *plan) { return plan->prepared; }
+
 void *rl_plan_tensor_data(rl_plan *plan, int32_t tensor) {
     if (tensor < 0 || tensor >= plan->n_tensors) return NULL;
     const rl_tensor *t = &plan->tensors[tensor];

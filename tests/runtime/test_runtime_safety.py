@@ -59,6 +59,8 @@ def test_a_checkpoint_is_not_written_over_a_fifo_or_a_directory(trained, tmp_pat
     with pytest.raises(IsADirectoryError, match="folder"):
         trained.save_checkpoint(folder)
     assert folder.is_dir() and not any(folder.iterdir())
+    with pytest.raises(NotARegularFileError, match="is a FIFO"):  # export_model writes the same way
+        trained.export_model(fifo, "infer")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "pipe"]  # no temporary file left behind
 
 
@@ -155,7 +157,8 @@ def test_tensors_after_a_resize_are_refused_until_allocate_tensors(tmp_path):
             except ValueError as e:
                 print(name, "ValueError:", e)
         # librillet itself gives no pointer to a tensor of a plan prepared for other shapes
-        print("native data", lib.rl_plan_tensor_data(it._plan._plan, index) == ffi.NULL)
+        print("native data", lib.rl_plan_tensor_data(it._plan._plan, index) == ffi.NULL,
+              lib.rl_plan_is_prepared(it._plan._plan), lib.rl_plan_invoke(it._plan._plan) == lib.RL_BAD_STATE)
         print("details", it.get_input_details()[0]["shape"].tolist(), runner.get_input_details()["x0"]["shape"].tolist())
         it.allocate_tensors()
         it.set_tensor(index, big)
@@ -167,7 +170,7 @@ def test_tensors_after_a_resize_are_refused_until_allocate_tensors(tmp_path):
     for name, tensor in (("get_tensor", "0 'in0'"), ("tensor()", "0 'in0'"), ("output get_tensor", "2 'out0'"),
                          ("tensor() after", "0 'in0'")):
         assert f"\n{name} ValueError: Tensor data is null. Run allocate_tensors() first (tensor {tensor}" in out, out
-    assert "native data True" in out and "details [64, 4096] [64, 4096]" in out, out
+    assert "native data True 0 True" in out and "details [64, 4096] [64, 4096]" in out, out
     assert "after allocate True" in out and "runner True" in out, out
 
 
