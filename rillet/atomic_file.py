@@ -56,7 +56,7 @@ def write_atomically(path: str | os.PathLike, write: Callable[[Any], None], pref
     fd, temporary = tempfile.mkstemp(prefix=prefix or f".{name}-", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
-            if existing is not None:
+            if existing is not None and hasattr(os, "fchmod"):  # (not on Windows before Python 3.13)
                 os.fchmod(f.fileno(), stat.S_IMODE(existing.st_mode))
             write(f)
             f.flush()

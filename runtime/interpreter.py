@@ -69,7 +69,7 @@ def map_model_file(path: str | os.PathLike) -> mmap.mmap | bytes:
     to no bytes. Anything but a regular file is refused (NotAModelFileError) before a byte is read: /dev/zero
     would read without end, and opening a FIFO waits for a writer, so the path is opened non-blocking and
     checked by the descriptor (a path swapped after a check cannot slip through)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     with open(fd, "rb") as f:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
