@@ -40,7 +40,7 @@ else:
         ffi, lib = _abi_binding()
         BINDING = "abi"
 
-STATUS_NAMES = {0: "ok", 1: "invalid", 2: "unsupported", 3: "out of memory", 4: "bad state"}
+STATUS_NAMES = {0: "ok", 1: "invalid", 2: "unsupported", 3: "out of memory", 4: "bad state", 5: "cancelled"}
 
 
 def kernel_path() -> str:

@@ -11,8 +11,10 @@ concurrent calls run one after another (invoke releases the GIL, so other interp
 
 from __future__ import annotations
 
+import errno
 import mmap
 import os
+import stat
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -31,14 +33,14 @@ from .delegate import (
     load_delegate,
 )
 from .details import op_details, tensor_details
-from .packed_pages import release_packed_pages
-from .plan import LIVE_VIEWS_MESSAGE, NativePlan
+from .packed_pages import constant_spans, release_packed_pages
+from .plan import LIVE_VIEWS_MESSAGE, InterpreterError, InvokeCancelledError, NativePlan
 from .program import Program
 from .signature_runner import SignatureRunner
 from .variables import ResourceVariables
 
-__all__ = ["Delegate", "DelegateError", "Interpreter", "InterpreterWithCustomOps", "OpResolverType",
-           "SignatureRunner", "load_delegate"]
+__all__ = ["Delegate", "DelegateError", "Interpreter", "InterpreterWithCustomOps", "InvokeCancelledError",
+           "ModelFileChangedError", "OpResolverType", "SignatureRunner", "load_delegate"]
 
 
 _invoke_plan = lib.rl_plan_invoke
@@ -48,19 +50,35 @@ _invoke_plan = lib.rl_plan_invoke
 SMALLEST_MAPPED_FILE = 64 * 1024
 
 
+class NotAModelFileError(OSError):
+    """The path names something other than a regular file (a directory, a device such as /dev/zero, a FIFO,
+    a socket): reading it could block or never end."""
+
+
+def _kind_of_file(mode: int) -> str:
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
 def map_model_file(path: str | os.PathLike) -> mmap.mmap | bytes:
     """The file's bytes, mapped read-only rather than read: the pages the plan touches (constants used in
     place) come from the page cache, shared, and nothing is copied. A small file is read; an empty file maps
-    to no bytes."""
-    with open(path, "rb") as f:
-        try:
-            if os.fstat(f.fileno()).st_size < SMALLEST_MAPPED_FILE:
-                return f.read()
-            return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-        except ValueError:  # an empty file cannot be mapped
+    to no bytes. Anything but a regular file is refused (NotAModelFileError) before a byte is read: /dev/zero
+    would read without end, and opening a FIFO waits for a writer, so the path is opened non-blocking and
+    checked by the descriptor (a path swapped after a check cannot slip through)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with open(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotAModelFileError(errno.EINVAL, f"{_kind_of_file(info.st_mode)}, not a model file", os.fspath(path))
+        if info.st_size == 0:  # an empty file cannot be mapped
             return b""
-        except OSError:  # not a regular file (a pipe): read it
+        if info.st_size < SMALLEST_MAPPED_FILE:
             return f.read()
+        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
 
 
 def _open_model(path: str | os.PathLike) -> mmap.mmap | bytes:
@@ -69,6 +87,11 @@ def _open_model(path: str | os.PathLike) -> mmap.mmap | bytes:
         return map_model_file(path)
     except OSError as e:
         raise ValueError(f"Could not open {os.fspath(path)!r}: {e.strerror or e}") from e
+
+
+class ModelFileChangedError(InterpreterError):
+    """The model file opened by path shrank after it was mapped: its constants are read from the mapping, and
+    reading past the file's new end would kill the process (SIGBUS). Open the model again."""
 
 
 class Interpreter(ResourceVariables):
@@ -112,6 +135,15 @@ class Interpreter(ResourceVariables):
         check_delegates(experimental_delegates)
         self._delegates: list[Any] = []
         self._content = content  # the constants' bytes: the plan points into them (and keeps them alive)
+        # A mapped file's length, checked before an invoke that reads the mapping (_watch_file, set at
+        # allocate_tensors): a file truncated under the mapping raises instead of faulting.
+        self._mapped_bytes = len(content) if isinstance(content, mmap.mmap) else 0
+        self._model_path = os.fspath(model_path) if model_path else ""
+        self._watch_file = False
+        # Tensors of the model's tables as set_tensor and get_tensor look them up, by (subgraph, index), and each
+        # subgraph's tensor count: decoded from the file once, after the check above (a lookup reads no file).
+        self._tensor_tables: dict[tuple[int, int], Any] = {}
+        self._tensor_counts: dict[int, int] = {}
         self._model_view = ModelView(content)  # decodes what the plan reads; the rest on demand
         self._program = Program()
         self._plans = [NativePlan(self._model_view, k, num_threads or 1, experimental_preserve_all_tensors,
@@ -128,12 +160,29 @@ class Interpreter(ResourceVariables):
     @property
     def _sg(self) -> Any:
         """Subgraph 0's tables, read on first use (not at construction: cold start)."""
+        self._check_model_file()
         return self._model_view.subgraphs[0]
+
+    def _tensor(self, index: int, subgraph: int = 0) -> Any:
+        """Tensor `index` of the subgraph as the file describes it (name, type, quantization, shape)."""
+        found = self._tensor_tables.get((subgraph, index))
+        if found is None:
+            self._check_model_file()
+            found = self._tensor_tables[(subgraph, index)] = self._model_view.subgraphs[subgraph].tensors[index]
+        return found
+
+    def _tensor_count(self, subgraph: int) -> int:
+        found = self._tensor_counts.get(subgraph)
+        if found is None:
+            self._check_model_file()
+            found = self._tensor_counts[subgraph] = len(self._model_view.subgraphs[subgraph].tensors)
+        return found
 
     @property
     def model(self) -> ModelFile:
         """The whole model as plain objects (`load`'s), decoded on first use."""
         if self._model is None:
+            self._check_model_file()
             self._model = self._model_view.to_model()
         return self._model
 
@@ -155,10 +204,23 @@ class Interpreter(ResourceVariables):
             self._views = {}
             self._signature_calls = {}
             self._ensure_safe()
+            self._check_model_file()
             for plan in self._plans:
                 plan.prepare()
             release_packed_pages(self._content, self._plans)
+            # An invoke reads the mapping when an op uses a constant in place, or may prepare a subgraph again
+            # (IF, WHILE); when every constant was packed at prepare it reads only the packed copies.
+            self._watch_file = self._mapped_bytes > 0 and (
+                len(self._plans) > 1 or any(read for plan in self._plans for _, _, read in constant_spans(plan)))
             self._ready = True
+
+    def _check_model_file(self) -> None:
+        """ModelFileChangedError when the mapped model file is now shorter than when it was mapped. (A file
+        truncated while an invoke runs still faults, as with LiteRT's mapped files.)"""
+        if self._mapped_bytes and self._content.size() < self._mapped_bytes:
+            raise ModelFileChangedError(f"the model file {self._model_path!r} shrank from {self._mapped_bytes} to "
+                                        f"{self._content.size()} bytes while it was mapped: its constants are read "
+                                        "from it; open the model again")
 
     def _safe_to_run(self) -> bool:
         """No numpy array of the caller's points into an arena (LiteRT's name for the same question)."""
@@ -173,6 +235,8 @@ class Interpreter(ResourceVariables):
         with self._lock:  # inline, not through _invoke: this is the call an app makes in its loop
             if not self._ready:
                 raise RuntimeError("Invoke called on model that is not ready.")
+            if self._watch_file:
+                self._check_model_file()
             status = _invoke_plan(self._plan._plan)  # cffi releases the GIL for the call
             if status:
                 self._plan._check(status)
@@ -180,7 +244,22 @@ class Interpreter(ResourceVariables):
     def _invoke(self, subgraph: int) -> None:
         if not self._ready:
             raise RuntimeError("Invoke called on model that is not ready.")
+        if self._watch_file:
+            self._check_model_file()
         self._plans[subgraph].invoke()
+
+    def cancel(self) -> None:
+        """Stops the invoke running now in another thread (LiteRT's C++ Interpreter::Cancel): it stops at the
+        next op or loop iteration and raises InvokeCancelledError; the interpreter stays ready and the next
+        invoke runs whole. A cancel while no invoke runs does nothing. Takes no lock: the invoke holds it."""
+        lib.rl_plan_cancel(self._plan._plan)
+
+    def set_invoke_timeout(self, milliseconds: int) -> None:
+        """The most time one invoke (of any signature) may run: past it the invoke stops as a cancelled one
+        does (InvokeCancelledError saying so). 0 lifts the limit; the default is RILLET_INVOKE_TIMEOUT_MS or
+        none. Checked between ops and at each WHILE iteration, so one long op finishes first."""
+        with self._lock:
+            lib.rl_plan_set_invoke_timeout(self._plan._plan, max(0, int(milliseconds)))
 
     def reset_all_variables(self) -> None:
         """LiteRT's: zeroes the state that ops like UNIDIRECTIONAL_SEQUENCE_LSTM carry across invokes (the
@@ -199,6 +278,7 @@ class Interpreter(ResourceVariables):
     def _resize(self, index: int, size: np.ndarray, strict: bool, subgraph: int) -> None:
         """Refusals are RuntimeError, as LiteRT's are: an index out of range, a constant, a negative size, a
         strict resize of a fixed dimension or to another rank."""
+        self._check_model_file()
         sg = self._model_view.subgraphs[subgraph]
         dims = [int(d) for d in size.reshape(-1)]
         if not 0 <= index < len(sg.tensors):
@@ -237,7 +317,7 @@ class Interpreter(ResourceVariables):
 
     def _check_index(self, index: int, subgraph: int = 0) -> int:
         index = int(index)
-        count = len(self._model_view.subgraphs[subgraph].tensors)
+        count = self._tensor_count(subgraph)
         if not 0 <= index < count:
             raise ValueError(f"Invalid tensor index {index} exceeds max tensor index {count - 1}")
         return index
@@ -247,7 +327,7 @@ class Interpreter(ResourceVariables):
         index = self._check_index(tensor_index, subgraph)
         with self._lock:
             shape = self._plans[subgraph].shape(index)
-        return tensor_details(self._model_view.subgraphs[subgraph].tensors[index], index, shape)
+        return tensor_details(self._tensor(index, subgraph), index, shape)
 
     def get_input_details(self) -> list[dict[str, Any]]:
         return [self._get_tensor_details(i, 0) for i in self._sg.inputs]
@@ -262,7 +342,7 @@ class Interpreter(ResourceVariables):
             raise ValueError(f"subgraph_index is out of range: {subgraph_index} for the model, which has "
                              f"{len(self._plans)} subgraphs.")
         details = []
-        for i in range(len(self._model_view.subgraphs[subgraph_index].tensors)):
+        for i in range(self._tensor_count(subgraph_index)):
             try:
                 details.append(self._get_tensor_details(i, subgraph_index))
             except ValueError:
@@ -293,11 +373,17 @@ class Interpreter(ResourceVariables):
         cached = self._views.get((subgraph, index)) if self._ready else None
         if cached is not None:
             return cached
-        t = self._model_view.subgraphs[subgraph].tensors[index]
-        view = self._plans[subgraph].view(index, t.dtype)
+        t = self._tensor(index, subgraph)
+        plan = self._plans[subgraph]
+        if plan.storage(index) == lib.RL_STORAGE_CONSTANT:
+            self._check_model_file()  # a constant is read from the file
+        # librillet gives no pointer to a tensor until the plan is prepared for its current shape (after a
+        # resize its memory is still sized for the old one)
+        view = plan.view(index, t.dtype)
         if view is None:
-            raise ValueError(f"Tensor data is null. Run allocate_tensors() first (tensor {index} {t.name!r}; or it "
-                             "is an intermediate no op reads)")
+            why = ("; or it is an intermediate no op reads" if self._ready else
+                   ": unallocated since the last resize_tensor_input, or before the first allocate_tensors")
+            raise ValueError(f"Tensor data is null. Run allocate_tensors() first (tensor {index} {t.name!r}{why})")
         if self._ready and self._may_cache_view(index, subgraph):
             self._views[(subgraph, index)] = view
         return view
@@ -315,11 +401,15 @@ class Interpreter(ResourceVariables):
             self._set(self._check_index(tensor_index), np.asarray(value), 0)
 
     def _set(self, index: int, value: np.ndarray, subgraph: int) -> None:
-        t = self._model_view.subgraphs[subgraph].tensors[index]
+        t = self._tensor(index, subgraph)
         if value.dtype != t.dtype:
             raise ValueError(f"Cannot set tensor: Got value of type {value.dtype.name.upper()} but expected type "
                              f"{t.dtype.name.upper()} for input {index}, name: {t.name}")
-        target = self._view(index, subgraph)
+        try:
+            target = self._view(index, subgraph)
+        except ValueError:
+            raise ValueError(f"Cannot set tensor: Tensor is unallocated. Try calling allocate_tensors() first "
+                             f"(input {index}, name: {t.name})") from None
         if value.ndim != target.ndim:
             raise ValueError(f"Cannot set tensor: Dimension mismatch. Got {value.ndim} but expected {target.ndim} "
                              f"dimensions for input {index}.")
@@ -356,11 +446,13 @@ class Interpreter(ResourceVariables):
 
     def _get_full_signature_list(self) -> dict[str, dict[str, dict[str, int]]]:
         """key -> {"inputs": name -> tensor index, "outputs": ...}; names in sorted order, as LiteRT's."""
+        self._check_model_file()
         return {sd.signature_key: {"inputs": {m.name: m.tensor_index for m in sorted(sd.inputs or [], key=_name)},
                                    "outputs": {m.name: m.tensor_index for m in sorted(sd.outputs or [], key=_name)}}
                 for sd in self._model_view.signature_defs or []}
 
     def _signature_subgraphs(self) -> dict[str, int]:
+        self._check_model_file()
         return {sd.signature_key: sd.subgraph_index for sd in self._model_view.signature_defs or []}
 
     def get_signature_list(self) -> dict[str, dict[str, list[str]]]:
@@ -392,6 +484,8 @@ class Interpreter(ResourceVariables):
                               outputs: dict[str, int]) -> dict[str, Any]:
         known = self._signature_calls.get(subgraph) if self._ready else None
         if known is not None and self._same_call(known, inputs, outputs):
+            if self._watch_file:
+                self._check_model_file()
             for index, value in inputs.items():
                 np.copyto(known[0][index], value)
             status = _invoke_plan(self._plans[subgraph]._plan)
@@ -435,6 +529,8 @@ class Interpreter(ResourceVariables):
         with self._lock:
             if not self._ready:
                 raise RuntimeError("profile called on a model that is not ready (call allocate_tensors first)")
+            if self._watch_file:
+                self._check_model_file()
             times = np.array([self._plan.invoke_profiled() for _ in range(max(1, runs))])
             report = []
             for i, op in enumerate(self._sg.operators):

@@ -23,6 +23,11 @@ class InterpreterError(RuntimeError):
     """librillet refused or failed: the message names the op, its index and the problem."""
 
 
+class InvokeCancelledError(InterpreterError):
+    """The invoke stopped early: Interpreter.cancel() from another thread, or its time limit
+    (set_invoke_timeout, RILLET_INVOKE_TIMEOUT_MS). The interpreter stays ready for the next invoke."""
+
+
 class UnsupportedOpsError(InterpreterError, ValueError):
     """The model holds ops (or op/dtype pairs) rillet has no kernel for; the message lists every one."""
 
@@ -198,7 +203,8 @@ class NativePlan:
         else:
             text = f"{what}: {message}" if what else self._name_sized_tensor(message)
         text = f"{text} [{STATUS_NAMES.get(status, status)}]"
-        raise (UnsupportedOpsError if status == 2 else InterpreterError)(text)
+        kind = {lib.RL_UNSUPPORTED: UnsupportedOpsError, lib.RL_CANCELLED: InvokeCancelledError}
+        raise kind.get(status, InterpreterError)(text)
 
     # ---- the plan's life ----
 

@@ -24,7 +24,8 @@ typedef enum {
     RL_INVALID = 1,     /* the model or a call's arguments are malformed */
     RL_UNSUPPORTED = 2, /* well-formed, but rillet has no kernel for it */
     RL_NO_MEMORY = 3,
-    RL_BAD_STATE = 4    /* e.g. invoke before prepare */
+    RL_BAD_STATE = 4,   /* e.g. invoke before prepare */
+    RL_CANCELLED = 5    /* the invoke was stopped: rl_plan_cancel, or its time limit */
 } rl_status;
 
 /* Element types, numbered as TFLite's TensorType. */
@@ -171,10 +172,21 @@ void rl_plan_set_preserve_all_tensors(rl_plan *plan, int32_t preserve);
  * 0 lifts the limit. */
 void rl_plan_set_memory_limit(rl_plan *plan, size_t bytes);
 rl_status rl_plan_prepare(rl_plan *plan);
+/* 1 when the plan is prepared for its tensors' current shapes; 0 after a shape changed (or a prepare failed)
+ * until rl_plan_prepare succeeds again: meanwhile invoke is RL_BAD_STATE and rl_plan_tensor_data is NULL for
+ * every tensor but a constant. */
+int32_t rl_plan_is_prepared(const rl_plan *plan);
 
 /* Run the whole plan: no allocation. op_seconds (NULL, or one double per op) receives per-op times. */
 rl_status rl_plan_invoke(rl_plan *plan);
 rl_status rl_plan_invoke_profiled(rl_plan *plan, double *op_seconds);
+/* Stops the invoke running on the plan, or on any plan of its program (a WHILE body), at the next op boundary
+ * or loop iteration: it returns RL_CANCELLED and the plan stays ready for the next invoke. Safe from any
+ * thread; as TFLite's Interpreter::Cancel, a call while no invoke runs does not reach the next one. */
+void rl_plan_cancel(rl_plan *plan);
+/* The most time one invoke may take, in milliseconds (for all the plans of the plan's program); past it the
+ * invoke stops as a cancelled one does. 0: no limit (the default, or RILLET_INVOKE_TIMEOUT_MS). */
+void rl_plan_set_invoke_timeout(rl_plan *plan, int64_t milliseconds);
 
 /* Inspect. */
 int32_t rl_plan_tensor_count(const rl_plan *plan);
@@ -235,6 +247,9 @@ void rl_program_mark_initialized(rl_program *program);
 /* The most iterations one WHILE may run before its invoke fails (RL_INVALID, naming the op); 0 (the default,
  * as TFLite) is no limit. A new program takes RILLET_LOOP_LIMIT from the environment. */
 void rl_program_set_loop_limit(rl_program *program, int64_t iterations);
+/* The most bytes one WHILE's loop values may carry, summed over its iterations, before its invoke fails as
+ * above; 0 (the default) is no limit. A new program takes RILLET_LOOP_LIMIT_MB from the environment. */
+void rl_program_set_loop_byte_limit(rl_program *program, size_t bytes);
 
 /* Feeds an empty plan subgraph `subgraph` of a .tflite flatbuffer (schema v3): its tensors (constants used
  * in place: `model` must outlive the plan), quantization, ops with their builtin options, inputs and

@@ -191,12 +191,26 @@ rl_status rl_eval_while(rl_plan *plan, rl_op *op) {
     for (int32_t k = 0; k < op->n_outputs && s == RL_OK; ++k)
         s = take_value(plan, rl_output(plan, op, k), rl_input(plan, op, k));
     /* TFLite's WHILE has no bound; a program may set one (a fuzzer, or a service that must not hang on a
-     * hostile model), and the loop then stops with an error instead of running on. A loop value that grows
-     * without bound stops at the plan's memory limit (RL_NO_MEMORY). */
-    const int64_t limit = plan->program->loop_limit;
+     * hostile model), and the loop then stops with an error instead of running on: on iterations, and on the
+     * bytes its loop values carry summed over them (a few iterations of a huge carry take as long as
+     * millions of small ones). A loop value that grows without bound stops at the plan's memory limit
+     * (RL_NO_MEMORY); rl_plan_cancel and the invoke's time limit stop it between iterations. */
+    const int64_t limit = plan->program->loop_limit, byte_limit = plan->program->loop_byte_limit;
+    int64_t carried = 0;
     for (int64_t iteration = 0; s == RL_OK; ++iteration) {
         if (limit && iteration >= limit)
             return rl_fail(plan, RL_INVALID, "ran %lld iterations, the program's loop limit", (long long)limit);
+        if ((s = rl_invoke_check_stop(plan)) != RL_OK) return s;
+        if (byte_limit) {
+            for (int32_t k = 0; k < op->n_outputs; ++k) {
+                const size_t bytes = value_bytes(rl_output(plan, op, k));
+                carried = bytes > (size_t)(INT64_MAX - carried) ? INT64_MAX : carried + (int64_t)bytes;
+            }
+            if (carried > byte_limit)
+                return rl_fail(plan, RL_INVALID, "its loop values carried %lld bytes in %lld iterations, more than "
+                               "the program's loop limit of %lld bytes", (long long)carried,
+                               (long long)iteration + 1, (long long)byte_limit);
+        }
         if ((s = run_callee(plan, op->outputs, cond, "cond", ci)) != RL_OK) return s;
         const rl_tensor *go = &cond->tensors[cond->graph_outputs[0]];
         if (go->dtype != RL_BOOL || rl_shape_count(&go->shape) != 1)

@@ -136,6 +136,21 @@ typedef struct rl_op_kind {
     void (*reset_state)(rl_op *op); /* zeroes what the op keeps across invokes (TFLite's variable tensors), or NULL */
 } rl_op_kind;
 
+/* What stops an invoke early: rl_plan_cancel from another thread, or the time limit. A program's plans share
+ * its guard, so a WHILE body or IF branch stops too, and only the outermost invoke starts the clock. */
+typedef struct {
+    int32_t cancel;      /* atomic: set by rl_plan_cancel (any thread), cleared when an outermost invoke starts */
+    int64_t timeout_ns;  /* the most one invoke may take (rl_plan_set_invoke_timeout); 0: no limit */
+    int64_t deadline_ns; /* the running invoke's end, CLOCK_MONOTONIC; 0: none */
+    int32_t depth;       /* invokes running on the guard's plans, a callee's nested in its caller's */
+} rl_invoke_guard;
+
+/* The invoke's guard: RL_CANCELLED (after rl_fail) when it was cancelled or ran out of time; checked between
+ * ops and at each WHILE iteration. */
+rl_status rl_invoke_check_stop(rl_plan *plan);
+/* A guard as a new plan or program starts with: RILLET_INVOKE_TIMEOUT_MS from the environment. */
+void rl_invoke_guard_init(rl_invoke_guard *guard);
+
 struct rl_plan {
     int32_t num_threads;
     int32_t preserve_all;
@@ -155,6 +170,8 @@ struct rl_plan {
     rl_threadpool *pool;          /* NULL with one thread */
     rl_block_cache *block_cache;  /* where freed blocks go and new ones come from first; NULL: none (not owned) */
     struct rl_program *program;   /* the subgraphs and variables this plan belongs to, or NULL */
+    rl_invoke_guard own_guard;
+    rl_invoke_guard *guard;       /* own_guard, or the program's once the plan belongs to one */
     size_t memory_limit;          /* the most one allocation of the plan may take (rl_plan_set_memory_limit) */
     size_t dynamic_bytes;         /* held by dynamic tensors; together they stay within memory_limit too */
     int32_t failed_op;

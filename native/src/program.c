@@ -9,6 +9,12 @@ rl_status rl_program_create(rl_program **program_out) {
     if (!*program_out) return RL_NO_MEMORY;
     const char *limit = getenv("RILLET_LOOP_LIMIT"); /* for a service that must not hang on a hostile model */
     if (limit && *limit) rl_program_set_loop_limit(*program_out, strtoll(limit, NULL, 10));
+    const char *mb = getenv("RILLET_LOOP_LIMIT_MB");
+    if (mb && *mb) {
+        const long long value = strtoll(mb, NULL, 10);
+        rl_program_set_loop_byte_limit(*program_out, value > 0 ? (size_t)value << 20 : 0);
+    }
+    rl_invoke_guard_init(&(*program_out)->guard);
     return RL_OK;
 }
 
@@ -16,10 +22,17 @@ void rl_program_set_loop_limit(rl_program *program, int64_t iterations) {
     program->loop_limit = iterations > 0 ? iterations : 0;
 }
 
+void rl_program_set_loop_byte_limit(rl_program *program, size_t bytes) {
+    program->loop_byte_limit = (int64_t)(bytes > INT64_MAX ? INT64_MAX : bytes);
+}
+
 void rl_program_destroy(rl_program *program) {
     if (!program) return;
     for (int32_t i = 0; i < program->n_plans; ++i)
-        if (program->plans[i]) program->plans[i]->program = NULL;
+        if (program->plans[i]) {
+            program->plans[i]->program = NULL;
+            program->plans[i]->guard = &program->plans[i]->own_guard;
+        }
     for (int32_t i = 0; i < program->n_variables; ++i) {
         free(program->variables[i].name);
         free(program->variables[i].data);
@@ -49,6 +62,7 @@ rl_status rl_program_add_plan(rl_program *program, int32_t index, rl_plan *plan)
     }
     program->plans[index] = plan;
     plan->program = program;
+    plan->guard = &program->guard;
     return RL_OK;
 }
 

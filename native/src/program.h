@@ -20,6 +20,8 @@ struct rl_program {
     rl_variable *variables;
     int32_t n_variables, cap_variables;
     int64_t loop_limit;  /* the most iterations one WHILE may run (rl_program_set_loop_limit); 0: no limit */
+    int64_t loop_byte_limit; /* the most bytes one WHILE's loop values may carry, summed over its iterations */
+    rl_invoke_guard guard;   /* shared by every plan of the program */
 };
 
 /* The variable op's view of the store: NULL (after rl_fail) when the plan has no program or the id is out of
