@@ -3,7 +3,7 @@
  *
  * Each distinct y matrix (y's own batches, not the output's: a y broadcast over batches is one) is packed
  * into the kernels' panels once: at prepare when y is constant, else at every invoke into arena scratch,
- * all of them in one parallel pass before the products. An x with adj_x is stored [k][m]; its distinct
+ * all of them in one parallel pass before the products (adj_y's transposing packer is the ISA's). An x with adj_x is stored [k][m]; its distinct
  * matrices are transposed to [m][k] rows in arena scratch the same way. The products then run as tiles of
  * (batch, block of rows, run of column panels) over the thread pool, so that attention's many small
  * per-head products still give every thread work. Each output element is one micro-kernel sum over k,
@@ -41,7 +41,7 @@ typedef struct {
 
 RL_STATIC_ASSERT(sizeof(rl_batch_matmul_state) <= 512, "rl_batch_matmul_state stays a small header");
 
-/* Panel p (first column n0) of y matrix yi, [k][n] (adj_y 0): whole rows of the panel are runs of y's rows. */
+/* The panel from column n0 of a y [k][n] (adj_y 0): whole rows of the panel are runs of y's rows. */
 static void pack_panel_kn(const rl_batch_matmul_state *st, const float *y, size_t n0, float *panel) {
     const size_t cols = st->n - n0 < st->nr ? st->n - n0 : st->nr;
     const size_t width = rl_f32_gemm_panel_width(st->n, n0, st->nr);
@@ -54,35 +54,18 @@ static void pack_panel_kn(const rl_batch_matmul_state *st, const float *y, size_
     }
 }
 
-/* The same panel of y [n][k] (adj_y 1): a transpose of cols rows of k. Blocks of 16 k along the panel keep
- * the cols source lines in cache while their next floats are read. */
-static void pack_panel_nk(const rl_batch_matmul_state *st, const float *y, size_t n0, float *panel) {
-    const size_t cols = st->n - n0 < st->nr ? st->n - n0 : st->nr;
-    const size_t width = rl_f32_gemm_panel_width(st->n, n0, st->nr), k = st->k;
-    memset(panel, 0, width * sizeof(float));
-    const float *first = y + n0 * k;
-    float *out = panel + width;
-    for (size_t k0 = 0; k0 < k; k0 += 16) {
-        const size_t k1 = k - k0 < 16 ? k : k0 + 16;
-        for (size_t j = 0; j < cols; ++j) {
-            const float *from = first + j * k;
-            for (size_t kk = k0; kk < k1; ++kk) out[kk * width + j] = from[kk];
-        }
-        for (size_t j = cols; j < width; ++j)
-            for (size_t kk = k0; kk < k1; ++kk) out[kk * width + j] = 0.0f;
-    }
-}
-
 /* Panels j .. j + count - 1 of y matrix i. */
 static void pack_y_panels(void *context, size_t i, size_t j, size_t one, size_t count) {
     (void)one;
     const rl_batch_matmul_state *st = (const rl_batch_matmul_state *)context;
     const float *y = st->y + i * st->k * st->n;
     float *packed = st->packed + i * st->packed_y_floats;
-    for (size_t p = j; p < j + count; ++p) {
-        if (st->adj_y) pack_panel_nk(st, y, p * st->nr, packed + p * st->panel_floats);
-        else pack_panel_kn(st, y, p * st->nr, packed + p * st->panel_floats);
+    if (st->adj_y) { /* [n][k]: columns j * nr .. of y are its rows from there on, packed as a whole */
+        const size_t end = (j + count) * st->nr < st->n ? (j + count) * st->nr : st->n;
+        st->f32.packw_goi(end - j * st->nr, st->k, st->nr, y + j * st->nr * st->k, packed + j * st->panel_floats);
+        return;
     }
+    for (size_t p = j; p < j + count; ++p) pack_panel_kn(st, y, p * st->nr, packed + p * st->panel_floats);
 }
 
 /* Rows i0 .. i0 + count - 1 of x matrix i's transpose ([k][m] -> [m][k]), in blocks of 16 x 16 so that the
