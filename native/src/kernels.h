@@ -341,6 +341,9 @@ void xx_reduce_minmax_ref(int32_t is_int8, int32_t take_max, const int64_t *dims
 /* Any-dtype data movement (element size in bytes). */
 void xx_transpose_ref(int32_t rank, const int64_t *in_dims, const int32_t *perm, size_t elem, const void *x,
                       void *y);
+/* The same result, the permutation simplified and copied in runs or 16 x 16 blocks (TRANSPOSE's eval). */
+void xx_transpose__scalar(int32_t rank, const int64_t *in_dims, const int32_t *perm, size_t elem, const void *x,
+                          void *y);
 void xx_strided_slice_ref(int32_t rank, const int64_t *in_dims, const int32_t *begin, const int32_t *stride,
                           const int64_t *out_dims, size_t elem, const void *x, void *y);
 void xx_pad_ref(int32_t rank, const int64_t *in_dims, const int32_t *before, const int64_t *out_dims,
