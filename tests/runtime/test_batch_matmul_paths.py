@@ -1,8 +1,9 @@
 """float32 BATCH_MATMUL on the GEMM micro-kernels (native/ops/batch_matmul_gemm.c), every shape: attention's
 per-head products (Q·Kᵀ with adj_y, P·V) at head counts, sequence lengths and head widths around the tiles'
 edges, the four adj_x / adj_y combinations, batches broadcast either way, y constant (packed at prepare) or
-not (packed at every invoke). Every kernel path this CPU runs (RILLET_ISA) is within 1e-5 of LiteRT's
-default Interpreter (XNNPACK), and 1, 2 and 3 threads give that path's bits."""
+not (packed at every invoke); and attention's linear layers (FULLY_CONNECTED on [1,seq,d]) as one GEMM. Every
+kernel path this CPU runs (RILLET_ISA) is within 1e-5 of LiteRT's default Interpreter (XNNPACK), and 1, 2 and
+3 threads give that path's bits."""
 
 from __future__ import annotations
 
@@ -106,3 +107,22 @@ def test_invoking_again_packs_the_new_y(monkeypatch):
         it.invoke()
         got = it.get_tensor(it.get_output_details()[0]["index"])
         np.testing.assert_allclose(got, scale * (x @ np.swapaxes(y, -1, -2)), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("seq, depth, units", [(7, 64, 192), (64, 128, 512), (197, 192, 64)])
+def test_linear_layers_on_3d_inputs_are_one_packed_gemm(seq, depth, units, monkeypatch):
+    """litert-torch's linear layers: FULLY_CONNECTED [1,seq,d] x [units,d] with keep_num_dims runs as one GEMM
+    over all seq rows on packed weights (not the row-dot kernels, not the reference), as close to LiteRT."""
+    from rillet.runtime import Interpreter
+
+    rng = np.random.default_rng(seq)
+    weights = rng.uniform(-1, 1, (units, depth)).astype(F32)
+    bias = rng.uniform(-1, 1, units).astype(F32)
+    model = op_model("FULLY_CONNECTED", [Input((1, seq, depth)), weights, bias], [((1, seq, units), F32)],
+                     {"fused_activation_function": 0, "keep_num_dims": True})
+    feeds = [rng.uniform(-1, 1, (1, seq, depth)).astype(F32)]
+    assert_every_path_close_to_litert_and_thread_count_free(model, feeds, monkeypatch)
+    monkeypatch.delenv("RILLET_ISA", raising=False)
+    it = Interpreter(model_content=model)
+    it.allocate_tensors()
+    assert it.memory_report()["packed_weight_bytes"] >= weights.nbytes + bias.nbytes
