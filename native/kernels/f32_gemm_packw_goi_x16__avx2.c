@@ -41,7 +41,8 @@ void f32_gemm_packw_goi_x16__avx2(size_t n, size_t k, size_t nr, const float *w,
             size_t k0 = 0;
             for (; k0 + 8 <= k; k0 += 8) {
                 __m256 v[8];
-                for (size_t i = 0; i < 8; ++i) v[i] = i < valid ? _mm256_loadu_ps(rows + i * k + k0) : _mm256_setzero_ps();
+                for (size_t i = 0; i < 8; ++i)
+                    v[i] = i < valid ? _mm256_loadu_ps(rows + i * k + k0) : _mm256_setzero_ps();
                 transpose_8x8(v);
                 for (size_t i = 0; i < 8; ++i) _mm256_storeu_ps(out + (k0 + i) * width + half, v[i]);
             }

@@ -48,6 +48,10 @@
 DEFINE_TRANSPOSE_2D(transpose_2d_1, uint8_t)
 DEFINE_TRANSPOSE_2D(transpose_2d_2, uint16_t)
 DEFINE_TRANSPOSE_2D(transpose_2d_4, uint32_t)
+
+void x32_transpose_2d__scalar(int64_t rows, int64_t cols, int64_t in_step, int64_t out_step, const void *x, void *y) {
+    transpose_2d_4(x, y, rows, cols, in_step, out_step);
+}
 DEFINE_TRANSPOSE_2D(transpose_2d_8, uint64_t)
 
 typedef void (*transpose_2d_fn)(const void *x, void *y, int64_t rows, int64_t cols, int64_t in_step, int64_t out_step);

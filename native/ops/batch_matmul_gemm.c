@@ -3,8 +3,9 @@
  *
  * Each distinct y matrix (y's own batches, not the output's: a y broadcast over batches is one) is packed
  * into the kernels' panels once: at prepare when y is constant, else at every invoke into arena scratch,
- * all of them in one parallel pass before the products (adj_y's transposing packer is the ISA's). An x with adj_x is stored [k][m]; its distinct
- * matrices are transposed to [m][k] rows in arena scratch the same way. The products then run as tiles of
+ * all of them in one parallel pass before the products (adj_y's transposing packer is the ISA's). An x
+ * with adj_x is stored [k][m]; its distinct matrices are transposed to [m][k] rows in arena scratch the
+ * same way. The products then run as tiles of
  * (batch, block of rows, run of column panels) over the thread pool, so that attention's many small
  * per-head products still give every thread work. Each output element is one micro-kernel sum over k,
  * ascending, whatever the tile: the results do not depend on the thread count. */
@@ -68,22 +69,13 @@ static void pack_y_panels(void *context, size_t i, size_t j, size_t one, size_t 
     for (size_t p = j; p < j + count; ++p) pack_panel_kn(st, y, p * st->nr, packed + p * st->panel_floats);
 }
 
-/* Rows i0 .. i0 + count - 1 of x matrix i's transpose ([k][m] -> [m][k]), in blocks of 16 x 16 so that the
- * reads and the writes both stay on a few cache lines. */
+/* Rows i0 .. i0 + count - 1 of x matrix i's transpose ([k][m] -> [m][k]), TRANSPOSE's tiled copy. */
 static void transpose_x_rows(void *context, size_t i, size_t i0, size_t one, size_t count) {
     (void)one;
     const rl_batch_matmul_state *st = (const rl_batch_matmul_state *)context;
     const size_t m = st->x_rows, k = st->k;
-    const float *x = st->x + i * m * k;
-    float *rows = st->rows + i * m * k;
-    for (size_t r0 = i0; r0 < i0 + count; r0 += 16) {
-        const size_t r1 = i0 + count - r0 < 16 ? i0 + count : r0 + 16;
-        for (size_t k0 = 0; k0 < k; k0 += 16) {
-            const size_t k1 = k - k0 < 16 ? k : k0 + 16;
-            for (size_t kk = k0; kk < k1; ++kk)
-                for (size_t r = r0; r < r1; ++r) rows[r * k + kk] = x[kk * m + r];
-        }
-    }
+    x32_transpose_2d__scalar((int64_t)count, (int64_t)k, (int64_t)m, (int64_t)k, st->x + i * m * k + i0,
+                             st->rows + i * m * k + i0 * k);
 }
 
 /* Which x and y matrices output batch b multiplies. */
@@ -125,15 +117,16 @@ static rl_status run_batch_matmul(rl_plan *plan, rl_op *op) {
     const size_t panels = (st->n + st->nr - 1) / st->nr;
     if (st->pack_each_run) {
         st->packed = (float *)op->arena_scratch;
-        const size_t per_thread = (panels + RL_TILES_PER_THREAD - 1) / RL_TILES_PER_THREAD;
+        /* Whole matrices per tile, or one matrix's panels in RL_TILES_PER_THREAD runs. */
+        const size_t run = st->y_count > 1 ? panels : (panels + RL_TILES_PER_THREAD - 1) / RL_TILES_PER_THREAD;
         rl_parallelize_2d_tile_2d(rl_pool_for(plan, st->y_count * st->k * st->n), pack_y_panels, st, st->y_count,
-                                  panels, 1, st->y_count > 1 ? panels : per_thread);
+                                  panels, 1, run);
     }
     if (st->adj_x) {
         st->rows = (float *)((char *)op->arena_scratch + st->transposed_x_offset);
-        const size_t per_thread = (st->x_rows + RL_TILES_PER_THREAD - 1) / RL_TILES_PER_THREAD;
+        const size_t run = st->x_count > 1 ? st->x_rows : (st->x_rows + RL_TILES_PER_THREAD - 1) / RL_TILES_PER_THREAD;
         rl_parallelize_2d_tile_2d(rl_pool_for(plan, st->x_count * st->x_rows * st->k), transpose_x_rows, st,
-                                  st->x_count, st->x_rows, 1, st->x_count > 1 ? st->x_rows : (per_thread + 15) / 16 * 16);
+                                  st->x_count, st->x_rows, 1, run);
     }
     rl_parallelize_2d_tile_2d(rl_pool_for(plan, st->batches * st->m * st->n * st->k), product_tile, st,
                               st->batches * st->row_tiles, st->n, 1, st->column_tile);

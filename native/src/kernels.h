@@ -344,6 +344,8 @@ void xx_transpose_ref(int32_t rank, const int64_t *in_dims, const int32_t *perm,
 /* The same result, the permutation simplified and copied in runs or 16 x 16 blocks (TRANSPOSE's eval). */
 void xx_transpose__scalar(int32_t rank, const int64_t *in_dims, const int32_t *perm, size_t elem, const void *x,
                           void *y);
+/* Its 2-D transpose of 4-byte elements, for drivers: y[i * out_step + j] = x[i + j * in_step], rows x cols. */
+void x32_transpose_2d__scalar(int64_t rows, int64_t cols, int64_t in_step, int64_t out_step, const void *x, void *y);
 void xx_strided_slice_ref(int32_t rank, const int64_t *in_dims, const int32_t *begin, const int32_t *stride,
                           const int64_t *out_dims, size_t elem, const void *x, void *y);
 void xx_pad_ref(int32_t rank, const int64_t *in_dims, const int32_t *before, const int64_t *out_dims,
