@@ -48,21 +48,20 @@
 DEFINE_TRANSPOSE_2D(transpose_2d_1, uint8_t)
 DEFINE_TRANSPOSE_2D(transpose_2d_2, uint16_t)
 DEFINE_TRANSPOSE_2D(transpose_2d_4, uint32_t)
+DEFINE_TRANSPOSE_2D(transpose_2d_8, uint64_t)
 
 void x32_transpose_2d__scalar(int64_t rows, int64_t cols, int64_t in_step, int64_t out_step, const void *x, void *y) {
     transpose_2d_4(x, y, rows, cols, in_step, out_step);
 }
-DEFINE_TRANSPOSE_2D(transpose_2d_8, uint64_t)
 
 typedef void (*transpose_2d_fn)(const void *x, void *y, int64_t rows, int64_t cols, int64_t in_step, int64_t out_step);
 
 void xx_transpose__scalar(int32_t rank, const int64_t *in_dims, const int32_t *perm, size_t elem, const void *x,
-                          void *y) {
+                          void *y, rl_x32_transpose_2d_fn x32_transpose_2d) {
     transpose_2d_fn transpose_2d = elem == 1   ? transpose_2d_1
                                    : elem == 2 ? transpose_2d_2
-                                   : elem == 4 ? transpose_2d_4
                                    : elem == 8 ? transpose_2d_8
-                                               : NULL;
+                                               : NULL; /* 4: the path's x32_transpose_2d */
     int64_t in_strides[8], count = 1, s = 1;
     for (int32_t d = rank - 1; d >= 0; --d) {
         in_strides[d] = s;
@@ -70,7 +69,7 @@ void xx_transpose__scalar(int32_t rank, const int64_t *in_dims, const int32_t *p
         count *= in_dims[d];
     }
     if (count == 0) return;
-    if (transpose_2d == NULL) { /* an element size none of the blocks is for */
+    if (transpose_2d == NULL && elem != 4) { /* an element size none of the blocks is for */
         xx_transpose_ref(rank, in_dims, perm, elem, x, y);
         return;
     }
@@ -110,6 +109,9 @@ void xx_transpose__scalar(int32_t rank, const int64_t *in_dims, const int32_t *p
     for (;;) {
         if (inner >= 0)
             memcpy(to + out_offset * (int64_t)elem, from + in_offset * (int64_t)elem, (size_t)dims[r - 1] * elem);
+        else if (elem == 4)
+            x32_transpose_2d(dims[moved], dims[r - 1], strides[r - 1], out_strides[moved], from + in_offset * 4,
+                             to + out_offset * 4);
         else
             transpose_2d(from + in_offset * (int64_t)elem, to + out_offset * (int64_t)elem, dims[moved], dims[r - 1],
                          strides[r - 1], out_strides[moved]);

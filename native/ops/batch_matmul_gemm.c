@@ -33,6 +33,7 @@ typedef struct {
     size_t mr, nr;
     rl_f32_gemm_config f32;
     rl_f32_minmax_params params;
+    rl_x32_transpose_2d_fn transpose_2d; /* x's, with adj_x */
     float *packed; /* y_count packed matrices: in the state when y is constant, else in arena scratch */
     /* Set at every invoke. */
     const float *x, *y;
@@ -74,8 +75,8 @@ static void transpose_x_rows(void *context, size_t i, size_t i0, size_t one, siz
     (void)one;
     const rl_batch_matmul_state *st = (const rl_batch_matmul_state *)context;
     const size_t m = st->x_rows, k = st->k;
-    x32_transpose_2d__scalar((int64_t)count, (int64_t)k, (int64_t)m, (int64_t)k, st->x + i * m * k + i0,
-                             st->rows + i * m * k + i0 * k);
+    st->transpose_2d((int64_t)count, (int64_t)k, (int64_t)m, (int64_t)k, st->x + i * m * k + i0,
+                     st->rows + i * m * k + i0 * k);
 }
 
 /* Which x and y matrices output batch b multiplies. */
@@ -182,6 +183,7 @@ rl_status rl_use_gemm_batch_matmul(rl_plan *plan, rl_op *op, int32_t m, int32_t 
     proto.adj_y = p->adj_y;
     proto.pack_each_run = rl_known_data(y) == NULL;
     proto.f32 = plan->kernels->f32_gemm;
+    proto.transpose_2d = plan->kernels->x32_transpose_2d;
     proto.mr = proto.f32.mr;
     proto.nr = proto.f32.nr;
     proto.params = (rl_f32_minmax_params){.min = -FLT_MAX, .max = FLT_MAX};

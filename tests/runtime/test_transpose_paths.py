@@ -1,15 +1,15 @@
 """TRANSPOSE's fast path (native/kernels/xx_transpose__scalar.c: the permutation simplified, then runs of the
-kept innermost axis or 16 x 16 blocks of 2-D transposes) gives numpy's and LiteRT's result bit for bit: on
-attention's head splits and merges, on transposes that move the innermost axis, with axes of size 1 and
-axes that merge, on random shapes and permutations of every element size."""
+kept innermost axis or tiled 2-D transposes, 4-byte ones on each path's x32_transpose_2d) gives numpy's and
+LiteRT's result bit for bit on every path this CPU runs: on attention's head splits and merges, on transposes
+that move the innermost axis, with axes of size 1 and axes that merge, on random shapes and permutations of
+every element size."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from single_op import Input, litert_default, op_model, run
-
-from rillet.runtime import Interpreter
+from single_op import Input, litert_default, op_model
+from test_kernel_paths import PATHS, rillet_outputs
 
 DTYPES = [np.float32, np.int8, np.int16, np.int64, np.bool_]
 
@@ -33,17 +33,19 @@ CASES = [
     ((2, 3, 4), (0, 1, 2), np.float32),            # the identity: one copy
     ((1, 1, 40), (2, 0, 1), np.float32),           # only size-1 axes move: one copy
     ((6, 5, 4, 3), (2, 3, 0, 1), np.float32),      # two pairs of axes that merge
+    ((70, 131), (1, 0), np.float32),               # 64 x 64 tiles and 8 x 8 blocks with edges
 ] + [random_case(seed) for seed in range(40)]
 
 
 @pytest.mark.parametrize("shape, perm, dtype", CASES)
-def test_transpose_matches_numpy_and_litert(shape, perm, dtype):
+def test_transpose_matches_numpy_and_litert(shape, perm, dtype, monkeypatch):
     rng = np.random.default_rng(len(shape) * 7 + sum(shape))
     x = (rng.integers(-100, 100, shape) if dtype != np.float32 else rng.standard_normal(shape)).astype(dtype)
     out_shape = tuple(shape[p] for p in perm)
     model = op_model("TRANSPOSE", [Input(shape, dtype), np.array(perm, np.int32)], [(out_shape, dtype)])
-    (got,) = run(Interpreter, model, [x])
     expected = np.transpose(x, perm)
-    assert got.shape == expected.shape and got.tobytes() == expected.tobytes()
+    for isa in PATHS:
+        (got,) = rillet_outputs(model, [x], isa, 1, monkeypatch)
+        assert got.shape == expected.shape and got.tobytes() == expected.tobytes(), isa
     if dtype != np.bool_ and len(shape) <= 6:  # LiteRT's TRANSPOSE takes up to rank 6
         assert got.tobytes() == litert_default(model, [x])[0].tobytes()
