@@ -22,7 +22,8 @@ from single_op import Input, op_model  # noqa: E402
 from rillet.commands.bench import _ready, _time_interleaved  # noqa: E402
 from rillet.native import kernel_path  # noqa: E402
 
-SIZES = {"bert": ("BERT-tiny", 64, 2, 64), "vit": ("ViT-tiny", 197, 3, 64), "whisper": ("Whisper-tiny", 1500, 6, 64)}
+SIZES = {"bert": ("BERT-tiny", 64, 2, 64), "vit": ("ViT-tiny", 197, 3, 64),
+         "whisper": ("Whisper-tiny", 1500, 6, 64)}  # label, seq, heads, d
 
 
 def products(seq: int, heads: int, d: int) -> dict[str, bytes]:
@@ -55,7 +56,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--models", nargs="+", choices=list(SIZES), default=list(SIZES))
     args = parser.parse_args()
-    print(f"rillet path {kernel_path()}; medians of {args.runs} interleaved invokes; ratio = rillet / LiteRT+XNNPACK")
+    print(f"rillet path {kernel_path()}; medians of {args.runs} interleaved invokes; "
+          "ratio = rillet / LiteRT+XNNPACK")
     print(f"{'shape':<28} {'threads':>7} {'rillet ms':>10} {'LiteRT ms':>10} {'ratio':>6}")
     with tempfile.TemporaryDirectory() as folder:
         for key in args.models:

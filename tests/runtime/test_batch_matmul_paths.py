@@ -23,7 +23,8 @@ def attention_cases() -> list[tuple[str, int, int, int, bool, bool]]:
     cases = []
     for i, (seq, (adj_x, adj_y)) in enumerate((s, a) for s in SEQS for a in ADJ):
         for kind in ("qk", "pv"):
-            cases.append((kind, HEADS[i % len(HEADS)], seq, WIDTHS[(i + (kind == "pv")) % len(WIDTHS)], adj_x, adj_y))
+            width = WIDTHS[(i + (kind == "pv")) % len(WIDTHS)]
+            cases.append((kind, HEADS[i % len(HEADS)], seq, width, adj_x, adj_y))
     return cases
 
 
