@@ -15,25 +15,26 @@ rl_f32_gemm_config rl_f32_gemm_config_for(rl_isa isa) {
     case RL_ISA_AVX512VNNI: /* no float32 use for VNNI: the AVX-512 kernels */
     case RL_ISA_AVX512: {
         const rl_f32_gemm_config config = {.mr = 7, .nr = 16, .gemm = f32_gemm_7x16__avx512,
-                                           .igemm = f32_igemm_7x16__avx512};
+                                           .igemm = f32_igemm_7x16__avx512, .packw_goi = f32_gemm_packw_goi_x16__avx2};
         return config;
     }
     case RL_ISA_AVX2: {
         const rl_f32_gemm_config config = {.mr = 6, .nr = 16, .gemm = f32_gemm_6x16__avx2,
-                                           .igemm = f32_igemm_6x16__avx2};
+                                           .igemm = f32_igemm_6x16__avx2, .packw_goi = f32_gemm_packw_goi_x16__avx2};
         return config;
     }
 #endif
 #if RL_HAVE_NEON_KERNELS
     case RL_ISA_NEONDOT: /* no float32 use for dot products: NEON's */
     case RL_ISA_NEON: {
-        const rl_f32_gemm_config config = {.mr = 4, .nr = 8, .gemm = f32_gemm_4x8__neon, .igemm = f32_igemm_4x8__neon};
+        const rl_f32_gemm_config config = {.mr = 4, .nr = 8, .gemm = f32_gemm_4x8__neon, .igemm = f32_igemm_4x8__neon,
+                                           .packw_goi = f32_gemm_packw_goi__scalar};
         return config;
     }
 #endif
     default: { /* scalar, and a path this build has no kernels for */
         const rl_f32_gemm_config config = {.mr = 4, .nr = 4, .gemm = f32_gemm_4x4__scalar,
-                                           .igemm = f32_igemm_4x4__scalar};
+                                           .igemm = f32_igemm_4x4__scalar, .packw_goi = f32_gemm_packw_goi__scalar};
         return config;
     }
     }

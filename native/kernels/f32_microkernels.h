@@ -19,6 +19,7 @@
 #define RL_F32_IGEMM_FN(name)                                                                                  \
     void name(size_t mr, size_t nc, size_t kc, size_t ks, const float *const *indirection, const float *w,   \
               float *c, size_t c_stride, const rl_f32_minmax_params *params)
+#define RL_F32_GEMM_PACKW_FN(name) void name(size_t n, size_t k, size_t nr, const float *w, float *packed)
 #define RL_F32_DWCONV_FN(name)                                                                                 \
     void name(size_t channels, size_t pixels, size_t taps, const float *const *indirection,                  \
               size_t indirection_step, const float *w, float *output, size_t output_stride,                   \
@@ -26,11 +27,13 @@
 
 RL_F32_GEMM_FN(f32_gemm_4x4__scalar);
 RL_F32_IGEMM_FN(f32_igemm_4x4__scalar);
+RL_F32_GEMM_PACKW_FN(f32_gemm_packw_goi__scalar); /* any nr */
 RL_F32_DWCONV_FN(f32_dwconv__scalar); /* channel tile 4 */
 
 #if defined(__x86_64__) || defined(_M_X64)
 RL_F32_GEMM_FN(f32_gemm_6x16__avx2);
 RL_F32_IGEMM_FN(f32_igemm_6x16__avx2);
+RL_F32_GEMM_PACKW_FN(f32_gemm_packw_goi_x16__avx2); /* nr 16: AVX2 and AVX-512 */
 RL_F32_DWCONV_FN(f32_dwconv__avx2); /* channel tile 16 */
 RL_F32_DWCONV_FN(f32_dwconv_8c__avx2); /* channel tile 8: few channels, AVX2 and AVX-512 */
 

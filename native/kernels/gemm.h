@@ -54,6 +54,9 @@ size_t rl_f32_gemm_packed_size(size_t n, size_t ks, size_t kc, size_t nr);
 /* The width of the panel that starts at column n0 (a multiple of nr) of n: nr, or 8 for a narrow last one. */
 size_t rl_f32_gemm_panel_width(size_t n, size_t n0, size_t nr);
 void rl_pack_f32_gemm(size_t n, size_t ks, size_t kc, size_t nr, const float *w, const float *bias, float *packed);
+/* w [n][k] into the same panels with zero biases (rl_pack_f32_gemm's bytes for ks 1 and no bias), the
+ * config's SIMD packer: for drivers that pack at every invoke (BATCH_MATMUL's y with adj_y). */
+typedef void (*rl_f32_gemm_packw_fn)(size_t n, size_t k, size_t nr, const float *w, float *packed);
 
 /* ---- int8: int8 activations, int8 weights with one float scale per output channel ----
  * Packed weights (rl_pack_qs8_gemm): for each panel of nr output channels:
@@ -86,6 +89,7 @@ typedef struct {
     uint32_t mr, nr;
     rl_f32_gemm_fn gemm;
     rl_f32_igemm_fn igemm;
+    rl_f32_gemm_packw_fn packw_goi;
 } rl_f32_gemm_config;
 
 typedef struct {

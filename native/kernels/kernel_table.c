@@ -20,6 +20,14 @@ static f32_unary_fn f32_unary_for(rl_isa isa) {
     return f32_unary_ref;
 }
 
+static rl_x32_transpose_2d_fn x32_transpose_2d_for(rl_isa isa) {
+#if defined(__x86_64__) || defined(_M_X64)
+    if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return x32_transpose_2d__avx2;
+#endif
+    (void)isa;
+    return x32_transpose_2d__scalar;
+}
+
 rl_kernel_table rl_kernel_table_for(rl_isa isa) {
     const rl_kernel_table table = {
         .f32_conv2d = f32_conv2d_ref,
@@ -44,6 +52,7 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .f32_unary = f32_unary_for(isa),
         .f32_softmax = f32_softmax_ref,
         .f32_log_softmax = f32_log_softmax_ref,
+        .x32_transpose_2d = x32_transpose_2d_for(isa),
         .f32_reduce_sum = f32_reduce_sum_ref,
         .s8_binary = s8_binary_ref,
         .s8_lut = s8_lut_ref,

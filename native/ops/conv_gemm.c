@@ -42,13 +42,9 @@ typedef struct {
     /* Set once the arena is placed. */
     const char *a;
     char *c;
-    /* BATCH_MATMUL whose y is not a constant (a variable a training step updates): y is packed at every
-     * invoke, from [k][n] (adj_y 0) or [n][k] (adj_y 1). */
-    int32_t pack_each_run, y_is_kn;
-    int32_t transpose_x; /* BATCH_MATMUL with adj_x: x is transposed into arena scratch at every invoke */
-    /* Where x's transpose starts in the op's arena scratch: after the weights packed at every invoke, which
-     * live there too (scratch for one step, not packed weights the plan keeps). */
-    size_t transposed_rows_offset;
+    /* Weights that are not constants (a variable a training step updates): packed at every invoke into the
+     * op's arena scratch (scratch for one step, not packed weights the plan keeps). */
+    int32_t pack_each_run;
 } rl_gemm_state;
 
 RL_STATIC_ASSERT(sizeof(rl_gemm_state) <= 512, "rl_gemm_state stays a small header before its buffers");
@@ -79,24 +75,9 @@ static void gemm_tile(void *context, size_t i, size_t j, size_t rows, size_t col
     }
 }
 
-/* y [k][n] into the f32 panels of gemm.h (rl_pack_f32_gemm reads [n][k]); no bias. */
-static void pack_f32_gemm_kn(size_t n, size_t k, size_t nr, const float *y, float *packed) {
-    for (size_t n0 = 0; n0 < n; n0 += nr) {
-        const size_t cols = n - n0 < nr ? n - n0 : nr, width = rl_f32_gemm_panel_width(n, n0, nr);
-        memset(packed, 0, width * sizeof(float));
-        for (size_t kk = 0; kk < k; ++kk) {
-            float *to = packed + width * (1 + kk);
-            memcpy(to, y + kk * n + n0, cols * sizeof(float));
-            for (size_t j = cols; j < width; ++j) to[j] = 0.0f;
-        }
-        packed += width * (1 + k);
-    }
-}
-
-/* float32 weights into st->packed: [n][ks][kc] with an optional bias, or a BATCH_MATMUL's y as [k][n]. */
+/* float32 weights into st->packed: [n][ks][kc] with an optional bias. */
 static void pack_y(const rl_gemm_state *st, const float *y, const float *bias) {
-    if (st->y_is_kn) pack_f32_gemm_kn(st->n, st->kc, st->nr, y, (float *)st->packed);
-    else rl_pack_f32_gemm(st->n, st->ks, st->kc, st->nr, y, bias, (float *)st->packed);
+    rl_pack_f32_gemm(st->n, st->ks, st->kc, st->nr, y, bias, (float *)st->packed);
 }
 
 static rl_status run_gemm(rl_plan *plan, rl_op *op) {
@@ -107,13 +88,6 @@ static rl_status run_gemm(rl_plan *plan, rl_op *op) {
         const rl_tensor *bias = rl_input(plan, op, 2);
         st->packed = op->arena_scratch;
         pack_y(st, (const float *)rl_input(plan, op, 1)->data, bias ? (const float *)bias->data : NULL);
-    }
-    if (st->transpose_x) { /* x is [k][m]: its transpose, the GEMM's rows, in the op's arena scratch */
-        float *rows = (float *)((char *)op->arena_scratch + st->transposed_rows_offset);
-        const float *x = (const float *)st->a;
-        for (size_t i = 0; i < st->m; ++i)
-            for (size_t kk = 0; kk < st->kc; ++kk) rows[i * st->kc + kk] = x[kk * st->m + i];
-        st->a = (const char *)rows;
     }
     if (st->row_taps)
         rl_row_taps_fill_edges(&st->g, &st->edges, st->in_c, (const int8_t *)st->a, (const int8_t *)st->zero, 0,
@@ -186,13 +160,9 @@ static rl_status build_state(rl_plan *plan, rl_op *op, rl_gemm_state *proto) {
         rl_request_arena_scratch(op, (size_t)proto->g.batch * (size_t)proto->g.in_h * (size_t)proto->g.in_w *
                                          proto->kernel_kc);
     }
-    if (proto->pack_each_run || proto->transpose_x) {
-        /* Weights that change between invokes are packed at every invoke into the op's arena scratch. */
-        const size_t packed_here = proto->pack_each_run ? (packed_bytes + 63) / 64 * 64 : 0;
-        const size_t rows_bytes = proto->transpose_x ? proto->m * kc * sizeof(float) : 0;
-        proto->transposed_rows_offset = packed_here;
-        rl_request_arena_scratch(op, packed_here + rows_bytes);
-        if (proto->pack_each_run) packed_bytes = 0;
+    if (proto->pack_each_run) { /* weights that change between invokes: packed at every invoke */
+        rl_request_arena_scratch(op, packed_bytes);
+        packed_bytes = 0;
     }
     const size_t blocks = (proto->m + proto->mr - 1) / proto->mr;
     const size_t indirection_bytes = proto->direct ? 0 : blocks * ks * proto->mr * sizeof(void *);
@@ -316,26 +286,5 @@ rl_status rl_use_gemm_fully_connected(rl_plan *plan, rl_op *op, int64_t rows, in
     proto.ks = 1;
     proto.direct = 1;
     fill_params(op, &proto, op->prep.act_min, op->prep.act_max, plan);
-    return build_state(plan, op, &proto);
-}
-
-rl_status rl_use_gemm_batch_matmul(rl_plan *plan, rl_op *op, int32_t m, int32_t k, int32_t n) {
-    const rl_tensor *x = rl_input(plan, op, 0), *y = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
-    const rl_batch_matmul_params *p = &op->params.batch_matmul;
-    /* One product (no batch, or batches of one): x's rows are the GEMM's rows unless x is transposed. */
-    if (x->dtype != RL_FLOAT32 || y->dtype != RL_FLOAT32 || output->dtype != RL_FLOAT32) return RL_OK;
-    if (rl_shape_count(&output->shape) != (int64_t)m * n || m <= 0 || k <= 0 || n <= 0) return RL_OK;
-    if (rl_shape_count(&x->shape) != (int64_t)m * k || rl_shape_count(&y->shape) != (int64_t)k * n) return RL_OK;
-    rl_gemm_state proto;
-    memset(&proto, 0, sizeof proto);
-    proto.m = (size_t)m;
-    proto.n = (size_t)n;
-    proto.kc = (size_t)k;
-    proto.ks = 1;
-    proto.direct = 1;
-    proto.y_is_kn = !p->adj_y;
-    proto.pack_each_run = rl_known_data(y) == NULL;
-    proto.transpose_x = p->adj_x;
-    fill_params(op, &proto, -FLT_MAX, FLT_MAX, plan);
     return build_state(plan, op, &proto);
 }

@@ -82,9 +82,6 @@ static inline rl_qs8_requantization_params rl_qs8_requantization_of(const rl_qua
 rl_status rl_use_gemm_conv2d(rl_plan *plan, rl_op *op, const rl_window_geometry *g);
 rl_status rl_use_gemm_fully_connected(rl_plan *plan, rl_op *op, int64_t rows, int32_t units, int32_t depth);
 rl_status rl_use_dwconv(rl_plan *plan, rl_op *op, const rl_window_geometry *g);
-/* float32 BATCH_MATMUL of one product (no batch broadcasting; a transposed x is copied at each invoke), y
- * constant (packed at prepare) or not (packed at every invoke: the weights of a training step). */
-rl_status rl_use_gemm_batch_matmul(rl_plan *plan, rl_op *op, int32_t m, int32_t k, int32_t n);
 /* MAX_POOL_2D and AVERAGE_POOL_2D through the pooling micro-kernels (pool_driver.c), for windows of up to 64
  * taps; after the op's validation (int8: the clamp in op->prep.q). */
 rl_status rl_use_pool_driver(rl_plan *plan, rl_op *op, const rl_window_geometry *g);

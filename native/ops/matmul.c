@@ -1,4 +1,5 @@
 /* matmul.c — FULLY_CONNECTED and BATCH_MATMUL: shapes, validation, dispatch. */
+#include "batch_matmul_gemm.h"
 #include "conv_gemm.h"
 
 rl_status rl_prepare_fully_connected(rl_plan *plan, rl_op *op) {

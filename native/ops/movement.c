@@ -103,8 +103,8 @@ rl_status rl_prepare_transpose(rl_plan *plan, rl_op *op) {
 
 rl_status rl_eval_transpose(rl_plan *plan, rl_op *op) {
     const rl_tensor *input = rl_input(plan, op, 0);
-    xx_transpose_ref(input->shape.rank, op->prep.dims, op->prep.perm, rl_dtype_size(input->dtype), input->data,
-                     rl_output(plan, op, 0)->data);
+    xx_transpose__scalar(input->shape.rank, op->prep.dims, op->prep.perm, rl_dtype_size(input->dtype), input->data,
+                         rl_output(plan, op, 0)->data, plan->kernels->x32_transpose_2d);
     return RL_OK;
 }
 

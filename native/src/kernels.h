@@ -40,6 +40,11 @@ typedef struct {
     float act_min, act_max;
 } rl_broadcast;
 
+/* 2-D transposes of 4-byte elements: y[i * out_step + j] = x[i + j * in_step], rows x cols (TRANSPOSE,
+ * BATCH_MATMUL's adj_x); the kernel table's x32_transpose_2d is the path's. */
+typedef void (*rl_x32_transpose_2d_fn)(int64_t rows, int64_t cols, int64_t in_step, int64_t out_step, const void *x,
+                                       void *y);
+
 /* Where the row of broadcast output index `index` (its first 7 axes; the last walks the row) starts in a and
  * in b: what every broadcasting kernel's loop over rows asks. */
 static inline void rl_broadcast_row(const rl_broadcast *bc, const int64_t *index, int64_t *ia, int64_t *ib) {
@@ -202,6 +207,7 @@ typedef struct {
     void (*f32_unary)(rl_unary_op op, int64_t count, const float *x, float *y);
     void (*f32_softmax)(int64_t rows, int32_t depth, float beta, const float *x, float *y);
     void (*f32_log_softmax)(int64_t rows, int32_t depth, const float *x, float *y);
+    rl_x32_transpose_2d_fn x32_transpose_2d;
     void (*f32_reduce_sum)(const int64_t *dims, const int32_t *reduced, float divisor, const float *x,
                            float *y, int64_t out_count);
     void (*s8_binary)(const rl_broadcast *bc, const struct rl_s8_binary_params *p, const int8_t *a,
@@ -341,6 +347,14 @@ void xx_reduce_minmax_ref(int32_t is_int8, int32_t take_max, const int64_t *dims
 /* Any-dtype data movement (element size in bytes). */
 void xx_transpose_ref(int32_t rank, const int64_t *in_dims, const int32_t *perm, size_t elem, const void *x,
                       void *y);
+void x32_transpose_2d__scalar(int64_t rows, int64_t cols, int64_t in_step, int64_t out_step, const void *x, void *y);
+#if defined(__x86_64__) || defined(_M_X64)
+void x32_transpose_2d__avx2(int64_t rows, int64_t cols, int64_t in_step, int64_t out_step, const void *x, void *y);
+#endif
+/* The same result, the permutation simplified and copied in runs or tiles (TRANSPOSE's eval); 4-byte
+ * elements' 2-D transposes on x32_transpose_2d. */
+void xx_transpose__scalar(int32_t rank, const int64_t *in_dims, const int32_t *perm, size_t elem, const void *x,
+                          void *y, rl_x32_transpose_2d_fn x32_transpose_2d);
 void xx_strided_slice_ref(int32_t rank, const int64_t *in_dims, const int32_t *begin, const int32_t *stride,
                           const int64_t *out_dims, size_t elem, const void *x, void *y);
 void xx_pad_ref(int32_t rank, const int64_t *in_dims, const int32_t *before, const int64_t *out_dims,

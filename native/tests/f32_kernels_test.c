@@ -566,6 +566,35 @@ static int test_packers(rng *r) {
     return failed;
 }
 
+/* The config's packer of w [n][k] at every invoke writes rl_pack_f32_gemm's bytes for ks 1 and no bias, on
+ * n and k around the panel width and the 8-wide blocks, and nothing past them. */
+static int test_packw(const rl_f32_gemm_config *cfg, rng *r) {
+    static const size_t ns[] = {1, 3, 7, 8, 9, 15, 16, 17, 24, 25, 33, 40}, ks[] = {1, 3, 7, 8, 9, 16, 17, 64, 65};
+    for (size_t a = 0; a < sizeof ns / sizeof ns[0]; ++a)
+        for (size_t b = 0; b < sizeof ks / sizeof ks[0]; ++b) {
+            const size_t n = ns[a], k = ks[b], size = rl_f32_gemm_packed_size(n, 1, k, cfg->nr) / sizeof(float);
+            float *w = malloc(n * k * sizeof(float)), *want = malloc(size * sizeof(float));
+            float *got = malloc((size + 16) * sizeof(float));
+            fill(r, w, n * k);
+            rl_pack_f32_gemm(n, 1, k, cfg->nr, w, NULL, want);
+            for (size_t i = 0; i < size + 16; ++i) got[i] = CANARY;
+            snprintf(running, sizeof running, "packw_goi n=%zu k=%zu", n, k);
+            cfg->packw_goi(n, k, cfg->nr, w, got);
+            int bad = memcmp(got, want, size * sizeof(float)) != 0;
+            for (size_t i = size; i < size + 16; ++i) bad |= got[i] != CANARY;
+            free(w);
+            free(want);
+            free(got);
+            if (bad) {
+                printf("FAIL packw_goi n=%zu k=%zu nr=%u: not rl_pack_f32_gemm's bytes (or wrote past them)\n", n,
+                       k, cfg->nr);
+                return 1;
+            }
+        }
+    printf("packw_goi: ok\n");
+    return 0;
+}
+
 /* ---- the same bits whatever the split: a driver may cut rows, panels and pixels anywhere ---- */
 static int test_splits(const rl_f32_gemm_config *cfg, const rl_f32_dwconv_config *dw, rng *r) {
     const size_t MR = cfg->mr, nr = cfg->nr, n = 2 * nr + 1, kc = 17, ks = 3;
@@ -641,7 +670,7 @@ static int test_configs(void) {
         const rl_f32_gemm_config g = rl_f32_gemm_config_for(all[i]);
         const rl_f32_dwconv_config d = rl_f32_dwconv_config_for(all[i]);
         const rl_f32_pool_config p = rl_f32_pool_config_for(all[i]);
-        if (g.mr == 0 || g.nr == 0 || !g.gemm || !g.igemm || d.channel_tile == 0 || !d.dwconv || !p.maxpool ||
+        if (g.mr == 0 || g.nr == 0 || !g.gemm || !g.igemm || !g.packw_goi || d.channel_tile == 0 || !d.dwconv || !p.maxpool ||
             !p.avgpool || !rl_f32_qs8_vcvt_for(all[i]) || !rl_qs8_f32_vcvt_for(all[i])) {
             printf("FAIL config for isa %d is incomplete\n", (int)all[i]);
             failed = 1;
@@ -706,6 +735,7 @@ int main(int argc, char **argv) {
     const int scalar = isa == RL_ISA_SCALAR;
     int failed = test_configs();
     failed |= test_packers(&r);
+    failed |= test_packw(&gemm, &r);
     failed |= test_gemm(&gemm, scalar ? NULL : &gemm_ref, &r);
     failed |= test_dwconv(&dw, scalar ? NULL : &dw_ref, &r);
     const rl_f32_dwconv_config dw_small = rl_f32_dwconv_small_config_for(isa);

@@ -1,0 +1,54 @@
+/* f32_gemm_packw_goi_x16__avx2.c — w [n][k] into gemm.h's float32 panels of 16 columns (the last of 8 or
+ * fewer 8 wide) with zero biases, AVX2: the scalar packer's bits, nr must be 16.
+ *
+ * A panel is the transpose of 16 rows of w; here 8 rows by 8 k at a time, loaded as 8 vectors and transposed
+ * in registers, so each row is read in whole vectors and each packed row written in them (the scalar loop
+ * loads and stores every float on its own: about a nanosecond each, a third of a BERT-sized Q·Kᵀ). Rows
+ * past n are zero vectors, never loads; the last k % 8 values go one by one. */
+#include <immintrin.h>
+
+#include "f32_microkernels.h"
+
+static void transpose_8x8(__m256 *v) {
+    const __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(v[2], v[3]), t3 = _mm256_unpackhi_ps(v[2], v[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(v[4], v[5]), t5 = _mm256_unpackhi_ps(v[4], v[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(v[6], v[7]), t7 = _mm256_unpackhi_ps(v[6], v[7]);
+    const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    v[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+    v[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+    v[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+    v[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+    v[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+    v[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+    v[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+    v[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+void f32_gemm_packw_goi_x16__avx2(size_t n, size_t k, size_t nr, const float *w, float *packed) {
+    (void)nr; /* 16 */
+    for (size_t n0 = 0; n0 < n; n0 += 16) {
+        const size_t cols = n - n0 < 16 ? n - n0 : 16, width = rl_f32_gemm_panel_width(n, n0, 16);
+        _mm256_storeu_ps(packed, _mm256_setzero_ps());
+        if (width == 16) _mm256_storeu_ps(packed + 8, _mm256_setzero_ps());
+        float *out = packed + width;
+        for (size_t half = 0; half < width; half += 8) { /* rows n0 + half .. n0 + half + 7 */
+            const float *rows = w + (n0 + half) * k;
+            const size_t valid = cols > half ? cols - half : 0; /* of these 8 rows */
+            size_t k0 = 0;
+            for (; k0 + 8 <= k; k0 += 8) {
+                __m256 v[8];
+                for (size_t i = 0; i < 8; ++i)
+                    v[i] = i < valid ? _mm256_loadu_ps(rows + i * k + k0) : _mm256_setzero_ps();
+                transpose_8x8(v);
+                for (size_t i = 0; i < 8; ++i) _mm256_storeu_ps(out + (k0 + i) * width + half, v[i]);
+            }
+            for (; k0 < k; ++k0)
+                for (size_t i = 0; i < 8; ++i) out[k0 * width + half + i] = i < valid ? rows[i * k + k0] : 0.0f;
+        }
+        packed += width * (1 + k);
+    }
+}

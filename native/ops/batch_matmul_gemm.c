@@ -1,0 +1,215 @@
+/* batch_matmul_gemm.c — float32 BATCH_MATMUL on the GEMM micro-kernels (gemm.h), every shape: batch dims
+ * broadcast numpy's way, adj_x and adj_y, y constant or not. See batch_matmul_gemm.h.
+ *
+ * Each distinct y matrix (y's own batches, not the output's: a y broadcast over batches is one) is packed
+ * into the kernels' panels once: at prepare when y is constant, else at every invoke into arena scratch,
+ * all of them in one parallel pass before the products (adj_y's transposing packer is the ISA's). An x
+ * with adj_x is stored [k][m]; its distinct matrices are transposed to [m][k] rows in arena scratch the
+ * same way. The products then run as tiles of
+ * (batch, block of rows, run of column panels) over the thread pool, so that attention's many small
+ * per-head products still give every thread work. Each output element is one micro-kernel sum over k,
+ * ascending, whatever the tile: the results do not depend on the thread count. */
+#include <float.h>
+#include <string.h>
+
+#include "batch_matmul_gemm.h"
+#include "conv_gemm.h"
+
+typedef struct {
+    size_t m, k, n;
+    size_t x_rows; /* m of one x matrix (m is the rows of one product, batches folded into it or not) */
+    /* Products: the output's batches (one when a single y serves every x row: the batches then fold into
+     * the rows of one GEMM, m rows each). x_count and y_count: the distinct x and y matrices. */
+    size_t batches, x_count, y_count;
+    int64_t out_dims[8], x_strides[8], y_strides[8]; /* rl_broadcast's, in matrices; 0 on broadcast axes */
+    int32_t adj_x, adj_y;
+    int32_t pack_each_run;  /* y is not a constant: packed at every invoke into arena scratch */
+    size_t packed_y_floats; /* one packed y matrix, every panel */
+    size_t panel_floats;    /* one whole panel: nr * (1 + k) */
+    size_t transposed_x_offset; /* in the arena scratch, after the packed y matrices */
+    /* The split across threads, chosen at prepare: row_tile rows (a multiple of mr; row_tiles of them per
+     * batch) by column_tile columns (a multiple of nr). */
+    size_t row_tile, row_tiles, column_tile;
+    size_t mr, nr;
+    rl_f32_gemm_config f32;
+    rl_f32_minmax_params params;
+    rl_x32_transpose_2d_fn transpose_2d; /* x's, with adj_x */
+    float *packed; /* y_count packed matrices: in the state when y is constant, else in arena scratch */
+    /* Set at every invoke. */
+    const float *x, *y;
+    float *rows; /* x's matrices as [m][k] rows: x itself, or its transposes in arena scratch */
+    float *out;
+} rl_batch_matmul_state;
+
+RL_STATIC_ASSERT(sizeof(rl_batch_matmul_state) <= 512, "rl_batch_matmul_state stays a small header");
+
+/* The panel from column n0 of a y [k][n] (adj_y 0): whole rows of the panel are runs of y's rows. */
+static void pack_panel_kn(const rl_batch_matmul_state *st, const float *y, size_t n0, float *panel) {
+    const size_t cols = st->n - n0 < st->nr ? st->n - n0 : st->nr;
+    const size_t width = rl_f32_gemm_panel_width(st->n, n0, st->nr);
+    memset(panel, 0, width * sizeof(float)); /* no bias */
+    float *to = panel + width;
+    const float *from = y + n0;
+    for (size_t kk = 0; kk < st->k; ++kk, to += width, from += st->n) {
+        memcpy(to, from, cols * sizeof(float));
+        for (size_t j = cols; j < width; ++j) to[j] = 0.0f;
+    }
+}
+
+/* Panels j .. j + count - 1 of y matrix i. */
+static void pack_y_panels(void *context, size_t i, size_t j, size_t one, size_t count) {
+    (void)one;
+    const rl_batch_matmul_state *st = (const rl_batch_matmul_state *)context;
+    const float *y = st->y + i * st->k * st->n;
+    float *packed = st->packed + i * st->packed_y_floats;
+    if (st->adj_y) { /* [n][k]: columns j * nr .. of y are its rows from there on, packed as a whole */
+        const size_t end = (j + count) * st->nr < st->n ? (j + count) * st->nr : st->n;
+        st->f32.packw_goi(end - j * st->nr, st->k, st->nr, y + j * st->nr * st->k, packed + j * st->panel_floats);
+        return;
+    }
+    for (size_t p = j; p < j + count; ++p) pack_panel_kn(st, y, p * st->nr, packed + p * st->panel_floats);
+}
+
+/* Rows i0 .. i0 + count - 1 of x matrix i's transpose ([k][m] -> [m][k]), TRANSPOSE's tiled copy. */
+static void transpose_x_rows(void *context, size_t i, size_t i0, size_t one, size_t count) {
+    (void)one;
+    const rl_batch_matmul_state *st = (const rl_batch_matmul_state *)context;
+    const size_t m = st->x_rows, k = st->k;
+    st->transpose_2d((int64_t)count, (int64_t)k, (int64_t)m, (int64_t)k, st->x + i * m * k + i0,
+                     st->rows + i * m * k + i0 * k);
+}
+
+/* Which x and y matrices output batch b multiplies. */
+static void batch_operands(const rl_batch_matmul_state *st, size_t b, size_t *xi, size_t *yi) {
+    int64_t rest = (int64_t)b, x_at = 0, y_at = 0;
+    for (int d = 7; d >= 0 && rest > 0; --d) {
+        const int64_t index = rest % st->out_dims[d];
+        rest /= st->out_dims[d];
+        x_at += index * st->x_strides[d];
+        y_at += index * st->y_strides[d];
+    }
+    *xi = (size_t)x_at;
+    *yi = (size_t)y_at;
+}
+
+/* Tile t (batch t / row_tiles, its row block t % row_tiles), columns j .. j + columns - 1. */
+static void product_tile(void *context, size_t t, size_t j, size_t one, size_t columns) {
+    (void)one;
+    const rl_batch_matmul_state *st = (const rl_batch_matmul_state *)context;
+    const size_t b = t / st->row_tiles, first = t % st->row_tiles * st->row_tile;
+    const size_t last = first + st->row_tile < st->m ? first + st->row_tile : st->m;
+    size_t xi, yi;
+    batch_operands(st, b, &xi, &yi);
+    const float *a = st->rows + xi * st->m * st->k;
+    const float *w = st->packed + yi * st->packed_y_floats + j / st->nr * st->panel_floats;
+    float *c = st->out + b * st->m * st->n + j;
+    for (size_t r = first; r < last; r += st->mr) {
+        const size_t mr = last - r < st->mr ? last - r : st->mr;
+        st->f32.gemm(mr, columns, st->k, a + r * st->k, st->k, w, c + r * st->n, st->n, &st->params);
+    }
+}
+
+static rl_status run_batch_matmul(rl_plan *plan, rl_op *op) {
+    rl_batch_matmul_state *st = (rl_batch_matmul_state *)op->state;
+    st->x = (const float *)rl_input(plan, op, 0)->data;
+    st->y = (const float *)rl_input(plan, op, 1)->data;
+    st->out = (float *)rl_output(plan, op, 0)->data;
+    st->rows = (float *)st->x;
+    const size_t panels = (st->n + st->nr - 1) / st->nr;
+    if (st->pack_each_run) {
+        st->packed = (float *)op->arena_scratch;
+        /* Whole matrices per tile, or one matrix's panels in RL_TILES_PER_THREAD runs. */
+        const size_t run = st->y_count > 1 ? panels : (panels + RL_TILES_PER_THREAD - 1) / RL_TILES_PER_THREAD;
+        rl_parallelize_2d_tile_2d(rl_pool_for(plan, st->y_count * st->k * st->n), pack_y_panels, st, st->y_count,
+                                  panels, 1, run);
+    }
+    if (st->adj_x) {
+        st->rows = (float *)((char *)op->arena_scratch + st->transposed_x_offset);
+        const size_t run = st->x_count > 1 ? st->x_rows : (st->x_rows + RL_TILES_PER_THREAD - 1) / RL_TILES_PER_THREAD;
+        rl_parallelize_2d_tile_2d(rl_pool_for(plan, st->x_count * st->x_rows * st->k), transpose_x_rows, st,
+                                  st->x_count, st->x_rows, 1, run);
+    }
+    rl_parallelize_2d_tile_2d(rl_pool_for(plan, st->batches * st->m * st->n * st->k), product_tile, st,
+                              st->batches * st->row_tiles, st->n, 1, st->column_tile);
+    return RL_OK;
+}
+
+/* About RL_TILES_PER_THREAD tiles per thread: whole products when there are that many batches, else each
+ * product cut into blocks of rows and, when that is still too few, runs of column panels. */
+static void choose_split(rl_batch_matmul_state *st, size_t threads) {
+    st->row_tile = st->m;
+    st->column_tile = st->n;
+    const size_t want = RL_TILES_PER_THREAD * threads;
+    if (threads > 1 && st->batches < want) {
+        const size_t blocks = (st->m + st->mr - 1) / st->mr, per_batch = (want + st->batches - 1) / st->batches;
+        const size_t splits = blocks < per_batch ? blocks : per_batch;
+        st->row_tile = st->mr * ((blocks + splits - 1) / splits);
+        const size_t tiles = st->batches * ((st->m + st->row_tile - 1) / st->row_tile);
+        if (tiles < want) {
+            const size_t panels = (st->n + st->nr - 1) / st->nr, per_tile = (want + tiles - 1) / tiles;
+            const size_t cuts = panels < per_tile ? panels : per_tile;
+            st->column_tile = st->nr * ((panels + cuts - 1) / cuts);
+        }
+    }
+    st->row_tiles = (st->m + st->row_tile - 1) / st->row_tile;
+}
+
+rl_status rl_use_gemm_batch_matmul(rl_plan *plan, rl_op *op, int32_t m, int32_t k, int32_t n) {
+    const rl_tensor *x = rl_input(plan, op, 0), *y = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
+    const rl_batch_matmul_params *p = &op->params.batch_matmul;
+    const rl_broadcast *bc = &op->prep.bc;
+    if (x->dtype != RL_FLOAT32 || y->dtype != RL_FLOAT32 || output->dtype != RL_FLOAT32) return RL_OK;
+    if (m <= 0 || k <= 0 || n <= 0 || bc->count <= 0) return RL_OK; /* nothing to compute: the reference */
+    rl_batch_matmul_state proto;
+    memset(&proto, 0, sizeof proto);
+    proto.m = proto.x_rows = (size_t)m;
+    proto.k = (size_t)k;
+    proto.n = (size_t)n;
+    proto.batches = (size_t)bc->count;
+    proto.x_count = (size_t)(rl_shape_count(&x->shape) / ((int64_t)m * k));
+    proto.y_count = (size_t)(rl_shape_count(&y->shape) / ((int64_t)k * n));
+    memcpy(proto.out_dims, bc->out_dims, sizeof proto.out_dims);
+    memcpy(proto.x_strides, bc->a_strides, sizeof proto.x_strides);
+    memcpy(proto.y_strides, bc->b_strides, sizeof proto.y_strides);
+    if (proto.y_count == 1 && proto.x_count == proto.batches) {
+        /* One y for all of x's matrices, which lie one after the other (transposed, in scratch, as well): one
+         * GEMM over all their rows, as tall as the batches together. */
+        proto.m *= proto.batches;
+        proto.batches = 1;
+        memset(proto.x_strides, 0, sizeof proto.x_strides);
+        memset(proto.y_strides, 0, sizeof proto.y_strides);
+    }
+    proto.adj_x = p->adj_x;
+    proto.adj_y = p->adj_y;
+    proto.pack_each_run = rl_known_data(y) == NULL;
+    proto.f32 = plan->kernels->f32_gemm;
+    proto.transpose_2d = plan->kernels->x32_transpose_2d;
+    proto.mr = proto.f32.mr;
+    proto.nr = proto.f32.nr;
+    proto.params = (rl_f32_minmax_params){.min = -FLT_MAX, .max = FLT_MAX};
+    proto.packed_y_floats = rl_f32_gemm_packed_size(proto.n, 1, proto.k, proto.nr) / sizeof(float);
+    proto.panel_floats = proto.nr * (1 + proto.k);
+    choose_split(&proto, (size_t)rl_threadpool_threads(plan->pool));
+    const size_t packed_bytes = proto.y_count * proto.packed_y_floats * sizeof(float);
+    if (proto.pack_each_run || proto.adj_x) {
+        proto.transposed_x_offset = proto.pack_each_run ? (packed_bytes + 63) / 64 * 64 : 0;
+        rl_request_arena_scratch(op, proto.transposed_x_offset +
+                                         (proto.adj_x ? proto.x_count * (size_t)m * (size_t)k * sizeof(float) : 0));
+    }
+    const size_t kept = proto.pack_each_run ? 0 : packed_bytes;
+    const size_t sizes[2] = {sizeof(rl_batch_matmul_state), kept};
+    void *parts[2];
+    rl_batch_matmul_state *st = (rl_batch_matmul_state *)rl_op_state_parts(plan, op, 2, sizes, parts);
+    if (!st) return RL_NO_MEMORY;
+    *st = proto;
+    op->packed_weight_bytes = kept;
+    op->packed_inputs = 0;
+    if (!st->pack_each_run) { /* once, here: y's bytes are never read again */
+        st->packed = (float *)parts[1];
+        st->y = (const float *)rl_known_data(y);
+        for (size_t i = 0; i < st->y_count; ++i) pack_y_panels(st, i, 0, 1, (st->n + st->nr - 1) / st->nr);
+        op->packed_inputs = 1u << 1;
+    }
+    op->run = run_batch_matmul;
+    return RL_OK;
+}
