@@ -1,0 +1,190 @@
+"""The transformer models bench/make_transformers.py writes (issue 28): does rillet run each, how far its
+outputs are from LiteRT's (float: max abs and relative error; int8 models: whether every output is the same
+bits), and its latency against LiteRT with XNNPACK and with its builtin kernels, same process, same inputs,
+runs interleaved (rillet.commands.bench.bench_model_threads, as bench/bench_models.py uses), medians.
+
+    python bench/bench_transformers.py [--models /work/txmodels] [--threads 1 2] [--runs 20] [--profile]
+        [--only NAME ...] [--markdown out.md]
+
+Needs only rillet and ai-edge-litert. The latency is that of the signature on subgraph 0 (for the KV-cache
+GPT-2, its prefill), fed the inputs stored in MODEL.npz. --profile adds rillet's ten slowest ops per model
+(Interpreter.profile, one thread).
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from rillet.commands.bench import bench_model_threads
+from rillet.native import kernel_path
+from rillet.runtime import Interpreter
+
+RTOL, ATOL = 1e-5, 1e-6
+
+
+def stored_signatures(npz) -> dict[str, tuple[dict[str, np.ndarray], dict[str, np.ndarray]]]:
+    """{signature: (inputs, LiteRT's outputs)} from the SIG/in/NAME and SIG/out/NAME arrays."""
+    result: dict[str, tuple[dict, dict]] = {}
+    for key in npz.files:
+        sig, kind, name = key.split("/", 2)
+        result.setdefault(sig, ({}, {}))[0 if kind == "in" else 1][name] = npz[key]
+    return result
+
+
+def first_line(e: BaseException) -> str:
+    return (str(e).splitlines() or [type(e).__name__])[0][:400]
+
+
+def compare(path: Path, signatures: dict) -> tuple[str, str]:
+    """(runs?, accuracy) of rillet against the stored LiteRT outputs, every signature."""
+    try:
+        it = Interpreter(model_path=str(path))
+        it.allocate_tensors()
+    except Exception as e:  # noqa: BLE001 - the reason is the result
+        return "no", first_line(e)
+    exact = "int8" in path.stem
+    notes = []
+    for sig, (inputs, expected) in signatures.items():
+        try:
+            got = it.get_signature_runner(sig)(**inputs)
+        except Exception as e:  # noqa: BLE001
+            return "no", f"{sig}: {first_line(e)}"
+        for name, want in expected.items():
+            have = np.asarray(got[name])
+            if exact and want.dtype.kind in "iu":
+                differ = int(np.count_nonzero(have != want))
+                notes.append(f"{sig}/{name}: {'bit-exact' if differ == 0 else f'{differ}/{want.size} differ, max {np.abs(have.astype(np.int64) - want).max()}'}")
+                continue
+            diff = np.abs(have.astype(np.float64) - want.astype(np.float64))
+            scale = max(float(np.abs(want).max()), 1e-30)
+            ok = bool(np.all(diff <= ATOL + RTOL * np.abs(want)))
+            same = exact and have.tobytes() == want.tobytes()
+            verdict = "bit-exact" if same else ("within 1e-5" if ok else "OUTSIDE 1e-5")
+            notes.append(f"{sig}/{name}: {verdict}, max abs {diff.max():.2e}, max abs/max|y| {diff.max() / scale:.2e}")
+    return "yes", "; ".join(notes)
+
+
+def bench_inputs(path: Path, signatures: dict, folder: Path) -> str:
+    """An .npz of the stored inputs of the signature on subgraph 0, keyed by its input names."""
+    from ai_edge_litert.interpreter import Interpreter as LiteRT
+
+    it = LiteRT(model_path=str(path))
+    sig = next(k for k in it.get_signature_list() if it.get_signature_runner(k)._subgraph_index == 0)
+    target = folder / f"{path.stem}.inputs.npz"
+    np.savez(target, **signatures[sig][0])
+    return str(target)
+
+
+def cell(result) -> str:
+    return f"{result['median_ms']:.2f}" if isinstance(result, dict) else "—"
+
+
+def ratio(ours, peer) -> str:
+    if isinstance(ours, dict) and isinstance(peer, dict):
+        return f"{ours['median_ms'] / peer['median_ms']:.2f}"
+    return "—"
+
+
+def profile_top(path: Path, inputs: str, top: int = 10) -> list[str]:
+    from rillet.commands.run import prepare_inputs
+
+    it = Interpreter(model_path=str(path), num_threads=1)
+    prepare_inputs(it, [inputs])
+    it.invoke()
+    rows = [r for r in it.profile(runs=5) if not r["folded"]]
+    total = sum(r["seconds"] for r in rows) or 1.0
+    lines = [f"  {path.stem}: total {total * 1e3:.2f} ms over {len(rows)} ops"]
+    for r in sorted(rows, key=lambda r: -r["seconds"])[:top]:
+        lines.append(f"    #{r['index']:<4} {r['op']:<20} {str(r['output_shape']):<18} {r['seconds'] * 1e3:8.3f} ms "
+                     f"{100 * r['seconds'] / total:5.1f}%")
+    return lines
+
+
+def inventory(paths: list[Path]) -> str:
+    """The folder's README: each model's size, signatures, op counts (rillet's own reader), and whether
+    rillet runs it with LiteRT's results."""
+    from collections import Counter
+
+    from rillet.converter.format import load
+    from rillet.converter.format.summary import summarize
+
+    lines = ["# Transformer models for rillet (issue 28)", "",
+             "Written by bench/make_transformers.py (random weights, today's converters); each MODEL.npz holds "
+             "SIG/in/NAME and LiteRT's SIG/out/NAME for every signature. Regenerate this file with "
+             "`python bench/bench_transformers.py --models DIR --readme`; the latency table with "
+             "`python bench/bench_transformers.py --models DIR`.", ""]
+    for path in paths:
+        summary = summarize(load(path))
+        signatures = stored_signatures(np.load(path.with_suffix(".npz")))
+        runs, note = compare(path, signatures)
+        lines.append(f"## {path.name} ({path.stat().st_size / 1e6:.2f} MB)")
+        for sig in summary["signatures"]:
+            ins = ", ".join(f"{k} {v['dtype']}{v['shape']}" for k, v in sig["inputs"].items())
+            outs = ", ".join(f"{k} {v['dtype']}{v['shape']}" for k, v in sig["outputs"].items())
+            lines.append(f"- signature `{sig['key']}` (subgraph {sig['subgraph']}): {ins} -> {outs}")
+        for sg in summary["subgraphs"]:
+            counts = Counter(op["op"] for op in sg["operators"])
+            lines.append(f"- subgraph {sg['index']} ops ({len(sg['operators'])}): "
+                         + ", ".join(f"{name} {n}" for name, n in sorted(counts.items())))
+        lines.append(f"- rillet runs it: **{runs}**: {note}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=Path, default=Path("/work/txmodels"))
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--only", nargs="+", help="model names (file stems) to run")
+    parser.add_argument("--profile", action="store_true", help="also print rillet's ten slowest ops per model")
+    parser.add_argument("--markdown", type=Path, help="also write the tables to this file")
+    parser.add_argument("--readme", action="store_true",
+                        help="only write MODELS/README.md (each model's ops and whether rillet runs it), no timing")
+    args = parser.parse_args()
+
+    paths = [p for p in sorted(args.models.glob("*.tflite")) if not args.only or p.stem in args.only]
+    if args.readme:
+        text = inventory(paths)
+        (args.models / "README.md").write_text(text + "\n")
+        print(text)
+        return 0
+    accuracy = ["| model | rillet runs it | outputs against LiteRT |", "|---|---|---|"]
+    speed = ["| model | threads | rillet ms | LiteRT+XNNPACK ms | LiteRT builtin ms | rillet/XNNPACK | rillet/builtin |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    profiles: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in paths:
+            signatures = stored_signatures(np.load(path.with_suffix(".npz")))
+            runs, note = compare(path, signatures)
+            accuracy.append(f"| {path.stem} | {runs} | {note} |")
+            print(accuracy[-1], flush=True)
+            inputs = bench_inputs(path, signatures, Path(tmp))
+            by_threads = bench_model_threads(str(path), args.threads, args.runs, inputs=[inputs])
+            for threads in args.threads:
+                r = by_threads[threads]
+                ours, xnn, builtin = r.get("rillet"), r.get("litert_xnnpack"), r.get("litert_builtin")
+                speed.append(f"| {path.stem} | {threads} | {cell(ours)} | {cell(xnn)} | {cell(builtin)} "
+                             f"| {ratio(ours, xnn)} | {ratio(ours, builtin)} |")
+                print(speed[-1], flush=True)
+            if args.profile and runs == "yes":
+                profiles += profile_top(path, inputs)
+                print("\n".join(profiles[-11:]), flush=True)
+    text = "\n".join([f"rillet's kernel path: {kernel_path()}; {args.runs} runs per runtime, interleaved in 5 blocks, "
+                      "medians; ratio > 1 means rillet is slower. A shared machine: repeat before trusting a "
+                      "ratio within ~10%.", "", *accuracy, "", *speed,
+                      *(["", "rillet's ten slowest ops per model (one thread, median of 5):", *profiles]
+                        if profiles else [])])
+    print()
+    print(text)
+    if args.markdown:
+        args.markdown.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
