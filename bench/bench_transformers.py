@@ -57,14 +57,17 @@ def compare(path: Path, signatures: dict) -> tuple[str, str]:
             have = np.asarray(got[name])
             if exact and want.dtype.kind in "iu":
                 differ = int(np.count_nonzero(have != want))
-                notes.append(f"{sig}/{name}: {'bit-exact' if differ == 0 else f'{differ}/{want.size} differ, max {np.abs(have.astype(np.int64) - want).max()}'}")
+                worst = int(np.abs(have.astype(np.int64) - want).max())
+                notes.append(f"{sig}/{name}: " + ("bit-exact" if differ == 0 else
+                                                  f"{differ}/{want.size} differ, max {worst}"))
                 continue
             diff = np.abs(have.astype(np.float64) - want.astype(np.float64))
             scale = max(float(np.abs(want).max()), 1e-30)
             ok = bool(np.all(diff <= ATOL + RTOL * np.abs(want)))
             same = exact and have.tobytes() == want.tobytes()
             verdict = "bit-exact" if same else ("within 1e-5" if ok else "OUTSIDE 1e-5")
-            notes.append(f"{sig}/{name}: {verdict}, max abs {diff.max():.2e}, max abs/max|y| {diff.max() / scale:.2e}")
+            notes.append(f"{sig}/{name}: {verdict}, max abs {diff.max():.2e}, "
+                         f"max abs/max|y| {diff.max() / scale:.2e}")
     return "yes", "; ".join(notes)
 
 
@@ -80,7 +83,7 @@ def bench_inputs(path: Path, signatures: dict, folder: Path) -> str:
 
 
 def cell(result) -> str:
-    return f"{result['median_ms']:.2f}" if isinstance(result, dict) else "—"
+    return f"{result['median_ms']:.3f}" if isinstance(result, dict) else "—"
 
 
 def ratio(ours, peer) -> str:
@@ -99,8 +102,8 @@ def profile_top(path: Path, inputs: str, top: int = 10) -> list[str]:
     total = sum(r["seconds"] for r in rows) or 1.0
     lines = [f"  {path.stem}: total {total * 1e3:.2f} ms over {len(rows)} ops"]
     for r in sorted(rows, key=lambda r: -r["seconds"])[:top]:
-        lines.append(f"    #{r['index']:<4} {r['op']:<20} {str(r['output_shape']):<18} {r['seconds'] * 1e3:8.3f} ms "
-                     f"{100 * r['seconds'] / total:5.1f}%")
+        lines.append(f"    #{r['index']:<4} {r['op']:<20} {str(r['output_shape']):<18} "
+                     f"{r['seconds'] * 1e3:8.3f} ms {100 * r['seconds'] / total:5.1f}%")
     return lines
 
 
@@ -113,8 +116,8 @@ def inventory(paths: list[Path]) -> str:
     from rillet.converter.format.summary import summarize
 
     lines = ["# Transformer models for rillet (issue 28)", "",
-             "Written by bench/make_transformers.py (random weights, today's converters); each MODEL.npz holds "
-             "SIG/in/NAME and LiteRT's SIG/out/NAME for every signature. Regenerate this file with "
+             "Written by bench/make_transformers.py (random weights, today's converters); each MODEL.npz "
+             "holds SIG/in/NAME and LiteRT's SIG/out/NAME for every signature. Regenerate this file with "
              "`python bench/bench_transformers.py --models DIR --readme`; the latency table with "
              "`python bench/bench_transformers.py --models DIR`.", ""]
     for path in paths:
@@ -141,10 +144,12 @@ def main() -> int:
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--only", nargs="+", help="model names (file stems) to run")
-    parser.add_argument("--profile", action="store_true", help="also print rillet's ten slowest ops per model")
+    parser.add_argument("--profile", action="store_true",
+                        help="also print rillet's ten slowest ops per model")
     parser.add_argument("--markdown", type=Path, help="also write the tables to this file")
     parser.add_argument("--readme", action="store_true",
-                        help="only write MODELS/README.md (each model's ops and whether rillet runs it), no timing")
+                        help="only write MODELS/README.md (each model's ops and whether rillet runs it), "
+                             "no timing")
     args = parser.parse_args()
 
     paths = [p for p in sorted(args.models.glob("*.tflite")) if not args.only or p.stem in args.only]
@@ -154,7 +159,8 @@ def main() -> int:
         print(text)
         return 0
     accuracy = ["| model | rillet runs it | outputs against LiteRT |", "|---|---|---|"]
-    speed = ["| model | threads | rillet ms | LiteRT+XNNPACK ms | LiteRT builtin ms | rillet/XNNPACK | rillet/builtin |",
+    speed = ["| model | threads | rillet ms | LiteRT+XNNPACK ms | LiteRT builtin ms | rillet/XNNPACK "
+             "| rillet/builtin |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     profiles: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -174,8 +180,8 @@ def main() -> int:
             if args.profile and runs == "yes":
                 profiles += profile_top(path, inputs)
                 print("\n".join(profiles[-11:]), flush=True)
-    text = "\n".join([f"rillet's kernel path: {kernel_path()}; {args.runs} runs per runtime, interleaved in 5 blocks, "
-                      "medians; ratio > 1 means rillet is slower. A shared machine: repeat before trusting a "
+    text = "\n".join([f"rillet's kernel path: {kernel_path()}; {args.runs} runs per runtime, interleaved in 5 "
+                      "blocks, medians; ratio > 1 means rillet is slower. A shared machine: repeat before trusting a "
                       "ratio within ~10%.", "", *accuracy, "", *speed,
                       *(["", "rillet's ten slowest ops per model (one thread, median of 5):", *profiles]
                         if profiles else [])])

@@ -6,7 +6,7 @@ Runs in a development venv outside the repository (TensorFlow and torch are not 
     python3 -m venv /work/txenv
     /work/txenv/bin/pip install tensorflow-cpu torch litert-torch transformers ai-edge-litert numpy
     /work/txenv/bin/python bench/make_transformers.py [--out /work/txmodels] [--only bert vit whisper gpt2]
-    /work/txenv/bin/python bench/make_transformers.py --fixtures   # the small test copies, tests/data/transformers
+    /work/txenv/bin/python bench/make_transformers.py --fixtures   # the test copies: tests/data/transformers
 
 Each MODEL.tflite comes with MODEL.npz: for every signature SIG of the model, `SIG/in/NAME` (the inputs given)
 and `SIG/out/NAME` (what LiteRT's default Interpreter, XNNPACK included, returned), the names being the
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,7 +82,10 @@ FIXTURES = Sizes(bert_vocab=97, bert_seq=8, bert_hidden=16, bert_heads=2, bert_l
 # LiteRT's outputs
 
 
-def litert_outputs(content: bytes, inputs_by_signature: dict[str, dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+Arrays = dict[str, np.ndarray]
+
+
+def litert_outputs(content: bytes, inputs_by_signature: dict[str, Arrays]) -> Arrays:
     """Runs each signature in LiteRT's default Interpreter; the arrays keyed SIG/in/NAME and SIG/out/NAME."""
     from ai_edge_litert.interpreter import Interpreter
 
@@ -107,12 +111,12 @@ def signature_inputs(content: bytes, make: callable) -> dict[str, dict[str, np.n
     return result
 
 
-def write_model(out: Path, name: str, content: bytes, inputs_by_signature: dict[str, dict[str, np.ndarray]]) -> None:
+def write_model(out: Path, name: str, content: bytes, inputs_by_signature: dict[str, Arrays]) -> None:
     arrays = litert_outputs(content, inputs_by_signature)
     (out / f"{name}.tflite").write_bytes(content)
     np.savez(out / f"{name}.npz", **arrays)
-    print(f"wrote {out / name}.tflite ({len(content) / 1e6:.2f} MB), signatures {sorted(inputs_by_signature)}",
-          flush=True)
+    print(f"wrote {out / name}.tflite ({len(content) / 1e6:.2f} MB), "
+          f"signatures {sorted(inputs_by_signature)}", flush=True)
 
 
 def random_like(rng: np.random.Generator, detail: dict, int_high: int) -> np.ndarray:
@@ -181,7 +185,8 @@ def bert_models(out: Path, s: Sizes) -> None:
 
     for kind in ("f32", "dynamic", "int8"):
         content = convert(kind)
-        inputs = signature_inputs(content, lambda n, d: random_like(np.random.default_rng(3), d, s.bert_vocab))
+        inputs = signature_inputs(content,
+                                  lambda n, d: random_like(np.random.default_rng(3), d, s.bert_vocab))
         write_model(out, f"bert_tiny_{kind}", content, inputs)
 
 
@@ -255,7 +260,8 @@ def vit_models(out: Path, s: Sizes) -> None:
     from transformers import ViTConfig, ViTModel
 
     torch.manual_seed(0)
-    config = ViTConfig(hidden_size=s.vit_hidden, num_hidden_layers=s.vit_layers, num_attention_heads=s.vit_heads,
+    config = ViTConfig(hidden_size=s.vit_hidden, num_hidden_layers=s.vit_layers,
+                       num_attention_heads=s.vit_heads,
                        intermediate_size=4 * s.vit_hidden, image_size=s.vit_image, patch_size=s.vit_patch,
                        attn_implementation="eager")
     model = FirstOutput.wrap(ViTModel(config, add_pooling_layer=False).eval())
@@ -293,7 +299,8 @@ def gpt2_plain(out: Path, s: Sizes) -> None:
 
     torch.manual_seed(0)
     config = GPT2Config(vocab_size=s.gpt2_vocab, n_positions=max(s.gpt2_seq, 64), n_embd=s.gpt2_embd,
-                        n_layer=s.gpt2_layers, n_head=s.gpt2_heads, use_cache=False, attn_implementation="eager")
+                        n_layer=s.gpt2_layers, n_head=s.gpt2_heads, use_cache=False,
+                        attn_implementation="eager")
     lm = GPT2LMHeadModel(config).eval()
 
     class Logits(torch.nn.Module):
@@ -312,7 +319,8 @@ def gpt2_plain(out: Path, s: Sizes) -> None:
 
 
 def gpt2_kv(out: Path, s: Sizes) -> None:
-    """The generative API's decoder with an external KV cache: prefill_N and decode, as its examples export."""
+    """The generative API's decoder with an external KV cache: prefill_N and decode, as its examples
+    export them."""
     import torch
     from ai_edge_litert.interpreter import Interpreter
     from litert_torch.generative.layers import kv_cache as kv_utils
@@ -383,19 +391,19 @@ def main() -> int:
     args = parser.parse_args()
     out = args.out or (REPO / "tests" / "data" / "transformers" if args.fixtures else Path("/work/txmodels"))
     out.mkdir(parents=True, exist_ok=True)
-    sizes = FIXTURES if args.fixtures else FULL
-    failed = []
-    for family in args.only:
-        try:
-            FAMILIES[family](out, sizes)
-        except Exception as e:  # one converter's failure should not cost the other families
-            import traceback
-
-            traceback.print_exc()
-            failed.append(f"{family}: {type(e).__name__}: {e}")
-    for line in failed:
-        print("FAILED", line, file=sys.stderr)
-    return 1 if failed else 0
+    if len(args.only) > 1:
+        # One process per family: TensorFlow and torch in one process crash it (a segfault in libc on the
+        # first torch export after a tf.lite conversion, here).
+        failed = []
+        for family in args.only:
+            command = [sys.executable, __file__, "--out", str(out), "--only", family]
+            if subprocess.run(command + (["--fixtures"] if args.fixtures else [])).returncode != 0:
+                failed.append(family)
+        if failed:
+            print(f"FAILED: {' '.join(failed)}", file=sys.stderr)
+        return 1 if failed else 0
+    FAMILIES[args.only[0]](out, FIXTURES if args.fixtures else FULL)
+    return 0
 
 
 if __name__ == "__main__":

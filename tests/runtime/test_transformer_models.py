@@ -62,7 +62,8 @@ def assert_same(name: str, what: str, got: dict, expected: dict) -> None:
 
 def test_every_fixture_is_here_and_small():
     assert {"bert_tiny_f32", "bert_tiny_dynamic", "bert_tiny_int8", "vit_tiny_f32", "vit_tiny_int8",
-            "whisper_tiny_encoder_f32", "whisper_tiny_encoder_int8", "gpt2_small_f32", "gpt2_kv_f32"} <= set(MODELS)
+            "whisper_tiny_encoder_f32", "whisper_tiny_encoder_int8", "gpt2_small_f32",
+            "gpt2_kv_f32"} <= set(MODELS)
     assert sum(p.stat().st_size for p in DATA.iterdir()) < 4_000_000
 
 
@@ -98,6 +99,7 @@ def test_transformer_matches_litert_live(name):
         for trial in range(LIVE_INPUTS):
             # Positions and cache contents keep their stored values: the cache a prefill wrote, the slot a
             # decode writes next. Token ids and activations are new.
-            x = {k: v if k.startswith(("input_pos", "kv_cache")) else live_input(rng, v) for k, v in inputs.items()}
+            x = {k: v if k.startswith(("input_pos", "kv_cache")) else live_input(rng, v)
+                 for k, v in inputs.items()}
             expected = {k: np.array(v) for k, v in theirs.get_signature_runner(sig)(**x).items()}
             assert_same(name, f"{sig} input {trial}", ours.get_signature_runner(sig)(**x), expected)
