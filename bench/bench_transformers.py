@@ -63,8 +63,8 @@ def compare(path: Path, signatures: dict) -> tuple[str, str]:
                 continue
             diff = np.abs(have.astype(np.float64) - want.astype(np.float64))
             scale = max(float(np.abs(want).max()), 1e-30)
-            # Elementwise rtol (the tests' check on the small fixtures) fails at full size on outputs near zero
-            # whose neighbours are large, from summation order alone; the verdict is relative to max|y|.
+            # Elementwise rtol (the tests' check on the small fixtures) fails at full size on outputs near
+            # zero whose neighbours are large, from summation order alone; the verdict is relative to max|y|.
             ok = bool(diff.max() <= RTOL * scale)
             same = exact and have.tobytes() == want.tobytes()
             verdict = "bit-exact" if same else ("within 1e-5 of max|y|" if ok else "OUTSIDE 1e-5 of max|y|")
@@ -123,7 +123,8 @@ def inventory(paths: list[Path]) -> str:
              "`python bench/bench_transformers.py --models DIR --readme`; the latency table with "
              "`python bench/bench_transformers.py --models DIR`.", ""]
     for path in paths:
-        summary = summarize(load(path))
+        model = load(path)
+        summary = summarize(model)
         signatures = stored_signatures(np.load(path.with_suffix(".npz")))
         runs, note = compare(path, signatures)
         lines.append(f"## {path.name} ({path.stat().st_size / 1e6:.2f} MB)")
@@ -131,10 +132,12 @@ def inventory(paths: list[Path]) -> str:
             ins = ", ".join(f"{k} {v['dtype']}{v['shape']}" for k, v in sig["inputs"].items())
             outs = ", ".join(f"{k} {v['dtype']}{v['shape']}" for k, v in sig["outputs"].items())
             lines.append(f"- signature `{sig['key']}` (subgraph {sig['subgraph']}): {ins} -> {outs}")
-        for sg in summary["subgraphs"]:
-            counts = Counter(op["op"] for op in sg["operators"])
-            lines.append(f"- subgraph {sg['index']} ops ({len(sg['operators'])}): "
-                         + ", ".join(f"{name} {n}" for name, n in sorted(counts.items())))
+        for index, sg in enumerate(model.subgraphs):
+            # An op's type is its first input's (QUANTIZE: float -> int8 shows as float).
+            counts = Counter(f"{model.op_name(op)} {sg.tensors[op.inputs[0]].dtype}"
+                             if op.inputs and op.inputs[0] >= 0 else model.op_name(op) for op in sg.operators)
+            lines.append(f"- subgraph {index} ops ({len(sg.operators)}), by first input's type: "
+                         + ", ".join(f"{name} x{n}" for name, n in sorted(counts.items())))
         lines.append(f"- rillet runs it: **{runs}**: {note}")
         lines.append("")
     return "\n".join(lines)
@@ -184,9 +187,9 @@ def main() -> int:
             if args.profile and runs == "yes":
                 profiles += profile_top(path, inputs)
                 print("\n".join(profiles[-11:]), flush=True)
-    text = "\n".join([f"rillet's kernel path: {kernel_path()}; {args.runs} runs per runtime, interleaved in 5 "
-                      "blocks, medians; ratio > 1 means rillet is slower. A shared machine: repeat before trusting a "
-                      "ratio within ~10%.", "", *accuracy, "", *speed,
+    text = "\n".join([f"rillet's kernel path: {kernel_path()}; {args.runs} runs per runtime, interleaved in "
+                      "5 blocks, medians; ratio > 1 means rillet is slower. A shared machine: repeat before "
+                      "trusting a ratio within ~10%.", "", *accuracy, "", *speed,
                       *(["", "rillet's ten slowest ops per model (one thread, median of 5):", *profiles]
                         if profiles else [])])
     print()
