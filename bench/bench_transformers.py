@@ -6,8 +6,9 @@ runs interleaved (rillet.commands.bench.bench_model_threads, as bench/bench_mode
     python bench/bench_transformers.py [--models /work/txmodels] [--threads 1 2] [--runs 20] [--profile]
         [--warmup 2] [--only NAME ...] [--markdown out.md] [--readme]
 
-Needs only rillet and ai-edge-litert. The latency is that of the signature on subgraph 0 (for the KV-cache
-GPT-2, its prefill), fed the inputs stored in MODEL.npz. --profile adds rillet's ten slowest ops per model
+Needs only rillet and ai-edge-litert. The latency is that of the signature on subgraph 0 (the KV-cache GPT-2's
+prefill) through the tensor API, fed the inputs stored in MODEL.npz; any other signature (its decode) is timed
+through each runtime's signature runner. --profile adds rillet's ten slowest ops per model
 (Interpreter.profile, one thread).
 """
 
@@ -73,15 +74,49 @@ def compare(path: Path, signatures: dict) -> tuple[str, str]:
     return "yes", "; ".join(notes)
 
 
-def bench_inputs(path: Path, signatures: dict, folder: Path) -> str:
-    """An .npz of the stored inputs of the signature on subgraph 0, keyed by its input names."""
+def first_signature(path: Path) -> str:
+    """The signature on subgraph 0, the one the tensor-index API (and bench_model_threads) runs."""
     from ai_edge_litert.interpreter import Interpreter as LiteRT
 
     it = LiteRT(model_path=str(path))
-    sig = next(k for k in it.get_signature_list() if it.get_signature_runner(k)._subgraph_index == 0)
+    return next(k for k in it.get_signature_list() if it.get_signature_runner(k)._subgraph_index == 0)
+
+
+def bench_inputs(path: Path, signatures: dict, folder: Path) -> str:
+    """An .npz of the stored inputs of the signature on subgraph 0, keyed by its input names."""
+    sig = first_signature(path)
     target = folder / f"{path.stem}.inputs.npz"
     np.savez(target, **signatures[sig][0])
     return str(target)
+
+
+def bench_signature(path: Path, sig: str, inputs: dict[str, np.ndarray], thread_counts: list[int], runs: int,
+                    warmup: int) -> dict[int, dict]:
+    """bench_model_threads for a signature off subgraph 0 (the KV-cache GPT-2's decode): each runtime's
+    signature runner called with the stored inputs, every runtime at every thread count taking turns in one
+    interleaved loop. A runner call also copies its inputs in and outputs out, in every runtime alike."""
+    from ai_edge_litert.interpreter import Interpreter as LiteRT
+    from ai_edge_litert.interpreter import OpResolverType
+
+    from rillet.commands.bench import _time_interleaved
+
+    builtin = OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
+    makers = {"rillet": lambda n: Interpreter(model_path=str(path), num_threads=n),
+              "litert_xnnpack": lambda n: LiteRT(model_path=str(path), num_threads=n),
+              "litert_builtin": lambda n: LiteRT(model_path=str(path), num_threads=n,
+                                                 experimental_op_resolver_type=builtin)}
+    results: dict = {}
+    calls = {}
+    for threads in thread_counts:
+        for name, make in makers.items():
+            try:
+                runner = make(threads).get_signature_runner(sig)
+                runner(**inputs)
+                calls[(threads, name)] = lambda runner=runner: runner(**inputs)
+            except Exception as e:  # noqa: BLE001 - the reason is the result
+                results[(threads, name)] = f"cannot run: {first_line(e)}"
+    results.update(_time_interleaved(calls, runs, warmup=warmup))
+    return {t: {name: results[(t, name)] for name in makers if (t, name) in results} for t in thread_counts}
 
 
 def cell(result) -> str:
@@ -176,14 +211,19 @@ def main() -> int:
             accuracy.append(f"| {path.stem} | {runs} | {note} |")
             print(accuracy[-1], flush=True)
             inputs = bench_inputs(path, signatures, Path(tmp))
-            by_threads = bench_model_threads(str(path), args.threads, args.runs, warmup=args.warmup,
-                                              inputs=[inputs])
-            for threads in args.threads:
-                r = by_threads[threads]
-                ours, xnn, builtin = r.get("rillet"), r.get("litert_xnnpack"), r.get("litert_builtin")
-                speed.append(f"| {path.stem} | {threads} | {cell(ours)} | {cell(xnn)} | {cell(builtin)} "
-                             f"| {ratio(ours, xnn)} | {ratio(ours, builtin)} |")
-                print(speed[-1], flush=True)
+            timings = {path.stem: bench_model_threads(str(path), args.threads, args.runs, warmup=args.warmup,
+                                                      inputs=[inputs])}
+            for sig in sorted(signatures):
+                if len(signatures) > 1 and sig != first_signature(path):
+                    timings[f"{path.stem} `{sig}`"] = bench_signature(path, sig, signatures[sig][0],
+                                                                      args.threads, args.runs, args.warmup)
+            for label, by_threads in timings.items():
+                for threads in args.threads:
+                    r = by_threads[threads]
+                    ours, xnn, builtin = r.get("rillet"), r.get("litert_xnnpack"), r.get("litert_builtin")
+                    speed.append(f"| {label} | {threads} | {cell(ours)} | {cell(xnn)} | {cell(builtin)} "
+                                 f"| {ratio(ours, xnn)} | {ratio(ours, builtin)} |")
+                    print(speed[-1], flush=True)
             if args.profile and runs == "yes":
                 profiles += profile_top(path, inputs)
                 print("\n".join(profiles[-11:]), flush=True)
