@@ -157,6 +157,10 @@ def inventory(paths: list[Path]) -> str:
              "holds SIG/in/NAME and LiteRT's SIG/out/NAME for every signature. Regenerate this file with "
              "`python bench/bench_transformers.py --models DIR --readme`; the latency table with "
              "`python bench/bench_transformers.py --models DIR`.", ""]
+    before = paths[0].parent / "bench_main_before.md" if paths else None
+    if before and before.exists():
+        lines += [f"{before.name}: rillet main's accuracy, latency and slowest ops on these models before issue "
+                  "28's kernels.", ""]
     for path in paths:
         model = load(path)
         summary = summarize(model)
