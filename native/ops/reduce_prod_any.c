@@ -1,6 +1,6 @@
 /* reduce_prod_any.c — REDUCE_PROD (float32, int32, and int8 as LiteRT's builtin kernel), REDUCE_ANY and
- * REDUCE_ALL (bool) over constant axes, keep_dims as the options say; the input walked in order (xx_reduce_prod_any_ref.c,
- * s8_reduce_prod_ref.c). */
+ * REDUCE_ALL (bool) over constant axes, keep_dims as the options say; the input walked in order
+ * (xx_reduce_prod_any_ref.c, s8_reduce_prod_ref.c). */
 #include <math.h>
 
 #include "ops.h"
