@@ -1,6 +1,6 @@
-/* reduce_prod_any.c — REDUCE_PROD (float32, int32, and int8 as LiteRT's builtin kernel) and REDUCE_ANY (bool)
- * over constant axes, keep_dims as the options say; the input walked in order (xx_reduce_prod_any_ref.c,
- * s8_reduce_prod_ref.c). */
+/* reduce_prod_any.c — REDUCE_PROD (float32, int32, and int8 as LiteRT's builtin kernel), REDUCE_ANY and
+ * REDUCE_ALL (bool) over constant axes, keep_dims as the options say; the input walked in order
+ * (xx_reduce_prod_any_ref.c, s8_reduce_prod_ref.c). */
 #include <math.h>
 
 #include "ops.h"
@@ -11,6 +11,7 @@ typedef struct {
     int32_t reduced[8];
     int64_t out_count;
     int32_t int8;
+    int32_t bool_all;
     rl_s8_prod_params q;
 } rl_reduce_prod_any_state;
 
@@ -24,8 +25,8 @@ static rl_status run_reduce_prod_any(rl_plan *plan, rl_op *op) {
                            (int8_t *)rl_output(plan, op, 0)->data);
         return RL_OK;
     }
-    xx_reduce_prod_any_ref(input->dtype, st->dims, st->reduced, input->data, rl_output(plan, op, 0)->data,
-                           st->out_count);
+    xx_reduce_prod_any_ref(input->dtype, st->bool_all, st->dims, st->reduced, input->data,
+                           rl_output(plan, op, 0)->data, st->out_count);
     return RL_OK;
 }
 
@@ -54,7 +55,7 @@ rl_status rl_prepare_reduce_prod_any(rl_plan *plan, rl_op *op) {
     if (s != RL_OK) return s;
     const rl_tensor *input = rl_input(plan, op, 0), *axes = rl_input(plan, op, 1);
     rl_tensor *output = rl_output(plan, op, 0);
-    const int any = op->code == RL_OP_REDUCE_ANY;
+    const int any = op->code == RL_OP_REDUCE_ANY || op->code == RL_OP_REDUCE_ALL;
     if (any && (s = rl_expect_dtype(plan, input, "input", RL_BOOL)) != RL_OK) return s;
     if (!any && input->dtype != RL_FLOAT32 && input->dtype != RL_INT32 && input->dtype != RL_INT8)
         return rl_fail(plan, RL_UNSUPPORTED, "no kernel for %s input", rl_dtype_name(input->dtype));
@@ -81,6 +82,7 @@ rl_status rl_prepare_reduce_prod_any(rl_plan *plan, rl_op *op) {
     }
     st->out_count = rl_shape_count(&output->shape);
     st->int8 = input->dtype == RL_INT8;
+    st->bool_all = op->code == RL_OP_REDUCE_ALL;
     if (st->int8 && (s = prepare_s8_prod(plan, input, output, &st->q)) != RL_OK) return s;
     op->run = run_reduce_prod_any;
     return RL_OK;

@@ -468,8 +468,8 @@ int xx_gather_nd_ref(int64_t n_slices, int32_t index_depth, const int64_t *param
                      const void *indices, int32_t indices_are_int64, size_t elem, const void *params, void *y);
 void xx_arg_minmax_ref(int32_t dtype, int32_t take_max, int64_t outer, int64_t axis_size, int64_t inner, const void *x,
                        int32_t out_is_int64, void *y);
-void xx_reduce_prod_any_ref(int32_t dtype, const int64_t *dims, const int32_t *reduced, const void *x, void *y,
-                            int64_t out_count);
+void xx_reduce_prod_any_ref(int32_t dtype, int32_t bool_all, const int64_t *dims, const int32_t *reduced,
+                            const void *x, void *y, int64_t out_count);
 void b8_logical_ref(int32_t is_or, const rl_broadcast *bc, const uint8_t *a, const uint8_t *b, uint8_t *out);
 void b8_logical_not_ref(int64_t count, const uint8_t *x, uint8_t *y);
 void f32_binary_math_ref(rl_math_binary_op op, const rl_broadcast *bc, const float *a, const float *b, float *out);
@@ -529,6 +529,8 @@ void s8_compare_ref(rl_compare_op op, const rl_broadcast *bc, const rl_s8_compar
 void xx_compare_int_ref(rl_compare_op op, int32_t is_int64, const rl_broadcast *bc, const void *a, const void *b,
                         uint8_t *out);
 void xx_reverse_ref(const int64_t *dims, const int32_t *reversed, size_t elem, const void *x, void *y);
+void xx_dynamic_update_slice_ref(const int64_t *dims, const int64_t *update_dims, const int64_t *starts, size_t elem,
+                                 const void *x, const void *update, void *y);
 void f32_rfft2d_ref(int64_t batches, int32_t in_h, int32_t in_w, int32_t fft_h, int32_t fft_w, const double *twiddle_h,
                     const double *twiddle_w, double *rows, const float *x, float *y);
 void f32_deconv_bias_ref(const rl_window_geometry *g, const float *input, const float *filter, const float *bias,

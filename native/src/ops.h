@@ -221,6 +221,10 @@ RL_DECLARE_OP(while);
 /* REVERSE_V2 (reverse.c). */
 enum { RL_OP_REVERSE_V2 = 105 };
 RL_DECLARE_OP(reverse);
+/* REDUCE_ALL (reduce_prod_any.c, beside REDUCE_ANY) and DYNAMIC_UPDATE_SLICE (dynamic_update_slice.c): the
+ * decoder ops of litert-torch's GPT-2 with a KV cache. */
+enum { RL_OP_REDUCE_ALL = 140, RL_OP_DYNAMIC_UPDATE_SLICE = 151 };
+RL_DECLARE_OP(dynamic_update_slice);
 /* RFFT2D (rfft2d.c), float32 to complex64. */
 enum { RL_OP_RFFT2D = 131 };
 RL_DECLARE_OP(rfft2d);

@@ -166,7 +166,7 @@ static const op_parameter op_parameters[] = {
     {RL_OP_TRANSPOSE_CONV, F_ACTIVATION, P_INT, AT(conv.activation), 0},
     {RL_OP_RANDOM_UNIFORM, F_SEED, P_INT64, AT(random.seed), 0},
     {RL_OP_RANDOM_UNIFORM, F_SEED2, P_INT64, AT(random.seed2), 0},
-    {RL_OP_UNPACK, F_AXIS, P_INT, AT(pack.axis), 0}, REDUCER(RL_OP_REDUCE_PROD), REDUCER(RL_OP_REDUCE_ANY),
+    {RL_OP_UNPACK, F_AXIS, P_INT, AT(pack.axis), 0}, REDUCER(RL_OP_REDUCE_PROD), REDUCER(RL_OP_REDUCE_ANY), REDUCER(RL_OP_REDUCE_ALL),
     {RL_OP_L2_NORMALIZATION, F_ACTIVATION, P_INT, AT(arithmetic.activation), 0},
     {RL_OP_LOCAL_RESPONSE_NORMALIZATION, F_RADIUS, P_INT, AT(lrn.radius), 0},
     {RL_OP_LOCAL_RESPONSE_NORMALIZATION, F_BIAS, P_FLOAT, AT(lrn.bias), 0},
