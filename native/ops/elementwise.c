@@ -213,6 +213,7 @@ rl_status rl_prepare_same_shape_f32(rl_plan *plan, rl_op *op) {
         if (input->shape.rank < 1) return rl_fail(plan, RL_INVALID, "input must have rank 1 or more");
         op->prep.inner = input->shape.dims[input->shape.rank - 1];
         op->prep.outer = op->prep.inner ? op->prep.count / op->prep.inner : 0;
+        if (op->code == RL_OP_SOFTMAX) return rl_prepare_softmax_f32(plan, op);
     }
     /* LEAKY_RELU and the unary ops (LOGISTIC, TANH, RELU...) compute each pixel from that pixel alone */
     const int leaky = op->code == RL_OP_LEAKY_RELU;
