@@ -18,7 +18,8 @@
  *   The SIMD kernels take the second form only for a vector with a value below -3.
  * - GELU tanh form, x/2 (1 + tanh(u)) = x sigmoid(2u) with u = sqrt(2/pi) (x + 0.044715 x^3): sigmoid of
  *   -|2u| from the e^z above, e / (1 + e), and 1 - that for x >= 0; no 1 + tanh cancels for negative x.
- * Rows of softmax: the maximum is x > max ? x : max from x[0] (a NaN after the first value is skipped; one at
+ * The family also carries the row sum of MEAN over the last axis (f32_rsum.h), which a transformer's layer norms
+ * take twice per row; every path gives its bits. Rows of softmax: the maximum is x > max ? x : max from x[0] (a NaN after the first value is skipped; one at
  * the front makes the row NaN, as the reference's); y may be x in every kernel. */
 #ifndef RILLET_F32_VEXP_H
 #define RILLET_F32_VEXP_H
@@ -28,6 +29,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "f32_rsum.h"
 #include "isa.h"
 
 typedef float (*rl_f32_rmax_fn)(size_t n, const float *x);
@@ -39,6 +41,7 @@ typedef struct {
     rl_f32_rmax_fn rmax;
     rl_f32_raddstoreexpminusmax_fn raddstoreexpminusmax;
     rl_f32_vgelu_fn gelu, gelu_tanh;
+    rl_f32_rsum_fn rsum; /* a row's sum in XNNPACK's order (f32_rsum.h): a layer norm's MEAN over the last axis */
 } rl_f32_vexp_config;
 
 /* AVX2's on every x86 SIMD path, NEON's on both Arm paths, else scalar (f32_vexp_configs.c). */

@@ -1,10 +1,10 @@
-/* f32_vexp_test.c — checks one ISA's softmax and GELU micro-kernels (f32_vexp.h).
+/* f32_vexp_test.c — checks one ISA's softmax, GELU and row-sum micro-kernels (f32_vexp.h).
  *
  * Usage: f32_vexp_test scalar|avx2|avx512|neon|neondot. The scalar kernels are checked against double-precision
  * truth (softmax rows, erf and tanh GELU: within 2e-6 relative, 1e-6 absolute for GELU); an ISA's kernels
  * against the scalar kernels: n = 0..70 and longer runs around the 4-, 8-, 16- and 32-value steps, in place, and
- * values holding NaN, +-inf, +-0, +-FLT_MAX and ones at GELU's seams (-3, 4.9). The row maximum must give the
- * scalar kernel's bits (a NaN where it gives one); the exponentials and GELU within 1e-6 relative of it (armv7
+ * values holding NaN, +-inf, +-0, +-FLT_MAX and ones at GELU's seams (-3, 4.9). The row maximum and the row sum
+ * (XNNPACK's order, f32_rsum.h) must give the scalar kernel's bits (a NaN where it gives one); the exponentials and GELU within 1e-6 relative of it (armv7
  * divides differently by an ulp or two, and its NEON flushes subnormal steps: results below 1e-30 may be 0), NaN
  * where it is NaN, the same infinity where it is one; a row's sum, and the scalar kernel's, within 2e-6 of the
  * exact sum of the scalar's terms (lanes add in another order). Inputs end at a PROT_NONE page, so a read past n
@@ -136,6 +136,12 @@ static int test_against_scalar(const rl_f32_vexp_config *k, const rl_f32_vexp_co
         float *x = end - n;
         for (size_t i = 0; i < n; ++i) x[i] = value(r, span, special);
         for (size_t i = 0; i < 4; ++i) got[n + i] = CANARY;
+        snprintf(running, sizeof running, "rsum n=%zu (%s)", n, what);
+        const float total = k->rsum(n, x), total_want = s->rsum(n, x);
+        if (memcmp(&total, &total_want, sizeof total) != 0 && !(isnan(total) && isnan(total_want))) {
+            printf("FAIL rsum n=%zu (%s): %.9g, scalar %.9g\n", n, what, total, total_want);
+            failed = 1;
+        }
         if (n > 0) {
             snprintf(running, sizeof running, "rmax n=%zu (%s)", n, what);
             const float m = k->rmax(n, x), m_want = s->rmax(n, x);

@@ -1,6 +1,6 @@
-"""float32 softmax and GELU micro-kernels (f32_vexp.h's rl_f32_vexp_config) via native/tests/f32_vexp_test.c: the
+"""float32 softmax, GELU and row-sum micro-kernels (f32_vexp.h's rl_f32_vexp_config) via native/tests/f32_vexp_test.c: the
 scalar kernels against double-precision truth, each path this CPU has against the scalar kernels (the row
-maximum bit for bit, the rest within 1e-6). The tester is built from the kernel files alone, each with
+maximum and sum bit for bit, the rest within 1e-6). The tester is built from the kernel files alone, each with
 build_config's flags for its ISA suffix; test_arm_kernels.py runs it for the NEON kernels under qemu."""
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ NATIVE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.ab
 KERNELS = os.path.join(NATIVE, "kernels")
 TESTER = os.path.join(NATIVE, "tests", "f32_vexp_test.c")
 SOURCES = ["f32_rmax__scalar.c", "f32_rmax__avx2.c", "f32_raddstoreexpminusmax__scalar.c",
-           "f32_raddstoreexpminusmax__avx2.c", "f32_vgelu__scalar.c", "f32_vgelu__avx2.c", "f32_vexp_configs.c"]
+           "f32_raddstoreexpminusmax__avx2.c", "f32_vgelu__scalar.c", "f32_vgelu__avx2.c", "f32_rsum__scalar.c",
+           "f32_rsum__avx2.c", "f32_vexp_configs.c"]
 REQUIRED = {"scalar": set(), "avx2": {"avx2", "fma"}, "avx512": {"avx2", "fma"}}  # AVX-512 runs AVX2's kernels
 pytestmark = [
     pytest.mark.skipif(not os.path.isfile(TESTER), reason="needs the checkout's native/ folder"),
