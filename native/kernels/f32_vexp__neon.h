@@ -11,8 +11,7 @@ static inline float32x4_t rl_neon_expminus(float32x4_t z) {
     float32x4_t n = RL_NEON_MULADD(magic_bias, z, vdupq_n_f32(RL_VEXP_LOG2E));
     const float32x4_t s = rl_neon_exp2_of_biased(n);
     n = vsubq_f32(n, magic_bias);
-    float32x4_t t = RL_NEON_MULADD(z, n, vdupq_n_f32(RL_VEXP_MINUS_LN2_HI));
-    t = RL_NEON_MULADD(t, n, vdupq_n_f32(RL_VEXP_MINUS_LN2_LO));
+    float32x4_t t = RL_NEON_MULADD(z, n, vdupq_n_f32(RL_VEXP_MINUS_LN2));
     float32x4_t p = RL_NEON_MULADD(vdupq_n_f32(RL_VEXP_C4), t, vdupq_n_f32(RL_VEXP_C5));
     p = RL_NEON_MULADD(vdupq_n_f32(RL_VEXP_C3), p, t);
     p = RL_NEON_MULADD(vdupq_n_f32(RL_VEXP_C2), p, t);
