@@ -12,15 +12,18 @@
  *   relative error on [-ln2/2, ln2/2] (9e-8); 0 below -87.34, where e^z is below FLT_MIN. NaN stays NaN.
  * - GELU(x) = x Phi(x), Phi(x) = (1 + erf(x / sqrt 2)) / 2. For x >= -3: erf(x / sqrt 2) ~ x P(x^2) / Q(x^2),
  *   P and Q of degree 5 (a rational function fitted here, 2e-9 from erf in exact arithmetic) on x clamped to
- *   4.9 (erf(4.9 / sqrt 2) is 1 - 1e-6), and 1 + erf taken as (Q + x P) / Q with one rounding for Q + x P, which keeps its error near 1e-7
- *   of Q where the sum cancels. Below -3, where Phi < 1.4e-3 and that error would grow relative to it,
- *   Phi = erfc(|x| / sqrt 2) / 2 ~ t e^(-z^2 + r(t)) / 2, z = |x| / sqrt 2, t = 1 / (1 + z/2), r of degree 9
- *   (Numerical Recipes' erfcc, 1.2e-7 relative for every z); below about -13 it underflows and GELU is -0.
- *   The SIMD kernels take the second form only for a vector with a value below -3.
+ *   4.9 (erf(4.9 / sqrt 2) is 1 - 1e-6), and 1 + erf taken as (Q + x P) / Q with one rounding for Q + x P,
+ *   which keeps its error near 1e-7 of Q where the sum cancels. Below -3, where Phi < 1.4e-3 and that error
+ *   would grow relative to it, Phi = erfc(|x| / sqrt 2) / 2 ~ t e^(-z^2 + r(t)) / 2, z = |x| / sqrt 2,
+ *   t = 1 / (1 + z/2), r of degree 9 (Numerical Recipes' erfcc, 1.2e-7 relative for every z); below about -13
+ *   it underflows and GELU is -0. The SIMD kernels take the second form only for a vector with a value below
+ *   -3. (LiteRT 2.3's default Interpreter runs GELU on its builtin kernel, 0.5 x (1 + erf), the same bits as
+ *   its BUILTIN resolver: -0 from about -5.3 down, where the true value is below 2e-7.)
  * - GELU tanh form, x/2 (1 + tanh(u)) = x sigmoid(2u) with u = sqrt(2/pi) (x + 0.044715 x^3): sigmoid of
  *   -|2u| from the e^z above, e / (1 + e), and 1 - that for x >= 0; no 1 + tanh cancels for negative x.
- * The family also carries the row sum of MEAN over the last axis (f32_rsum.h), which a transformer's layer norms
- * take twice per row; every path gives its bits. Rows of softmax: the maximum is x > max ? x : max from x[0] (a NaN after the first value is skipped; one at
+ * - The row sum of MEAN over the last axis (f32_rsum.h: XNNPACK's order), which a transformer's layer norms
+ *   take twice per row; every path gives its bits.
+ * Rows of softmax: the maximum is x > max ? x : max from x[0] (a NaN after the first value is skipped; one at
  * the front makes the row NaN, as the reference's); y may be x in every kernel. */
 #ifndef RILLET_F32_VEXP_H
 #define RILLET_F32_VEXP_H
