@@ -32,8 +32,8 @@ static inline int8_t output_of(float p, int32_t zero_point) {
     return (int8_t)(q < -128 ? -128 : (q > 127 ? 127 : q));
 }
 
-void s8_softmax__avx2(int64_t rows, int32_t depth, const float *exp_table, float output_scale, int32_t output_zero_point,
-                      const int8_t *x, int8_t *y) {
+void s8_softmax__avx2(int64_t rows, int32_t depth, const float *exp_table, float output_scale,
+                      int32_t output_zero_point, const int8_t *x, int8_t *y) {
     const __m256 lo = _mm256_set1_ps(-512.0f), hi = _mm256_set1_ps(512.0f), half = _mm256_set1_ps(0.5f);
     const __m256i zp = _mm256_set1_epi32(output_zero_point);
     for (int64_t r = 0; r < rows; ++r, x += depth, y += depth) {

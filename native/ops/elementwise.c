@@ -114,6 +114,11 @@ static int leading_layout(const rl_broadcast *bc, const int64_t *strides, int la
     return 1;
 }
 
+/* Whether an operand holds one value per row of the output's last axis, in the output's order ([.., R, 1]). */
+static int row_values(const rl_broadcast *bc, const int64_t *strides) {
+    return strides[7] == 0 && leading_layout(bc, strides, 7, 1);
+}
+
 /* The row step of an operand that is the output's shape (the row length) or its last axis alone (0); -1 when
  * it is neither. */
 static int64_t row_step_of(const rl_broadcast *bc, const int64_t *strides) {
@@ -166,8 +171,8 @@ static rl_status prepare_f32_binary(rl_plan *plan, rl_op *op) {
         st->reversed = a_block < b_block;
         st->channels = (size_t)(st->reversed ? a_block : b_block);
     } else if (bc->count > 0 && bc->out_dims[7] > 1 &&
-               ((bc->a_strides[7] == 0 && leading_layout(bc, bc->a_strides, 7, 1) && row_step_of(bc, bc->b_strides) >= 0) ||
-                (bc->b_strides[7] == 0 && leading_layout(bc, bc->b_strides, 7, 1) && row_step_of(bc, bc->a_strides) >= 0))) {
+               ((row_values(bc, bc->a_strides) && row_step_of(bc, bc->b_strides) >= 0) ||
+                (row_values(bc, bc->b_strides) && row_step_of(bc, bc->a_strides) >= 0))) {
         st->form = F32_BINARY_ROW_VALUE;
         st->reversed = bc->a_strides[7] == 0;
         st->channels = (size_t)bc->out_dims[7];

@@ -31,7 +31,8 @@ static void gelu_blocks(void *context, size_t block, size_t j, size_t blocks, si
 
 static rl_status run_f32_gelu(rl_plan *plan, rl_op *op) {
     const rl_unary_math_state *st = (const rl_unary_math_state *)op->state;
-    gelu_job job = {.gelu = st->op == RL_MATH_GELU_TANH ? plan->kernels->f32_vexp.gelu_tanh : plan->kernels->f32_vexp.gelu,
+    const rl_f32_vexp_config *k = &plan->kernels->f32_vexp;
+    gelu_job job = {.gelu = st->op == RL_MATH_GELU_TANH ? k->gelu_tanh : k->gelu,
                     .x = (const float *)rl_input(plan, op, 0)->data, .y = (float *)rl_output(plan, op, 0)->data,
                     .count = (size_t)st->count};
     /* about 30 steps per value (two degree-5 polynomials and a divide, or e^x and a divide) */

@@ -4,12 +4,12 @@
  * truth (softmax rows, erf and tanh GELU: within 2e-6 relative, 1e-6 absolute for GELU); an ISA's kernels
  * against the scalar kernels: n = 0..70 and longer runs around the 4-, 8-, 16- and 32-value steps, in place, and
  * values holding NaN, +-inf, +-0, +-FLT_MAX and ones at GELU's seams (-3, 4.9). The row maximum and the row sum
- * (XNNPACK's order, f32_rsum.h) must give the scalar kernel's bits (a NaN where it gives one); the exponentials and GELU within 1e-6 relative of it (armv7
- * divides differently by an ulp or two, and its NEON flushes subnormal steps: results below 1e-30 may be 0), NaN
- * where it is NaN, the same infinity where it is one; a row's sum, and the scalar kernel's, within 2e-6 of the
- * exact sum of the scalar's terms (lanes add in another order). Inputs end at a PROT_NONE page, so a read past n
- * faults; outputs are followed by canaries that must stay untouched. Exit status 0: all passed; 1: a mismatch
- * (printed); 77: the CPU lacks the ISA. */
+ * (XNNPACK's order, f32_rsum.h) must give the scalar kernel's bits (a NaN where it gives one); the exponentials
+ * and GELU within 1e-6 relative of it (armv7 divides differently by an ulp or two, and its NEON flushes
+ * subnormal steps: results below 1e-30 may be 0), NaN where it is NaN, the same infinity where it is one; a
+ * row's sum, and the scalar kernel's, within 2e-6 of the exact sum of the scalar's terms (lanes add in another
+ * order). Inputs end at a PROT_NONE page, so a read past n faults; outputs are followed by canaries that must
+ * stay untouched. Exit status 0: all passed; 1: a mismatch (printed); 77: the CPU lacks the ISA. */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
 #include <float.h>
 #include <math.h>
@@ -99,7 +99,8 @@ static int test_scalar_truth(const rl_f32_vexp_config *k, rng *r) {
         for (size_t i = 0; i < n; ++i) {
             const double want = exp((double)((x[i] - max) * beta)); /* e^ of the float argument */
             if (want > 1e-30 && fabs(y[i] - want) > 2e-6 * want) {
-                printf("FAIL scalar e^((x - max) * beta) n=%zu i=%zu x=%.9g: %.9g, truth %.9g\n", n, i, x[i], y[i], want);
+                printf("FAIL scalar e^((x - max) * beta) n=%zu i=%zu x=%.9g: %.9g, truth %.9g\n", n, i, x[i], y[i],
+                       want);
                 failed = 1;
                 break;
             }
@@ -117,7 +118,8 @@ static int test_scalar_truth(const rl_f32_vexp_config *k, rng *r) {
         const double d = v, want = 0.5 * d * erfc(-d / sqrt(2.0));
         const double want_tanh = 0.5 * d * (1.0 + tanh(sqrt(2.0 / M_PI) * (d + 0.044715 * d * d * d)));
         if (!close_to(g, (float)want, 2e-6, 1e-6) || !close_to(gt, (float)want_tanh, 2e-6, 1e-6)) {
-            printf("FAIL scalar GELU(%.9g): %.9g (truth %.9g), tanh form %.9g (truth %.9g)\n", v, g, want, gt, want_tanh);
+            printf("FAIL scalar GELU(%.9g): %.9g (truth %.9g), tanh form %.9g (truth %.9g)\n", v, g, want, gt,
+                   want_tanh);
             failed = 1;
         }
     }
@@ -229,7 +231,8 @@ static int test_special_values(const rl_f32_vexp_config *k) {
         failed = 1, printf("FAIL GELU of inf, NaN, 0, 20, -20: %g %g %g %g %g\n", y[0], y[1], y[2], y[3], y[4]);
     k->gelu_tanh(5, g_in, y);
     if (y[0] != INFINITY || !isnan(y[1]) || y[2] != 0.0f || y[3] != 20.0f || y[4] != 0.0f)
-        failed = 1, printf("FAIL GELU tanh form of inf, NaN, 0, 20, -20: %g %g %g %g %g\n", y[0], y[1], y[2], y[3], y[4]);
+        failed = 1,
+        printf("FAIL GELU tanh form of inf, NaN, 0, 20, -20: %g %g %g %g %g\n", y[0], y[1], y[2], y[3], y[4]);
     printf("special values: %s\n", failed ? "FAILED" : "ok");
     return failed;
 }

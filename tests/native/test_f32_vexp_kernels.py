@@ -1,7 +1,8 @@
-"""float32 softmax, GELU and row-sum micro-kernels (f32_vexp.h's rl_f32_vexp_config) via native/tests/f32_vexp_test.c: the
-scalar kernels against double-precision truth, each path this CPU has against the scalar kernels (the row
-maximum and sum bit for bit, the rest within 1e-6). The tester is built from the kernel files alone, each with
-build_config's flags for its ISA suffix; test_arm_kernels.py runs it for the NEON kernels under qemu."""
+"""float32 softmax, GELU and row-sum micro-kernels (f32_vexp.h's rl_f32_vexp_config) via
+native/tests/f32_vexp_test.c: the scalar kernels against double-precision truth, each path this CPU has against
+the scalar kernels (the row maximum and sum bit for bit, the rest within 1e-6). The tester is built from the
+kernel files alone, each with build_config's flags for its ISA suffix; test_arm_kernels.py runs it for the NEON
+kernels under qemu."""
 
 from __future__ import annotations
 

@@ -41,7 +41,10 @@ def assert_close_on_every_path(model: bytes, x: np.ndarray, monkeypatch) -> None
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("shape", [(1, 2, 64, 64), (3, 1), (2, 5, 7), (1, 3, 17, 33), (1, 1, 4, 1500), (2, 250)])
+SOFTMAX_SHAPES = [(1, 2, 64, 64), (3, 1), (2, 5, 7), (1, 3, 17, 33), (1, 1, 4, 1500), (2, 250)]
+
+
+@pytest.mark.parametrize("shape", SOFTMAX_SHAPES)
 @pytest.mark.parametrize("beta", [1.0, 0.125, 2.5])
 def test_softmax(shape, beta, monkeypatch):
     x = (np.random.default_rng(len(shape) + shape[-1]).standard_normal(shape) * 4).astype(F32)
@@ -77,8 +80,8 @@ def test_gelu(shape, approximate, monkeypatch):
 
 @pytest.mark.parametrize("approximate", [False, True])
 def test_gelu_over_its_range_and_seams(approximate, monkeypatch):
-    x = np.concatenate([np.linspace(-14, 14, 28001), [-3.0, np.nextafter(F32(-3), F32(0)), 4.9, 4.91, 1e-30, -1e-30, 0.0,
-                                                        -0.0, 1e30, -1e30, np.inf]]).astype(F32)[None]
+    seams = [-3.0, np.nextafter(F32(-3), F32(0)), 4.9, 4.91, 1e-30, -1e-30, 0.0, -0.0, 1e30, -1e30, np.inf]
+    x = np.concatenate([np.linspace(-14, 14, 28001), seams]).astype(F32)[None]
     model = gelu_model(x.shape, approximate)
     (expected,) = litert_default(model, [x])
     got = rillet_all(model, [x], monkeypatch)
@@ -93,7 +96,8 @@ def test_layer_norm(form, seq, d, monkeypatch):
 
 
 @pytest.mark.parametrize("depth", [1, 7, 8, 9, 31, 32, 33, 40, 64, 197, 1500])
-@pytest.mark.parametrize("scale, zero_point, beta", [(0.1, 3, 1.0), (0.02, -128, 1.0), (1.0, 0, 0.5), (0.003, 100, 2.0)])
+@pytest.mark.parametrize("scale, zero_point, beta",
+                         [(0.1, 3, 1.0), (0.02, -128, 1.0), (1.0, 0, 0.5), (0.003, 100, 2.0)])
 def test_int8_softmax_is_litert_bit_for_bit(depth, scale, zero_point, beta, monkeypatch):
     """int8 SOFTMAX (LiteRT's builtin table arithmetic; XNNPACK does not take it) on every path, 1-3 threads."""
     from rillet.runtime import Interpreter

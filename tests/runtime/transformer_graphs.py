@@ -24,9 +24,10 @@ from rillet.converter.format import (
     save,
 )
 
+NO_ACTIVATION = {"fused_activation_function": 0}
 OPTIONS = {"MEAN": ("ReducerOptions", {"keep_dims": True}), "SQUARED_DIFFERENCE": ("SquaredDifferenceOptions", {}),
-           "ADD": ("AddOptions", {"fused_activation_function": 0}), "SUB": ("SubOptions", {"fused_activation_function": 0}),
-           "MUL": ("MulOptions", {"fused_activation_function": 0}), "RSQRT": (None, None),
+           "ADD": ("AddOptions", NO_ACTIVATION), "SUB": ("SubOptions", NO_ACTIVATION),
+           "MUL": ("MulOptions", NO_ACTIVATION), "RSQRT": (None, None),
            "SOFTMAX": ("SoftmaxOptions", {"beta": 1.0}), "GELU": ("GeluOptions", {"approximate": False})}
 
 
@@ -92,7 +93,8 @@ def layer_norm_model(seq: int, d: int, form: str = "keras", eps: float = 1e-3, s
     rng = np.random.default_rng(seed)
     x, row = (1, seq, d), (1, seq, 1)
     consts = {"axis": np.array([-1], np.int32), "eps": np.array(eps, np.float32),
-              "gamma": rng.uniform(0.5, 1.5, d).astype(np.float32), "beta": rng.uniform(-0.5, 0.5, d).astype(np.float32)}
+              "gamma": rng.uniform(0.5, 1.5, d).astype(np.float32),
+              "beta": rng.uniform(-0.5, 0.5, d).astype(np.float32)}
     if form == "keras":
         ops = [("MEAN", ["x", "axis"], "mean", None), ("SQUARED_DIFFERENCE", ["x", "mean"], "sqd", None),
                ("MEAN", ["sqd", "axis"], "var", None), ("ADD", ["var", "eps"], "var_eps", None),
