@@ -6,6 +6,16 @@
 
 #include <stddef.h>
 
+#include "isa.h"
+
+typedef float (*rl_f32_rsum_fn)(size_t n, const float *x);
+
 float f32_rsum__scalar(size_t n, const float *x);
+#if defined(__x86_64__) || defined(_M_X64)
+float f32_rsum__avx2(size_t n, const float *x); /* the same bits */
+#endif
+#if RL_HAVE_NEON_KERNELS
+float f32_rsum__neon(size_t n, const float *x); /* the same bits */
+#endif
 
 #endif

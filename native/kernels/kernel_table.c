@@ -28,6 +28,17 @@ static rl_x32_transpose_2d_fn x32_transpose_2d_for(rl_isa isa) {
     return x32_transpose_2d__scalar;
 }
 
+typedef void (*s8_softmax_fn)(int64_t rows, int32_t depth, const float *exp_table, float output_scale,
+                              int32_t output_zero_point, const int8_t *x, int8_t *y);
+
+static s8_softmax_fn s8_softmax_for(rl_isa isa) {
+#if defined(__x86_64__) || defined(_M_X64)
+    if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return s8_softmax__avx2;
+#endif
+    (void)isa;
+    return s8_softmax_ref;
+}
+
 rl_kernel_table rl_kernel_table_for(rl_isa isa) {
     const rl_kernel_table table = {
         .f32_conv2d = f32_conv2d_ref,
@@ -58,7 +69,7 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .s8_lut = s8_lut_ref,
         .s8_maxpool2d = s8_maxpool2d_ref,
         .s8_avgpool2d = s8_avgpool2d_ref,
-        .s8_softmax = s8_softmax_ref,
+        .s8_softmax = s8_softmax_for(isa),
         .s8_reduce = s8_reduce_ref,
         .s8_log_softmax = s8_log_softmax_ref,
         .f32_gemm = rl_f32_gemm_config_for(isa),
@@ -81,6 +92,7 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .qs8_rowdot = rl_qs8_rowdot_config_for(isa),
         .s8_s32_rowdot = rl_s8_s32_rowdot_config_for(isa),
         .vactivation = rl_vactivation_config_for(isa),
+        .f32_vexp = rl_f32_vexp_config_for(isa),
     };
     return table;
 }

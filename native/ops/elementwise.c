@@ -46,14 +46,18 @@ typedef enum {
     F32_BINARY_BROADCAST,   /* anything else: f32_binary_ref walks the broadcast */
     F32_BINARY_SAME_SHAPE,  /* both operands have the output's shape: vbinary */
     F32_BINARY_ONE_VALUE,   /* one operand is a single value: vbinaryc */
-    F32_BINARY_PER_CHANNEL  /* one is the output's last axes (a bias, PRELU's [1, 1, C] alpha): vbinary_rows */
+    F32_BINARY_PER_CHANNEL, /* one is the output's last axes (a bias, PRELU's [1, 1, C] alpha): vbinary_rows */
+    F32_BINARY_ROW_VALUE    /* one has one value per row of the last axis ([.., R, 1], a layer norm's mean), the
+                             * other the output's shape or only its last axis: vbinaryc a row at a time */
 } rl_f32_binary_form;
 
 typedef struct {
     rl_binary_op op;
     rl_f32_binary_form form;
     int32_t reversed;       /* the single value or the vector is the left operand, a */
-    size_t channels;        /* F32_BINARY_PER_CHANNEL: the vector's length, each row of the full operand's */
+    size_t channels;        /* F32_BINARY_PER_CHANNEL: the vector's length, each row of the full operand's;
+                             * F32_BINARY_ROW_VALUE: the row's length */
+    size_t row_step;        /* F32_BINARY_ROW_VALUE: the other operand's step from row to row (0: the last axis) */
     size_t pixel_channels;  /* elements per pixel of a banded 4-D output (bands.h), 0 when not banded */
     rl_f32_minmax_params clamp;
 } rl_f32_binary_state;
@@ -87,8 +91,42 @@ static void run_f32_binary_span(const rl_plan *plan, const rl_f32_binary_state *
                                           &st->clamp);
         else k->vbinary_rows(st->op, 0, count / st->channels, st->channels, a + first, b, out + first, &st->clamp);
         return;
+    case F32_BINARY_ROW_VALUE: {
+        const float *values = st->reversed ? a : b, *x = st->reversed ? b : a;
+        for (size_t at = first; at < first + count; at += st->channels) {
+            const size_t row = at / st->channels;
+            k->vbinaryc(st->op, st->reversed, st->channels, x + row * st->row_step, values + row, out + at, &st->clamp);
+        }
+        return;
+    }
     case F32_BINARY_BROADCAST: return; /* never banded; run_f32_binary calls the reference */
     }
+}
+
+/* Whether an operand's strides over the output's axes before `last` are the output's own layout with `inner`
+ * elements per step of axis last - 1 (axes of one element take any stride). */
+static int leading_layout(const rl_broadcast *bc, const int64_t *strides, int last, int64_t inner) {
+    int64_t stride = inner;
+    for (int d = last - 1; d >= 0; --d) {
+        if (bc->out_dims[d] != 1 && strides[d] != stride) return 0;
+        stride *= bc->out_dims[d];
+    }
+    return 1;
+}
+
+/* Whether an operand holds one value per row of the output's last axis, in the output's order ([.., R, 1]). */
+static int row_values(const rl_broadcast *bc, const int64_t *strides) {
+    return strides[7] == 0 && leading_layout(bc, strides, 7, 1);
+}
+
+/* The row step of an operand that is the output's shape (the row length) or its last axis alone (0); -1 when
+ * it is neither. */
+static int64_t row_step_of(const rl_broadcast *bc, const int64_t *strides) {
+    if (strides[7] != 1) return -1;
+    if (leading_layout(bc, strides, 7, bc->out_dims[7])) return bc->out_dims[7];
+    for (int d = 0; d < 7; ++d)
+        if (bc->out_dims[d] != 1 && strides[d] != 0) return -1;
+    return 0;
 }
 
 static rl_status run_f32_binary(rl_plan *plan, rl_op *op) {
@@ -132,13 +170,20 @@ static rl_status prepare_f32_binary(rl_plan *plan, rl_op *op) {
         st->form = F32_BINARY_PER_CHANNEL;
         st->reversed = a_block < b_block;
         st->channels = (size_t)(st->reversed ? a_block : b_block);
+    } else if (bc->count > 0 && bc->out_dims[7] > 1 &&
+               ((row_values(bc, bc->a_strides) && row_step_of(bc, bc->b_strides) >= 0) ||
+                (row_values(bc, bc->b_strides) && row_step_of(bc, bc->a_strides) >= 0))) {
+        st->form = F32_BINARY_ROW_VALUE;
+        st->reversed = bc->a_strides[7] == 0;
+        st->channels = (size_t)bc->out_dims[7];
+        st->row_step = (size_t)row_step_of(bc, st->reversed ? bc->b_strides : bc->a_strides);
     } else {
         st->form = F32_BINARY_BROADCAST;
     }
     op->run = run_f32_binary;
     const rl_shape *s = &output->shape;
     const size_t pixel_channels = s->rank == 4 ? (size_t)s->dims[3] : 0;
-    if (st->form != F32_BINARY_BROADCAST && pixel_channels > 0 &&
+    if (st->form != F32_BINARY_BROADCAST && st->form != F32_BINARY_ROW_VALUE && pixel_channels > 0 &&
         (st->form != F32_BINARY_PER_CHANNEL || st->channels == pixel_channels)) {
         st->pixel_channels = pixel_channels;
         rl_offer_elementwise_rows(op, output, run_f32_binary_rows);
@@ -213,6 +258,7 @@ rl_status rl_prepare_same_shape_f32(rl_plan *plan, rl_op *op) {
         if (input->shape.rank < 1) return rl_fail(plan, RL_INVALID, "input must have rank 1 or more");
         op->prep.inner = input->shape.dims[input->shape.rank - 1];
         op->prep.outer = op->prep.inner ? op->prep.count / op->prep.inner : 0;
+        if (op->code == RL_OP_SOFTMAX) return rl_prepare_softmax_f32(plan, op);
     }
     /* LEAKY_RELU and the unary ops (LOGISTIC, TANH, RELU...) compute each pixel from that pixel alone */
     const int leaky = op->code == RL_OP_LEAKY_RELU;

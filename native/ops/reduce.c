@@ -19,7 +19,7 @@ static rl_status run_f32_reduce(rl_plan *plan, rl_op *op) {
     float *y = (float *)rl_output(plan, op, 0)->data;
     if (st->inner == 1) {
         for (size_t o = 0; o < st->outer; ++o) {
-            const float sum = f32_rsum__scalar(st->reduced, x + o * st->reduced);
+            const float sum = plan->kernels->f32_vexp.rsum(st->reduced, x + o * st->reduced);
             y[o] = st->divisor != 1.0f ? sum * (1.0f / st->divisor) : sum;
         }
         return RL_OK;

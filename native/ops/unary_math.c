@@ -1,6 +1,7 @@
 /* unary_math.c — float32 FLOOR, CEIL, ROUND, ELU, GELU and RELU_N1_TO_1 (f32_unary_math_ref.c), and int8
  * RELU_N1_TO_1 as a 256-entry table with TFLite's builtin ReluX arithmetic (the input rescaled with
  * MultiplyByQuantizedMultiplier, clamped to the quantized [-1, 1]). */
+#include "conv_gemm.h"
 #include "ops.h"
 
 typedef struct {
@@ -10,6 +11,34 @@ typedef struct {
 } rl_unary_math_state;
 
 RL_STATIC_ASSERT(sizeof(rl_unary_math_state) <= 512, "rl_unary_math_state is a small struct");
+
+/* GELU on the f32_vexp kernels, in blocks of values split across the plan's threads. */
+#define GELU_BLOCK 4096
+
+typedef struct {
+    rl_f32_vgelu_fn gelu;
+    const float *x;
+    float *y;
+    size_t count;
+} gelu_job;
+
+static void gelu_blocks(void *context, size_t block, size_t j, size_t blocks, size_t columns) {
+    (void)j, (void)columns;
+    const gelu_job *job = (const gelu_job *)context;
+    const size_t first = block * GELU_BLOCK, end = (block + blocks) * GELU_BLOCK;
+    job->gelu((end < job->count ? end : job->count) - first, job->x + first, job->y + first);
+}
+
+static rl_status run_f32_gelu(rl_plan *plan, rl_op *op) {
+    const rl_unary_math_state *st = (const rl_unary_math_state *)op->state;
+    const rl_f32_vexp_config *k = &plan->kernels->f32_vexp;
+    gelu_job job = {.gelu = st->op == RL_MATH_GELU_TANH ? k->gelu_tanh : k->gelu,
+                    .x = (const float *)rl_input(plan, op, 0)->data, .y = (float *)rl_output(plan, op, 0)->data,
+                    .count = (size_t)st->count};
+    /* about 30 steps per value (two degree-5 polynomials and a divide, or e^x and a divide) */
+    rl_parallelize_rows(plan, gelu_blocks, &job, (job.count + GELU_BLOCK - 1) / GELU_BLOCK, job.count * 30);
+    return RL_OK;
+}
 
 static rl_status run_unary_math(rl_plan *plan, rl_op *op) {
     const rl_unary_math_state *st = (const rl_unary_math_state *)op->state;
@@ -60,7 +89,7 @@ rl_status rl_prepare_unary_math(rl_plan *plan, rl_op *op) {
     st->count = rl_shape_count(&input->shape);
     output->shape = input->shape;
     if (s8 && (s = relu_n1_to_1_table(plan, input, output, st->table)) != RL_OK) return s;
-    op->run = run_unary_math;
+    op->run = op->code == RL_OP_GELU ? run_f32_gelu : run_unary_math;
     return RL_OK;
 }
 

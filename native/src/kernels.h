@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "dwconv.h"
+#include "f32_vexp.h"
 #include "vactivation.h"
 #include "gemm.h"
 #include "isa.h"
@@ -246,6 +247,7 @@ typedef struct {
     /* The LSTMs' gate products (int8 and hybrid: int32 sums, rowdot.h) and gate activations (vactivation.h). */
     rl_s8_s32_rowdot_config s8_s32_rowdot;
     rl_vactivation_config vactivation;
+    rl_f32_vexp_config f32_vexp; /* float SOFTMAX's row passes and GELU (f32_vexp.h) */
 } rl_kernel_table;
 
 /* The whole-op references (the scalar specification of each op) with the micro-kernels of `isa`. */
@@ -434,6 +436,10 @@ void s8_maxpool2d_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_
 void s8_avgpool2d_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
 void s8_softmax_ref(int64_t rows, int32_t depth, const float *exp_table, float output_scale, int32_t output_zero_point,
                     const int8_t *x, int8_t *y);
+#if defined(__x86_64__) || defined(_M_X64)
+void s8_softmax__avx2(int64_t rows, int32_t depth, const float *exp_table, float output_scale, int32_t output_zero_point,
+                      const int8_t *x, int8_t *y); /* the same bits, eight outputs a step */
+#endif
 /* int8 LOG_SOFTMAX (s8_log_softmax_ref.c), TFLite's optimized float-table arithmetic; exp_table as SOFTMAX's. */
 void s8_log_softmax_ref(int64_t rows, int32_t depth, const float *exp_table, float input_scale, float output_scale,
                         int32_t output_zero_point, const int8_t *x, int8_t *y);

@@ -142,6 +142,7 @@ rl_status rl_eval_binary_s8(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_activation_s8(rl_plan *plan, rl_op *op);
 rl_status rl_eval_activation_s8(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_softmax_s8(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_softmax_f32(rl_plan *plan, rl_op *op); /* softmax.c: float rows on the f32_vexp kernels */
 rl_status rl_eval_softmax_s8(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_log_softmax_s8(rl_plan *plan, rl_op *op);
 rl_status rl_eval_log_softmax_s8(rl_plan *plan, rl_op *op);

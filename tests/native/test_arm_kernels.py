@@ -72,6 +72,9 @@ TESTERS = {
     # element-wise binary ops and LEAKY_RELU, with the whole-op references the scalar kernels are checked against
     "f32_vbinary": ("f32_vbinary_test.c", ("f32_vbinary__*.c", "f32_vlrelu__*.c", "f32_vbinary_configs.c",
                                            "f32_binary_ref.c", "f32_unary_ref.c", "xx_index_ref.c")),
+    # softmax's row passes, GELU and the row sum (f32_vexp.h)
+    "f32_vexp": ("f32_vexp_test.c", ("f32_rmax__*.c", "f32_raddstoreexpminusmax__*.c", "f32_vgelu__*.c",
+                                     "f32_rsum__*.c", "f32_vexp_configs.c")),
 }
 
 
@@ -137,7 +140,7 @@ def testers(tmp_path_factory: pytest.TempPathFactory):
     return get
 
 
-@pytest.mark.parametrize("which", ["f32", "qs8", "qd8", "f32_vbinary"])
+@pytest.mark.parametrize("which", ["f32", "qs8", "qd8", "f32_vbinary", "f32_vexp"])
 @pytest.mark.parametrize(("arch", "cpu", "path", "expected"), RUNS)
 def test_kernels_match_scalar_under_qemu(testers, which: str, arch: str, cpu: str, path: str, expected: str) -> None:
     """float32 within 1e-6 of the scalar kernels, int8 bit for bit with them and the formula, no over-read."""
@@ -152,6 +155,7 @@ def test_kernels_match_scalar_under_qemu(testers, which: str, arch: str, cpu: st
     if path != "scalar":  # the path really ran its own kernels, not scalar's under another name
         tile = "4x8" if which == "f32" else ("4x16c4" if path == "neondot" and which == "qs8" else "4x8c1")
         tile = "f32_vbinary__neon" if which == "f32_vbinary" else tile
+        tile = "f32_vgelu__neon" if which == "f32_vexp" else tile
         assert tile in output, output
 
 

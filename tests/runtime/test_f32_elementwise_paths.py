@@ -1,7 +1,8 @@
 """float32 ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, PRELU and LEAKY_RELU on every kernel path this
 CPU runs (RILLET_ISA): each path gives the scalar path's bits and LiteRT's values (within 1e-5), over the operand
 forms the element-wise micro-kernels take (same shape, one value on either side, a per-channel vector on either
-side, a [W, C] block) and one they leave to the reference (a column against a row), with zeros, -0.0, ties and
+side, a [W, C] block, one value per row on either side against a full operand or a row vector: a layer norm's
+[.., R, 1] mean) and one they leave to the reference ([2, 1, 7] against [2, 5, 1]), with zeros, -0.0, ties and
 infinities in the operands. And bands: float element-wise ops after a convolution join its segment on 2 threads,
 and 1, 2 and 3 threads give the same bits."""
 
@@ -32,7 +33,11 @@ BROADCASTS = [
     ((12,), (2, 3, 5, 12)),          # the vector on the left
     ((1, 6, 5, 8), (1, 1, 8)),       # MediaPipe's PRELU alpha, 8 channels
     ((1, 4, 5, 3), (5, 3)),          # a [W, C] block repeated over rows
-    ((2, 4, 1), (1, 33)),            # a column against a row: the reference's broadcast
+    ((2, 4, 1), (1, 33)),            # a column against a row: one value per row against a vector
+    ((2, 5, 37), (2, 5, 1)),         # one value per row on the right (a layer norm's x - mean)
+    ((1, 3, 1), (1, 3, 19)),         # one value per row on the left
+    ((1, 2, 3, 1), (1, 2, 3, 8)),    # 4-D, not banded
+    ((2, 1, 7), (2, 5, 1)),          # the reference's broadcast
 ]
 
 

@@ -1,0 +1,115 @@
+"""float32 SOFTMAX, GELU and layer norms (as Keras and a PyTorch export lower them, tests/runtime/
+transformer_graphs.py) against LiteRT's default Interpreter (XNNPACK where it takes the op) within 1e-5, on
+every kernel path this CPU runs, with 1, 2 and 3 threads giving the same bits: rows around the kernels' 8-, 16-
+and 32-value steps, beta other than 1, attention masks of -1e9 and -inf, GELU's seams (-3, 4.9) and tails. And
+int8 SOFTMAX bit for bit with LiteRT on every path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from single_op import Input, Quant, litert_default, op_model, run
+from test_kernel_paths import PATHS
+from transformer_graphs import gelu_model, layer_norm_model, softmax_model
+
+pytest.importorskip("ai_edge_litert")
+
+F32 = np.float32
+
+
+def rillet_all(model: bytes, feeds: list[np.ndarray], monkeypatch) -> np.ndarray:
+    """The output on every path with 1, 2 and 3 threads: the same bits for every thread count on a path, and
+    within 1e-6 of the first path's (a softmax row's sum adds lanes in another order); returns the first's."""
+    from rillet.runtime import Interpreter
+
+    first = None
+    for isa in PATHS:
+        monkeypatch.setenv("RILLET_ISA", isa)
+        (one_thread,) = run(Interpreter, model, feeds, num_threads=1)
+        for threads in (2, 3):
+            (y,) = run(Interpreter, model, feeds, num_threads=threads)
+            assert y.tobytes() == one_thread.tobytes(), (isa, threads)
+        if first is None:
+            first = one_thread
+        np.testing.assert_allclose(one_thread, first, rtol=1e-6, atol=1e-7, err_msg=isa)
+    return first
+
+
+def assert_close_on_every_path(model: bytes, x: np.ndarray, monkeypatch) -> None:
+    (expected,) = litert_default(model, [x])
+    got = rillet_all(model, [x], monkeypatch)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+SOFTMAX_SHAPES = [(1, 2, 64, 64), (3, 1), (2, 5, 7), (1, 3, 17, 33), (1, 1, 4, 1500), (2, 250)]
+
+
+@pytest.mark.parametrize("shape", SOFTMAX_SHAPES)
+@pytest.mark.parametrize("beta", [1.0, 0.125, 2.5])
+def test_softmax(shape, beta, monkeypatch):
+    x = (np.random.default_rng(len(shape) + shape[-1]).standard_normal(shape) * 4).astype(F32)
+    assert_close_on_every_path(softmax_model(shape, beta), x, monkeypatch)
+
+
+@pytest.mark.parametrize("mask", [-1e9, -np.inf])
+def test_softmax_with_an_attention_mask(mask, monkeypatch):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((1, 2, 37, 37)).astype(F32)
+    x = np.where(np.triu(np.ones((37, 37), bool), 1), F32(mask), x).astype(F32)  # causal: row i sees 0..i
+    x[0, 1, 5, 2] = 80.0  # a large logit: the others' e^(x - max) underflow to 0
+    assert_close_on_every_path(softmax_model(x.shape), x, monkeypatch)
+
+
+def test_softmax_rows_of_nan_and_inf_are_nan_as_in_litert(monkeypatch):
+    x = np.zeros((4, 19), F32)
+    x[0, 3] = np.nan
+    x[1, 0] = np.inf
+    x[2, :] = -np.inf
+    (expected,) = litert_default(softmax_model(x.shape), [x])
+    got = rillet_all(softmax_model(x.shape), [x], monkeypatch)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+    np.testing.assert_allclose(got[3], expected[3], rtol=1e-6)
+
+
+@pytest.mark.parametrize("approximate", [False, True])
+@pytest.mark.parametrize("shape", [(1, 64, 512), (3, 37), (1, 197, 5)])
+def test_gelu(shape, approximate, monkeypatch):
+    x = (np.random.default_rng(shape[-1]).standard_normal(shape) * 2.5).astype(F32)
+    assert_close_on_every_path(gelu_model(shape, approximate), x, monkeypatch)
+
+
+@pytest.mark.parametrize("approximate", [False, True])
+def test_gelu_over_its_range_and_seams(approximate, monkeypatch):
+    seams = [-3.0, np.nextafter(F32(-3), F32(0)), 4.9, 4.91, 1e-30, -1e-30, 0.0, -0.0, 1e30, -1e30, np.inf]
+    x = np.concatenate([np.linspace(-14, 14, 28001), seams]).astype(F32)[None]
+    model = gelu_model(x.shape, approximate)
+    (expected,) = litert_default(model, [x])
+    got = rillet_all(model, [x], monkeypatch)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("form", ["keras", "torch"])
+@pytest.mark.parametrize("seq, d", [(64, 128), (7, 33), (197, 192), (3, 384)])
+def test_layer_norm(form, seq, d, monkeypatch):
+    x = (np.random.default_rng(seq).standard_normal((1, seq, d)) * 3 + 1).astype(F32)
+    assert_close_on_every_path(layer_norm_model(seq, d, form), x, monkeypatch)
+
+
+@pytest.mark.parametrize("depth", [1, 7, 8, 9, 31, 32, 33, 40, 64, 197, 1500])
+@pytest.mark.parametrize("scale, zero_point, beta",
+                         [(0.1, 3, 1.0), (0.02, -128, 1.0), (1.0, 0, 0.5), (0.003, 100, 2.0)])
+def test_int8_softmax_is_litert_bit_for_bit(depth, scale, zero_point, beta, monkeypatch):
+    """int8 SOFTMAX (LiteRT's builtin table arithmetic; XNNPACK does not take it) on every path, 1-3 threads."""
+    from rillet.runtime import Interpreter
+
+    shape = (2, 3, depth)
+    model = op_model("SOFTMAX", [Input(shape, np.int8, Quant(scale, zero_point))],
+                     [(shape, np.int8, Quant(1 / 256, -128))], {"beta": beta})
+    x = np.random.default_rng(depth).integers(-128, 128, shape).astype(np.int8)
+    x[0, 0, :] = 127  # a row of equal maxima
+    (expected,) = litert_default(model, [x])
+    for isa in PATHS:
+        monkeypatch.setenv("RILLET_ISA", isa)
+        for threads in (1, 2, 3):
+            (got,) = run(Interpreter, model, [x], num_threads=threads)
+            assert got.tobytes() == expected.tobytes(), (isa, threads, np.count_nonzero(got != expected))
