@@ -48,13 +48,13 @@ void f32_gemm_7x16__avx512(size_t mr, size_t nc, size_t kc, const float *a, size
             }
             const __mmask8 mask = (__mmask8)((1u << (nc - n0)) - 1u);
             const __m256 vmin8 = _mm512_castps512_ps256(vmin), vmax8 = _mm512_castps512_ps256(vmax);
-            _mm256_mask_storeu_ps(c6 + n0, mask, _mm256_min_ps(_mm256_max_ps(acc6, vmin8), vmax8));
-            _mm256_mask_storeu_ps(c5 + n0, mask, _mm256_min_ps(_mm256_max_ps(acc5, vmin8), vmax8));
-            _mm256_mask_storeu_ps(c4 + n0, mask, _mm256_min_ps(_mm256_max_ps(acc4, vmin8), vmax8));
-            _mm256_mask_storeu_ps(c3 + n0, mask, _mm256_min_ps(_mm256_max_ps(acc3, vmin8), vmax8));
-            _mm256_mask_storeu_ps(c2 + n0, mask, _mm256_min_ps(_mm256_max_ps(acc2, vmin8), vmax8));
-            _mm256_mask_storeu_ps(c1 + n0, mask, _mm256_min_ps(_mm256_max_ps(acc1, vmin8), vmax8));
-            _mm256_mask_storeu_ps(c0 + n0, mask, _mm256_min_ps(_mm256_max_ps(acc0, vmin8), vmax8));
+            _mm256_mask_storeu_ps(c6 + n0, mask, _mm256_min_ps(vmax8, _mm256_max_ps(vmin8, acc6)));
+            _mm256_mask_storeu_ps(c5 + n0, mask, _mm256_min_ps(vmax8, _mm256_max_ps(vmin8, acc5)));
+            _mm256_mask_storeu_ps(c4 + n0, mask, _mm256_min_ps(vmax8, _mm256_max_ps(vmin8, acc4)));
+            _mm256_mask_storeu_ps(c3 + n0, mask, _mm256_min_ps(vmax8, _mm256_max_ps(vmin8, acc3)));
+            _mm256_mask_storeu_ps(c2 + n0, mask, _mm256_min_ps(vmax8, _mm256_max_ps(vmin8, acc2)));
+            _mm256_mask_storeu_ps(c1 + n0, mask, _mm256_min_ps(vmax8, _mm256_max_ps(vmin8, acc1)));
+            _mm256_mask_storeu_ps(c0 + n0, mask, _mm256_min_ps(vmax8, _mm256_max_ps(vmin8, acc0)));
             break;
         }
         __m512 acc0 = _mm512_loadu_ps(w);
@@ -73,12 +73,12 @@ void f32_gemm_7x16__avx512(size_t mr, size_t nc, size_t kc, const float *a, size
         }
         const size_t cols = nc - n0 < 16 ? nc - n0 : 16;
         const __mmask16 mask = (__mmask16)((1u << cols) - 1u);
-        _mm512_mask_storeu_ps(c6 + n0, mask, _mm512_min_ps(_mm512_max_ps(acc6, vmin), vmax));
-        _mm512_mask_storeu_ps(c5 + n0, mask, _mm512_min_ps(_mm512_max_ps(acc5, vmin), vmax));
-        _mm512_mask_storeu_ps(c4 + n0, mask, _mm512_min_ps(_mm512_max_ps(acc4, vmin), vmax));
-        _mm512_mask_storeu_ps(c3 + n0, mask, _mm512_min_ps(_mm512_max_ps(acc3, vmin), vmax));
-        _mm512_mask_storeu_ps(c2 + n0, mask, _mm512_min_ps(_mm512_max_ps(acc2, vmin), vmax));
-        _mm512_mask_storeu_ps(c1 + n0, mask, _mm512_min_ps(_mm512_max_ps(acc1, vmin), vmax));
-        _mm512_mask_storeu_ps(c0 + n0, mask, _mm512_min_ps(_mm512_max_ps(acc0, vmin), vmax));
+        _mm512_mask_storeu_ps(c6 + n0, mask, _mm512_min_ps(vmax, _mm512_max_ps(vmin, acc6)));
+        _mm512_mask_storeu_ps(c5 + n0, mask, _mm512_min_ps(vmax, _mm512_max_ps(vmin, acc5)));
+        _mm512_mask_storeu_ps(c4 + n0, mask, _mm512_min_ps(vmax, _mm512_max_ps(vmin, acc4)));
+        _mm512_mask_storeu_ps(c3 + n0, mask, _mm512_min_ps(vmax, _mm512_max_ps(vmin, acc3)));
+        _mm512_mask_storeu_ps(c2 + n0, mask, _mm512_min_ps(vmax, _mm512_max_ps(vmin, acc2)));
+        _mm512_mask_storeu_ps(c1 + n0, mask, _mm512_min_ps(vmax, _mm512_max_ps(vmin, acc1)));
+        _mm512_mask_storeu_ps(c0 + n0, mask, _mm512_min_ps(vmax, _mm512_max_ps(vmin, acc0)));
     }
 }

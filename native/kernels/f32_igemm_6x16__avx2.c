@@ -68,12 +68,12 @@ void f32_igemm_6x16__avx2(size_t mr, size_t nc, size_t kc, size_t ks, const floa
             }
             const size_t cols = nc - n0;
             const __m256 unused = _mm256_setzero_ps();
-            store_partial(c5 + n0, cols, _mm256_min_ps(_mm256_max_ps(acc5, vmin), vmax), unused);
-            store_partial(c4 + n0, cols, _mm256_min_ps(_mm256_max_ps(acc4, vmin), vmax), unused);
-            store_partial(c3 + n0, cols, _mm256_min_ps(_mm256_max_ps(acc3, vmin), vmax), unused);
-            store_partial(c2 + n0, cols, _mm256_min_ps(_mm256_max_ps(acc2, vmin), vmax), unused);
-            store_partial(c1 + n0, cols, _mm256_min_ps(_mm256_max_ps(acc1, vmin), vmax), unused);
-            store_partial(c0 + n0, cols, _mm256_min_ps(_mm256_max_ps(acc0, vmin), vmax), unused);
+            store_partial(c5 + n0, cols, _mm256_min_ps(vmax, _mm256_max_ps(vmin, acc5)), unused);
+            store_partial(c4 + n0, cols, _mm256_min_ps(vmax, _mm256_max_ps(vmin, acc4)), unused);
+            store_partial(c3 + n0, cols, _mm256_min_ps(vmax, _mm256_max_ps(vmin, acc3)), unused);
+            store_partial(c2 + n0, cols, _mm256_min_ps(vmax, _mm256_max_ps(vmin, acc2)), unused);
+            store_partial(c1 + n0, cols, _mm256_min_ps(vmax, _mm256_max_ps(vmin, acc1)), unused);
+            store_partial(c0 + n0, cols, _mm256_min_ps(vmax, _mm256_max_ps(vmin, acc0)), unused);
             break;
         }
         __m256 acc0l = _mm256_loadu_ps(w), acc0h = _mm256_loadu_ps(w + 8);
@@ -108,18 +108,18 @@ void f32_igemm_6x16__avx2(size_t mr, size_t nc, size_t kc, size_t ks, const floa
                 acc5h = _mm256_fmadd_ps(x, wh, acc5h);
             }
         }
-        acc0l = _mm256_min_ps(_mm256_max_ps(acc0l, vmin), vmax);
-        acc0h = _mm256_min_ps(_mm256_max_ps(acc0h, vmin), vmax);
-        acc1l = _mm256_min_ps(_mm256_max_ps(acc1l, vmin), vmax);
-        acc1h = _mm256_min_ps(_mm256_max_ps(acc1h, vmin), vmax);
-        acc2l = _mm256_min_ps(_mm256_max_ps(acc2l, vmin), vmax);
-        acc2h = _mm256_min_ps(_mm256_max_ps(acc2h, vmin), vmax);
-        acc3l = _mm256_min_ps(_mm256_max_ps(acc3l, vmin), vmax);
-        acc3h = _mm256_min_ps(_mm256_max_ps(acc3h, vmin), vmax);
-        acc4l = _mm256_min_ps(_mm256_max_ps(acc4l, vmin), vmax);
-        acc4h = _mm256_min_ps(_mm256_max_ps(acc4h, vmin), vmax);
-        acc5l = _mm256_min_ps(_mm256_max_ps(acc5l, vmin), vmax);
-        acc5h = _mm256_min_ps(_mm256_max_ps(acc5h, vmin), vmax);
+        acc0l = _mm256_min_ps(vmax, _mm256_max_ps(vmin, acc0l));
+        acc0h = _mm256_min_ps(vmax, _mm256_max_ps(vmin, acc0h));
+        acc1l = _mm256_min_ps(vmax, _mm256_max_ps(vmin, acc1l));
+        acc1h = _mm256_min_ps(vmax, _mm256_max_ps(vmin, acc1h));
+        acc2l = _mm256_min_ps(vmax, _mm256_max_ps(vmin, acc2l));
+        acc2h = _mm256_min_ps(vmax, _mm256_max_ps(vmin, acc2h));
+        acc3l = _mm256_min_ps(vmax, _mm256_max_ps(vmin, acc3l));
+        acc3h = _mm256_min_ps(vmax, _mm256_max_ps(vmin, acc3h));
+        acc4l = _mm256_min_ps(vmax, _mm256_max_ps(vmin, acc4l));
+        acc4h = _mm256_min_ps(vmax, _mm256_max_ps(vmin, acc4h));
+        acc5l = _mm256_min_ps(vmax, _mm256_max_ps(vmin, acc5l));
+        acc5h = _mm256_min_ps(vmax, _mm256_max_ps(vmin, acc5h));
         if (nc - n0 >= 16) {
             _mm256_storeu_ps(c5 + n0, acc5l), _mm256_storeu_ps(c5 + n0 + 8, acc5h);
             _mm256_storeu_ps(c4 + n0, acc4l), _mm256_storeu_ps(c4 + n0 + 8, acc4h);

@@ -63,7 +63,7 @@ void f32_rowdot_1x4__avx512(size_t m, size_t nc, size_t kc, const float *x, size
             }
             __m128 v = _mm_add_ps(vbias, reduce4(_mm512_add_ps(a0, c0), _mm512_add_ps(a1, c1), _mm512_add_ps(a2, c2),
                                                  _mm512_add_ps(a3, c3)));
-            v = _mm_min_ps(_mm_max_ps(v, vmin), vmax);
+            v = _mm_min_ps(vmax, _mm_max_ps(vmin, v));
             float *yi = y + i * y_stride + n0;
             if (rows == 4) {
                 _mm_storeu_ps(yi, v);

@@ -16,6 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The clamp lets NaN through, as XNNPACK's does: the scalar kernels compare (v < min ? min : v), and the SIMD
+ * ones take max(min, v) then min(max, v), bound first, since x86's max/min return their second operand when
+ * either is NaN. */
 typedef struct {
     float min, max; /* the fused activation's clamp */
 } rl_f32_minmax_params;
