@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 REGRESSIONS = sorted((HERE / "regressions").glob("*.tflite"))
 SEEDS = ["mlp_f32", "cnn_small_f32", "cnn_small_int8", "cnn_small_int8_floatio", "train_mlp"]
 ACCEPTED = {"ok", "ModelError", "InterpreterError", "UnsupportedOpsError", "ValueError", "RuntimeError", "MemoryError"}
-CASES_PER_FAMILY = 36  # about ten seconds a family on one core
+CASES_PER_FAMILY = 36  # a few seconds a family on one loaded core
 
 
 @pytest.mark.parametrize("name", SEEDS)
