@@ -39,8 +39,9 @@ void f32_qs8_quantize_values_tflite__scalar(int64_t n, const float *x, int8_t *q
         memset(q, 0, (size_t)n);
         return;
     }
-    for (int64_t i = 0; i < n; ++i) {
-        const int32_t v = (int32_t)roundf(p->multiplier * x[i]) + p->zero_point;
+    for (int64_t i = 0; i < n; ++i) {  /* a NaN the lowest, as in f32_qs8_asymmetric_quantize_tflite_ref */
+        const float r = roundf(p->multiplier * x[i]);
+        const int32_t v = (r >= -256.0f && r <= 256.0f ? (int32_t)r : (r > 256.0f ? 256 : -256)) + p->zero_point;
         q[i] = (int8_t)(v < -128 ? -128 : (v > 127 ? 127 : v));
     }
 }

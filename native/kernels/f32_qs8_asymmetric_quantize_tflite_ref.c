@@ -26,10 +26,14 @@ float f32_qs8_asymmetric_quantize_tflite_ref(int64_t n, const float *x, int8_t *
     const double from_min = -128.0 - rmin / scale, from_max = 127.0 - rmax / scale;
     const double from_min_error = 128.0 + fabs(rmin / scale), from_max_error = 127.0 + fabs(rmax / scale);
     const double zp_real = from_min_error < from_max_error ? from_min : from_max;
-    const int32_t zp = zp_real <= -128.0 ? -128 : (zp_real >= 127.0 ? 127 : (int32_t)round(zp_real));
+    /* An infinite range gives a NaN zero point and NaN values (x86's conversion makes them 0x80000000 in
+     * LiteRT: zero point 0, values the lowest); converting a NaN in C would be undefined. */
+    const int32_t zp = zp_real != zp_real ? 0
+                       : zp_real <= -128.0 ? -128 : (zp_real >= 127.0 ? 127 : (int32_t)round(zp_real));
     const float scale_f = (float)scale, inverse = 1.0f / scale_f;
     for (int64_t i = 0; i < n; ++i) {
-        const int32_t v = (int32_t)roundf(inverse * x[i]) + zp;
+        const float r = roundf(inverse * x[i]);
+        const int32_t v = (r >= -256.0f && r <= 256.0f ? (int32_t)r : (r > 256.0f ? 256 : -256)) + zp;
         q[i] = (int8_t)(v < -128 ? -128 : (v > 127 ? 127 : v));
     }
     *zero_point = zp;

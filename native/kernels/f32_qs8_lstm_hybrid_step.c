@@ -35,8 +35,10 @@ static float quantize_symmetric(int32_t n, const float *x, int8_t *q) {
     }
     const float inverse = 127.0f / range;
     for (int32_t i = 0; i < n; ++i) {
-        const int32_t v = (int32_t)roundf(x[i] * inverse);
-        q[i] = (int8_t)(v < -127 ? -127 : (v > 127 ? 127 : v));
+        /* A NaN (a NaN weight or bias reaches the state) takes -127, as x86's conversion (0x80000000) gives
+         * LiteRT; converting it in C would be undefined. Every other value is within +-127 here. */
+        const float v = roundf(x[i] * inverse);
+        q[i] = (int8_t)(v >= -127.0f && v <= 127.0f ? (int32_t)v : (v > 127.0f ? 127 : -127));
     }
     return range / 127.0f;
 }

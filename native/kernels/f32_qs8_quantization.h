@@ -27,7 +27,9 @@ static inline rl_f32_qs8_quantization rl_tflite_quantization_of(float lo, float 
     const double from_min = -128.0 - rmin / scale, from_max = 127.0 - rmax / scale;
     const double from_min_error = 128.0 + fabs(rmin / scale), from_max_error = 127.0 + fabs(rmax / scale);
     const double zp_real = from_min_error < from_max_error ? from_min : from_max;
-    const int32_t zp = zp_real <= -128.0 ? -128 : (zp_real >= 127.0 ? 127 : (int32_t)round(zp_real));
+    /* NaN from an infinite range: 0, as f32_qs8_asymmetric_quantize_tflite_ref says. */
+    const int32_t zp = zp_real != zp_real ? 0
+                       : zp_real <= -128.0 ? -128 : (zp_real >= 127.0 ? 127 : (int32_t)round(zp_real));
     const float scale_f = (float)scale;
     return (rl_f32_qs8_quantization){.multiplier = 1.0f / scale_f, .scale = scale_f, .zero_point = zp};
 }

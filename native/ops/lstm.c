@@ -106,6 +106,8 @@ rl_status rl_prepare_lstm(rl_plan *plan, rl_op *op) {
     if (!w_xf || !w_hf || !rl_input(plan, op, W_XC) || !rl_input(plan, op, W_XO) || !rl_input(plan, op, W_HC) ||
         !rl_input(plan, op, W_HO) || !rl_input(plan, op, B_F) || !rl_input(plan, op, B_C) || !rl_input(plan, op, B_O))
         return rl_fail(plan, RL_INVALID, "the forget, cell and output gates need their weights and biases");
+    /* The output is written as float32 rows: of any other dtype its buffer has another size (float64's none). */
+    if ((s = rl_expect_dtype(plan, y, "output", RL_FLOAT32)) != RL_OK) return s;
     if (x->shape.rank != 3 || w_xf->shape.rank != 2 || w_hf->shape.rank != 2)
         return rl_fail(plan, RL_INVALID, "the input must be 3-D and the weights 2-D");
     const rl_lstm_params *p = &op->params.lstm;

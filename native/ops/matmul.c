@@ -122,6 +122,9 @@ rl_status rl_prepare_batch_matmul(rl_plan *plan, rl_op *op) {
 
 rl_status rl_eval_batch_matmul(rl_plan *plan, rl_op *op) {
     const rl_batch_matmul_params *p = &op->params.batch_matmul;
+    /* An empty output has nothing to compute, however many (empty) batches it has: a file of 700 bytes may
+     * ask for a billion of them, and the kernels walk every one. */
+    if (rl_shape_count(&rl_output(plan, op, 0)->shape) == 0) return RL_OK;
     if (rl_input(plan, op, 0)->dtype == RL_INT8) return rl_eval_batch_matmul_quantized(plan, op);
     if (rl_input(plan, op, 1)->dtype == RL_INT8) return rl_eval_batch_matmul_hybrid(plan, op);
     plan->kernels->f32_batch_matmul(&op->prep.bc, op->prep.perm[0], op->prep.perm[1], op->prep.perm[2], p->adj_x,

@@ -1,10 +1,12 @@
 """Builds the libFuzzer target native/tests/fuzz_plan.c with librillet's sources (build_config's list and
 flags) under AddressSanitizer and UBSan, with clang (Debian: clang, libclang-rt-14-dev), into build/fuzz_plan.
-UBSan stops at its first report, so undefined behaviour is a finding like a crash."""
+UBSan stops at its first report, so undefined behaviour is a finding like a crash. An object newer than its
+source and the headers that source names is kept (a fix rebuilds in seconds, not the whole library)."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,6 +25,23 @@ def compiler() -> str:
     raise SystemExit("build_fuzzer: clang is not installed (apt-get install clang libclang-rt-14-dev)")
 
 
+def up_to_date(src: str, obj: str, include_dirs: list[str]) -> bool:
+    """`obj` is newer than `src` and than each header `src` includes by name (one level: enough for a fix)."""
+    if not os.path.exists(obj):
+        return False
+    built = os.path.getmtime(obj)
+    with open(src, encoding="utf-8") as f:
+        headers = re.findall(r'^#include "([^"]+)"', f.read(), flags=re.MULTILINE)
+    for name in headers:
+        for folder in (os.path.dirname(src), *include_dirs):
+            path = os.path.join(folder, name)
+            if os.path.exists(path):
+                if os.path.getmtime(path) > built:
+                    return False
+                break
+    return os.path.getmtime(src) <= built
+
+
 def main() -> int:
     cc = compiler()
     root = os.path.dirname(build_config.NATIVE_DIR)
@@ -32,10 +51,12 @@ def main() -> int:
     objects = []
     for src in build_config.sources():
         obj = os.path.join(out_dir, os.path.basename(src) + ".o")
+        objects.append(obj)
+        if up_to_date(src, obj, build_config.INCLUDE_DIRS):
+            continue
         subprocess.run([cc, *build_config.WARNING_FLAGS, "-Wno-unused-command-line-argument", *SANITIZE,
                         "-fsanitize=fuzzer-no-link", *include, *build_config.flags_for(src), "-c", src, "-o", obj],
                        check=True)
-        objects.append(obj)
     harness = os.path.join(build_config.NATIVE_DIR, "tests", "fuzz_plan.c")
     binary = os.path.join(root, "build", "fuzz_plan")
     subprocess.run([cc, *SANITIZE, "-fsanitize=fuzzer", *include, harness, *objects, "-o", binary, "-lm",

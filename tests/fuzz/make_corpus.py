@@ -1,5 +1,7 @@
 """Writes a seed corpus for the libFuzzer target (native/tests/fuzz_plan.c): the small reference models and
-structure-aware mutations of each (tests/fuzz/structure_mutations.py), plus every saved regression.
+structure-aware mutations of each (tests/fuzz/structure_mutations.py), the small models that reach control
+flow, variables, LSTMs, DENSIFY, custom ops and signatures (seed_models.py) and their feature mutations
+(feature_mutations.py), plus every saved regression.
 
     python tests/fuzz/make_corpus.py build/fuzz-corpus [--per-model 300] [--from-tests]
 
@@ -18,7 +20,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from structure_mutations import mutants
+from feature_mutations import FAMILIES
+from seed_models import seeds
+from structure_mutations import MUTATIONS, mutants
 
 from rillet.converter.format import ModelError
 
@@ -45,6 +49,11 @@ def main() -> int:
         for blob in blobs:
             (args.out / hashlib.sha1(blob).hexdigest()).write_bytes(blob)
             written += 1
+    for family, mutations in FAMILIES.items():
+        for k, (_, data) in enumerate(seeds(family)):
+            for blob in [data, *mutants(data, seed=k, count=args.per_model // 4, mutations=mutations + MUTATIONS[:2])]:
+                (args.out / hashlib.sha1(blob).hexdigest()).write_bytes(blob)
+                written += 1
     if args.from_tests:
         env = {**os.environ, "RILLET_RECORD_MODELS": str(args.out.resolve()), "CI": "1"}
         subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "record_models",

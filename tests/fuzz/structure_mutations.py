@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import copy
 import random
+import struct
 from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from rillet.converter.format import ModelError, ModelFile, load, save
+from rillet.converter.format import ModelError, ModelFile, load
+from rillet.converter.format.codec import Writer
+from rillet.converter.format.schema import FILE_IDENTIFIER
 
 # Values that sit on the edges of what a field may hold.
 EDGE_INTS = [0, 1, -1, 2, 3, 7, 255, 256, 65535, 65536, 2**31 - 1, -(2**31), 1 << 20]
@@ -154,8 +157,17 @@ MUTATIONS: list[Callable[[random.Random, ModelFile], None]] = [
 ]
 
 
-def mutants(model_bytes: bytes, seed: int, count: int, max_changes: int = 3) -> Iterator[bytes]:
-    """`count` mutated copies of the model (those the writer accepts), each with 1..max_changes changes."""
+def write_unchecked(model: ModelFile) -> bytes:
+    """The model's bytes without `save`'s checks: an index out of range or a call cycle reaches the runtime's
+    reader, as it would in a hostile file."""
+    return bytes(Writer().finish(model, "Model", FILE_IDENTIFIER))
+
+
+def mutants(model_bytes: bytes, seed: int, count: int, max_changes: int = 3,
+            mutations: list[Callable[[random.Random, ModelFile], None]] | None = None) -> Iterator[bytes]:
+    """`count` mutated copies of the model (those the writer can encode), each with 1..max_changes changes drawn
+    from `mutations` (the generic ones by default)."""
+    mutations = mutations or MUTATIONS
     base = load(model_bytes)
     rng = random.Random(seed)
     made = 0
@@ -164,10 +176,10 @@ def mutants(model_bytes: bytes, seed: int, count: int, max_changes: int = 3) -> 
         attempts += 1
         model = copy.deepcopy(base)
         for _ in range(rng.randint(1, max_changes)):
-            rng.choice(MUTATIONS)(rng, model)
+            rng.choice(mutations)(rng, model)
         try:
-            data = save(model)
-        except (ModelError, ValueError, OverflowError, TypeError, IndexError, KeyError, AttributeError):
-            continue  # the writer refuses it: nothing for the runtime to see
+            data = write_unchecked(model)
+        except (ModelError, ValueError, OverflowError, TypeError, IndexError, KeyError, AttributeError, struct.error):
+            continue  # a value the flatbuffer cannot hold (a negative uint, a string that is not one)
         made += 1
         yield data
