@@ -146,6 +146,8 @@ static const rl_op_kind op_kinds[] = {
      .eval = rl_eval_fill_range},
     {.code = RL_OP_CUMSUM, .name = "CUMSUM", .dtypes = F32 | RL_TAKES_I32 | I64, .prepare = rl_prepare_cumsum,
      .eval = rl_eval_cumsum},
+    {.code = RL_OP_EMBEDDING_LOOKUP, .name = "EMBEDDING_LOOKUP", .dtypes = ANY, .data_input = 1,
+     .prepare = rl_prepare_embedding_lookup, .eval = rl_eval_embedding_lookup},
     {.code = RL_OP_ONE_HOT, .name = "ONE_HOT", .dtypes = ANY, .data_input = 2, .prepare = rl_prepare_one_hot,
      .eval = rl_eval_one_hot},
     /* dtypes: the stored values' (float16 weights are densified, then dequantized) */

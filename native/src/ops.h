@@ -224,6 +224,9 @@ RL_DECLARE_OP(reverse);
 /* RFFT2D (rfft2d.c), float32 to complex64. */
 enum { RL_OP_RFFT2D = 131 };
 RL_DECLARE_OP(rfft2d);
+/* EMBEDDING_LOOKUP (embedding_lookup.c). */
+enum { RL_OP_EMBEDDING_LOOKUP = 7 };
+RL_DECLARE_OP(embedding_lookup);
 /* MediaPipe's custom ops (mediapipe_custom.c), found by their custom names: internal codes past TFLite's. */
 enum {
     RL_OP_CUSTOM_CONVOLUTION_2D_TRANSPOSE_BIAS = 100000, RL_OP_CUSTOM_MAX_POOLING_WITH_ARGMAX_2D = 100001,
