@@ -295,6 +295,10 @@ void s8_dwconv2d_ref(const rl_window_geometry *g, const rl_s8_requantization *rq
                      const int8_t *filter, const int32_t *bias, int8_t *output);
 void s8_fully_connected_ref(int64_t batch, int32_t in_depth, int32_t units, const rl_s8_requantization *rq,
                             const int8_t *input, const int8_t *weights, const int32_t *bias, int8_t *output);
+/* TFLite's 16x8 BATCH_MATMUL: int16 x, int8 (b_is_int8) or int16 y, zero points 0 (s16_batch_matmul_ref.c). */
+void s16_batch_matmul_ref(const rl_broadcast *batches, int32_t m, int32_t k, int32_t n, int32_t adj_x, int32_t adj_y,
+                          int32_t multiplier, int32_t shift, const int16_t *a, const void *b, int32_t b_is_int8,
+                          int16_t *out);
 void s8_batch_matmul_ref(const rl_broadcast *batches, int32_t m, int32_t k, int32_t n, int32_t adj_x,
                          int32_t adj_y, const rl_s8_batch_matmul_params *p, const int8_t *a, const int8_t *b,
                          int8_t *out);

@@ -133,3 +133,51 @@ def test_int8_batch_matmul_per_channel_y_is_a_clear_error():
                      [((2, 2), I8, Quant(0.5, 0))], {})
     with pytest.raises(InterpreterError, match="BATCH_MATMUL op 0 .*int8 y"):
         Interpreter(model_content=model).allocate_tensors()
+
+
+def reduced_multiplier_64(acc: np.ndarray, multiplier: int, shift: int) -> np.ndarray:
+    """TFLite's MultiplyByQuantizedMultiplier for an int64 accumulator: the multiplier rounded to 16 bits."""
+    reduced = (multiplier + (1 << 15)) >> 16 if multiplier < 0x7FFF0000 else 0x7FFF
+    total = 15 - shift
+    return (acc.astype(np.int64) * reduced + (1 << (total - 1))) >> total
+
+
+@pytest.mark.parametrize("y_dtype", [np.int8, np.int16])
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("adj_x, adj_y, batches, y_constant", [
+    (False, False, ((2,), (2,)), False), (True, True, ((3, 1), (1, 2)), False), (False, True, ((2,), ()), True)])
+def test_int16x8_and_int16x16_batch_matmul(y_dtype, ties, adj_x, adj_y, batches, y_constant):
+    """TFLite's 16x8 mode: 64-bit sums (past 2^31 here with int16 y) and the 16-bit rounded multiplier."""
+    rng = np.random.default_rng(int(ties) * 10 + int(adj_x) + (y_dtype == np.int16) * 100)
+    m, k, n = 5, 19, 7
+    sx = np.float32(2.0**-10) if ties else np.float32(rng.uniform(1e-4, 1e-3))
+    sy = np.float32(2.0**-6) if ties else np.float32(rng.uniform(1e-3, 1e-2))
+    so = np.float32(sx * sy * 2.0 ** (9 if y_dtype == np.int8 else 16)) if ties else \
+        np.float32(sx * sy * rng.uniform(50, 200) * (128 if y_dtype == np.int16 else 1))
+    x_shape = (*batches[0], *((k, m) if adj_x else (m, k)))
+    y_shape = (*batches[1], *((n, k) if adj_y else (k, n)))
+    x = rng.integers(-32768, 32768, x_shape).astype(np.int16)
+    y = rng.integers(np.iinfo(y_dtype).min, np.iinfo(y_dtype).max + 1, y_shape).astype(y_dtype)
+    y_spec = Const(y, Quant(sy, 0)) if y_constant else Input(y_shape, y_dtype, Quant(sy, 0))
+    model = op_model("BATCH_MATMUL", [Input(x_shape, np.int16, Quant(sx, 0)), y_spec], [((1,), np.int16, Quant(so, 0))],
+                     {"adj_x": adj_x, "adj_y": adj_y}, version=4)
+    feeds = [x] if y_constant else [x, y]
+    xs, ys = x.astype(np.int64), y.astype(np.int64)
+    acc = np.matmul(np.swapaxes(xs, -1, -2) if adj_x else xs, np.swapaxes(ys, -1, -2) if adj_y else ys)
+    multiplier, shift = quantize_multiplier(float(np.float64(sx * sy) / np.float64(so)))
+    expected = np.clip(reduced_multiplier_64(acc, multiplier, shift), -32768, 32767).astype(np.int16)
+    (litert,) = litert_default(model, feeds)
+    assert litert.tobytes() == expected.tobytes(), "LiteRT's 16x8 arithmetic changed"
+    from rillet.runtime import Interpreter
+
+    got = run(Interpreter, model, feeds, num_threads=2)[0]
+    assert got.tobytes() == expected.tobytes(), np.count_nonzero(got != expected)
+
+
+def test_int16_batch_matmul_needs_zero_points_0():
+    from rillet.runtime import Interpreter, UnsupportedOpsError
+
+    model = op_model("BATCH_MATMUL", [Input((2, 3), np.int16, Quant(0.001, 0)), Input((3, 2), I8, Quant(0.1, 4))],
+                     [((2, 2), np.int16, Quant(0.01, 0))], {})
+    with pytest.raises(UnsupportedOpsError, match="BATCH_MATMUL op 0 .*int8 y has zero point 4"):
+        Interpreter(model_content=model).allocate_tensors()
