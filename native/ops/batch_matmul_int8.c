@@ -12,7 +12,6 @@
  * of columns); each output's value does not depend on the tile, so results do not depend on the thread count.
  * TFLite's 16x8 form (int16 x) runs its reference kernel, s16_batch_matmul_ref.c.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "plan_internal.h"
@@ -31,7 +30,6 @@ typedef struct {
     rl_qs8_gemm_config qs8;
     rl_qs8_requantization_params qs8_params;
     size_t panel_bytes, packed_bytes; /* one nr-wide panel; one batch of y packed */
-    const float *scales;              /* n copies of the one scale, what rl_pack_qs8_gemm stores per column */
     const void *packed;               /* a constant y's panels, [y_batches], or NULL */
     size_t packed_at;
     const void *packed_now;
@@ -96,6 +94,62 @@ static void batch_matmul_tile(void *context, size_t t, size_t j, size_t tiles, s
     }
 }
 
+enum { MAX_GEMM_NR = 16 }; /* the widest qs8 GEMM panel of any config */
+
+/* One batch of y into the int8 GEMM's panels (gemm.h, as rl_pack_qs8_gemm lays them out), straight from y's
+ * layout: element (column j, depth q) at y[j * column_stride + q * depth_stride] ([n][k] under adj_y, else
+ * [k][n], read row by row without a transpose). Columns' biases are -(x_zero_point + input_offset) * sum(column)
+ * modulo 2^32, every scale the one scale. Packed at every invoke for an activation y: the loops carry no
+ * per-byte bounds tests except at a panel's or the depth's end. */
+static void pack_y_panels(size_t n, size_t k, size_t nr, size_t kr, uint32_t zero_point, float scale, const int8_t *y,
+                          size_t column_stride, size_t depth_stride, unsigned char *out) {
+    for (size_t n0 = 0; n0 < n; n0 += nr) {
+        const size_t width = rl_qs8_gemm_panel_width(n, n0, nr), columns = n - n0 < width ? n - n0 : width;
+        int32_t sums[MAX_GEMM_NR] = {0};
+        unsigned char *biases = out;
+        out += width * sizeof(int32_t);
+        for (size_t q0 = 0; q0 < k; q0 += kr) {
+            const size_t depth = k - q0 < kr ? k - q0 : kr;
+            if (depth < kr || columns < width) memset(out, 0, width * kr);
+            if (depth_stride == 1) { /* [n][k]: each column's kr bytes are contiguous */
+                const int8_t *src = y + n0 * column_stride + q0;
+                if (depth == 4 && kr == 4) /* a constant-size copy is one move, not a libc call per column */
+                    for (size_t j = 0; j < columns; ++j) memcpy(out + j * 4, src + j * column_stride, 4);
+                else if (depth == 2 && kr == 2)
+                    for (size_t j = 0; j < columns; ++j) memcpy(out + j * 2, src + j * column_stride, 2);
+                else
+                    for (size_t j = 0; j < columns; ++j)
+                        for (size_t r = 0; r < depth; ++r) out[j * kr + r] = (unsigned char)src[j * column_stride + r];
+                out += width * kr;
+                continue;
+            }
+            for (size_t r = 0; r < depth; ++r) {
+                const int8_t *src = y + n0 * column_stride + (q0 + r) * depth_stride;
+                for (size_t j = 0; j < columns; ++j) {
+                    const int8_t v = src[j * column_stride];
+                    out[j * kr + r] = (unsigned char)v;
+                    sums[j] += v;
+                }
+            }
+            out += width * kr;
+        }
+        if (depth_stride == 1)
+            for (size_t j = 0; j < columns; ++j) {
+                const int8_t *column = y + (n0 + j) * column_stride;
+                for (size_t q = 0; q < k; ++q) sums[j] += column[q];
+            }
+        for (size_t j = 0; j < width; ++j) {
+            const uint32_t bias = j < columns ? 0u - zero_point * (uint32_t)sums[j] : 0u;
+            memcpy(biases + j * sizeof bias, &bias, sizeof bias);
+        }
+        for (size_t j = 0; j < width; ++j) {
+            const float s = j < columns ? scale : 0.0f;
+            memcpy(out + j * sizeof s, &s, sizeof s);
+        }
+        out += width * sizeof(float);
+    }
+}
+
 /* GEMM tile: batch b's rows [r0, r0 + mr * ...) (tile index t = b * row_blocks + block, blocks of
  * ROWS_PER_GEMM_TILE rows) by columns [j, j + count), j a multiple of nr. */
 enum { GEMM_ROW_BLOCKS = 4 }; /* rows per tile: this many of the kernel's mr */
@@ -131,17 +185,11 @@ static rl_status run_batch_matmul_int8(rl_plan *plan, rl_op *op) {
         if (st->packed) {
             st->packed_now = st->packed;
         } else {
-            char *packed = scratch + st->packed_at;
-            for (size_t b = 0; b < st->y_batches; ++b) {
-                const int8_t *rows = y + b * k * n;
-                if (!st->adj_y) {
-                    int8_t *t = (int8_t *)(scratch + st->y_rows_at);
-                    transpose_s8(k, n, rows, t);
-                    rows = t;
-                }
-                rl_pack_qs8_gemm(n, 1, k, st->qs8.nr, st->qs8.kr, st->p.x_zero_point, st->qs8.input_offset, rows, NULL,
-                                 st->scales, packed + b * st->packed_bytes);
-            }
+            unsigned char *packed = (unsigned char *)scratch + st->packed_at;
+            const uint32_t zero_point = (uint32_t)st->p.x_zero_point + (uint32_t)st->qs8.input_offset;
+            for (size_t b = 0; b < st->y_batches; ++b)
+                pack_y_panels(n, k, st->qs8.nr, st->qs8.kr, zero_point, st->p.scale, y + b * k * n, st->adj_y ? k : 1,
+                              st->adj_y ? 1 : n, packed + b * st->packed_bytes);
             st->packed_now = packed;
         }
         const size_t tile_rows = st->qs8.mr * GEMM_ROW_BLOCKS, row_blocks = (m + tile_rows - 1) / tile_rows;
@@ -215,27 +263,18 @@ static rl_status prepare_gemm(rl_plan *plan, rl_op *op, rl_s8_batch_matmul_state
     st->qs8_params.input_zero_point = st->p.x_zero_point;
     st->panel_bytes = rl_qs8_gemm_packed_size(st->qs8.nr, 1, k, st->qs8.nr, st->qs8.kr);
     st->packed_bytes = (rl_qs8_gemm_packed_size(n, 1, k, st->qs8.nr, st->qs8.kr) + 63) / 64 * 64;
-    float *scales = (float *)rl_op_scratch(plan, op, n * sizeof(float) + (y_constant ? st->y_batches * st->packed_bytes : 0));
-    if (!scales) return RL_NO_MEMORY;
-    for (size_t j = 0; j < n; ++j) scales[j] = st->p.scale;
-    st->scales = scales;
+    if (st->qs8.nr > MAX_GEMM_NR) return rl_fail(plan, RL_UNSUPPORTED, "a %u-column GEMM panel", st->qs8.nr);
     if (y_constant) {
-        char *packed = (char *)(scales + n);
-        int8_t *rows = st->adj_y ? NULL : (int8_t *)malloc(k * n);
-        if (!st->adj_y && !rows) return rl_fail(plan, RL_NO_MEMORY, "no memory to transpose y");
-        for (size_t b = 0; b < st->y_batches; ++b) {
-            const int8_t *src = y_known + b * k * n;
-            if (rows) transpose_s8(k, n, src, rows);
-            rl_pack_qs8_gemm(n, 1, k, st->qs8.nr, st->qs8.kr, st->p.x_zero_point, st->qs8.input_offset,
-                             rows ? rows : src, NULL, scales, packed + b * st->packed_bytes);
-        }
-        free(rows);
+        unsigned char *packed = (unsigned char *)rl_op_scratch(plan, op, st->y_batches * st->packed_bytes);
+        if (!packed) return RL_NO_MEMORY;
+        const uint32_t zero_point = (uint32_t)st->p.x_zero_point + (uint32_t)st->qs8.input_offset;
+        for (size_t b = 0; b < st->y_batches; ++b)
+            pack_y_panels(n, k, st->qs8.nr, st->qs8.kr, zero_point, st->p.scale, y_known + b * k * n, st->adj_y ? k : 1,
+                          st->adj_y ? 1 : n, packed + b * st->packed_bytes);
         st->packed = packed;
         op->packed_inputs |= 1u << 1;
         op->packed_weight_bytes = st->y_batches * st->packed_bytes;
     } else {
-        st->y_rows_at = scratch;
-        if (!st->adj_y) scratch += aligned64(k * n); /* one batch's transpose at a time */
         st->packed_at = scratch;
         scratch += st->y_batches * st->packed_bytes;
     }
