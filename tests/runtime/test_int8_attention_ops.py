@@ -181,3 +181,17 @@ def test_int16_batch_matmul_needs_zero_points_0():
                      [((2, 2), np.int16, Quant(0.01, 0))], {})
     with pytest.raises(UnsupportedOpsError, match="BATCH_MATMUL op 0 .*int8 y has zero point 4"):
         Interpreter(model_content=model).allocate_tensors()
+
+
+def test_int8_batch_matmul_of_empty_depth_runs_the_reference():
+    """k = 0: every output is the requantized empty sum, the output zero point (TFLite's builtin kernel; XNNPACK,
+    which takes y zero point 0, fails to reshape it)."""
+    from rillet.runtime import Interpreter
+
+    for zy in (5, 0):
+        model = op_model("BATCH_MATMUL", [Input((2, 3, 0), I8, Quant(0.1, 4)), Input((2, 0, 5), I8, Quant(0.1, zy))],
+                         [((1,), I8, Quant(0.5, -3))], {}, version=4)
+        feeds = [np.zeros((2, 3, 0), I8), np.zeros((2, 0, 5), I8)]
+        if zy:
+            assert litert_default(model, feeds)[0].tobytes() == np.full((2, 3, 5), -3, I8).tobytes()
+        assert run(Interpreter, model, feeds)[0].tobytes() == np.full((2, 3, 5), -3, I8).tobytes()
