@@ -1,15 +1,14 @@
 /* batch_matmul_int8.c — int8 BATCH_MATMUL with any zero point on either operand (attention's two
- * activations, or a constant y), on the int8-to-int32 row-dot micro-kernels (rowdot.h).
- *
- * The kernels give sum(x * y) over k for rows of x against rows of y's transpose ([n][k]); the zero points
- * come back exactly by expanding sum((x - zx) * (y - zy)):
- *   sum(x * y) - zy * rowsum(x)[i] + (k * zx * zy - zx * colsum(y)[j])
- * in wrapping 32-bit arithmetic, equal to the reference's sum modulo 2^32. The column term rides in the
- * kernel's bias; the row term is added with the requantization (s8_batch_matmul_ref.c says which
- * arithmetic LiteRT's default Interpreter uses for which zero point). A constant y is transposed and its
- * column terms computed at prepare; an activation y, and x's row sums (and x's transpose under adj_x), at
- * every invoke into the op's arena scratch. Threads split output tiles (a batch's block of rows by a block
- * of columns); each output's value does not depend on the tile, so results do not depend on the thread count.
+ * activations, or a constant y), in the arithmetic LiteRT's default Interpreter uses for each form
+ * (s8_batch_matmul_ref.c, the specification):
+ * - y's zero point 0 (XNNPACK's form, float requantization): the int8 GEMM micro-kernels, y packed into their
+ *   panels with x's zero point folded into each column's bias.
+ * - otherwise (TFLite's fixed-point form): the sums of (x - zx) * (y - zy) must reach the requantization as
+ *   int32, which the int8 kernels do not hand out. They are computed exactly on the float GEMM instead, in
+ *   chunks of the depth short enough that no float sum can round (below), then requantized in fixed point.
+ * A constant y is packed at prepare; an activation y (and x where it must be converted or transposed) at every
+ * invoke into the op's arena scratch. Threads split output tiles (a batch's block of rows by a block of
+ * columns); each output's value does not depend on the tile, so results do not depend on the thread count.
  * TFLite's 16x8 form (int16 x) runs its reference kernel, s16_batch_matmul_ref.c.
  */
 #include <string.h>
@@ -17,30 +16,29 @@
 #include "plan_internal.h"
 #include "ops.h"
 
-enum { ROWS_PER_TILE = 8, COLUMNS_PER_TILE = 64 }; /* columns: a multiple of the kernels' 4 */
 
 typedef struct {
     rl_s8_batch_matmul_params p;
     size_t m, k, n;
     size_t x_batches, y_batches, batches; /* x's and y's own batch counts; the output's */
     int32_t adj_x, adj_y, y_constant;
-    rl_s8_s32_rowdot_fn rowdot;
     /* y's zero point 0: XNNPACK's arithmetic, the int8 GEMM micro-kernels on y packed into panels. */
-    int32_t gemm;
     rl_qs8_gemm_config qs8;
     rl_qs8_requantization_params qs8_params;
     size_t panel_bytes, packed_bytes; /* one nr-wide panel; one batch of y packed */
     const void *packed;               /* a constant y's panels, [y_batches], or NULL */
     size_t packed_at;
     const void *packed_now;
+    /* y's zero point not 0: exact integer sums on the float GEMM in depth chunks (see the file's comment). */
+    rl_f32_gemm_config f32;
+    size_t chunk_floats, f32_packed_floats; /* one full chunk of y packed; one batch of y, every chunk */
+    const float *f32_packed;                /* a constant y's panels, or NULL */
+    size_t xf_at, f32_packed_at;
+    const float *xf_now, *f32_packed_now;
     const int64_t *x_batch_of, *y_batch_of; /* for each output batch, which batch of x and of y it reads */
-    const int8_t *y_rows;                   /* a constant y as [y_batches][n][k], or NULL */
-    const int32_t *y_terms;                 /* a constant y's column terms, [y_batches][n], or NULL */
-    /* Offsets into the arena scratch, in bytes. */
-    size_t x_rows_at, x_terms_at, y_rows_at, y_terms_at;
+    size_t x_rows_at; /* x's transpose under adj_x (the int8 GEMM), in the arena scratch */
     /* Set at every invoke. */
-    const int8_t *x_rows_now, *y_rows_now;
-    const int32_t *x_terms_now, *y_terms_now;
+    const int8_t *x_rows_now;
     int8_t *out;
 } rl_s8_batch_matmul_state;
 
@@ -50,48 +48,6 @@ static size_t aligned64(size_t bytes) { return (bytes + 63) / 64 * 64; }
 static void transpose_s8(size_t rows, size_t cols, const int8_t *src, int8_t *dst) {
     for (size_t r = 0; r < rows; ++r)
         for (size_t c = 0; c < cols; ++c) dst[c * rows + r] = src[r * cols + c];
-}
-
-/* For each of the n rows of y's transpose ([n][k]): k * zx * zy - zx * sum(row), modulo 2^32. */
-static void column_terms(size_t n, size_t k, const int8_t *rows, int32_t zx, int32_t zy, int32_t *terms) {
-    const uint32_t constant = (uint32_t)k * (uint32_t)zx * (uint32_t)zy;
-    for (size_t j = 0; j < n; ++j) {
-        int32_t sum = 0;
-        for (size_t q = 0; q < k; ++q) sum += rows[j * k + q];
-        terms[j] = (int32_t)(constant - (uint32_t)zx * (uint32_t)sum);
-    }
-}
-
-/* For each of the m rows of x ([m][k]): -zy * sum(row), modulo 2^32. */
-static void row_terms(size_t m, size_t k, const int8_t *rows, int32_t zy, int32_t *terms) {
-    for (size_t i = 0; i < m; ++i) {
-        int32_t sum = 0;
-        for (size_t q = 0; q < k; ++q) sum += rows[i * k + q];
-        terms[i] = (int32_t)(0u - (uint32_t)zy * (uint32_t)sum);
-    }
-}
-
-/* Output tile: batch b's rows [i0, i0 + ROWS_PER_TILE) (tile index t = b * row_blocks + block) by columns
- * [j, j + count). */
-static void batch_matmul_tile(void *context, size_t t, size_t j, size_t tiles, size_t count) {
-    const rl_s8_batch_matmul_state *st = (const rl_s8_batch_matmul_state *)context;
-    (void)tiles;
-    const size_t row_blocks = (st->m + ROWS_PER_TILE - 1) / ROWS_PER_TILE;
-    const size_t b = t / row_blocks, i0 = t % row_blocks * ROWS_PER_TILE;
-    const size_t rows = st->m - i0 < ROWS_PER_TILE ? st->m - i0 : ROWS_PER_TILE;
-    const size_t xb = (size_t)st->x_batch_of[b], yb = (size_t)st->y_batch_of[b];
-    const int8_t *x = st->x_rows_now + (xb * st->m + i0) * st->k;
-    const int8_t *y = st->y_rows_now + (yb * st->n + j) * st->k;
-    const int32_t *x_terms = st->x_terms_now ? st->x_terms_now + xb * st->m + i0 : NULL;
-    int32_t sums[ROWS_PER_TILE * COLUMNS_PER_TILE];
-    st->rowdot(rows, count, st->k, x, st->k, y, st->y_terms_now + yb * st->n + j, sums, COLUMNS_PER_TILE);
-    int8_t *out = st->out + (b * st->m + i0) * st->n + j;
-    for (size_t i = 0; i < rows; ++i) {
-        const uint32_t row_term = x_terms ? (uint32_t)x_terms[i] : 0u;
-        for (size_t c = 0; c < count; ++c)
-            out[i * st->n + c] =
-                rl_s8_batch_matmul_requantize((int32_t)((uint32_t)sums[i * COLUMNS_PER_TILE + c] + row_term), &st->p);
-    }
 }
 
 enum { MAX_GEMM_NR = 16 }; /* the widest qs8 GEMM panel of any config */
@@ -151,7 +107,7 @@ static void pack_y_panels(size_t n, size_t k, size_t nr, size_t kr, uint32_t zer
 }
 
 /* GEMM tile: batch b's rows [r0, r0 + mr * ...) (tile index t = b * row_blocks + block, blocks of
- * ROWS_PER_GEMM_TILE rows) by columns [j, j + count), j a multiple of nr. */
+ * mr * GEMM_ROW_BLOCKS rows) by columns [j, j + count), j a multiple of nr. */
 enum { GEMM_ROW_BLOCKS = 4 }; /* rows per tile: this many of the kernel's mr */
 static void batch_matmul_gemm_tile(void *context, size_t t, size_t j, size_t tiles, size_t count) {
     const rl_s8_batch_matmul_state *st = (const rl_s8_batch_matmul_state *)context;
@@ -168,6 +124,98 @@ static void batch_matmul_gemm_tile(void *context, size_t t, size_t j, size_t til
     }
 }
 
+/* ---- y's zero point not 0: exact integer sums on the float GEMM ----
+ * (x - zx) and (y - zy) are integers of at most 255 in magnitude, so a sum of up to DEPTH_CHUNK of their
+ * products stays below 2^24 in magnitude at every step, in any order: float adds and fused multiply-adds are
+ * exact there, whatever the kernel's lanes and ISA. The float GEMM sums each chunk of the depth exactly, and the
+ * chunks are added as int32 (modulo 2^32, as TFLite's accumulator). */
+enum { DEPTH_CHUNK = 256, F32_TILE_ROWS = 32, F32_TILE_COLUMNS = 64 }; /* 256 * 255 * 255 < 2^24 */
+
+/* One batch of y - zy into the float GEMM's panels (gemm.h), chunk by chunk of the depth. */
+static void pack_y_f32(size_t n, size_t k, size_t nr, size_t chunk_floats, float zy, const int8_t *y,
+                       size_t column_stride, size_t depth_stride, float *out) {
+    for (size_t q0 = 0; q0 < k; q0 += DEPTH_CHUNK) {
+        const size_t len = k - q0 < DEPTH_CHUNK ? k - q0 : DEPTH_CHUNK;
+        float *panel = out + q0 / DEPTH_CHUNK * chunk_floats;
+        for (size_t n0 = 0; n0 < n; n0 += nr) {
+            const size_t width = rl_f32_gemm_panel_width(n, n0, nr), columns = n - n0 < width ? n - n0 : width;
+            memset(panel, 0, (columns < width ? width * (1 + len) : width) * sizeof(float)); /* biases 0 */
+            float *w = panel + width;
+            if (depth_stride == 1) { /* [n][k]: a column's depth is contiguous */
+                for (size_t j = 0; j < columns; ++j) {
+                    const int8_t *src = y + (n0 + j) * column_stride + q0;
+                    for (size_t q = 0; q < len; ++q) w[q * width + j] = (float)src[q] - zy;
+                }
+            } else {
+                for (size_t q = 0; q < len; ++q) {
+                    const int8_t *src = y + (q0 + q) * depth_stride + n0;
+                    for (size_t j = 0; j < columns; ++j) w[q * width + j] = (float)src[j] - zy;
+                }
+            }
+            panel += width * (1 + len);
+        }
+    }
+}
+
+/* Float GEMM tile: batch b's rows [i0, i0 + mr * GEMM_ROW_BLOCKS) by columns [j, j + count), j a multiple of nr. */
+static void batch_matmul_f32_tile(void *context, size_t t, size_t j, size_t tiles, size_t count) {
+    const rl_s8_batch_matmul_state *st = (const rl_s8_batch_matmul_state *)context;
+    (void)tiles;
+    const size_t mr = st->f32.mr, nr = st->f32.nr, k = st->k;
+    const size_t tile_rows = mr * GEMM_ROW_BLOCKS, row_blocks = (st->m + tile_rows - 1) / tile_rows;
+    const size_t b = t / row_blocks, i0 = t % row_blocks * tile_rows;
+    const size_t rows = st->m - i0 < tile_rows ? st->m - i0 : tile_rows;
+    const size_t xb = (size_t)st->x_batch_of[b], yb = (size_t)st->y_batch_of[b];
+    const float *x = st->xf_now + (xb * st->m + i0) * k;
+    const float *y = st->f32_packed_now + yb * st->f32_packed_floats;
+    const rl_f32_minmax_params unbounded = {-3.40282347e38f, 3.40282347e38f};
+    float sums[F32_TILE_ROWS * F32_TILE_COLUMNS];
+    uint32_t total[F32_TILE_ROWS * F32_TILE_COLUMNS];
+    for (size_t q0 = 0; q0 < k; q0 += DEPTH_CHUNK) {
+        const size_t len = k - q0 < DEPTH_CHUNK ? k - q0 : DEPTH_CHUNK;
+        const float *w = y + q0 / DEPTH_CHUNK * st->chunk_floats + j / nr * nr * (1 + len);
+        for (size_t r = 0; r < rows; r += mr)
+            st->f32.gemm(rows - r < mr ? rows - r : mr, count, len, x + r * k + q0, k, w, sums + r * F32_TILE_COLUMNS,
+                         F32_TILE_COLUMNS, &unbounded);
+        for (size_t i = 0; i < rows; ++i)
+            for (size_t c = 0; c < count; ++c) {
+                const uint32_t v = (uint32_t)(int32_t)sums[i * F32_TILE_COLUMNS + c]; /* an exact integer */
+                total[i * F32_TILE_COLUMNS + c] = q0 ? total[i * F32_TILE_COLUMNS + c] + v : v;
+            }
+    }
+    int8_t *out = st->out + (b * st->m + i0) * st->n + j;
+    for (size_t i = 0; i < rows; ++i)
+        for (size_t c = 0; c < count; ++c)
+            out[i * st->n + c] = rl_s8_batch_matmul_requantize((int32_t)total[i * F32_TILE_COLUMNS + c], &st->p);
+}
+
+static void run_exact_f32(rl_plan *plan, rl_s8_batch_matmul_state *st, const int8_t *x, const int8_t *y, char *scratch) {
+    const size_t m = st->m, k = st->k, n = st->n;
+    float *xf = (float *)(scratch + st->xf_at);
+    const float zx = (float)st->p.x_zero_point;
+    for (size_t b = 0; b < st->x_batches; ++b) {
+        const int8_t *src = x + b * m * k;
+        float *dst = xf + b * m * k;
+        if (st->adj_x)
+            for (size_t q = 0; q < k; ++q)
+                for (size_t i = 0; i < m; ++i) dst[i * k + q] = (float)src[q * m + i] - zx;
+        else
+            for (size_t e = 0; e < m * k; ++e) dst[e] = (float)src[e] - zx;
+    }
+    st->xf_now = xf;
+    if (st->f32_packed) {
+        st->f32_packed_now = st->f32_packed;
+    } else {
+        float *packed = (float *)(scratch + st->f32_packed_at);
+        for (size_t b = 0; b < st->y_batches; ++b)
+            pack_y_f32(n, k, st->f32.nr, st->chunk_floats, (float)st->p.y_zero_point, y + b * k * n, st->adj_y ? k : 1,
+                       st->adj_y ? 1 : n, packed + b * st->f32_packed_floats);
+        st->f32_packed_now = packed;
+    }
+    const size_t tile_rows = st->f32.mr * GEMM_ROW_BLOCKS, row_blocks = (m + tile_rows - 1) / tile_rows;
+    rl_parallelize_2d_tile_2d(plan->pool, batch_matmul_f32_tile, st, st->batches * row_blocks, n, 1, st->f32.nr * 4);
+}
+
 static rl_status run_batch_matmul_int8(rl_plan *plan, rl_op *op) {
     rl_s8_batch_matmul_state *st = (rl_s8_batch_matmul_state *)op->state;
     const int8_t *x = (const int8_t *)rl_input(plan, op, 0)->data, *y = (const int8_t *)rl_input(plan, op, 1)->data;
@@ -175,53 +223,28 @@ static rl_status run_batch_matmul_int8(rl_plan *plan, rl_op *op) {
     const size_t m = st->m, k = st->k, n = st->n;
     st->out = (int8_t *)rl_output(plan, op, 0)->data;
     if (st->batches == 0 || m == 0 || n == 0) return RL_OK;
+    if (st->p.y_zero_point != 0) {
+        run_exact_f32(plan, st, x, y, scratch);
+        return RL_OK;
+    }
     st->x_rows_now = x;
     if (st->adj_x) {
         int8_t *rows = (int8_t *)(scratch + st->x_rows_at);
         for (size_t b = 0; b < st->x_batches; ++b) transpose_s8(k, m, x + b * m * k, rows + b * m * k);
         st->x_rows_now = rows;
     }
-    if (st->gemm) {
-        if (st->packed) {
-            st->packed_now = st->packed;
-        } else {
-            unsigned char *packed = (unsigned char *)scratch + st->packed_at;
-            const uint32_t zero_point = (uint32_t)st->p.x_zero_point + (uint32_t)st->qs8.input_offset;
-            for (size_t b = 0; b < st->y_batches; ++b)
-                pack_y_panels(n, k, st->qs8.nr, st->qs8.kr, zero_point, st->p.scale, y + b * k * n, st->adj_y ? k : 1,
-                              st->adj_y ? 1 : n, packed + b * st->packed_bytes);
-            st->packed_now = packed;
-        }
-        const size_t tile_rows = st->qs8.mr * GEMM_ROW_BLOCKS, row_blocks = (m + tile_rows - 1) / tile_rows;
-        rl_parallelize_2d_tile_2d(plan->pool, batch_matmul_gemm_tile, st, st->batches * row_blocks, n, 1,
-                                  st->qs8.nr * 4);
-        return RL_OK;
-    }
-    st->x_terms_now = NULL;
-    if (st->p.y_zero_point != 0) {
-        int32_t *terms = (int32_t *)(scratch + st->x_terms_at);
-        for (size_t b = 0; b < st->x_batches; ++b)
-            row_terms(m, k, st->x_rows_now + b * m * k, st->p.y_zero_point, terms + b * m);
-        st->x_terms_now = terms;
-    }
-    if (st->y_constant) {
-        st->y_rows_now = st->y_rows ? st->y_rows : y;
-        st->y_terms_now = st->y_terms;
+    if (st->packed) {
+        st->packed_now = st->packed;
     } else {
-        const int8_t *rows = y;
-        if (!st->adj_y) {
-            int8_t *t = (int8_t *)(scratch + st->y_rows_at);
-            for (size_t b = 0; b < st->y_batches; ++b) transpose_s8(k, n, y + b * k * n, t + b * k * n);
-            rows = t;
-        }
-        int32_t *terms = (int32_t *)(scratch + st->y_terms_at);
+        unsigned char *packed = (unsigned char *)scratch + st->packed_at;
+        const uint32_t zero_point = (uint32_t)st->p.x_zero_point + (uint32_t)st->qs8.input_offset;
         for (size_t b = 0; b < st->y_batches; ++b)
-            column_terms(n, k, rows + b * k * n, st->p.x_zero_point, st->p.y_zero_point, terms + b * n);
-        st->y_rows_now = rows;
-        st->y_terms_now = terms;
+            pack_y_panels(n, k, st->qs8.nr, st->qs8.kr, zero_point, st->p.scale, y + b * k * n, st->adj_y ? k : 1,
+                          st->adj_y ? 1 : n, packed + b * st->packed_bytes);
+        st->packed_now = packed;
     }
-    const size_t row_blocks = (m + ROWS_PER_TILE - 1) / ROWS_PER_TILE;
-    rl_parallelize_2d_tile_2d(plan->pool, batch_matmul_tile, st, st->batches * row_blocks, n, 1, COLUMNS_PER_TILE);
+    const size_t tile_rows = st->qs8.mr * GEMM_ROW_BLOCKS, row_blocks = (m + tile_rows - 1) / tile_rows;
+    rl_parallelize_2d_tile_2d(plan->pool, batch_matmul_gemm_tile, st, st->batches * row_blocks, n, 1, st->qs8.nr * 4);
     return RL_OK;
 }
 
@@ -255,7 +278,6 @@ static rl_status batch_matmul_params(rl_plan *plan, const rl_tensor *x, const rl
 static rl_status prepare_gemm(rl_plan *plan, rl_op *op, rl_s8_batch_matmul_state *st, const int8_t *y_known,
                               int y_constant, size_t scratch) {
     const size_t k = st->k, n = st->n;
-    st->gemm = 1;
     st->qs8 = plan->kernels->qs8_gemm;
     st->qs8_params.min_less_zero_point = (float)(st->p.output_min - st->p.output_zero_point);
     st->qs8_params.max_less_zero_point = (float)(st->p.output_max - st->p.output_zero_point);
@@ -279,6 +301,41 @@ static rl_status prepare_gemm(rl_plan *plan, rl_op *op, rl_s8_batch_matmul_state
         scratch += st->y_batches * st->packed_bytes;
     }
     if (scratch) rl_request_arena_scratch(op, scratch);
+    if (k > 0) op->run = run_batch_matmul_int8;
+    return RL_OK;
+}
+
+/* y's zero point not 0: x - zx as floats and y - zy packed into the float GEMM's panels, chunk by chunk; a
+ * constant y at prepare, an activation y (and x always) at every invoke into arena scratch. */
+static rl_status prepare_exact_f32(rl_plan *plan, rl_op *op, rl_s8_batch_matmul_state *st, const int8_t *y_known,
+                                   int y_constant) {
+    const size_t k = st->k, n = st->n;
+    st->f32 = plan->kernels->f32_gemm;
+    if (st->f32.mr * GEMM_ROW_BLOCKS > F32_TILE_ROWS || st->f32.nr * 4 > F32_TILE_COLUMNS)
+        return rl_fail(plan, RL_UNSUPPORTED, "a %ux%u float GEMM tile is wider than the driver's", st->f32.mr, st->f32.nr);
+    const size_t full = k < DEPTH_CHUNK ? k : DEPTH_CHUNK, last = k % DEPTH_CHUNK ? k % DEPTH_CHUNK : full;
+    st->chunk_floats = rl_f32_gemm_packed_size(n, 1, full, st->f32.nr) / sizeof(float);
+    st->f32_packed_floats = (k - last) / DEPTH_CHUNK * st->chunk_floats +
+                            rl_f32_gemm_packed_size(n, 1, last, st->f32.nr) / sizeof(float);
+    st->f32_packed_floats = (st->f32_packed_floats + 15) / 16 * 16; /* each batch's panels 64-byte aligned */
+    const size_t packed_bytes = st->y_batches * st->f32_packed_floats * sizeof(float);
+    size_t scratch = 0;
+    st->xf_at = scratch;
+    scratch += aligned64(st->x_batches * st->m * k * sizeof(float));
+    if (y_constant) {
+        float *packed = (float *)rl_op_scratch(plan, op, packed_bytes);
+        if (!packed) return RL_NO_MEMORY;
+        for (size_t b = 0; b < st->y_batches; ++b)
+            pack_y_f32(n, k, st->f32.nr, st->chunk_floats, (float)st->p.y_zero_point, y_known + b * k * n,
+                       st->adj_y ? k : 1, st->adj_y ? 1 : n, packed + b * st->f32_packed_floats);
+        st->f32_packed = packed;
+        op->packed_inputs |= 1u << 1;
+        op->packed_weight_bytes = packed_bytes;
+    } else {
+        st->f32_packed_at = scratch;
+        scratch += packed_bytes;
+    }
+    rl_request_arena_scratch(op, scratch);
     if (k > 0) op->run = run_batch_matmul_int8;
     return RL_OK;
 }
@@ -343,21 +400,14 @@ rl_status rl_prepare_batch_matmul_quantized(rl_plan *plan, rl_op *op) {
     const size_t batches = (size_t)op->prep.bc.count;
     const int8_t *y_known = (const int8_t *)rl_known_data(y);
     const int y_constant = y_known != NULL && !y->is_variable;
-    const int rowdot_y = y_constant && rl_tensor_zero_point(y, 0) != 0; /* the row-dot path's constant y */
-    const size_t y_rows_bytes = rowdot_y && !bp->adj_y ? aligned64(y_count) : 0;
-    const size_t sizes[5] = {sizeof(rl_s8_batch_matmul_state), batches * sizeof(int64_t), batches * sizeof(int64_t),
-                             y_rows_bytes, rowdot_y ? y_batches * n * sizeof(int32_t) : 0};
-    void *parts[5];
-    rl_s8_batch_matmul_state *st = (rl_s8_batch_matmul_state *)rl_op_state_parts(plan, op, 5, sizes, parts);
+    const size_t sizes[3] = {sizeof(rl_s8_batch_matmul_state), batches * sizeof(int64_t), batches * sizeof(int64_t)};
+    void *parts[3];
+    rl_s8_batch_matmul_state *st = (rl_s8_batch_matmul_state *)rl_op_state_parts(plan, op, 3, sizes, parts);
     if (!st) return RL_NO_MEMORY;
     if ((s = batch_matmul_params(plan, x, y, output, &st->p)) != RL_OK) return s;
     st->m = m, st->k = k, st->n = n;
     st->x_batches = x_batches, st->y_batches = y_batches, st->batches = batches;
     st->adj_x = bp->adj_x, st->adj_y = bp->adj_y, st->y_constant = y_constant;
-    /* A constant y without -128 (TFLite's quantizer writes [-127, 127]) takes AVX2's faster kernel. */
-    int narrow = y_constant;
-    for (size_t e = 0; narrow && e < y_count; ++e) narrow = y_known[e] != -128;
-    st->rowdot = narrow ? plan->kernels->s8_s32_rowdot.rowdot_narrow_weights : plan->kernels->s8_s32_rowdot.rowdot;
     int64_t *x_batch_of = (int64_t *)parts[1], *y_batch_of = (int64_t *)parts[2];
     int64_t index[8] = {0};
     for (size_t b = 0; b < batches; ++b) {
@@ -370,33 +420,9 @@ rl_status rl_prepare_batch_matmul_quantized(rl_plan *plan, rl_op *op) {
         rl_next_index(8, op->prep.bc.out_dims, index);
     }
     st->x_batch_of = x_batch_of, st->y_batch_of = y_batch_of;
-    size_t scratch = 0;
-    st->x_rows_at = scratch;
-    if (bp->adj_x) scratch += aligned64(x_count);
-    if (st->p.y_zero_point == 0) return prepare_gemm(plan, op, st, y_known, y_constant, scratch);
-    st->x_terms_at = scratch;
-    if (st->p.y_zero_point != 0) scratch += aligned64(x_batches * m * sizeof(int32_t));
-    if (y_constant) {
-        int8_t *rows = (int8_t *)parts[3];
-        if (!bp->adj_y)
-            for (size_t b = 0; b < y_batches; ++b) transpose_s8(k, n, y_known + b * k * n, rows + b * k * n);
-        int32_t *terms = (int32_t *)parts[4];
-        for (size_t b = 0; b < y_batches; ++b)
-            column_terms(n, k, (bp->adj_y ? y_known : rows) + b * k * n, st->p.x_zero_point, st->p.y_zero_point,
-                         terms + b * n);
-        st->y_rows = bp->adj_y ? NULL : rows; /* y's own rows when they already are [n][k] */
-        st->y_terms = terms;
-        if (!bp->adj_y) op->packed_inputs |= 1u << 1;
-        op->packed_weight_bytes = y_rows_bytes;
-    } else {
-        st->y_rows_at = scratch;
-        if (!bp->adj_y) scratch += aligned64(y_count);
-        st->y_terms_at = scratch;
-        scratch += aligned64(y_batches * n * sizeof(int32_t));
-    }
-    if (scratch) rl_request_arena_scratch(op, scratch);
-    if (k > 0) op->run = run_batch_matmul_int8; /* an empty sum: the reference's requantized 0 */
-    return RL_OK;
+    st->x_rows_at = 0;
+    if (st->p.y_zero_point == 0) return prepare_gemm(plan, op, st, y_known, y_constant, bp->adj_x ? aligned64(x_count) : 0);
+    return prepare_exact_f32(plan, op, st, y_known, y_constant);
 }
 
 /* The whole-op reference (the specification), for what the driver leaves to it: k == 0. */

@@ -95,6 +95,7 @@ SHAPES = [  # m, k, n, adj_x, adj_y, batches, y_constant
     (17, 31, 63, False, False, ((), (2,)), False), (16, 32, 64, False, True, ((2, 2), (2, 2)), False),
     (33, 33, 65, True, False, ((1,), (3,)), True), (64, 64, 64, False, True, ((2,), (2,)), False),
     (5, 64, 130, False, False, ((2,), (2,)), True), (12, 47, 9, True, True, ((2, 1), (3,)), True),
+    (9, 600, 20, False, True, ((2,), (2,)), False), (3, 513, 17, True, False, ((), ()), True),  # depth past 256, 512
 ]
 
 
@@ -195,3 +196,18 @@ def test_int8_batch_matmul_of_empty_depth_runs_the_reference():
         if zy:
             assert litert_default(model, feeds)[0].tobytes() == np.full((2, 3, 5), -3, I8).tobytes()
         assert run(Interpreter, model, feeds)[0].tobytes() == np.full((2, 3, 5), -3, I8).tobytes()
+
+
+@pytest.mark.parametrize("k", [255, 256, 257, 1000])
+def test_int8_batch_matmul_extreme_sums(k, monkeypatch):
+    """Every product 255 * 255 (x -128 against zero point 127, y 127 against -128): sums far past 2^24."""
+    x = np.full((2, 3, k), -128, I8)
+    y = np.full((2, k, 5), 127, I8)
+    y[:, ::3] = -128  # some products -255 * 0 ... and of the other sign
+    qx, qy = Quant(0.01, 127), Quant(0.01, -128)
+    qo = Quant(np.float32(0.0001 * 65025 * k / 200), -3)
+    model = op_model("BATCH_MATMUL", [Input(x.shape, I8, qx), Input(y.shape, I8, qy)], [((1,), I8, qo)], {}, version=4)
+    expected = expected_bits(x, y, qx, qy, qo, False, False)
+    assert litert_default(model, [x, y])[0].tobytes() == expected.tobytes()
+    for isa in PATHS:
+        assert rillet(model, [x, y], monkeypatch, isa, 2).tobytes() == expected.tobytes(), isa
