@@ -16,7 +16,6 @@
 #include "plan_internal.h"
 #include "ops.h"
 
-
 typedef struct {
     rl_s8_batch_matmul_params p;
     size_t m, k, n;
@@ -31,6 +30,7 @@ typedef struct {
     const void *packed_now;
     /* y's zero point not 0: exact integer sums on the float GEMM in depth chunks (see the file's comment). */
     rl_f32_gemm_config f32;
+    rl_s32_s8_requantize_fn requantize;
     size_t chunk_floats, f32_packed_floats; /* one full chunk of y packed; one batch of y, every chunk */
     const float *f32_packed;                /* a constant y's panels, or NULL */
     size_t xf_at, f32_packed_at;
@@ -170,23 +170,26 @@ static void batch_matmul_f32_tile(void *context, size_t t, size_t j, size_t tile
     const float *y = st->f32_packed_now + yb * st->f32_packed_floats;
     const rl_f32_minmax_params unbounded = {-3.40282347e38f, 3.40282347e38f};
     float sums[F32_TILE_ROWS * F32_TILE_COLUMNS];
-    uint32_t total[F32_TILE_ROWS * F32_TILE_COLUMNS];
+    int32_t total[F32_TILE_ROWS * F32_TILE_COLUMNS];
     for (size_t q0 = 0; q0 < k; q0 += DEPTH_CHUNK) {
         const size_t len = k - q0 < DEPTH_CHUNK ? k - q0 : DEPTH_CHUNK;
         const float *w = y + q0 / DEPTH_CHUNK * st->chunk_floats + j / nr * nr * (1 + len);
         for (size_t r = 0; r < rows; r += mr)
             st->f32.gemm(rows - r < mr ? rows - r : mr, count, len, x + r * k + q0, k, w, sums + r * F32_TILE_COLUMNS,
                          F32_TILE_COLUMNS, &unbounded);
-        for (size_t i = 0; i < rows; ++i)
-            for (size_t c = 0; c < count; ++c) {
-                const uint32_t v = (uint32_t)(int32_t)sums[i * F32_TILE_COLUMNS + c]; /* an exact integer */
-                total[i * F32_TILE_COLUMNS + c] = q0 ? total[i * F32_TILE_COLUMNS + c] + v : v;
-            }
+        for (size_t i = 0; i < rows; ++i) {
+            const float *from = sums + i * F32_TILE_COLUMNS;
+            int32_t *to = total + i * F32_TILE_COLUMNS;
+            if (q0 == 0)
+                for (size_t c = 0; c < count; ++c) to[c] = (int32_t)from[c]; /* exact integers */
+            else
+                for (size_t c = 0; c < count; ++c) to[c] = (int32_t)((uint32_t)to[c] + (uint32_t)(int32_t)from[c]);
+        }
     }
     int8_t *out = st->out + (b * st->m + i0) * st->n + j;
     for (size_t i = 0; i < rows; ++i)
-        for (size_t c = 0; c < count; ++c)
-            out[i * st->n + c] = rl_s8_batch_matmul_requantize((int32_t)total[i * F32_TILE_COLUMNS + c], &st->p);
+        st->requantize(count, total + i * F32_TILE_COLUMNS, st->p.multiplier, st->p.shift, st->p.output_zero_point,
+                       st->p.output_min, st->p.output_max, out + i * st->n);
 }
 
 static void run_exact_f32(rl_plan *plan, rl_s8_batch_matmul_state *st, const int8_t *x, const int8_t *y, char *scratch) {
@@ -311,6 +314,7 @@ static rl_status prepare_exact_f32(rl_plan *plan, rl_op *op, rl_s8_batch_matmul_
                                    int y_constant) {
     const size_t k = st->k, n = st->n;
     st->f32 = plan->kernels->f32_gemm;
+    st->requantize = plan->kernels->s32_s8_requantize_fixedpoint;
     if (st->f32.mr * GEMM_ROW_BLOCKS > F32_TILE_ROWS || st->f32.nr * 4 > F32_TILE_COLUMNS)
         return rl_fail(plan, RL_UNSUPPORTED, "a %ux%u float GEMM tile is wider than the driver's", st->f32.mr, st->f32.nr);
     const size_t full = k < DEPTH_CHUNK ? k : DEPTH_CHUNK, last = k % DEPTH_CHUNK ? k % DEPTH_CHUNK : full;

@@ -18,6 +18,7 @@
 #include "qd8_dwconv.h"
 #include "qd8_gemm.h"
 #include "quant.h"
+#include "requantize_fixedpoint.h"
 #include "rowdot.h"
 #include "vcvt.h"
 
@@ -265,6 +266,8 @@ typedef struct {
     /* The LSTMs' gate products (int8 and hybrid: int32 sums, rowdot.h) and gate activations (vactivation.h). */
     rl_s8_s32_rowdot_config s8_s32_rowdot;
     rl_vactivation_config vactivation;
+    /* int32 sums to int8 in TFLite's fixed point (requantize_fixedpoint.h; int8 BATCH_MATMUL, y zero point not 0). */
+    rl_s32_s8_requantize_fn s32_s8_requantize_fixedpoint;
 } rl_kernel_table;
 
 /* The whole-op references (the scalar specification of each op) with the micro-kernels of `isa`. */
