@@ -401,7 +401,8 @@ rl_status rl_prepare_batch_matmul_quantized(rl_plan *plan, rl_op *op) {
     const size_t m = (size_t)op->prep.perm[0], k = (size_t)op->prep.perm[1], n = (size_t)op->prep.perm[2];
     const size_t x_count = (size_t)rl_shape_count(&x->shape), y_count = (size_t)rl_shape_count(&y->shape);
     const size_t x_batches = m * k != 0 ? x_count / (m * k) : 0, y_batches = k * n != 0 ? y_count / (k * n) : 0;
-    const size_t batches = (size_t)op->prep.bc.count;
+    /* An empty output computes nothing, however many batches its shape names (none of them are listed). */
+    const size_t batches = m != 0 && n != 0 ? (size_t)op->prep.bc.count : 0;
     const int8_t *y_known = (const int8_t *)rl_known_data(y);
     const int y_constant = y_known != NULL && !y->is_variable;
     const size_t sizes[3] = {sizeof(rl_s8_batch_matmul_state), batches * sizeof(int64_t), batches * sizeof(int64_t)};

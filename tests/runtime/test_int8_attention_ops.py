@@ -211,3 +211,13 @@ def test_int8_batch_matmul_extreme_sums(k, monkeypatch):
     assert litert_default(model, [x, y])[0].tobytes() == expected.tobytes()
     for isa in PATHS:
         assert rillet(model, [x, y], monkeypatch, isa, 2).tobytes() == expected.tobytes(), isa
+
+
+def test_int8_batch_matmul_empty_output_with_many_batches_allocates_nothing_per_batch():
+    """10^10 batches of 0 rows: an empty output, prepared and run without a per-batch table."""
+    model = op_model("BATCH_MATMUL", [Input((100000, 100000, 0, 4), I8, Quant(0.1, 4)),
+                                      Input((1, 1, 4, 5), I8, Quant(0.1, 3))], [((1,), I8, Quant(0.5, -3))], {}, version=4)
+    from rillet.runtime import Interpreter
+
+    got = run(Interpreter, model, [np.zeros((100000, 100000, 0, 4), I8), np.zeros((1, 1, 4, 5), I8)])[0]
+    assert got.shape == (100000, 100000, 0, 5)
