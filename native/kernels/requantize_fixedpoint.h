@@ -22,8 +22,11 @@ RL_S32_S8_REQUANTIZE_FN(s32_s8_requantize_fixedpoint__scalar);
 #if defined(__x86_64__) || defined(_M_X64)
 RL_S32_S8_REQUANTIZE_FN(s32_s8_requantize_fixedpoint__avx2);
 #endif
+#if RL_HAVE_NEON_KERNELS
+RL_S32_S8_REQUANTIZE_FN(s32_s8_requantize_fixedpoint__neon);
+#endif
 
-/* AVX2's on every x86 SIMD path, else scalar. */
+/* AVX2's on every x86 SIMD path, NEON's on both Arm paths, else scalar. */
 rl_s32_s8_requantize_fn rl_s32_s8_requantize_fixedpoint_for(rl_isa isa);
 
 #endif

@@ -12,6 +12,8 @@ void s32_s8_requantize_fixedpoint__scalar(size_t n, const int32_t *acc, int32_t 
 rl_s32_s8_requantize_fn rl_s32_s8_requantize_fixedpoint_for(rl_isa isa) {
 #if defined(__x86_64__) || defined(_M_X64)
     if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return s32_s8_requantize_fixedpoint__avx2;
+#elif RL_HAVE_NEON_KERNELS
+    if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return s32_s8_requantize_fixedpoint__neon;
 #endif
     (void)isa;
     return s32_s8_requantize_fixedpoint__scalar;
