@@ -9,7 +9,7 @@
  * A constant y is packed at prepare; an activation y (and x where it must be converted or transposed) at every
  * invoke into the op's arena scratch. Threads split output tiles (a batch's block of rows by a block of
  * columns); each output's value does not depend on the tile, so results do not depend on the thread count.
- * TFLite's 16x8 form (int16 x) runs its reference kernel, s16_batch_matmul_ref.c.
+ * TFLite's 16x8 form (int16 x): batch_matmul_int16.c.
  */
 #include <string.h>
 
@@ -20,7 +20,7 @@ typedef struct {
     rl_s8_batch_matmul_params p;
     size_t m, k, n;
     size_t x_batches, y_batches, batches; /* x's and y's own batch counts; the output's */
-    int32_t adj_x, adj_y, y_constant;
+    int32_t adj_x, adj_y;
     /* y's zero point 0: XNNPACK's arithmetic, the int8 GEMM micro-kernels on y packed into panels. */
     rl_qs8_gemm_config qs8;
     rl_qs8_requantization_params qs8_params;
@@ -344,53 +344,10 @@ static rl_status prepare_exact_f32(rl_plan *plan, rl_op *op, rl_s8_batch_matmul_
     return RL_OK;
 }
 
-/* TFLite's 16x8 mode on the reference kernel (s16_batch_matmul_ref.c): int16 x, int8 or int16 y. */
-typedef struct {
-    int32_t multiplier, shift;
-} rl_s16_batch_matmul_state;
-
-static rl_status run_batch_matmul_int16(rl_plan *plan, rl_op *op) {
-    const rl_s16_batch_matmul_state *st = (const rl_s16_batch_matmul_state *)op->state;
-    const rl_batch_matmul_params *p = &op->params.batch_matmul;
-    const rl_tensor *y = rl_input(plan, op, 1);
-    s16_batch_matmul_ref(&op->prep.bc, op->prep.perm[0], op->prep.perm[1], op->prep.perm[2], p->adj_x, p->adj_y,
-                         st->multiplier, st->shift, (const int16_t *)rl_input(plan, op, 0)->data, y->data,
-                         y->dtype == RL_INT8, (int16_t *)rl_output(plan, op, 0)->data);
-    return RL_OK;
-}
-
-static rl_status expect_zero_point_0(rl_plan *plan, const rl_tensor *t, const char *what) {
-    rl_status s = rl_expect_per_tensor_quantization(plan, t, what);
-    if (s == RL_OK && rl_tensor_zero_point(t, 0) != 0)
-        return rl_fail(plan, RL_UNSUPPORTED, "%s has zero point %d; TFLite's 16x8 BATCH_MATMUL needs 0", what,
-                       rl_tensor_zero_point(t, 0));
-    return s;
-}
-
-static rl_status prepare_batch_matmul_int16(rl_plan *plan, rl_op *op) {
-    const rl_tensor *x = rl_input(plan, op, 0), *y = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
-    if (y->dtype != RL_INT8 && y->dtype != RL_INT16)
-        return rl_fail(plan, RL_UNSUPPORTED, "int16 x with %s y has no kernel (int8 or int16 y)", rl_dtype_name(y->dtype));
-    rl_status s = rl_expect_dtype(plan, output, "output", RL_INT16);
-    if (s == RL_OK) s = expect_zero_point_0(plan, x, "int16 x");
-    if (s == RL_OK) s = expect_zero_point_0(plan, y, y->dtype == RL_INT8 ? "int8 y" : "int16 y");
-    if (s == RL_OK) s = expect_zero_point_0(plan, output, "int16 output");
-    if (s != RL_OK) return s;
-    rl_s16_batch_matmul_state *st = (rl_s16_batch_matmul_state *)rl_op_state(plan, op, sizeof *st);
-    if (!st) return RL_NO_MEMORY;
-    const float product = rl_tensor_scale(x, 0) * rl_tensor_scale(y, 0);
-    const double real = (double)product / (double)rl_tensor_scale(output, 0);
-    if (rl_quantize_multiplier(real, &st->multiplier, &st->shift) || st->shift < -31 || st->shift > 7)
-        return rl_fail(plan, RL_UNSUPPORTED, "requantization scale %g (x * y / output scale) is outside TFLite's "
-                       "16-bit range [2^-32, 2^7)", real);
-    op->run = run_batch_matmul_int16;
-    return RL_OK;
-}
-
 rl_status rl_prepare_batch_matmul_quantized(rl_plan *plan, rl_op *op) {
     const rl_tensor *x = rl_input(plan, op, 0), *y = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
     const rl_batch_matmul_params *bp = &op->params.batch_matmul;
-    if (x->dtype == RL_INT16) return prepare_batch_matmul_int16(plan, op);
+    if (x->dtype == RL_INT16) return rl_prepare_batch_matmul_int16(plan, op);
     rl_status s = rl_expect_dtype(plan, y, "y", RL_INT8);
     if (s == RL_OK) s = rl_expect_per_tensor_quantization(plan, x, "int8 x");
     /* TFLite's kernel reads one scale; LiteRT runs a per-channel y with scale 0 (every output its zero point). */
@@ -412,7 +369,7 @@ rl_status rl_prepare_batch_matmul_quantized(rl_plan *plan, rl_op *op) {
     if ((s = batch_matmul_params(plan, x, y, output, &st->p)) != RL_OK) return s;
     st->m = m, st->k = k, st->n = n;
     st->x_batches = x_batches, st->y_batches = y_batches, st->batches = batches;
-    st->adj_x = bp->adj_x, st->adj_y = bp->adj_y, st->y_constant = y_constant;
+    st->adj_x = bp->adj_x, st->adj_y = bp->adj_y;
     int64_t *x_batch_of = (int64_t *)parts[1], *y_batch_of = (int64_t *)parts[2];
     int64_t index[8] = {0};
     for (size_t b = 0; b < batches; ++b) {

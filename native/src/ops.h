@@ -53,6 +53,7 @@ rl_status rl_prepare_fully_connected_quantized(rl_plan *plan, rl_op *op);
 rl_status rl_eval_fully_connected_quantized(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_batch_matmul_quantized(rl_plan *plan, rl_op *op);
 rl_status rl_eval_batch_matmul_quantized(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_batch_matmul_int16(rl_plan *plan, rl_op *op); /* batch_matmul_int16.c */
 /* Checks a symmetric int8 filter's quantization (one scale, or one per output channel on `axis`) and returns
  * its `channels` scales, per-tensor ones repeated, in memory that lives with the op. */
 rl_status rl_s8_filter_scales(rl_plan *plan, rl_op *op, const rl_tensor *filter, int32_t channels, int32_t axis,
