@@ -129,7 +129,8 @@ static void batch_matmul_gemm_tile(void *context, size_t t, size_t j, size_t til
  * products stays below 2^24 in magnitude at every step, in any order: float adds and fused multiply-adds are
  * exact there, whatever the kernel's lanes and ISA. The float GEMM sums each chunk of the depth exactly, and the
  * chunks are added as int32 (modulo 2^32, as TFLite's accumulator). */
-enum { DEPTH_CHUNK = 256, F32_TILE_ROWS = 32, F32_TILE_COLUMNS = 64 }; /* 256 * 255 * 255 < 2^24 */
+/* DEPTH_CHUNK: 256 * 255 * 255 < 2^24. A tile's two buffers, 32 KiB, live on the stack of whichever thread runs it. */
+enum { DEPTH_CHUNK = 256, F32_TILE_ROWS = 32, F32_TILE_COLUMNS = 128 };
 
 /* One batch of y - zy into the float GEMM's panels (gemm.h), chunk by chunk of the depth. */
 static void pack_y_f32(size_t n, size_t k, size_t nr, size_t chunk_floats, float zy, const int8_t *y,
@@ -216,7 +217,7 @@ static void run_exact_f32(rl_plan *plan, rl_s8_batch_matmul_state *st, const int
         st->f32_packed_now = packed;
     }
     const size_t tile_rows = st->f32.mr * GEMM_ROW_BLOCKS, row_blocks = (m + tile_rows - 1) / tile_rows;
-    rl_parallelize_2d_tile_2d(plan->pool, batch_matmul_f32_tile, st, st->batches * row_blocks, n, 1, st->f32.nr * 4);
+    rl_parallelize_2d_tile_2d(plan->pool, batch_matmul_f32_tile, st, st->batches * row_blocks, n, 1, F32_TILE_COLUMNS);
 }
 
 static rl_status run_batch_matmul_int8(rl_plan *plan, rl_op *op) {
@@ -247,7 +248,7 @@ static rl_status run_batch_matmul_int8(rl_plan *plan, rl_op *op) {
         st->packed_now = packed;
     }
     const size_t tile_rows = st->qs8.mr * GEMM_ROW_BLOCKS, row_blocks = (m + tile_rows - 1) / tile_rows;
-    rl_parallelize_2d_tile_2d(plan->pool, batch_matmul_gemm_tile, st, st->batches * row_blocks, n, 1, st->qs8.nr * 4);
+    rl_parallelize_2d_tile_2d(plan->pool, batch_matmul_gemm_tile, st, st->batches * row_blocks, n, 1, n);
     return RL_OK;
 }
 
