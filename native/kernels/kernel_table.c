@@ -93,6 +93,7 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .s8_s32_rowdot = rl_s8_s32_rowdot_config_for(isa),
         .vactivation = rl_vactivation_config_for(isa),
         .f32_vexp = rl_f32_vexp_config_for(isa),
+        .s32_s8_requantize_fixedpoint = rl_s32_s8_requantize_fixedpoint_for(isa),
     };
     return table;
 }

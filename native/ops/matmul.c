@@ -90,7 +90,7 @@ rl_status rl_prepare_batch_matmul(rl_plan *plan, rl_op *op) {
     rl_tensor *a = rl_input(plan, op, 0), *b = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
     const rl_batch_matmul_params *p = &op->params.batch_matmul;
     const int hybrid = a->dtype == RL_FLOAT32 && b->dtype == RL_INT8; /* conv_hybrid.c */
-    const int quantized = a->dtype == RL_INT8; /* matmul_int8.c checks dtypes */
+    const int quantized = a->dtype == RL_INT8 || a->dtype == RL_INT16; /* batch_matmul_int8.c checks dtypes */
     if (!quantized && !hybrid) {
         if ((s = rl_expect_dtype(plan, a, "x", RL_FLOAT32)) != RL_OK) return s;
         if ((s = rl_expect_dtype(plan, b, "y", RL_FLOAT32)) != RL_OK) return s;

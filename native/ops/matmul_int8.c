@@ -1,5 +1,5 @@
-/* matmul_int8.c — int8 FULLY_CONNECTED and BATCH_MATMUL. matmul.c computes shapes and dispatches here when
- * an operand is int8. */
+/* matmul_int8.c — int8 FULLY_CONNECTED. matmul.c computes shapes and dispatches here when an operand is int8
+ * (BATCH_MATMUL's int8 form: batch_matmul_int8.c). */
 #include "conv_hybrid_gemm.h"
 
 rl_status rl_prepare_fully_connected_quantized(rl_plan *plan, rl_op *op) {
@@ -49,32 +49,5 @@ rl_status rl_eval_fully_connected_quantized(rl_plan *plan, rl_op *op) {
                                       (const int8_t *)rl_input(plan, op, 0)->data, (const int8_t *)weights->data,
                                       bias ? (const int32_t *)bias->data : NULL,
                                       (int8_t *)rl_output(plan, op, 0)->data);
-    return RL_OK;
-}
-
-/* Both operands quantized per tensor; y's zero point must be 0 (the form XNNPACK takes, and what LiteRT's
- * default Interpreter measured to requantize with the fp32 formula). */
-rl_status rl_prepare_batch_matmul_quantized(rl_plan *plan, rl_op *op) {
-    const rl_tensor *a = rl_input(plan, op, 0), *b = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
-    rl_status s = rl_expect_dtype(plan, b, "y", RL_INT8);
-    if (s != RL_OK) return s;
-    if ((s = rl_expect_per_tensor_quantization(plan, b, "int8 y")) != RL_OK) return s;
-    if (rl_tensor_zero_point(b, 0) != 0)
-        return rl_fail(plan, RL_UNSUPPORTED, "int8 y has zero point %d; only 0 has a kernel",
-                       rl_tensor_zero_point(b, 0));
-    float *scale = (float *)rl_op_scratch(plan, op, sizeof(float));
-    if (!scale) return RL_NO_MEMORY;
-    *scale = rl_tensor_scale(b, 0);
-    return rl_s8_requantization_of(plan, a, output, RL_ACT_NONE, scale, 1, scale, &op->prep.q);
-}
-
-rl_status rl_eval_batch_matmul_quantized(rl_plan *plan, rl_op *op) {
-    const rl_batch_matmul_params *p = &op->params.batch_matmul;
-    const rl_quant_params *q = &op->prep.q;
-    const rl_s8_requantization rq = {q->input_zero_point[0], q->output_zero_point, q->act_min, q->act_max,
-                                     (const float *)op->scratch};
-    plan->kernels->s8_batch_matmul(&op->prep.bc, op->prep.perm[0], op->prep.perm[1], op->prep.perm[2], p->adj_x,
-                                   p->adj_y, &rq, (const int8_t *)rl_input(plan, op, 0)->data,
-                                   (const int8_t *)rl_input(plan, op, 1)->data, (int8_t *)rl_output(plan, op, 0)->data);
     return RL_OK;
 }

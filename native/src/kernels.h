@@ -18,6 +18,8 @@
 #include "pool.h"
 #include "qd8_dwconv.h"
 #include "qd8_gemm.h"
+#include "quant.h"
+#include "requantize_fixedpoint.h"
 #include "rowdot.h"
 #include "vcvt.h"
 
@@ -139,6 +141,30 @@ static inline int8_t rl_requantize_fp32(int32_t acc, float scale, const rl_s8_re
     return (int8_t)((int32_t)nearbyintf(v) + rq->output_zero_point);
 }
 
+/* int8 BATCH_MATMUL: both operands int8 activations (or y constant), each quantized per tensor with any
+ * zero point. LiteRT's default Interpreter runs two arithmetics, measured against LiteRT 2.3 on every
+ * combination of zero points: where y's zero point is 0 its XNNPACK delegate takes the op and requantizes
+ * with rl_requantize_fp32 (scale = x_scale * y_scale / output_scale in float); where it is not, XNNPACK
+ * declines and TFLite's builtin kernel runs (its optimized and reference kernels agree): the accumulator
+ * times QuantizeMultiplier((double)(float)(x_scale * y_scale) / (double)output_scale), double rounding
+ * (rl_mul_by_quantized_multiplier), plus the output zero point, clamped. */
+typedef struct {
+    int32_t x_zero_point, y_zero_point, output_zero_point;
+    int32_t output_min, output_max;
+    int32_t fixed_point; /* 1: TFLite's multiplier and shift (y_zero_point != 0); 0: XNNPACK's float scale */
+    float scale;
+    int32_t multiplier, shift;
+} rl_s8_batch_matmul_params;
+
+static inline int8_t rl_s8_batch_matmul_requantize(int32_t acc, const rl_s8_batch_matmul_params *p) {
+    if (!p->fixed_point) {
+        const rl_s8_requantization rq = {p->x_zero_point, p->output_zero_point, p->output_min, p->output_max, NULL};
+        return rl_requantize_fp32(acc, p->scale, &rq);
+    }
+    const int32_t v = rl_mul_by_quantized_multiplier(acc, p->multiplier, p->shift) + p->output_zero_point;
+    return (int8_t)rl_clamp_i32(v, p->output_min, p->output_max);
+}
+
 /* int8 element-wise binary arithmetic: which runtime's formula (see s8_binary_ref.c). */
 typedef enum { RL_S8_ADD_TFLITE, RL_S8_SUB_TFLITE, RL_S8_ADDSUB_XNNPACK, RL_S8_MUL_TFLITE, RL_S8_MUL_XNNPACK } rl_s8_binary_kind;
 struct rl_s8_binary_params;
@@ -188,7 +214,7 @@ typedef struct {
     void (*s8_fully_connected)(int64_t batch, int32_t in_depth, int32_t units, const rl_s8_requantization *rq,
                                const int8_t *input, const int8_t *weights, const int32_t *bias, int8_t *output);
     void (*s8_batch_matmul)(const rl_broadcast *batches, int32_t m, int32_t k, int32_t n, int32_t adj_x, int32_t adj_y,
-                            const rl_s8_requantization *rq, const int8_t *a, const int8_t *b, int8_t *out);
+                            const rl_s8_batch_matmul_params *p, const int8_t *a, const int8_t *b, int8_t *out);
     void (*qd8_f32_qc8w_fully_connected)(int64_t batch, int32_t in_depth, int32_t units, const float *input,
                                          const int8_t *weights, const float *weight_scales, const float *bias,
                                          float act_min, float act_max, int8_t *row_scratch, float *output);
@@ -248,6 +274,8 @@ typedef struct {
     rl_s8_s32_rowdot_config s8_s32_rowdot;
     rl_vactivation_config vactivation;
     rl_f32_vexp_config f32_vexp; /* float SOFTMAX's row passes and GELU (f32_vexp.h) */
+    /* int32 sums to int8 in TFLite's fixed point (requantize_fixedpoint.h; int8 BATCH_MATMUL, y zero point not 0). */
+    rl_s32_s8_requantize_fn s32_s8_requantize_fixedpoint;
 } rl_kernel_table;
 
 /* The whole-op references (the scalar specification of each op) with the micro-kernels of `isa`. */
@@ -278,8 +306,12 @@ void s8_dwconv2d_ref(const rl_window_geometry *g, const rl_s8_requantization *rq
                      const int8_t *filter, const int32_t *bias, int8_t *output);
 void s8_fully_connected_ref(int64_t batch, int32_t in_depth, int32_t units, const rl_s8_requantization *rq,
                             const int8_t *input, const int8_t *weights, const int32_t *bias, int8_t *output);
+/* TFLite's 16x8 BATCH_MATMUL: int16 x, int8 (b_is_int8) or int16 y, zero points 0 (s16_batch_matmul_ref.c). */
+void s16_batch_matmul_ref(const rl_broadcast *batches, int32_t m, int32_t k, int32_t n, int32_t adj_x, int32_t adj_y,
+                          int32_t multiplier, int32_t shift, const int16_t *a, const void *b, int32_t b_is_int8,
+                          int16_t *out);
 void s8_batch_matmul_ref(const rl_broadcast *batches, int32_t m, int32_t k, int32_t n, int32_t adj_x,
-                         int32_t adj_y, const rl_s8_requantization *rq, const int8_t *a, const int8_t *b,
+                         int32_t adj_y, const rl_s8_batch_matmul_params *p, const int8_t *a, const int8_t *b,
                          int8_t *out);
 /* Hybrid (dynamic-range) fully connected: float input and output, int8 weights with one scale per unit.
  * Each input row is quantized to int8 asymmetrically (range widened to hold 0, zero point nudged, ties to

@@ -60,7 +60,7 @@ static const rl_op_kind op_kinds[] = {
     {.code = RL_OP_LEAKY_RELU, .name = "LEAKY_RELU", .dtypes = F32 | S8, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_leaky_relu},
     {.code = RL_OP_SQUARED_DIFFERENCE, .name = "SQUARED_DIFFERENCE", .dtypes = F32 | RL_TAKES_I32 | S8, .prepare = rl_prepare_squared_difference, .eval = rl_eval_squared_difference},
     {.code = RL_OP_HARD_SWISH, .name = "HARD_SWISH", .dtypes = F32 | S8, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
-    {.code = RL_OP_BATCH_MATMUL, .name = "BATCH_MATMUL", .dtypes = F32 | S8, .prepare = rl_prepare_batch_matmul, .eval = rl_eval_batch_matmul},
+    {.code = RL_OP_BATCH_MATMUL, .name = "BATCH_MATMUL", .dtypes = F32 | S8 | (1u << RL_INT16), .prepare = rl_prepare_batch_matmul, .eval = rl_eval_batch_matmul},
     {.code = RL_OP_QUANTIZE, .name = "QUANTIZE", .dtypes = F32 | (1u << RL_INT8) | U8, .prepare = rl_prepare_quantize, .eval = rl_eval_quantize},
     {.code = RL_OP_DEQUANTIZE, .name = "DEQUANTIZE", .dtypes = (1u << RL_INT8) | (1u << RL_FLOAT16), .prepare = rl_prepare_dequantize, .eval = rl_eval_dequantize},
     {.code = RL_OP_MAXIMUM, .name = "MAXIMUM", .dtypes = F32 | RL_TAKES_I32 | S8, .prepare = rl_prepare_binary, .eval = rl_eval_binary},
@@ -146,6 +146,8 @@ static const rl_op_kind op_kinds[] = {
      .eval = rl_eval_fill_range},
     {.code = RL_OP_CUMSUM, .name = "CUMSUM", .dtypes = F32 | RL_TAKES_I32 | I64, .prepare = rl_prepare_cumsum,
      .eval = rl_eval_cumsum},
+    {.code = RL_OP_EMBEDDING_LOOKUP, .name = "EMBEDDING_LOOKUP", .dtypes = ANY, .data_input = 1,
+     .prepare = rl_prepare_embedding_lookup, .eval = rl_eval_embedding_lookup},
     {.code = RL_OP_ONE_HOT, .name = "ONE_HOT", .dtypes = ANY, .data_input = 2, .prepare = rl_prepare_one_hot,
      .eval = rl_eval_one_hot},
     /* dtypes: the stored values' (float16 weights are densified, then dequantized) */

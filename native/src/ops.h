@@ -53,6 +53,7 @@ rl_status rl_prepare_fully_connected_quantized(rl_plan *plan, rl_op *op);
 rl_status rl_eval_fully_connected_quantized(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_batch_matmul_quantized(rl_plan *plan, rl_op *op);
 rl_status rl_eval_batch_matmul_quantized(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_batch_matmul_int16(rl_plan *plan, rl_op *op); /* batch_matmul_int16.c */
 /* Checks a symmetric int8 filter's quantization (one scale, or one per output channel on `axis`) and returns
  * its `channels` scales, per-tensor ones repeated, in memory that lives with the op. */
 rl_status rl_s8_filter_scales(rl_plan *plan, rl_op *op, const rl_tensor *filter, int32_t channels, int32_t axis,
@@ -229,6 +230,9 @@ RL_DECLARE_OP(dynamic_update_slice);
 /* RFFT2D (rfft2d.c), float32 to complex64. */
 enum { RL_OP_RFFT2D = 131 };
 RL_DECLARE_OP(rfft2d);
+/* EMBEDDING_LOOKUP (embedding_lookup.c). */
+enum { RL_OP_EMBEDDING_LOOKUP = 7 };
+RL_DECLARE_OP(embedding_lookup);
 /* MediaPipe's custom ops (mediapipe_custom.c), found by their custom names: internal codes past TFLite's. */
 enum {
     RL_OP_CUSTOM_CONVOLUTION_2D_TRANSPOSE_BIAS = 100000, RL_OP_CUSTOM_MAX_POOLING_WITH_ARGMAX_2D = 100001,

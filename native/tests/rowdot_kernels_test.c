@@ -12,7 +12,8 @@
  * within 1e-6 of the double-precision functions, the others within 1e-6 relative of the scalar ones (1e-30
  * absolute below 1e-24), on lengths 1 to 40 ending at a guarded page's end, in place too,
  * over values from -100 to 100, near 0 and at the cutoffs; the int16 logistic and tanh bit for bit on every
- * input. Exit status 0: all passed; 1: a
+ * input; TFLite's fixed-point int32-to-int8 requantization (requantize_fixedpoint.h) bit for bit against
+ * rl_mul_by_quantized_multiplier on every shift from -31 to 30, any int32 sums, lengths around 8. Exit status 0: all passed; 1: a
  * mismatch (the case is printed); 77: the CPU lacks the ISA (skipped, and said so). */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
 #include <math.h>
@@ -25,8 +26,10 @@
 #include <unistd.h>
 
 #include "cpu_features.h"
-#include "vactivation.h"
+#include "quant.h"
+#include "requantize_fixedpoint.h"
 #include "rowdot.h"
+#include "vactivation.h"
 
 #define REL_TOL 1e-6
 #define CANARY_F 12345.678f
@@ -361,6 +364,43 @@ static int test_s16_activation(const rl_vactivation_config *act, int integer_bit
     return 0;
 }
 
+/* int32 sums to int8, TFLite's fixed point: against rl_mul_by_quantized_multiplier, then the zero point and clamp. */
+static int test_requantize(rl_s32_s8_requantize_fn kernel, rng *r) {
+    enum { MAX_N = 41 };
+    int32_t acc[MAX_N];
+    int8_t got[MAX_N + 1];
+    size_t cases = 0;
+    for (int32_t shift = -31; shift <= 30; ++shift)
+        for (size_t n = 0; n < MAX_N; n += n < 18 ? 1 : 7) {
+            const int32_t multiplier = (int32_t)((1u << 30) | (next(r) >> 2)), zero_point = (int32_t)(next(r) % 256) - 128;
+            const int32_t lo = cases % 4 == 0 ? (int32_t)(next(r) % 100) - 128 : -128, hi = cases % 4 == 0 ? 100 : 127;
+            for (size_t i = 0; i < n; ++i) {
+                const uint32_t bits = next(r);
+                /* any int32, small sums of either sign, multiples of a power of two, and the extremes */
+                acc[i] = i % 5 == 0 ? (int32_t)bits : i % 5 == 1 ? (int32_t)(bits % 20001) - 10000
+                       : i % 5 == 2 ? (int32_t)((bits % 64) << (bits >> 27)) - (int32_t)(bits & 1) * 4096
+                       : i % 5 == 3 ? (i & 8 ? INT32_MIN : INT32_MAX) : -(int32_t)(bits % 1000);
+            }
+            got[n] = CANARY_B;
+            kernel(n, acc, multiplier, shift, zero_point, lo, hi, got);
+            if (got[n] != (int8_t)CANARY_B) {
+                printf("FAIL requantize n=%zu shift=%d: wrote past n\n", n, (int)shift);
+                return 1;
+            }
+            for (size_t i = 0; i < n; ++i) {
+                const int32_t want = rl_clamp_i32(rl_mul_by_quantized_multiplier(acc[i], multiplier, shift) + zero_point, lo, hi);
+                if (got[i] != want) {
+                    printf("FAIL requantize n=%zu shift=%d multiplier=%d: acc[%zu]=%d got %d want %d\n", n, (int)shift,
+                           (int)multiplier, i, (int)acc[i], (int)got[i], (int)want);
+                    return 1;
+                }
+            }
+            ++cases;
+        }
+    printf("fixed-point requantize: %zu cases ok\n", cases);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     static const struct {
         const char *name;
@@ -404,6 +444,12 @@ int main(int argc, char **argv) {
     failed |= test_activation("sigmoid", act.f32_sigmoid, scalar ? NULL : f32_vsigmoid__scalar, sigmoid_exact, &r);
     failed |= test_activation("tanh", act.f32_tanh, scalar ? NULL : f32_vtanh__scalar, tanh, &r);
     for (int bits = -1; bits <= 6; ++bits) failed |= test_s16_activation(&act, bits, scalar, &r);
+    const rl_s32_s8_requantize_fn requantize = rl_s32_s8_requantize_fixedpoint_for(isa);
+    if (!scalar && requantize == s32_s8_requantize_fixedpoint__scalar) {
+        printf("FAIL: %s runs the scalar requantization under its own name\n", names[which].name);
+        return 1;
+    }
+    failed |= test_requantize(requantize, &r);
     if (!failed) printf("s16 sigmoid and tanh (0 to 6 integer bits): all 65536 inputs ok\n");
     printf("%s (input_offset %d): %s\n", names[which].name, (int)qs8.input_offset, failed ? "FAILED" : "all passed");
     return failed ? 1 : 0;

@@ -396,3 +396,52 @@ def test_float_elementwise_on_arm_path_matches_scalar_and_litert(model_runner, t
     expected = it.get_tensor(it.get_output_details()[0]["index"])
     got = np.frombuffer(fast[int(output_tensor)], np.float32).reshape(expected.shape)
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+def attention_files(folder: Path) -> dict[str, tuple[Path, np.ndarray]]:
+    """int8 BATCH_MATMUL against a constant y, y's zero point 0 (the int8 GEMM) and 5 (exact sums on the float GEMM in
+    depth chunks of 256, then the fixed-point requantization kernel), depth 300 and adj_y; and EMBEDDING_LOOKUP of
+    a hybrid int8 table."""
+    import sys
+
+    sys.path.insert(0, str(NATIVE.parent / "tests" / "runtime"))
+    from single_op import Const, Input, Quant, op_model
+
+    rng = np.random.default_rng(8)
+    i8 = np.int8
+    x = rng.integers(-128, 128, (2, 9, 300)).astype(i8)
+    y = rng.integers(-128, 128, (2, 21, 300)).astype(i8)
+    found = {}
+    for zy in (0, 5):
+        content = op_model("BATCH_MATMUL", [Input(x.shape, i8, Quant(0.02, -7)), Const(y, Quant(0.03, zy))],
+                           [((1,), i8, Quant(2.5, 3))], {"adj_y": True}, version=4)
+        (folder / f"bmm_zy{zy}.tflite").write_bytes(content)
+        found[f"bmm_zy{zy}"] = (folder / f"bmm_zy{zy}.tflite", x)
+    ids = np.array([3, 0, 7, 7, 1], np.int32)
+    table = rng.integers(-127, 128, (8, 6)).astype(i8)
+    content = op_model("EMBEDDING_LOOKUP", [Input(ids.shape, np.int32), Const(table, Quant(0.05, 0))],
+                       [((5, 6), np.float32)])
+    (folder / "embedding.tflite").write_bytes(content)
+    found["embedding"] = (folder / "embedding.tflite", ids)
+    return found
+
+
+@pytest.mark.parametrize(("arch", "cpu", "path"), MODEL_RUNS)
+@pytest.mark.parametrize("name", ["bmm_zy0", "bmm_zy5", "embedding"])
+def test_int8_attention_ops_on_arm_path_match_scalar_and_litert(model_runner, tmp_path_factory, name: str, arch: str,
+                                                                cpu: str, path: str):
+    """ops/batch_matmul_int8.c and embedding_lookup.c on the Arm paths: the scalar path's bits, and LiteRT's bits
+    (run on this host)."""
+    litert = pytest.importorskip("ai_edge_litert.interpreter")
+    file, feed = attention_files(tmp_path_factory.mktemp("attention-files"))[name]
+    view = ModelView(file.read_bytes())
+    (input_tensor,), (output_tensor,) = list(view.subgraphs[0].inputs), list(view.subgraphs[0].outputs)
+    scalar = model_runner(file, arch, cpu, "scalar", int(input_tensor), feed)
+    fast = model_runner(file, arch, cpu, path, int(input_tensor), feed)
+    assert fast[int(output_tensor)] == scalar[int(output_tensor)], f"{path} differs from scalar"
+    it = litert.Interpreter(model_path=str(file))
+    it.allocate_tensors()
+    it.set_tensor(it.get_input_details()[0]["index"], feed)
+    it.invoke()
+    expected = it.get_tensor(it.get_output_details()[0]["index"])
+    assert fast[int(output_tensor)] == expected.tobytes(), f"{path} differs from LiteRT"

@@ -25,7 +25,7 @@ NATIVE = Path(__file__).resolve().parents[2] / "native"
 TESTER = NATIVE / "tests" / "rowdot_kernels_test.c"
 PATTERNS = ("f32_rowdot_*__*.c", "qs8_qc8w_rowdot_*__*.c", "s8_s32_rowdot_*__*.c", "rowdot_configs.c",
             "f32_vsigmoid__*.c", "f32_vtanh__*.c", "s16_vsigmoid__*.c", "s16_vtanh__*.c", "vactivation_configs.c",
-            "qs8_lstm_activations_ref.c")
+            "qs8_lstm_activations_ref.c", "s32_s8_requantize_fixedpoint__*.c")
 pytestmark = pytest.mark.skipif(not TESTER.is_file(), reason="needs the checkout's native/ folder")
 
 # (architecture, compiler, the target's baseline flags, the emulator or None for the host)
