@@ -8,7 +8,7 @@ Needs torch and litert-torch (not rillet's dependencies). The weights are set he
 leaves its parameters uninitialised (torch.empty): converted as they come, the activations overflow, and the
 converter may fold the logits to a constant (gpt2_kv_f32.tflite of bench/make_transformers.py: every logit 0,
 layer 1's cache NaN in LiteRT and inf in rillet). --tiny: vocabulary 53, width 16, one layer, prefill 8, a
-cache of 48 (room for 32 decode steps): the ~130 KB fixture tests/data/models/gpt2_kv_tiny.tflite."""
+cache of 48 (room for 32 decode steps): the ~130 KB fixture tests/data/decoders/gpt2_kv_tiny.tflite."""
 
 from __future__ import annotations
 

@@ -321,38 +321,15 @@ def gpt2_plain(out: Path, s: Sizes) -> None:
 def gpt2_kv(out: Path, s: Sizes) -> None:
     """The generative API's decoder with an external KV cache: prefill_N and decode, as its examples
     export them."""
-    import torch
     from ai_edge_litert.interpreter import Interpreter
-    from litert_torch.generative.layers import kv_cache as kv_utils
-    from litert_torch.generative.layers import model_config as cfg
-    from litert_torch.generative.utilities import converter as gen_converter
-    from litert_torch.generative.utilities import export_config as export_cfg
-    from litert_torch.generative.utilities.model_builder import DecoderOnlyModel
-
-    torch.manual_seed(0)
-    norm = cfg.NormalizationConfig(type=cfg.NormalizationType.LAYER_NORM, enable_hlfb=False, epsilon=1e-5)
-    attn = cfg.AttentionConfig(num_heads=s.gpt2_heads, head_dim=s.gpt2_embd // s.gpt2_heads,
-                               num_query_groups=s.gpt2_heads, rotary_percentage=1.0, qkv_use_bias=True,
-                               output_proj_use_bias=True)
-    ff = cfg.FeedForwardConfig(type=cfg.FeedForwardType.SEQUENTIAL,
-                               activation=cfg.ActivationConfig(cfg.ActivationType.GELU_TANH),
-                               intermediate_size=4 * s.gpt2_embd, use_bias=True)
-    block = cfg.TransformerBlockConfig(attn_config=attn, ff_config=ff, pre_attention_norm_config=norm,
-                                       post_attention_norm_config=norm)
-    config = cfg.ModelConfig(vocab_size=s.gpt2_vocab, num_layers=s.gpt2_layers, max_seq_len=s.gpt2_kv_len,
-                             embedding_dim=s.gpt2_embd, block_configs=block, final_norm_config=norm,
-                             lm_head_use_bias=False, enable_hlfb=False)
-    model = DecoderOnlyModel(config, mask_cache_size=s.gpt2_kv_len).eval()
-    export = export_cfg.ExportConfig(output_logits_on_prefill=True)
+    from make_gpt2_kv import make  # seeded weights: DecoderOnlyModel leaves its parameters uninitialised
 
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
-        path = gen_converter.convert_to_tflite(model, output_path=tmp, output_name_prefix="gpt2_kv",
-                                               prefill_seq_len=s.gpt2_seq, kv_cache_max_len=s.gpt2_kv_len,
-                                               quantize="none", config=config, export_config=export)
-        content = Path(path).read_bytes()
-    del kv_utils
+        path = Path(tmp) / "gpt2_kv.tflite"
+        make(path, s.gpt2_vocab, s.gpt2_seq, s.gpt2_embd, s.gpt2_heads, s.gpt2_layers, s.gpt2_kv_len)
+        content = path.read_bytes()
 
     it = Interpreter(model_content=content)
     sigs = list(it.get_signature_list())

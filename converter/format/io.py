@@ -78,13 +78,16 @@ def save(model: ModelFile, *, external_buffers: bool | None = None) -> bytes:
     payloads = [b.data if b.data is not None and b.data.size else None for b in model.buffers]
     # The flatbuffer's length does not depend on the offsets' values (fixed-width fields, all set),
     # so encode once with placeholders to learn where the data will start, then with the real offsets.
-    placeholder = [Buffer(offset=2, size=p.size) if p is not None else Buffer() for p in payloads]
+    # A constant with no elements keeps its empty inline vector: offset 0 would read as "no data", which makes
+    # the tensor a non-constant (a 0-element shape operand, as litert-torch writes, then has no value).
+    empty = [Buffer(data=b.data) if b.data is not None and not b.data.size else Buffer() for b in model.buffers]
+    placeholder = [Buffer(offset=2, size=p.size) if p is not None else e for p, e in zip(payloads, empty)]
     head = len(_encode(model, placeholder))
     offsets, cursor = [], _align(head)
     for p in payloads:
         offsets.append(cursor if p is not None else 0)
         cursor = _align(cursor + p.size) if p is not None else cursor
-    final = [Buffer(offset=o, size=p.size) if p is not None else Buffer() for o, p in zip(offsets, payloads)]
+    final = [Buffer(offset=o, size=p.size) if p is not None else e for o, p, e in zip(offsets, payloads, empty)]
     flat = _encode(model, final)
     if len(flat) != head:
         raise AssertionError("external-buffer layout changed between passes")

@@ -1,4 +1,4 @@
-"""A KV-cache decoder as litert-torch's generative API exports it (tests/data/models/gpt2_kv_tiny.tflite, written
+"""A KV-cache decoder as litert-torch's generative API exports it (tests/data/decoders/gpt2_kv_tiny.tflite, written
 by bench/make_gpt2_kv.py --tiny: prefill_8 and decode signatures, a cache of 48 passed in and out), run in rillet
 and in LiteRT's default Interpreter: 32 greedy tokens the same, every step's logits and the caches within 1e-5.
 It runs EMBEDDING_LOOKUP, REDUCE_ALL, DYNAMIC_UPDATE_SLICE, GATHER_ND, SELECT_V2, SIN/COS among others."""
@@ -18,7 +18,7 @@ pytest.importorskip("ai_edge_litert")
 from ai_edge_litert.interpreter import Interpreter as LiteRT  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-MODEL = ROOT / "tests" / "data" / "models" / "gpt2_kv_tiny.tflite"
+MODEL = ROOT / "tests" / "data" / "decoders" / "gpt2_kv_tiny.tflite"
 
 
 def generate_gpt2():

@@ -20,14 +20,7 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "transformers"
 RTOL, ATOL = 1e-5, 1e-6
 LIVE_INPUTS = 5
 
-INT8_BATCH_MATMUL = "int8 BATCH_MATMUL with a nonzero y (right-hand side) zero point"
-MISSING = {
-    "bert_tiny_int8": INT8_BATCH_MATMUL,
-    "vit_tiny_int8": INT8_BATCH_MATMUL,
-    "whisper_tiny_encoder_int8": INT8_BATCH_MATMUL,
-    "gpt2_small_f32": "EMBEDDING_LOOKUP (float)",
-    "gpt2_kv_f32": "EMBEDDING_LOOKUP, REDUCE_ALL and DYNAMIC_UPDATE_SLICE (the KV-cache update)",
-}
+MISSING: dict[str, str] = {}
 MODELS = sorted(p.stem for p in DATA.glob("*.tflite"))
 
 
@@ -51,7 +44,9 @@ def assert_same(name: str, what: str, got: dict, expected: dict) -> None:
     for key, want in expected.items():
         have = np.asarray(got[key])
         assert have.dtype == want.dtype and have.shape == want.shape, f"{what} {key}"
-        if "int8" in name:
+        # An int8 model's integer outputs are LiteRT's bits; PT2E files end in float ops (the last layer norm runs
+        # float), whose outputs agree as float ones do: a one-step int8 difference before them is far past 1e-5.
+        if want.dtype.kind in "iu":
             if have.tobytes() != want.tobytes():
                 diff = np.abs(have.astype(np.float64) - want.astype(np.float64))
                 pytest.fail(f"{what} {key}: {np.count_nonzero(diff)} of {diff.size} elements differ "
