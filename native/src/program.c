@@ -12,7 +12,9 @@ rl_status rl_program_create(rl_program **program_out) {
     const char *mb = getenv("RILLET_LOOP_LIMIT_MB");
     if (mb && *mb) {
         const long long value = strtoll(mb, NULL, 10);
-        rl_program_set_loop_byte_limit(*program_out, value > 0 ? (size_t)value << 20 : 0);
+        /* Megabytes past what size_t holds (a 32-bit target) mean no practical limit: the most it holds. */
+        const uint64_t bytes = value > 0 ? (value >= (1LL << 43) ? UINT64_MAX : (uint64_t)value << 20) : 0;
+        rl_program_set_loop_byte_limit(*program_out, bytes > (uint64_t)SIZE_MAX ? SIZE_MAX : (size_t)bytes);
     }
     rl_invoke_guard_init(&(*program_out)->guard);
     return RL_OK;
@@ -23,7 +25,9 @@ void rl_program_set_loop_limit(rl_program *program, int64_t iterations) {
 }
 
 void rl_program_set_loop_byte_limit(rl_program *program, size_t bytes) {
-    program->loop_byte_limit = (int64_t)(bytes > INT64_MAX ? INT64_MAX : bytes);
+    /* Widened first: a 32-bit size_t never passes INT64_MAX, and gcc's -Wtype-limits refuses the test on it. */
+    const uint64_t wide = (uint64_t)bytes;
+    program->loop_byte_limit = wide > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)wide;
 }
 
 void rl_program_destroy(rl_program *program) {
