@@ -351,8 +351,8 @@ def test_lstm_on_arm_path_matches_scalar_and_litert(model_runner, tmp_path_facto
 
 def elementwise_files(folder: Path) -> dict[str, tuple[Path, np.ndarray]]:
     """Float PRELU with a per-channel alpha, LEAKY_RELU, MAXIMUM against one value, SUB with the vector on the
-    left and MUL by a value per row (vbinaryc row by row), over rows of 19 channels (the NEON kernels' 8- and 4-element steps and a 3-element tail), with zeros,
-    -0.0 and infinities in the input."""
+    left and MUL by a value per row (vbinaryc row by row), over rows of 19 channels (the NEON kernels' 8- and
+    4-element steps and a 3-element tail), with zeros, -0.0 and infinities in the input."""
     import sys
 
     sys.path.insert(0, str(NATIVE.parent / "tests" / "runtime"))

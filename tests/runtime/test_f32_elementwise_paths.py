@@ -88,7 +88,8 @@ def test_binary_on_every_path(op, a_shape, b_shape, act, monkeypatch):
     np.testing.assert_allclose(got["scalar"], expected, rtol=1e-5, atol=1e-6)
 
 
-THREADED = [  # transformer-sized operands: layer norm's per-row values, residual ADDs, biases, attention's scale
+# transformer-sized operands: layer norm's per-row values, residual ADDs, biases, attention's scale and mask
+THREADED = [
     ((1, 300, 256), (1, 300, 1)),
     ((1, 300, 1), (256,)),
     ((1, 300, 256), (1, 300, 256)),
@@ -109,7 +110,8 @@ def test_binary_forms_split_across_threads(op, a_shape, b_shape):
     rng = np.random.default_rng(7)
     a, b = operand(rng, a_shape), operand(rng, b_shape)
     out_shape = np.broadcast_shapes(a_shape, b_shape)
-    model = op_model(op, [Input(a_shape), Input(b_shape)], [(out_shape, F32)], {} if op in WITH_ACTIVATION else None)
+    options = {} if op in WITH_ACTIVATION else None
+    model = op_model(op, [Input(a_shape), Input(b_shape)], [(out_shape, F32)], options)
     got = {threads: run(Interpreter, model, [a, b], num_threads=threads)[0] for threads in (1, 2, 3)}
     for threads in (2, 3):
         assert got[threads].tobytes() == got[1].tobytes(), threads

@@ -28,7 +28,8 @@ F32 = np.float32
 
 
 def _graph(tensors: dict[str, tuple], ops: list[tuple], inputs: list[str], outputs: list[str]) -> bytes:
-    """tensors: name -> (shape,) for float activations or (array,) for constants; ops: (op, [in], [out], options)."""
+    """tensors: name -> (shape,) for float activations or (array,) for constants; ops: (op, [in], [out],
+    options)."""
     names = list(tensors)
     buffers = [Buffer(data=None)]
     table = []
@@ -36,7 +37,8 @@ def _graph(tensors: dict[str, tuple], ops: list[tuple], inputs: list[str], outpu
         spec = tensors[name][0]
         if isinstance(spec, np.ndarray):
             buffers.append(Buffer(data=np.frombuffer(spec.tobytes(), dtype=np.uint8)))
-            table.append(Tensor(shape=list(spec.shape), type=TYPE_CODES[spec.dtype], buffer=len(buffers) - 1, name=name))
+            table.append(Tensor(shape=list(spec.shape), type=TYPE_CODES[spec.dtype], buffer=len(buffers) - 1,
+                                name=name))
         else:
             table.append(Tensor(shape=list(spec), type=0, buffer=0, name=name))
     codes = sorted({op for op, *_ in ops})
@@ -46,8 +48,8 @@ def _graph(tensors: dict[str, tuple], ops: list[tuple], inputs: list[str], outpu
                  for op, ins, outs, opts in ops]
     ins, outs = [names.index(t) for t in inputs], [names.index(t) for t in outputs]
     model = ModelFile(
-        operator_codes=[OperatorCode(deprecated_builtin_code=min(BUILTIN_CODES[c], 127), builtin_code=BUILTIN_CODES[c],
-                                     version=1) for c in codes],
+        operator_codes=[OperatorCode(deprecated_builtin_code=min(BUILTIN_CODES[c], 127),
+                                     builtin_code=BUILTIN_CODES[c], version=1) for c in codes],
         subgraphs=[SubGraph(tensors=table, inputs=ins, outputs=outs, operators=operators, name="main")],
         buffers=buffers,
         signature_defs=[SignatureDef(inputs=[TensorMap(name=names[t], tensor_index=t) for t in ins],
@@ -59,12 +61,13 @@ def _graph(tensors: dict[str, tuple], ops: list[tuple], inputs: list[str], outpu
 
 def _views_model() -> bytes:
     """x -> ABS a -> RESHAPE b -> EXPAND_DIMS c -> NEG d -> RESHAPE e; f = ADD(e, a) (a read after its views);
-    g = SQUEEZE(c) then MUL(g, g) (a view of a view read after NEG); the output y = RESHAPE(f) is a view that is a
-    graph output, and z = RESHAPE(x) a view of a graph input."""
+    g = SQUEEZE(c) then MUL(g, g) (a view of a view read after NEG); the output y = RESHAPE(f) is a view that
+    is a graph output, and z = RESHAPE(x) a view of a graph input."""
     tensors = {
-        "x": ((2, 3, 8),), "a": ((2, 3, 8),), "b": ((6, 8),), "c": ((1, 6, 8),), "d": ((1, 6, 8),), "e": ((2, 3, 8),),
-        "f": ((2, 3, 8),), "g": ((6, 8),), "h": ((6, 8),), "y": ((48,),), "z": ((6, 8),),
-        "s68": (np.array([6, 8], np.int32),), "s238": (np.array([2, 3, 8], np.int32),), "s48": (np.array([48], np.int32),),
+        "x": ((2, 3, 8),), "a": ((2, 3, 8),), "b": ((6, 8),), "c": ((1, 6, 8),), "d": ((1, 6, 8),),
+        "e": ((2, 3, 8),), "f": ((2, 3, 8),), "g": ((6, 8),), "h": ((6, 8),), "y": ((48,),), "z": ((6, 8),),
+        "s68": (np.array([6, 8], np.int32),), "s238": (np.array([2, 3, 8], np.int32),),
+        "s48": (np.array([48], np.int32),),
         "axis0": (np.array([0], np.int32),),
     }
     ops = [
