@@ -56,56 +56,71 @@ void x32_transpose_2d__scalar(int64_t rows, int64_t cols, int64_t in_step, int64
 
 typedef void (*transpose_2d_fn)(const void *x, void *y, int64_t rows, int64_t cols, int64_t in_step, int64_t out_step);
 
-void xx_transpose__scalar(int32_t rank, const int64_t *in_dims, const int32_t *perm, size_t elem, const void *x,
-                          void *y, rl_x32_transpose_2d_fn x32_transpose_2d) {
-    transpose_2d_fn transpose_2d = elem == 1   ? transpose_2d_1
-                                   : elem == 2 ? transpose_2d_2
-                                   : elem == 8 ? transpose_2d_8
-                                               : NULL; /* 4: the path's x32_transpose_2d */
+void xx_transpose_layout(int32_t rank, const int64_t *in_dims, const int32_t *perm, size_t elem,
+                         rl_transpose_layout *t) {
+    memset(t, 0, sizeof *t);
+    t->elem = elem;
+    t->inner = t->moved = -1;
     int64_t in_strides[8], count = 1, s = 1;
     for (int32_t d = rank - 1; d >= 0; --d) {
         in_strides[d] = s;
         s *= in_dims[d];
         count *= in_dims[d];
     }
+    t->count = count;
     if (count == 0) return;
-    if (transpose_2d == NULL && elem != 4) { /* an element size none of the blocks is for */
-        xx_transpose_ref(rank, in_dims, perm, elem, x, y);
-        return;
-    }
     /* The output's axes without those of size 1, neighbours in the input merged into one. */
-    int64_t dims[8], strides[8];
     int32_t r = 0;
     for (int32_t d = 0; d < rank; ++d) {
         const int64_t dim = in_dims[perm[d]], stride = in_strides[perm[d]];
         if (dim == 1) continue;
-        if (r > 0 && strides[r - 1] == stride * dim) {
-            dims[r - 1] *= dim;
-            strides[r - 1] = stride;
+        if (r > 0 && t->strides[r - 1] == stride * dim) {
+            t->dims[r - 1] *= dim;
+            t->strides[r - 1] = stride;
         } else {
-            dims[r] = dim;
-            strides[r++] = stride;
+            t->dims[r] = dim;
+            t->strides[r++] = stride;
         }
     }
-    if (r == 0 || (r == 1 && strides[0] == 1)) { /* the same order: one copy */
-        memcpy(y, x, (size_t)count * elem);
-        return;
+    if (r == 0) { /* every axis of size 1: one element */
+        t->dims[0] = 1;
+        t->strides[0] = 1;
+        r = 1;
     }
+    t->rank = r;
     /* Runs: the last axis, contiguous in the input too; else the output's last axis against the input's
      * innermost one (stride 1: it is somewhere among the output's axes), a 2-D transpose per outer index. */
-    const int32_t inner = strides[r - 1] == 1 ? r - 1 : -1;
-    int32_t moved = -1;
-    for (int32_t d = 0; d < r && inner < 0; ++d)
-        if (strides[d] == 1) moved = d;
-    int64_t out_strides[8], out_size = 1;
+    t->inner = t->strides[r - 1] == 1 ? r - 1 : -1;
+    for (int32_t d = 0; d < r && t->inner < 0; ++d)
+        if (t->strides[d] == 1) t->moved = d;
+    int64_t out_size = 1;
     for (int32_t d = r - 1; d >= 0; --d) {
-        out_strides[d] = out_size;
-        out_size *= dims[d];
+        t->out_strides[d] = out_size;
+        out_size *= t->dims[d];
     }
-    /* The odometer over every axis but the last and (for transposes) the moved one. */
-    int64_t index[8] = {0}, in_offset = 0, out_offset = 0;
+}
+
+void xx_transpose_range__scalar(const rl_transpose_layout *t, int64_t first, int64_t count, const void *x, void *y,
+                                rl_x32_transpose_2d_fn x32_transpose_2d) {
+    const size_t elem = t->elem;
+    transpose_2d_fn transpose_2d = elem == 1   ? transpose_2d_1
+                                   : elem == 2 ? transpose_2d_2
+                                   : elem == 8 ? transpose_2d_8
+                                               : NULL; /* 4: the path's x32_transpose_2d */
+    if (t->count == 0 || count <= 0) return;
+    const int32_t r = t->rank, inner = t->inner, moved = t->moved;
     const char *from = (const char *)x;
     char *to = (char *)y;
+    if (r == 1) { /* the same order: one copy */
+        memcpy(to + first * (int64_t)elem, from + first * (int64_t)elem, (size_t)count * elem);
+        return;
+    }
+    int64_t dims[8];
+    memcpy(dims, t->dims, sizeof dims);
+    dims[0] = count;
+    const int64_t *strides = t->strides, *out_strides = t->out_strides;
+    /* The odometer over every axis but the last and (for transposes) the moved one. */
+    int64_t index[8] = {0}, in_offset = first * strides[0], out_offset = first * out_strides[0];
     for (;;) {
         if (inner >= 0)
             memcpy(to + out_offset * (int64_t)elem, from + in_offset * (int64_t)elem, (size_t)dims[r - 1] * elem);
@@ -127,4 +142,15 @@ void xx_transpose__scalar(int32_t rank, const int64_t *in_dims, const int32_t *p
         }
         if (d < 0) return;
     }
+}
+
+void xx_transpose__scalar(int32_t rank, const int64_t *in_dims, const int32_t *perm, size_t elem, const void *x,
+                          void *y, rl_x32_transpose_2d_fn x32_transpose_2d) {
+    if (elem != 1 && elem != 2 && elem != 4 && elem != 8) { /* an element size none of the blocks is for */
+        xx_transpose_ref(rank, in_dims, perm, elem, x, y);
+        return;
+    }
+    rl_transpose_layout t;
+    xx_transpose_layout(rank, in_dims, perm, elem, &t);
+    xx_transpose_range__scalar(&t, 0, t.dims[0], x, y, x32_transpose_2d);
 }

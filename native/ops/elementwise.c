@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "bands.h"
+#include "conv_gemm.h" /* rl_pool_for */
 #include "ops.h"
 
 static rl_binary_op binary_of(int32_t code) {
@@ -129,12 +130,42 @@ static int64_t row_step_of(const rl_broadcast *bc, const int64_t *strides) {
     return 0;
 }
 
+/* Outside bands, large element-wise ops split across the plan's threads in runs of whole rows (a form's row,
+ * or 64 elements for the same-shape and single-value forms): transformer tensors are rank 3, never banded.
+ * Every element is computed by the same kernel as on one thread. */
+typedef struct {
+    const rl_plan *plan;
+    const rl_f32_binary_state *st;
+    size_t unit;
+    const float *a, *b;
+    float *out;
+} rl_f32_binary_job;
+
+static void run_f32_binary_tile(void *context, size_t i, size_t j, size_t tile_i, size_t tile_j) {
+    (void)j;
+    (void)tile_j;
+    const rl_f32_binary_job *job = (const rl_f32_binary_job *)context;
+    run_f32_binary_span(job->plan, job->st, i * job->unit, tile_i * job->unit, job->a, job->b, job->out);
+}
+
 static rl_status run_f32_binary(rl_plan *plan, rl_op *op) {
     const rl_f32_binary_state *st = (const rl_f32_binary_state *)op->state;
     const float *a = (const float *)rl_input(plan, op, 0)->data, *b = (const float *)rl_input(plan, op, 1)->data;
     float *out = (float *)rl_output(plan, op, 0)->data;
-    if (st->form == F32_BINARY_BROADCAST) plan->kernels->f32_binary(st->op, &op->prep.bc, a, b, out);
-    else run_f32_binary_span(plan, st, 0, (size_t)op->prep.bc.count, a, b, out);
+    const size_t count = (size_t)op->prep.bc.count;
+    if (st->form == F32_BINARY_BROADCAST) {
+        plan->kernels->f32_binary(st->op, &op->prep.bc, a, b, out);
+        return RL_OK;
+    }
+    rl_threadpool *pool = rl_pool_for(plan, count);
+    const size_t unit = st->form == F32_BINARY_PER_CHANNEL || st->form == F32_BINARY_ROW_VALUE ? st->channels : 64;
+    if (!pool || count % unit != 0) {
+        run_f32_binary_span(plan, st, 0, count, a, b, out);
+        return RL_OK;
+    }
+    rl_f32_binary_job job = {.plan = plan, .st = st, .unit = unit, .a = a, .b = b, .out = out};
+    const size_t units = count / unit, want = RL_TILES_PER_THREAD * (size_t)rl_threadpool_threads(pool);
+    rl_parallelize_2d_tile_2d(pool, run_f32_binary_tile, &job, units, 1, (units + want - 1) / want, 1);
     return RL_OK;
 }
 

@@ -1,6 +1,7 @@
 /* movement.c — CONCATENATION, PACK, TRANSPOSE, STRIDED_SLICE, SLICE, GATHER, CAST: any dtype. */
 #include <string.h>
 
+#include "conv_gemm.h" /* rl_pool_for */
 #include "ops.h"
 
 static int32_t normalize_axis(int32_t axis, int32_t rank) { return axis < 0 ? axis + rank : axis; }
@@ -101,10 +102,38 @@ rl_status rl_prepare_transpose(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
+typedef struct {
+    rl_transpose_layout layout;
+    const void *x;
+    void *y;
+    rl_x32_transpose_2d_fn x32_transpose_2d;
+} rl_transpose_job;
+
+static void transpose_tile(void *context, size_t i, size_t j, size_t tile_i, size_t tile_j) {
+    (void)j;
+    (void)tile_j;
+    const rl_transpose_job *job = (const rl_transpose_job *)context;
+    xx_transpose_range__scalar(&job->layout, (int64_t)i, (int64_t)tile_i, job->x, job->y, job->x32_transpose_2d);
+}
+
+/* Large transposes split the output's outermost (merged) axis across the plan's threads: each part is the same
+ * copy, so the bytes do not depend on the thread count. */
 rl_status rl_eval_transpose(rl_plan *plan, rl_op *op) {
     const rl_tensor *input = rl_input(plan, op, 0);
-    xx_transpose__scalar(input->shape.rank, op->prep.dims, op->prep.perm, rl_dtype_size(input->dtype), input->data,
-                         rl_output(plan, op, 0)->data, plan->kernels->x32_transpose_2d);
+    const size_t elem = rl_dtype_size(input->dtype);
+    void *y = rl_output(plan, op, 0)->data;
+    if (elem != 1 && elem != 2 && elem != 4 && elem != 8) {
+        xx_transpose__scalar(input->shape.rank, op->prep.dims, op->prep.perm, elem, input->data, y,
+                             plan->kernels->x32_transpose_2d);
+        return RL_OK;
+    }
+    rl_transpose_job job = {.x = input->data, .y = y, .x32_transpose_2d = plan->kernels->x32_transpose_2d};
+    xx_transpose_layout(input->shape.rank, op->prep.dims, op->prep.perm, elem, &job.layout);
+    if (job.layout.count == 0) return RL_OK;
+    const size_t outer = (size_t)job.layout.dims[0];
+    rl_threadpool *pool = outer > 1 ? rl_pool_for(plan, (size_t)job.layout.count) : NULL;
+    const size_t want = RL_TILES_PER_THREAD * (size_t)rl_threadpool_threads(pool);
+    rl_parallelize_2d_tile_2d(pool, transpose_tile, &job, outer, 1, pool ? (outer + want - 1) / want : outer, 1);
     return RL_OK;
 }
 

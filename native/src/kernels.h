@@ -386,9 +386,23 @@ void x32_transpose_2d__scalar(int64_t rows, int64_t cols, int64_t in_step, int64
 void x32_transpose_2d__avx2(int64_t rows, int64_t cols, int64_t in_step, int64_t out_step, const void *x, void *y);
 #endif
 /* The same result, the permutation simplified and copied in runs or tiles (TRANSPOSE's eval); 4-byte
- * elements' 2-D transposes on x32_transpose_2d. */
+ * elements' 2-D transposes on x32_transpose_2d. Element sizes 1, 2, 4 and 8; others go to the reference. */
 void xx_transpose__scalar(int32_t rank, const int64_t *in_dims, const int32_t *perm, size_t elem, const void *x,
                           void *y, rl_x32_transpose_2d_fn x32_transpose_2d);
+/* The simplified permutation (size-1 axes dropped, neighbours merged): the output's axes, their input strides,
+ * and how the copy runs, so that a driver can split the output's outermost axis, dims[0], across threads. */
+typedef struct {
+    int32_t rank;           /* merged output axes, at least 1 (count > 0); 1: the input's own order */
+    int32_t inner, moved;   /* rank - 1 when the last axis is contiguous in both, else -1; the moved innermost */
+    size_t elem;
+    int64_t count;
+    int64_t dims[8], strides[8], out_strides[8];
+} rl_transpose_layout;
+void xx_transpose_layout(int32_t rank, const int64_t *in_dims, const int32_t *perm, size_t elem,
+                         rl_transpose_layout *t);
+/* Output indices [first, first + count) of the layout's outermost axis (elements of 1, 2, 4 or 8 bytes). */
+void xx_transpose_range__scalar(const rl_transpose_layout *t, int64_t first, int64_t count, const void *x, void *y,
+                                rl_x32_transpose_2d_fn x32_transpose_2d);
 void xx_strided_slice_ref(int32_t rank, const int64_t *in_dims, const int32_t *begin, const int32_t *stride,
                           const int64_t *out_dims, size_t elem, const void *x, void *y);
 void xx_pad_ref(int32_t rank, const int64_t *in_dims, const int32_t *before, const int64_t *out_dims,

@@ -11,6 +11,7 @@
 
 #include "arena_planner.h"
 #include "bands.h"
+#include "ops.h"
 #include "plan_internal.h"
 #include "program.h"
 
@@ -591,15 +592,59 @@ static void touch(rl_tensor *t, int32_t step) {
     if (step > t->last_op) t->last_op = step;
 }
 
-/* Every arena tensor and every op's scratch becomes a block with a lifetime; the planner places them. */
+static int is_graph_edge(const rl_plan *plan, int32_t tensor) {
+    for (int32_t i = 0; i < plan->n_graph_inputs; ++i)
+        if (plan->graph_inputs[i] == tensor) return 1;
+    for (int32_t i = 0; i < plan->n_graph_outputs; ++i)
+        if (plan->graph_outputs[i] == tensor) return 1;
+    return 0;
+}
+
+/* A view op (RESHAPE, SQUEEZE, EXPAND_DIMS: the ops whose eval is rl_eval_copy) gives its output its input's
+ * block instead of a copy of it: Whisper's attention reshapes [6, 1500, 1500] to [1, 6, 1500, 1500] and back,
+ * 54 MB copied each way. root[t] is the tensor whose block t uses (t itself for every other tensor), and a root
+ * lives over the union of its views' lifetimes, so no other tensor is placed over any of them. That is safe
+ * because the only op that writes the shared bytes is the root's producer: every view's op reads and writes the
+ * same bytes (rl_eval_copy skips the copy), and no op writes into its inputs. Graph inputs and outputs keep
+ * blocks of their own (a caller that sets an input after invoke must not change an output), and so does
+ * everything under preserve_all (each intermediate is inspected as it was written). */
+static void share_view_blocks(rl_plan *plan, int32_t *root) {
+    for (int32_t i = 0; i < plan->n_tensors; ++i) root[i] = i;
+    if (plan->preserve_all) return;
+    for (int32_t i = 0; i < plan->n_ops; ++i) { /* in order: an input's root is final before its views' */
+        const rl_op *op = &plan->ops[i];
+        if (op->folded || op->dynamic || op->kind->eval != rl_eval_copy || op->n_inputs < 1 || op->n_outputs != 1 ||
+            op->inputs[0] < 0)
+            continue;
+        const int32_t x = op->inputs[0], y = op->outputs[0];
+        rl_tensor *tx = &plan->tensors[x], *ty = &plan->tensors[y];
+        if (x == y || tx->storage != RL_STORAGE_ARENA || ty->storage != RL_STORAGE_ARENA ||
+            tensor_bytes(tx) != tensor_bytes(ty) || is_graph_edge(plan, x) || is_graph_edge(plan, y))
+            continue;
+        rl_tensor *r = &plan->tensors[root[x]];
+        root[y] = root[x];
+        if (ty->first_op < r->first_op) r->first_op = ty->first_op;
+        if (ty->last_op > r->last_op) r->last_op = ty->last_op;
+    }
+}
+
+/* Every arena tensor (but views, which share their root's: share_view_blocks) and every op's scratch becomes a
+ * block with a lifetime; the planner places them. */
 static rl_status plan_arena_offsets(rl_plan *plan) {
     int32_t n = 0;
     rl_arena_block *blocks = (rl_arena_block *)malloc(sizeof *blocks * (size_t)(plan->n_tensors + plan->n_ops + 1));
-    if (!blocks) return rl_fail(plan, RL_NO_MEMORY, "out of memory planning the arena");
+    int32_t *root = (int32_t *)malloc(sizeof *root * (size_t)(plan->n_tensors + 1));
+    if (!blocks || !root) {
+        free(blocks);
+        free(root);
+        return rl_fail(plan, RL_NO_MEMORY, "out of memory planning the arena");
+    }
+    share_view_blocks(plan, root);
     for (int32_t i = 0; i < plan->n_tensors; ++i) {
         rl_tensor *t = &plan->tensors[i];
         if (t->storage != RL_STORAGE_ARENA) continue;
         t->bytes = tensor_bytes(t);
+        if (root[i] != i) continue;
         blocks[n++] = (rl_arena_block){.bytes = t->bytes, .first_step = t->first_op, .last_step = t->last_op};
     }
     for (int32_t i = 0; i < plan->n_ops; ++i) {
@@ -610,17 +655,20 @@ static rl_status plan_arena_offsets(rl_plan *plan) {
     const size_t total = rl_place_arena_blocks(blocks, n, RL_ARENA_ALIGNMENT);
     if (total == (size_t)-1) {
         free(blocks);
+        free(root);
         return rl_fail(plan, RL_NO_MEMORY, "out of memory planning the arena");
     }
     plan->arena_bytes = total;
     if (rl_check_memory_limit(plan, total, "the arena") != RL_OK) {
         free(blocks);
+        free(root);
         return RL_NO_MEMORY;
     }
     plan->arena_block = rl_zeroed_alloc(plan->block_cache, total + RL_ARENA_ALIGNMENT);
     plan->arena = plan->arena_block.base;
     if (!plan->arena) {
         free(blocks);
+        free(root);
         return rl_fail(plan, RL_NO_MEMORY, "out of memory allocating a %zu-byte arena", total);
     }
     char *base = (char *)plan->arena;
@@ -628,8 +676,11 @@ static rl_status plan_arena_offsets(rl_plan *plan) {
     int32_t k = 0;
     for (int32_t i = 0; i < plan->n_tensors; ++i) {
         rl_tensor *t = &plan->tensors[i];
-        if (t->storage == RL_STORAGE_ARENA) t->data = base + blocks[k++].offset;
+        if (t->storage == RL_STORAGE_ARENA && root[i] == i) t->data = base + blocks[k++].offset;
     }
+    for (int32_t i = 0; i < plan->n_tensors; ++i)
+        if (root[i] != i) plan->tensors[i].data = plan->tensors[root[i]].data;
+    free(root);
     for (int32_t i = 0; i < plan->n_ops; ++i) {
         rl_op *op = &plan->ops[i];
         if (op->dynamic) continue; /* its scratch is on the heap (rl_dynamic_op_ready) */

@@ -350,9 +350,9 @@ def test_lstm_on_arm_path_matches_scalar_and_litert(model_runner, tmp_path_facto
 
 
 def elementwise_files(folder: Path) -> dict[str, tuple[Path, np.ndarray]]:
-    """Float PRELU with a per-channel alpha, LEAKY_RELU, MAXIMUM against one value and SUB with the vector on the
-    left, over rows of 19 channels (the NEON kernels' 8- and 4-element steps and a 3-element tail), with zeros,
-    -0.0 and infinities in the input."""
+    """Float PRELU with a per-channel alpha, LEAKY_RELU, MAXIMUM against one value, SUB with the vector on the
+    left and MUL by a value per row (vbinaryc row by row), over rows of 19 channels (the NEON kernels' 8- and
+    4-element steps and a 3-element tail), with zeros, -0.0 and infinities in the input."""
     import sys
 
     sys.path.insert(0, str(NATIVE.parent / "tests" / "runtime"))
@@ -368,6 +368,8 @@ def elementwise_files(folder: Path) -> dict[str, tuple[Path, np.ndarray]]:
         "maximum": op_model("MAXIMUM", [Input(shape), Const(np.array(0.5, f32))], [(shape, f32)]),
         "sub": op_model("SUB", [Const(rng.uniform(-1, 1, (19,)).astype(f32)), Input(shape)], [(shape, f32)],
                         {"fused_activation_function": 3}),
+        "mul_row_value": op_model("MUL", [Input(shape), Const(rng.uniform(-2, 2, (1, 5, 7, 1)).astype(f32))],
+                                  [(shape, f32)], {}),
     }
     found = {}
     for name, content in models.items():
@@ -377,7 +379,7 @@ def elementwise_files(folder: Path) -> dict[str, tuple[Path, np.ndarray]]:
 
 
 @pytest.mark.parametrize(("arch", "cpu", "path"), MODEL_RUNS)
-@pytest.mark.parametrize("op", ["prelu", "leaky_relu", "maximum", "sub"])
+@pytest.mark.parametrize("op", ["prelu", "leaky_relu", "maximum", "sub", "mul_row_value"])
 def test_float_elementwise_on_arm_path_matches_scalar_and_litert(model_runner, tmp_path_factory, op: str, arch: str,
                                                                  cpu: str, path: str):
     """The f32_vbinary / f32_vlrelu NEON kernels in a whole model: the scalar path's bits on the same emulated

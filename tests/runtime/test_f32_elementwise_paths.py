@@ -88,6 +88,36 @@ def test_binary_on_every_path(op, a_shape, b_shape, act, monkeypatch):
     np.testing.assert_allclose(got["scalar"], expected, rtol=1e-5, atol=1e-6)
 
 
+# transformer-sized operands: layer norm's per-row values, residual ADDs, biases, attention's scale and mask
+THREADED = [
+    ((1, 300, 256), (1, 300, 1)),
+    ((1, 300, 1), (256,)),
+    ((1, 300, 256), (1, 300, 256)),
+    ((256,), (1, 300, 256)),
+    ((1, 300, 256), ()),
+    ((3, 151, 149), (3, 151, 1)),  # rows of 149: a thread's run of rows is not a multiple of 64 elements
+    ((1, 3, 197, 197), (1, 1, 197, 197)),  # an attention mask over heads
+]
+
+
+@pytest.mark.parametrize("op", ["ADD", "SUB", "MUL", "SQUARED_DIFFERENCE"])
+@pytest.mark.parametrize("a_shape, b_shape", THREADED)
+def test_binary_forms_split_across_threads(op, a_shape, b_shape):
+    """Outputs of 65536 elements and more split across the plan's threads in runs of rows: 1, 2 and 3 threads
+    give the same bits, and LiteRT's values."""
+    from rillet.runtime import Interpreter
+
+    rng = np.random.default_rng(7)
+    a, b = operand(rng, a_shape), operand(rng, b_shape)
+    out_shape = np.broadcast_shapes(a_shape, b_shape)
+    options = {} if op in WITH_ACTIVATION else None
+    model = op_model(op, [Input(a_shape), Input(b_shape)], [(out_shape, F32)], options)
+    got = {threads: run(Interpreter, model, [a, b], num_threads=threads)[0] for threads in (1, 2, 3)}
+    for threads in (2, 3):
+        assert got[threads].tobytes() == got[1].tobytes(), threads
+    np.testing.assert_allclose(got[1], litert_default(model, [a, b])[0], rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("shape", [(1, 9, 7, 16), (2, 3, 23), (67,)])
 @pytest.mark.parametrize("alpha", [0.2, -0.5, 0.0])
 def test_leaky_relu_on_every_path(shape, alpha, monkeypatch):

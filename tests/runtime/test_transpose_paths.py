@@ -49,3 +49,25 @@ def test_transpose_matches_numpy_and_litert(shape, perm, dtype, monkeypatch):
         assert got.shape == expected.shape and got.tobytes() == expected.tobytes(), isa
     if dtype != np.bool_ and len(shape) <= 6:  # LiteRT's TRANSPOSE takes up to rank 6
         assert got.tobytes() == litert_default(model, [x])[0].tobytes()
+
+
+THREADED = [  # 65536 elements and more: the output's outermost merged axis split across threads
+    ((1, 300, 4, 64), (0, 2, 1, 3), np.float32),   # 4 parts of a head split
+    ((1, 150, 6, 64), (0, 2, 3, 1), np.float32),   # the moved innermost axis is the last; 6 parts
+    ((384, 300), (1, 0), np.float32),              # the moved axis outermost: rows of 2-D transposes split
+    ((7, 9, 40, 33), (2, 0, 3, 1), np.int16),
+    ((2, 70000), (0, 1), np.int8),                 # one copy, split
+]
+
+
+@pytest.mark.parametrize("shape, perm, dtype", THREADED)
+def test_transpose_split_across_threads(shape, perm, dtype, monkeypatch):
+    rng = np.random.default_rng(sum(shape))
+    x = (rng.integers(-100, 100, shape) if dtype != np.float32 else rng.standard_normal(shape)).astype(dtype)
+    out_shape = tuple(shape[p] for p in perm)
+    model = op_model("TRANSPOSE", [Input(shape, dtype), np.array(perm, np.int32)], [(out_shape, dtype)])
+    expected = np.transpose(x, perm).tobytes()
+    for isa in PATHS:
+        for threads in (1, 2, 3):
+            (got,) = rillet_outputs(model, [x], isa, threads, monkeypatch)
+            assert got.tobytes() == expected, (isa, threads)
