@@ -25,7 +25,7 @@ static int32_t row_max(int32_t depth, const int8_t *x) {
 
 /* The reference's output step for one value. */
 static inline int8_t output_of(float p, int32_t zero_point) {
-    const float v = p < -512.0f ? -512.0f : (p > 512.0f ? 512.0f : p);
+    const float v = p < -512.0f ? -512.0f : (p <= 512.0f ? p : 512.0f); /* NaN: the top, as the reference */
     const int32_t t = (int32_t)v;
     const float rest = v - (float)t;
     const int32_t q = t + (rest >= 0.5f) - (rest <= -0.5f) + zero_point;
@@ -46,7 +46,7 @@ void s8_softmax__avx2(int64_t rows, int32_t depth, const float *exp_table, float
         for (; i + 8 <= depth; i += 8) {
             const __m256i index = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(x + i)));
             __m256 v = _mm256_mul_ps(_mm256_i32gather_ps(table, index, 4), vinverse);
-            v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+            v = _mm256_max_ps(_mm256_min_ps(v, hi), lo); /* min first: a NaN lane becomes hi, as the reference */
             const __m256 t = _mm256_round_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
             const __m256 rest = _mm256_sub_ps(v, t);
             __m256i q = _mm256_cvttps_epi32(t);

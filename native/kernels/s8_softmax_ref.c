@@ -27,10 +27,11 @@ void s8_softmax_ref(int64_t rows, int32_t depth, const float *exp_table, float o
         const float inverse = 1.0f / (sum * output_scale);
         for (int32_t i = 0; i < depth; ++i) {
             /* Clamped before the cast (a tiny output scale makes the product overflow int32); the final clamp
-             * below gives the same int8 for every value inside. Compares, not fminf/fmaxf, which are libm calls
-             * (their NaN rules; the product is never NaN: the sum holds the maximum's e^0 = 1). */
+             * below gives the same int8 for every value inside. Compares, not fminf/fmaxf, which are libm calls.
+             * A NaN product (a NaN beta in a hostile file makes the whole table NaN) takes the top, as
+             * fmaxf(fminf(p, 512), -512) gave, and never reaches the cast (undefined for NaN). */
             const float p = table[x[i]] * inverse;
-            const float v = p < -512.0f ? -512.0f : (p > 512.0f ? 512.0f : p);
+            const float v = p < -512.0f ? -512.0f : (p <= 512.0f ? p : 512.0f);
             const int32_t q = round_half_away(v) + output_zero_point;
             y[i] = (int8_t)(q < -128 ? -128 : (q > 127 ? 127 : q));
         }
