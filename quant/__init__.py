@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 from rillet.converter.dense_weights import expand_weights, has_packed_weights
 from rillet.converter.format import ModelFile, load, save
 
-from .calibrate import CalibrationError, collect, feeds
+from .calibrate import CalibrationError, collect, feeds, model_inputs
 from .lstm import add_intermediates, lstm_ops
 from .ranges import METHODS, choose_range
 from .rewrite import (
@@ -21,13 +22,18 @@ from .rewrite import (
     rewrite_int8,
 )
 from .subgraphs import fold_constant_if_operands
+from .verify import rillet_refusal
 
 MODES = ("int8", "dynamic", "float16")
 # TensorTypes that hold quantized values where a tensor has a scale.
 QUANTIZED_TYPES = {9: "int8", 3: "uint8", 7: "int16"}
 
-__all__ = ["METHODS", "MODES", "CalibrationError", "QuantizationError", "already_quantized", "quantize",
-           "quantize_with_report"]
+__all__ = ["METHODS", "MODES", "CalibrationError", "QuantizationError", "QuantizationWarning", "already_quantized",
+           "quantize", "quantize_with_report"]
+
+
+class QuantizationWarning(UserWarning):
+    """An op the quantizer kept float on its own (rillet's runtime refused its int8 form); names the op."""
 
 
 def default_interpreter() -> Callable:
@@ -120,20 +126,38 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
         samples = feeds(calibration_data, float_model)
         if not samples:
             raise CalibrationError("calibration data holds no samples")
+    ranges = finite = None
     if mode == "int8":
         stats = collect(source, float_model, samples, interpreter_class, histograms=calibration != "minmax",
                         show_progress=progress)
         ranges = {k: {i: choose_range(s, calibration, percentile) for i, s in sorted(sg_stats.items())}
                   for k, sg_stats in stats.items()}
-        plans = plan_int8_subgraphs(float_model, ranges, keep_float, int8_inputs=io == "int8",
-                                    int8_outputs=io == "int8")
-        result = rewrite_int8(float_model, plans, int8_inputs=io == "int8", int8_outputs=io == "int8",
-                              per_channel=per_channel)
-    elif mode == "dynamic":
-        result = rewrite_dynamic_range(float_model, per_channel=per_channel, keep_float=keep_float)
-    else:
-        result = rewrite_float16(float_model)
-    data = save(result)
+        finite = {k: {i: (s.finite_lo, s.finite_hi) for i, s in sg_stats.items()} for k, sg_stats in stats.items()}
+
+    def rewrite(keep: list[str] | None) -> bytes:
+        if mode == "int8":
+            plans = plan_int8_subgraphs(float_model, ranges, keep, int8_inputs=io == "int8",
+                                        int8_outputs=io == "int8", finite_ranges=finite)
+            return save(rewrite_int8(float_model, plans, int8_inputs=io == "int8", int8_outputs=io == "int8",
+                                     per_channel=per_channel))
+        if mode == "dynamic":
+            return save(rewrite_dynamic_range(float_model, per_channel=per_channel, keep_float=keep))
+        return save(rewrite_float16(float_model))
+
+    # No file rillet cannot run: an op whose int8 (or hybrid) form rillet's runtime refuses stays float, named
+    # in a warning; a refusal no op explains (or a float16 file) is an error.
+    keep = list(keep_float or [])
+    shapes = [samples[0][spec.index].shape for spec in model_inputs(float_model)] if samples else None
+    while True:
+        data = rewrite(keep or None)
+        refusal = rillet_refusal(data, float_model, shapes, source)
+        if refusal is None:
+            break
+        if mode == "float16" or refusal.keep is None or refusal.keep in keep:
+            raise QuantizationError(f"rillet's runtime cannot run the {mode} file: {refusal.message}")
+        keep.append(refusal.keep)
+        warnings.warn(f"{refusal.label} kept float: rillet's runtime refused its {mode} form ({refusal.message})",
+                      QuantizationWarning, stacklevel=2)
     layer_report = None
     if report:
         from .report import compare

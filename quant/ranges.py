@@ -11,7 +11,8 @@ METHODS = ("minmax", "percentile", "mse")
 
 
 def choose_range(stats: TensorStats, method: str = "minmax", percentile: float = 99.99) -> tuple[float, float]:
-    if method == "minmax" or stats.histogram is None or stats.histogram.sum() == 0:
+    if method == "minmax" or stats.histogram is None or stats.histogram.sum() == 0 or \
+            not (np.isfinite(stats.lo) and np.isfinite(stats.hi)):  # infinities: the planner decides
         return stats.lo, stats.hi
     if method == "percentile":
         return percentile_range(stats, percentile)

@@ -30,12 +30,15 @@ from rillet.converter.format import (
 )
 from rillet.converter.format.schema import PLACEHOLDER_FOR_GREATER_OP_CODES
 
+from .calibrate import HUGE
 from .lstm import LSTM, internal_params, quantized_inputs
 from .lstm import why_float as lstm_why_float
 from .lstm_dynamic import dynamic_weight_slots
 from .params import (
     QParams,
     activation_params,
+    negated_params,
+    negation_input_params,
     quantize_bias,
     quantize_values,
     quantize_weights,
@@ -61,8 +64,19 @@ SAME_SCALE = {
     "SLICE", "GATHER", "PAD", "PADV2", "MIRROR_PAD", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR",
     "SPACE_TO_DEPTH", "DEPTH_TO_SPACE", "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "SPLIT", "SPLIT_V",
     "UNPACK", "PACK", "CONCATENATION", "MAXIMUM", "MINIMUM", "TILE", "BROADCAST_TO", "REDUCE_MAX",
-    "REDUCE_MIN", "REVERSE_V2", "GATHER_ND", "SELECT", "SELECT_V2",
+    "REDUCE_MIN", "REVERSE_V2", "GATHER_ND", "SELECT", "SELECT_V2", "EMBEDDING_LOOKUP",
 }
+# EMBEDDING_LOOKUP(ids, table) is written as GATHER(table, ids) on axis 0, the same rows: LiteRT's int8
+# EMBEDDING_LOOKUP copies rows too, but rillet runs int8 GATHER and not int8 EMBEDDING_LOOKUP.
+GATHER_OPTIONS = Options("GatherOptions", axis=0, batch_dims=0)
+# Ops that negate the stored integers (see negation_input_params).
+NEGATES = {"NEG"}
+# Ops a -inf operand passes through exactly as the int8 minimum (a max pool's -inf padding): a tensor whose
+# only readers are these may hold -inf, and is quantized over its finite range.
+MAX_OF_WINDOW = {"MAX_POOL_2D", "REDUCE_MAX"}
+# PADV2's pad value at or below this (-inf, float's lowest) stands for "below everything": not part of the
+# range, it quantizes to the range's minimum, -128 (exact before a max pool).
+VERY_NEGATIVE = -HUGE
 # Ops whose int8 output has fixed parameters in TFLite's spec.
 FIXED_OUTPUT = {
     "SOFTMAX": QParams((1.0 / 256,), (-128,)),
@@ -81,7 +95,7 @@ OWN_RANGE = {"ADD", "SUB", "MUL", "MEAN", "SUM", "RELU", "RELU6", "RELU_N1_TO_1"
 ANY_INPUT = {"SHAPE", "ARG_MAX", "ARG_MIN"}
 # Comparisons: each float operand int8 with parameters of its own (the kernel rescales both), a bool output.
 COMPARISONS = {"EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL"}
-QUANTIZABLE = set(WEIGHT_AXIS) | SAME_SCALE | set(FIXED_OUTPUT) | OWN_RANGE | ANY_INPUT | COMPARISONS | {LSTM}
+QUANTIZABLE = set(WEIGHT_AXIS) | SAME_SCALE | set(FIXED_OUTPUT) | OWN_RANGE | ANY_INPUT | COMPARISONS | NEGATES | {LSTM}
 # Ops whose float tensors cross a subgraph or variable boundary: they stay float, so that an IF's branches, a
 # WHILE's body and condition, and a resource variable see one dtype whichever subgraph touches them (TFLite
 # copies the bytes across and checks the types); each side quantizes and dequantizes on its own.
@@ -166,6 +180,7 @@ class _Constraints:
     symmetric: set[Key] = field(default_factory=set)  # constant operands quantized as weights
     needed: set[Key] = field(default_factory=set)  # tensors that get an int8 view
     no_op_bounds: set[Key] = field(default_factory=set)  # a MINIMUM's +inf, a MAXIMUM's -inf: no range of theirs
+    negated: list[tuple[Key, Key]] = field(default_factory=list)  # a NEG's (input, output)
 
 
 def _decide_ops(model: ModelFile, k: int, keep: set[str]) -> tuple[list[bool], list[str], set[str]]:
@@ -222,6 +237,11 @@ def _constrain(model: ModelFile, k: int, quantized: list[bool], c: _Constraints,
         if name in FIXED_OUTPUT:
             for o in float_out:
                 c.fixed[(k, o)] = FIXED_OUTPUT[name]
+        if name in NEGATES:
+            c.negated.append(((k, float_in[0]), (k, float_out[0])))
+        if name == "PADV2" and len(op.inputs) > 2 and (data := _constant(model, op.inputs[2], k)) is not None \
+                and data.size and bool(np.all(data <= VERY_NEGATIVE)):
+            c.no_op_bounds.add((k, op.inputs[2]))
         if name in ("MINIMUM", "MAXIMUM"):  # clip_by_value at infinity: the bound quantizes to the range's edge
             infinity = np.inf if name == "MINIMUM" else -np.inf
             c.no_op_bounds.update((k, i) for i in float_in if (data := _constant(model, i, k)) is not None
@@ -288,7 +308,14 @@ def _int8_boundaries(model: ModelFile, c: _Constraints, ranges: dict[int, dict[i
     return int8
 
 
-def _assign(model: ModelFile, c: _Constraints, ranges: dict[int, dict[int, tuple[float, float]]]) -> dict[Key, QParams]:
+def _read_only_by(model: ModelFile, k: int, i: int, names: set[str]) -> bool:
+    """Whether every op of subgraph k that reads tensor i is one of `names` (and some op does)."""
+    readers = [model.op_name(op) for op in model.subgraphs[k].operators if i in (op.inputs or [])]
+    return bool(readers) and set(readers) <= names and i not in model.subgraphs[k].outputs
+
+
+def _assign(model: ModelFile, c: _Constraints, ranges: dict[int, dict[int, tuple[float, float]]],
+            finite_ranges: dict[int, dict[int, tuple[float, float]]] | None = None) -> dict[Key, QParams]:
     """Parameters for every needed tensor: fixed by an op's spec, else from its group's values (constants'
     data, calibration ranges of the rest)."""
     members: dict[Key, list[Key]] = {}
@@ -312,6 +339,10 @@ def _assign(model: ModelFile, c: _Constraints, ranges: dict[int, dict[int, tuple
                     r = (float(data.min()), float(data.max())) if data.size else (0.0, 0.0)
                 elif i in ranges.get(k, {}):
                     r = ranges[k][i]
+                    finite = (finite_ranges or {}).get(k, {}).get(i)
+                    if r[0] <= VERY_NEGATIVE and np.isfinite(r[1]) and finite and finite[0] <= finite[1] and \
+                            _read_only_by(model, k, i, MAX_OF_WINDOW):
+                        r = finite  # -inf saturates to -128, which a max takes for what it is
                 else:  # a boundary tensor on a path calibration never took: its group's range serves
                     unseen.append((k, i))
                     continue
@@ -331,7 +362,8 @@ def _assign(model: ModelFile, c: _Constraints, ranges: dict[int, dict[int, tuple
 
 
 def plan_int8_subgraphs(model: ModelFile, ranges: dict[int, dict[int, tuple[float, float]]],
-                        keep_float: list[str] | None, int8_inputs: bool, int8_outputs: bool) -> list[Plan]:
+                        keep_float: list[str] | None, int8_inputs: bool, int8_outputs: bool,
+                        finite_ranges: dict[int, dict[int, tuple[float, float]]] | None = None) -> list[Plan]:
     """One plan per subgraph (ranges: per subgraph, per tensor). keep_float names op types, output tensors
     and op indices ("12" in subgraph 0, "2:12" in subgraph 2). Only subgraph 0's graph inputs and outputs
     follow int8_inputs / int8_outputs; the values an IF or WHILE passes between subgraphs are int8 with one
@@ -346,7 +378,11 @@ def plan_int8_subgraphs(model: ModelFile, ranges: dict[int, dict[int, tuple[floa
     for k, (quantized, _, _) in enumerate(decisions):
         _constrain(model, k, quantized, c, int8_inputs and k == 0, int8_outputs and k == 0)
     boundaries = _int8_boundaries(model, c, ranges)
-    params = _assign(model, c, ranges)
+    params = _assign(model, c, ranges, finite_ranges)
+    if c.negated:  # a NEG's output is its input's parameters negated; one more pass places them in its group
+        for source, negation in c.negated:
+            c.fixed[negation] = negated_params(negation_input_params(params[source]))
+        params = _assign(model, c, ranges, finite_ranges)
     plans = []
     for k, (quantized, kept, matched) in enumerate(decisions):
         mine = {i: p for (kk, i), p in params.items() if kk == k}
@@ -384,10 +420,6 @@ def no_int8_reason(name: str) -> str:
     2.3's builtin kernels), or rillet lacks one, or rillet has one and the quantizer no rule yet."""
     if name in LITERT_FLOAT_ONLY:
         return f"LiteRT has no int8 kernel for {name} (LiteRT 2.3 runs {name} on float32 only)"
-    if name == "NEG":
-        return ("LiteRT's int8 NEG negates the stored integers and reads no scale or zero point (-128 stays -128), "
-                "so it is the real negation only for a zero point of 0 and one shared scale, which calibrated ranges "
-                "do not give; NEG stays float")
     if name == "CAST":
         return "a CAST of int8 converts the raw integers, not the values they stand for, so CAST stays float"
     if runs_int8(name):
@@ -578,6 +610,18 @@ def _int8_subgraph(w: _Writer, plan: Plan, *, int8_inputs: bool, int8_outputs: b
             w.cache[key] = q
         return w.cache[key]
 
+    def negation_view(i: int) -> int:
+        """i requantized to negation_input_params, for a NEG to read."""
+        key = ("negation", i)
+        if key not in w.cache:
+            t = sg.tensors[i]
+            params = negation_input_params(plan.params[i])
+            v = w.tensor(t, name=f"{t.name}/negatable", type=INT8, quantization=params.parameters(), buffer=0,
+                         shape_signature=t.shape_signature)
+            w.op("QUANTIZE", [int8_view(i)], [v], version=1)
+            w.cache[key] = v
+        return w.cache[key]
+
     def float_view(i: int) -> int:
         if _constant(model, i, k) is not None:
             return w.copy(i)
@@ -647,9 +691,15 @@ def _int8_subgraph(w: _Writer, plan: Plan, *, int8_inputs: bool, int8_outputs: b
                 new_in.append(base[i] if _constant(model, i, k) is None else w.copy(i))
             elif _constant(model, i, k) is not None:
                 new_in.append(const_int8(i))
+            elif name in NEGATES:
+                new_in.append(negation_view(i))
             else:
                 new_in.append(int8_view(i))
         new_out = [base[o] for o in op.outputs or []]
+        if name == "EMBEDDING_LOOKUP":
+            w.op("GATHER", [new_in[1], new_in[0]], new_out, op, builtin_options=GATHER_OPTIONS,
+                 version=quantized_version("GATHER", _types(w, new_in[1:]), _types(w, new_out), per_channel=False))
+            continue
         scales = None
         if name == "MUL":
             scales = tuple(float(w.tensors[t].quantization.scale[0]) for t in (new_in[0], new_in[1], new_out[0]))

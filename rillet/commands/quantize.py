@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -64,7 +65,13 @@ def float16_weights(model: ModelFile) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     from rillet.converter.format import ModelError, load
-    from rillet.quant import CalibrationError, QuantizationError, already_quantized, quantize_with_report
+    from rillet.quant import (
+        CalibrationError,
+        QuantizationError,
+        QuantizationWarning,
+        already_quantized,
+        quantize_with_report,
+    )
 
     want_report = bool(args.report or args.html or (args.json and args.calib))
     if args.mode == "int8" and args.calib is None:
@@ -88,12 +95,19 @@ def run(args: argparse.Namespace) -> int:
     if quantized:
         raise WorkError(f"{args.model} is quantized already ({quantized}): quantize the float model it came from")
     try:
-        data, report = quantize_with_report(
-            args.model, _calibration_data(args.calib), mode=args.mode, io=args.io, per_channel=not args.per_tensor,
-            calibration=args.calibration, percentile=args.percentile, keep_float=args.keep_float or None,
-            interpreter_class=interpreter_class, progress=not args.quiet, report=want_report)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", QuantizationWarning)
+            data, report = quantize_with_report(
+                args.model, _calibration_data(args.calib), mode=args.mode, io=args.io,
+                per_channel=not args.per_tensor, calibration=args.calibration, percentile=args.percentile,
+                keep_float=args.keep_float or None, interpreter_class=interpreter_class, progress=not args.quiet,
+                report=want_report)
     except (CalibrationError, QuantizationError) as e:
         raise WorkError(f"{args.model}: {e}") from None
+    notes = [str(w.message) for w in caught if issubclass(w.category, QuantizationWarning)]
+    for w in caught:
+        if not issubclass(w.category, QuantizationWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     write_file(args.output, data)
     before = Path(args.model).stat().st_size
     if report is not None:
@@ -103,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
             write_file(args.html, report.to_html(), "report")
     if args.json:
         print(json.dumps({"model": args.model, "output": args.output, "model_bytes": before, "output_bytes": len(data),
-                          "mode": args.mode, "io": args.io,
+                          "mode": args.mode, "io": args.io, "kept_float": notes,
                           "report": report.to_dict() if report is not None else None}, indent=2))
         return 0
     # A file can grow: a tiny model gains QUANTIZE ops and scales, a sparse one comes out dense.
@@ -111,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
              else f"{100 * (len(data) - before) / max(before, 1):.0f}% larger than")
     print(f"wrote {args.output} ({len(data):,} bytes, {ratio} {before:,}): {args.mode}, {args.io} inputs and "
           "outputs")
+    for note in notes:
+        print(note)
     if args.mode == "float16" and float16_weights(model):
         print(f"{args.model} has float16 weights already: they are kept as they are; only its float32 constants "
               "became float16")

@@ -1,0 +1,189 @@
+"""The quantizer on what TensorFlow's and litert-torch's transformer files hold: NEG (TensorFlow's layer
+norm), PADV2 with a -inf pad before a max pool (litert-torch's padded max pool), EMBEDDING_LOOKUP, and a tiny
+attention block (layer-norm chain, RESHAPE / TRANSPOSE into heads, BATCH_MATMUL between activations, SOFTMAX).
+Every file runs in LiteRT and in rillet with LiteRT's bits; an op rillet's runtime refuses in int8 is kept
+float and named; every refusal's advice, followed, gives a file."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from ai_edge_litert.interpreter import Interpreter as LiteRT
+from quantcheck import run, sqnr_db
+from single_op import Input, Quant, op_model
+from tiny_transformer import block, padded_max_pool, samples
+
+from rillet.converter.format import load
+from rillet.quant import QuantizationWarning, quantize
+from rillet.runtime import Interpreter
+
+INT8 = 9
+RNG = np.random.default_rng(3)
+
+
+def op_names(data: bytes) -> list[str]:
+    model = load(data)
+    return [model.op_name(op) for op in model.subgraphs[0].operators]
+
+
+def same_bits(data: bytes, xs: list[np.ndarray]) -> bool:
+    return run(data, xs, Interpreter, dequantize=False).tobytes() == run(data, xs, LiteRT, dequantize=False).tobytes()
+
+
+def test_neg_runs_int8_as_the_negation():
+    """LiteRT's int8 NEG negates the stored integers: its input is requantized onto [-127, 127] first, so
+    that every value, the calibrated extremes and values beyond them included, has its negation."""
+    content = op_model("NEG", [Input((1, 64))], [((1, 64), np.float32)])
+    data = quantize(content, RNG.uniform(-1, 3, (16, 1, 64)).astype(np.float32), progress=False)
+    assert op_names(data) == ["QUANTIZE", "QUANTIZE", "NEG", "DEQUANTIZE"]
+    xs = [np.linspace(-1, 3, 64, dtype=np.float32)[None], np.linspace(-1.5, 4, 64, dtype=np.float32)[None]]
+    assert same_bits(data, xs)
+    got, step = run(data, xs), 4 / 254
+    np.testing.assert_allclose(got[0], -xs[0], atol=1.5 * step)
+    np.testing.assert_allclose(got[1], -np.clip(xs[1], -1, 3), atol=1.5 * step)  # saturates, never wraps
+
+
+@pytest.mark.parametrize("pad_value", [-np.inf, float(np.finfo(np.float32).min)], ids=["-inf", "lowest"])
+def test_a_max_pools_very_negative_pad_quantizes_to_the_int8_minimum(pad_value):
+    content = padded_max_pool(pad_value)
+    xs = list(RNG.normal(size=(8, 1, 6, 6, 4)).astype(np.float32))
+    data = quantize(content, np.stack(xs), progress=False)
+    model = load(data)
+    sg = model.subgraphs[0]
+    (pad,) = [op for op in sg.operators if model.op_name(op) == "PADV2"]
+    assert sg.tensors[pad.outputs[0]].type == INT8
+    assert model.tensor_data(0, pad.inputs[2]).tolist() == -128
+    assert same_bits(data, xs)
+    assert sqnr_db(run(content, xs), run(data, xs)) > 40
+    kept = quantize(content, np.stack(xs), keep_float=["PADV2"], progress=False)  # the float pad's -inf:
+    assert op_names(kept) == ["PADV2", "QUANTIZE", "MAX_POOL_2D", "DEQUANTIZE"]  # the finite range quantizes it
+    assert same_bits(kept, xs) and sqnr_db(run(content, xs), run(kept, xs)) > 40
+
+
+def test_embedding_lookup_becomes_an_int8_gather_of_the_same_rows():
+    table = RNG.normal(size=(10, 6)).astype(np.float32)
+    content = op_model("EMBEDDING_LOOKUP", [Input((5,), np.int32), table], [((5, 6), np.float32)])
+    ids = [RNG.integers(0, 10, 5).astype(np.int32) for _ in range(4)]
+    data = quantize(content, ids, progress=False, interpreter_class=LiteRT)  # rillet runs no float EMBEDDING_LOOKUP
+    assert op_names(data) == ["GATHER", "DEQUANTIZE"]
+    assert same_bits(data, ids)
+    half_step = (table.max() - table.min()) / 255 / 2
+    np.testing.assert_allclose(run(data, ids), table[np.stack(ids)], atol=half_step * 1.001)
+
+
+def quantize_block(**kwargs) -> tuple[bytes, list[str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", QuantizationWarning)
+        data = quantize(block(), samples(48), progress=False, **kwargs)
+    return data, [str(w.message) for w in caught if w.category is QuantizationWarning]
+
+
+def test_the_attention_block_runs_int8_with_litert_bits():
+    """Every op int8 except a BATCH_MATMUL rillet's runtime refuses (until it runs int8 BATCH_MATMUL with
+    nonzero zero points): that one stays float, named in a warning."""
+    data, notes = quantize_block()
+    model = load(data)
+    sg = model.subgraphs[0]
+    for op in sg.operators:
+        out = sg.tensors[op.outputs[0]]
+        if model.op_name(op) != "DEQUANTIZE" and out.type != INT8:
+            assert model.op_name(op) == "BATCH_MATMUL" and any(f"({out.name!r}) kept float" in n for n in notes)
+    assert set(op_names(data)) >= {"NEG", "SOFTMAX", "RSQRT", "SQUARED_DIFFERENCE", "MEAN", "TRANSPOSE"}
+    xs = list(samples(8, seed=9))
+    assert same_bits(data, xs)
+    assert sqnr_db(run(block(), xs), run(data, xs)) > 28
+
+
+def rillet_runs_int8_batch_matmul_with_zero_points() -> bool:
+    content = op_model("BATCH_MATMUL", [Input((1, 4, 8), np.int8, Quant(0.05, 3)), Input((1, 8, 4), np.int8,
+                                                                                         Quant(0.04, -5))],
+                       [((1, 4, 4), np.int8, Quant(0.2, 1))], {"adj_x": False, "adj_y": False})
+    try:
+        Interpreter(model_content=content).allocate_tensors()
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not rillet_runs_int8_batch_matmul_with_zero_points(),
+                    reason="rillet's runtime has no int8 BATCH_MATMUL with nonzero zero points yet (branch int8-attn)")
+def test_attention_batch_matmuls_run_int8_once_rillet_runs_them():
+    data, notes = quantize_block()
+    model = load(data)
+    sg = model.subgraphs[0]
+    assert not notes
+    assert all(sg.tensors[op.outputs[0]].type == INT8 for op in sg.operators
+               if model.op_name(op) == "BATCH_MATMUL")
+    xs = list(samples(8, seed=9))
+    assert same_bits(data, xs) and sqnr_db(run(block(), xs), run(data, xs)) > 28
+
+
+def test_an_op_rillet_refuses_is_kept_float_and_named(monkeypatch):
+    """The check after writing: a refusal traced to a float op keeps that op float and tries again."""
+    import rillet.quant as rq
+    from rillet.quant.verify import Refusal
+
+    calls = []
+
+    def refuse_softmax_once(data, float_model, *_):
+        calls.append(op_names(data).count("SOFTMAX"))
+        model = load(data)
+        softmax = [op for op in model.subgraphs[0].operators if model.op_name(op) == "SOFTMAX"]
+        if model.subgraphs[0].tensors[softmax[0].outputs[0]].type == INT8:
+            return Refusal("SOFTMAX op 9 ('attn'): no kernel", "23", "SOFTMAX #23 ('attn')")
+        return None
+
+    monkeypatch.setattr(rq, "rillet_refusal", refuse_softmax_once)
+    data, notes = quantize_block(keep_float=["BATCH_MATMUL"])
+    assert len(calls) == 2 and notes == ["SOFTMAX #23 ('attn') kept float: rillet's runtime refused its int8 form "
+                                         "(SOFTMAX op 9 ('attn'): no kernel)"]
+    model = load(data)
+    (softmax,) = [op for op in model.subgraphs[0].operators if model.op_name(op) == "SOFTMAX"]
+    assert model.subgraphs[0].tensors[softmax.outputs[0]].type == 0
+
+
+def test_a_refusal_no_op_explains_is_an_error(monkeypatch):
+    import rillet.quant as rq
+    from rillet.quant import QuantizationError
+    from rillet.quant.verify import Refusal
+
+    monkeypatch.setattr(rq, "rillet_refusal", lambda data, model, *_: Refusal("arena too large", None, ""))
+    with pytest.raises(QuantizationError, match="rillet's runtime cannot run the int8 file: arena too large"):
+        quantize_block()
+
+
+def cli(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "rillet.cli", "quantize", *args, "--quiet"], check=False,
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+
+
+def test_cli_advice_followed_gives_a_file(tmp_path):
+    (tmp_path / "sin.tflite").write_bytes(op_model("SIN", [Input((1, 8))], [((1, 8), np.float32)]))
+    np.save(tmp_path / "x.npy", RNG.normal(size=(8, 1, 8)).astype(np.float32))
+    refused = cli(tmp_path, "sin.tflite", "--calib", "x.npy", "-o", "q.tflite")
+    assert refused.returncode == 1 and "--keep-float SIN" in refused.stderr, refused.stderr
+    assert not (tmp_path / "q.tflite").exists()
+    done = cli(tmp_path, "sin.tflite", "--calib", "x.npy", "-o", "q.tflite", "--keep-float", "SIN")
+    assert done.returncode == 0, done.stderr
+    (tmp_path / "pool.tflite").write_bytes(padded_max_pool())
+    np.save(tmp_path / "p.npy", RNG.normal(size=(8, 1, 6, 6, 4)).astype(np.float32))
+    for extra in ([], ["--keep-float", "PADV2"]):
+        done = cli(tmp_path, "pool.tflite", "--calib", "p.npy", "-o", "p.tflite", *extra)
+        assert done.returncode == 0, done.stderr
+        Interpreter(model_path=str(tmp_path / "p.tflite")).allocate_tensors()
+
+
+def test_cli_names_the_ops_it_kept_float(tmp_path):
+    (tmp_path / "block.tflite").write_bytes(block())
+    np.save(tmp_path / "x.npy", samples(16))
+    done = cli(tmp_path, "block.tflite", "--calib", "x.npy", "-o", "q.tflite")
+    assert done.returncode == 0, done.stderr
+    data = (tmp_path / "q.tflite").read_bytes()
+    model = load(data)
+    floats = [op for op in model.subgraphs[0].operators if model.op_name(op) == "BATCH_MATMUL"
+              and model.subgraphs[0].tensors[op.outputs[0]].type != INT8]
+    assert done.stdout.count("kept float: rillet's runtime refused") == len(floats)
