@@ -12,6 +12,7 @@ from rillet.converter.dense_weights import expand_weights, has_packed_weights
 from rillet.converter.format import ModelFile, load, save
 
 from .calibrate import CalibrationError, collect, feeds, model_inputs
+from .precision import keep_float_for, output_values, outputs_sqnr
 from .lstm import add_intermediates, lstm_ops
 from .ranges import METHODS, choose_range
 from .rewrite import (
@@ -21,7 +22,7 @@ from .rewrite import (
     rewrite_float16,
     rewrite_int8,
 )
-from .subgraphs import fold_constant_if_operands
+from .subgraphs import fold_constant_if_operands, split_shared_constants
 from .verify import rillet_refusal
 
 MODES = ("int8", "dynamic", "float16")
@@ -70,28 +71,33 @@ def already_quantized(model: ModelFile) -> str:
 def quantize(model: Any, calibration_data: Any = None, *, mode: str = "int8", io: str = "float",
              per_channel: bool = True, calibration: str = "minmax", percentile: float = 99.99,
              keep_float: list[str] | None = None, interpreter_class: Callable | None = None,
-             progress: bool = True) -> bytes:
+             progress: bool = True, min_sqnr: float | None = None) -> bytes:
     """Quantize a float model (.tflite bytes or path, a ModelFile, or a rillet graph Model) and return the
     .tflite bytes.
 
     mode: "int8" (full integer; needs `calibration_data`), "dynamic" (int8 weights, float activations),
     "float16" (float16 weights). int8 and dynamic quantize float16 and sparse weights from the float32
     values they stand for; float16 keeps them as they are. io: "float" (QUANTIZE / DEQUANTIZE at the
-    edges) or "int8" inputs and outputs. calibration: "minmax", "percentile" (at `percentile`), or "mse". keep_float: op types (SOFTMAX),
-    op indices ("12") or output tensor names whose ops stay float. calibration_data: a numpy array (samples
-    on axis 0), an .npz path or dict keyed by input name, or any iterable of inputs.
+    edges) or "int8" inputs and outputs. calibration: "minmax", "percentile" (at `percentile`), or "mse".
+    keep_float: op types (SOFTMAX), op indices ("12") or output tensor names whose ops stay float.
+    calibration_data: a numpy array (samples on axis 0), an .npz path or dict keyed by input name, or any
+    iterable of inputs. min_sqnr: see quantize_with_report. An op whose int8 form rillet's runtime refuses
+    stays float, named in a QuantizationWarning.
     """
     return quantize_with_report(model, calibration_data, mode=mode, io=io, per_channel=per_channel,
                                 calibration=calibration, percentile=percentile, keep_float=keep_float,
-                                interpreter_class=interpreter_class, progress=progress)[0]
+                                interpreter_class=interpreter_class, progress=progress, min_sqnr=min_sqnr)[0]
 
 
 def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str = "int8", io: str = "float",
                          per_channel: bool = True, calibration: str = "minmax", percentile: float = 99.99,
                          keep_float: list[str] | None = None, interpreter_class: Callable | None = None,
-                         progress: bool = True, report: bool = False) -> tuple[bytes, Any]:
+                         progress: bool = True, report: bool = False,
+                         min_sqnr: float | None = None) -> tuple[bytes, Any]:
     """`quantize`, and with report=True also the per-layer report (rillet.quant.report.Report) over the
-    calibration data; the report runs the int8 model with `interpreter_class` too."""
+    calibration data; the report runs the int8 model with `interpreter_class` too. min_sqnr (int8): keep op
+    types float, one at a time, the one that raises the outputs' SQNR against the float model over the
+    calibration data most (quant/precision.py), until it reaches min_sqnr dB; each is named in a warning."""
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}: choose one of {', '.join(MODES)}")
     if io not in ("float", "int8"):
@@ -113,6 +119,11 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
     if mode != "float16" and len(float_model.subgraphs) > 1:
         float_model = fold_constant_if_operands(float_model)
         source = save(float_model)
+    if mode == "int8":  # a small constant several int8 ops read: one tensor (one set of parameters) per op
+        split = split_shared_constants(float_model)
+        if split is not float_model:
+            float_model = split
+            source = save(float_model)
     # an LSTM gets the intermediates TFLite's integer LSTM reads its gates' scales from, to calibrate into
     if mode == "int8" and any(lstm_ops(float_model, k) for k in range(len(float_model.subgraphs))):
         float_model = add_intermediates(float_model)
@@ -148,16 +159,34 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
     # in a warning; a refusal no op explains (or a float16 file) is an error.
     keep = list(keep_float or [])
     shapes = [samples[0][spec.index].shape for spec in model_inputs(float_model)] if samples else None
-    while True:
-        data = rewrite(keep or None)
-        refusal = rillet_refusal(data, float_model, shapes, source)
-        if refusal is None:
-            break
-        if mode == "float16" or refusal.keep is None or refusal.keep in keep:
-            raise QuantizationError(f"rillet's runtime cannot run the {mode} file: {refusal.message}")
-        keep.append(refusal.keep)
-        warnings.warn(f"{refusal.label} kept float: rillet's runtime refused its {mode} form ({refusal.message})",
-                      QuantizationWarning, stacklevel=2)
+
+    def runnable() -> bytes:  # keep grows by the ops rillet refuses
+        while True:
+            data = rewrite(keep or None)
+            refusal = rillet_refusal(data, float_model, shapes, source)
+            if refusal is None:
+                return data
+            if mode == "float16" or refusal.keep is None or refusal.keep in keep:
+                raise QuantizationError(f"rillet's runtime cannot run the {mode} file: {refusal.message}")
+            keep.append(refusal.keep)
+            warnings.warn(f"{refusal.label} kept float: rillet's runtime refused its {mode} form "
+                          f"({refusal.message})", QuantizationWarning, stacklevel=3)
+
+    if min_sqnr is not None and mode == "int8":
+        order = list(float_model.subgraphs[0].inputs)
+        reference = output_values(source, samples, order, interpreter_class)
+
+        def build(extra: list[str]) -> bytes:
+            keep[:] = list(extra)  # runnable() adds the ops rillet refuses; their warnings wait for the end
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", QuantizationWarning)
+                return runnable()
+
+        chosen = keep_float_for(min_sqnr, build, lambda content: outputs_sqnr(
+            reference, output_values(content, samples, order, interpreter_class)), list(keep),
+            lambda text: warnings.warn(text, QuantizationWarning, stacklevel=3))
+        keep[:] = chosen
+    data = runnable()
     layer_report = None
     if report:
         from .report import compare

@@ -31,6 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--keep-float", action="append", default=[], metavar="NAME",
                    help="an op type (SOFTMAX), op index, or output tensor name whose op stays float (repeatable); "
                         "in --mode dynamic, whose weights stay float32")
+    p.add_argument("--min-sqnr", type=float, metavar="DB",
+                   help="int8: keep op types float, the one that helps most first, until the outputs' SQNR against "
+                        "the float model over the calibration data reaches DB dB")
     p.add_argument("--report", metavar="REPORT.json", help="write the per-tensor error report as JSON")
     p.add_argument("--html", metavar="REPORT.html", help="write the report as HTML with a per-layer SQNR chart")
     p.add_argument("--executor", choices=["rillet", "litert"], default="rillet",
@@ -101,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
                 args.model, _calibration_data(args.calib), mode=args.mode, io=args.io,
                 per_channel=not args.per_tensor, calibration=args.calibration, percentile=args.percentile,
                 keep_float=args.keep_float or None, interpreter_class=interpreter_class, progress=not args.quiet,
-                report=want_report)
+                report=want_report, min_sqnr=args.min_sqnr)
     except (CalibrationError, QuantizationError) as e:
         raise WorkError(f"{args.model}: {e}") from None
     notes = [str(w.message) for w in caught if issubclass(w.category, QuantizationWarning)]

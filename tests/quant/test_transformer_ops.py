@@ -187,3 +187,42 @@ def test_cli_names_the_ops_it_kept_float(tmp_path):
     floats = [op for op in model.subgraphs[0].operators if model.op_name(op) == "BATCH_MATMUL"
               and model.subgraphs[0].tensors[op.outputs[0]].type != INT8]
     assert done.stdout.count("kept float: rillet's runtime refused") == len(floats)
+
+
+def test_min_sqnr_keeps_op_types_float_until_the_outputs_reach_it():
+    from rillet.quant.precision import output_values, outputs_sqnr
+
+    calibration = samples(48)
+    feeds = [{0: x} for x in calibration]
+    full, _ = quantize_block()
+    reference = output_values(block(), feeds, [0], LiteRT)
+    start = outputs_sqnr(reference, output_values(full, feeds, [0], LiteRT))
+    target = start + 6
+    data, notes = quantize_block(min_sqnr=target)
+    kept = [n for n in notes if "kept float (min_sqnr" in n]
+    assert kept and all(n.split()[0] in op_names(full) for n in kept)
+    assert outputs_sqnr(reference, output_values(data, feeds, [0], LiteRT)) >= target
+    assert same_bits(data, list(samples(4, seed=9)))
+    _, notes = quantize_block(min_sqnr=200.0, io="int8")  # int8 outputs cannot reach it
+    assert any("min_sqnr 200 dB not reached" in n for n in notes), notes
+
+
+def test_a_constant_two_ops_read_gets_parameters_per_op():
+    """The 0.0 a SELECT_V2 ties to -3.4e38 (scale 1e36) is also the SUB's: each reads its own copy, and the
+    SUB runs int8 with its own scale."""
+    from tiny_transformer import shared_zero
+
+    content = shared_zero()
+    xs = list(RNG.uniform(-2, 2, (8, 1, 8)).astype(np.float32))
+    data = quantize(content, np.stack(xs), progress=False)
+    model = load(data)
+    sg = model.subgraphs[0]
+    (sub,) = [op for op in sg.operators if model.op_name(op) == "SUB"]
+    assert sg.tensors[sub.outputs[0]].type == INT8
+    assert sg.tensors[sub.inputs[0]].quantization.scale[0] <= 1  # the lone 0.0's own, not the mask's 1e36
+    it = Interpreter(model_content=data)
+    it.allocate_tensors()
+    it.set_tensor(it.get_input_details()[0]["index"], xs[0])
+    it.invoke()
+    negated = it.get_tensor(it.get_output_details()[0]["index"])
+    np.testing.assert_allclose(negated, -xs[0], atol=4 / 255)

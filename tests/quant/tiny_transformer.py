@@ -8,7 +8,7 @@ import functools
 
 import numpy as np
 
-from graph import Graph, ops
+from rillet.graph import Graph, ops
 
 T, D, HEADS = 8, 16, 2
 
@@ -97,5 +97,39 @@ def padded_max_pool(pad_value: float = -np.inf) -> bytes:
     ops_ = [Operator(opcode_index=0, inputs=[0, 1, 2], outputs=[3]),
             Operator(opcode_index=1, inputs=[3], outputs=[4], builtin_options=pool)]
     return save(ModelFile(operator_codes=codes, subgraphs=[SubGraph(tensors=tensors, inputs=[0], outputs=[4],
+                                                                     operators=ops_, name="main")],
+                          buffers=buffers))
+
+
+def shared_zero() -> bytes:
+    """litert-torch's sharing of one 0.0 constant: SUB(0, x) (a layer norm's negation) and an attention mask's
+    SELECT_V2(cond, 0, float-lowest) read the same tensor. Outputs: -x and the mask."""
+    from rillet.converter.format import (
+        BUILTIN_CODES,
+        Buffer,
+        ModelFile,
+        Operator,
+        OperatorCode,
+        SubGraph,
+        Tensor,
+        save,
+    )
+
+    def const(array: np.ndarray) -> int:
+        buffers.append(Buffer(data=np.frombuffer(np.ascontiguousarray(array).tobytes(), np.uint8)))
+        return len(buffers) - 1
+
+    buffers = [Buffer()]
+    cond = np.arange(8).reshape(1, 8) % 3 != 0
+    tensors = [Tensor(shape=[1, 8], type=0, buffer=0, name="x"),
+               Tensor(shape=[], type=0, buffer=const(np.array(0, np.float32)), name="zero"),
+               Tensor(shape=[], type=0, buffer=const(np.array(np.finfo(np.float32).min, np.float32)), name="lowest"),
+               Tensor(shape=[1, 8], type=6, buffer=const(cond), name="keep"),
+               Tensor(shape=[1, 8], type=0, buffer=0, name="negated"),
+               Tensor(shape=[1, 8], type=0, buffer=0, name="mask")]
+    codes = [OperatorCode(deprecated_builtin_code=min(BUILTIN_CODES[n], 127), builtin_code=BUILTIN_CODES[n], version=1)
+             for n in ("SUB", "SELECT_V2")]
+    ops_ = [Operator(opcode_index=0, inputs=[1, 0], outputs=[4]), Operator(opcode_index=1, inputs=[3, 1, 2], outputs=[5])]
+    return save(ModelFile(operator_codes=codes, subgraphs=[SubGraph(tensors=tensors, inputs=[0], outputs=[4, 5],
                                                                      operators=ops_, name="main")],
                           buffers=buffers))
