@@ -14,7 +14,7 @@ from rillet.converter.format import ModelFile, load, save
 from .calibrate import CalibrationError, collect, feeds, model_inputs
 from .precision import keep_float_for, output_values, outputs_sqnr
 from .lstm import add_intermediates, lstm_ops
-from .ranges import METHODS, choose_range
+from .ranges import METHODS, choose_range, method_for
 from .rewrite import (
     QuantizationError,
     plan_int8_subgraphs,
@@ -141,8 +141,8 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
     if mode == "int8":
         stats = collect(source, float_model, samples, interpreter_class, histograms=calibration != "minmax",
                         show_progress=progress)
-        ranges = {k: {i: choose_range(s, calibration, percentile) for i, s in sorted(sg_stats.items())}
-                  for k, sg_stats in stats.items()}
+        ranges = {k: {i: choose_range(s, method_for(calibration, float_model, k, i), percentile)
+                      for i, s in sorted(sg_stats.items())} for k, sg_stats in stats.items()}
         finite = {k: {i: (s.finite_lo, s.finite_hi) for i, s in sg_stats.items()} for k, sg_stats in stats.items()}
 
     def rewrite(keep: list[str] | None) -> bytes:

@@ -25,8 +25,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="int8: full integer (default); dynamic: int8 weights only; float16: float16 weights")
     p.add_argument("--io", choices=["float", "int8"], default="float", help="type of the model's inputs and outputs")
     p.add_argument("--per-tensor", action="store_true", help="one weight scale per tensor, not per channel")
-    p.add_argument("--calibration", choices=["minmax", "percentile", "mse"], default="minmax",
-                   help="how activation ranges are chosen from the calibration data")
+    p.add_argument("--calibration", choices=["minmax", "percentile", "mse", "auto"], default="minmax",
+                   help="how activation ranges are chosen from the calibration data (auto: min/max for the inputs "
+                        "of softmax and max-like ops, mse elsewhere)")
     p.add_argument("--percentile", type=float, default=99.99, help="for --calibration percentile")
     p.add_argument("--keep-float", action="append", default=[], metavar="NAME",
                    help="an op type (SOFTMAX), op index, or output tensor name whose op stays float (repeatable); "

@@ -226,3 +226,17 @@ def test_a_constant_two_ops_read_gets_parameters_per_op():
     it.invoke()
     negated = it.get_tensor(it.get_output_details()[0]["index"])
     np.testing.assert_allclose(negated, -xs[0], atol=4 / 255)
+
+
+def test_auto_calibration_keeps_the_softmax_inputs_maximum():
+    from rillet.quant.ranges import method_for
+
+    model = load(block())
+    sg = model.subgraphs[0]
+    index = {t.name: i for i, t in enumerate(sg.tensors)}
+    assert method_for("auto", model, 0, index["scaled"]) == "minmax"  # what the SOFTMAX reads
+    assert method_for("auto", model, 0, index["qk"]) == method_for("auto", model, 0, index["ln/out"]) == "mse"
+    assert method_for("percentile", model, 0, index["scaled"]) == "percentile"
+    data, _ = quantize_block(calibration="auto")
+    xs = list(samples(8, seed=9))
+    assert same_bits(data, xs) and sqnr_db(run(block(), xs), run(data, xs)) > 28
