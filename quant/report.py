@@ -130,6 +130,9 @@ class _Sums:
     def add(self, f: np.ndarray, q: np.ndarray) -> None:
         f = f.astype(np.float64).reshape(-1)
         q = q.astype(np.float64).reshape(-1)
+        finite = np.isfinite(f)
+        if not finite.all():  # a max pool's -inf padding: int8 holds its minimum there, which is no error
+            f, q = f[finite], q[finite]
         self.f2 += float(f @ f)
         self.q2 += float(q @ q)
         self.fq += float(f @ q)

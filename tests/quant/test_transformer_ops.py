@@ -240,3 +240,12 @@ def test_auto_calibration_keeps_the_softmax_inputs_maximum():
     data, _ = quantize_block(calibration="auto")
     xs = list(samples(8, seed=9))
     assert same_bits(data, xs) and sqnr_db(run(block(), xs), run(data, xs)) > 28
+
+
+def test_the_report_measures_a_padded_tensor_on_its_finite_values():
+    from rillet.quant import quantize_with_report
+
+    xs = RNG.normal(size=(8, 1, 6, 6, 4)).astype(np.float32)
+    _, report = quantize_with_report(padded_max_pool(), xs, progress=False, report=True)
+    (pad,) = [layer for layer in report.layers if layer.op == "PADV2"]
+    assert pad.sqnr_db > 30 and pad.added_db < 1
