@@ -157,36 +157,29 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
 
     # No file rillet cannot run: an op whose int8 (or hybrid) form rillet's runtime refuses stays float, named
     # in a warning; a refusal no op explains (or a float16 file) is an error.
-    keep = list(keep_float or [])
     shapes = [samples[0][spec.index].shape for spec in model_inputs(float_model)] if samples else None
+    refused: dict[str, str] = {}  # op index -> what rillet said; such an op stays float in every later try
 
-    def runnable() -> bytes:  # keep grows by the ops rillet refuses
+    def runnable(keep: list[str]) -> bytes:
         while True:
-            data = rewrite(keep or None)
+            data = rewrite(keep + [j for j in refused if j not in keep] or None)
             refusal = rillet_refusal(data, float_model, shapes, source)
             if refusal is None:
                 return data
-            if mode == "float16" or refusal.keep is None or refusal.keep in keep:
+            if mode == "float16" or refusal.keep is None or refusal.keep in keep or refusal.keep in refused:
                 raise QuantizationError(f"rillet's runtime cannot run the {mode} file: {refusal.message}")
-            keep.append(refusal.keep)
-            warnings.warn(f"{refusal.label} kept float: rillet's runtime refused its {mode} form "
-                          f"({refusal.message})", QuantizationWarning, stacklevel=3)
+            refused[refusal.keep] = (f"{refusal.label} kept float: rillet's runtime refused its {mode} form "
+                                     f"({refusal.message})")
 
+    keep, notes = list(keep_float or []), []
     if min_sqnr is not None and mode == "int8":
         order = list(float_model.subgraphs[0].inputs)
         reference = output_values(source, samples, order, interpreter_class)
-
-        def build(extra: list[str]) -> bytes:
-            keep[:] = list(extra)  # runnable() adds the ops rillet refuses; their warnings wait for the end
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", QuantizationWarning)
-                return runnable()
-
-        chosen = keep_float_for(min_sqnr, build, lambda content: outputs_sqnr(
-            reference, output_values(content, samples, order, interpreter_class)), list(keep),
-            lambda text: warnings.warn(text, QuantizationWarning, stacklevel=3))
-        keep[:] = chosen
-    data = runnable()
+        keep = keep_float_for(min_sqnr, runnable, lambda content: outputs_sqnr(
+            reference, output_values(content, samples, order, interpreter_class)), keep, notes.append)
+    data = runnable(keep)
+    for text in list(refused.values()) + notes:
+        warnings.warn(text, QuantizationWarning, stacklevel=3)
     layer_report = None
     if report:
         from .report import compare

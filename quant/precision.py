@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -75,21 +74,21 @@ def keep_float_for(target_db: float, build: Callable[[list[str]], bytes], measur
     """Greedy over op types: the keep_float list (starting from `keep`) whose file `build` gives outputs at
     `target_db` or better by `measure`; each type added is told to `note`, with the dB it bought."""
     keep = list(keep)
-    current = measure(build(keep))
+    content = build(keep)
+    current = measure(content)
     while current < target_db:
-        trials: dict[str, float] = {}
-        for name in int8_op_types(build(keep)):
-            trials[name] = measure(build(keep + [name]))
-        if not trials or max(trials.values()) <= current:
+        best, best_db, best_content = None, current, content
+        for name in int8_op_types(content):
+            trial = build(keep + [name])
+            db = measure(trial)
+            if db > best_db:
+                best, best_db, best_content = name, db, trial
+        if best is None:
             note(f"min_sqnr {target_db:g} dB not reached: the outputs are at {current:.1f} dB, and keeping any "
                  f"more op type float does not raise them")
             break
-        best = max(trials, key=lambda name: (trials[name], name))
         note(f"{best} kept float (min_sqnr {target_db:g} dB): the outputs went from {current:.1f} to "
-             f"{trials[best]:.1f} dB")
+             f"{best_db:.1f} dB")
         keep.append(best)
-        current = trials[best]
+        current, content = best_db, best_content
     return keep
-
-
-__all__: list[Any] = ["keep_float_for", "output_values", "outputs_sqnr"]
