@@ -181,6 +181,7 @@ class _Constraints:
     needed: set[Key] = field(default_factory=set)  # tensors that get an int8 view
     no_op_bounds: set[Key] = field(default_factory=set)  # a MINIMUM's +inf, a MAXIMUM's -inf: no range of theirs
     negated: list[tuple[Key, Key]] = field(default_factory=list)  # a NEG's (input, output)
+    float_ops: set[Key] = field(default_factory=set)  # (subgraph, op) of the ops that stay float
 
 
 def _decide_ops(model: ModelFile, k: int, keep: set[str]) -> tuple[list[bool], list[str], set[str]]:
@@ -347,7 +348,7 @@ def _assign(model: ModelFile, c: _Constraints, ranges: dict[int, dict[int, tuple
                     unseen.append((k, i))
                     continue
                 if not (np.isfinite(r[0]) and np.isfinite(r[1])):
-                    raise QuantizationError(_infinite_range(model, i, r, k))
+                    raise QuantizationError(_infinite_range(model, i, r, k, c.float_ops))
                 lo, hi = min(lo, r[0]), max(hi, r[1])
             if unseen and lo > hi:
                 k, i = unseen[0]
@@ -375,6 +376,7 @@ def plan_int8_subgraphs(model: ModelFile, ranges: dict[int, dict[int, tuple[floa
     if unknown:
         raise QuantizationError(f"keep_float: {unknown} name no op type, op index or output tensor of the model")
     c = _Constraints()
+    c.float_ops = {(k, j) for k, (quantized, _, _) in enumerate(decisions) for j, q in enumerate(quantized) if not q}
     for k, (quantized, _, _) in enumerate(decisions):
         _constrain(model, k, quantized, c, int8_inputs and k == 0, int8_outputs and k == 0)
     boundaries = _int8_boundaries(model, c, ranges)
@@ -431,9 +433,11 @@ def no_int8_reason(name: str) -> str:
 LITERT_FLOAT_ONLY = {"SIN", "COS", "SQUARE", "POW", "FLOOR", "CEIL", "ROUND", "SIGN", "RFFT2D"}
 
 
-def _infinite_range(model: ModelFile, i: int, r: tuple[float, float], k: int = 0) -> str:
+def _infinite_range(model: ModelFile, i: int, r: tuple[float, float], k: int = 0,
+                    float_ops: set[Key] | None = None) -> str:
     """What to say about a tensor with infinite or NaN values: a constant (an inf bound of a clip), or an
-    activation calibration saw them in (a LOG of 0); it names the op to keep float."""
+    activation calibration saw them in (a LOG of 0); it names the op to keep float, or where that op is float
+    already, the int8 ops that read the tensor (or float outputs, for a graph output)."""
     sg = model.subgraphs[k]
     if _constant(model, i, k) is not None:
         j = next(j for j, op in enumerate(sg.operators) if i in (op.inputs or []))
@@ -444,6 +448,13 @@ def _infinite_range(model: ModelFile, i: int, r: tuple[float, float], k: int = 0
     text = f"tensor {sg.tensors[i].name!r} {what} [{r[0]:g}, {r[1]:g}]; int8 needs a finite range"
     if j is None:  # a graph input: the calibration data itself
         return text
+    if (k, j) in (float_ops or set()):
+        readers = [n for n, op in enumerate(sg.operators) if i in (op.inputs or []) and (k, n) not in float_ops]
+        if not readers:
+            return f"{text}: keep the outputs float (io='float', or --io float)"
+        labels = [f"{k}:{n}" if k else str(n) for n in readers]
+        return (f"{text}: keep {', '.join(_op_label(model, n, k) for n in readers)} float too with "
+                f"keep_float={labels!r} (or {' '.join(f'--keep-float {x}' for x in labels)})")
     name = model.op_name(sg.operators[j])
     return f"{text}: keep {_op_label(model, j, k)} float with keep_float=[{name!r}] (or --keep-float {name})"
 

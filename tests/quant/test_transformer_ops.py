@@ -249,3 +249,25 @@ def test_the_report_measures_a_padded_tensor_on_its_finite_values():
     _, report = quantize_with_report(padded_max_pool(), xs, progress=False, report=True)
     (pad,) = [layer for layer in report.layers if layer.op == "PADV2"]
     assert pad.sqnr_db > 30 and pad.added_db < 1
+
+
+def test_infinite_range_advice_names_the_next_op_once_the_producer_is_float():
+    """LOG(0) = -inf read by an int8 ADD: the advice names LOG; with LOG float, it names the ADD; followed,
+    it gives a file."""
+    from rillet.graph import Graph, ops
+    from rillet.converter.from_graph import convert
+    from rillet.quant import QuantizationError
+
+    with Graph().as_default():
+        x = ops.placeholder([2, 4], name="x")
+        y = ops.add(ops.log(x, name="log"), np.float32(1.0), name="y")
+        content = convert(inputs={"x": x}, outputs={"y": y})
+    calibration = np.abs(RNG.uniform(-1, 1, (4, 2, 4))).astype(np.float32)
+    calibration[0, 0, 0] = 0.0
+    with pytest.raises(QuantizationError, match=r"keep LOG #0 \('log'\) float"):
+        quantize(content, calibration, progress=False)
+    with pytest.raises(QuantizationError, match=r"keep ADD #1 \('y'\) float too with keep_float=\['1'\] "
+                                                r"\(or --keep-float 1\)"):
+        quantize(content, calibration, keep_float=["LOG"], progress=False)
+    data = quantize(content, calibration, keep_float=["LOG", "1"], progress=False)
+    assert op_names(data)[:2] == ["LOG", "ADD"]
