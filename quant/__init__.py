@@ -21,6 +21,7 @@ from .rewrite import (
     rewrite_dynamic_range,
     rewrite_float16,
     rewrite_int8,
+    wide_softmaxes,
 )
 from .subgraphs import fold_constant_if_operands, split_shared_constants
 from .verify import rillet_refusal
@@ -172,6 +173,11 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
                                      f"({refusal.message})")
 
     keep, notes = list(keep_float or []), []
+    if mode == "int8":
+        for entry, why in wide_softmaxes(float_model):
+            if entry not in keep and "SOFTMAX" not in keep:
+                keep.append(entry)
+                notes.append(why)
     if min_sqnr is not None and mode == "int8":
         order = list(float_model.subgraphs[0].inputs)
         reference = output_values(source, samples, order, interpreter_class)

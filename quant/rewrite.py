@@ -417,6 +417,28 @@ def _check_divisor(model: ModelFile, k: int, j: int, i: int, p: QParams, ranges:
                                 f"keep it float with keep_float=['DIV'] (or --keep-float DIV)")
 
 
+# TFLite's int8 SOFTMAX writes its output in steps of 1/256: over more values than that, the average weight
+# (1/n) rounds to at most one step, and most weights to 0 (Whisper's 1500-frame attention: 13.7 dB).
+WIDE_SOFTMAX = 256
+
+
+def wide_softmaxes(model: ModelFile) -> list[tuple[str, str]]:
+    """The SOFTMAX ops over more than WIDE_SOFTMAX values, as (keep_float entry, why), which stay float: a
+    float softmax's output quantized with the range calibration saw resolves small weights where 1/256 cannot."""
+    found = []
+    for k, sg in enumerate(model.subgraphs):
+        for j, op in enumerate(sg.operators):
+            if model.op_name(op) != "SOFTMAX" or not op.inputs:
+                continue
+            shape = sg.tensors[op.inputs[0]].shape_signature or sg.tensors[op.inputs[0]].shape
+            n = shape[-1] if shape is not None and len(shape) else -1
+            if n > WIDE_SOFTMAX:
+                found.append((f"{k}:{j}" if k else str(j),
+                              f"{_op_label(model, j, k)} kept float: it weighs {n} values, and int8 SOFTMAX's fixed "
+                              f"output step of 1/256 rounds their average weight 1/{n} to nothing"))
+    return found
+
+
 def no_int8_reason(name: str) -> str:
     """Why the quantizer has no int8 rule for `name`: LiteRT has no int8 kernel for it (probed with LiteRT
     2.3's builtin kernels), or rillet lacks one, or rillet has one and the quantizer no rule yet."""

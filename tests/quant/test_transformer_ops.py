@@ -271,3 +271,18 @@ def test_infinite_range_advice_names_the_next_op_once_the_producer_is_float():
         quantize(content, calibration, keep_float=["LOG"], progress=False)
     data = quantize(content, calibration, keep_float=["LOG", "1"], progress=False)
     assert op_names(data)[:2] == ["LOG", "ADD"]
+
+
+@pytest.mark.parametrize("n, int8", [(64, True), (300, False)])
+def test_a_softmax_over_more_than_256_values_stays_float(n, int8):
+    content = op_model("SOFTMAX", [Input((1, 4, n))], [((1, 4, n), np.float32)], {"beta": 1.0})
+    xs = RNG.normal(size=(8, 1, 4, n)).astype(np.float32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", QuantizationWarning)
+        data = quantize(content, xs, progress=False)
+    model = load(data)
+    (softmax,) = [op for op in model.subgraphs[0].operators if model.op_name(op) == "SOFTMAX"]
+    assert (model.subgraphs[0].tensors[softmax.outputs[0]].type == INT8) == int8
+    said = [str(w.message) for w in caught if w.category is QuantizationWarning]
+    assert said == ([] if int8 else [f"SOFTMAX #0 ('out0') kept float: it weighs {n} values, and int8 SOFTMAX's "
+                                     f"fixed output step of 1/256 rounds their average weight 1/{n} to nothing"])
