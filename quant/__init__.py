@@ -146,10 +146,13 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
                       for i, s in sorted(sg_stats.items())} for k, sg_stats in stats.items()}
         finite = {k: {i: (s.finite_lo, s.finite_hi) for i, s in sg_stats.items()} for k, sg_stats in stats.items()}
 
+    planned: dict[str, None] = {}  # what the planner kept float on its own, in order, once
+
     def rewrite(keep: list[str] | None) -> bytes:
         if mode == "int8":
             plans = plan_int8_subgraphs(float_model, ranges, keep, int8_inputs=io == "int8",
                                         int8_outputs=io == "int8", finite_ranges=finite)
+            planned.update(dict.fromkeys(note for plan in plans for note in plan.notes))
             return save(rewrite_int8(float_model, plans, int8_inputs=io == "int8", int8_outputs=io == "int8",
                                      per_channel=per_channel))
         if mode == "dynamic":
@@ -184,7 +187,7 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
         keep = keep_float_for(min_sqnr, runnable, lambda content: outputs_sqnr(
             reference, output_values(content, samples, order, interpreter_class)), keep, notes.append)
     data = runnable(keep)
-    for text in list(refused.values()) + notes:
+    for text in list(planned) + list(refused.values()) + notes:
         warnings.warn(text, QuantizationWarning, stacklevel=3)
     layer_report = None
     if report:

@@ -77,6 +77,8 @@ MAX_OF_WINDOW = {"MAX_POOL_2D", "REDUCE_MAX"}
 # PADV2's pad value at or below this (-inf, float's lowest) stands for "below everything": not part of the
 # range, it quantizes to the range's minimum, -128 (exact before a max pool).
 VERY_NEGATIVE = -HUGE
+# How far below the largest score a masked score (float's lowest) lands in an int8 SOFTMAX input: e^-20.
+MASK_DEPTH = 20.0
 # Ops whose int8 output has fixed parameters in TFLite's spec.
 FIXED_OUTPUT = {
     "SOFTMAX": QParams((1.0 / 256,), (-128,)),
@@ -114,6 +116,7 @@ class Plan:
     matched: set[str] = field(default_factory=set)  # the keep_float entries that named an op here
     int8_boundary: set[int] = field(default_factory=set)  # int8 tensors an IF or WHILE passes across
     typed: dict[int, int] = field(default_factory=dict)  # tensors a rule gives a type of its own (an LSTM's int16 cell)
+    notes: list[str] = field(default_factory=list)  # ops the planner kept float on its own, and why
 
 
 def runs_int8(name: str) -> bool:
@@ -309,6 +312,32 @@ def _int8_boundaries(model: ModelFile, c: _Constraints, ranges: dict[int, dict[i
     return int8
 
 
+def _keep_mask_ops_float(model: ModelFile, decisions: list, ranges: dict[int, dict[int, tuple[float, float]]]
+                         ) -> dict[int, list[str]]:
+    """Keeps float (in `decisions`) the int8 ops that read or write an attention mask's values (float's lowest,
+    -3.4e38, which calibration saw in the tensor), other than a SOFTMAX or a max reading it and an op whose
+    every reader is one: int8 would give the whole tensor a scale of 1e36. Returns the notes, per subgraph."""
+    notes: dict[int, list[str]] = {}
+    allowed = MAX_OF_WINDOW | {"SOFTMAX"}
+    for k, (quantized, kept, _) in enumerate(decisions):
+        sg = model.subgraphs[k]
+        masked = {i for i, (lo, _) in ranges.get(k, {}).items() if -np.inf < lo <= VERY_NEGATIVE}
+        for j, op in enumerate(sg.operators):
+            if not quantized[j] or model.op_name(op) in allowed:
+                continue
+            reads = [i for i in op.inputs or [] if i in masked]
+            writes = [o for o in op.outputs or [] if o in masked and not _read_only_by(model, k, o, allowed)]
+            if reads or writes:
+                quantized[j] = False
+                kept.append(_op_label(model, j, k))
+                name = sg.tensors[(reads or writes)[0]].name
+                notes.setdefault(k, []).append(
+                    f"{_op_label(model, j, k)} kept float: it {'reads' if reads else 'writes'} {name!r}, which holds "
+                    f"an attention mask's {ranges[k][(reads or writes)[0]][0]:.3g} (int8 would give it a scale of "
+                    f"1e36); a SOFTMAX or a max after it runs int8")
+    return notes
+
+
 def _read_only_by(model: ModelFile, k: int, i: int, names: set[str]) -> bool:
     """Whether every op of subgraph k that reads tensor i is one of `names` (and some op does)."""
     readers = [model.op_name(op) for op in model.subgraphs[k].operators if i in (op.inputs or [])]
@@ -344,6 +373,11 @@ def _assign(model: ModelFile, c: _Constraints, ranges: dict[int, dict[int, tuple
                     if r[0] <= VERY_NEGATIVE and np.isfinite(r[1]) and finite and finite[0] <= finite[1] and \
                             _read_only_by(model, k, i, MAX_OF_WINDOW):
                         r = finite  # -inf saturates to -128, which a max takes for what it is
+                    elif r[0] <= VERY_NEGATIVE and np.isfinite(r[1]) and finite and finite[0] <= finite[1] and \
+                            _read_only_by(model, k, i, {"SOFTMAX"}):
+                        # a masked score saturates to -128: MASK_DEPTH below the largest score, its weight is
+                        # e^-MASK_DEPTH of the largest's at most
+                        r = (min(finite[0], finite[1] - MASK_DEPTH), finite[1])
                 else:  # a boundary tensor on a path calibration never took: its group's range serves
                     unseen.append((k, i))
                     continue
@@ -375,6 +409,7 @@ def plan_int8_subgraphs(model: ModelFile, ranges: dict[int, dict[int, tuple[floa
     unknown = sorted(keep - set().union(*(matched for _, _, matched in decisions)))
     if unknown:
         raise QuantizationError(f"keep_float: {unknown} name no op type, op index or output tensor of the model")
+    notes = _keep_mask_ops_float(model, decisions, ranges)
     c = _Constraints()
     c.float_ops = {(k, j) for k, (quantized, _, _) in enumerate(decisions) for j, q in enumerate(quantized) if not q}
     for k, (quantized, _, _) in enumerate(decisions):
@@ -399,7 +434,8 @@ def plan_int8_subgraphs(model: ModelFile, ranges: dict[int, dict[int, tuple[floa
                     raise QuantizationError(f"{_op_label(model, j, k)}: {e}") from None
                 mine.update(extra)
                 typed.update(types)
-        plans.append(Plan(quantized, mine, kept, matched, {i for kk, i in boundaries if kk == k}, typed))
+        plans.append(Plan(quantized, mine, kept, matched, {i for kk, i in boundaries if kk == k}, typed,
+                          notes.get(k, [])))
     return plans
 
 

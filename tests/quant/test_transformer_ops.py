@@ -286,3 +286,27 @@ def test_a_softmax_over_more_than_256_values_stays_float(n, int8):
     said = [str(w.message) for w in caught if w.category is QuantizationWarning]
     assert said == ([] if int8 else [f"SOFTMAX #0 ('out0') kept float: it weighs {n} values, and int8 SOFTMAX's "
                                      f"fixed output step of 1/256 rounds their average weight 1/{n} to nothing"])
+
+
+def test_an_attention_masks_ops_stay_float_and_the_softmax_runs_int8():
+    """SELECT_V2 and ADD hold float's lowest (int8 would give them a scale of 1e36, which LiteRT aborts on
+    in the SOFTMAX after): they stay float, named; the SOFTMAX's input is quantized over the scores' finite
+    range, 20 below their maximum at least, and masked weights come out 0."""
+    from tiny_transformer import masked_softmax
+
+    content = masked_softmax()
+    xs = RNG.normal(size=(8, 1, 16, 16)).astype(np.float32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", QuantizationWarning)
+        data = quantize(content, xs, progress=False)
+    notes = [str(w.message) for w in caught if w.category is QuantizationWarning]
+    assert [n.split(" kept float")[0] for n in notes] == ["SELECT_V2 #0 ('mask')", "ADD #1 ('masked')"]
+    model = load(data)
+    sg = model.subgraphs[0]
+    (softmax,) = [op for op in sg.operators if model.op_name(op) == "SOFTMAX"]
+    scale = sg.tensors[softmax.inputs[0]].quantization.scale[0]
+    assert sg.tensors[softmax.inputs[0]].type == INT8 and 20 / 255 <= scale < 30 / 255
+    assert same_bits(data, list(xs[:3]))
+    got = run(data, list(xs[:3]))
+    assert np.all(got[:, :, np.triu_indices(16, 1)[0], np.triu_indices(16, 1)[1]] == 0)
+    assert sqnr_db(run(content, list(xs[:3])), got) > 20

@@ -133,3 +133,42 @@ def shared_zero() -> bytes:
     return save(ModelFile(operator_codes=codes, subgraphs=[SubGraph(tensors=tensors, inputs=[0], outputs=[4, 5],
                                                                      operators=ops_, name="main")],
                           buffers=buffers))
+
+
+def masked_softmax(n: int = 16) -> bytes:
+    """litert-torch's causal attention mask: SELECT_V2(causal, 0, float-lowest) added to [1, n, n] scores, then
+    SOFTMAX."""
+    from rillet.converter.format import (
+        BUILTIN_CODES,
+        Buffer,
+        ModelFile,
+        Operator,
+        OperatorCode,
+        Options,
+        SubGraph,
+        Tensor,
+        save,
+    )
+
+    def const(array: np.ndarray) -> int:
+        buffers.append(Buffer(data=np.frombuffer(np.ascontiguousarray(array).tobytes(), np.uint8)))
+        return len(buffers) - 1
+
+    buffers = [Buffer()]
+    causal = np.tril(np.ones((n, n), bool))[None]
+    tensors = [Tensor(shape=[1, n, n], type=0, buffer=0, name="scores"),
+               Tensor(shape=[1, n, n], type=6, buffer=const(causal), name="causal"),
+               Tensor(shape=[], type=0, buffer=const(np.array(0, np.float32)), name="zero"),
+               Tensor(shape=[], type=0, buffer=const(np.array(np.finfo(np.float32).min, np.float32)), name="lowest"),
+               Tensor(shape=[1, n, n], type=0, buffer=0, name="mask"),
+               Tensor(shape=[1, n, n], type=0, buffer=0, name="masked"),
+               Tensor(shape=[1, n, n], type=0, buffer=0, name="weights")]
+    codes = [OperatorCode(deprecated_builtin_code=min(BUILTIN_CODES[name], 127), builtin_code=BUILTIN_CODES[name],
+                          version=1) for name in ("SELECT_V2", "ADD", "SOFTMAX")]
+    ops_ = [Operator(opcode_index=0, inputs=[1, 2, 3], outputs=[4]),
+            Operator(opcode_index=1, inputs=[0, 4], outputs=[5],
+                     builtin_options=Options("AddOptions", fused_activation_function=0)),
+            Operator(opcode_index=2, inputs=[5], outputs=[6], builtin_options=Options("SoftmaxOptions", beta=1.0))]
+    return save(ModelFile(operator_codes=codes, subgraphs=[SubGraph(tensors=tensors, inputs=[0], outputs=[6],
+                                                                     operators=ops_, name="main")],
+                          buffers=buffers))
