@@ -12,8 +12,8 @@ from rillet.converter.dense_weights import expand_weights, has_packed_weights
 from rillet.converter.format import ModelFile, load, save
 
 from .calibrate import CalibrationError, collect, feeds, model_inputs
-from .precision import keep_float_for, output_values, outputs_sqnr
 from .lstm import add_intermediates, lstm_ops
+from .precision import keep_float_for, output_values, outputs_sqnr
 from .ranges import METHODS, choose_range, method_for
 from .rewrite import (
     QuantizationError,

@@ -470,8 +470,8 @@ def wide_softmaxes(model: ModelFile) -> list[tuple[str, str]]:
             n = shape[-1] if shape is not None and len(shape) else -1
             if n > WIDE_SOFTMAX:
                 found.append((f"{k}:{j}" if k else str(j),
-                              f"{_op_label(model, j, k)} kept float: it weighs {n} values, and int8 SOFTMAX's fixed "
-                              f"output step of 1/256 rounds their average weight 1/{n} to nothing"))
+                              (f"{_op_label(model, j, k)} kept float: it weighs {n} values, and int8 SOFTMAX's fixed "
+                              f"output step of 1/256 rounds their average weight 1/{n} to nothing")))
     return found
 
 

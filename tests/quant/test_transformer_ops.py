@@ -139,8 +139,8 @@ def test_an_op_rillet_refuses_is_kept_float_and_named(monkeypatch):
 
     monkeypatch.setattr(rq, "rillet_refusal", refuse_softmax_once)
     data, notes = quantize_block(keep_float=["BATCH_MATMUL"])
-    assert len(calls) == 2 and notes == ["SOFTMAX #23 ('attn') kept float: rillet's runtime refused its int8 form "
-                                         "(SOFTMAX op 9 ('attn'): no kernel)"]
+    assert len(calls) == 2 and notes == [("SOFTMAX #23 ('attn') kept float: rillet's runtime refused its int8 form "
+                                         "(SOFTMAX op 9 ('attn'): no kernel)")]
     model = load(data)
     (softmax,) = [op for op in model.subgraphs[0].operators if model.op_name(op) == "SOFTMAX"]
     assert model.subgraphs[0].tensors[softmax.outputs[0]].type == 0
@@ -254,8 +254,8 @@ def test_the_report_measures_a_padded_tensor_on_its_finite_values():
 def test_infinite_range_advice_names_the_next_op_once_the_producer_is_float():
     """LOG(0) = -inf read by an int8 ADD: the advice names LOG; with LOG float, it names the ADD; followed,
     it gives a file."""
-    from rillet.graph import Graph, ops
     from rillet.converter.from_graph import convert
+    from rillet.graph import Graph, ops
     from rillet.quant import QuantizationError
 
     with Graph().as_default():
@@ -284,8 +284,8 @@ def test_a_softmax_over_more_than_256_values_stays_float(n, int8):
     (softmax,) = [op for op in model.subgraphs[0].operators if model.op_name(op) == "SOFTMAX"]
     assert (model.subgraphs[0].tensors[softmax.outputs[0]].type == INT8) == int8
     said = [str(w.message) for w in caught if w.category is QuantizationWarning]
-    assert said == ([] if int8 else [f"SOFTMAX #0 ('out0') kept float: it weighs {n} values, and int8 SOFTMAX's "
-                                     f"fixed output step of 1/256 rounds their average weight 1/{n} to nothing"])
+    assert said == ([] if int8 else [(f"SOFTMAX #0 ('out0') kept float: it weighs {n} values, and int8 SOFTMAX's "
+                                     f"fixed output step of 1/256 rounds their average weight 1/{n} to nothing")])
 
 
 def test_an_attention_masks_ops_stay_float_and_the_softmax_runs_int8():

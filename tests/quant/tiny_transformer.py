@@ -129,7 +129,8 @@ def shared_zero() -> bytes:
                Tensor(shape=[1, 8], type=0, buffer=0, name="mask")]
     codes = [OperatorCode(deprecated_builtin_code=min(BUILTIN_CODES[n], 127), builtin_code=BUILTIN_CODES[n], version=1)
              for n in ("SUB", "SELECT_V2")]
-    ops_ = [Operator(opcode_index=0, inputs=[1, 0], outputs=[4]), Operator(opcode_index=1, inputs=[3, 1, 2], outputs=[5])]
+    ops_ = [Operator(opcode_index=0, inputs=[1, 0], outputs=[4]),
+            Operator(opcode_index=1, inputs=[3, 1, 2], outputs=[5])]
     return save(ModelFile(operator_codes=codes, subgraphs=[SubGraph(tensors=tensors, inputs=[0], outputs=[4, 5],
                                                                      operators=ops_, name="main")],
                           buffers=buffers))
