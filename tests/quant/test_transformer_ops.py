@@ -310,3 +310,12 @@ def test_an_attention_masks_ops_stay_float_and_the_softmax_runs_int8():
     got = run(data, list(xs[:3]))
     assert np.all(got[:, :, np.triu_indices(16, 1)[0], np.triu_indices(16, 1)[1]] == 0)
     assert sqnr_db(run(content, list(xs[:3])), got) > 20
+
+
+def test_cli_min_sqnr_names_the_types_it_kept_float(tmp_path):
+    (tmp_path / "block.tflite").write_bytes(block())
+    np.save(tmp_path / "x.npy", samples(16))
+    done = cli(tmp_path, "block.tflite", "--calib", "x.npy", "-o", "q.tflite", "--min-sqnr", "45")
+    assert done.returncode == 0, done.stderr
+    kept = [line.split()[0] for line in done.stdout.splitlines() if "kept float (min_sqnr 45 dB)" in line]
+    assert kept and set(kept) <= set(op_names(block()))
