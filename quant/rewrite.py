@@ -185,6 +185,7 @@ class _Constraints:
     no_op_bounds: set[Key] = field(default_factory=set)  # a MINIMUM's +inf, a MAXIMUM's -inf: no range of theirs
     negated: list[tuple[Key, Key]] = field(default_factory=list)  # a NEG's (input, output)
     float_ops: set[Key] = field(default_factory=set)  # (subgraph, op) of the ops that stay float
+    zero_centred: set[Key] = field(default_factory=set)  # activations quantized with zero point 0
 
 
 def _decide_ops(model: ModelFile, k: int, keep: set[str]) -> tuple[list[bool], list[str], set[str]]:
@@ -235,6 +236,11 @@ def _constrain(model: ModelFile, k: int, quantized: list[bool], c: _Constraints,
         c.needed.update((k, i) for i in float_in + float_out)
         if name == "BATCH_MATMUL":  # a constant operand is a weight: symmetric, as TensorFlow writes it
             c.symmetric.update((k, i) for i in float_in if _constant(model, i, k) is not None)
+            # an activation y: zero point 0. LiteRT 2.3 aborts at allocate on some int8 BATCH_MATMULs whose y
+            # has another (ViT-tiny's [3, 197, 64] x [3, 64, 197], builtin kernels and XNNPACK alike), and
+            # rillet's kernel takes y's zero point 0 only
+            if len(op.inputs) > 1 and op.inputs[1] in float_in and _constant(model, op.inputs[1], k) is None:
+                c.zero_centred.add((k, op.inputs[1]))
         if name in SAME_SCALE:
             for t in float_in[1:] + float_out:
                 c.groups.union((k, float_in[0]), (k, t))
@@ -389,6 +395,9 @@ def _assign(model: ModelFile, c: _Constraints, ranges: dict[int, dict[int, tuple
                 raise QuantizationError(f"tensor {model.subgraphs[k].tensors[i].name!r}: calibration never saw a "
                                         f"value of it (no range to quantize it with)")
             chosen = activation_params(lo, hi)
+            if any(key in c.zero_centred for key in group):
+                peak = max(-min(lo, 0.0), max(hi, 0.0))
+                chosen = QParams((float(np.float32(peak / 127)) if peak > 0 else 1.0,), (0,))
         for key in group:
             params[key] = chosen
     for k, i in c.symmetric:

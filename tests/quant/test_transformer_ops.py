@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from ai_edge_litert.interpreter import Interpreter as LiteRT
 from quantcheck import run, sqnr_db
-from single_op import Input, Quant, op_model
+from single_op import Input, op_model
 from tiny_transformer import block, padded_max_pool, samples
 
 from rillet.converter.format import load
@@ -83,43 +83,20 @@ def quantize_block(**kwargs) -> tuple[bytes, list[str]]:
 
 
 def test_the_attention_block_runs_int8_with_litert_bits():
-    """Every op int8 except a BATCH_MATMUL rillet's runtime refuses (until it runs int8 BATCH_MATMUL with
-    nonzero zero points): that one stays float, named in a warning."""
-    data, notes = quantize_block()
-    model = load(data)
-    sg = model.subgraphs[0]
-    for op in sg.operators:
-        out = sg.tensors[op.outputs[0]]
-        if model.op_name(op) != "DEQUANTIZE" and out.type != INT8:
-            assert model.op_name(op) == "BATCH_MATMUL" and any(f"({out.name!r}) kept float" in n for n in notes)
-    assert set(op_names(data)) >= {"NEG", "SOFTMAX", "RSQRT", "SQUARED_DIFFERENCE", "MEAN", "TRANSPOSE"}
-    xs = list(samples(8, seed=9))
-    assert same_bits(data, xs)
-    assert sqnr_db(run(block(), xs), run(data, xs)) > 28
-
-
-def rillet_runs_int8_batch_matmul_with_zero_points() -> bool:
-    content = op_model("BATCH_MATMUL", [Input((1, 4, 8), np.int8, Quant(0.05, 3)), Input((1, 8, 4), np.int8,
-                                                                                         Quant(0.04, -5))],
-                       [((1, 4, 4), np.int8, Quant(0.2, 1))], {"adj_x": False, "adj_y": False})
-    try:
-        Interpreter(model_content=content).allocate_tensors()
-    except ValueError:
-        return False
-    return True
-
-
-@pytest.mark.skipif(not rillet_runs_int8_batch_matmul_with_zero_points(),
-                    reason="rillet's runtime has no int8 BATCH_MATMUL with nonzero zero points yet (branch int8-attn)")
-def test_attention_batch_matmuls_run_int8_once_rillet_runs_them():
+    """Every op int8, the BATCH_MATMULs between activations included (y with zero point 0, x asymmetric)."""
     data, notes = quantize_block()
     model = load(data)
     sg = model.subgraphs[0]
     assert not notes
-    assert all(sg.tensors[op.outputs[0]].type == INT8 for op in sg.operators
-               if model.op_name(op) == "BATCH_MATMUL")
+    assert [sg.tensors[op.outputs[0]].type for op in sg.operators][1:-1] == [INT8] * (len(sg.operators) - 2)
+    for op in sg.operators:
+        if model.op_name(op) == "BATCH_MATMUL":
+            x, y = (sg.tensors[i].quantization for i in op.inputs)
+            assert y.zero_point == [0] and x.zero_point != [0]
+    assert set(op_names(data)) >= {"NEG", "SOFTMAX", "RSQRT", "SQUARED_DIFFERENCE", "MEAN", "TRANSPOSE"}
     xs = list(samples(8, seed=9))
-    assert same_bits(data, xs) and sqnr_db(run(block(), xs), run(data, xs)) > 28
+    assert same_bits(data, xs)
+    assert sqnr_db(run(block(), xs), run(data, xs)) > 25
 
 
 def test_an_op_rillet_refuses_is_kept_float_and_named(monkeypatch):
@@ -239,7 +216,7 @@ def test_auto_calibration_keeps_the_softmax_inputs_maximum():
     assert method_for("percentile", model, 0, index["scaled"]) == "percentile"
     data, _ = quantize_block(calibration="auto")
     xs = list(samples(8, seed=9))
-    assert same_bits(data, xs) and sqnr_db(run(block(), xs), run(data, xs)) > 28
+    assert same_bits(data, xs) and sqnr_db(run(block(), xs), run(data, xs)) > 25
 
 
 def test_the_report_measures_a_padded_tensor_on_its_finite_values():
