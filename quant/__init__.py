@@ -4,30 +4,38 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 from rillet.converter.dense_weights import expand_weights, has_packed_weights
 from rillet.converter.format import ModelFile, load, save
 
-from .calibrate import CalibrationError, collect, feeds
+from .calibrate import CalibrationError, collect, feeds, model_inputs
 from .lstm import add_intermediates, lstm_ops
-from .ranges import METHODS, choose_range
+from .precision import keep_float_for, output_values, outputs_sqnr
+from .ranges import METHODS, choose_range, method_for
 from .rewrite import (
     QuantizationError,
     plan_int8_subgraphs,
     rewrite_dynamic_range,
     rewrite_float16,
     rewrite_int8,
+    wide_softmaxes,
 )
-from .subgraphs import fold_constant_if_operands
+from .subgraphs import fold_constant_if_operands, split_shared_constants
+from .verify import rillet_refusal
 
 MODES = ("int8", "dynamic", "float16")
 # TensorTypes that hold quantized values where a tensor has a scale.
 QUANTIZED_TYPES = {9: "int8", 3: "uint8", 7: "int16"}
 
-__all__ = ["METHODS", "MODES", "CalibrationError", "QuantizationError", "already_quantized", "quantize",
-           "quantize_with_report"]
+__all__ = ["METHODS", "MODES", "CalibrationError", "QuantizationError", "QuantizationWarning", "already_quantized",
+           "quantize", "quantize_with_report"]
+
+
+class QuantizationWarning(UserWarning):
+    """An op the quantizer kept float on its own (rillet's runtime refused its int8 form); names the op."""
 
 
 def default_interpreter() -> Callable:
@@ -64,28 +72,33 @@ def already_quantized(model: ModelFile) -> str:
 def quantize(model: Any, calibration_data: Any = None, *, mode: str = "int8", io: str = "float",
              per_channel: bool = True, calibration: str = "minmax", percentile: float = 99.99,
              keep_float: list[str] | None = None, interpreter_class: Callable | None = None,
-             progress: bool = True) -> bytes:
+             progress: bool = True, min_sqnr: float | None = None) -> bytes:
     """Quantize a float model (.tflite bytes or path, a ModelFile, or a rillet graph Model) and return the
     .tflite bytes.
 
     mode: "int8" (full integer; needs `calibration_data`), "dynamic" (int8 weights, float activations),
     "float16" (float16 weights). int8 and dynamic quantize float16 and sparse weights from the float32
     values they stand for; float16 keeps them as they are. io: "float" (QUANTIZE / DEQUANTIZE at the
-    edges) or "int8" inputs and outputs. calibration: "minmax", "percentile" (at `percentile`), or "mse". keep_float: op types (SOFTMAX),
-    op indices ("12") or output tensor names whose ops stay float. calibration_data: a numpy array (samples
-    on axis 0), an .npz path or dict keyed by input name, or any iterable of inputs.
+    edges) or "int8" inputs and outputs. calibration: "minmax", "percentile" (at `percentile`), or "mse".
+    keep_float: op types (SOFTMAX), op indices ("12") or output tensor names whose ops stay float.
+    calibration_data: a numpy array (samples on axis 0), an .npz path or dict keyed by input name, or any
+    iterable of inputs. min_sqnr: see quantize_with_report. An op whose int8 form rillet's runtime refuses
+    stays float, named in a QuantizationWarning.
     """
     return quantize_with_report(model, calibration_data, mode=mode, io=io, per_channel=per_channel,
                                 calibration=calibration, percentile=percentile, keep_float=keep_float,
-                                interpreter_class=interpreter_class, progress=progress)[0]
+                                interpreter_class=interpreter_class, progress=progress, min_sqnr=min_sqnr)[0]
 
 
 def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str = "int8", io: str = "float",
                          per_channel: bool = True, calibration: str = "minmax", percentile: float = 99.99,
                          keep_float: list[str] | None = None, interpreter_class: Callable | None = None,
-                         progress: bool = True, report: bool = False) -> tuple[bytes, Any]:
+                         progress: bool = True, report: bool = False,
+                         min_sqnr: float | None = None) -> tuple[bytes, Any]:
     """`quantize`, and with report=True also the per-layer report (rillet.quant.report.Report) over the
-    calibration data; the report runs the int8 model with `interpreter_class` too."""
+    calibration data; the report runs the int8 model with `interpreter_class` too. min_sqnr (int8): keep op
+    types float, one at a time, the one that raises the outputs' SQNR against the float model over the
+    calibration data most (quant/precision.py), until it reaches min_sqnr dB; each is named in a warning."""
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}: choose one of {', '.join(MODES)}")
     if io not in ("float", "int8"):
@@ -107,6 +120,11 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
     if mode != "float16" and len(float_model.subgraphs) > 1:
         float_model = fold_constant_if_operands(float_model)
         source = save(float_model)
+    if mode == "int8":  # a small constant several int8 ops read: one tensor (one set of parameters) per op
+        split = split_shared_constants(float_model)
+        if split is not float_model:
+            float_model = split
+            source = save(float_model)
     # an LSTM gets the intermediates TFLite's integer LSTM reads its gates' scales from, to calibrate into
     if mode == "int8" and any(lstm_ops(float_model, k) for k in range(len(float_model.subgraphs))):
         float_model = add_intermediates(float_model)
@@ -120,20 +138,57 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
         samples = feeds(calibration_data, float_model)
         if not samples:
             raise CalibrationError("calibration data holds no samples")
+    ranges = finite = None
     if mode == "int8":
         stats = collect(source, float_model, samples, interpreter_class, histograms=calibration != "minmax",
                         show_progress=progress)
-        ranges = {k: {i: choose_range(s, calibration, percentile) for i, s in sorted(sg_stats.items())}
-                  for k, sg_stats in stats.items()}
-        plans = plan_int8_subgraphs(float_model, ranges, keep_float, int8_inputs=io == "int8",
-                                    int8_outputs=io == "int8")
-        result = rewrite_int8(float_model, plans, int8_inputs=io == "int8", int8_outputs=io == "int8",
-                              per_channel=per_channel)
-    elif mode == "dynamic":
-        result = rewrite_dynamic_range(float_model, per_channel=per_channel, keep_float=keep_float)
-    else:
-        result = rewrite_float16(float_model)
-    data = save(result)
+        ranges = {k: {i: choose_range(s, method_for(calibration, float_model, k, i), percentile)
+                      for i, s in sorted(sg_stats.items())} for k, sg_stats in stats.items()}
+        finite = {k: {i: (s.finite_lo, s.finite_hi) for i, s in sg_stats.items()} for k, sg_stats in stats.items()}
+
+    planned: dict[str, None] = {}  # what the planner kept float on its own, in order, once
+
+    def rewrite(keep: list[str] | None) -> bytes:
+        if mode == "int8":
+            plans = plan_int8_subgraphs(float_model, ranges, keep, int8_inputs=io == "int8",
+                                        int8_outputs=io == "int8", finite_ranges=finite)
+            planned.update(dict.fromkeys(note for plan in plans for note in plan.notes))
+            return save(rewrite_int8(float_model, plans, int8_inputs=io == "int8", int8_outputs=io == "int8",
+                                     per_channel=per_channel))
+        if mode == "dynamic":
+            return save(rewrite_dynamic_range(float_model, per_channel=per_channel, keep_float=keep))
+        return save(rewrite_float16(float_model))
+
+    # No file rillet cannot run: an op whose int8 (or hybrid) form rillet's runtime refuses stays float, named
+    # in a warning; a refusal no op explains (or a float16 file) is an error.
+    shapes = [samples[0][spec.index].shape for spec in model_inputs(float_model)] if samples else None
+    refused: dict[str, str] = {}  # op index -> what rillet said; such an op stays float in every later try
+
+    def runnable(keep: list[str]) -> bytes:
+        while True:
+            data = rewrite(keep + [j for j in refused if j not in keep] or None)
+            refusal = rillet_refusal(data, float_model, shapes, source)
+            if refusal is None:
+                return data
+            if mode == "float16" or refusal.keep is None or refusal.keep in keep or refusal.keep in refused:
+                raise QuantizationError(f"rillet's runtime cannot run the {mode} file: {refusal.message}")
+            refused[refusal.keep] = (f"{refusal.label} kept float: rillet's runtime refused its {mode} form "
+                                     f"({refusal.message})")
+
+    keep, notes = list(keep_float or []), []
+    if mode == "int8":
+        for entry, why in wide_softmaxes(float_model):
+            if entry not in keep and "SOFTMAX" not in keep:
+                keep.append(entry)
+                notes.append(why)
+    if min_sqnr is not None and mode == "int8":
+        order = list(float_model.subgraphs[0].inputs)
+        reference = output_values(source, samples, order, interpreter_class)
+        keep = keep_float_for(min_sqnr, runnable, lambda content: outputs_sqnr(
+            reference, output_values(content, samples, order, interpreter_class)), keep, notes.append)
+    data = runnable(keep)
+    for text in list(planned) + list(refused.values()) + notes:
+        warnings.warn(text, QuantizationWarning, stacklevel=3)
     layer_report = None
     if report:
         from .report import compare

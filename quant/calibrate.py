@@ -13,6 +13,7 @@ import numpy as np
 from rillet.converter.format import ModelFile
 
 HISTOGRAM_BINS = 2048
+HUGE = 1e30  # values this large stand for infinities (float's lowest as a max pool's padding)
 
 
 class CalibrationError(ValueError):
@@ -143,17 +144,26 @@ class TensorStats:
 
     lo: float = np.inf
     hi: float = -np.inf
+    # the range of its values below HUGE in magnitude: a max pool's -inf (or float-lowest) padding is no range
+    # of the tensor it pads
+    finite_lo: float = np.inf
+    finite_hi: float = -np.inf
     histogram: np.ndarray | None = None
     edges: np.ndarray | None = field(default=None, repr=False)
 
     def add_range(self, a: np.ndarray) -> None:
         if a.size:
-            self.lo = min(self.lo, float(a.min()))
-            self.hi = max(self.hi, float(a.max()))
+            lo, hi = float(a.min()), float(a.max())
+            self.lo, self.hi = min(self.lo, lo), max(self.hi, hi)
+            if not (-HUGE < lo and hi < HUGE):
+                a = a[np.abs(a) < HUGE]
+                lo, hi = (float(a.min()), float(a.max())) if a.size else (np.inf, -np.inf)
+            self.finite_lo, self.finite_hi = min(self.finite_lo, lo), max(self.finite_hi, hi)
 
     def add_histogram(self, a: np.ndarray) -> None:
+        a = a[np.abs(a) < HUGE] if not (-HUGE < self.lo and self.hi < HUGE) else a
         if self.histogram is None:
-            lo, hi = min(self.lo, 0.0), max(self.hi, 0.0)
+            lo, hi = min(self.finite_lo, 0.0), max(self.finite_hi, 0.0)
             if hi == lo:
                 hi = lo + 1.0
             self.edges = np.linspace(lo, hi, HISTOGRAM_BINS + 1)

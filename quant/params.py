@@ -92,3 +92,21 @@ def quantize_values(x: np.ndarray, params: QParams) -> np.ndarray:
 def dequantize(q: np.ndarray, params: QParams) -> np.ndarray:
     scale, zero_point = params.per_tensor
     return (q.astype(np.float64) - zero_point) * scale
+
+
+def negation_input_params(p: QParams) -> QParams:
+    """The parameters a NEG's input is requantized to first. LiteRT's int8 NEG negates the stored integers
+    (reading no scale or zero point, -128 stays -128): on a view that maps the whole range of `p` onto
+    [-127, 127], every value has its negation, and (scale, -zero point) is the output's exact parameters."""
+    scale, zero_point = p.per_tensor
+    wider = np.float64(scale) * 255 / 254
+    lo = np.float64(scale) * (INT8_MIN - zero_point)
+    new_zero = int(np.clip(round_half_away(np.float64(-127 - lo / wider)), -127, 127))
+    return QParams((float(np.float32(wider)),), (new_zero,))
+
+
+def negated_params(p: QParams) -> QParams:
+    """The parameters of -x where x has `p` and the integers are negated: the same scale, the zero point's
+    negation."""
+    scale, zero_point = p.per_tensor
+    return QParams((scale,), (-zero_point,))

@@ -5,13 +5,28 @@ from __future__ import annotations
 
 import numpy as np
 
+from rillet.converter.format import ModelFile
+
 from .calibrate import TensorStats
 
-METHODS = ("minmax", "percentile", "mse")
+METHODS = ("minmax", "percentile", "mse", "auto")
+# Ops whose result follows their input's largest values: a range clipped below the maximum moves it (a
+# softmax's winner, a max pool's output), so "auto" calibrates their inputs by min/max.
+MAX_READERS = {"SOFTMAX", "LOG_SOFTMAX", "ARG_MAX", "ARG_MIN", "REDUCE_MAX", "REDUCE_MIN", "MAX_POOL_2D"}
+
+
+def method_for(calibration: str, model: ModelFile, k: int, i: int) -> str:
+    """The range method of tensor i of subgraph k: `calibration`, or for "auto" min/max where an op of
+    MAX_READERS reads it and mse elsewhere."""
+    if calibration != "auto":
+        return calibration
+    readers = {model.op_name(op) for op in model.subgraphs[k].operators if i in (op.inputs or [])}
+    return "minmax" if readers & MAX_READERS else "mse"
 
 
 def choose_range(stats: TensorStats, method: str = "minmax", percentile: float = 99.99) -> tuple[float, float]:
-    if method == "minmax" or stats.histogram is None or stats.histogram.sum() == 0:
+    if method == "minmax" or stats.histogram is None or stats.histogram.sum() == 0 or \
+            not (np.isfinite(stats.lo) and np.isfinite(stats.hi)):  # infinities: the planner decides
         return stats.lo, stats.hi
     if method == "percentile":
         return percentile_range(stats, percentile)

@@ -130,6 +130,9 @@ class _Sums:
     def add(self, f: np.ndarray, q: np.ndarray) -> None:
         f = f.astype(np.float64).reshape(-1)
         q = q.astype(np.float64).reshape(-1)
+        finite = np.isfinite(f)
+        if not finite.all():  # a max pool's -inf padding: int8 holds its minimum there, which is no error
+            f, q = f[finite], q[finite]
         self.f2 += float(f @ f)
         self.q2 += float(q @ q)
         self.fq += float(f @ q)
@@ -140,7 +143,8 @@ class _Sums:
 def _sqnr(s: _Sums) -> float | None:
     if s.e2 == 0:
         return None
-    return 10 * math.log10(s.f2 / s.e2) if s.f2 > 0 else -math.inf
+    ratio = s.f2 / s.e2 if s.f2 > 0 and math.isfinite(s.e2) else 0.0  # an inf or NaN in the int8 model's values
+    return 10 * math.log10(ratio) if ratio > 0 else -math.inf
 
 
 def _twins(float_model: ModelFile, quant_model: ModelFile, k: int = 0) -> dict[int, int]:
@@ -265,3 +269,11 @@ def _add_calls(fi: Any, qi: Any, float_model: ModelFile, quant_model: ModelFile,
             break
         add(kf, fv, qv)
     return True
+
+
+def output_sqnr(report: Report, float_model: ModelFile) -> float:
+    """The worst SQNR (dB) of subgraph 0's outputs in `report`; inf where they came out exact."""
+    sg = float_model.subgraphs[0]
+    names = {sg.tensors[o].name for o in sg.outputs}
+    found = [t.sqnr_db for t in report.tensors if t.name in names]
+    return min((math.inf if v is None else v for v in found), default=math.inf)

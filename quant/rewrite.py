@@ -30,12 +30,15 @@ from rillet.converter.format import (
 )
 from rillet.converter.format.schema import PLACEHOLDER_FOR_GREATER_OP_CODES
 
+from .calibrate import HUGE
 from .lstm import LSTM, internal_params, quantized_inputs
 from .lstm import why_float as lstm_why_float
 from .lstm_dynamic import dynamic_weight_slots
 from .params import (
     QParams,
     activation_params,
+    negated_params,
+    negation_input_params,
     quantize_bias,
     quantize_values,
     quantize_weights,
@@ -61,8 +64,21 @@ SAME_SCALE = {
     "SLICE", "GATHER", "PAD", "PADV2", "MIRROR_PAD", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR",
     "SPACE_TO_DEPTH", "DEPTH_TO_SPACE", "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "SPLIT", "SPLIT_V",
     "UNPACK", "PACK", "CONCATENATION", "MAXIMUM", "MINIMUM", "TILE", "BROADCAST_TO", "REDUCE_MAX",
-    "REDUCE_MIN", "REVERSE_V2", "GATHER_ND", "SELECT", "SELECT_V2",
+    "REDUCE_MIN", "REVERSE_V2", "GATHER_ND", "SELECT", "SELECT_V2", "EMBEDDING_LOOKUP",
 }
+# EMBEDDING_LOOKUP(ids, table) is written as GATHER(table, ids) on axis 0, the same rows: LiteRT's int8
+# EMBEDDING_LOOKUP copies rows too, but rillet runs int8 GATHER and not int8 EMBEDDING_LOOKUP.
+GATHER_OPTIONS = Options("GatherOptions", axis=0, batch_dims=0)
+# Ops that negate the stored integers (see negation_input_params).
+NEGATES = {"NEG"}
+# Ops a -inf operand passes through exactly as the int8 minimum (a max pool's -inf padding): a tensor whose
+# only readers are these may hold -inf, and is quantized over its finite range.
+MAX_OF_WINDOW = {"MAX_POOL_2D", "REDUCE_MAX"}
+# PADV2's pad value at or below this (-inf, float's lowest) stands for "below everything": not part of the
+# range, it quantizes to the range's minimum, -128 (exact before a max pool).
+VERY_NEGATIVE = -HUGE
+# How far below the largest score a masked score (float's lowest) lands in an int8 SOFTMAX input: e^-20.
+MASK_DEPTH = 20.0
 # Ops whose int8 output has fixed parameters in TFLite's spec.
 FIXED_OUTPUT = {
     "SOFTMAX": QParams((1.0 / 256,), (-128,)),
@@ -81,7 +97,7 @@ OWN_RANGE = {"ADD", "SUB", "MUL", "MEAN", "SUM", "RELU", "RELU6", "RELU_N1_TO_1"
 ANY_INPUT = {"SHAPE", "ARG_MAX", "ARG_MIN"}
 # Comparisons: each float operand int8 with parameters of its own (the kernel rescales both), a bool output.
 COMPARISONS = {"EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL"}
-QUANTIZABLE = set(WEIGHT_AXIS) | SAME_SCALE | set(FIXED_OUTPUT) | OWN_RANGE | ANY_INPUT | COMPARISONS | {LSTM}
+QUANTIZABLE = set(WEIGHT_AXIS) | SAME_SCALE | set(FIXED_OUTPUT) | OWN_RANGE | ANY_INPUT | COMPARISONS | NEGATES | {LSTM}
 # Ops whose float tensors cross a subgraph or variable boundary: they stay float, so that an IF's branches, a
 # WHILE's body and condition, and a resource variable see one dtype whichever subgraph touches them (TFLite
 # copies the bytes across and checks the types); each side quantizes and dequantizes on its own.
@@ -100,6 +116,7 @@ class Plan:
     matched: set[str] = field(default_factory=set)  # the keep_float entries that named an op here
     int8_boundary: set[int] = field(default_factory=set)  # int8 tensors an IF or WHILE passes across
     typed: dict[int, int] = field(default_factory=dict)  # tensors a rule gives a type of its own (an LSTM's int16 cell)
+    notes: list[str] = field(default_factory=list)  # ops the planner kept float on its own, and why
 
 
 def runs_int8(name: str) -> bool:
@@ -166,6 +183,9 @@ class _Constraints:
     symmetric: set[Key] = field(default_factory=set)  # constant operands quantized as weights
     needed: set[Key] = field(default_factory=set)  # tensors that get an int8 view
     no_op_bounds: set[Key] = field(default_factory=set)  # a MINIMUM's +inf, a MAXIMUM's -inf: no range of theirs
+    negated: list[tuple[Key, Key]] = field(default_factory=list)  # a NEG's (input, output)
+    float_ops: set[Key] = field(default_factory=set)  # (subgraph, op) of the ops that stay float
+    zero_centred: set[Key] = field(default_factory=set)  # activations quantized with zero point 0
 
 
 def _decide_ops(model: ModelFile, k: int, keep: set[str]) -> tuple[list[bool], list[str], set[str]]:
@@ -216,12 +236,22 @@ def _constrain(model: ModelFile, k: int, quantized: list[bool], c: _Constraints,
         c.needed.update((k, i) for i in float_in + float_out)
         if name == "BATCH_MATMUL":  # a constant operand is a weight: symmetric, as TensorFlow writes it
             c.symmetric.update((k, i) for i in float_in if _constant(model, i, k) is not None)
+            # an activation y: zero point 0. LiteRT 2.3 aborts at allocate on some int8 BATCH_MATMULs whose y
+            # has another (ViT-tiny's [3, 197, 64] x [3, 64, 197], builtin kernels and XNNPACK alike), and
+            # rillet's kernel takes y's zero point 0 only
+            if len(op.inputs) > 1 and op.inputs[1] in float_in and _constant(model, op.inputs[1], k) is None:
+                c.zero_centred.add((k, op.inputs[1]))
         if name in SAME_SCALE:
             for t in float_in[1:] + float_out:
                 c.groups.union((k, float_in[0]), (k, t))
         if name in FIXED_OUTPUT:
             for o in float_out:
                 c.fixed[(k, o)] = FIXED_OUTPUT[name]
+        if name in NEGATES:
+            c.negated.append(((k, float_in[0]), (k, float_out[0])))
+        if name == "PADV2" and len(op.inputs) > 2 and (data := _constant(model, op.inputs[2], k)) is not None \
+                and data.size and bool(np.all(data <= VERY_NEGATIVE)):
+            c.no_op_bounds.add((k, op.inputs[2]))
         if name in ("MINIMUM", "MAXIMUM"):  # clip_by_value at infinity: the bound quantizes to the range's edge
             infinity = np.inf if name == "MINIMUM" else -np.inf
             c.no_op_bounds.update((k, i) for i in float_in if (data := _constant(model, i, k)) is not None
@@ -288,7 +318,40 @@ def _int8_boundaries(model: ModelFile, c: _Constraints, ranges: dict[int, dict[i
     return int8
 
 
-def _assign(model: ModelFile, c: _Constraints, ranges: dict[int, dict[int, tuple[float, float]]]) -> dict[Key, QParams]:
+def _keep_mask_ops_float(model: ModelFile, decisions: list, ranges: dict[int, dict[int, tuple[float, float]]]
+                         ) -> dict[int, list[str]]:
+    """Keeps float (in `decisions`) the int8 ops that read or write an attention mask's values (float's lowest,
+    -3.4e38, which calibration saw in the tensor), other than a SOFTMAX or a max reading it and an op whose
+    every reader is one: int8 would give the whole tensor a scale of 1e36. Returns the notes, per subgraph."""
+    notes: dict[int, list[str]] = {}
+    allowed = MAX_OF_WINDOW | {"SOFTMAX"}
+    for k, (quantized, kept, _) in enumerate(decisions):
+        sg = model.subgraphs[k]
+        masked = {i for i, (lo, _) in ranges.get(k, {}).items() if -np.inf < lo <= VERY_NEGATIVE}
+        for j, op in enumerate(sg.operators):
+            if not quantized[j] or model.op_name(op) in allowed:
+                continue
+            reads = [i for i in op.inputs or [] if i in masked]
+            writes = [o for o in op.outputs or [] if o in masked and not _read_only_by(model, k, o, allowed)]
+            if reads or writes:
+                quantized[j] = False
+                kept.append(_op_label(model, j, k))
+                name = sg.tensors[(reads or writes)[0]].name
+                notes.setdefault(k, []).append(
+                    f"{_op_label(model, j, k)} kept float: it {'reads' if reads else 'writes'} {name!r}, which holds "
+                    f"an attention mask's {ranges[k][(reads or writes)[0]][0]:.3g} (int8 would give it a scale of "
+                    f"1e36); a SOFTMAX or a max after it runs int8")
+    return notes
+
+
+def _read_only_by(model: ModelFile, k: int, i: int, names: set[str]) -> bool:
+    """Whether every op of subgraph k that reads tensor i is one of `names` (and some op does)."""
+    readers = [model.op_name(op) for op in model.subgraphs[k].operators if i in (op.inputs or [])]
+    return bool(readers) and set(readers) <= names and i not in model.subgraphs[k].outputs
+
+
+def _assign(model: ModelFile, c: _Constraints, ranges: dict[int, dict[int, tuple[float, float]]],
+            finite_ranges: dict[int, dict[int, tuple[float, float]]] | None = None) -> dict[Key, QParams]:
     """Parameters for every needed tensor: fixed by an op's spec, else from its group's values (constants'
     data, calibration ranges of the rest)."""
     members: dict[Key, list[Key]] = {}
@@ -312,17 +375,29 @@ def _assign(model: ModelFile, c: _Constraints, ranges: dict[int, dict[int, tuple
                     r = (float(data.min()), float(data.max())) if data.size else (0.0, 0.0)
                 elif i in ranges.get(k, {}):
                     r = ranges[k][i]
+                    finite = (finite_ranges or {}).get(k, {}).get(i)
+                    if r[0] <= VERY_NEGATIVE and np.isfinite(r[1]) and finite and finite[0] <= finite[1] and \
+                            _read_only_by(model, k, i, MAX_OF_WINDOW):
+                        r = finite  # -inf saturates to -128, which a max takes for what it is
+                    elif r[0] <= VERY_NEGATIVE and np.isfinite(r[1]) and finite and finite[0] <= finite[1] and \
+                            _read_only_by(model, k, i, {"SOFTMAX"}):
+                        # a masked score saturates to -128: MASK_DEPTH below the largest score, its weight is
+                        # e^-MASK_DEPTH of the largest's at most
+                        r = (min(finite[0], finite[1] - MASK_DEPTH), finite[1])
                 else:  # a boundary tensor on a path calibration never took: its group's range serves
                     unseen.append((k, i))
                     continue
                 if not (np.isfinite(r[0]) and np.isfinite(r[1])):
-                    raise QuantizationError(_infinite_range(model, i, r, k))
+                    raise QuantizationError(_infinite_range(model, i, r, k, c.float_ops))
                 lo, hi = min(lo, r[0]), max(hi, r[1])
             if unseen and lo > hi:
                 k, i = unseen[0]
                 raise QuantizationError(f"tensor {model.subgraphs[k].tensors[i].name!r}: calibration never saw a "
                                         f"value of it (no range to quantize it with)")
             chosen = activation_params(lo, hi)
+            if any(key in c.zero_centred for key in group):
+                peak = max(-min(lo, 0.0), max(hi, 0.0))
+                chosen = QParams((float(np.float32(peak / 127)) if peak > 0 else 1.0,), (0,))
         for key in group:
             params[key] = chosen
     for k, i in c.symmetric:
@@ -331,7 +406,8 @@ def _assign(model: ModelFile, c: _Constraints, ranges: dict[int, dict[int, tuple
 
 
 def plan_int8_subgraphs(model: ModelFile, ranges: dict[int, dict[int, tuple[float, float]]],
-                        keep_float: list[str] | None, int8_inputs: bool, int8_outputs: bool) -> list[Plan]:
+                        keep_float: list[str] | None, int8_inputs: bool, int8_outputs: bool,
+                        finite_ranges: dict[int, dict[int, tuple[float, float]]] | None = None) -> list[Plan]:
     """One plan per subgraph (ranges: per subgraph, per tensor). keep_float names op types, output tensors
     and op indices ("12" in subgraph 0, "2:12" in subgraph 2). Only subgraph 0's graph inputs and outputs
     follow int8_inputs / int8_outputs; the values an IF or WHILE passes between subgraphs are int8 with one
@@ -342,11 +418,17 @@ def plan_int8_subgraphs(model: ModelFile, ranges: dict[int, dict[int, tuple[floa
     unknown = sorted(keep - set().union(*(matched for _, _, matched in decisions)))
     if unknown:
         raise QuantizationError(f"keep_float: {unknown} name no op type, op index or output tensor of the model")
+    notes = _keep_mask_ops_float(model, decisions, ranges)
     c = _Constraints()
+    c.float_ops = {(k, j) for k, (quantized, _, _) in enumerate(decisions) for j, q in enumerate(quantized) if not q}
     for k, (quantized, _, _) in enumerate(decisions):
         _constrain(model, k, quantized, c, int8_inputs and k == 0, int8_outputs and k == 0)
     boundaries = _int8_boundaries(model, c, ranges)
-    params = _assign(model, c, ranges)
+    params = _assign(model, c, ranges, finite_ranges)
+    if c.negated:  # a NEG's output is its input's parameters negated; one more pass places them in its group
+        for source, negation in c.negated:
+            c.fixed[negation] = negated_params(negation_input_params(params[source]))
+        params = _assign(model, c, ranges, finite_ranges)
     plans = []
     for k, (quantized, kept, matched) in enumerate(decisions):
         mine = {i: p for (kk, i), p in params.items() if kk == k}
@@ -361,7 +443,8 @@ def plan_int8_subgraphs(model: ModelFile, ranges: dict[int, dict[int, tuple[floa
                     raise QuantizationError(f"{_op_label(model, j, k)}: {e}") from None
                 mine.update(extra)
                 typed.update(types)
-        plans.append(Plan(quantized, mine, kept, matched, {i for kk, i in boundaries if kk == k}, typed))
+        plans.append(Plan(quantized, mine, kept, matched, {i for kk, i in boundaries if kk == k}, typed,
+                          notes.get(k, [])))
     return plans
 
 
@@ -379,15 +462,33 @@ def _check_divisor(model: ModelFile, k: int, j: int, i: int, p: QParams, ranges:
                                 f"keep it float with keep_float=['DIV'] (or --keep-float DIV)")
 
 
+# TFLite's int8 SOFTMAX writes its output in steps of 1/256: over more values than that, the average weight
+# (1/n) rounds to at most one step, and most weights to 0 (Whisper's 1500-frame attention: 13.7 dB).
+WIDE_SOFTMAX = 256
+
+
+def wide_softmaxes(model: ModelFile) -> list[tuple[str, str]]:
+    """The SOFTMAX ops over more than WIDE_SOFTMAX values, as (keep_float entry, why), which stay float: a
+    float softmax's output quantized with the range calibration saw resolves small weights where 1/256 cannot."""
+    found = []
+    for k, sg in enumerate(model.subgraphs):
+        for j, op in enumerate(sg.operators):
+            if model.op_name(op) != "SOFTMAX" or not op.inputs:
+                continue
+            shape = sg.tensors[op.inputs[0]].shape_signature or sg.tensors[op.inputs[0]].shape
+            n = shape[-1] if shape is not None and len(shape) else -1
+            if n > WIDE_SOFTMAX:
+                found.append((f"{k}:{j}" if k else str(j),
+                              (f"{_op_label(model, j, k)} kept float: it weighs {n} values, and int8 SOFTMAX's fixed "
+                              f"output step of 1/256 rounds their average weight 1/{n} to nothing")))
+    return found
+
+
 def no_int8_reason(name: str) -> str:
     """Why the quantizer has no int8 rule for `name`: LiteRT has no int8 kernel for it (probed with LiteRT
     2.3's builtin kernels), or rillet lacks one, or rillet has one and the quantizer no rule yet."""
     if name in LITERT_FLOAT_ONLY:
         return f"LiteRT has no int8 kernel for {name} (LiteRT 2.3 runs {name} on float32 only)"
-    if name == "NEG":
-        return ("LiteRT's int8 NEG negates the stored integers and reads no scale or zero point (-128 stays -128), "
-                "so it is the real negation only for a zero point of 0 and one shared scale, which calibrated ranges "
-                "do not give; NEG stays float")
     if name == "CAST":
         return "a CAST of int8 converts the raw integers, not the values they stand for, so CAST stays float"
     if runs_int8(name):
@@ -399,9 +500,11 @@ def no_int8_reason(name: str) -> str:
 LITERT_FLOAT_ONLY = {"SIN", "COS", "SQUARE", "POW", "FLOOR", "CEIL", "ROUND", "SIGN", "RFFT2D"}
 
 
-def _infinite_range(model: ModelFile, i: int, r: tuple[float, float], k: int = 0) -> str:
+def _infinite_range(model: ModelFile, i: int, r: tuple[float, float], k: int = 0,
+                    float_ops: set[Key] | None = None) -> str:
     """What to say about a tensor with infinite or NaN values: a constant (an inf bound of a clip), or an
-    activation calibration saw them in (a LOG of 0); it names the op to keep float."""
+    activation calibration saw them in (a LOG of 0); it names the op to keep float, or where that op is float
+    already, the int8 ops that read the tensor (or float outputs, for a graph output)."""
     sg = model.subgraphs[k]
     if _constant(model, i, k) is not None:
         j = next(j for j, op in enumerate(sg.operators) if i in (op.inputs or []))
@@ -412,6 +515,13 @@ def _infinite_range(model: ModelFile, i: int, r: tuple[float, float], k: int = 0
     text = f"tensor {sg.tensors[i].name!r} {what} [{r[0]:g}, {r[1]:g}]; int8 needs a finite range"
     if j is None:  # a graph input: the calibration data itself
         return text
+    if (k, j) in (float_ops or set()):
+        readers = [n for n, op in enumerate(sg.operators) if i in (op.inputs or []) and (k, n) not in float_ops]
+        if not readers:
+            return f"{text}: keep the outputs float (io='float', or --io float)"
+        labels = [f"{k}:{n}" if k else str(n) for n in readers]
+        return (f"{text}: keep {', '.join(_op_label(model, n, k) for n in readers)} float too with "
+                f"keep_float={labels!r} (or {' '.join(f'--keep-float {x}' for x in labels)})")
     name = model.op_name(sg.operators[j])
     return f"{text}: keep {_op_label(model, j, k)} float with keep_float=[{name!r}] (or --keep-float {name})"
 
@@ -578,6 +688,18 @@ def _int8_subgraph(w: _Writer, plan: Plan, *, int8_inputs: bool, int8_outputs: b
             w.cache[key] = q
         return w.cache[key]
 
+    def negation_view(i: int) -> int:
+        """i requantized to negation_input_params, for a NEG to read."""
+        key = ("negation", i)
+        if key not in w.cache:
+            t = sg.tensors[i]
+            params = negation_input_params(plan.params[i])
+            v = w.tensor(t, name=f"{t.name}/negatable", type=INT8, quantization=params.parameters(), buffer=0,
+                         shape_signature=t.shape_signature)
+            w.op("QUANTIZE", [int8_view(i)], [v], version=1)
+            w.cache[key] = v
+        return w.cache[key]
+
     def float_view(i: int) -> int:
         if _constant(model, i, k) is not None:
             return w.copy(i)
@@ -647,9 +769,15 @@ def _int8_subgraph(w: _Writer, plan: Plan, *, int8_inputs: bool, int8_outputs: b
                 new_in.append(base[i] if _constant(model, i, k) is None else w.copy(i))
             elif _constant(model, i, k) is not None:
                 new_in.append(const_int8(i))
+            elif name in NEGATES:
+                new_in.append(negation_view(i))
             else:
                 new_in.append(int8_view(i))
         new_out = [base[o] for o in op.outputs or []]
+        if name == "EMBEDDING_LOOKUP":
+            w.op("GATHER", [new_in[1], new_in[0]], new_out, op, builtin_options=GATHER_OPTIONS,
+                 version=quantized_version("GATHER", _types(w, new_in[1:]), _types(w, new_out), per_channel=False))
+            continue
         scales = None
         if name == "MUL":
             scales = tuple(float(w.tensors[t].quantization.scale[0]) for t in (new_in[0], new_in[1], new_out[0]))

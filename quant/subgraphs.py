@@ -144,3 +144,35 @@ def _call(interpreter: Any, model: ModelFile, j: int, args: list[np.ndarray], re
 def can_replay(interpreter: Any) -> bool:
     """Whether `interpreter` runs one subgraph at a time (rillet's does; LiteRT's Python API does not)."""
     return all(hasattr(interpreter, name) for name in ("_invoke", "_set", "_resize", "_current_shape"))
+
+
+SHARED_CONSTANT_MAX = 1024  # elements: scalars and small vectors; shared weights get per-use int8 copies anyway
+
+
+def split_shared_constants(model: ModelFile) -> ModelFile:
+    """The model with each small float constant that several ops read given one tensor per reader (on the
+    same buffer). int8 parameters belong to a tensor: litert-torch's layer norm reads the 0.0 its attention
+    mask's SELECT_V2 also reads, and that SELECT_V2 ties the 0.0 to -3.4e38, a scale of 1e36 that the layer
+    norm's SUB cannot use; one tensor per reader lets each op's rule choose."""
+    changed = False
+    subgraphs = []
+    for k, sg in enumerate(model.subgraphs):
+        tensors, operators, seen = list(sg.tensors), list(sg.operators), set()
+        for n, op in enumerate(operators):
+            inputs = list(op.inputs or [])
+            for slot, i in enumerate(inputs):
+                t = sg.tensors[i] if i >= 0 else None
+                if t is None or t.type != 0 or i in sg.inputs:
+                    continue
+                data = model.tensor_data(k, i)
+                if data is None or data.size > SHARED_CONSTANT_MAX:
+                    continue
+                if i in seen:
+                    tensors.append(t)
+                    inputs[slot] = len(tensors) - 1
+                seen.add(i)
+            if inputs != list(op.inputs or []):
+                operators[n] = dataclasses.replace(op, inputs=inputs)
+                changed = True
+        subgraphs.append(dataclasses.replace(sg, tensors=tensors, operators=operators))
+    return dataclasses.replace(model, subgraphs=subgraphs) if changed else model

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,12 +25,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="int8: full integer (default); dynamic: int8 weights only; float16: float16 weights")
     p.add_argument("--io", choices=["float", "int8"], default="float", help="type of the model's inputs and outputs")
     p.add_argument("--per-tensor", action="store_true", help="one weight scale per tensor, not per channel")
-    p.add_argument("--calibration", choices=["minmax", "percentile", "mse"], default="minmax",
-                   help="how activation ranges are chosen from the calibration data")
+    p.add_argument("--calibration", choices=["minmax", "percentile", "mse", "auto"], default="minmax",
+                   help="how activation ranges are chosen from the calibration data (auto: min/max for the inputs "
+                        "of softmax and max-like ops, mse elsewhere)")
     p.add_argument("--percentile", type=float, help="for --calibration percentile: 0 < P <= 100 (default 99.99)")
     p.add_argument("--keep-float", action="append", default=[], metavar="NAME",
                    help="an op type (SOFTMAX), op index, or output tensor name whose op stays float (repeatable); "
                         "in --mode dynamic, whose weights stay float32")
+    p.add_argument("--min-sqnr", type=float, metavar="DB",
+                   help="int8: keep op types float, the one that helps most first, until the outputs' SQNR against "
+                        "the float model over the calibration data reaches DB dB")
     p.add_argument("--report", metavar="REPORT.json", help="write the per-tensor error report as JSON")
     p.add_argument("--html", metavar="REPORT.html", help="write the report as HTML with a per-layer SQNR chart")
     p.add_argument("--executor", choices=["rillet", "litert"], default="rillet",
@@ -73,13 +78,21 @@ def check_flags(args: argparse.Namespace) -> None:
     if args.mode == "float16" and args.keep_float:
         raise UsageError("--keep-float: --mode float16 stores every float32 constant as float16 (int8 and dynamic "
                          "modes only)")
+    if args.min_sqnr is not None and args.mode != "int8":
+        raise UsageError(f"--min-sqnr chooses which ops of a --mode int8 model stay float; --mode {args.mode} has no int8 ops to choose (leave --min-sqnr out)")
     if args.percentile is None:
         args.percentile = 99.99
 
 
 def run(args: argparse.Namespace) -> int:
     from rillet.converter.format import ModelError, load
-    from rillet.quant import CalibrationError, QuantizationError, already_quantized, quantize_with_report
+    from rillet.quant import (
+        CalibrationError,
+        QuantizationError,
+        QuantizationWarning,
+        already_quantized,
+        quantize_with_report,
+    )
 
     # --calib in dynamic or float16 mode is only for the report: asking for it asks for the report
     want_report = bool(args.report or args.html or (args.calib and (args.json or args.mode != "int8")))
@@ -109,12 +122,19 @@ def run(args: argparse.Namespace) -> int:
     if quantized:
         raise WorkError(f"{args.model} is quantized already ({quantized}): quantize the float model it came from")
     try:
-        data, report = quantize_with_report(
-            args.model, _calibration_data(args.calib), mode=args.mode, io=args.io, per_channel=not args.per_tensor,
-            calibration=args.calibration, percentile=args.percentile, keep_float=args.keep_float or None,
-            interpreter_class=interpreter_class, progress=not args.quiet, report=want_report)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", QuantizationWarning)
+            data, report = quantize_with_report(
+                args.model, _calibration_data(args.calib), mode=args.mode, io=args.io,
+                per_channel=not args.per_tensor, calibration=args.calibration, percentile=args.percentile,
+                keep_float=args.keep_float or None, interpreter_class=interpreter_class, progress=not args.quiet,
+                report=want_report, min_sqnr=args.min_sqnr)
     except (CalibrationError, QuantizationError, ValueError, RuntimeError) as e:  # and an op the runtime refuses
         raise WorkError(f"{args.model}: {e}") from None
+    notes = [str(w.message) for w in caught if issubclass(w.category, QuantizationWarning)]
+    for w in caught:
+        if not issubclass(w.category, QuantizationWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     write_file(args.output, data)
     before = Path(args.model).stat().st_size
     if report is not None:
@@ -124,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
             write_file(args.html, report.to_html(), "report")
     if args.json:
         print(json.dumps({"model": args.model, "output": args.output, "model_bytes": before, "output_bytes": len(data),
-                          "mode": args.mode, "io": args.io,
+                          "mode": args.mode, "io": args.io, "kept_float": notes,
                           "report": report.to_dict() if report is not None else None}, indent=2))
         return 0
     # A file can grow: a tiny model gains QUANTIZE ops and scales, a sparse one comes out dense.
@@ -132,6 +152,8 @@ def run(args: argparse.Namespace) -> int:
              else f"{100 * (len(data) - before) / max(before, 1):.0f}% larger than")
     print(f"wrote {args.output} ({len(data):,} bytes, {ratio} {before:,}): {args.mode}, {args.io} inputs and "
           "outputs")
+    for note in notes:
+        print(note)
     if args.mode == "float16" and float16_weights(model):
         print(f"{args.model} has float16 weights already: they are kept as they are; only its float32 constants "
               "became float16")

@@ -56,5 +56,6 @@ def test_a_kept_float_output_may_hold_infinities_when_the_outputs_are_float():
     data = quantize(content, calibration, keep_float=["LOG"], progress=False)
     assert [load(data).op_name(op) for op in load(data).subgraphs[0].operators] == ["LOG"]
     with pytest.raises(QuantizationError, match=r"tensor 'out0' \(output of LOG #0 \('out0'\)\): calibration saw "
-                                                r"values in \[-inf, .*\]; int8 needs a finite range"):
+                                                r"values in \[-inf, .*\]; int8 needs a finite range: keep the "
+                                                r"outputs float \(io='float', or --io float\)"):
         quantize(content, calibration, keep_float=["LOG"], io="int8", progress=False)
