@@ -124,6 +124,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", QuantizationWarning)
+            # LiteRT's note on preserve_all_tensors (calibration and the report ask for them) is not the user's
+            # concern; outside this block the CLI silences it with LiteRT's own logging (quiet_litert)
+            warnings.filterwarnings("ignore", message=".*experimental_preserve_all_tensors")
             data, report = quantize_with_report(
                 args.model, _calibration_data(args.calib), mode=args.mode, io=args.io,
                 per_channel=not args.per_tensor, calibration=args.calibration, percentile=args.percentile,

@@ -78,6 +78,8 @@ CASES = [
     # 5: flags that were accepted and ignored
     (["quantize", MLP, "--calib", "{dir}/calib.npy", "--calibration", "percentile", "--percentile", "150",
       "-o", "{dir}/q.tflite"], 2, "--percentile 150: must be above 0 and at most 100"),
+    (["quantize", MLP, "--mode", "dynamic", "--min-sqnr", "30", "-o", "{dir}/q.tflite"], 2,
+     "--min-sqnr chooses which ops of a --mode int8 model stay float"),
     (["quantize", MLP, "--calib", "{dir}/calib.npy", "--calibration", "percentile", "--percentile", "-5",
       "-o", "{dir}/q.tflite"], 2, "--percentile -5: must be above 0 and at most 100"),
     (["quantize", MLP, "--calib", "{dir}/calib.npy", "--percentile", "99", "-o", "{dir}/q.tflite"], 2,
