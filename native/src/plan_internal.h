@@ -243,6 +243,9 @@ rl_status rl_dynamic_reserve(rl_plan *plan, rl_tensor *t);     /* room for its s
 size_t rl_model_tensor_bytes(const rl_plan *plan);
 int rl_reads_dynamic_tensor(const rl_plan *plan, const rl_op *op);
 int rl_dynamic_inputs_changed(const rl_plan *plan, const rl_op *op);
+/* A dynamic op just before it runs (plan_invoke.c): prepared again when an input changed shape or memory since
+ * its last prepare (plan.c). */
+rl_status rl_plan_refresh_dynamic_op(rl_plan *plan, rl_op *op);
 /* After the op's prepare: its outputs' blocks, its heap scratch, its setup, and the inputs it saw. */
 rl_status rl_dynamic_op_ready(rl_plan *plan, rl_op *op);
 /* A dynamic op whose prepare failed at plan prepare, for shapes it may never see: it is prepared again at
