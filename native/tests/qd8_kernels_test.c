@@ -10,8 +10,8 @@
  * And the path's input quantizations (XNNPACK's and TFLite's) against the references, on lengths around 8
  * and data that lands on ties (values on half steps), all-positive, all-negative and constant rows.
  *
- *   qd8_kernels_test scalar|avx2|neon|neondot   test that path (exit 0 pass, 1 mismatch, 77 CPU or build lacks
- *   it; neondot runs NEON's hybrid kernels, as dispatch gives it)
+ *   qd8_kernels_test scalar|avx2|avx512vnni|neon|neondot   test that path (exit 0 pass, 1 mismatch, 77 CPU or
+ *   build lacks it; neondot runs NEON's hybrid kernels, as dispatch gives it)
  */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
 #include <math.h>
@@ -265,7 +265,7 @@ static int quantize_case(rng *r, const rl_qd8_quantize_config *path, size_t n, i
 
 int main(int argc, char **argv) {
     if (argc != 2) {
-        fprintf(stderr, "usage: qd8_kernels_test scalar|avx2\n");
+        fprintf(stderr, "usage: qd8_kernels_test scalar|avx2|avx512vnni|neon|neondot\n");
         return 2;
     }
     rl_qd8_gemm_config path;
@@ -281,6 +281,15 @@ int main(int argc, char **argv) {
         path = rl_qd8_gemm_config_for(RL_ISA_AVX2);
         dwconv = rl_qd8_dwconv_for(RL_ISA_AVX2);
         quantize = rl_qd8_quantize_config_for(RL_ISA_AVX2);
+#else
+        return 77;
+#endif
+    } else if (strcmp(argv[1], "avx512vnni") == 0) {
+#if defined(__x86_64__)
+        if (!rl_isa_supported(RL_ISA_AVX512VNNI)) return 77;
+        path = rl_qd8_gemm_config_for(RL_ISA_AVX512VNNI);
+        dwconv = rl_qd8_dwconv_for(RL_ISA_AVX512VNNI);
+        quantize = rl_qd8_quantize_config_for(RL_ISA_AVX512VNNI);
 #else
         return 77;
 #endif
