@@ -34,11 +34,26 @@ static inline __m512i broadcast_block(const int8_t *row, size_t k, size_t kc) {
 /* The first 16 (lanes 0xFFFF), or 8 (0x00FF: a narrow panel), 4-byte values at p; the rest zero. */
 static inline __m512i load_columns(const void *p, __mmask16 lanes) { return _mm512_maskz_loadu_epi32(lanes, p); }
 
-/* acc += the 4 input bytes at row (+ 128 each) times the 16 columns' 4 weights. */
-static inline __m512i dot_block(__m512i vacc, const int8_t *row, __m512i vw) {
-    uint32_t bits;
+/* acc += the 4 input bytes at row (+ 128 each: vsign) times the 16 columns' 4 weights. The bytes are broadcast
+ * from memory and flipped in the vector unit: flipped in a general register first (what gcc makes of
+ * set1(bits ^ sign)), each needs a move from that register to the vector unit, and those moves, not the
+ * products, bounded the loop. */
+static inline __m512i dot_block(__m512i vacc, const int8_t *row, __m512i vw, __m512i vsign) {
+    int32_t bits;
     memcpy(&bits, row, sizeof bits);
-    return _mm512_dpbusd_epi32(vacc, _mm512_set1_epi32((int)(bits ^ UINT32_C(0x80808080))), vw);
+    const __m512i va = _mm512_set1_epi32(bits);
+    return _mm512_dpbusd_epi32(vacc, _mm512_xor_si512(va, vsign), vw);
+}
+
+/* v, through an empty asm statement: gcc 12, seeing the sums converted to float after the loop, gave every
+ * accumulator two register copies per step of the loop (14 moves beside 7 products: the qs8 7x16c4 kernels have
+ * them too); a value the conversion takes from here leaves the loop's registers alone. Nothing to do on the
+ * emulated build (SIMDe's types, no such copies to avoid). */
+static inline __m512i settled(__m512i v) {
+#ifndef RL_EMULATED_AVX512
+    __asm__("" : "+v"(v));
+#endif
+    return v;
 }
 
 /* -(zero_point + 128) * sum(w) per column, wrapping. */

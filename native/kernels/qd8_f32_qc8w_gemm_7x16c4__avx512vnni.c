@@ -18,6 +18,7 @@ void qd8_f32_qc8w_gemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const
     }
     const int8_t *a0 = in[0], *a1 = in[1], *a2 = in[2], *a3 = in[3], *a4 = in[4], *a5 = in[5], *a6 = in[6];
     const size_t kfull = kc & ~(size_t)3;
+    const __m512i vsign = _mm512_set1_epi32((int)UINT32_C(0x80808080));
     const unsigned char *panel = w;
     for (size_t n0 = 0; n0 < nc; n0 += NR) {
         const size_t width = nc - n0 <= 8 ? 8 : NR;
@@ -34,13 +35,13 @@ void qd8_f32_qc8w_gemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const
         size_t k = 0;
         for (; k < kfull; k += 4, wk += 4 * width) {
             const __m512i vw = load_columns(wk, lanes);
-            vacc0 = dot_block(vacc0, a0 + k, vw);
-            vacc1 = dot_block(vacc1, a1 + k, vw);
-            vacc2 = dot_block(vacc2, a2 + k, vw);
-            vacc3 = dot_block(vacc3, a3 + k, vw);
-            vacc4 = dot_block(vacc4, a4 + k, vw);
-            vacc5 = dot_block(vacc5, a5 + k, vw);
-            vacc6 = dot_block(vacc6, a6 + k, vw);
+            vacc0 = dot_block(vacc0, a0 + k, vw, vsign);
+            vacc1 = dot_block(vacc1, a1 + k, vw, vsign);
+            vacc2 = dot_block(vacc2, a2 + k, vw, vsign);
+            vacc3 = dot_block(vacc3, a3 + k, vw, vsign);
+            vacc4 = dot_block(vacc4, a4 + k, vw, vsign);
+            vacc5 = dot_block(vacc5, a5 + k, vw, vsign);
+            vacc6 = dot_block(vacc6, a6 + k, vw, vsign);
         }
         if (k < kc) {
             const __m512i vw = load_columns(wk, lanes);
@@ -53,6 +54,13 @@ void qd8_f32_qc8w_gemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const
             vacc6 = _mm512_dpbusd_epi32(vacc6, broadcast_block(a6, k, kc), vw);
             wk += 4 * width;
         }
+        vacc0 = settled(vacc0);
+        vacc1 = settled(vacc1);
+        vacc2 = settled(vacc2);
+        vacc3 = settled(vacc3);
+        vacc4 = settled(vacc4);
+        vacc5 = settled(vacc5);
+        vacc6 = settled(vacc6);
         const float *tail = (const float *)(const void *)wk;
         const __m512 vscale = _mm512_castsi512_ps(load_columns(tail, lanes));
         const __m512 vbias = _mm512_castsi512_ps(load_columns(tail + width, lanes));
