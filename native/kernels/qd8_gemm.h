@@ -85,7 +85,7 @@ void f32_qd8_quantize_values__avx2(int64_t n, const float *x, int8_t *q, const r
 void f32_qs8_quantize_values_tflite__avx2(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
 #endif
 
-/* The path's kernels: AVX-512 VNNI's 7x16c4 on that path, AVX2's on the other x86 SIMD paths, NEON's 4x8c1 on
+/* The path's kernels: AVX-512 VNNI's 8x16c4 on that path, AVX2's on the other x86 SIMD paths, NEON's 4x8c1 on
  * both Arm paths, the scalar ones elsewhere. */
 rl_qd8_gemm_config rl_qd8_gemm_config_for(rl_isa isa);
 
@@ -103,10 +103,10 @@ void qd8_f32_qc8w_gemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_
 void qd8_f32_qc8w_igemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
                                      const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
                                      const rl_f32_minmax_params *params);
-void qd8_f32_qc8w_gemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
+void qd8_f32_qc8w_gemm_8x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
                                           const void *w, float *c, size_t c_stride,
                                           const rl_qd8_row_quantization *rows, const rl_f32_minmax_params *params);
-void qd8_f32_qc8w_igemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t ks,
+void qd8_f32_qc8w_igemm_8x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t ks,
                                            const int8_t *const *indirection, const void *w, float *c,
                                            size_t c_stride, const rl_qd8_row_quantization *rows,
                                            const rl_f32_minmax_params *params);

@@ -1,10 +1,10 @@
-/* qd8_f32_qc8w_gemm_7x16c4__avx512vnni.c — hybrid GEMM (int8 rows quantized per row, per-channel int8
- * weights, float32 out), 7 rows x 16 columns, kr 4, AVX-512 VNNI: one broadcast of 4 input bytes per row and
+/* qd8_f32_qc8w_gemm_8x16c4__avx512vnni.c — hybrid GEMM (int8 rows quantized per row, per-channel int8
+ * weights, float32 out), 8 rows x 16 columns, kr 4, AVX-512 VNNI: one broadcast of 4 input bytes per row and
  * one load of 16 columns x 4 weights per step, twice the products per instruction of the AVX2 kernel's
- * vpmaddwd and no widening of the rows (qd8_f32_qc8w_7x16c4__avx512vnni.h has the arithmetic). */
-#include "qd8_f32_qc8w_7x16c4__avx512vnni.h"
+ * vpmaddwd and no widening of the rows (qd8_f32_qc8w_8x16c4__avx512vnni.h has the arithmetic). */
+#include "qd8_f32_qc8w_8x16c4__avx512vnni.h"
 
-void qd8_f32_qc8w_gemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
+void qd8_f32_qc8w_gemm_8x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
                                           const void *w, float *c, size_t c_stride,
                                           const rl_qd8_row_quantization *rows, const rl_f32_minmax_params *params) {
     /* Rows past mr alias the last real one: computed twice, stored twice with the same values. */
@@ -16,7 +16,7 @@ void qd8_f32_qc8w_gemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const
         out[i] = i < mr ? c + i * c_stride : out[i - 1];
         rq[i] = i < mr ? rows + i : rq[i - 1];
     }
-    const int8_t *a0 = in[0], *a1 = in[1], *a2 = in[2], *a3 = in[3], *a4 = in[4], *a5 = in[5], *a6 = in[6];
+    const int8_t *a0 = in[0], *a1 = in[1], *a2 = in[2], *a3 = in[3], *a4 = in[4], *a5 = in[5], *a6 = in[6], *a7 = in[7];
     const size_t kfull = kc & ~(size_t)3;
     const __m512i vsign = _mm512_set1_epi32((int)UINT32_C(0x80808080));
     const unsigned char *panel = w;
@@ -31,6 +31,7 @@ void qd8_f32_qc8w_gemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const
         __m512i vacc4 = start_row(vksum, rq[4]);
         __m512i vacc5 = start_row(vksum, rq[5]);
         __m512i vacc6 = start_row(vksum, rq[6]);
+        __m512i vacc7 = start_row(vksum, rq[7]);
         const int8_t *wk = (const int8_t *)(panel + width * sizeof(int32_t));
         size_t k = 0;
         for (; k < kfull; k += 4, wk += 4 * width) {
@@ -42,6 +43,7 @@ void qd8_f32_qc8w_gemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const
             vacc4 = dot_block(vacc4, a4 + k, vw, vsign);
             vacc5 = dot_block(vacc5, a5 + k, vw, vsign);
             vacc6 = dot_block(vacc6, a6 + k, vw, vsign);
+            vacc7 = dot_block(vacc7, a7 + k, vw, vsign);
         }
         if (k < kc) {
             const __m512i vw = load_columns(wk, lanes);
@@ -52,6 +54,7 @@ void qd8_f32_qc8w_gemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const
             vacc4 = _mm512_dpbusd_epi32(vacc4, broadcast_block(a4, k, kc), vw);
             vacc5 = _mm512_dpbusd_epi32(vacc5, broadcast_block(a5, k, kc), vw);
             vacc6 = _mm512_dpbusd_epi32(vacc6, broadcast_block(a6, k, kc), vw);
+            vacc7 = _mm512_dpbusd_epi32(vacc7, broadcast_block(a7, k, kc), vw);
             wk += 4 * width;
         }
         vacc0 = settled(vacc0);
@@ -61,6 +64,7 @@ void qd8_f32_qc8w_gemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const
         vacc4 = settled(vacc4);
         vacc5 = settled(vacc5);
         vacc6 = settled(vacc6);
+        vacc7 = settled(vacc7);
         const float *tail = (const float *)(const void *)wk;
         const __m512 vscale = _mm512_castsi512_ps(load_columns(tail, lanes));
         const __m512 vbias = _mm512_castsi512_ps(load_columns(tail + width, lanes));
@@ -73,6 +77,7 @@ void qd8_f32_qc8w_gemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const
         store_row(out[4] + n0, vmask, vacc4, rq[4], vscale, vbias, params);
         store_row(out[5] + n0, vmask, vacc5, rq[5], vscale, vbias, params);
         store_row(out[6] + n0, vmask, vacc6, rq[6], vscale, vbias, params);
+        store_row(out[7] + n0, vmask, vacc7, rq[7], vscale, vbias, params);
         panel = (const unsigned char *)(tail + 2 * width); /* past the scales and biases */
     }
 }

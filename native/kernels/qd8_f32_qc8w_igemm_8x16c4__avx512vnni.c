@@ -1,9 +1,9 @@
-/* qd8_f32_qc8w_igemm_7x16c4__avx512vnni.c — hybrid IGEMM (rows through an indirection buffer, padding taps at
- * the row's zero point), per-channel int8 weights, float32 out, 7 rows x 16 columns, kr 4, AVX-512 VNNI: the
- * GEMM's steps over each tap's rows (qd8_f32_qc8w_7x16c4__avx512vnni.h has the arithmetic). */
-#include "qd8_f32_qc8w_7x16c4__avx512vnni.h"
+/* qd8_f32_qc8w_igemm_8x16c4__avx512vnni.c — hybrid IGEMM (rows through an indirection buffer, padding taps at
+ * the row's zero point), per-channel int8 weights, float32 out, 8 rows x 16 columns, kr 4, AVX-512 VNNI: the
+ * GEMM's steps over each tap's rows (qd8_f32_qc8w_8x16c4__avx512vnni.h has the arithmetic). */
+#include "qd8_f32_qc8w_8x16c4__avx512vnni.h"
 
-void qd8_f32_qc8w_igemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t ks,
+void qd8_f32_qc8w_igemm_8x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t ks,
                                            const int8_t *const *indirection, const void *w, float *c,
                                            size_t c_stride, const rl_qd8_row_quantization *rows,
                                            const rl_f32_minmax_params *params) {
@@ -28,6 +28,7 @@ void qd8_f32_qc8w_igemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size
         __m512i vacc4 = start_row(vksum, rq[4]);
         __m512i vacc5 = start_row(vksum, rq[5]);
         __m512i vacc6 = start_row(vksum, rq[6]);
+        __m512i vacc7 = start_row(vksum, rq[7]);
         const int8_t *wk = (const int8_t *)(panel + width * sizeof(int32_t));
         for (size_t p = 0; p < ks; ++p) {
             const int8_t *a0 = indirection[p * MR];
@@ -37,6 +38,7 @@ void qd8_f32_qc8w_igemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size
             const int8_t *a4 = mr > 4 ? indirection[p * MR + 4] : a3;
             const int8_t *a5 = mr > 5 ? indirection[p * MR + 5] : a4;
             const int8_t *a6 = mr > 6 ? indirection[p * MR + 6] : a5;
+            const int8_t *a7 = mr > 7 ? indirection[p * MR + 7] : a6;
             size_t k = 0;
             for (; k < kfull; k += 4, wk += 4 * width) {
                 const __m512i vw = load_columns(wk, lanes);
@@ -47,6 +49,7 @@ void qd8_f32_qc8w_igemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size
                 vacc4 = dot_block(vacc4, a4 + k, vw, vsign);
                 vacc5 = dot_block(vacc5, a5 + k, vw, vsign);
                 vacc6 = dot_block(vacc6, a6 + k, vw, vsign);
+                vacc7 = dot_block(vacc7, a7 + k, vw, vsign);
             }
             if (k < kc) {
                 const __m512i vw = load_columns(wk, lanes);
@@ -57,6 +60,7 @@ void qd8_f32_qc8w_igemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size
                 vacc4 = _mm512_dpbusd_epi32(vacc4, broadcast_block(a4, k, kc), vw);
                 vacc5 = _mm512_dpbusd_epi32(vacc5, broadcast_block(a5, k, kc), vw);
                 vacc6 = _mm512_dpbusd_epi32(vacc6, broadcast_block(a6, k, kc), vw);
+                vacc7 = _mm512_dpbusd_epi32(vacc7, broadcast_block(a7, k, kc), vw);
                 wk += 4 * width;
             }
         }
@@ -67,6 +71,7 @@ void qd8_f32_qc8w_igemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size
         vacc4 = settled(vacc4);
         vacc5 = settled(vacc5);
         vacc6 = settled(vacc6);
+        vacc7 = settled(vacc7);
         const float *tail = (const float *)(const void *)wk;
         const __m512 vscale = _mm512_castsi512_ps(load_columns(tail, lanes));
         const __m512 vbias = _mm512_castsi512_ps(load_columns(tail + width, lanes));
@@ -79,6 +84,7 @@ void qd8_f32_qc8w_igemm_7x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size
         store_row(out[4] + n0, vmask, vacc4, rq[4], vscale, vbias, params);
         store_row(out[5] + n0, vmask, vacc5, rq[5], vscale, vbias, params);
         store_row(out[6] + n0, vmask, vacc6, rq[6], vscale, vbias, params);
+        store_row(out[7] + n0, vmask, vacc7, rq[7], vscale, vbias, params);
         panel = (const unsigned char *)(tail + 2 * width); /* past the scales and biases */
     }
 }
