@@ -1,5 +1,5 @@
 /* qd8_f32_qc8w_8x16c4__avx512vnni.h — what the 8x16c4 AVX-512 VNNI hybrid GEMM and IGEMM kernels share: the
- * products of qs8_qc8w_gemm_8x16c4__avx512vnni (vpdpbusd on the input bytes plus 128, xor 0x80: 4-product sums
+ * products of qs8_qc8w_gemm_7x16c4__avx512vnni (vpdpbusd on the input bytes plus 128, xor 0x80: 4-product sums
  * exact in int32, adds wrapping like the scalar kernel's; the saturating vpdpbusds is not used) on qd8_gemm.h's
  * panels packed with kr 4, between a start of -(zero_point + 128) * sum(w) per row (the +128 taken back with
  * the zero point, so the sum is sum((x - zero_point) * w) modulo 2^32, the scalar kernel's bits) and the float
@@ -46,9 +46,9 @@ static inline __m512i dot_block(__m512i vacc, const int8_t *row, __m512i vw, __m
 }
 
 /* v, through an empty asm statement: gcc 12, seeing the sums converted to float after the loop, gave every
- * accumulator two register copies per step of the loop (14 moves beside 7 products: the qs8 8x16c4 kernels have
- * them too); a value the conversion takes from here leaves the loop's registers alone. Nothing to do on the
- * emulated build (SIMDe's types, no such copies to avoid). */
+ * accumulator two register copies per step of the loop (14 moves beside 7 products with 7 rows; the qs8 7x16c4
+ * kernels have them too); a value the conversion takes from here leaves the loop's registers alone. Nothing to
+ * do on the emulated build (SIMDe's types, no such copies to avoid). */
 static inline __m512i settled(__m512i v) {
 #ifndef RL_EMULATED_AVX512
     __asm__("" : "+v"(v));
