@@ -85,7 +85,15 @@ static float qd8_quantize_scalar(int64_t n, const float *x, int8_t *q, int32_t *
 
 rl_qd8_quantize_config rl_qd8_quantize_config_for(rl_isa isa) {
 #if defined(__x86_64__) || defined(_M_X64)
-    if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) {
+    if (isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) {
+        const rl_qd8_quantize_config avx512 = {.qd8 = f32_qd8_quantize__avx512,
+                                               .tflite = f32_qs8_asymmetric_quantize_tflite__avx2,
+                                               .rminmax = f32_rminmax__avx512,
+                                               .qd8_values = f32_qd8_quantize_values__avx512,
+                                               .tflite_values = f32_qs8_quantize_values_tflite__avx2};
+        return avx512;
+    }
+    if (isa == RL_ISA_AVX2) {
         const rl_qd8_quantize_config avx2 = {.qd8 = f32_qd8_quantize__avx2,
                                              .tflite = f32_qs8_asymmetric_quantize_tflite__avx2,
                                              .rminmax = f32_rminmax__avx2,

@@ -83,6 +83,10 @@ float f32_qs8_asymmetric_quantize_tflite__avx2(int64_t n, const float *x, int8_t
 void f32_rminmax__avx2(int64_t n, const float *x, float *lo, float *hi);
 void f32_qd8_quantize_values__avx2(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
 void f32_qs8_quantize_values_tflite__avx2(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
+/* The AVX-512 paths' qd8 quantization (TFLite's stays AVX2's there). */
+float f32_qd8_quantize__avx512(int64_t n, const float *x, int8_t *q, int32_t *zero_point);
+void f32_rminmax__avx512(int64_t n, const float *x, float *lo, float *hi);
+void f32_qd8_quantize_values__avx512(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
 #endif
 
 /* The path's kernels: AVX-512 VNNI's 8x16c4 on that path, AVX2's on the other x86 SIMD paths, NEON's 4x8c1 on
