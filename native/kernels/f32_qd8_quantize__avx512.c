@@ -2,8 +2,8 @@
  * the reference's, as f32_qd8_quantize__avx2.c does it in 8: the same scale and zero point code
  * (f32_qs8_quantization.h) on the vector min and max, the same clamp and ties-to-even conversion. A hybrid
  * FULLY_CONNECTED quantizes every row at every invoke: on bert_tiny_dynamic's 64 rows of 512 the AVX2 loops
- * (one min and one max chain of 8 lanes, a scalar tail) cost a quarter of the op. Four chains of 16 here, and
- * tails under a mask. TFLite's quantization (DEPTHWISE_CONV_2D's) stays AVX2's. */
+ * (one min and one max chain of 8 lanes) cost a quarter of the op. Four chains of 16 here, the quantized
+ * values' tail under a mask. TFLite's quantization (DEPTHWISE_CONV_2D's) stays AVX2's. */
 #include <immintrin.h>
 
 #include "f32_qs8_quantization.h"
@@ -11,7 +11,8 @@
 
 /* Widens [*lo, *hi] to hold the n values (NaN skipped: vminps and vmaxps return their second operand then). Each
  * lane only ever takes a value below (above) what it holds, so no lane holds -0 unless *lo (*hi) was -0, and
- * combining the lanes in any order gives the scalar loop's result. */
+ * combining the lanes in any order gives the scalar loop's result. (No reduce or masked min/max intrinsics: the
+ * emulated build's SIMDe lacks them.) */
 static inline void rminmax(int64_t n, const float *x, float *lo, float *hi) {
     __m512 vlo0 = _mm512_set1_ps(*lo), vhi0 = _mm512_set1_ps(*hi);
     __m512 vlo1 = vlo0, vlo2 = vlo0, vlo3 = vlo0, vhi1 = vhi0, vhi2 = vhi0, vhi3 = vhi0;
@@ -28,14 +29,13 @@ static inline void rminmax(int64_t n, const float *x, float *lo, float *hi) {
         const __m512 v = _mm512_loadu_ps(x + i);
         vlo0 = _mm512_min_ps(v, vlo0), vhi0 = _mm512_max_ps(v, vhi0);
     }
-    if (i < n) {
-        const __mmask16 tail = (__mmask16)((UINT32_C(1) << (n - i)) - 1);
-        const __m512 v = _mm512_maskz_loadu_ps(tail, x + i);
-        vlo0 = _mm512_mask_min_ps(vlo0, tail, v, vlo0), vhi0 = _mm512_mask_max_ps(vhi0, tail, v, vhi0);
-    }
-    const float a = _mm512_reduce_min_ps(_mm512_min_ps(_mm512_min_ps(vlo0, vlo1), _mm512_min_ps(vlo2, vlo3)));
-    const float b = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_max_ps(vhi0, vhi1), _mm512_max_ps(vhi2, vhi3)));
-    *lo = a < *lo ? a : *lo, *hi = b > *hi ? b : *hi;
+    float l[16], h[16];
+    _mm512_storeu_ps(l, _mm512_min_ps(_mm512_min_ps(vlo0, vlo1), _mm512_min_ps(vlo2, vlo3)));
+    _mm512_storeu_ps(h, _mm512_max_ps(_mm512_max_ps(vhi0, vhi1), _mm512_max_ps(vhi2, vhi3)));
+    float a = *lo, b = *hi;
+    for (int k = 0; k < 16; ++k) a = l[k] < a ? l[k] : a, b = h[k] > b ? h[k] : b;
+    for (; i < n; ++i) a = x[i] < a ? x[i] : a, b = x[i] > b ? x[i] : b;
+    *lo = a, *hi = b;
 }
 
 /* The reference's v > below ? v : below, then v < above ? v : above, rounded to nearest even (vcvtps2dq in the
@@ -56,8 +56,8 @@ static inline void qd8_values(int64_t n, const float *x, int8_t *q, const rl_f32
                          _mm512_cvtsepi32_epi8(qd8_lanes(_mm512_loadu_ps(x + i), vscale, vbelow, vabove, vzp)));
     if (i < n) {
         const __mmask16 tail = (__mmask16)((UINT32_C(1) << (n - i)) - 1);
-        _mm512_mask_cvtsepi32_storeu_epi8(
-            q + i, tail, qd8_lanes(_mm512_maskz_loadu_ps(tail, x + i), vscale, vbelow, vabove, vzp));
+        _mm_mask_storeu_epi8(q + i, tail, _mm512_cvtsepi32_epi8(qd8_lanes(_mm512_maskz_loadu_ps(tail, x + i), vscale,
+                                                                          vbelow, vabove, vzp)));
     }
 }
 
