@@ -66,7 +66,10 @@ rl_qd8_gemm_config rl_qd8_gemm_config_for(rl_isa isa) {
 #if defined(__x86_64__) || defined(_M_X64)
     const rl_qd8_gemm_config avx2 = {.mr = 6, .nr = 16, .kr = 2, .gemm = qd8_f32_qc8w_gemm_6x16c2__avx2,
                                      .igemm = qd8_f32_qc8w_igemm_6x16c2__avx2};
-    if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return avx2;
+    const rl_qd8_gemm_config avx512vnni = {.mr = 8, .nr = 16, .kr = 4, .gemm = qd8_f32_qc8w_gemm_8x16c4__avx512vnni,
+                                           .igemm = qd8_f32_qc8w_igemm_8x16c4__avx512vnni};
+    if (isa == RL_ISA_AVX512VNNI) return avx512vnni;
+    if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512) return avx2;
 #elif RL_HAVE_NEON_KERNELS
     const rl_qd8_gemm_config neon = {.mr = 4, .nr = 8, .kr = 1, .gemm = qd8_f32_qc8w_gemm_4x8c1__neon,
                                      .igemm = qd8_f32_qc8w_igemm_4x8c1__neon};
@@ -82,7 +85,15 @@ static float qd8_quantize_scalar(int64_t n, const float *x, int8_t *q, int32_t *
 
 rl_qd8_quantize_config rl_qd8_quantize_config_for(rl_isa isa) {
 #if defined(__x86_64__) || defined(_M_X64)
-    if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) {
+    if (isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) {
+        const rl_qd8_quantize_config avx512 = {.qd8 = f32_qd8_quantize__avx512,
+                                               .tflite = f32_qs8_asymmetric_quantize_tflite__avx2,
+                                               .rminmax = f32_rminmax__avx512,
+                                               .qd8_values = f32_qd8_quantize_values__avx512,
+                                               .tflite_values = f32_qs8_quantize_values_tflite__avx2};
+        return avx512;
+    }
+    if (isa == RL_ISA_AVX2) {
         const rl_qd8_quantize_config avx2 = {.qd8 = f32_qd8_quantize__avx2,
                                              .tflite = f32_qs8_asymmetric_quantize_tflite__avx2,
                                              .rminmax = f32_rminmax__avx2,

@@ -83,10 +83,14 @@ float f32_qs8_asymmetric_quantize_tflite__avx2(int64_t n, const float *x, int8_t
 void f32_rminmax__avx2(int64_t n, const float *x, float *lo, float *hi);
 void f32_qd8_quantize_values__avx2(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
 void f32_qs8_quantize_values_tflite__avx2(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
+/* The AVX-512 paths' qd8 quantization (TFLite's stays AVX2's there). */
+float f32_qd8_quantize__avx512(int64_t n, const float *x, int8_t *q, int32_t *zero_point);
+void f32_rminmax__avx512(int64_t n, const float *x, float *lo, float *hi);
+void f32_qd8_quantize_values__avx512(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
 #endif
 
-/* The path's kernels: AVX2's on every x86 SIMD path (no AVX-512 ones yet), NEON's 4x8c1 on both Arm paths,
- * the scalar ones elsewhere. */
+/* The path's kernels: AVX-512 VNNI's 8x16c4 on that path, AVX2's on the other x86 SIMD paths, NEON's 4x8c1 on
+ * both Arm paths, the scalar ones elsewhere. */
 rl_qd8_gemm_config rl_qd8_gemm_config_for(rl_isa isa);
 
 /* Scalar: the specification. */
@@ -103,6 +107,13 @@ void qd8_f32_qc8w_gemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_
 void qd8_f32_qc8w_igemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
                                      const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
                                      const rl_f32_minmax_params *params);
+void qd8_f32_qc8w_gemm_8x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
+                                          const void *w, float *c, size_t c_stride,
+                                          const rl_qd8_row_quantization *rows, const rl_f32_minmax_params *params);
+void qd8_f32_qc8w_igemm_8x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t ks,
+                                           const int8_t *const *indirection, const void *w, float *c,
+                                           size_t c_stride, const rl_qd8_row_quantization *rows,
+                                           const rl_f32_minmax_params *params);
 #endif
 #if RL_HAVE_NEON_KERNELS
 void qd8_f32_qc8w_gemm_4x8c1__neon(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,

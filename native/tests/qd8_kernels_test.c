@@ -7,11 +7,12 @@
  * The depthwise kernels (qd8_dwconv.h) likewise, on channel counts around their 16-channel step, 1 to 25
  * taps, with and without a bias.
  *
- * And the path's input quantizations (XNNPACK's and TFLite's) against the references, on lengths around 8
- * and data that lands on ties (values on half steps), all-positive, all-negative and constant rows.
+ * And the path's input quantizations (XNNPACK's and TFLite's) against the references, on lengths around 8, 16
+ * and 64 (the AVX2 and AVX-512 loops' steps) and data that lands on ties (values on half steps), all-positive,
+ * all-negative and constant rows.
  *
- *   qd8_kernels_test scalar|avx2|neon|neondot   test that path (exit 0 pass, 1 mismatch, 77 CPU or build lacks
- *   it; neondot runs NEON's hybrid kernels, as dispatch gives it)
+ *   qd8_kernels_test scalar|avx2|avx512vnni|neon|neondot   test that path (exit 0 pass, 1 mismatch, 77 CPU or
+ *   build lacks it; neondot runs NEON's hybrid kernels, as dispatch gives it)
  */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
 #include <math.h>
@@ -265,7 +266,7 @@ static int quantize_case(rng *r, const rl_qd8_quantize_config *path, size_t n, i
 
 int main(int argc, char **argv) {
     if (argc != 2) {
-        fprintf(stderr, "usage: qd8_kernels_test scalar|avx2\n");
+        fprintf(stderr, "usage: qd8_kernels_test scalar|avx2|avx512vnni|neon|neondot\n");
         return 2;
     }
     rl_qd8_gemm_config path;
@@ -281,6 +282,15 @@ int main(int argc, char **argv) {
         path = rl_qd8_gemm_config_for(RL_ISA_AVX2);
         dwconv = rl_qd8_dwconv_for(RL_ISA_AVX2);
         quantize = rl_qd8_quantize_config_for(RL_ISA_AVX2);
+#else
+        return 77;
+#endif
+    } else if (strcmp(argv[1], "avx512vnni") == 0) {
+#if defined(__x86_64__)
+        if (!rl_isa_supported(RL_ISA_AVX512VNNI)) return 77;
+        path = rl_qd8_gemm_config_for(RL_ISA_AVX512VNNI);
+        dwconv = rl_qd8_dwconv_for(RL_ISA_AVX512VNNI);
+        quantize = rl_qd8_quantize_config_for(RL_ISA_AVX512VNNI);
 #else
         return 77;
 #endif
@@ -320,7 +330,7 @@ int main(int argc, char **argv) {
         for (size_t b = 0; b < sizeof tap_counts / sizeof tap_counts[0]; ++b)
             for (int repeat = 0; repeat < 4; ++repeat, ++cases)
                 failed |= dwconv_case(&r, dwconv, channel_counts[a], tap_counts[b]);
-    const size_t lengths[] = {1, 2, 7, 8, 9, 15, 16, 17, 100, 1000, 4099};
+    const size_t lengths[] = {1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 128, 1000, 4099};
     for (size_t a = 0; a < sizeof lengths / sizeof lengths[0]; ++a)
         for (int mode = 0; mode < 5; ++mode)
             for (int repeat = 0; repeat < 4; ++repeat, ++cases)

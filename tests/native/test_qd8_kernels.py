@@ -16,8 +16,9 @@ import pytest
 
 NATIVE = Path(__file__).resolve().parents[2] / "native"
 TESTER = NATIVE / "tests" / "qd8_kernels_test.c"
-PATHS = ("scalar", "avx2")
-CPU_FLAGS = {"scalar": set(), "avx2": {"avx2", "fma"}}
+PATHS = ("scalar", "avx2", "avx512vnni")
+CPU_FLAGS = {"scalar": set(), "avx2": {"avx2", "fma"},
+             "avx512vnni": {"avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512_vnni"}}
 
 
 def load_build_config() -> ModuleType:
