@@ -4,10 +4,14 @@
  * AUTO, BUILTIN_WITHOUT_DEFAULT_DELEGATES and BUILTIN_REF agree), so their arithmetic is rillet's. */
 #include "ops.h"
 
+/* SQUARED_DIFFERENCE runs in rows of the broadcast's last axis (s8_vsqrdiff / s8_vsqrdiffc), its operands'
+ * scaled values from two 256-entry tables that follow the struct in the op's state. */
 typedef struct {
     rl_broadcast bc;
     rl_s8_abs_params abs;
     rl_s8_squared_difference_params sqdiff;
+    rl_s8_sqrdiff_row_params rows;    /* a the left operand, b the right */
+    rl_s8_sqrdiff_row_params swapped; /* the tables exchanged: for rows whose left operand is the one element */
 } rl_abs_sqdiff_state;
 
 RL_STATIC_ASSERT(sizeof(rl_abs_sqdiff_state) <= 512, "rl_abs_sqdiff_state is a small struct");
@@ -48,11 +52,44 @@ rl_status rl_prepare_abs(rl_plan *plan, rl_op *op) {
 
 rl_status rl_eval_abs(rl_plan *plan, rl_op *op) { return op->run ? op->run(plan, op) : rl_eval_unary(plan, op); }
 
+/* One row of `n` outputs from a row of a (stride sa, 0 or 1) and of b (sb). */
+static void squared_difference_row(const rl_abs_sqdiff_state *st, size_t n, const int8_t *a, int64_t sa,
+                                   const int8_t *b, int64_t sb, int8_t *y) {
+    if (sa == 1 && sb == 1) s8_vsqrdiff__scalar(n, a, b, y, &st->rows);
+    else if (sa == 1) s8_vsqrdiffc__scalar(n, a, b, y, &st->rows);
+    else if (sb == 1) s8_vsqrdiffc__scalar(n, b, a, y, &st->swapped);
+    else s8_vsqrdiffc__scalar(1, a, b, y, &st->rows); /* a one-element row (n is 1 here) */
+}
+
 static rl_status run_squared_difference(rl_plan *plan, rl_op *op) {
     const rl_abs_sqdiff_state *st = (const rl_abs_sqdiff_state *)op->state;
-    s8_squared_difference_ref(&st->bc, &st->sqdiff, (const int8_t *)rl_input(plan, op, 0)->data,
-                              (const int8_t *)rl_input(plan, op, 1)->data, (int8_t *)rl_output(plan, op, 0)->data);
-    return RL_OK;
+    const rl_broadcast *bc = &st->bc;
+    const int8_t *a = (const int8_t *)rl_input(plan, op, 0)->data, *b = (const int8_t *)rl_input(plan, op, 1)->data;
+    int8_t *y = (int8_t *)rl_output(plan, op, 0)->data;
+    if (bc->count == 0) return RL_OK;
+    const int64_t inner = bc->out_dims[7];
+    int64_t index[7] = {0}, ia = 0, ib = 0;
+    for (;;) {
+        squared_difference_row(st, (size_t)inner, a + ia, bc->a_strides[7], b + ib, bc->b_strides[7], y);
+        y += inner;
+        int d = 6; /* the odometer over the outer axes, offsets kept incrementally */
+        for (; d >= 0; --d) {
+            ia += bc->a_strides[d];
+            ib += bc->b_strides[d];
+            if (++index[d] < bc->out_dims[d]) break;
+            ia -= bc->a_strides[d] * bc->out_dims[d];
+            ib -= bc->b_strides[d] * bc->out_dims[d];
+            index[d] = 0;
+        }
+        if (d < 0) return RL_OK;
+    }
+}
+
+/* Input i's scaled value for each of its 256 codes, by the reference's formula (s8_squared_difference_ref.c). */
+static void fill_scaled_table(const rl_s8_squared_difference_params *p, int input, int32_t *table) {
+    for (int32_t v = -128; v < 128; ++v)
+        table[v + 128] = rl_mul_by_quantized_multiplier((v - p->zero_point[input]) * (1 << 7), p->multiplier[input],
+                                                        p->shift[input]);
 }
 
 /* TFLite's PrepareSquaredDifference: inputs scaled to twice the larger input scale with a left shift of 7,
@@ -63,7 +100,9 @@ rl_status rl_prepare_squared_difference(rl_plan *plan, rl_op *op) {
     rl_tensor *a = rl_input(plan, op, 0), *b = rl_input(plan, op, 1), *y = rl_output(plan, op, 0);
     if (a->dtype != RL_INT8) return rl_prepare_binary(plan, op);
     if ((s = rl_expect_int8_binary_operands(plan, op)) != RL_OK) return s;
-    rl_abs_sqdiff_state *st = (rl_abs_sqdiff_state *)rl_op_state(plan, op, sizeof *st);
+    const size_t sizes[3] = {sizeof(rl_abs_sqdiff_state), 256 * sizeof(int32_t), 256 * sizeof(int32_t)};
+    void *parts[3];
+    rl_abs_sqdiff_state *st = (rl_abs_sqdiff_state *)rl_op_state_parts(plan, op, 3, sizes, parts);
     if (!st) return RL_NO_MEMORY;
     if ((s = rl_broadcast_shapes(plan, &a->shape, &b->shape, &y->shape, &st->bc)) != RL_OK) return s;
     const double sa = rl_tensor_scale(a, 0), sb = rl_tensor_scale(b, 0), sy = rl_tensor_scale(y, 0);
@@ -77,6 +116,16 @@ rl_status rl_prepare_squared_difference(rl_plan *plan, rl_op *op) {
     if ((s = multiplier(plan, twice_max * twice_max / ((double)(1 << 14) * sy), &p->output_multiplier,
                         &p->output_shift, "output")) != RL_OK)
         return s;
+    int32_t *scaled_a = (int32_t *)parts[1], *scaled_b = (int32_t *)parts[2];
+    fill_scaled_table(p, 0, scaled_a);
+    fill_scaled_table(p, 1, scaled_b);
+    st->rows = (rl_s8_sqrdiff_row_params){.scaled = {scaled_a, scaled_b},
+                                          .output_zero_point = p->output_zero_point,
+                                          .output_multiplier = p->output_multiplier,
+                                          .output_shift = p->output_shift};
+    st->swapped = st->rows;
+    st->swapped.scaled[0] = scaled_b;
+    st->swapped.scaled[1] = scaled_a;
     op->run = run_squared_difference;
     return RL_OK;
 }

@@ -576,6 +576,15 @@ void s8_div_ref(const rl_broadcast *bc, const rl_s8_div_params *p, const int8_t 
 void s8_abs_ref(int64_t count, const rl_s8_abs_params *p, const int8_t *x, int8_t *y);
 void s8_squared_difference_ref(const rl_broadcast *bc, const rl_s8_squared_difference_params *p, const int8_t *a,
                                const int8_t *b, int8_t *y);
+/* Rows of int8 SQUARED_DIFFERENCE (s8_vsqrdiff__scalar.c: two rows; s8_vsqrdiffc__scalar.c: b one element):
+ * scaled[i][v + 128] is input i's value v less its zero point, shifted left by 7 and scaled, as the reference
+ * computes it. Exchanging the tables exchanges the operands (the square does not see the order). */
+typedef struct {
+    const int32_t *scaled[2];
+    int32_t output_zero_point, output_multiplier, output_shift;
+} rl_s8_sqrdiff_row_params;
+void s8_vsqrdiff__scalar(size_t n, const int8_t *a, const int8_t *b, int8_t *y, const rl_s8_sqrdiff_row_params *p);
+void s8_vsqrdiffc__scalar(size_t n, const int8_t *a, const int8_t *b, int8_t *y, const rl_s8_sqrdiff_row_params *p);
 void s8_compare_ref(rl_compare_op op, const rl_broadcast *bc, const rl_s8_compare_params *p, const int8_t *a,
                     const int8_t *b, uint8_t *out);
 void xx_compare_int_ref(rl_compare_op op, int32_t is_int64, const rl_broadcast *bc, const void *a, const void *b,

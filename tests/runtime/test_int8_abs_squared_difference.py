@@ -55,3 +55,49 @@ def test_the_reference_kernels_agree():
                  [(a.shape, I8, Quant(0.2, -100))])
     assert_same_bits_as_litert(m, [a, b])
     assert litert_reference(m, [a, b])[0].tobytes() == litert_default(m, [a, b])[0].tobytes()
+
+
+# (a shape, b shape): the rows the driver walks (s8_vsqrdiff: two rows; s8_vsqrdiffc: a row and one element,
+# on either side), a layer norm's x against its mean first.
+SQDIFF_BROADCASTS = [
+    ((1, 64, 128), (1, 64, 1)),
+    ((1, 64, 1), (1, 64, 128)),
+    ((2, 3, 33), (2, 3, 33)),
+    ((3, 17), ()),
+    ((), (5, 16)),
+    ((4, 1), (1, 31)),
+    ((2, 5, 1), (2, 5, 1)),
+]
+
+
+@pytest.mark.parametrize("a_shape, b_shape", SQDIFF_BROADCASTS, ids=[str(i) for i in range(len(SQDIFF_BROADCASTS))])
+def test_squared_difference_rows_on_every_path_and_thread_count(a_shape, b_shape, monkeypatch):
+    from rillet.runtime import Interpreter
+    from single_op import run
+    from test_kernel_paths import PATHS
+
+    rng = np.random.default_rng(len(a_shape) * 5 + len(b_shape))
+    a = rng.integers(-128, 128, a_shape).astype(I8)
+    b = rng.integers(-128, 128, b_shape).astype(I8)
+    out = np.broadcast_shapes(a.shape, b.shape)
+    m = op_model("SQUARED_DIFFERENCE", [Input(a.shape, I8, Quant(0.031, -7)), Input(b.shape, I8, Quant(0.012, 19))],
+                 [(out, I8, Quant(0.09, -128))])
+    (expected,) = litert_default(m, [a, b])
+    for isa in PATHS:
+        monkeypatch.setenv("RILLET_ISA", isa)
+        for threads in (1, 2, 3):
+            (got,) = run(Interpreter, m, [a, b], num_threads=threads)
+            assert got.tobytes() == expected.tobytes(), (isa, threads, np.count_nonzero(got != expected))
+
+
+@pytest.mark.parametrize("scales", [(0.031, -7, 0.012, 19, 0.09, -128), (0.5, 0, 0.002, -128, 0.0005, 3),
+                                    (0.02, 100, 0.02, -100, 2.0, 0)])
+def test_squared_difference_every_pair_of_codes(scales):
+    """All 65536 (a, b) code pairs in one op: the tables of scaled values hold the reference's every value."""
+    s1, z1, s2, z2, so, zo = scales
+    codes = np.arange(-128, 128, dtype=np.int16)
+    a = np.repeat(codes, 256).astype(I8).reshape(256, 256)
+    b = np.tile(codes, 256).astype(I8).reshape(256, 256)
+    m = op_model("SQUARED_DIFFERENCE", [Input(a.shape, I8, Quant(s1, z1)), Input(b.shape, I8, Quant(s2, z2))],
+                 [(a.shape, I8, Quant(so, zo))])
+    assert_same_bits_as_litert(m, [a, b])
