@@ -43,7 +43,9 @@ rl_status rl_prepare_abs(rl_plan *plan, rl_op *op) {
     st->abs.input_zero_point = rl_tensor_zero_point(x, 0);
     st->abs.output_zero_point = rl_tensor_zero_point(y, 0);
     st->abs.rescale = sx != sy;
-    if ((s = multiplier(plan, (double)sx / (double)sy, &st->abs.multiplier, &st->abs.shift, "input-to-output")) != RL_OK)
+    /* The ratio is a float division, as TFLite's (float scales, then widened): 0.5 / (1/3) is exactly 1.5 there,
+     * so 7 steps give 10.5 -> 11, where the double ratio (1.49999995...) gives 10. */
+    if ((s = multiplier(plan, (double)(sx / sy), &st->abs.multiplier, &st->abs.shift, "input-to-output")) != RL_OK)
         return s;
     y->shape = x->shape;
     op->run = run_abs;

@@ -31,6 +31,13 @@ def test_abs(seed, shape, si, zi, so, zo, same_scale):
 
 
 
+def test_abs_takes_the_scale_ratio_in_float():
+    """TFLite divides the float scales in float: 0.5 / float32(1/3) is exactly 1.5 there (1.49999995 in double), so
+    the half steps -7 -> 10.5, -5 -> 7.5 and 3 -> 4.5 round up to LiteRT's 11, 8 and 5."""
+    x = np.array([-7, -5, 7, 3, -128, 127], I8)
+    m = op_model("ABS", [Input(x.shape, I8, Quant(0.5, 0))], [(x.shape, I8, Quant(1 / 3, 0))])
+    assert_same_bits_as_litert(m, [x])
+
 @EXAMPLES
 @given(st.integers(0, 2**31 - 1), st.lists(st.integers(1, 5), min_size=1, max_size=4), st.data(), scales, zero_points,
        scales, zero_points, scales, zero_points)
