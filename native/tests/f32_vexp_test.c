@@ -3,7 +3,8 @@
  * Usage: f32_vexp_test scalar|avx2|avx512|neon|neondot. The scalar kernels are checked against double-precision
  * truth (softmax rows, erf and tanh GELU: within 2e-6 relative, 1e-6 absolute for GELU); an ISA's kernels
  * against the scalar kernels: n = 0..70 and longer runs around the 4-, 8-, 16- and 32-value steps, in place, and
- * values holding NaN, +-inf, +-0, +-FLT_MAX and ones at GELU's seams (-3, 4.9). The row maximum and the row sum
+ * values holding NaN, +-inf, +-0, +-FLT_MAX and ones at GELU's seams (-3, 4.9); the long sizes also sit around
+ * the AVX-512 kernels' 16- and 64-value steps. The row maximum and the row sum
  * (XNNPACK's order, f32_rsum.h) must give the scalar kernel's bits (a NaN where it gives one); the exponentials
  * and GELU within 1e-6 relative of it (armv7 divides differently by an ulp or two, and its NEON flushes
  * subnormal steps: results below 1e-30 may be 0), NaN where it is NaN, the same infinity where it is one; a
@@ -80,7 +81,8 @@ static int close_to(float got, float want, double rel, double abs) {
     return fabs((double)got - (double)want) <= rel * fabs((double)want) + abs;
 }
 
-static const size_t long_sizes[] = {95, 96, 97, 127, 128, 129, 255, 256, 257, 1000, 1500, 4099, MAX_N};
+static const size_t long_sizes[] = {79, 80, 81, 95, 96, 97, 111, 112, 113, 127, 128, 129, 143, 144, 145, 191, 192,
+                                    193, 197, 255, 256, 257, 1000, 1500, 4099, MAX_N};
 
 static size_t size_at(size_t i) { return i <= 70 ? i : long_sizes[i - 71]; }
 #define SIZES (71 + sizeof long_sizes / sizeof long_sizes[0])
@@ -243,8 +245,14 @@ static int cpu_has(rl_isa isa) {
 #endif
 #if defined(__x86_64__) || defined(_M_X64)
     __builtin_cpu_init();
+#ifdef RL_EMULATED_AVX512
+    /* built against native/tests/avx512_emulation: the AVX-512 path needs only AVX2 */
+    if (isa == RL_ISA_AVX512) return cpu_has(RL_ISA_AVX2);
+#endif
     if (isa == RL_ISA_AVX2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    if (isa == RL_ISA_AVX512) return cpu_has(RL_ISA_AVX2); /* the AVX-512 path runs AVX2's kernels */
+    if (isa == RL_ISA_AVX512) /* its softmax row kernels, with AVX2's GELU and row sum */
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") && cpu_has(RL_ISA_AVX2);
 #endif
     return isa == RL_ISA_SCALAR;
 }
@@ -278,12 +286,21 @@ int main(int argc, char **argv) {
         printf("FAIL the %s path runs the scalar kernels\n", names[which].name);
         return 1;
     }
+#if defined(__x86_64__) || defined(_M_X64)
+    if (isa == RL_ISA_AVX512 &&
+        (k.rmax != f32_rmax__avx512 || k.raddstoreexpminusmax != f32_raddstoreexpminusmax__avx512)) {
+        printf("FAIL the avx512 path does not run the f32_rmax__avx512 / f32_raddstoreexpminusmax__avx512 kernels\n");
+        return 1;
+    }
+#endif
     int failed = test_special_values(&k);
     if (is_scalar) failed |= test_scalar_truth(&k, &r);
     failed |= test_against_scalar(&k, &scalar, &r, 6.0f, 0, "values in [-6, 6)");
     failed |= test_against_scalar(&k, &scalar, &r, 100.0f, 0, "values in [-100, 100)");
     failed |= test_against_scalar(&k, &scalar, &r, 6.0f, 16, "one in 16 special");
     const char *kernels = is_scalar ? "scalar" : (RL_HAVE_NEON_KERNELS ? "neon" : "avx2");
-    printf("%s (the f32_vgelu__%s kernels): %s\n", names[which].name, kernels, failed ? "FAILED" : "all passed");
+    printf("%s (the f32_vgelu__%s kernels%s): %s\n", names[which].name, kernels,
+           isa == RL_ISA_AVX512 ? ", softmax rows on f32_rmax__avx512 and f32_raddstoreexpminusmax__avx512" : "",
+           failed ? "FAILED" : "all passed");
     return failed ? 1 : 0;
 }

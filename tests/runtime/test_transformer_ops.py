@@ -1,7 +1,7 @@
 """float32 SOFTMAX, GELU and layer norms (as Keras and a PyTorch export lower them, tests/runtime/
 transformer_graphs.py) against LiteRT's default Interpreter (XNNPACK where it takes the op) within 1e-5, on
-every kernel path this CPU runs, with 1, 2 and 3 threads giving the same bits: rows around the kernels' 8-, 16-
-and 32-value steps, beta other than 1, attention masks of -1e9 and -inf, GELU's seams (-3, 4.9) and tails. And
+every kernel path this CPU runs, with 1, 2 and 3 threads giving the same bits: rows around the kernels' 8-, 16-,
+32- and 64-value steps (and ViT's 197), beta other than 1, attention masks of -1e9 and -inf, GELU's seams (-3, 4.9) and tails. And
 int8 SOFTMAX bit for bit with LiteRT on every path."""
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ def assert_close_on_every_path(model: bytes, x: np.ndarray, monkeypatch) -> None
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
 
 
-SOFTMAX_SHAPES = [(1, 2, 64, 64), (3, 1), (2, 5, 7), (1, 3, 17, 33), (1, 1, 4, 1500), (2, 250)]
+SOFTMAX_SHAPES = [(1, 2, 64, 64), (3, 1), (2, 5, 7), (1, 3, 17, 33), (1, 1, 4, 1500), (2, 250), (3, 15), (3, 16),
+                  (2, 63), (2, 65), (1, 3, 5, 197)]
 
 
 @pytest.mark.parametrize("shape", SOFTMAX_SHAPES)
