@@ -18,8 +18,8 @@ NATIVE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.ab
 KERNELS = os.path.join(NATIVE, "kernels")
 TESTER = os.path.join(NATIVE, "tests", "f32_vexp_test.c")
 SOURCES = ["f32_rmax__scalar.c", "f32_rmax__avx2.c", "f32_rmax__avx512.c", "f32_raddstoreexpminusmax__scalar.c",
-           "f32_raddstoreexpminusmax__avx2.c", "f32_raddstoreexpminusmax__avx512.c", "f32_vgelu__scalar.c", "f32_vgelu__avx2.c", "f32_rsum__scalar.c",
-           "f32_rsum__avx2.c", "f32_vexp_configs.c"]
+           "f32_raddstoreexpminusmax__avx2.c", "f32_raddstoreexpminusmax__avx512.c", "f32_vgelu__scalar.c",
+           "f32_vgelu__avx2.c", "f32_rsum__scalar.c", "f32_rsum__avx2.c", "f32_vexp_configs.c"]
 # the AVX-512 path: its own softmax row kernels, AVX2's GELU and row sum
 REQUIRED = {"scalar": set(), "avx2": {"avx2", "fma"},
             "avx512": {"avx2", "fma", "avx512f", "avx512bw", "avx512dq", "avx512vl"}}
@@ -53,9 +53,9 @@ def build(out: str, emulate_avx512: bool = False) -> str:
     objects = []
     for path in [*sources, os.path.join(NATIVE, "src", "cpu_features.c"), TESTER]:
         obj = os.path.join(out, os.path.basename(path) + ".o")
-        done = subprocess.run(["gcc", *config.WARNING_FLAGS, "-pedantic", "-O2", *emulation,
-                               *config.flags_for(path, emulate_avx512=emulate_avx512), *includes, "-c", path, "-o", obj],
-                              capture_output=True, text=True, check=False)
+        flags = config.flags_for(path, emulate_avx512=emulate_avx512)
+        done = subprocess.run(["gcc", *config.WARNING_FLAGS, "-pedantic", "-O2", *emulation, *flags, *includes,
+                               "-c", path, "-o", obj], capture_output=True, text=True, check=False)
         assert done.returncode == 0, f"{os.path.basename(path)} does not compile:\n{done.stderr}"
         objects.append(obj)
     exe = os.path.join(out, "f32_vexp_test")

@@ -1,8 +1,8 @@
 """float32 SOFTMAX, GELU and layer norms (as Keras and a PyTorch export lower them, tests/runtime/
 transformer_graphs.py) against LiteRT's default Interpreter (XNNPACK where it takes the op) within 1e-5, on
-every kernel path this CPU runs, with 1, 2 and 3 threads giving the same bits: rows around the kernels' 8-, 16-,
-32- and 64-value steps (and ViT's 197), beta other than 1, attention masks of -1e9 and -inf, GELU's seams (-3, 4.9) and tails. And
-int8 SOFTMAX bit for bit with LiteRT on every path."""
+every kernel path this CPU runs, with 1, 2 and 3 threads giving the same bits: rows around the kernels' 8-,
+16-, 32- and 64-value steps (and ViT's 197), beta other than 1, attention masks of -1e9 and -inf, GELU's seams
+(-3, 4.9) and tails. And int8 SOFTMAX bit for bit with LiteRT on every path."""
 
 from __future__ import annotations
 
