@@ -48,8 +48,8 @@ typedef struct {
     rl_f32_rsum_fn rsum; /* a row's sum in XNNPACK's order (f32_rsum.h): a layer norm's MEAN over the last axis */
 } rl_f32_vexp_config;
 
-/* AVX2's on every x86 SIMD path (the AVX-512 paths with their own softmax row kernels), NEON's on both Arm
- * paths, else scalar (f32_vexp_configs.c). */
+/* AVX2's on the AVX2 path, AVX-512's softmax rows and GELU (with AVX2's row sum) on the AVX-512 paths, NEON's on
+ * both Arm paths, else scalar (f32_vexp_configs.c). */
 rl_f32_vexp_config rl_f32_vexp_config_for(rl_isa isa);
 
 /* The constants every path shares. */
@@ -119,6 +119,8 @@ void f32_vgelu__avx2(size_t n, const float *x, float *y);
 void f32_vgelu_tanh__avx2(size_t n, const float *x, float *y);
 float f32_rmax__avx512(size_t n, const float *x);
 float f32_raddstoreexpminusmax__avx512(size_t n, const float *x, float max, float beta, float *y);
+void f32_vgelu__avx512(size_t n, const float *x, float *y);
+void f32_vgelu_tanh__avx512(size_t n, const float *x, float *y);
 #endif
 #if RL_HAVE_NEON_KERNELS
 float f32_rmax__neon(size_t n, const float *x);

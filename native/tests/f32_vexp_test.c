@@ -250,7 +250,7 @@ static int cpu_has(rl_isa isa) {
     if (isa == RL_ISA_AVX512) return cpu_has(RL_ISA_AVX2);
 #endif
     if (isa == RL_ISA_AVX2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    if (isa == RL_ISA_AVX512) /* its softmax row kernels, with AVX2's GELU and row sum */
+    if (isa == RL_ISA_AVX512) /* its softmax row and GELU kernels, with AVX2's row sum */
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") && cpu_has(RL_ISA_AVX2);
 #endif
@@ -287,9 +287,9 @@ int main(int argc, char **argv) {
         return 1;
     }
 #if defined(__x86_64__) || defined(_M_X64)
-    if (isa == RL_ISA_AVX512 &&
-        (k.rmax != f32_rmax__avx512 || k.raddstoreexpminusmax != f32_raddstoreexpminusmax__avx512)) {
-        printf("FAIL the avx512 path does not run the f32_rmax__avx512 / f32_raddstoreexpminusmax__avx512 kernels\n");
+    if (isa == RL_ISA_AVX512 && (k.rmax != f32_rmax__avx512 || k.gelu != f32_vgelu__avx512 ||
+                                 k.raddstoreexpminusmax != f32_raddstoreexpminusmax__avx512)) {
+        printf("FAIL the avx512 path does not run the AVX-512 softmax and GELU kernels\n");
         return 1;
     }
 #endif
@@ -298,7 +298,10 @@ int main(int argc, char **argv) {
     failed |= test_against_scalar(&k, &scalar, &r, 6.0f, 0, "values in [-6, 6)");
     failed |= test_against_scalar(&k, &scalar, &r, 100.0f, 0, "values in [-100, 100)");
     failed |= test_against_scalar(&k, &scalar, &r, 6.0f, 16, "one in 16 special");
-    const char *kernels = is_scalar ? "scalar" : (RL_HAVE_NEON_KERNELS ? "neon" : "avx2");
+    const char *kernels = is_scalar            ? "scalar"
+                          : RL_HAVE_NEON_KERNELS ? "neon"
+                          : isa == RL_ISA_AVX512 ? "avx512"
+                                                 : "avx2";
     printf("%s (the f32_vgelu__%s kernels%s): %s\n", names[which].name, kernels,
            isa == RL_ISA_AVX512 ? ", softmax rows on f32_rmax__avx512 and f32_raddstoreexpminusmax__avx512" : "",
            failed ? "FAILED" : "all passed");

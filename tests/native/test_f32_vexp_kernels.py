@@ -19,8 +19,8 @@ KERNELS = os.path.join(NATIVE, "kernels")
 TESTER = os.path.join(NATIVE, "tests", "f32_vexp_test.c")
 SOURCES = ["f32_rmax__scalar.c", "f32_rmax__avx2.c", "f32_rmax__avx512.c", "f32_raddstoreexpminusmax__scalar.c",
            "f32_raddstoreexpminusmax__avx2.c", "f32_raddstoreexpminusmax__avx512.c", "f32_vgelu__scalar.c",
-           "f32_vgelu__avx2.c", "f32_rsum__scalar.c", "f32_rsum__avx2.c", "f32_vexp_configs.c"]
-# the AVX-512 path: its own softmax row kernels, AVX2's GELU and row sum
+           "f32_vgelu__avx2.c", "f32_vgelu__avx512.c", "f32_rsum__scalar.c", "f32_rsum__avx2.c", "f32_vexp_configs.c"]
+# the AVX-512 path: its own softmax row and GELU kernels, AVX2's row sum
 REQUIRED = {"scalar": set(), "avx2": {"avx2", "fma"},
             "avx512": {"avx2", "fma", "avx512f", "avx512bw", "avx512dq", "avx512vl"}}
 pytestmark = [
@@ -91,13 +91,13 @@ def test_vexp_kernels_match_scalar(tester, isa):
     assert done.returncode == 0, f"{isa} kernels:\n{done.stdout}{done.stderr}"
     assert "all passed" in done.stdout
     if isa != "scalar":
-        assert "f32_vgelu__avx2" in done.stdout, done.stdout
+        assert f"f32_vgelu__{isa}" in done.stdout, done.stdout
     if isa == "avx512":
         assert "f32_raddstoreexpminusmax__avx512" in done.stdout, done.stdout
 
 
 def test_emulated_avx512_kernels_match_scalar(emulated_tester):
-    """The emulated AVX-512 build compiles the AVX-512 softmax row kernels, and they match the scalar ones there
+    """The emulated AVX-512 build compiles the AVX-512 softmax row and GELU kernels, and they match the scalar ones there
     too (on any AVX2 CPU: the CI machines lack AVX-512)."""
     if not REQUIRED["avx2"] <= cpu_flags():
         pytest.skip("the emulated AVX-512 build needs AVX2 and FMA")

@@ -73,7 +73,7 @@ def test_softmax_rows_of_nan_and_inf_are_nan_as_in_litert(monkeypatch):
 
 
 @pytest.mark.parametrize("approximate", [False, True])
-@pytest.mark.parametrize("shape", [(1, 64, 512), (3, 37), (1, 197, 5)])
+@pytest.mark.parametrize("shape", [(1, 64, 512), (3, 37), (1, 197, 5), (3, 16)])
 def test_gelu(shape, approximate, monkeypatch):
     x = (np.random.default_rng(shape[-1]).standard_normal(shape) * 2.5).astype(F32)
     assert_close_on_every_path(gelu_model(shape, approximate), x, monkeypatch)
