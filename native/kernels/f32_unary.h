@@ -15,6 +15,10 @@
  * path. */
 void f32_unary__avx2(rl_unary_op op, int64_t count, const float *x, float *y);
 
+/* RSQRT as XNNPACK's AVX-512 kernel (vrsqrt14ps and one Newton-Raphson step, within 2 ulp of the reference's);
+ * every other op through f32_unary__avx2. kernel_table.c gives it to the AVX-512 paths. */
+void f32_unary__avx512(rl_unary_op op, int64_t count, const float *x, float *y);
+
 /* LOGISTIC as XNNPACK's AVX2 kernel computes it (f32_vsigmoid rr1_p5_div), which LiteRT's default Interpreter
  * delegates to: 1 / (1 + e^-x) differs from it by an ulp on half of all inputs. For z = -|x|, e^z = 2^n * e^t
  * with n = round(z / ln 2) (rounded by adding a magic bias whose low mantissa bits then hold n, and which also

@@ -19,7 +19,9 @@ F32 = np.float32
 
 def rillet_all(model: bytes, feeds: list[np.ndarray], monkeypatch) -> np.ndarray:
     """The output on every path with 1, 2 and 3 threads: the same bits for every thread count on a path, and
-    within 1e-6 of the first path's (a softmax row's sum adds lanes in another order); returns the first's."""
+    within 1e-6 of the first path's (a softmax row's sum adds lanes in another order; the AVX-512 paths' RSQRT is
+    XNNPACK's estimate and step, an ulp from the reference's, which a layer norm's x * r + beta carries at the size
+    of x * r: hence an absolute tolerance of 1e-7 of max |y| where that exceeds 1); returns the first's."""
     from rillet.runtime import Interpreter
 
     first = None
@@ -31,7 +33,8 @@ def rillet_all(model: bytes, feeds: list[np.ndarray], monkeypatch) -> np.ndarray
             assert y.tobytes() == one_thread.tobytes(), (isa, threads)
         if first is None:
             first = one_thread
-        np.testing.assert_allclose(one_thread, first, rtol=1e-6, atol=1e-7, err_msg=isa)
+        scale = max(1.0, float(np.nanmax(np.abs(first), initial=0.0)))
+        np.testing.assert_allclose(one_thread, first, rtol=1e-6, atol=1e-7 * scale, err_msg=isa)
     return first
 
 

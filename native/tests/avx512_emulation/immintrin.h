@@ -84,6 +84,17 @@ RL_EMU simde__m128i rl_emu_mm_maskz_loadu_epi8(simde__mmask16 k, const void *p) 
     return simde_mm_loadu_si128((const simde__m128i *)lanes);
 }
 
+/* ---- estimates ---- */
+/* vrsqrt14ps's estimate is specified to the bit but only by Intel's table-driven reference; 1 / sqrtf(x) is
+ * within its 2^-14 bound (and its 0, inf and NaN cases), so a kernel's Newton-Raphson step after it lands within
+ * an ulp or two of the hardware's result, not on it. */
+RL_EMU simde__m512 rl_emu_mm512_rsqrt14_ps(simde__m512 a) {
+    float lanes[16];
+    simde_mm512_storeu_ps(lanes, a);
+    for (int i = 0; i < 16; ++i) lanes[i] = 1.0f / sqrtf(lanes[i]);
+    return simde_mm512_loadu_ps(lanes);
+}
+
 /* ---- conversions, shifts and reductions ---- */
 RL_EMU simde__m512 rl_emu_mm512_cvtepi32_ps(simde__m512i a) {
     int32_t in[16];
@@ -148,6 +159,7 @@ RL_EMU int rl_emu_mm512_reduce_add_epi32(simde__m512i a) {
 #define _mm512_maskz_loadu_epi8(k, p) rl_emu_mm512_maskz_loadu_epi8(k, p)
 #define _mm256_maskz_loadu_epi8(k, p) rl_emu_mm256_maskz_loadu_epi8(k, p)
 #define _mm_maskz_loadu_epi8(k, p) rl_emu_mm_maskz_loadu_epi8(k, p)
+#define _mm512_rsqrt14_ps(a) rl_emu_mm512_rsqrt14_ps(a)
 #define _mm512_cvtepi32_ps(a) rl_emu_mm512_cvtepi32_ps(a)
 #define _mm512_cvtps_epi32(a) rl_emu_mm512_cvtps_epi32(a)
 #define _mm512_cvtepi8_epi32(a) rl_emu_mm512_cvtepi8_epi32(a)
