@@ -62,30 +62,22 @@ rl_f32_vexp_config rl_f32_vexp_config_for(rl_isa isa);
 #define RL_VEXP_C4 0x1.573A56p-5f
 #define RL_VEXP_C5 0x1.0FA822p-7f
 #define RL_VEXP_CUTOFF -0x1.5D589Ep+6f
-#define RL_VGELU_MAX 4.9f
-#define RL_VGELU_FAR -3.0f /* below it, the erfc form */
-#define RL_VGELU_P0 0x1.988452p-1f
-#define RL_VGELU_P1 0x1.0340FEp-4f
-#define RL_VGELU_P2 0x1.2B85B0p-7f
-#define RL_VGELU_P3 0x1.3950F8p-12f
-#define RL_VGELU_P4 0x1.B69366p-17f
-#define RL_VGELU_P5 0x1.CBC296p-25f
-#define RL_VGELU_Q1 0x1.F7CBE0p-3f
-#define RL_VGELU_Q2 0x1.C1D46Ap-6f
-#define RL_VGELU_Q3 0x1.D1B592p-10f
-#define RL_VGELU_Q4 0x1.213486p-14f
-#define RL_VGELU_Q5 0x1.63F3B0p-20f
-#define RL_VGELU_R0 -1.26551223f /* r(t) = R0 + t (R1 + t (R2 + ... t R9)) */
-#define RL_VGELU_R1 1.00002368f
-#define RL_VGELU_R2 0.37409196f
-#define RL_VGELU_R3 0.09678418f
-#define RL_VGELU_R4 -0.18628806f
-#define RL_VGELU_R5 0.27886807f
-#define RL_VGELU_R6 -1.13520398f
-#define RL_VGELU_R7 1.48851587f
-#define RL_VGELU_R8 -0.82215223f
-#define RL_VGELU_R9 0.17087277f
-#define RL_VGELU_SQRT1_2 0x1.6A09E6p-1f
+/* GELU's exact (erf) form as XNNPACK computes it (f32_vgelu rational_12_10_div, its AVX-512, FMA3 and aarch64
+ * NEON kernels alike), which LiteRT's default Interpreter delegates GELU to: x clamped to +-RL_VGELU_MAX (where
+ * the rational function reaches +-1), erf(x / sqrt 2) ~ x P(x^2) / Q(x^2) with P of degree 5 and Q of degree 5
+ * (Q's constant 1), each step of each polynomial one fused multiply-add, then (x * 0.5) * (erf + 1). */
+#define RL_VGELU_MAX 5.1638283730e+00f
+#define RL_VGELU_ALPHA1 7.9788452387e-01f
+#define RL_VGELU_ALPHA3 6.6972173750e-02f
+#define RL_VGELU_ALPHA5 9.3065137044e-03f
+#define RL_VGELU_ALPHA7 3.2973114867e-04f
+#define RL_VGELU_ALPHA9 1.2609783880e-05f
+#define RL_VGELU_ALPHA11 4.5835321316e-08f
+#define RL_VGELU_BETA2 2.5060352683e-01f
+#define RL_VGELU_BETA4 2.8431978077e-02f
+#define RL_VGELU_BETA6 1.8622842617e-03f
+#define RL_VGELU_BETA8 7.2267655923e-05f
+#define RL_VGELU_BETA10 1.1988805682e-06f
 #define RL_VGELU_TANH_2K 0x1.988454p+0f /* 2 sqrt(2/pi) */
 #define RL_VGELU_TANH_C 0.044715f
 

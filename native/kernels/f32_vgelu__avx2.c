@@ -2,41 +2,24 @@
  * lane the scalar kernel's operations; a last n % 8 values through masked loads and stores. */
 #include "f32_vexp__avx2.h"
 
-/* x < -3 (f32_vexp.h): x erfc(|x| / sqrt 2) / 2. */
-static __m256 gelu_far8(__m256 x) {
-    const __m256 one = _mm256_set1_ps(1.0f);
-    const __m256 z = _mm256_mul_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x), _mm256_set1_ps(RL_VGELU_SQRT1_2));
-    const __m256 t = _mm256_div_ps(one, _mm256_fmadd_ps(z, _mm256_set1_ps(0.5f), one));
-    __m256 r = _mm256_fmadd_ps(t, _mm256_set1_ps(RL_VGELU_R9), _mm256_set1_ps(RL_VGELU_R8));
-    r = _mm256_fmadd_ps(t, r, _mm256_set1_ps(RL_VGELU_R7));
-    r = _mm256_fmadd_ps(t, r, _mm256_set1_ps(RL_VGELU_R6));
-    r = _mm256_fmadd_ps(t, r, _mm256_set1_ps(RL_VGELU_R5));
-    r = _mm256_fmadd_ps(t, r, _mm256_set1_ps(RL_VGELU_R4));
-    r = _mm256_fmadd_ps(t, r, _mm256_set1_ps(RL_VGELU_R3));
-    r = _mm256_fmadd_ps(t, r, _mm256_set1_ps(RL_VGELU_R2));
-    r = _mm256_fmadd_ps(t, r, _mm256_set1_ps(RL_VGELU_R1));
-    r = _mm256_fmadd_ps(t, r, _mm256_set1_ps(RL_VGELU_R0));
-    const __m256 e = rl_avx2_expminus(_mm256_fnmadd_ps(z, z, r));
-    return _mm256_mul_ps(x, _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), t), e));
-}
-
 static __m256 gelu8(__m256 x) {
-    /* vminps returns the second operand when one is NaN: x's NaN goes through */
-    const __m256 v = _mm256_min_ps(_mm256_set1_ps(RL_VGELU_MAX), x);
+    /* vminps and vmaxps return the second operand when one is NaN: x's NaN goes through */
+    const __m256 vmax = _mm256_set1_ps(RL_VGELU_MAX);
+    const __m256 v = _mm256_max_ps(_mm256_set1_ps(-RL_VGELU_MAX), _mm256_min_ps(vmax, x));
     const __m256 v2 = _mm256_mul_ps(v, v);
-    __m256 p = _mm256_fmadd_ps(v2, _mm256_set1_ps(RL_VGELU_P5), _mm256_set1_ps(RL_VGELU_P4));
-    p = _mm256_fmadd_ps(v2, p, _mm256_set1_ps(RL_VGELU_P3));
-    p = _mm256_fmadd_ps(v2, p, _mm256_set1_ps(RL_VGELU_P2));
-    p = _mm256_fmadd_ps(v2, p, _mm256_set1_ps(RL_VGELU_P1));
-    p = _mm256_fmadd_ps(v2, p, _mm256_set1_ps(RL_VGELU_P0));
-    __m256 q = _mm256_fmadd_ps(v2, _mm256_set1_ps(RL_VGELU_Q5), _mm256_set1_ps(RL_VGELU_Q4));
-    q = _mm256_fmadd_ps(v2, q, _mm256_set1_ps(RL_VGELU_Q3));
-    q = _mm256_fmadd_ps(v2, q, _mm256_set1_ps(RL_VGELU_Q2));
-    q = _mm256_fmadd_ps(v2, q, _mm256_set1_ps(RL_VGELU_Q1));
+    __m256 p = _mm256_fmadd_ps(v2, _mm256_set1_ps(RL_VGELU_ALPHA11), _mm256_set1_ps(RL_VGELU_ALPHA9));
+    p = _mm256_fmadd_ps(v2, p, _mm256_set1_ps(RL_VGELU_ALPHA7));
+    p = _mm256_fmadd_ps(v2, p, _mm256_set1_ps(RL_VGELU_ALPHA5));
+    p = _mm256_fmadd_ps(v2, p, _mm256_set1_ps(RL_VGELU_ALPHA3));
+    p = _mm256_fmadd_ps(v2, p, _mm256_set1_ps(RL_VGELU_ALPHA1));
+    p = _mm256_mul_ps(v, p);
+    __m256 q = _mm256_fmadd_ps(v2, _mm256_set1_ps(RL_VGELU_BETA10), _mm256_set1_ps(RL_VGELU_BETA8));
+    q = _mm256_fmadd_ps(v2, q, _mm256_set1_ps(RL_VGELU_BETA6));
+    q = _mm256_fmadd_ps(v2, q, _mm256_set1_ps(RL_VGELU_BETA4));
+    q = _mm256_fmadd_ps(v2, q, _mm256_set1_ps(RL_VGELU_BETA2));
     q = _mm256_fmadd_ps(v2, q, _mm256_set1_ps(1.0f));
-    const __m256 y = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), x), _mm256_div_ps(_mm256_fmadd_ps(v, p, q), q));
-    const __m256 far = _mm256_cmp_ps(x, _mm256_set1_ps(RL_VGELU_FAR), _CMP_LT_OQ);
-    return _mm256_movemask_ps(far) ? _mm256_blendv_ps(y, gelu_far8(x), far) : y;
+    const __m256 erf = _mm256_div_ps(p, q);
+    return _mm256_mul_ps(_mm256_mul_ps(x, _mm256_set1_ps(0.5f)), _mm256_add_ps(erf, _mm256_set1_ps(1.0f)));
 }
 
 static __m256 gelu_tanh8(__m256 x) {

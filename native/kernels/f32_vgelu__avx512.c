@@ -3,41 +3,23 @@
  * zero-masked load and a masked store, which touch nothing past n. */
 #include "f32_vexp__avx512.h"
 
-/* x < -3 (f32_vexp.h): x erfc(|x| / sqrt 2) / 2. */
-static __m512 gelu_far16(__m512 x) {
-    const __m512 one = _mm512_set1_ps(1.0f);
-    const __m512 z = _mm512_mul_ps(_mm512_andnot_ps(_mm512_set1_ps(-0.0f), x), _mm512_set1_ps(RL_VGELU_SQRT1_2));
-    const __m512 t = _mm512_div_ps(one, _mm512_fmadd_ps(z, _mm512_set1_ps(0.5f), one));
-    __m512 r = _mm512_fmadd_ps(t, _mm512_set1_ps(RL_VGELU_R9), _mm512_set1_ps(RL_VGELU_R8));
-    r = _mm512_fmadd_ps(t, r, _mm512_set1_ps(RL_VGELU_R7));
-    r = _mm512_fmadd_ps(t, r, _mm512_set1_ps(RL_VGELU_R6));
-    r = _mm512_fmadd_ps(t, r, _mm512_set1_ps(RL_VGELU_R5));
-    r = _mm512_fmadd_ps(t, r, _mm512_set1_ps(RL_VGELU_R4));
-    r = _mm512_fmadd_ps(t, r, _mm512_set1_ps(RL_VGELU_R3));
-    r = _mm512_fmadd_ps(t, r, _mm512_set1_ps(RL_VGELU_R2));
-    r = _mm512_fmadd_ps(t, r, _mm512_set1_ps(RL_VGELU_R1));
-    r = _mm512_fmadd_ps(t, r, _mm512_set1_ps(RL_VGELU_R0));
-    const __m512 e = rl_avx512_expminus(_mm512_fnmadd_ps(z, z, r));
-    return _mm512_mul_ps(x, _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), t), e));
-}
-
 static __m512 gelu16(__m512 x) {
-    /* vminps returns the second operand when one is NaN: x's NaN goes through */
-    const __m512 v = _mm512_min_ps(_mm512_set1_ps(RL_VGELU_MAX), x);
+    /* vminps and vmaxps return the second operand when one is NaN: x's NaN goes through */
+    const __m512 v = _mm512_max_ps(_mm512_set1_ps(-RL_VGELU_MAX), _mm512_min_ps(_mm512_set1_ps(RL_VGELU_MAX), x));
     const __m512 v2 = _mm512_mul_ps(v, v);
-    __m512 p = _mm512_fmadd_ps(v2, _mm512_set1_ps(RL_VGELU_P5), _mm512_set1_ps(RL_VGELU_P4));
-    p = _mm512_fmadd_ps(v2, p, _mm512_set1_ps(RL_VGELU_P3));
-    p = _mm512_fmadd_ps(v2, p, _mm512_set1_ps(RL_VGELU_P2));
-    p = _mm512_fmadd_ps(v2, p, _mm512_set1_ps(RL_VGELU_P1));
-    p = _mm512_fmadd_ps(v2, p, _mm512_set1_ps(RL_VGELU_P0));
-    __m512 q = _mm512_fmadd_ps(v2, _mm512_set1_ps(RL_VGELU_Q5), _mm512_set1_ps(RL_VGELU_Q4));
-    q = _mm512_fmadd_ps(v2, q, _mm512_set1_ps(RL_VGELU_Q3));
-    q = _mm512_fmadd_ps(v2, q, _mm512_set1_ps(RL_VGELU_Q2));
-    q = _mm512_fmadd_ps(v2, q, _mm512_set1_ps(RL_VGELU_Q1));
+    __m512 p = _mm512_fmadd_ps(v2, _mm512_set1_ps(RL_VGELU_ALPHA11), _mm512_set1_ps(RL_VGELU_ALPHA9));
+    p = _mm512_fmadd_ps(v2, p, _mm512_set1_ps(RL_VGELU_ALPHA7));
+    p = _mm512_fmadd_ps(v2, p, _mm512_set1_ps(RL_VGELU_ALPHA5));
+    p = _mm512_fmadd_ps(v2, p, _mm512_set1_ps(RL_VGELU_ALPHA3));
+    p = _mm512_fmadd_ps(v2, p, _mm512_set1_ps(RL_VGELU_ALPHA1));
+    p = _mm512_mul_ps(v, p);
+    __m512 q = _mm512_fmadd_ps(v2, _mm512_set1_ps(RL_VGELU_BETA10), _mm512_set1_ps(RL_VGELU_BETA8));
+    q = _mm512_fmadd_ps(v2, q, _mm512_set1_ps(RL_VGELU_BETA6));
+    q = _mm512_fmadd_ps(v2, q, _mm512_set1_ps(RL_VGELU_BETA4));
+    q = _mm512_fmadd_ps(v2, q, _mm512_set1_ps(RL_VGELU_BETA2));
     q = _mm512_fmadd_ps(v2, q, _mm512_set1_ps(1.0f));
-    const __m512 y = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), x), _mm512_div_ps(_mm512_fmadd_ps(v, p, q), q));
-    const __mmask16 far = _mm512_cmp_ps_mask(x, _mm512_set1_ps(RL_VGELU_FAR), _CMP_LT_OQ);
-    return far ? _mm512_mask_mov_ps(y, far, gelu_far16(x)) : y;
+    const __m512 erf = _mm512_div_ps(p, q);
+    return _mm512_mul_ps(_mm512_mul_ps(x, _mm512_set1_ps(0.5f)), _mm512_add_ps(erf, _mm512_set1_ps(1.0f)));
 }
 
 static __m512 gelu_tanh16(__m512 x) {

@@ -92,6 +92,42 @@ def test_gelu_over_its_range_and_seams(approximate, monkeypatch):
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
 
 
+def litert_gelu_has_fma() -> bool:
+    """XNNPACK's exact GELU (rational_12_10_div) with fused multiply-adds: x86 with FMA3 or AVX-512, aarch64."""
+    import platform
+
+    if platform.machine() in ("aarch64", "arm64"):
+        return True
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((set(line.split(":", 1)[1].split()) for line in f if line.startswith("flags")), set())
+    except OSError:
+        return False
+    return "fma" in flags or "avx512f" in flags
+
+
+@pytest.mark.skipif(not litert_gelu_has_fma(), reason="XNNPACK's GELU without FMA rounds otherwise")
+@pytest.mark.parametrize("count", [1, 7, 8, 9, 16, 17, 33, 28001])
+def test_exact_gelu_gives_litert_s_bits_on_every_path(count, monkeypatch):
+    """LiteRT's default Interpreter runs GELU (approximate=False) on XNNPACK's rational function; every rillet
+    path computes the same operations, so the same bits: counts around the 8- and 4-value steps, the range
+    beyond the clamp at +-5.16, zeros, infinities and a NaN (36% of values differed by an ulp from the
+    erf/erfc form rillet had)."""
+    from rillet.runtime import Interpreter
+
+    x = np.linspace(-9, 9, count).astype(F32)
+    if count > 20:
+        x[:8] = [0.0, -0.0, np.inf, -np.inf, np.nan, 5.1638283730, -5.1638283730, 1e-30]
+    x = x[None]
+    model = gelu_model(x.shape, False)
+    (expected,) = litert_default(model, [x])
+    for isa in PATHS:
+        monkeypatch.setenv("RILLET_ISA", isa)
+        (got,) = run(Interpreter, model, [x])
+        same = (got.view(np.int32) == expected.view(np.int32)) | (np.isnan(got) & np.isnan(expected))
+        assert same.all(), (isa, int(np.count_nonzero(~same)), x[~same][:4], got[~same][:4], expected[~same][:4])
+
+
 @pytest.mark.parametrize("form", ["keras", "torch"])
 @pytest.mark.parametrize("seq, d", [(64, 128), (7, 33), (197, 192), (3, 384)])
 def test_layer_norm(form, seq, d, monkeypatch):
