@@ -1,10 +1,10 @@
 """float32 RSQRT: on a CPU with AVX-512, LiteRT's default Interpreter runs it on XNNPACK's AVX-512 kernel (the
-vrsqrt14ps estimate and one Newton-Raphson step), whose results differ from 1 / sqrtf(x) by an ulp on a third of
-inputs; rillet's AVX-512 paths give its bits, and every path stays within 2 ulp of the scalar one. Counts around
-the 16-lane step (the masked tail), magnitudes from FLT_MIN to 2^125, and +inf, a negative, a NaN. Outside that
-range XNNPACK's step fails (NaN for 0 and subnormals, which its flush-to-zero makes 0; 1.5 times the estimate
-above 2^126, where y0 * y0 flushes to 0): every rillet path gives the reference's 1 / sqrtf(x) there, as
-LiteRT's builtin kernel does."""
+vrsqrt14ps estimate and one Newton-Raphson step), whose results differ from 1 / sqrtf(x) by an ulp on a third
+of inputs; rillet's AVX-512 paths give its bits, and every path stays within 2 ulp of the scalar one. Counts
+around the 16-lane step (the masked tail), magnitudes from FLT_MIN to 2^125, and +inf, a negative, a NaN.
+Outside that range XNNPACK's step fails (NaN for 0 and subnormals, which its flush-to-zero makes 0; 1.5 times
+the estimate above 2^126, where y0 * y0 flushes to 0): every rillet path gives the reference's 1 / sqrtf(x)
+there, as LiteRT's builtin kernel does."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ AVX512_PATHS = [isa for isa in PATHS if isa.startswith("avx512")]
 
 
 def cpu_has_avx512() -> bool:
-    """The CPU itself, not rillet's paths: the emulated AVX-512 build (native/tests) runs those on an AVX2 CPU,
-    where LiteRT's XNNPACK takes its AVX2 kernel and SIMDe's estimate is not vrsqrt14ps's."""
+    """The CPU itself, not rillet's paths: the emulated AVX-512 build (native/tests) runs those on an AVX2
+    CPU, where LiteRT's XNNPACK takes its AVX2 kernel and SIMDe's estimate is not vrsqrt14ps's."""
     try:
         with open("/proc/cpuinfo") as f:
             return any(line.startswith("flags") and "avx512f" in line.split() for line in f)
@@ -60,7 +60,7 @@ def test_rsqrt_paths_within_two_ulp_of_scalar(count, monkeypatch):
         np.testing.assert_array_equal(np.isnan(y), np.isnan(scalar), err_msg=isa)
         np.testing.assert_array_equal(np.isinf(y), np.isinf(scalar), err_msg=isa)
         finite = np.isfinite(scalar)
-        ulps = np.abs(y[finite].view(np.int32).astype(np.int64) - scalar[finite].view(np.int32).astype(np.int64))
+        ulps = np.abs(y[finite].view(np.int32).astype(np.int64) - scalar[finite].view(np.int32))
         assert ulps.max(initial=0) <= 2, (isa, int(ulps.max()))
 
 
@@ -74,7 +74,8 @@ def test_rsqrt_gives_xnnpack_avx512_bits(count, monkeypatch):
     for isa in AVX512_PATHS:
         y = rillet_on(isa, model, x, monkeypatch)
         same = (y.view(np.int32) == expected.view(np.int32)) | (np.isnan(y) & np.isnan(expected))
-        assert same.all(), (isa, int(np.count_nonzero(~same)), x[~same][:4], y[~same][:4], expected[~same][:4])
+        assert same.all(), (isa, int(np.count_nonzero(~same)), x[~same][:4], y[~same][:4],
+                            expected[~same][:4])
 
 
 def test_rsqrt_outside_the_estimates_range_is_the_references_on_every_path(monkeypatch):

@@ -10,8 +10,8 @@ LiteRT's default Interpreter there; the scalar and AVX2 paths stay with the buil
 The two-op model here, RSQRT then a hybrid FULLY_CONNECTED (asymmetric rows, as TensorFlow writes them), is
 that case in small: on this input LiteRT's default Interpreter is 6.3e-4 from its own builtin kernels (x86-64
 with AVX-512 here). The tests pin what holds: the hybrid op gives LiteRT's bits on the float input LiteRT gave
-it; on the AVX-512 paths the model gives LiteRT's default Interpreter's bits (XNNPACK runs its AVX-512 RSQRT on
-a CPU with AVX-512), and on the others it agrees with LiteRT's builtin kernels within 1e-5."""
+it; on the AVX-512 paths the model gives LiteRT's default Interpreter's bits (XNNPACK runs its AVX-512 RSQRT
+on a CPU with AVX-512), and on the others it agrees with LiteRT's builtin kernels within 1e-5."""
 
 from __future__ import annotations
 

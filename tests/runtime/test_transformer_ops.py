@@ -19,9 +19,10 @@ F32 = np.float32
 
 def rillet_all(model: bytes, feeds: list[np.ndarray], monkeypatch) -> np.ndarray:
     """The output on every path with 1, 2 and 3 threads: the same bits for every thread count on a path, and
-    within 1e-6 of the first path's (a softmax row's sum adds lanes in another order; the AVX-512 paths' RSQRT is
-    XNNPACK's estimate and step, an ulp from the reference's, which a layer norm's x * r + beta carries at the size
-    of x * r: hence an absolute tolerance of 1e-7 of max |y| where that exceeds 1); returns the first's."""
+    within 1e-6 of the first path's (a softmax row's sum adds lanes in another order; the AVX-512 paths' RSQRT
+    is XNNPACK's estimate and step, an ulp from the reference's, which a layer norm's x * r + beta carries at
+    the size of x * r: hence an absolute tolerance of 1e-7 of max |y| where that exceeds 1); returns the
+    first's."""
     from rillet.runtime import Interpreter
 
     first = None
@@ -93,14 +94,16 @@ def test_gelu_over_its_range_and_seams(approximate, monkeypatch):
 
 
 def litert_gelu_has_fma() -> bool:
-    """XNNPACK's exact GELU (rational_12_10_div) with fused multiply-adds: x86 with FMA3 or AVX-512, aarch64."""
+    """XNNPACK's exact GELU (rational_12_10_div) with fused multiply-adds: x86 with FMA3 or AVX-512,
+    aarch64."""
     import platform
 
     if platform.machine() in ("aarch64", "arm64"):
         return True
     try:
         with open("/proc/cpuinfo") as f:
-            flags = next((set(line.split(":", 1)[1].split()) for line in f if line.startswith("flags")), set())
+            flags = next((set(line.split(":", 1)[1].split()) for line in f if line.startswith("flags")),
+                         set())
     except OSError:
         return False
     return "fma" in flags or "avx512f" in flags
@@ -125,7 +128,8 @@ def test_exact_gelu_gives_litert_s_bits_on_every_path(count, monkeypatch):
         monkeypatch.setenv("RILLET_ISA", isa)
         (got,) = run(Interpreter, model, [x])
         same = (got.view(np.int32) == expected.view(np.int32)) | (np.isnan(got) & np.isnan(expected))
-        assert same.all(), (isa, int(np.count_nonzero(~same)), x[~same][:4], got[~same][:4], expected[~same][:4])
+        assert same.all(), (isa, int(np.count_nonzero(~same)), x[~same][:4], got[~same][:4],
+                            expected[~same][:4])
 
 
 @pytest.mark.parametrize("form", ["keras", "torch"])
