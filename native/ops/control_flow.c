@@ -21,10 +21,6 @@ static void copy_bytes(void *to, const void *from, size_t bytes) {
     if (bytes) memcpy(to, from, bytes);
 }
 
-static size_t value_bytes(const rl_tensor *t) {
-    return (size_t)rl_shape_count(&t->shape) * rl_dtype_size(t->dtype);
-}
-
 /* The plan of subgraph `index`, or NULL after rl_fail. */
 static rl_plan *callee(rl_plan *plan, int32_t index, const char *role) {
     if (!plan->program) {
@@ -84,7 +80,7 @@ static rl_status run_callee(rl_plan *plan, const int32_t *values, rl_plan *sub, 
                        rl_model_tensor_bytes(plan), plan->memory_limit);
     for (int32_t k = 0; k < sub->n_graph_inputs; ++k) {
         rl_tensor *to = &sub->tensors[sub->graph_inputs[k]];
-        copy_bytes(to->data, plan->tensors[values[k]].data, value_bytes(to));
+        copy_bytes(to->data, plan->tensors[values[k]].data, rl_tensor_bytes(to));
     }
     if ((s = rl_plan_invoke(sub)) != RL_OK)
         return rl_fail(plan, s, "its %s subgraph %d failed: %s", role, index, rl_plan_message(sub));
@@ -96,7 +92,7 @@ static rl_status run_callee(rl_plan *plan, const int32_t *values, rl_plan *sub, 
 static rl_status take_value(rl_plan *plan, rl_tensor *to, const rl_tensor *from) {
     const rl_status s = rl_tensor_resize(plan, to, &from->shape);
     if (s != RL_OK) return s;
-    copy_bytes(to->data, from->data, value_bytes(from));
+    copy_bytes(to->data, from->data, rl_tensor_bytes(from));
     return RL_OK;
 }
 
@@ -203,7 +199,7 @@ rl_status rl_eval_while(rl_plan *plan, rl_op *op) {
         if ((s = rl_invoke_check_stop(plan)) != RL_OK) return s;
         if (byte_limit) {
             for (int32_t k = 0; k < op->n_outputs; ++k) {
-                const size_t bytes = value_bytes(rl_output(plan, op, k));
+                const size_t bytes = rl_tensor_bytes(rl_output(plan, op, k));
                 carried = bytes > (size_t)(INT64_MAX - carried) ? INT64_MAX : carried + (int64_t)bytes;
             }
             if (carried > byte_limit)

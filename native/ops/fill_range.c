@@ -18,7 +18,7 @@ static rl_status run_fill(rl_plan *plan, rl_op *op) {
 
 static rl_status run_zeros_like(rl_plan *plan, rl_op *op) {
     rl_tensor *output = rl_output(plan, op, 0);
-    memset(output->data, 0, (size_t)rl_shape_count(&output->shape) * rl_dtype_size(output->dtype));
+    memset(output->data, 0, rl_tensor_bytes(output));
     return RL_OK;
 }
 

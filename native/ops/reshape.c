@@ -10,7 +10,7 @@ static rl_status same_dtype(rl_plan *plan, const rl_tensor *input, const rl_tens
 rl_status rl_eval_copy(rl_plan *plan, rl_op *op) {
     const rl_tensor *input = rl_input(plan, op, 0);
     rl_tensor *output = rl_output(plan, op, 0);
-    const size_t bytes = (size_t)rl_shape_count(&input->shape) * rl_dtype_size(input->dtype);
+    const size_t bytes = rl_tensor_bytes(input);
     /* An empty tensor may have no memory at all: memcpy from NULL is undefined even for 0 bytes. */
     if (bytes && output->data != input->data) memcpy(output->data, input->data, bytes);
     return RL_OK;

@@ -70,14 +70,14 @@ rl_status rl_prepare_assign_variable(rl_plan *plan, rl_op *op) {
         return rl_fail(plan, RL_INVALID, "variable %s holds %s, the model assigns %s", v->name, rl_dtype_name(v->dtype),
                        rl_dtype_name(value->dtype));
     v->dtype = value->dtype;
-    return rl_variable_reserve(plan, v, (size_t)rl_shape_count(&value->shape) * rl_dtype_size(value->dtype));
+    return rl_variable_reserve(plan, v, rl_tensor_bytes(value));
 }
 
 rl_status rl_eval_assign_variable(rl_plan *plan, rl_op *op) {
     rl_variable *v = variable_of(plan, op);
     if (!v) return RL_INVALID;
     const rl_tensor *value = rl_input(plan, op, 1);
-    const size_t bytes = (size_t)rl_shape_count(&value->shape) * rl_dtype_size(value->dtype);
+    const size_t bytes = rl_tensor_bytes(value);
     if (bytes > v->capacity) /* another plan's prepare shrank nothing, so only a resize since could cause this */
         return rl_fail(plan, RL_BAD_STATE, "variable %s has room for %zu bytes, %zu assigned: prepare the plan again",
                        v->name, v->capacity, bytes);

@@ -364,10 +364,6 @@ void rl_request_arena_scratch(rl_op *op, size_t bytes) {
     if (bytes > op->arena_scratch_bytes) op->arena_scratch_bytes = bytes;
 }
 
-static size_t tensor_bytes(const rl_tensor *t) {
-    return (size_t)rl_shape_count(&t->shape) * rl_dtype_size(t->dtype);
-}
-
 /* Shapes beyond 2^40 bytes are malformed for an edge runtime, and would overflow size arithmetic. */
 static int shape_too_large(const rl_tensor *t) {
     double bytes = (double)(rl_dtype_size(t->dtype) ? rl_dtype_size(t->dtype) : 1);
@@ -398,7 +394,7 @@ static rl_status place_constants(rl_plan *plan) {
         rl_tensor *t = &plan->tensors[i];
         if (!t->file_data) continue;
         if (shape_too_large(t)) return rl_fail(plan, RL_INVALID, "tensor %d is larger than 2^40 bytes", i);
-        t->bytes = tensor_bytes(t);
+        t->bytes = rl_tensor_bytes(t);
         if (t->bytes != t->file_bytes)
             return rl_fail(plan, RL_INVALID, "constant tensor %d holds %zu bytes, its shape and type need %zu", i,
                            t->file_bytes, t->bytes);
@@ -432,7 +428,7 @@ static int op_is_foldable(const rl_plan *plan, const rl_op *op) {
 static rl_status fold_op(rl_plan *plan, rl_op *op) {
     for (int32_t i = 0; i < op->n_outputs; ++i) {
         rl_tensor *t = rl_output(plan, op, i);
-        t->bytes = tensor_bytes(t);
+        t->bytes = rl_tensor_bytes(t);
         if (rl_check_memory_limit(plan, t->bytes, "a folded constant") != RL_OK) return RL_NO_MEMORY;
         free(t->owned);
         t->owned = malloc(t->bytes ? t->bytes : 1);
@@ -492,7 +488,7 @@ static void share_view_blocks(rl_plan *plan, int32_t *root) {
         const int32_t x = op->inputs[0], y = op->outputs[0];
         rl_tensor *tx = &plan->tensors[x], *ty = &plan->tensors[y];
         if (x == y || tx->storage != RL_STORAGE_ARENA || ty->storage != RL_STORAGE_ARENA ||
-            tensor_bytes(tx) != tensor_bytes(ty) || is_graph_edge(plan, x) || is_graph_edge(plan, y))
+            rl_tensor_bytes(tx) != rl_tensor_bytes(ty) || is_graph_edge(plan, x) || is_graph_edge(plan, y))
             continue;
         rl_tensor *r = &plan->tensors[root[x]];
         root[y] = root[x];
@@ -516,7 +512,7 @@ static rl_status plan_arena_offsets(rl_plan *plan) {
     for (int32_t i = 0; i < plan->n_tensors; ++i) {
         rl_tensor *t = &plan->tensors[i];
         if (t->storage != RL_STORAGE_ARENA) continue;
-        t->bytes = tensor_bytes(t);
+        t->bytes = rl_tensor_bytes(t);
         if (root[i] != i) continue;
         blocks[n++] = (rl_arena_block){.bytes = t->bytes, .first_step = t->first_op, .last_step = t->last_op};
     }

@@ -202,6 +202,8 @@ rl_tensor *rl_output(rl_plan *plan, const rl_op *op, int32_t i);
 const void *rl_known_data(const rl_tensor *t);                  /* constant or folded data, else NULL */
 size_t rl_dtype_size(int32_t dtype);
 int64_t rl_shape_count(const rl_shape *s);
+/* The bytes a tensor of its shape and dtype holds. */
+size_t rl_tensor_bytes(const rl_tensor *t);
 int rl_shape_equal(const rl_shape *a, const rl_shape *b);
 const char *rl_dtype_name(int32_t dtype);
 rl_status rl_expect_inputs(rl_plan *plan, const rl_op *op, int32_t min_count, int32_t max_count);

@@ -19,7 +19,7 @@ int32_t rl_plan_tensor_dim(const rl_plan *plan, int32_t tensor, int32_t axis) {
 }
 
 size_t rl_plan_tensor_bytes(const rl_plan *plan, int32_t tensor) {
-    return (tensor >= 0 && tensor < plan->n_tensors) ? (size_t)rl_shape_count(&plan->tensors[tensor].shape) * rl_dtype_size(plan->tensors[tensor].dtype) : 0;
+    return (tensor >= 0 && tensor < plan->n_tensors) ? rl_tensor_bytes(&plan->tensors[tensor]) : 0;
 }
 
 int32_t rl_plan_is_prepared(const rl_plan *plan) { return plan->prepared; }

@@ -56,6 +56,8 @@ int64_t rl_shape_count(const rl_shape *s) {
     return n;
 }
 
+size_t rl_tensor_bytes(const rl_tensor *t) { return (size_t)rl_shape_count(&t->shape) * rl_dtype_size(t->dtype); }
+
 int rl_shape_equal(const rl_shape *a, const rl_shape *b) {
     if (a->rank != b->rank) return 0;
     for (int32_t d = 0; d < a->rank; ++d)
