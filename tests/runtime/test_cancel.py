@@ -22,7 +22,8 @@ FOREVER = 2**31 - 1  # the loop's limit: it counts up from 0, one per iteration
 
 def run_child(script: str, model: str, env: dict[str, str] | None = None) -> str:
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(script), model], check=False, capture_output=True,
-                          text=True, timeout=180, env={**os.environ, **(env or {})})
+                          text=True, timeout=180, env={**os.environ, **(env or {})},
+                          cwd=os.path.dirname(__file__))  # the checkout's ./rillet would shadow the installed package
     assert done.returncode >= 0, f"killed by signal {-done.returncode}: {done.stderr[-2000:]}"
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
