@@ -60,6 +60,11 @@ class BuildLibrillet(build_ext):
                                 os.path.join(self.build_temp, f"librillet-{ARCH_NAME}"),
                                 compiler=ARCH.compiler(), arch=ARCH_NAME, target_flags=ARCH.cflags,
                                 link_flags=ARCH.link_flags)
+        # librillet.a, from the same objects, for apps in C (rillet.h is in include/): lib/ keeps it apart from
+        # the librillet.so that rillet.native loads.
+        build_ffi.build_static_library(os.path.join(package_dir, "lib", build_ffi.STATIC_LIBRARY_FILE),
+                                       os.path.join(self.build_temp, f"librillet-{ARCH_NAME}"),
+                                       compiler=ARCH.compiler(), arch=ARCH_NAME, target_flags=ARCH.cflags)
         build_ffi.write_binding(os.path.join(package_dir, build_ffi.BINDING_FILE))
         if not CROSS:  # this Python's headers fit only a library for this machine
             build_ffi.build_api_extension(package_dir, os.path.join(self.build_temp, "librillet-api"))
@@ -69,7 +74,8 @@ class PackageFiles(build_py):
     def find_data_files(self, package: str, src_dir: str) -> list[str]:
         files = super().find_data_files(package, src_dir)
         if PREBUILT and package == "rillet.native":
-            files = [f for f in files if not f.endswith((".c", ".h"))]
+            # The sources stay out; the public header stays in, for apps in C that link lib/librillet.a or .so.
+            files = [f for f in files if not f.endswith((".c", ".h")) or f.endswith(os.path.join("include", "rillet.h"))]
         return files
 
 
