@@ -71,6 +71,16 @@ class BuildLibrillet(build_ext):
 
 
 class PackageFiles(build_py):
+    def run(self) -> None:
+        super().run()
+        # `rillet deploy --c` puts the C example in its bundle (targets/c_bundle.py): it lives in examples/c/ and
+        # travels in the package as rillet/targets/c_example/.
+        example = os.path.join(HERE, "examples", "c", "classify.c")
+        if os.path.exists(example) and not self.editable_mode:
+            target = os.path.join(self.build_lib, "rillet", "targets", "c_example")
+            os.makedirs(target, exist_ok=True)
+            self.copy_file(example, os.path.join(target, "classify.c"))
+
     def find_data_files(self, package: str, src_dir: str) -> list[str]:
         files = super().find_data_files(package, src_dir)
         if PREBUILT and package == "rillet.native":

@@ -28,6 +28,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = "rillet/native/librillet.so"
 BINDING = "rillet/native/_librillet.py"
+# For apps in C (rillet.h's API; `rillet deploy --c` takes them from the wheel): the static library and the header.
+STATIC_LIBRARY = "rillet/native/lib/librillet.a"
+HEADER = "rillet/native/include/rillet.h"
 # ELF e_machine and word size per architecture.
 ELF_MACHINES = {"x86_64": (62, 64), "aarch64": (183, 64), "armv7l": (40, 32), "armv6l": (40, 32)}
 
@@ -104,21 +107,39 @@ def check_wheel(arch: str, wheel: Path) -> dict[str, object]:
         raise WheelError(f"{wheel.name}: tags {tags}, expected py3-none-{platform}")
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
-        missing = {LIBRARY, BINDING} - names
+        missing = {LIBRARY, BINDING, STATIC_LIBRARY, HEADER} - names
         if missing:
             raise WheelError(f"{wheel.name}: missing {', '.join(sorted(missing))}")
         library = z.read(LIBRARY)
+        static_machine = first_archive_member_machine(z.read(STATIC_LIBRARY))
         installed_bytes = sum(i.file_size for i in z.infolist())
     word = {1: 32, 2: 64}[library[4]]
     machine = struct.unpack_from("<H", library, 18)[0]
     if (machine, word) != ELF_MACHINES[arch]:
         raise WheelError(f"{wheel.name}: librillet.so is ELF machine {machine}, {word}-bit, expected {ELF_MACHINES[arch]}")
+    if static_machine != ELF_MACHINES[arch][0]:
+        raise WheelError(f"{wheel.name}: librillet.a holds objects for ELF machine {static_machine}, expected "
+                         f"{ELF_MACHINES[arch][0]}")
     report = {"wheel": wheel.name, "tags": tags, "wheel_kib": wheel.stat().st_size / 1024,
               "installed_kib": installed_bytes / 1024, "library_kib": len(library) / 1024,
               "glibc": glibc_floor(library)}
     if arch.startswith("arm"):
         report["arm_attributes"] = check_arm_attributes(arch, library)
     return report
+
+
+def first_archive_member_machine(archive: bytes) -> int | None:
+    """The ELF machine of the first object in an `ar` archive (skipping its symbol and name tables)."""
+    if not archive.startswith(b"!<arch>\n"):
+        return None
+    pos = 8
+    while pos + 60 <= len(archive):
+        size = int(archive[pos + 48:pos + 58].decode().strip())
+        data = archive[pos + 60:pos + 60 + size]
+        if data[:4] == b"\x7fELF":
+            return struct.unpack_from("<H", data, 18)[0]
+        pos += 60 + size + (size & 1)
+    return None
 
 
 def fetch_flatbuffers(out_dir: Path) -> Path:

@@ -194,3 +194,65 @@ def test_cross_built_example_under_qemu_gives_the_python_apis_outputs(cross_exam
             folder.mkdir()
             got, top = run_example(exe, name, x, folder, [qemu, "-cpu", cpu], threads=2)
             check_against_python(got, top, name, x)
+
+
+# ---- `rillet deploy --c`: the bundle an app in C starts from ----
+
+def test_deploy_c_bundle_for_the_host_builds_with_make_and_runs(tmp_path: Path, capsys) -> None:
+    from rillet.cli import main
+
+    if shutil.which("make") is None:
+        pytest.skip("needs make")
+    host_compiler()
+    out = tmp_path / "cbundle"
+    # no host wheel in an empty --wheels folder: the host bundle takes this installation's library
+    assert main(["deploy", "--c", "--target", "host", str(model_path("cnn_small_int8")), "-o", str(out),
+                 "--wheels", str(tmp_path)]) == 0
+    files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    assert files == [".rillet-bundle", "Makefile", "README.md", "classify.c", "cnn_small_int8.tflite",
+                     "include/rillet.h", "lib/librillet.a", "lib/librillet.so"]
+    assert (out / "include" / "rillet.h").read_bytes() == (PACKAGE / "include" / "rillet.h").read_bytes()
+    assert (tmp_path / "cbundle.tar.gz").is_file() and "make && ./classify" in capsys.readouterr().out
+    done = subprocess.run(["make", "classify", "classify-shared", "CFLAGS=-std=c99 -O2 -Wall -Wextra -Werror"],
+                          cwd=out, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    x = feeds("cnn_small_int8")[1]
+    for exe in ("classify", "classify-shared"):
+        folder = tmp_path / exe
+        folder.mkdir()
+        got, top = run_example(out / exe, "cnn_small_int8", x, folder)
+        check_against_python(got, top, "cnn_small_int8", x)
+
+
+def test_deploy_c_bundle_takes_the_targets_wheel(tmp_path: Path, capsys) -> None:
+    import zipfile
+
+    from rillet.cli import main
+
+    wheels = tmp_path / "dist"
+    wheels.mkdir()
+    members = {"rillet/native/include/rillet.h": b"/* header */", "rillet/native/lib/librillet.a": b"!<arch>\naarch64",
+               "rillet/native/librillet.so": b"\x7fELF aarch64"}
+    with zipfile.ZipFile(wheels / "rillet-0.1.0-py3-none-linux_aarch64.whl", "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    zipfile.ZipFile(wheels / "flatbuffers-25.12.19-py2.py3-none-any.whl", "w").close()
+    out = tmp_path / "rpi4"
+    assert main(["deploy", "--c", "--target", "rpi4", str(model_path("cnn_small_f32")), "-o", str(out),
+                 "--wheels", str(wheels)]) == 0
+    from rillet.targets.c_bundle import WHEEL_FILES
+
+    for name, data in members.items():
+        assert (out / WHEEL_FILES[name]).read_bytes() == data
+    assert "make CC=aarch64-linux-gnu-gcc" in (out / "README.md").read_text()
+    assert "float32 [1, 28, 28, 1]" in (out / "README.md").read_text()
+    # an older wheel without the C files: said so, with how to make a new one
+    with zipfile.ZipFile(wheels / "rillet-0.1.0-py3-none-linux_aarch64.whl", "w") as z:
+        z.writestr("rillet/native/librillet.so", b"")
+    capsys.readouterr()
+    assert main(["deploy", "--c", "--target", "rpi4", str(model_path("cnn_small_f32")), "-o", str(out),
+                 "--wheels", str(wheels)]) == 1
+    assert "predates the C API" in capsys.readouterr().err
+    assert main(["deploy", "--c", "--train", "--target", "rpi4", str(model_path("cnn_small_f32")), "-o",
+                 str(tmp_path / "other"), "--wheels", str(wheels)]) == 2
+    assert "--train: for the Python bundle" in capsys.readouterr().err
