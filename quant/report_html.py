@@ -155,8 +155,9 @@ def _chart(report: Report) -> str:
     step = 6 if top <= 60 else 12
     caption = (f"<p class='sub'>Gridlines every {step} dB ({step // 6} bit{'s' if step > 6 else ''}); red: suggested to "
                f"keep float; <i>exact</i> is drawn at {EXACT_DB:.0f} dB.</p>")
-    parts = [caption, f"<svg xmlns='http://www.w3.org/2000/svg' width='{label_w + plot_w + 80}' height='{height}' "
-             f"role='img' aria-label='SQNR per layer'>"]
+    svg = (f"<svg xmlns='http://www.w3.org/2000/svg' width='{label_w + plot_w + 80}' height='{height}' "
+           "role='img' aria-label='SQNR per layer'>")
+    parts = [caption, svg]
     for db in range(0, int(top) + 1, step):
         x = label_w + db / top * plot_w
         parts.append(f"<line x1='{x:.1f}' y1='{head - 4}' x2='{x:.1f}' y2='{height}' stroke='#d9e1ea'/>"

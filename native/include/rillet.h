@@ -182,7 +182,8 @@ typedef struct rl_plan rl_plan;
  * counts as 1). On an error the plan is still returned, holding the message: destroy it; *plan_out is NULL only
  * when even the plan could not be allocated (RL_NO_MEMORY). */
 rl_status rl_plan_create(rl_plan **plan_out, int32_t num_threads);
-/* The best kernel path this CPU and OS run (an rl_isa), from cpuid or HWCAP. Each call asks the CPU again, and
+/* The best kernel path this CPU and OS run (an rl_isa, native/kernels/isa.h: 0 scalar, 1 avx2, 2 avx512,
+ * 3 avx512vnni, 4 neon, 5 neondot; rl_plan_isa names a plan's), from cpuid or HWCAP. Each call asks the CPU again, and
  * in a virtual machine every cpuid is a trap to the hypervisor (about 20-40 us for the three a plan needed, as
  * long as the rest of a small model's plan): a caller creating many plans detects once and passes the result
  * to rl_plan_create_on. */

@@ -11,7 +11,6 @@ sources (`.ci/run` installs the tools).
 from __future__ import annotations
 
 import importlib.util
-import os
 import shutil
 import subprocess
 from pathlib import Path
