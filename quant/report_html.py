@@ -69,6 +69,10 @@ def _setup(report: Report) -> str:
         for key, value in options.items():
             if key == "percentile" and options.get("calibration") != "percentile":
                 continue  # only read by percentile calibration
+            if key == "calibration" and options.get("mode", "int8") != "int8":
+                continue  # only int8 mode calibrates activation ranges
+            if key == "per_channel" and options.get("mode") == "float16":
+                continue  # float16 weights have no scales
             if value in (None, [], ""):
                 continue
             shown.append(f"{key} = {value if not isinstance(value, list) else ', '.join(map(str, value))}")
