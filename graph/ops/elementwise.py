@@ -117,6 +117,9 @@ _UNARY = {
     "EXP": (lambda a, x: np.exp(x), lambda a, x: _jnp().exp(x), {}, "ExpOptions", None),
     "LOG": (_log_np, lambda a, x: _jnp().log(x), {}, None, None),
     "NEG": (lambda a, x: -x, lambda a, x: -x, {}, "NegOptions", None),
+    "SQUARE": (lambda a, x: np.square(x), lambda a, x: x * x, {}, "SquareOptions", None),
+    "SIN": (lambda a, x: np.sin(x), lambda a, x: _jnp().sin(x), {}, None, None),
+    "COS": (lambda a, x: np.cos(x), lambda a, x: _jnp().cos(x), {}, None, None),
     "RELU": (lambda a, x: np.maximum(x, 0), lambda a, x: _jnp().maximum(x, 0), {}, None, None),
     "RELU6": (lambda a, x: np.minimum(np.maximum(x, 0), 6), lambda a, x: _jnp().clip(x, 0, 6), {}, None, None),
     "LEAKY_RELU": (lambda a, x: np.where(x > 0, x, a["alpha"] * x),
@@ -148,6 +151,9 @@ rsqrt = _unary_builder("RSQRT")
 exp = _unary_builder("EXP")
 log = _unary_builder("LOG")
 neg = _unary_builder("NEG")
+square = _unary_builder("SQUARE")
+sin = _unary_builder("SIN")
+cos = _unary_builder("COS")
 relu = _unary_builder("RELU")
 relu6 = _unary_builder("RELU6")
 leaky_relu = _unary_builder("LEAKY_RELU")
@@ -229,6 +235,18 @@ def _grad_neg(node, dys):
     return [ops.neg(dys[0])]
 
 
+def _grad_square(node, dys):
+    return [ops.mul(dys[0], ops.mul(node.inputs[0], 2.0))]
+
+
+def _grad_sin(node, dys):
+    return [ops.mul(dys[0], cos(node.inputs[0]))]
+
+
+def _grad_cos(node, dys):
+    return [ops.mul(dys[0], ops.neg(sin(node.inputs[0])))]
+
+
 def _grad_relu(node, dys):
     x = node.inputs[0]
     return [ops.mul(dys[0], grad._float_mask(ops.greater(x, 0.0), x))]
@@ -294,6 +312,9 @@ GRADIENTS = {
     "EXP": _grad_exp,
     "LOG": _grad_log,
     "NEG": _grad_neg,
+    "SQUARE": _grad_square,
+    "SIN": _grad_sin,
+    "COS": _grad_cos,
     "RELU": _grad_relu,
     "RELU6": _grad_relu6,
     "LEAKY_RELU": _grad_leaky_relu,

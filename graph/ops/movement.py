@@ -74,6 +74,24 @@ def pad(x, paddings, name: str | None = None) -> Tensor:
     return _apply("PAD", [as_tensor(x)], {"paddings": paddings}, name=name)
 
 
+_MIRROR_MODES = ("reflect", "symmetric")  # MirrorPadOptions.mode: 0 REFLECT, 1 SYMMETRIC
+
+
+def _mirror_pad_jax(a, x):
+    return _jnp().pad(x, a["paddings"], mode=_MIRROR_MODES[a["mode"]])
+
+
+register(OpDef("MIRROR_PAD", attrs={"paddings": REQUIRED, "mode": 0}, infer=_pad_infer,
+               numpy=lambda a, x: np.pad(x, a["paddings"], mode=_MIRROR_MODES[a["mode"]]), jax=_mirror_pad_jax,
+               tflite=_tfl("MIRROR_PAD", "MirrorPadOptions", {"mode": "mode"}, ["paddings"])))
+
+
+def mirror_pad(x, paddings, mode: str = "REFLECT", name: str | None = None) -> Tensor:
+    paddings = tuple((int(b), int(e)) for b, e in paddings)
+    attrs = {"paddings": paddings, "mode": _MIRROR_MODES.index(mode.lower())}
+    return _apply("MIRROR_PAD", [as_tensor(x)], attrs, name=name)
+
+
 def _reshape_infer(attrs, specs):
     shape, dtype = specs[0]
     new = list(attrs["new_shape"])
@@ -263,6 +281,23 @@ def gather(params, indices, axis: int = 0, name: str | None = None) -> Tensor:
     return _apply("GATHER", [params, indices], {"axis": _axis(axis, params.rank)}, name=name)
 
 
+def _embedding_infer(attrs, specs):
+    (ixs, ixd), (ps, pd) = specs
+    if not np.issubdtype(np.dtype(ixd), np.integer) or len(ixs) != 1:
+        raise ValueError(f"ids must be a 1-D integer tensor, got {ixd} {ixs}")
+    return [(ixs + ps[1:], pd)]
+
+
+register(OpDef("EMBEDDING_LOOKUP", infer=_embedding_infer, numpy=lambda a, i, p: np.take(p, i, axis=0),
+               jax=lambda a, i, p: _jnp().take(p, i, axis=0), tflite=_tfl("EMBEDDING_LOOKUP")))
+
+
+def embedding_lookup(ids, params, name: str | None = None) -> Tensor:
+    """Rows of params [vocabulary, ...] by 1-D ids: GATHER on axis 0 with TFLite's own op, ids first."""
+    params = as_tensor(params)
+    return _apply("EMBEDDING_LOOKUP", [as_tensor(ids, dtype="int32", graph=params.graph), params], name=name)
+
+
 register(OpDef("SHAPE", attrs={"out_type": "int32"}, infer=lambda a, s: [((len(s[0][0]),), a["out_type"])],
                numpy=lambda a, x: np.array(x.shape, dtype=a["out_type"]),
                jax=lambda a, x: np.array(x.shape, dtype=a["out_type"]),  # static under jit
@@ -438,20 +473,54 @@ def _grad_pack(node, dys):
 
 
 def _grad_gather(node, dys):
-    # d params = one_hot(indices)^T @ dy: a scatter-add as a matmul of builtins
     params, indices = node.inputs
-    if node.attrs["axis"] != 0 or None in params.shape:
-        raise ValueError(f'gradient of GATHER "{node.name}": only axis 0 of a static tensor')
+    if node.attrs["axis"] != 0:
+        raise ValueError(f'gradient of GATHER "{node.name}": only axis 0')
+    return [_scatter_rows(params, indices, dys[0], node.name), None]
+
+
+def _grad_embedding_lookup(node, dys):
+    ids, params = node.inputs
+    return [None, _scatter_rows(params, ids, dys[0], node.name)]
+
+
+def _scatter_rows(params, indices, dy, name: str):
+    """d params of a gather of rows: one_hot(indices)^T @ dy, a scatter-add as a matmul of builtins."""
+    if None in params.shape:
+        raise ValueError(f'gradient of "{name}": the table must have a static shape')
     n = params.shape[0]
     rest = int(np.prod(params.shape[1:]))
-    flat_indices = ops.reshape(indices, [-1])
-    hot = ops.one_hot(flat_indices, n, dtype=params.dtype)               # [k, n]
-    flat_dy = ops.reshape(dys[0], [-1, rest])                                # [k, rest]
-    dparams = ops.batch_matmul(hot, flat_dy, adj_x=True)                 # [n, rest]
-    return [ops.reshape(dparams, list(params.shape)), None]
+    hot = ops.one_hot(ops.reshape(indices, [-1]), n, dtype=params.dtype)   # [k, n]
+    dparams = ops.batch_matmul(hot, ops.reshape(dy, [-1, rest]), adj_x=True)  # [n, rest]
+    return ops.reshape(dparams, list(params.shape))
+
+
+def mirror_matrix(size: int, before: int, after: int, mode: int) -> np.ndarray:
+    """[size + before + after, size]: which input element each output element of a 1-D mirror pad copies."""
+    index = np.pad(np.arange(size), (before, after), mode=_MIRROR_MODES[mode])
+    m = np.zeros((len(index), size))
+    m[np.arange(len(index)), index] = 1.0
+    return m
+
+
+def _grad_mirror_pad(node, dys):
+    # a mirror pad is linear and separable: along each padded axis dx = M^T dy, a BATCH_MATMUL on that axis
+    # moved last (the reflected borders add back onto the elements they copy)
+    x, g = node.inputs[0], dys[0]
+    for axis, (before, after) in enumerate(node.attrs["paddings"]):
+        if before == after == 0:
+            continue
+        perm = [a for a in range(x.rank) if a != axis] + [axis]
+        back = list(np.argsort(perm))
+        m = mirror_matrix(x.shape[axis], before, after, node.attrs["mode"])
+        moved = ops.batch_matmul(ops.transpose(g, perm), ops.constant(m.astype(x.dtype), graph=x.graph))
+        g = ops.transpose(moved, back)
+    return [g]
 
 
 GRADIENTS = {
+    "MIRROR_PAD": _grad_mirror_pad,
+    "EMBEDDING_LOOKUP": _grad_embedding_lookup,
     "IDENTITY": _grad_identity,
     "RESHAPE": _grad_reshape,
     "SQUEEZE": _grad_reshape,

@@ -45,7 +45,8 @@ def _reduce_infer(attrs, specs):
     return [(out, dtype)]
 
 
-for _name, _np_fn, _jax_name in (("MEAN", np.mean, "mean"), ("SUM", np.sum, "sum")):
+for _name, _np_fn, _jax_name in (("MEAN", np.mean, "mean"), ("SUM", np.sum, "sum"), ("REDUCE_MAX", np.max, "max"),
+                                 ("REDUCE_MIN", np.min, "min")):
     register(OpDef(_name, attrs={"axes": REQUIRED, "keepdims": False}, infer=_reduce_infer,
                    numpy=_reducer(_np_fn), jax=_jax_reducer(_jax_name),
                    tflite=_tfl(_name, "ReducerOptions", {"keepdims": "keep_dims"}, ["axes"])))
@@ -70,6 +71,14 @@ def reduce_sum(x, axes=None, keepdims: bool = False, name: str | None = None) ->
 
 
 # ------------------------------------------------------------------------------------- reductions
+
+
+def reduce_max(x, axes=None, keepdims: bool = False, name: str | None = None) -> Tensor:
+    return _reduce("REDUCE_MAX", x, axes, keepdims, name)
+
+
+def reduce_min(x, axes=None, keepdims: bool = False, name: str | None = None) -> Tensor:
+    return _reduce("REDUCE_MIN", x, axes, keepdims, name)
 
 
 def _broadcast_back(g: Tensor, x: Tensor, axes: tuple) -> Tensor:
@@ -117,7 +126,19 @@ def _grad_mean(node, dys):
     return [_broadcast_back(g, x, axes)]
 
 
+def _grad_extreme(node, dys):
+    # dy shared equally by the elements that equal the extreme (TensorFlow's and JAX's rule at ties)
+    x = node.inputs[0]
+    axes = tuple(node.attrs["axes"])
+    y = _keepdims(node.outputs[0], x, node)
+    hits = ops.cast(ops.equal(x, y), x.dtype)
+    share = ops.div(_keepdims(dys[0], x, node), ops.reduce_sum(hits, axes, keepdims=True))
+    return [ops.mul(hits, share)]
+
+
 GRADIENTS = {
+    "REDUCE_MAX": _grad_extreme,
+    "REDUCE_MIN": _grad_extreme,
     "SUM": _grad_sum,
     "MEAN": _grad_mean,
 }

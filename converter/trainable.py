@@ -1,0 +1,354 @@
+"""`trainable`: any float .tflite -> a training file of it (`infer`, `train`, `save`, `restore`), its last layers
+trainable, the rest of the model copied as it is.
+
+The model is cut in two. The **tail** is every op that depends on a trained weight: it is imported as a graph
+(`to_graph`), given a loss, gradients and an optimizer (`TrainSpec`, `training_file`), and written with
+resource variables. The **frozen part** is everything else: its ops, tensors and constants are copied
+unchanged in front of the tail in `infer` and `train` (only what each signature needs), so any op the
+runtime runs may sit there (custom ops, float16 weights, ops the graph API has no gradient for). The
+tensors where the two meet are the tail's inputs. The model's metadata is kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .format import Buffer, ModelError, ModelFile, SignatureDef, SubGraph, TensorMap, load, save
+from .format.prune import drop_unused_buffers, drop_unused_tensors
+from .format.variable_roles import METADATA_NAME as ROLES_METADATA
+
+# Ops whose constant inputs are a layer's weights (what --train-last counts).
+WEIGHTED = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "TRANSPOSE_CONV", "BATCH_MATMUL", "PRELU",
+            "EMBEDDING_LOOKUP", "Convolution2DTransposeBias"}
+# Ops that read a weight through them: a float16 or sparse constant widened at run time.
+WEIGHT_VIEWS = {"DEQUANTIZE", "DENSIFY"}
+# Ops that call subgraphs or touch state: a frozen part holding one would need those copied too.
+NOT_COPIED = {"IF", "WHILE", "CALL_ONCE", "CALL", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE"}
+LOSSES = ("softmax_cross_entropy", "sigmoid_cross_entropy", "mse", "output")
+OPTIMIZERS = ("sgd", "momentum", "adam")
+
+
+@dataclass
+class Layer:
+    """A weighted op of the model: its index, its name (its output tensor's) and its weight tensors."""
+
+    op: int
+    name: str
+    kind: str
+    weights: list[int]
+
+
+def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int | None = None,
+              train: list[str] | None = None, loss: str = "softmax_cross_entropy", optimizer: str = "sgd",
+              learning_rate: float = 0.01, output: str | None = None) -> bytes:
+    """The training file of a float model (a path, bytes or a ModelFile). train_last: the last N weighted
+    layers on the way to the loss's output train (default 1); train: layer names (an output tensor's name)
+    or weight tensor names instead. loss: softmax_cross_entropy (y: class indices; a SOFTMAX output's logits
+    are taken), sigmoid_cross_entropy (y: 0/1 per output element; a LOGISTIC output's logits are taken), mse
+    (y: the output's shape), or output (the output is the loss already, averaged; y is ignored). optimizer:
+    sgd, momentum (0.9) or adam. output: which output the loss reads (when the model has several)."""
+    if loss not in LOSSES:
+        raise ValueError(f"loss {loss!r}: one of {', '.join(LOSSES)}")
+    if optimizer not in OPTIMIZERS:
+        raise ValueError(f"optimizer {optimizer!r}: one of {', '.join(OPTIMIZERS)}")
+    if train_last is not None and train:
+        raise ValueError("give train_last or train, not both")
+    m = model if isinstance(model, ModelFile) else load(model)
+    sg_index, inputs, outputs = _signature(m)
+    sg = m.subgraphs[sg_index]
+    if output is None:
+        if len(outputs) != 1:
+            raise ValueError(f"the model has outputs {sorted(outputs)}: name the one the loss reads (output=)")
+        output = next(iter(outputs))
+    if output not in outputs:
+        raise ValueError(f"no output {output!r}; the model has {sorted(outputs)}")
+    layers = weighted_layers(m, sg_index, outputs[output])
+    chosen = _choose(layers, train_last, train)
+    m = _unshared(m, sg_index, chosen)
+    sg = m.subgraphs[sg_index]
+    trained = sorted({w for layer in chosen for w in layer.weights})
+    tail = _tail_ops(sg, trained)
+    frozen = [j for j in range(len(sg.operators)) if j not in set(tail)]
+    for j in frozen:
+        if m.op_name(sg.operators[j]) in NOT_COPIED:
+            raise ModelError(f"operator {j} ({m.op_name(sg.operators[j])}) of the frozen part calls a subgraph or "
+                             "holds state: trainable copies plain ops only")
+    boundary = _boundary(m, sg_index, tail)
+    tail_outputs = {name: i for name, i in outputs.items() if i in _made_by(sg, tail)}
+    if outputs[output] not in tail_outputs.values():
+        raise ModelError(f'output "{output}" does not depend on the trained layers')
+    tail_model = _extract(m, sg_index, tail, boundary, tail_outputs)
+    training = _training_file(tail_model, [sg.tensors[w].name for w in trained], loss, optimizer, learning_rate,
+                              output)
+    _splice_frozen(training, m, sg_index, frozen, boundary, inputs, outputs, tail_outputs)
+    _keep_metadata(training, m)
+    return save(drop_unused_buffers(drop_unused_tensors(training)))
+
+
+def weighted_layers(m: ModelFile, sg_index: int, toward: int | None = None) -> list[Layer]:
+    """The model's weighted ops in order (those on the way to tensor `toward`, when given)."""
+    sg = m.subgraphs[sg_index]
+    needed = _ancestors(sg, [toward]) if toward is not None else set(range(len(sg.operators)))
+    producer = {o: j for j, op in enumerate(sg.operators) for o in op.outputs or []}
+    layers = []
+    for j, op in enumerate(sg.operators):
+        kind = m.op_name(op)
+        if kind not in WEIGHTED or j not in needed:
+            continue
+        weights = []
+        for i in op.inputs or []:
+            if i < 0:
+                continue
+            source = producer.get(i)
+            if _is_float_constant(m, sg_index, i) or (
+                    source is not None and m.op_name(sg.operators[source]) in WEIGHT_VIEWS
+                    and all(_is_constant(m, sg.tensors[k]) for k in sg.operators[source].inputs or [])):
+                weights.append(i)
+        if weights:
+            layers.append(Layer(j, sg.tensors[op.outputs[0]].name or f"op_{j}", kind, weights))
+    return layers
+
+
+def _signature(m: ModelFile) -> tuple[int, dict[str, int], dict[str, int]]:
+    if m.signature_defs:
+        sd = m.signature_defs[0]
+        return (sd.subgraph_index, {t.name: t.tensor_index for t in sd.inputs},
+                {t.name: t.tensor_index for t in sd.outputs})
+    sg = m.subgraphs[0]
+    return 0, {sg.tensors[i].name: i for i in sg.inputs}, {sg.tensors[i].name: i for i in sg.outputs}
+
+
+def _is_constant(m: ModelFile, t: Any) -> bool:
+    return 0 < t.buffer < len(m.buffers) and m.buffers[t.buffer].data is not None and m.buffers[t.buffer].data.size > 0
+
+
+def _is_float_constant(m: ModelFile, sg_index: int, i: int) -> bool:
+    t = m.subgraphs[sg_index].tensors[i]
+    return _is_constant(m, t) and t.dtype == np.float32 and int(np.prod(t.shape or [1])) > 1
+
+
+def _ancestors(sg: SubGraph, tensors: list[int]) -> set[int]:
+    """The ops that the tensors depend on."""
+    wanted, needed = set(tensors), set()
+    for j in reversed(range(len(sg.operators))):
+        op = sg.operators[j]
+        if any(o in wanted for o in op.outputs or []):
+            needed.add(j)
+            wanted.update(i for i in op.inputs or [] if i >= 0)
+    return needed
+
+
+def _choose(layers: list[Layer], train_last: int | None, train: list[str] | None) -> list[Layer]:
+    if not layers:
+        raise ModelError("the model has no weighted layer (a float CONV_2D, FULLY_CONNECTED, ...) to train")
+    if train:
+        chosen = []
+        for name in train:
+            found = [layer for layer in layers if layer.name == name]
+            if not found:
+                raise ValueError(f"--train {name!r}: no weighted layer of that name; the last ones are "
+                                 + ", ".join(repr(layer.name) for layer in layers[-5:]))
+            chosen += found
+        return chosen
+    n = 1 if train_last is None else int(train_last)
+    if not 1 <= n <= len(layers):
+        raise ValueError(f"train_last {n}: the model has {len(layers)} weighted layers on the way to its output")
+    return layers[-n:]
+
+
+def _unshared(m: ModelFile, sg_index: int, chosen: list[Layer]) -> ModelFile:
+    """A copy of `m` where each trained layer reads its own weight tensors: converters share equal constants
+    (a zero bias) between layers, which would otherwise train together. The copies keep the buffer; the
+    layers' `weights` are updated."""
+    m = dataclasses.replace(m, subgraphs=list(m.subgraphs))
+    sg = m.subgraphs[sg_index]
+    sg = m.subgraphs[sg_index] = dataclasses.replace(sg, tensors=list(sg.tensors), operators=list(sg.operators))
+    for layer in chosen:
+        op = sg.operators[layer.op]
+        inputs = list(op.inputs)
+        for k, w in enumerate(layer.weights):
+            readers = [j for j, other in enumerate(sg.operators) if w in (other.inputs or [])]
+            if readers == [layer.op]:
+                continue
+            sg.tensors.append(dataclasses.replace(sg.tensors[w], name=f"{layer.name}/{sg.tensors[w].name}"))
+            inputs = [len(sg.tensors) - 1 if i == w else i for i in inputs]
+            layer.weights[k] = len(sg.tensors) - 1
+        sg.operators[layer.op] = dataclasses.replace(op, inputs=inputs)
+    return m
+
+
+def _tail_ops(sg: SubGraph, trained: list[int]) -> list[int]:
+    """The ops that depend on a trained weight, in order, and those that widen a trained float16 or sparse
+    weight (the tail's import turns them into the float32 variable)."""
+    tainted = set(trained)
+    tail = []
+    for j, op in enumerate(sg.operators):
+        if any(i in tainted for i in op.inputs or []) or any(o in trained for o in op.outputs or []):
+            tail.append(j)
+            tainted.update(op.outputs or [])
+    return tail
+
+
+def _made_by(sg: SubGraph, ops: list[int]) -> set[int]:
+    return {o for j in ops for o in sg.operators[j].outputs or []}
+
+
+def _boundary(m: ModelFile, sg_index: int, tail: list[int]) -> list[int]:
+    """The computed tensors the tail reads and does not make itself: the frozen part's results (or inputs)."""
+    sg = m.subgraphs[sg_index]
+    made = _made_by(sg, tail)
+    read = [i for j in tail for i in sg.operators[j].inputs or [] if i >= 0]
+    return list(dict.fromkeys(i for i in read if i not in made and not _is_constant(m, sg.tensors[i])))
+
+
+def _boundary_name(index: int) -> str:
+    return f"boundary_{index}"
+
+
+def _extract(m: ModelFile, sg_index: int, ops: list[int], inputs: list[int], outputs: dict[str, int]) -> ModelFile:
+    """`ops` as a single-subgraph model: `inputs` in (named boundary_<tensor>), `outputs` out by name."""
+    from rillet.quant.frozen import _code_index
+
+    sg = m.subgraphs[sg_index]
+    order = list(dict.fromkeys([*inputs, *(i for j in ops for i in [*sg.operators[j].inputs, *sg.operators[j].outputs]
+                                           if i >= 0)]))
+    index = {old: new for new, old in enumerate(order)}
+    buffers, tensors = [Buffer()], []
+    for old in order:
+        t = sg.tensors[old]
+        buffer = 0
+        if _is_constant(m, t):
+            buffers.append(Buffer(data=m.buffers[t.buffer].data))
+            buffer = len(buffers) - 1
+        tensors.append(dataclasses.replace(t, buffer=buffer))
+    codes: list = []
+    operators = [dataclasses.replace(sg.operators[j],
+                                     opcode_index=_code_index(codes, m.operator_codes[sg.operators[j].opcode_index]),
+                                     inputs=[index[i] if i >= 0 else i for i in sg.operators[j].inputs],
+                                     outputs=[index[o] for o in sg.operators[j].outputs]) for j in ops]
+    signature = SignatureDef(inputs=[TensorMap(name=_boundary_name(i), tensor_index=index[i]) for i in inputs],
+                             outputs=[TensorMap(name=n, tensor_index=index[i]) for n, i in outputs.items()],
+                             signature_key="tail", subgraph_index=0)
+    sub = SubGraph(tensors, [index[i] for i in inputs], [index[i] for i in outputs.values()], operators, "tail")
+    return ModelFile(operator_codes=codes, subgraphs=[sub], buffers=buffers, signature_defs=[signature],
+                     description="rillet trainable tail")
+
+
+def _training_file(tail: ModelFile, trained: list[str], loss: str, optimizer: str, learning_rate: float,
+                   output: str) -> ModelFile:
+    from rillet.graph import losses, ops, optimizers
+
+    from .to_graph import to_graph
+    from .training import TrainSpec, convert_for_training
+
+    imported = to_graph(tail)
+    names = {v.name for v in imported.variables}
+    missing = [n for n in trained if n not in names]
+    if missing:
+        raise ModelError(f"weights {missing} did not import as variables (a single value?): nothing to train there")
+    prediction = imported.outputs[output]
+    node = prediction.node
+    label_dtype = None
+    if loss == "softmax_cross_entropy":
+        logits = node.inputs[0] if node.op == "SOFTMAX" and node.attrs["beta"] == 1.0 else prediction
+        label_dtype = "int32"
+
+        def loss_fn(labels: Any, _prediction: Any) -> Any:
+            return losses.softmax_cross_entropy(labels, logits)
+    elif loss == "sigmoid_cross_entropy":
+        logits = node.inputs[0] if node.op == "LOGISTIC" else prediction
+
+        def loss_fn(labels: Any, _prediction: Any) -> Any:
+            return losses.sigmoid_cross_entropy(labels, logits)
+    elif loss == "mse":
+        loss_fn = losses.mean_squared_error
+    else:
+        def loss_fn(_labels: Any, value: Any) -> Any:
+            return ops.reduce_mean(value)
+    make = {"sgd": lambda: optimizers.SGD(learning_rate), "momentum": lambda: optimizers.Momentum(learning_rate, 0.9),
+            "adam": lambda: optimizers.Adam(learning_rate)}[optimizer]
+    spec = TrainSpec(loss=loss_fn, optimizer=make(), trainable=trained, label_dtype=label_dtype, output=output)
+    return convert_for_training(imported, spec)
+
+
+def _splice_frozen(t: ModelFile, m: ModelFile, sg_index: int, frozen: list[int], boundary: list[int],
+                   inputs: dict[str, int], outputs: dict[str, int], tail_outputs: dict[str, int]) -> None:
+    """Puts the original's frozen ops in front of the tail in `infer` and `train`: the boundary inputs become
+    the frozen ops' results (or the model's own inputs), the model's inputs the signatures' inputs, and
+    `infer` gives the outputs the frozen part makes too."""
+    from rillet.quant.frozen import _code_index
+
+    sg = m.subgraphs[sg_index]
+    moved: dict[int, int] = {}  # the original's buffers, added once for both signatures
+    for sd in t.signature_defs:
+        if sd.signature_key not in ("infer", "train"):
+            continue
+        sub = t.subgraphs[sd.subgraph_index]
+        by_name = {tm.name: tm.tensor_index for tm in sd.inputs}
+        extra_outputs = {n: i for n, i in outputs.items() if n not in tail_outputs} if sd.signature_key == "infer" else {}
+        needed_ops = sorted(_ancestors(sg, [*boundary, *extra_outputs.values()]) & set(frozen))
+        copy = _TensorCopier(m, sg, t, moved, list(sub.tensors), {b: by_name[_boundary_name(b)] for b in boundary})
+        tensors, place = copy.tensors, copy.place
+        for b in boundary:  # the boundary tensors keep the original's names, shapes and quantization
+            tensors[copy.index[b]] = dataclasses.replace(sg.tensors[b], buffer=0)
+        copied = [dataclasses.replace(sg.operators[j],
+                                      opcode_index=_code_index(t.operator_codes,
+                                                               m.operator_codes[sg.operators[j].opcode_index]),
+                                      inputs=[place(i) if i >= 0 else i for i in sg.operators[j].inputs or []],
+                                      outputs=[place(o) for o in sg.operators[j].outputs or []])
+                  for j in needed_ops]
+        new_inputs = {name: place(i) for name, i in inputs.items()}
+        label = [tm for tm in sd.inputs if not tm.name.startswith("boundary_")]
+        sd.inputs = [TensorMap(name=n, tensor_index=i) for n, i in new_inputs.items()] + label
+        for name, i in extra_outputs.items():
+            sd.outputs.append(TensorMap(name=name, tensor_index=place(i)))
+        order = {n: k for k, n in enumerate(outputs)}
+        sd.outputs.sort(key=lambda tm: order.get(tm.name, len(order)))
+        first = 1 if sub.operators and t.op_name(sub.operators[0]) == "CALL_ONCE" else 0
+        operators = sub.operators[:first] + copied + sub.operators[first:]
+        t.subgraphs[sd.subgraph_index] = dataclasses.replace(
+            sub, tensors=tensors, operators=operators, inputs=[tm.tensor_index for tm in sd.inputs],
+            outputs=[tm.tensor_index for tm in sd.outputs])
+
+
+@dataclass
+class _TensorCopier:
+    """Copies the original's tensors into a subgraph of `t` on first use (constants' buffers once per file)."""
+
+    m: ModelFile
+    sg: SubGraph
+    t: ModelFile
+    moved: dict[int, int]
+    tensors: list
+    index: dict[int, int]
+
+    def place(self, old: int) -> int:
+        if old not in self.index:
+            original = self.sg.tensors[old]
+            buffer = 0
+            if _is_constant(self.m, original):
+                if original.buffer not in self.moved:
+                    self.t.buffers.append(Buffer(data=self.m.buffers[original.buffer].data))
+                    self.moved[original.buffer] = len(self.t.buffers) - 1
+                buffer = self.moved[original.buffer]
+            self.tensors.append(dataclasses.replace(original, buffer=buffer))
+            self.index[old] = len(self.tensors) - 1
+        return self.index[old]
+
+
+def _keep_metadata(t: ModelFile, m: ModelFile) -> None:
+    """The original's metadata entries (its TFLite metadata, min runtime version, ...) and description."""
+    kept = []
+    for entry in m.metadata or []:
+        if m.buffers[entry.buffer].data is None or entry.name == ROLES_METADATA or any(e.name == entry.name for e in t.metadata or []):
+            continue
+        t.buffers.append(Buffer(data=m.buffers[entry.buffer].data))
+        kept.append(dataclasses.replace(entry, buffer=len(t.buffers) - 1))
+    t.metadata = [*kept, *(t.metadata or [])]
+    if m.description:
+        t.description = m.description
