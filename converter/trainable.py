@@ -352,3 +352,8 @@ def _keep_metadata(t: ModelFile, m: ModelFile) -> None:
     t.metadata = [*kept, *(t.metadata or [])]
     if m.description:
         t.description = m.description
+
+
+def signature_subgraph(m: ModelFile) -> int:
+    """The subgraph `trainable` works on: the first signature's (subgraph 0 without signatures)."""
+    return _signature(m)[0]

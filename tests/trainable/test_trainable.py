@@ -1,0 +1,167 @@
+"""`rillet.trainable` on the reference models and the real ones kept in tests/data: the training file's `infer`
+gives the original model's outputs (in rillet and in LiteRT), its `train` gives the same losses in rillet and
+LiteRT over 20 steps, the loss falls on a target the trained layers can reach, the frozen part is the
+original's ops as they were, and `save`/`restore` move the trained weights."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rillet
+from rillet.converter import ModelError, load
+from rillet.runtime import Interpreter
+
+litert = pytest.importorskip("ai_edge_litert.interpreter")
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+# (model, options): float CNNs and an MLP of tests/data/models, and real models of tests/data/real: a PRELU
+# regressor, TFLM's sine, and BlazeFace (float16 weights, two outputs, a sigmoid head).
+CASES = [
+    ("models/cnn_small_f32.tflite", {"loss": "softmax_cross_entropy"}),
+    ("models/cnn_small_f32.tflite", {"loss": "softmax_cross_entropy", "train_last": 3, "optimizer": "adam",
+                                     "learning_rate": 0.001}),
+    ("models/mobilenet_v2_035_96_f32.tflite", {"loss": "softmax_cross_entropy", "train_last": 2,
+                                               "optimizer": "momentum"}),
+    ("models/mlp_f32.tflite", {"loss": "mse", "train_last": 2}),
+    ("real/sine_float.tflite", {"loss": "mse", "train_last": 3, "learning_rate": 0.001}),
+    ("real/hand_recrop.tflite", {"loss": "mse", "train_last": 2, "learning_rate": 1e-7}),
+    ("real/face_detection_short_range.tflite", {"loss": "sigmoid_cross_entropy", "train_last": 2,
+                                                "output": "classificators"}),
+]
+IDS = [f"{Path(p).stem}-{'-'.join(f'{k}={v}' for k, v in o.items())}" for p, o in CASES]
+
+
+def original(path: Path, rs: np.random.Generator) -> tuple[dict, dict, list[str]]:
+    """Random inputs, LiteRT's outputs of the original model for them, and its output names, keyed as the
+    training file's `infer` keys them (the signature's names, or the tensors' without one)."""
+    it = litert.Interpreter(model_path=str(path))
+    if it.get_signature_list():
+        runner = it.get_signature_runner(next(iter(it.get_signature_list())))
+        feeds = {k: rs.uniform(-1, 1, d["shape"]).astype(d["dtype"]) for k, d in runner.get_input_details().items()}
+        return feeds, runner(**feeds), list(runner.get_output_details())
+    it.allocate_tensors()
+    feeds = {}
+    for d in it.get_input_details():
+        feeds[d["name"]] = rs.uniform(-1, 1, d["shape"]).astype(d["dtype"])
+        it.set_tensor(d["index"], feeds[d["name"]])
+    it.invoke()
+    want = {d["name"]: it.get_tensor(d["index"]) for d in it.get_output_details()}
+    return feeds, want, list(want)
+
+
+def rel(got: np.ndarray, want: np.ndarray) -> float:
+    return float(np.abs(got - want).max()) / max(float(np.abs(want).max()), 1e-30)
+
+
+def reachable_target(loss: str, prediction: np.ndarray, label: dict) -> np.ndarray:
+    """A target the tail can move toward (its last layer is linear in the weights): another class, the other
+    side of each sigmoid, the output mirrored around 1/2 (far enough that the losses are not differences of
+    nearly equal numbers)."""
+    shape, dtype = label["shape"], label["dtype"]
+    if loss == "softmax_cross_entropy":
+        return ((prediction.argmax(-1) + 1) % prediction.shape[-1]).reshape(shape).astype(dtype)
+    if loss == "sigmoid_cross_entropy":
+        return (prediction < 0.5).reshape(shape).astype(dtype)
+    return (1.0 - prediction).reshape(shape).astype(dtype)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_infer_is_the_original_and_train_agrees_with_litert(case):
+    relative, options = case
+    path = DATA / relative
+    rs = np.random.default_rng(0)
+    content = rillet.trainable(path, **options)
+    feeds, want, names = original(path, rs)
+    ours, theirs = Interpreter(model_content=content), litert.Interpreter(model_content=content)
+    for it in (ours, theirs):
+        got = it.get_signature_runner("infer")(**feeds)
+        assert sorted(got) == sorted(names)
+        for name in names:
+            assert rel(got[name], want[name]) <= 1e-5, name
+    output = options.get("output") or names[0]
+    label = ours.get_signature_runner("train").get_input_details()["y"]
+    y = reachable_target(options["loss"], want[output], label)
+    losses = {}
+    for key, it in (("rillet", ours), ("litert", theirs)):
+        train = it.get_signature_runner("train")
+        losses[key] = np.array([float(train(**feeds, y=y)["loss"]) for _ in range(20)])
+    np.testing.assert_allclose(losses["rillet"], losses["litert"], rtol=1e-5)
+    assert losses["rillet"][-1] < losses["rillet"][0]
+
+
+def test_the_frozen_part_is_copied_as_it_is():
+    """BlazeFace keeps its float16 weights: the frozen convolutions read them through DEQUANTIZE, as in the
+    original, and only the two trained layers' weights became float32 variables."""
+    path = DATA / "real" / "face_detection_short_range.tflite"
+    before = load(path)
+    after = load(rillet.trainable(path, train_last=2, loss="sigmoid_cross_entropy", output="classificators"))
+    infer = after.subgraphs[next(s.subgraph_index for s in after.signature_defs if s.signature_key == "infer")]
+    kinds = [after.op_name(op) for op in infer.operators]
+    original_kinds = [before.op_name(op) for op in before.subgraphs[0].operators]
+    assert kinds.count("DEQUANTIZE") == original_kinds.count("DEQUANTIZE") - 4  # not the 2 layers' filters, biases
+    save = Interpreter(model_content=rillet.trainable(path, train_last=2, loss="sigmoid_cross_entropy",
+                                                      output="classificators")).get_signature_runner("save")
+    assert len(save()) == 4  # two convolutions: filter and bias each
+
+
+def test_metadata_is_kept():
+    path = DATA / "models" / "mobilenet_v2_035_96_f32.tflite"
+    before = {entry.name for entry in load(path).metadata or []}
+    after = {entry.name for entry in load(rillet.trainable(path)).metadata or []}
+    assert before and before <= after
+
+
+def test_restore_puts_back_what_save_read():
+    path = DATA / "models" / "cnn_small_f32.tflite"
+    it = Interpreter(model_content=rillet.trainable(path, train_last=2, learning_rate=0.1))
+    feeds, want, names = original(path, np.random.default_rng(3))
+    saved = it.get_signature_runner("save")()
+    train = it.get_signature_runner("train")
+    for _ in range(3):
+        train(**feeds, y=np.array([4], np.int32))
+    infer = it.get_signature_runner("infer")
+    assert rel(infer(**feeds)[names[0]], want[names[0]]) > 1e-3  # it trained
+    it.get_signature_runner("restore")(**saved)
+    assert rel(infer(**feeds)[names[0]], want[names[0]]) <= 1e-5
+
+
+def test_a_shared_constant_trains_only_in_the_layer_asked_for():
+    """TensorFlow's converter shares equal constants (cnn_small's first convolution and its depthwise one read
+    one zero bias): training the first leaves the depthwise layer's bias as it was."""
+    path = DATA / "models" / "cnn_small_f32.tflite"
+    first = "functional_1_1/conv2d_1/Relu;functional_1_1/conv2d_1/convolution"
+    it = Interpreter(model_content=rillet.trainable(path, train=[first]))
+    assert sorted(it.get_signature_runner("save")()) == [f"{first}/arith.constant2",
+                                                          "functional_1_1/conv2d_1/convolution"]
+
+
+def test_refusals_name_the_problem():
+    path = DATA / "real" / "face_detection_short_range.tflite"
+    with pytest.raises(ValueError, match="name the one the loss reads"):
+        rillet.trainable(path)
+    with pytest.raises(ValueError, match="no weighted layer of that name"):
+        rillet.trainable(path, train=["nope"], output="classificators")
+    with pytest.raises(ValueError, match="train_last 999"):
+        rillet.trainable(path, train_last=999, output="classificators")
+    with pytest.raises(ValueError, match="loss 'hinge'"):
+        rillet.trainable(path, loss="hinge", output="classificators")
+    assert issubclass(ModelError, ValueError)
+
+
+def test_the_command_writes_a_training_file(tmp_path, capsys):
+    from rillet.cli import main
+
+    out = tmp_path / "train.tflite"
+    model = str(DATA / "models" / "cnn_small_f32.tflite")
+    assert main(["trainable", model, "-o", str(out), "--train-last", "2", "--optimizer", "adam",
+                 "--learning-rate", "0.001"]) == 0
+    assert set(Interpreter(model_path=str(out)).get_signature_list()) == {"infer", "train", "save", "restore"}
+    assert main(["trainable", model, "--list", "-o", str(out)]) == 0
+    assert "FULLY_CONNECTED" in capsys.readouterr().out
+    assert main(["trainable", model, "-o", str(out), "--train-last", "0"]) == 2
+    assert main(["trainable", model, "-o", str(out), "--train", "nope"]) == 1
+    assert "no weighted layer" in capsys.readouterr().err
