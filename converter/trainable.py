@@ -18,8 +18,20 @@ from typing import Any
 
 import numpy as np
 
-from .format import Buffer, ModelError, ModelFile, SignatureDef, SubGraph, TensorMap, load, save
+from .format import (
+    Buffer,
+    ModelError,
+    ModelFile,
+    Operator,
+    OperatorCode,
+    SignatureDef,
+    SubGraph,
+    TensorMap,
+    load,
+    save,
+)
 from .format.prune import drop_unused_buffers, drop_unused_tensors
+from .format.schema import BUILTIN_CODES
 from .format.variable_roles import METADATA_NAME as ROLES_METADATA
 
 # Ops whose constant inputs are a layer's weights (what --train-last counts).
@@ -82,7 +94,7 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
     tail_outputs = {name: i for name, i in outputs.items() if i in _made_by(sg, tail)}
     if outputs[output] not in tail_outputs.values():
         raise ModelError(f'output "{output}" does not depend on the trained layers')
-    tail_model = _extract(m, sg_index, tail, boundary, tail_outputs)
+    tail_model = _float_tail(_extract(m, sg_index, tail, boundary, tail_outputs))
     training = _training_file(tail_model, [sg.tensors[w].name for w in trained], loss, optimizer, learning_rate,
                               output)
     _splice_frozen(training, m, sg_index, frozen, boundary, inputs, outputs, tail_outputs)
@@ -105,7 +117,7 @@ def weighted_layers(m: ModelFile, sg_index: int, toward: int | None = None) -> l
             if i < 0:
                 continue
             source = producer.get(i)
-            if _is_float_constant(m, sg_index, i) or (
+            if _is_weight_constant(m, sg_index, i) or (
                     source is not None and m.op_name(sg.operators[source]) in WEIGHT_VIEWS
                     and all(_is_constant(m, sg.tensors[k]) for k in sg.operators[source].inputs or [])):
                 weights.append(i)
@@ -127,9 +139,16 @@ def _is_constant(m: ModelFile, t: Any) -> bool:
     return 0 < t.buffer < len(m.buffers) and m.buffers[t.buffer].data is not None and m.buffers[t.buffer].data.size > 0
 
 
-def _is_float_constant(m: ModelFile, sg_index: int, i: int) -> bool:
+def _is_quantized(t: Any) -> bool:
+    q = t.quantization
+    return q is not None and q.scale is not None and len(q.scale) > 0 and t.dtype.kind in "iu"
+
+
+def _is_weight_constant(m: ModelFile, sg_index: int, i: int) -> bool:
+    """A constant of more than one value that is a float32 or a quantized integer (an int8 filter, its int32 bias)."""
     t = m.subgraphs[sg_index].tensors[i]
-    return _is_constant(m, t) and t.dtype == np.float32 and int(np.prod(t.shape or [1])) > 1
+    return (_is_constant(m, t) and (t.dtype == np.float32 or _is_quantized(t))
+            and int(np.prod(t.shape or [1])) > 1)
 
 
 def _ancestors(sg: SubGraph, tensors: list[int]) -> set[int]:
@@ -239,6 +258,51 @@ def _extract(m: ModelFile, sg_index: int, ops: list[int], inputs: list[int], out
                      description="rillet trainable tail")
 
 
+def _float_tail(tail: ModelFile) -> ModelFile:
+    """The tail of a quantized model in float: its quantized constants dequantized with their scales (an int8
+    filter per channel, its int32 bias), its quantized activations float32, and its QUANTIZE/DEQUANTIZE ops
+    of activations dropped (each output read as its input). The tail's inputs and outputs keep their
+    indices; the splice puts a DEQUANTIZE in front of an int8 input and, in `infer`, a QUANTIZE after an
+    int8 output, so the frozen part and the model's outputs keep the original's types."""
+    sg = tail.subgraphs[0]
+    if not any(_is_quantized(t) for t in sg.tensors):
+        return tail
+    buffers, tensors = list(tail.buffers), list(sg.tensors)
+    for k, t in enumerate(sg.tensors):
+        if not _is_quantized(t):
+            continue
+        q = t.quantization
+        if _is_constant(tail, t):
+            values = np.asarray(tail.buffers[t.buffer].data).view(t.dtype).reshape(t.shape).astype(np.float64)
+            scale, zero = np.asarray(q.scale, np.float64), np.asarray(q.zero_point or [0], np.float64)
+            if scale.size > 1:
+                axis_shape = [1] * len(t.shape)
+                axis_shape[q.quantized_dimension] = scale.size
+                scale, zero = scale.reshape(axis_shape), zero.reshape(axis_shape) if zero.size > 1 else zero
+            real = ((values - zero) * scale).astype(np.float32)
+            buffers.append(Buffer(data=np.frombuffer(real.tobytes(), np.uint8)))
+            tensors[k] = dataclasses.replace(t, type=_FLOAT32, quantization=None, buffer=len(buffers) - 1)
+        else:
+            tensors[k] = dataclasses.replace(t, type=_FLOAT32, quantization=None)
+    alias: dict[int, int] = {}
+    operators = []
+    for op in sg.operators:
+        inputs = [alias.get(i, i) for i in op.inputs or []]
+        kind = tail.op_name(op)
+        if kind in ("QUANTIZE", "DEQUANTIZE") and not _is_constant(tail, sg.tensors[inputs[0]]):
+            alias[op.outputs[0]] = inputs[0]
+            continue
+        operators.append(dataclasses.replace(op, inputs=inputs))
+    sig = tail.signature_defs[0]
+    outputs = [TensorMap(name=tm.name, tensor_index=alias.get(tm.tensor_index, tm.tensor_index)) for tm in sig.outputs]
+    sub = dataclasses.replace(sg, tensors=tensors, operators=operators, outputs=[tm.tensor_index for tm in outputs])
+    return dataclasses.replace(tail, subgraphs=[sub], buffers=buffers,
+                               signature_defs=[dataclasses.replace(sig, outputs=outputs)])
+
+
+_FLOAT32 = 0  # TensorType
+
+
 def _training_file(tail: ModelFile, trained: list[str], loss: str, optimizer: str, learning_rate: float,
                    output: str) -> ModelFile:
     from rillet.graph import losses, ops, optimizers
@@ -248,9 +312,10 @@ def _training_file(tail: ModelFile, trained: list[str], loss: str, optimizer: st
 
     imported = to_graph(tail)
     names = {v.name for v in imported.variables}
-    missing = [n for n in trained if n not in names]
-    if missing:
-        raise ModelError(f"weights {missing} did not import as variables (a single value?): nothing to train there")
+    # a one-value weight (a single channel's bias) imports as a constant and stays as it is
+    trained = [n for n in trained if n in names]
+    if not trained:
+        raise ModelError("the chosen layers' weights are single values: nothing to train there")
     prediction = imported.outputs[output]
     node = prediction.node
     label_dtype = None
@@ -292,16 +357,34 @@ def _splice_frozen(t: ModelFile, m: ModelFile, sg_index: int, frozen: list[int],
         by_name = {tm.name: tm.tensor_index for tm in sd.inputs}
         extra_outputs = {n: i for n, i in outputs.items() if n not in tail_outputs} if sd.signature_key == "infer" else {}
         needed_ops = sorted(_ancestors(sg, [*boundary, *extra_outputs.values()]) & set(frozen))
-        copy = _TensorCopier(m, sg, t, moved, list(sub.tensors), {b: by_name[_boundary_name(b)] for b in boundary})
+        quantized = [b for b in boundary if _is_quantized(sg.tensors[b])]
+        copy = _TensorCopier(m, sg, t, moved, list(sub.tensors),
+                             {b: by_name[_boundary_name(b)] for b in boundary if b not in quantized})
         tensors, place = copy.tensors, copy.place
-        for b in boundary:  # the boundary tensors keep the original's names, shapes and quantization
-            tensors[copy.index[b]] = dataclasses.replace(sg.tensors[b], buffer=0)
+        for b in boundary:  # the boundary tensors keep the original's names and shapes
+            if b not in quantized:
+                tensors[copy.index[b]] = dataclasses.replace(sg.tensors[b], buffer=0)
         copied = [dataclasses.replace(sg.operators[j],
                                       opcode_index=_code_index(t.operator_codes,
                                                                m.operator_codes[sg.operators[j].opcode_index]),
                                       inputs=[place(i) if i >= 0 else i for i in sg.operators[j].inputs or []],
                                       outputs=[place(o) for o in sg.operators[j].outputs or []])
                   for j in needed_ops]
+        dequantize = _code_index(t.operator_codes, OperatorCode(deprecated_builtin_code=BUILTIN_CODES["DEQUANTIZE"],
+                                                                builtin_code=BUILTIN_CODES["DEQUANTIZE"]))
+        copied += [Operator(opcode_index=dequantize, inputs=[place(b)], outputs=[by_name[_boundary_name(b)]])
+                   for b in quantized]
+        if sd.signature_key == "infer":
+            requantized = []
+            for tm in sd.outputs:
+                original_index = outputs.get(tm.name)
+                if original_index is not None and original_index in tail_outputs.values() \
+                        and _is_quantized(sg.tensors[original_index]):
+                    quantize = _code_index(t.operator_codes, OperatorCode(
+                        deprecated_builtin_code=BUILTIN_CODES["QUANTIZE"], builtin_code=BUILTIN_CODES["QUANTIZE"]))
+                    made = place(original_index)
+                    requantized.append(Operator(opcode_index=quantize, inputs=[tm.tensor_index], outputs=[made]))
+                    tm.tensor_index = made
         new_inputs = {name: place(i) for name, i in inputs.items()}
         label = [tm for tm in sd.inputs if not tm.name.startswith("boundary_")]
         sd.inputs = [TensorMap(name=n, tensor_index=i) for n, i in new_inputs.items()] + label
@@ -311,6 +394,8 @@ def _splice_frozen(t: ModelFile, m: ModelFile, sg_index: int, frozen: list[int],
         sd.outputs.sort(key=lambda tm: order.get(tm.name, len(order)))
         first = 1 if sub.operators and t.op_name(sub.operators[0]) == "CALL_ONCE" else 0
         operators = sub.operators[:first] + copied + sub.operators[first:]
+        if sd.signature_key == "infer":
+            operators += requantized
         t.subgraphs[sd.subgraph_index] = dataclasses.replace(
             sub, tensors=tensors, operators=operators, inputs=[tm.tensor_index for tm in sd.inputs],
             outputs=[tm.tensor_index for tm in sd.outputs])

@@ -165,3 +165,43 @@ def test_the_command_writes_a_training_file(tmp_path, capsys):
     assert main(["trainable", model, "-o", str(out), "--train-last", "0"]) == 2
     assert main(["trainable", model, "-o", str(out), "--train", "nope"]) == 1
     assert "no weighted layer" in capsys.readouterr().err
+
+
+INT8_CASES = [("cnn_small_int8.tflite", 1), ("cnn_small_int8.tflite", 3), ("cnn_small_int8_floatio.tflite", 2)]
+
+
+@pytest.mark.parametrize("name, last", INT8_CASES, ids=[f"{n}-last{k}" for n, k in INT8_CASES])
+def test_an_int8_model_trains_its_tail_in_float_behind_its_int8_part(name, last):
+    """The frozen part stays the original's int8 ops; the trained layers' int8 weights became float variables
+    (dequantized with their scales), a DEQUANTIZE feeds the float tail and `infer` quantizes an int8 output
+    again. The tail now computes in float, so `infer` is the original within its quantization (one step of
+    an int8 output; for a float output, the int8 tail's rounding), not bit for bit."""
+    path = DATA / "models" / name
+    content = rillet.trainable(path, train_last=last, learning_rate=0.01)  # losses stay O(1) over 20 steps
+    rs = np.random.default_rng(1)
+    it = litert.Interpreter(model_path=str(path))
+    runner = it.get_signature_runner(next(iter(it.get_signature_list())))
+    feeds = {k: (rs.integers(-128, 128, d["shape"]) if d["dtype"] == np.int8 else rs.uniform(-1, 1, d["shape"]))
+             .astype(d["dtype"]) for k, d in runner.get_input_details().items()}
+    want = next(iter(runner(**feeds).values()))
+    ours, theirs = Interpreter(model_content=content), litert.Interpreter(model_content=content)
+    infer = ours.get_signature_runner("infer")
+    got = next(iter(infer(**feeds).values()))
+    assert got.dtype == want.dtype
+    if want.dtype == np.int8:
+        assert np.abs(got.astype(int) - want).max() <= 1
+    else:
+        assert rel(got, want) <= 0.05
+    if want.dtype == np.int8:  # rillet and LiteRT run the training file's int8 ops alike
+        np.testing.assert_array_equal(next(iter(theirs.get_signature_runner("infer")(**feeds).values())), got)
+    model = load(content)
+    frozen = [op for op in model.subgraphs[0].operators
+              if model.op_name(op) == "CONV_2D" and model.subgraphs[0].tensors[op.outputs[0]].dtype == np.int8]
+    assert frozen  # the original's int8 convolutions, in front of the float tail
+    y = np.array([(int(np.argmax(got)) + 1) % got.shape[-1]], np.int32)
+    losses = {}
+    for key, interpreter in (("rillet", ours), ("litert", theirs)):
+        train = interpreter.get_signature_runner("train")
+        losses[key] = np.array([float(train(**feeds, y=y)["loss"]) for _ in range(20)])
+    np.testing.assert_allclose(losses["rillet"], losses["litert"], rtol=1e-5)
+    assert losses["rillet"][-1] < losses["rillet"][0]
