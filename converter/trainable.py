@@ -39,8 +39,9 @@ WEIGHTED = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "TRANSPOSE_CONV",
             "EMBEDDING_LOOKUP", "Convolution2DTransposeBias"}
 # Ops that read a weight through them: a float16 or sparse constant widened at run time.
 WEIGHT_VIEWS = {"DEQUANTIZE", "DENSIFY"}
-# Ops that call subgraphs or touch state: a frozen part holding one would need those copied too.
-NOT_COPIED = {"IF", "WHILE", "CALL_ONCE", "CALL", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE"}
+# Ops run for their effect (a streaming model's state, its initialiser): kept in the frozen copy, with what
+# they read, though no output needs them.
+EFFECTS = {"ASSIGN_VARIABLE", "CALL_ONCE"}
 LOSSES = ("softmax_cross_entropy", "sigmoid_cross_entropy", "mse", "output")
 OPTIMIZERS = ("sgd", "momentum", "adam")
 
@@ -86,10 +87,6 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
     trained = sorted({w for layer in chosen for w in layer.weights})
     tail = _tail_ops(sg, trained)
     frozen = [j for j in range(len(sg.operators)) if j not in set(tail)]
-    for j in frozen:
-        if m.op_name(sg.operators[j]) in NOT_COPIED:
-            raise ModelError(f"operator {j} ({m.op_name(sg.operators[j])}) of the frozen part calls a subgraph or "
-                             "holds state: trainable copies plain ops only")
     boundary = _boundary(m, sg_index, tail)
     tail_outputs = {name: i for name, i in outputs.items() if i in _made_by(sg, tail)}
     if outputs[output] not in tail_outputs.values():
@@ -300,7 +297,7 @@ def _float_tail(tail: ModelFile) -> ModelFile:
                                signature_defs=[dataclasses.replace(sig, outputs=outputs)])
 
 
-_FLOAT32 = 0  # TensorType
+_FLOAT32, _INT8 = 0, 9  # TensorType
 
 
 def _training_file(tail: ModelFile, trained: list[str], loss: str, optimizer: str, learning_rate: float,
@@ -310,7 +307,11 @@ def _training_file(tail: ModelFile, trained: list[str], loss: str, optimizer: st
     from .to_graph import to_graph
     from .training import TrainSpec, convert_for_training
 
-    imported = to_graph(tail)
+    try:
+        imported = to_graph(tail)
+    except ModelError as e:
+        raise ModelError(f"the trained tail (every op after the first trained layer) cannot be imported: {e}; "
+                         "train fewer layers") from None
     names = {v.name for v in imported.variables}
     # a one-value weight (a single channel's bias) imports as a constant and stays as it is
     trained = [n for n in trained if n in names]
@@ -350,13 +351,17 @@ def _splice_frozen(t: ModelFile, m: ModelFile, sg_index: int, frozen: list[int],
 
     sg = m.subgraphs[sg_index]
     moved: dict[int, int] = {}  # the original's buffers, added once for both signatures
+    called: dict[int, int] = {}  # the original's subgraphs that frozen ops call -> their copies in `t`
     for sd in t.signature_defs:
         if sd.signature_key not in ("infer", "train"):
             continue
         sub = t.subgraphs[sd.subgraph_index]
         by_name = {tm.name: tm.tensor_index for tm in sd.inputs}
         extra_outputs = {n: i for n, i in outputs.items() if n not in tail_outputs} if sd.signature_key == "infer" else {}
-        needed_ops = sorted(_ancestors(sg, [*boundary, *extra_outputs.values()]) & set(frozen))
+        effects = [j for j in frozen if m.op_name(sg.operators[j]) in EFFECTS]
+        reads = [i for j in effects for i in sg.operators[j].inputs or [] if i >= 0]
+        needed_ops = sorted((_ancestors(sg, [*boundary, *extra_outputs.values(), *reads]) | set(effects))
+                            & set(frozen))
         quantized = [b for b in boundary if _is_quantized(sg.tensors[b])]
         copy = _TensorCopier(m, sg, t, moved, list(sub.tensors),
                              {b: by_name[_boundary_name(b)] for b in boundary if b not in quantized})
@@ -367,6 +372,8 @@ def _splice_frozen(t: ModelFile, m: ModelFile, sg_index: int, frozen: list[int],
         copied = [dataclasses.replace(sg.operators[j],
                                       opcode_index=_code_index(t.operator_codes,
                                                                m.operator_codes[sg.operators[j].opcode_index]),
+                                      builtin_options=_called_subgraphs(t, m, sg.operators[j].builtin_options,
+                                                                        called),
                                       inputs=[place(i) if i >= 0 else i for i in sg.operators[j].inputs or []],
                                       outputs=[place(o) for o in sg.operators[j].outputs or []])
                   for j in needed_ops]
@@ -383,7 +390,19 @@ def _splice_frozen(t: ModelFile, m: ModelFile, sg_index: int, frozen: list[int],
                     quantize = _code_index(t.operator_codes, OperatorCode(
                         deprecated_builtin_code=BUILTIN_CODES["QUANTIZE"], builtin_code=BUILTIN_CODES["QUANTIZE"]))
                     made = place(original_index)
-                    requantized.append(Operator(opcode_index=quantize, inputs=[tm.tensor_index], outputs=[made]))
+                    source = tm.tensor_index
+                    if tensors[made].dtype == np.uint8:
+                        # float -> uint8 by way of int8 at the same scale (zero point - 128): what every runtime
+                        # quantizes (rillet's QUANTIZE makes uint8 only from int8), and exact
+                        q = tensors[made].quantization
+                        int8 = dataclasses.replace(
+                            tensors[made], type=_INT8, name=f"{tensors[made].name}/int8",
+                            quantization=dataclasses.replace(q, zero_point=[z - 128 for z in q.zero_point]))
+                        tensors.append(int8)
+                        requantized.append(Operator(opcode_index=quantize, inputs=[source],
+                                                    outputs=[len(tensors) - 1]))
+                        source = len(tensors) - 1
+                    requantized.append(Operator(opcode_index=quantize, inputs=[source], outputs=[made]))
                     tm.tensor_index = made
         new_inputs = {name: place(i) for name, i in inputs.items()}
         label = [tm for tm in sd.inputs if not tm.name.startswith("boundary_")]
@@ -399,6 +418,40 @@ def _splice_frozen(t: ModelFile, m: ModelFile, sg_index: int, frozen: list[int],
         t.subgraphs[sd.subgraph_index] = dataclasses.replace(
             sub, tensors=tensors, operators=operators, inputs=[tm.tensor_index for tm in sd.inputs],
             outputs=[tm.tensor_index for tm in sd.outputs])
+
+
+SUBGRAPH_FIELDS = ("init_subgraph_index", "then_subgraph_index", "else_subgraph_index", "cond_subgraph_index",
+                   "body_subgraph_index", "subgraph")
+
+
+def _called_subgraphs(t: ModelFile, m: ModelFile, options: Any, called: dict[int, int]) -> Any:
+    """An op's options with each subgraph it calls (CALL_ONCE's initialiser, IF's branches, WHILE's body) copied
+    from `m` into `t` once, the indices pointing at the copies."""
+    if options is None or not any(hasattr(options, f) for f in SUBGRAPH_FIELDS):
+        return options
+    fields = options.fields()
+    for name in SUBGRAPH_FIELDS:
+        if name in fields:
+            fields[name] = _copy_subgraph(t, m, fields[name], called)
+    return type(options)(options.type_name, **fields)
+
+
+def _copy_subgraph(t: ModelFile, m: ModelFile, k: int, called: dict[int, int]) -> int:
+    from rillet.quant.frozen import _code_index
+
+    if k in called:
+        return called[k]
+    sg = m.subgraphs[k]
+    called[k] = len(t.subgraphs)
+    t.subgraphs.append(None)  # its place, so that the subgraphs it calls come after it
+    copier = _TensorCopier(m, sg, t, {}, [], {})
+    for i in range(len(sg.tensors)):
+        copier.place(i)
+    operators = [dataclasses.replace(op, opcode_index=_code_index(t.operator_codes, m.operator_codes[op.opcode_index]),
+                                     builtin_options=_called_subgraphs(t, m, op.builtin_options, called))
+                 for op in sg.operators]
+    t.subgraphs[called[k]] = dataclasses.replace(sg, tensors=copier.tensors, operators=operators)
+    return called[k]
 
 
 @dataclass

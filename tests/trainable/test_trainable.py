@@ -205,3 +205,40 @@ def test_an_int8_model_trains_its_tail_in_float_behind_its_int8_part(name, last)
         losses[key] = np.array([float(train(**feeds, y=y)["loss"]) for _ in range(20)])
     np.testing.assert_allclose(losses["rillet"], losses["litert"], rtol=1e-5)
     assert losses["rillet"][-1] < losses["rillet"][0]
+
+
+@pytest.mark.real_models
+def test_microwakeword_streaming_int8_models_fine_tune_their_classifier():
+    """microWakeWord's int8 streaming models (bench/real_models.py's cache; pytest -m real_models): the frozen
+    part keeps its CALL_ONCE initialiser and its resource variables (the stream's state), which are copied
+    with it. `infer` gives the original's uint8 outputs bit for bit over a stream of invokes, `train` the
+    same losses in rillet and LiteRT, and the loss falls."""
+    import os
+
+    cache = Path(os.environ.get("RILLET_REAL_MODELS", Path.home() / ".cache" / "rillet-real-models"))
+    paths = sorted((cache / "pymicro-wakeword").rglob("*.tflite"))
+    if not paths:
+        pytest.skip(f"no microWakeWord models in {cache} (run bench/real_models.py)")
+    for path in paths:
+        content = rillet.trainable(path, loss="sigmoid_cross_entropy", learning_rate=0.01)
+        it = litert.Interpreter(model_path=str(path))
+        runner = it.get_signature_runner(next(iter(it.get_signature_list())))
+        infers = [Interpreter(model_content=content).get_signature_runner("infer"),
+                  litert.Interpreter(model_content=content).get_signature_runner("infer")]
+        rs = np.random.default_rng(0)
+        stream = [{k: rs.integers(-128, 128, d["shape"]).astype(d["dtype"])
+                   for k, d in runner.get_input_details().items()} for _ in range(8)]
+        for feeds in stream:
+            want = runner(**feeds)
+            for infer in infers:
+                got = infer(**feeds)
+                for key in want:
+                    np.testing.assert_array_equal(got[key], want[key], err_msg=path.name)
+        losses = {}
+        for key, interpreter in (("rillet", Interpreter(model_content=content)),
+                                 ("litert", litert.Interpreter(model_content=content))):
+            train = interpreter.get_signature_runner("train")
+            y = np.ones(train.get_input_details()["y"]["shape"], np.float32)  # the wake word, said
+            losses[key] = np.array([float(train(**stream[0], y=y)["loss"]) for _ in range(20)])
+        np.testing.assert_allclose(losses["rillet"], losses["litert"], rtol=1e-5, err_msg=path.name)
+        assert losses["rillet"][-1] < losses["rillet"][0], path.name
