@@ -42,6 +42,8 @@ WEIGHT_VIEWS = {"DEQUANTIZE", "DENSIFY"}
 # Ops run for their effect (a streaming model's state, its initialiser): kept in the frozen copy, with what
 # they read, though no output needs them.
 EFFECTS = {"ASSIGN_VARIABLE", "CALL_ONCE"}
+# Variable names the runtimes take (librillet reads up to 255 bytes), less room for an optimizer slot's prefix.
+MAX_VARIABLE_NAME = 200
 LOSSES = ("softmax_cross_entropy", "sigmoid_cross_entropy", "mse", "output")
 OPTIMIZERS = ("sgd", "momentum", "adam")
 
@@ -188,10 +190,16 @@ def _unshared(m: ModelFile, sg_index: int, chosen: list[Layer]) -> ModelFile:
         op = sg.operators[layer.op]
         inputs = list(op.inputs)
         for k, w in enumerate(layer.weights):
+            name = sg.tensors[w].name or f"tensor_{w}"
+            if len(name) > MAX_VARIABLE_NAME:  # a resource variable's name, with an optimizer's "Adam/.../m"
+                sg.tensors[w] = dataclasses.replace(sg.tensors[w], name=f"{name[:MAX_VARIABLE_NAME - 12]}~{w}")
             readers = [j for j, other in enumerate(sg.operators) if w in (other.inputs or [])]
             if readers == [layer.op]:
                 continue
-            sg.tensors.append(dataclasses.replace(sg.tensors[w], name=f"{layer.name}/{sg.tensors[w].name}"))
+            shared = f"{layer.name}/{sg.tensors[w].name}"
+            if len(shared) > MAX_VARIABLE_NAME:
+                shared = f"{shared[:MAX_VARIABLE_NAME - 12]}~{len(sg.tensors)}"
+            sg.tensors.append(dataclasses.replace(sg.tensors[w], name=shared))
             inputs = [len(sg.tensors) - 1 if i == w else i for i in inputs]
             layer.weights[k] = len(sg.tensors) - 1
         sg.operators[layer.op] = dataclasses.replace(op, inputs=inputs)

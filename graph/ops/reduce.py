@@ -1,4 +1,4 @@
-"""Reductions over axes: MEAN, SUM.
+"""Reductions over axes: MEAN, SUM, REDUCE_MAX, REDUCE_MIN.
 
 Each op: its shape rule, numpy reference, JAX lowering and TFLite mapping (one `register`), its builder, and
 its gradient rule (`_grad_*`, collected in GRADIENTS at the end)."""
@@ -107,21 +107,28 @@ def _product(v: Tensor, n: int) -> Tensor:
     return out
 
 
+def _reduced_axes(node: Node) -> tuple:
+    """The node's axes, each in [0, rank): an imported model gives -1 for the last."""
+    rank = node.inputs[0].rank
+    return tuple(sorted({a % rank for a in node.attrs["axes"]}))
+
+
 def _keepdims(g: Tensor, x: Tensor, node: Node) -> Tensor:
     if node.attrs["keepdims"]:
         return g
-    keep = [1 if a in node.attrs["axes"] else d for a, d in enumerate(x.shape)]
+    axes = _reduced_axes(node)
+    keep = [1 if a in axes else d for a, d in enumerate(x.shape)]
     return ops.reshape(g, grad._dims(tuple(keep)))
 
 
 def _grad_sum(node, dys):
     x = node.inputs[0]
-    return [_broadcast_back(_keepdims(dys[0], x, node), x, tuple(node.attrs["axes"]))]
+    return [_broadcast_back(_keepdims(dys[0], x, node), x, _reduced_axes(node))]
 
 
 def _grad_mean(node, dys):
     x = node.inputs[0]
-    axes = tuple(node.attrs["axes"])
+    axes = _reduced_axes(node)
     g = ops.div(_keepdims(dys[0], x, node), _count(x, axes))
     return [_broadcast_back(g, x, axes)]
 
@@ -129,7 +136,7 @@ def _grad_mean(node, dys):
 def _grad_extreme(node, dys):
     # dy shared equally by the elements that equal the extreme (TensorFlow's and JAX's rule at ties)
     x = node.inputs[0]
-    axes = tuple(node.attrs["axes"])
+    axes = _reduced_axes(node)
     y = _keepdims(node.outputs[0], x, node)
     hits = ops.cast(ops.equal(x, y), x.dtype)
     share = ops.div(_keepdims(dys[0], x, node), ops.reduce_sum(hits, axes, keepdims=True))

@@ -115,6 +115,10 @@ CASES = [
     ("mean_keepdims", [U(2, 3, 4)], lambda x: ops.reduce_mean(x, [0, 2], keepdims=True),
      lambda x: x.mean((0, 2), keepdims=True)),
     ("sum_all", [U(2, 3, 4)], ops.reduce_sum, np.sum),
+    # as an imported model gives it: a negative axis left in the node's attrs (a layer norm's variance)
+    ("mean_negative_axis_keepdims", [U(1, 3, 4)],
+     lambda x: rg.get_default_graph().add_node("MEAN", [x], {"axes": (-1,), "keepdims": True}).outputs[0],
+     lambda x: x.mean(-1, keepdims=True)),
     ("sum_last_keepdims", [U(2, 3)], lambda x: ops.reduce_sum(x, -1, keepdims=True),
      lambda x: x.sum(-1, keepdims=True)),
     ("fully_connected", [U(3, 4), U(5, 4), U(5)], ops.fully_connected, lambda x, w, b: x @ w.T + b),
