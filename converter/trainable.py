@@ -22,8 +22,6 @@ from .format import (
     Buffer,
     ModelError,
     ModelFile,
-    Operator,
-    OperatorCode,
     SignatureDef,
     SubGraph,
     TensorMap,
@@ -31,17 +29,21 @@ from .format import (
     save,
 )
 from .format.prune import drop_unused_buffers, drop_unused_tensors
-from .format.schema import BUILTIN_CODES
-from .format.variable_roles import METADATA_NAME as ROLES_METADATA
+from .frozen_copy import (
+    ancestors,
+    boundary_name,
+    code_index,
+    is_constant,
+    is_quantized,
+    keep_metadata,
+    splice_frozen,
+)
 
 # Ops whose constant inputs are a layer's weights (what --train-last counts).
 WEIGHTED = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "TRANSPOSE_CONV", "BATCH_MATMUL", "PRELU",
             "EMBEDDING_LOOKUP", "Convolution2DTransposeBias"}
 # Ops that read a weight through them: a float16 or sparse constant widened at run time.
 WEIGHT_VIEWS = {"DEQUANTIZE", "DENSIFY"}
-# Ops run for their effect (a streaming model's state, its initialiser): kept in the frozen copy, with what
-# they read, though no output needs them.
-EFFECTS = {"ASSIGN_VARIABLE", "CALL_ONCE"}
 # Variable names the runtimes take (librillet reads up to 255 bytes), less room for an optimizer slot's prefix.
 MAX_VARIABLE_NAME = 200
 LOSSES = ("softmax_cross_entropy", "sigmoid_cross_entropy", "mse", "output")
@@ -96,15 +98,15 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
     tail_model = _float_tail(_extract(m, sg_index, tail, boundary, tail_outputs))
     training = _training_file(tail_model, [sg.tensors[w].name for w in trained], loss, optimizer, learning_rate,
                               output)
-    _splice_frozen(training, m, sg_index, frozen, boundary, inputs, outputs, tail_outputs)
-    _keep_metadata(training, m)
+    splice_frozen(training, m, sg_index, frozen, boundary, inputs, outputs, tail_outputs)
+    keep_metadata(training, m)
     return save(drop_unused_buffers(drop_unused_tensors(training)))
 
 
 def weighted_layers(m: ModelFile, sg_index: int, toward: int | None = None) -> list[Layer]:
     """The model's weighted ops in order (those on the way to tensor `toward`, when given)."""
     sg = m.subgraphs[sg_index]
-    needed = _ancestors(sg, [toward]) if toward is not None else set(range(len(sg.operators)))
+    needed = ancestors(sg, [toward]) if toward is not None else set(range(len(sg.operators)))
     producer = {o: j for j, op in enumerate(sg.operators) for o in op.outputs or []}
     layers = []
     for j, op in enumerate(sg.operators):
@@ -118,7 +120,7 @@ def weighted_layers(m: ModelFile, sg_index: int, toward: int | None = None) -> l
             source = producer.get(i)
             if _is_weight_constant(m, sg_index, i) or (
                     source is not None and m.op_name(sg.operators[source]) in WEIGHT_VIEWS
-                    and all(_is_constant(m, sg.tensors[k]) for k in sg.operators[source].inputs or [])):
+                    and all(is_constant(m, sg.tensors[k]) for k in sg.operators[source].inputs or [])):
                 weights.append(i)
         if weights:
             layers.append(Layer(j, sg.tensors[op.outputs[0]].name or f"op_{j}", kind, weights))
@@ -134,31 +136,11 @@ def _signature(m: ModelFile) -> tuple[int, dict[str, int], dict[str, int]]:
     return 0, {sg.tensors[i].name: i for i in sg.inputs}, {sg.tensors[i].name: i for i in sg.outputs}
 
 
-def _is_constant(m: ModelFile, t: Any) -> bool:
-    return 0 < t.buffer < len(m.buffers) and m.buffers[t.buffer].data is not None and m.buffers[t.buffer].data.size > 0
-
-
-def _is_quantized(t: Any) -> bool:
-    q = t.quantization
-    return q is not None and q.scale is not None and len(q.scale) > 0 and t.dtype.kind in "iu"
-
-
 def _is_weight_constant(m: ModelFile, sg_index: int, i: int) -> bool:
     """A constant of more than one value that is a float32 or a quantized integer (an int8 filter, its int32 bias)."""
     t = m.subgraphs[sg_index].tensors[i]
-    return (_is_constant(m, t) and (t.dtype == np.float32 or _is_quantized(t))
+    return (is_constant(m, t) and (t.dtype == np.float32 or is_quantized(t))
             and int(np.prod(t.shape or [1])) > 1)
-
-
-def _ancestors(sg: SubGraph, tensors: list[int]) -> set[int]:
-    """The ops that the tensors depend on."""
-    wanted, needed = set(tensors), set()
-    for j in reversed(range(len(sg.operators))):
-        op = sg.operators[j]
-        if any(o in wanted for o in op.outputs or []):
-            needed.add(j)
-            wanted.update(i for i in op.inputs or [] if i >= 0)
-    return needed
 
 
 def _choose(layers: list[Layer], train_last: int | None, train: list[str] | None) -> list[Layer]:
@@ -227,17 +209,11 @@ def _boundary(m: ModelFile, sg_index: int, tail: list[int]) -> list[int]:
     sg = m.subgraphs[sg_index]
     made = _made_by(sg, tail)
     read = [i for j in tail for i in sg.operators[j].inputs or [] if i >= 0]
-    return list(dict.fromkeys(i for i in read if i not in made and not _is_constant(m, sg.tensors[i])))
-
-
-def _boundary_name(index: int) -> str:
-    return f"boundary_{index}"
+    return list(dict.fromkeys(i for i in read if i not in made and not is_constant(m, sg.tensors[i])))
 
 
 def _extract(m: ModelFile, sg_index: int, ops: list[int], inputs: list[int], outputs: dict[str, int]) -> ModelFile:
     """`ops` as a single-subgraph model: `inputs` in (named boundary_<tensor>), `outputs` out by name."""
-    from rillet.quant.frozen import _code_index
-
     sg = m.subgraphs[sg_index]
     order = list(dict.fromkeys([*inputs, *(i for j in ops for i in [*sg.operators[j].inputs, *sg.operators[j].outputs]
                                            if i >= 0)]))
@@ -246,16 +222,16 @@ def _extract(m: ModelFile, sg_index: int, ops: list[int], inputs: list[int], out
     for old in order:
         t = sg.tensors[old]
         buffer = 0
-        if _is_constant(m, t):
+        if is_constant(m, t):
             buffers.append(Buffer(data=m.buffers[t.buffer].data))
             buffer = len(buffers) - 1
         tensors.append(dataclasses.replace(t, buffer=buffer))
     codes: list = []
     operators = [dataclasses.replace(sg.operators[j],
-                                     opcode_index=_code_index(codes, m.operator_codes[sg.operators[j].opcode_index]),
+                                     opcode_index=code_index(codes, m.operator_codes[sg.operators[j].opcode_index]),
                                      inputs=[index[i] if i >= 0 else i for i in sg.operators[j].inputs],
                                      outputs=[index[o] for o in sg.operators[j].outputs]) for j in ops]
-    signature = SignatureDef(inputs=[TensorMap(name=_boundary_name(i), tensor_index=index[i]) for i in inputs],
+    signature = SignatureDef(inputs=[TensorMap(name=boundary_name(i), tensor_index=index[i]) for i in inputs],
                              outputs=[TensorMap(name=n, tensor_index=index[i]) for n, i in outputs.items()],
                              signature_key="tail", subgraph_index=0)
     sub = SubGraph(tensors, [index[i] for i in inputs], [index[i] for i in outputs.values()], operators, "tail")
@@ -270,14 +246,14 @@ def _float_tail(tail: ModelFile) -> ModelFile:
     indices; the splice puts a DEQUANTIZE in front of an int8 input and, in `infer`, a QUANTIZE after an
     int8 output, so the frozen part and the model's outputs keep the original's types."""
     sg = tail.subgraphs[0]
-    if not any(_is_quantized(t) for t in sg.tensors):
+    if not any(is_quantized(t) for t in sg.tensors):
         return tail
     buffers, tensors = list(tail.buffers), list(sg.tensors)
     for k, t in enumerate(sg.tensors):
-        if not _is_quantized(t):
+        if not is_quantized(t):
             continue
         q = t.quantization
-        if _is_constant(tail, t):
+        if is_constant(tail, t):
             values = np.asarray(tail.buffers[t.buffer].data).view(t.dtype).reshape(t.shape).astype(np.float64)
             scale, zero = np.asarray(q.scale, np.float64), np.asarray(q.zero_point or [0], np.float64)
             if scale.size > 1:
@@ -294,7 +270,7 @@ def _float_tail(tail: ModelFile) -> ModelFile:
     for op in sg.operators:
         inputs = [alias.get(i, i) for i in op.inputs or []]
         kind = tail.op_name(op)
-        if kind in ("QUANTIZE", "DEQUANTIZE") and not _is_constant(tail, sg.tensors[inputs[0]]):
+        if kind in ("QUANTIZE", "DEQUANTIZE") and not is_constant(tail, sg.tensors[inputs[0]]):
             alias[op.outputs[0]] = inputs[0]
             continue
         operators.append(dataclasses.replace(op, inputs=inputs))
@@ -305,7 +281,7 @@ def _float_tail(tail: ModelFile) -> ModelFile:
                                signature_defs=[dataclasses.replace(sig, outputs=outputs)])
 
 
-_FLOAT32, _INT8 = 0, 9  # TensorType
+_FLOAT32 = 0  # TensorType
 
 
 def _training_file(tail: ModelFile, trained: list[str], loss: str, optimizer: str, learning_rate: float,
@@ -348,156 +324,6 @@ def _training_file(tail: ModelFile, trained: list[str], loss: str, optimizer: st
             "adam": lambda: optimizers.Adam(learning_rate)}[optimizer]
     spec = TrainSpec(loss=loss_fn, optimizer=make(), trainable=trained, label_dtype=label_dtype, output=output)
     return convert_for_training(imported, spec)
-
-
-def _splice_frozen(t: ModelFile, m: ModelFile, sg_index: int, frozen: list[int], boundary: list[int],
-                   inputs: dict[str, int], outputs: dict[str, int], tail_outputs: dict[str, int]) -> None:
-    """Puts the original's frozen ops in front of the tail in `infer` and `train`: the boundary inputs become
-    the frozen ops' results (or the model's own inputs), the model's inputs the signatures' inputs, and
-    `infer` gives the outputs the frozen part makes too."""
-    from rillet.quant.frozen import _code_index
-
-    sg = m.subgraphs[sg_index]
-    moved: dict[int, int] = {}  # the original's buffers, added once for both signatures
-    called: dict[int, int] = {}  # the original's subgraphs that frozen ops call -> their copies in `t`
-    for sd in t.signature_defs:
-        if sd.signature_key not in ("infer", "train"):
-            continue
-        sub = t.subgraphs[sd.subgraph_index]
-        by_name = {tm.name: tm.tensor_index for tm in sd.inputs}
-        extra_outputs = {n: i for n, i in outputs.items() if n not in tail_outputs} if sd.signature_key == "infer" else {}
-        effects = [j for j in frozen if m.op_name(sg.operators[j]) in EFFECTS]
-        reads = [i for j in effects for i in sg.operators[j].inputs or [] if i >= 0]
-        needed_ops = sorted((_ancestors(sg, [*boundary, *extra_outputs.values(), *reads]) | set(effects))
-                            & set(frozen))
-        quantized = [b for b in boundary if _is_quantized(sg.tensors[b])]
-        copy = _TensorCopier(m, sg, t, moved, list(sub.tensors),
-                             {b: by_name[_boundary_name(b)] for b in boundary if b not in quantized})
-        tensors, place = copy.tensors, copy.place
-        for b in boundary:  # the boundary tensors keep the original's names and shapes
-            if b not in quantized:
-                tensors[copy.index[b]] = dataclasses.replace(sg.tensors[b], buffer=0)
-        copied = [dataclasses.replace(sg.operators[j],
-                                      opcode_index=_code_index(t.operator_codes,
-                                                               m.operator_codes[sg.operators[j].opcode_index]),
-                                      builtin_options=_called_subgraphs(t, m, sg.operators[j].builtin_options,
-                                                                        called),
-                                      inputs=[place(i) if i >= 0 else i for i in sg.operators[j].inputs or []],
-                                      outputs=[place(o) for o in sg.operators[j].outputs or []])
-                  for j in needed_ops]
-        dequantize = _code_index(t.operator_codes, OperatorCode(deprecated_builtin_code=BUILTIN_CODES["DEQUANTIZE"],
-                                                                builtin_code=BUILTIN_CODES["DEQUANTIZE"]))
-        copied += [Operator(opcode_index=dequantize, inputs=[place(b)], outputs=[by_name[_boundary_name(b)]])
-                   for b in quantized]
-        if sd.signature_key == "infer":
-            requantized = []
-            for tm in sd.outputs:
-                original_index = outputs.get(tm.name)
-                if original_index is not None and original_index in tail_outputs.values() \
-                        and _is_quantized(sg.tensors[original_index]):
-                    quantize = _code_index(t.operator_codes, OperatorCode(
-                        deprecated_builtin_code=BUILTIN_CODES["QUANTIZE"], builtin_code=BUILTIN_CODES["QUANTIZE"]))
-                    made = place(original_index)
-                    source = tm.tensor_index
-                    if tensors[made].dtype == np.uint8:
-                        # float -> uint8 by way of int8 at the same scale (zero point - 128): what every runtime
-                        # quantizes (rillet's QUANTIZE makes uint8 only from int8), and exact
-                        q = tensors[made].quantization
-                        int8 = dataclasses.replace(
-                            tensors[made], type=_INT8, name=f"{tensors[made].name}/int8",
-                            quantization=dataclasses.replace(q, zero_point=[z - 128 for z in q.zero_point]))
-                        tensors.append(int8)
-                        requantized.append(Operator(opcode_index=quantize, inputs=[source],
-                                                    outputs=[len(tensors) - 1]))
-                        source = len(tensors) - 1
-                    requantized.append(Operator(opcode_index=quantize, inputs=[source], outputs=[made]))
-                    tm.tensor_index = made
-        new_inputs = {name: place(i) for name, i in inputs.items()}
-        label = [tm for tm in sd.inputs if not tm.name.startswith("boundary_")]
-        sd.inputs = [TensorMap(name=n, tensor_index=i) for n, i in new_inputs.items()] + label
-        for name, i in extra_outputs.items():
-            sd.outputs.append(TensorMap(name=name, tensor_index=place(i)))
-        order = {n: k for k, n in enumerate(outputs)}
-        sd.outputs.sort(key=lambda tm: order.get(tm.name, len(order)))
-        first = 1 if sub.operators and t.op_name(sub.operators[0]) == "CALL_ONCE" else 0
-        operators = sub.operators[:first] + copied + sub.operators[first:]
-        if sd.signature_key == "infer":
-            operators += requantized
-        t.subgraphs[sd.subgraph_index] = dataclasses.replace(
-            sub, tensors=tensors, operators=operators, inputs=[tm.tensor_index for tm in sd.inputs],
-            outputs=[tm.tensor_index for tm in sd.outputs])
-
-
-SUBGRAPH_FIELDS = ("init_subgraph_index", "then_subgraph_index", "else_subgraph_index", "cond_subgraph_index",
-                   "body_subgraph_index", "subgraph")
-
-
-def _called_subgraphs(t: ModelFile, m: ModelFile, options: Any, called: dict[int, int]) -> Any:
-    """An op's options with each subgraph it calls (CALL_ONCE's initialiser, IF's branches, WHILE's body) copied
-    from `m` into `t` once, the indices pointing at the copies."""
-    if options is None or not any(hasattr(options, f) for f in SUBGRAPH_FIELDS):
-        return options
-    fields = options.fields()
-    for name in SUBGRAPH_FIELDS:
-        if name in fields:
-            fields[name] = _copy_subgraph(t, m, fields[name], called)
-    return type(options)(options.type_name, **fields)
-
-
-def _copy_subgraph(t: ModelFile, m: ModelFile, k: int, called: dict[int, int]) -> int:
-    from rillet.quant.frozen import _code_index
-
-    if k in called:
-        return called[k]
-    sg = m.subgraphs[k]
-    called[k] = len(t.subgraphs)
-    t.subgraphs.append(None)  # its place, so that the subgraphs it calls come after it
-    copier = _TensorCopier(m, sg, t, {}, [], {})
-    for i in range(len(sg.tensors)):
-        copier.place(i)
-    operators = [dataclasses.replace(op, opcode_index=_code_index(t.operator_codes, m.operator_codes[op.opcode_index]),
-                                     builtin_options=_called_subgraphs(t, m, op.builtin_options, called))
-                 for op in sg.operators]
-    t.subgraphs[called[k]] = dataclasses.replace(sg, tensors=copier.tensors, operators=operators)
-    return called[k]
-
-
-@dataclass
-class _TensorCopier:
-    """Copies the original's tensors into a subgraph of `t` on first use (constants' buffers once per file)."""
-
-    m: ModelFile
-    sg: SubGraph
-    t: ModelFile
-    moved: dict[int, int]
-    tensors: list
-    index: dict[int, int]
-
-    def place(self, old: int) -> int:
-        if old not in self.index:
-            original = self.sg.tensors[old]
-            buffer = 0
-            if _is_constant(self.m, original):
-                if original.buffer not in self.moved:
-                    self.t.buffers.append(Buffer(data=self.m.buffers[original.buffer].data))
-                    self.moved[original.buffer] = len(self.t.buffers) - 1
-                buffer = self.moved[original.buffer]
-            self.tensors.append(dataclasses.replace(original, buffer=buffer))
-            self.index[old] = len(self.tensors) - 1
-        return self.index[old]
-
-
-def _keep_metadata(t: ModelFile, m: ModelFile) -> None:
-    """The original's metadata entries (its TFLite metadata, min runtime version, ...) and description."""
-    kept = []
-    for entry in m.metadata or []:
-        if m.buffers[entry.buffer].data is None or entry.name == ROLES_METADATA or any(e.name == entry.name for e in t.metadata or []):
-            continue
-        t.buffers.append(Buffer(data=m.buffers[entry.buffer].data))
-        kept.append(dataclasses.replace(entry, buffer=len(t.buffers) - 1))
-    t.metadata = [*kept, *(t.metadata or [])]
-    if m.description:
-        t.description = m.description
 
 
 def signature_subgraph(m: ModelFile) -> int:
