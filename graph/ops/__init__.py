@@ -17,8 +17,10 @@ from . import (
     conv,
     core,
     elementwise,
+    indexing,
     matmul,
     movement,
+    padding,
     pool,
     random,
     reduce,
@@ -30,8 +32,10 @@ from .composite import *
 from .conv import *
 from .core import *
 from .elementwise import *
+from .indexing import *
 from .matmul import *
 from .movement import *
+from .padding import *
 from .pool import *
 from .random import *
 from .reduce import *
@@ -47,6 +51,8 @@ FAMILIES = {
     "conv": conv,
     "pool": pool,
     "movement": movement,
+    "padding": padding,
+    "indexing": indexing,
     "resize": resize,
     "random": random,
     "composite": composite,
@@ -114,12 +120,8 @@ AVERAGE_POOL_2D          pool         rule
 MAX_POOL_2D              pool         rule
 CONCATENATION            movement     rule
 DEPTH_TO_SPACE           movement     rule
-EMBEDDING_LOOKUP         movement     rule
 EXPAND_DIMS              movement     rule
-GATHER                   movement     rule
-MIRROR_PAD               movement     rule
 PACK                     movement     rule
-PAD                      movement     rule
 RESHAPE                  movement     rule
 SHAPE                    movement     none
 SLICE                    movement     rule
@@ -127,6 +129,10 @@ SPACE_TO_DEPTH           movement     rule
 SQUEEZE                  movement     rule
 STRIDED_SLICE            movement     rule
 TRANSPOSE                movement     rule
+MIRROR_PAD               padding      rule
+PAD                      padding      rule
+EMBEDDING_LOOKUP         indexing     rule
+GATHER                   indexing     rule
 RESIZE_BILINEAR          resize       rule
 RESIZE_NEAREST_NEIGHBOR  resize       rule
 RANDOM_UNIFORM           random       none

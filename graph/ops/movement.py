@@ -1,4 +1,4 @@
-"""Data movement: reshapes, transposes, slices, concatenation, padding, gather, pack, depth/space.
+"""Data movement: reshapes, transposes, slices, concatenation, pack, shape, depth/space.
 
 Each op: its shape rule, numpy reference, JAX lowering and TFLite mapping (one `register`), its builder, and
 its gradient rule (`_grad_*`, collected in GRADIENTS at the end)."""
@@ -53,43 +53,6 @@ register(OpDef("CONCATENATION", attrs={"axis": REQUIRED}, infer=_concat_infer,
 def concat(values: Sequence, axis: int, name: str | None = None) -> Tensor:
     values = _operands(*values)
     return _apply("CONCATENATION", values, {"axis": _axis(axis, values[0].rank)}, name=name)
-
-
-def _pad_infer(attrs, specs):
-    shape, dtype = specs[0]
-    pads = attrs["paddings"]
-    if len(pads) != len(shape):
-        raise ValueError(f"paddings {pads} do not match rank {len(shape)}")
-    return [(tuple(None if d is None else d + b + e for d, (b, e) in zip(shape, pads)), dtype)]
-
-
-register(OpDef("PAD", attrs={"paddings": REQUIRED}, infer=_pad_infer,
-               numpy=lambda a, x: np.pad(x, a["paddings"]),
-               jax=lambda a, x: _jnp().pad(x, a["paddings"]),
-               tflite=_tfl("PAD", "PadOptions", attr_inputs=["paddings"], notes="paddings int32 [rank, 2]")))
-
-
-def pad(x, paddings, name: str | None = None) -> Tensor:
-    paddings = tuple((int(b), int(e)) for b, e in paddings)
-    return _apply("PAD", [as_tensor(x)], {"paddings": paddings}, name=name)
-
-
-_MIRROR_MODES = ("reflect", "symmetric")  # MirrorPadOptions.mode: 0 REFLECT, 1 SYMMETRIC
-
-
-def _mirror_pad_jax(a, x):
-    return _jnp().pad(x, a["paddings"], mode=_MIRROR_MODES[a["mode"]])
-
-
-register(OpDef("MIRROR_PAD", attrs={"paddings": REQUIRED, "mode": 0}, infer=_pad_infer,
-               numpy=lambda a, x: np.pad(x, a["paddings"], mode=_MIRROR_MODES[a["mode"]]), jax=_mirror_pad_jax,
-               tflite=_tfl("MIRROR_PAD", "MirrorPadOptions", {"mode": "mode"}, ["paddings"])))
-
-
-def mirror_pad(x, paddings, mode: str = "REFLECT", name: str | None = None) -> Tensor:
-    paddings = tuple((int(b), int(e)) for b, e in paddings)
-    attrs = {"paddings": paddings, "mode": _MIRROR_MODES.index(mode.lower())}
-    return _apply("MIRROR_PAD", [as_tensor(x)], attrs, name=name)
 
 
 def _reshape_infer(attrs, specs):
@@ -261,43 +224,6 @@ def slice_(x, begin: Sequence[int], size: Sequence[int], name: str | None = None
     return _apply("SLICE", [as_tensor(x)], attrs, name=name)
 
 
-def _gather_infer(attrs, specs):
-    (ps, pd), (ixs, ixd) = specs
-    if not np.issubdtype(np.dtype(ixd), np.integer):
-        raise ValueError(f"indices must be integers, got {ixd}")
-    axis = _axis(attrs["axis"], len(ps))
-    return [(ps[:axis] + ixs + ps[axis + 1:], pd)]
-
-
-register(OpDef("GATHER", attrs={"axis": 0}, infer=_gather_infer,
-               numpy=lambda a, p, i: np.take(p, i, axis=a["axis"]),
-               jax=lambda a, p, i: _jnp().take(p, i, axis=a["axis"]),
-               tflite=_tfl("GATHER", "GatherOptions", {"axis": "axis"}, notes="batch_dims 0")))
-
-
-def gather(params, indices, axis: int = 0, name: str | None = None) -> Tensor:
-    params = as_tensor(params)
-    indices = as_tensor(indices, dtype="int32", graph=params.graph)
-    return _apply("GATHER", [params, indices], {"axis": _axis(axis, params.rank)}, name=name)
-
-
-def _embedding_infer(attrs, specs):
-    (ixs, ixd), (ps, pd) = specs
-    if not np.issubdtype(np.dtype(ixd), np.integer) or len(ixs) != 1:
-        raise ValueError(f"ids must be a 1-D integer tensor, got {ixd} {ixs}")
-    return [(ixs + ps[1:], pd)]
-
-
-register(OpDef("EMBEDDING_LOOKUP", infer=_embedding_infer, numpy=lambda a, i, p: np.take(p, i, axis=0),
-               jax=lambda a, i, p: _jnp().take(p, i, axis=0), tflite=_tfl("EMBEDDING_LOOKUP")))
-
-
-def embedding_lookup(ids, params, name: str | None = None) -> Tensor:
-    """Rows of params [vocabulary, ...] by 1-D ids: GATHER on axis 0 with TFLite's own op, ids first."""
-    params = as_tensor(params)
-    return _apply("EMBEDDING_LOOKUP", [as_tensor(ids, dtype="int32", graph=params.graph), params], name=name)
-
-
 register(OpDef("SHAPE", attrs={"out_type": "int32"}, infer=lambda a, s: [((len(s[0][0]),), a["out_type"])],
                numpy=lambda a, x: np.array(x.shape, dtype=a["out_type"]),
                jax=lambda a, x: np.array(x.shape, dtype=a["out_type"]),  # static under jit
@@ -409,12 +335,6 @@ def _grad_concat(node, dys):
     return grads
 
 
-def _grad_pad(node, dys):
-    x = node.inputs[0]
-    begin = [b for b, _ in node.attrs["paddings"]]
-    return [ops.slice_(dys[0], begin, [-1 if d is None else d for d in x.shape])]
-
-
 def _grad_slice(node, dys):
     x = node.inputs[0]
     y = node.outputs[0]
@@ -472,55 +392,7 @@ def _grad_pack(node, dys):
     return grads
 
 
-def _grad_gather(node, dys):
-    params, indices = node.inputs
-    if node.attrs["axis"] != 0:
-        raise ValueError(f'gradient of GATHER "{node.name}": only axis 0')
-    return [_scatter_rows(params, indices, dys[0], node.name), None]
-
-
-def _grad_embedding_lookup(node, dys):
-    ids, params = node.inputs
-    return [None, _scatter_rows(params, ids, dys[0], node.name)]
-
-
-def _scatter_rows(params, indices, dy, name: str):
-    """d params of a gather of rows: one_hot(indices)^T @ dy, a scatter-add as a matmul of builtins."""
-    if None in params.shape:
-        raise ValueError(f'gradient of "{name}": the table must have a static shape')
-    n = params.shape[0]
-    rest = int(np.prod(params.shape[1:]))
-    hot = ops.one_hot(ops.reshape(indices, [-1]), n, dtype=params.dtype)   # [k, n]
-    dparams = ops.batch_matmul(hot, ops.reshape(dy, [-1, rest]), adj_x=True)  # [n, rest]
-    return ops.reshape(dparams, list(params.shape))
-
-
-def mirror_matrix(size: int, before: int, after: int, mode: int) -> np.ndarray:
-    """[size + before + after, size]: which input element each output element of a 1-D mirror pad copies."""
-    index = np.pad(np.arange(size), (before, after), mode=_MIRROR_MODES[mode])
-    m = np.zeros((len(index), size))
-    m[np.arange(len(index)), index] = 1.0
-    return m
-
-
-def _grad_mirror_pad(node, dys):
-    # a mirror pad is linear and separable: along each padded axis dx = M^T dy, a BATCH_MATMUL on that axis
-    # moved last (the reflected borders add back onto the elements they copy)
-    x, g = node.inputs[0], dys[0]
-    for axis, (before, after) in enumerate(node.attrs["paddings"]):
-        if before == after == 0:
-            continue
-        perm = [a for a in range(x.rank) if a != axis] + [axis]
-        back = list(np.argsort(perm))
-        m = mirror_matrix(x.shape[axis], before, after, node.attrs["mode"])
-        moved = ops.batch_matmul(ops.transpose(g, perm), ops.constant(m.astype(x.dtype), graph=x.graph))
-        g = ops.transpose(moved, back)
-    return [g]
-
-
 GRADIENTS = {
-    "MIRROR_PAD": _grad_mirror_pad,
-    "EMBEDDING_LOOKUP": _grad_embedding_lookup,
     "IDENTITY": _grad_identity,
     "RESHAPE": _grad_reshape,
     "SQUEEZE": _grad_reshape,
@@ -529,9 +401,7 @@ GRADIENTS = {
     "DEPTH_TO_SPACE": _grad_depth_to_space,
     "SPACE_TO_DEPTH": _grad_space_to_depth,
     "CONCATENATION": _grad_concat,
-    "PAD": _grad_pad,
     "SLICE": _grad_slice,
     "STRIDED_SLICE": _grad_strided_slice,
     "PACK": _grad_pack,
-    "GATHER": _grad_gather,
 }

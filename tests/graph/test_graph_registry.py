@@ -50,3 +50,13 @@ def test_the_op_table_lists_every_op_with_its_family_and_gradient():
 
     assert OP_TABLE.strip() == op_table(), "graph/ops/__init__.py's OP_TABLE is stale: paste op_table()'s output"
     assert "MISSING" not in OP_TABLE
+
+
+def test_every_family_is_a_module_not_a_builder_of_its_name():
+    import types
+
+    from rillet.graph.ops import FAMILIES
+
+    # `from .family import *` binds the family's builders in rillet.graph.ops: a family named like one of them
+    # (pad, gather) would be replaced by the function, and its gradient rules lost
+    assert all(isinstance(module, types.ModuleType) for module in FAMILIES.values())
