@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .format import Buffer, ModelFile, Operator, OperatorCode, SubGraph, TensorMap
+from .format import Buffer, ModelFile, Operator, OperatorCode, Options, SubGraph, TensorMap
 from .format.schema import BUILTIN_CODES
 from .format.variable_roles import METADATA_NAME as ROLES_METADATA
 
@@ -19,7 +19,7 @@ from .format.variable_roles import METADATA_NAME as ROLES_METADATA
 EFFECTS = {"ASSIGN_VARIABLE", "CALL_ONCE"}
 SUBGRAPH_FIELDS = ("init_subgraph_index", "then_subgraph_index", "else_subgraph_index", "cond_subgraph_index",
                    "body_subgraph_index", "subgraph")
-_INT8 = 9  # TensorType
+_FLOAT32, _INT8 = 0, 9  # TensorType
 
 
 def code_index(codes: list[OperatorCode], code: OperatorCode) -> int:
@@ -112,6 +112,89 @@ def splice_frozen(t: ModelFile, m: ModelFile, sg_index: int, frozen: list[int], 
         t.subgraphs[sd.subgraph_index] = dataclasses.replace(
             sub, tensors=tensors, operators=operators, inputs=[tm.tensor_index for tm in sd.inputs],
             outputs=[tm.tensor_index for tm in sd.outputs])
+
+
+def original_infer(t: ModelFile, m: ModelFile, sg_index: int, inputs: dict[str, int], outputs: dict[str, int],
+                   trained: dict[int, str]) -> None:
+    """Replaces `t`'s `infer` by the original's ops as they are (int8 included), each trained weight read from
+    its float variable and quantized with the original's scales and zero points (DIV, ROUND, ADD, clamp,
+    CAST: builtins every runtime has, per channel by broadcasting): before any training step, `infer` gives
+    the original's outputs bit for bit; after, the deployed model's arithmetic on the trained weights."""
+    sd = next(s for s in t.signature_defs if s.signature_key == "infer")
+    sub = t.subgraphs[sd.subgraph_index]
+    sg = m.subgraphs[sg_index]
+    copy = _TensorCopier(m, sg, t, {}, [], {})
+    ops = [sub.operators[0]] if sub.operators and t.op_name(sub.operators[0]) == "CALL_ONCE" else []
+    made_by_view = {o: j for j, op in enumerate(sg.operators) for o in op.outputs or [] if o in trained}
+    for w, name in trained.items():
+        copy.index[w] = _quantized_read(t, copy, ops, sg.tensors[w], name)
+    called: dict[int, int] = {}
+    for j, op in enumerate(sg.operators):
+        if j in made_by_view.values():  # a float16 weight's DEQUANTIZE: the variable stands for its output
+            continue
+        ops.append(dataclasses.replace(op, opcode_index=code_index(t.operator_codes, m.operator_codes[op.opcode_index]),
+                                       builtin_options=_called_subgraphs(t, m, op.builtin_options, called),
+                                       inputs=[copy.place(i) if i >= 0 else i for i in op.inputs or []],
+                                       outputs=[copy.place(o) for o in op.outputs or []]))
+    sd.inputs = [TensorMap(name=n, tensor_index=copy.place(i)) for n, i in inputs.items()]
+    sd.outputs = [TensorMap(name=n, tensor_index=copy.place(i)) for n, i in outputs.items()]
+    t.subgraphs[sd.subgraph_index] = dataclasses.replace(
+        sub, tensors=copy.tensors, operators=ops, inputs=[tm.tensor_index for tm in sd.inputs],
+        outputs=[tm.tensor_index for tm in sd.outputs])
+
+
+def _quantized_read(t: ModelFile, copy: _TensorCopier, ops: list, original: Any, name: str) -> int:
+    """Ops appended to `ops` that read variable `name` and give `original`'s quantized tensor (its type, scales
+    and zero points); the index of that tensor."""
+    tensors = copy.tensors
+
+    def tensor(like: Any, **changes: Any) -> int:
+        tensors.append(dataclasses.replace(like, buffer=0, **changes))
+        return len(tensors) - 1
+
+    def constant(value: np.ndarray, label: str) -> int:
+        t.buffers.append(Buffer(data=np.frombuffer(np.ascontiguousarray(value).tobytes(), np.uint8)))
+        tensors.append(dataclasses.replace(original, name=f"{name}/{label}", shape=list(value.shape),
+                                           shape_signature=None, type=_FLOAT32 if value.dtype == np.float32 else 2,
+                                           quantization=None, buffer=len(t.buffers) - 1))
+        return len(tensors) - 1
+
+    def op(kind: str, inputs: list[int], output: int, options: Any = None) -> int:
+        ops.append(Operator(opcode_index=builtin_code(t.operator_codes, kind), inputs=inputs, outputs=[output],
+                            builtin_options=options))
+        return output
+
+    def floats(label: str) -> int:
+        return tensor(original, name=f"{name}/{label}", type=_FLOAT32, quantization=None)
+
+    handle = tensor(original, name=f"{name}/handle", shape=[], shape_signature=None, type=_RESOURCE,
+                    quantization=None)
+    op("VAR_HANDLE", [], handle, Options("VarHandleOptions", container="", shared_name=name))
+    value = op("READ_VARIABLE", [handle], floats("read"))
+    if not is_quantized(original):
+        return value
+    q = original.quantization
+    shape = [1] * len(original.shape)
+    scale = np.asarray(q.scale, np.float32)
+    zero = np.asarray(q.zero_point or [0], np.float32)
+    if scale.size > 1:
+        shape[q.quantized_dimension] = scale.size
+    scaled = op("DIV", [value, constant(scale.reshape(shape), "scale")], floats("scaled"),
+                Options("DivOptions", fused_activation_function=0))
+    level = op("ROUND", [scaled], floats("round"))
+    if zero.any():
+        level = op("ADD", [level, constant(zero.reshape(shape) if zero.size > 1 else zero, "zero_point")],
+                   floats("shifted"), Options("AddOptions", fused_activation_function=0))
+    info = np.iinfo(original.dtype)
+    if original.dtype != np.int32:
+        level = op("MAXIMUM", [level, constant(np.array([info.min], np.float32), "min")], floats("floor"))
+        level = op("MINIMUM", [level, constant(np.array([info.max], np.float32), "max")], floats("ceiling"))
+    cast = op("CAST", [level], tensor(original, name=f"{name}/quantized"),
+              Options("CastOptions", in_data_type=_FLOAT32, out_data_type=original.type))
+    return cast
+
+
+_RESOURCE = 13  # TensorType
 
 
 def _requantized_outputs(t: ModelFile, sd: Any, sg: SubGraph, outputs: dict[str, int], tail_outputs: dict[str, int],

@@ -36,6 +36,7 @@ from .frozen_copy import (
     is_constant,
     is_quantized,
     keep_metadata,
+    original_infer,
     splice_frozen,
 )
 
@@ -96,9 +97,13 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
     if outputs[output] not in tail_outputs.values():
         raise ModelError(f'output "{output}" does not depend on the trained layers')
     tail_model = _float_tail(_extract(m, sg_index, tail, boundary, tail_outputs))
-    training = _training_file(tail_model, [sg.tensors[w].name for w in trained], loss, optimizer, learning_rate,
-                              output)
+    training, variables = _training_file(tail_model, [sg.tensors[w].name for w in trained], loss, optimizer,
+                                         learning_rate, output)
     splice_frozen(training, m, sg_index, frozen, boundary, inputs, outputs, tail_outputs)
+    if any(is_quantized(sg.tensors[w]) for w in trained):
+        # a quantized model's `infer` is the original's ops, its trained weights quantized from the variables
+        original_infer(training, m, sg_index, inputs, outputs,
+                       {w: sg.tensors[w].name for w in trained if sg.tensors[w].name in variables})
     keep_metadata(training, m)
     return save(drop_unused_buffers(drop_unused_tensors(training)))
 
@@ -285,7 +290,7 @@ _FLOAT32 = 0  # TensorType
 
 
 def _training_file(tail: ModelFile, trained: list[str], loss: str, optimizer: str, learning_rate: float,
-                   output: str) -> ModelFile:
+                   output: str) -> tuple[ModelFile, list[str]]:
     from rillet.graph import losses, ops, optimizers
 
     from .to_graph import to_graph
@@ -323,7 +328,7 @@ def _training_file(tail: ModelFile, trained: list[str], loss: str, optimizer: st
     make = {"sgd": lambda: optimizers.SGD(learning_rate), "momentum": lambda: optimizers.Momentum(learning_rate, 0.9),
             "adam": lambda: optimizers.Adam(learning_rate)}[optimizer]
     spec = TrainSpec(loss=loss_fn, optimizer=make(), trainable=trained, label_dtype=label_dtype, output=output)
-    return convert_for_training(imported, spec)
+    return convert_for_training(imported, spec), trained
 
 
 def signature_subgraph(m: ModelFile) -> int:
