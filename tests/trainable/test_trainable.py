@@ -361,3 +361,21 @@ def original_outputs(path: Path, model, feeds: dict) -> dict:
     outputs = {t.tensor_index: t.name for t in model.signature_defs[0].outputs} if model.signature_defs else \
         {i: sg.tensors[i].name for i in sg.outputs}
     return {name: it.get_tensor(i) for i, name in outputs.items()}
+
+
+def test_a_fine_tuned_int8_model_exports_and_runs_in_litert(tmp_path):
+    """export_model after training: the int8 model with its trained weights, which LiteRT runs with rillet's
+    results bit for bit (the trained weights' quantization still runs as ops on constants in the file)."""
+    path = DATA / "models" / "cnn_small_int8.tflite"
+    it = Interpreter(model_content=rillet.trainable(path, train_last=2, learning_rate=0.01))
+    infer, train = it.get_signature_runner("infer"), it.get_signature_runner("train")
+    name = next(iter(infer.get_input_details()))
+    x = np.random.default_rng(8).integers(-128, 128, (1, 28, 28, 1)).astype(np.int8)
+    for _ in range(10):
+        train(**{name: x}, y=np.array([3], np.int32))
+    (trained,) = infer(**{name: x}).values()
+    it.export_model(str(tmp_path / "fine_tuned.tflite"))
+    exported = litert.Interpreter(model_path=str(tmp_path / "fine_tuned.tflite"))
+    (got,) = exported.get_signature_runner(next(iter(exported.get_signature_list())))(**{name: x}).values()
+    assert got.dtype == np.int8
+    np.testing.assert_array_equal(got, trained)
