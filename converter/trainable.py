@@ -1,5 +1,5 @@
-"""`trainable`: any float .tflite -> a training file of it (`infer`, `train`, `save`, `restore`), its last layers
-trainable, the rest of the model copied as it is.
+"""`trainable`: a float or quantized .tflite -> a training file of it (`infer`, `train`, `save`, `restore`),
+its last layers trainable, the rest of the model copied as it is.
 
 The model is cut in two. The **tail** is every op that depends on a trained weight: it is imported as a graph
 (`to_graph`), given a loss, gradients and an optimizer (`TrainSpec`, `training_file`), and written with
@@ -7,6 +7,11 @@ resource variables. The **frozen part** is everything else: its ops, tensors and
 unchanged in front of the tail in `infer` and `train` (only what each signature needs), so any op the
 runtime runs may sit there (custom ops, float16 weights, ops the graph API has no gradient for). The
 tensors where the two meet are the tail's inputs. The model's metadata is kept.
+
+A quantized tail trains in float: its int8 weights (and int32 biases) become float variables, dequantized with
+their scales, behind a DEQUANTIZE of the int8 boundary. `infer` is then the original's own ops, each trained
+weight quantized from its variable with the original's scales (frozen_copy.original_infer): the deployed
+model's arithmetic, bit for bit the original's before any step.
 """
 
 from __future__ import annotations
@@ -64,9 +69,9 @@ class Layer:
 def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int | None = None,
               train: list[str] | None = None, loss: str = "softmax_cross_entropy", optimizer: str = "sgd",
               learning_rate: float = 0.01, output: str | None = None) -> bytes:
-    """The training file of a float model (a path, bytes or a ModelFile). train_last: the last N weighted
-    layers on the way to the loss's output train (default 1); train: layer names (an output tensor's name)
-    or weight tensor names instead. loss: softmax_cross_entropy (y: class indices; a SOFTMAX output's logits
+    """The training file of a float or quantized model (a path, bytes or a ModelFile). train_last: the last N
+    weighted layers on the way to the loss's output train (default 1); train: layers by name (a layer's
+    output tensor's name, as `rillet trainable --list` shows) instead. loss: softmax_cross_entropy (y: class indices; a SOFTMAX output's logits
     are taken), sigmoid_cross_entropy (y: 0/1 per output element; a LOGISTIC output's logits are taken), mse
     (y: the output's shape), or output (the output is the loss already, averaged; y is ignored). optimizer:
     sgd, momentum (0.9) or adam. output: which output the loss reads (when the model has several)."""

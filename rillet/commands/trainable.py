@@ -1,6 +1,6 @@
 """`rillet trainable MODEL.tflite -o TRAIN.tflite [--train-last N | --train NAME ...] [--loss ...]`: a training
-file of any float model (`infer`, `train`, `save`, `restore`), its last layers trainable, the rest copied as
-it is (rillet.converter.trainable)."""
+file of a float or quantized model (`infer`, `train`, `save`, `restore`), its last layers trainable, the rest
+copied as it is (rillet.converter.trainable)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from .common import UsageError, existing_file, output_file, write_file
 def register(subparsers: argparse._SubParsersAction) -> None:
     from rillet.converter.trainable import LOSSES, OPTIMIZERS
 
-    p = subparsers.add_parser("trainable", help="make a training file (infer/train/save/restore) of a float .tflite")
-    p.add_argument("model", help="the float .tflite file")
-    p.add_argument("-o", "--output-file", "--out", dest="out", required=True, metavar="TRAIN.tflite",
-                   help="the training file to write")
+    p = subparsers.add_parser("trainable", help="make a training file (infer/train/save/restore) of a .tflite")
+    p.add_argument("model", help="the .tflite file (float, or int8: the trained layers train in float)")
+    p.add_argument("-o", "--output-file", "--out", dest="out", metavar="TRAIN.tflite",
+                   help="the training file to write (required but with --list)")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--train-last", type=int, metavar="N",
                        help="train the last N layers that carry weights on the way to the loss's output (default 1)")
@@ -44,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
         for k, layer in enumerate(reversed(weighted_layers(model, signature_subgraph(model))), start=1):
             print(f"{k:4d}  {layer.kind:<20} {layer.name}")
         return 0
+    if args.out is None:
+        raise UsageError("-o TRAIN.tflite is required (the training file to write)")
     output_file(args.out, "training file")
     content = trainable(args.model, train_last=args.train_last, train=args.train, loss=args.loss,
                         optimizer=args.optimizer, learning_rate=args.learning_rate, output=args.output)
