@@ -6,6 +6,7 @@
 #define F32 RL_TAKES_F32
 #define ANY RL_TAKES_ANY
 #define S8 (1u << RL_INT8)
+#define S16 (1u << RL_INT16)
 #define RESOURCE (1u << RL_RESOURCE)
 #define BOOL (1u << RL_BOOL)
 #define U8 (1u << RL_UINT8)
@@ -18,26 +19,26 @@
 #define CMP (F32 | RL_TAKES_I32 | I64 | S8)
 
 static const rl_op_kind op_kinds[] = {
-    {.code = RL_OP_ADD, .name = "ADD", .dtypes = F32 | RL_TAKES_I32 | S8, .prepare = rl_prepare_binary, .eval = rl_eval_binary},
+    {.code = RL_OP_ADD, .name = "ADD", .dtypes = F32 | RL_TAKES_I32 | S8 | S16, .prepare = rl_prepare_binary, .eval = rl_eval_binary},
     {.code = RL_OP_AVERAGE_POOL_2D, .name = "AVERAGE_POOL_2D", .dtypes = F32 | S8, .prepare = rl_prepare_pool2d, .eval = rl_eval_avgpool2d},
     {.code = RL_OP_CONCATENATION, .name = "CONCATENATION", .dtypes = ANY, .prepare = rl_prepare_concatenation, .eval = rl_eval_concatenation},
     {.code = RL_OP_CONV_2D, .name = "CONV_2D", .dtypes = F32 | S8, .prepare = rl_prepare_conv2d, .eval = rl_eval_conv2d},
     {.code = RL_OP_DEPTHWISE_CONV_2D, .name = "DEPTHWISE_CONV_2D", .dtypes = F32 | S8, .prepare = rl_prepare_dwconv2d, .eval = rl_eval_dwconv2d},
     {.code = RL_OP_FULLY_CONNECTED, .name = "FULLY_CONNECTED", .dtypes = F32 | S8, .prepare = rl_prepare_fully_connected, .eval = rl_eval_fully_connected},
-    {.code = RL_OP_LOGISTIC, .name = "LOGISTIC", .dtypes = F32 | S8, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
+    {.code = RL_OP_LOGISTIC, .name = "LOGISTIC", .dtypes = F32 | S8 | S16, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
     {.code = RL_OP_MAX_POOL_2D, .name = "MAX_POOL_2D", .dtypes = F32 | S8, .prepare = rl_prepare_pool2d, .eval = rl_eval_maxpool2d},
-    {.code = RL_OP_MUL, .name = "MUL", .dtypes = F32 | RL_TAKES_I32 | S8, .prepare = rl_prepare_binary, .eval = rl_eval_binary},
-    {.code = RL_OP_RELU, .name = "RELU", .dtypes = F32 | S8, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
-    {.code = RL_OP_RELU6, .name = "RELU6", .dtypes = F32 | S8, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
+    {.code = RL_OP_MUL, .name = "MUL", .dtypes = F32 | RL_TAKES_I32 | S8 | S16, .prepare = rl_prepare_binary, .eval = rl_eval_binary},
+    {.code = RL_OP_RELU, .name = "RELU", .dtypes = F32 | S8 | S16, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
+    {.code = RL_OP_RELU6, .name = "RELU6", .dtypes = F32 | S8 | S16, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
     {.code = RL_OP_RESHAPE, .name = "RESHAPE", .dtypes = ANY | C64, .prepare = rl_prepare_reshape, .eval = rl_eval_copy},
     {.code = RL_OP_RESIZE_BILINEAR, .name = "RESIZE_BILINEAR", .dtypes = F32 | S8, .prepare = rl_prepare_resize, .eval = rl_eval_resize},
-    {.code = RL_OP_SOFTMAX, .name = "SOFTMAX", .dtypes = F32 | S8, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_softmax},
-    {.code = RL_OP_TANH, .name = "TANH", .dtypes = F32 | S8, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
+    {.code = RL_OP_SOFTMAX, .name = "SOFTMAX", .dtypes = F32 | S8 | S16, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_softmax},
+    {.code = RL_OP_TANH, .name = "TANH", .dtypes = F32 | S8 | S16, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
     {.code = RL_OP_PAD, .name = "PAD", .dtypes = ANY, .prepare = rl_prepare_pad, .eval = rl_eval_pad},
     {.code = RL_OP_GATHER, .name = "GATHER", .dtypes = ANY, .prepare = rl_prepare_gather, .eval = rl_eval_gather},
     {.code = RL_OP_TRANSPOSE, .name = "TRANSPOSE", .dtypes = ANY, .prepare = rl_prepare_transpose, .eval = rl_eval_transpose},
     {.code = RL_OP_MEAN, .name = "MEAN", .dtypes = F32 | S8, .prepare = rl_prepare_reduce, .eval = rl_eval_reduce},
-    {.code = RL_OP_SUB, .name = "SUB", .dtypes = F32 | RL_TAKES_I32 | S8, .prepare = rl_prepare_binary, .eval = rl_eval_binary},
+    {.code = RL_OP_SUB, .name = "SUB", .dtypes = F32 | RL_TAKES_I32 | S8 | S16, .prepare = rl_prepare_binary, .eval = rl_eval_binary},
     {.code = RL_OP_DIV, .name = "DIV", .dtypes = F32 | S8 | RL_TAKES_I32, .prepare = rl_prepare_div, .eval = rl_eval_div},
     {.code = RL_OP_SQUEEZE, .name = "SQUEEZE", .dtypes = ANY | C64, .prepare = rl_prepare_squeeze, .eval = rl_eval_copy},
     {.code = RL_OP_STRIDED_SLICE, .name = "STRIDED_SLICE", .dtypes = ANY, .prepare = rl_prepare_strided_slice, .eval = rl_eval_strided_slice},
@@ -57,14 +58,14 @@ static const rl_op_kind op_kinds[] = {
     {.code = RL_OP_SHAPE, .name = "SHAPE", .dtypes = ANY, .shape_only = 1, .prepare = rl_prepare_shape, .eval = rl_eval_shape},
     {.code = RL_OP_PACK, .name = "PACK", .dtypes = ANY, .prepare = rl_prepare_concatenation, .eval = rl_eval_concatenation},
     {.code = RL_OP_RESIZE_NEAREST_NEIGHBOR, .name = "RESIZE_NEAREST_NEIGHBOR", .dtypes = F32 | S8, .prepare = rl_prepare_resize, .eval = rl_eval_resize},
-    {.code = RL_OP_LEAKY_RELU, .name = "LEAKY_RELU", .dtypes = F32 | S8, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_leaky_relu},
+    {.code = RL_OP_LEAKY_RELU, .name = "LEAKY_RELU", .dtypes = F32 | S8 | S16, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_leaky_relu},
     {.code = RL_OP_SQUARED_DIFFERENCE, .name = "SQUARED_DIFFERENCE", .dtypes = F32 | RL_TAKES_I32 | S8, .prepare = rl_prepare_squared_difference, .eval = rl_eval_squared_difference},
     {.code = RL_OP_HARD_SWISH, .name = "HARD_SWISH", .dtypes = F32 | S8, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
     {.code = RL_OP_BATCH_MATMUL, .name = "BATCH_MATMUL", .dtypes = F32 | S8 | (1u << RL_INT16), .prepare = rl_prepare_batch_matmul, .eval = rl_eval_batch_matmul},
-    {.code = RL_OP_QUANTIZE, .name = "QUANTIZE", .dtypes = F32 | (1u << RL_INT8) | U8, .prepare = rl_prepare_quantize, .eval = rl_eval_quantize},
-    {.code = RL_OP_DEQUANTIZE, .name = "DEQUANTIZE", .dtypes = (1u << RL_INT8) | (1u << RL_FLOAT16), .prepare = rl_prepare_dequantize, .eval = rl_eval_dequantize},
-    {.code = RL_OP_MAXIMUM, .name = "MAXIMUM", .dtypes = F32 | RL_TAKES_I32 | S8, .prepare = rl_prepare_binary, .eval = rl_eval_binary},
-    {.code = RL_OP_MINIMUM, .name = "MINIMUM", .dtypes = F32 | RL_TAKES_I32 | S8, .prepare = rl_prepare_binary, .eval = rl_eval_binary},
+    {.code = RL_OP_QUANTIZE, .name = "QUANTIZE", .dtypes = F32 | (1u << RL_INT8) | U8 | S16, .prepare = rl_prepare_quantize, .eval = rl_eval_quantize},
+    {.code = RL_OP_DEQUANTIZE, .name = "DEQUANTIZE", .dtypes = (1u << RL_INT8) | (1u << RL_FLOAT16) | S16, .prepare = rl_prepare_dequantize, .eval = rl_eval_dequantize},
+    {.code = RL_OP_MAXIMUM, .name = "MAXIMUM", .dtypes = F32 | RL_TAKES_I32 | S8 | S16, .prepare = rl_prepare_binary, .eval = rl_eval_binary},
+    {.code = RL_OP_MINIMUM, .name = "MINIMUM", .dtypes = F32 | RL_TAKES_I32 | S8 | S16, .prepare = rl_prepare_binary, .eval = rl_eval_binary},
     {.code = RL_OP_PRELU, .name = "PRELU", .dtypes = F32 | S8, .prepare = rl_prepare_prelu, .eval = rl_eval_prelu},
     {.code = RL_OP_GREATER_EQUAL, .name = "GREATER_EQUAL", .dtypes = CMP, .prepare = rl_prepare_compare,
      .eval = rl_eval_compare},
