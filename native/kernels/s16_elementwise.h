@@ -66,4 +66,20 @@ void s16_tanh_table_ref(int64_t n, int32_t input_multiplier, int32_t input_shift
 void s16_relu_ref(int64_t n, int32_t pos_multiplier, int32_t pos_shift, int32_t neg_multiplier, int32_t neg_shift,
                   int32_t lo, int32_t hi, const int16_t *x, int16_t *y);
 
+/* MEAN, SUM, REDUCE_MAX and REDUCE_MIN over the axes marked in reduce_axes of an 8-D view (s16_reduce_ref.c):
+ * int32 sums into `sums` (one per output), then rescaled. */
+typedef enum { RL_S16_MEAN, RL_S16_SUM, RL_S16_REDUCE_MAX, RL_S16_REDUCE_MIN } rl_s16_reduce_kind;
+typedef struct {
+    rl_s16_reduce_kind kind;
+    int32_t multiplier, shift; /* MEAN: TFLite's multiplier with 1/count folded in */
+    float scale;               /* SUM: input scale / output scale, in float */
+} rl_s16_reduce_params;
+void s16_reduce_ref(const rl_s16_reduce_params *p, const int64_t *dims, const int32_t *reduce_axes, int64_t count,
+                    const int16_t *x, int32_t *sums, int16_t *y);
+
+/* MAX_POOL_2D and AVERAGE_POOL_2D over NHWC int16 (s16_pool_ref.c); act_min/act_max: the fused activation's
+ * clamp in the output's integers. */
+void s16_maxpool_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int16_t *x, int16_t *y);
+void s16_avgpool_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int16_t *x, int16_t *y);
+
 #endif
