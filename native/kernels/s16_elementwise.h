@@ -45,6 +45,10 @@ void s16_binary_ref(const rl_s16_binary_params *p, const rl_broadcast *bc, const
 #define RL_S16_LUT_SIZE 513
 void s16_lut_populate(double input_scale, int32_t input_zero_point, double output_scale, int32_t output_zero_point,
                       double (*transform)(double), int16_t *lut);
+/* The same in float (LUTPopulate<int16_t> with a float transform: EXP, LOG, RSQRT, GELU); params is passed to
+ * the transform. */
+void s16_lut_populate_f32(float input_scale, float output_scale, float (*transform)(float, const void *),
+                          const void *params, int16_t *lut);
 int16_t rl_s16_lut_lookup(int16_t value, const int16_t *lut);
 void s16_lut_ref(int64_t n, const int16_t *lut, const int16_t *x, int16_t *y);
 
@@ -65,6 +69,12 @@ void s16_tanh_table_ref(int64_t n, int32_t input_multiplier, int32_t input_shift
  * x < 0 by (neg_multiplier, neg_shift), then clamped to [lo, hi]. */
 void s16_relu_ref(int64_t n, int32_t pos_multiplier, int32_t pos_shift, int32_t neg_multiplier, int32_t neg_shift,
                   int32_t lo, int32_t hi, const int16_t *x, int16_t *y);
+
+/* ABS, NEG and SQRT (s16_unary_ref.c). s16_sqrt_ref returns the index of the first negative input (which
+ * TFLite refuses at invoke), -1 when there is none. */
+void s16_abs_ref(int64_t n, int32_t rescale, int32_t multiplier, int32_t shift, const int16_t *x, int16_t *y);
+void s16_neg_ref(int64_t n, const int16_t *x, int16_t *y);
+int64_t s16_sqrt_ref(int64_t n, float input_scale, float output_scale, const int16_t *x, int16_t *y);
 
 /* MEAN, SUM, REDUCE_MAX and REDUCE_MIN over the axes marked in reduce_axes of an 8-D view (s16_reduce_ref.c):
  * int32 sums into `sums` (one per output), then rescaled. */

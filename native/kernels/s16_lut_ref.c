@@ -40,3 +40,28 @@ int16_t rl_s16_lut_lookup(int16_t value, const int16_t *lut) {
 void s16_lut_ref(int64_t n, const int16_t *lut, const int16_t *x, int16_t *y) {
     for (int64_t i = 0; i < n; ++i) y[i] = rl_s16_lut_lookup(x[i], lut);
 }
+
+static float clamp_table_f32(float v) { return v < -32768.0f ? -32768.0f : (v > 32767.0f ? 32767.0f : v); }
+
+/* Zero points are 0 in 16x8 mode. Every step is float arithmetic, in TFLite's order. */
+void s16_lut_populate_f32(float input_scale, float output_scale, float (*transform)(float, const void *),
+                          const void *params, int16_t *lut) {
+    const float input_min = input_scale * -32768.0f, input_max = input_scale * 32767.0f;
+    const float output_min = output_scale * -32768.0f, output_max = output_scale * 32767.0f;
+    const int steps = RL_S16_LUT_SIZE - 1;
+    const float step = (input_max - input_min) / (float)steps, half_step = step / 2.0f;
+    const float inv = 65536.0f / (output_max - output_min);
+    for (int i = 0; i < steps; ++i) {
+        const float at = input_min + (float)i * step;
+        const float val = transform(at, params);
+        const float val_midpoint = transform(at + half_step, params);
+        const float val_next = transform(input_min + (float)(i + 1) * step, params);
+        const float sample = roundf(val * inv);
+        const float scaled_next = val_next * inv; /* kept apart: no contraction into a fused multiply-add */
+        const float midpoint_interpolated = roundf((scaled_next + roundf(val * inv)) / 2.0f);
+        const float midpoint = roundf(val_midpoint * inv);
+        const float bias = roundf((midpoint_interpolated - midpoint) / 2.0f);
+        lut[i] = (int16_t)clamp_table_f32(sample - bias);
+    }
+    lut[steps] = (int16_t)clamp_table_f32(roundf(transform(input_max, params) * inv));
+}

@@ -99,7 +99,7 @@ rl_status rl_prepare_activation_s16(rl_plan *plan, rl_op *op) {
     const int code = op->code;
     if (code != RL_OP_SOFTMAX && code != RL_OP_LOGISTIC && code != RL_OP_TANH && code != RL_OP_RELU &&
         code != RL_OP_RELU6 && code != RL_OP_LEAKY_RELU)
-        return rl_fail(plan, RL_UNSUPPORTED, "no int16 kernel for this op (LiteRT has none either)");
+        return rl_prepare_unary_s16(plan, op); /* unary_int16.c: ABS, NEG, SQRT, EXP, LOG, RSQRT */
     rl_status s = rl_expect_dtype(plan, output, "output", RL_INT16);
     if (s == RL_OK) s = rl_expect_per_tensor_quantization(plan, input, "int16 input");
     if (s == RL_OK) s = rl_expect_per_tensor_quantization(plan, output, "int16 output");
