@@ -40,6 +40,19 @@ typedef struct {
 void s16_binary_ref(const rl_s16_binary_params *p, const rl_broadcast *bc, const int16_t *a, const int16_t *b,
                     int16_t *out);
 
+/* PRELU (int8 alpha) and comparisons (s16_prelu_compare_ref.c). */
+typedef struct {
+    int32_t pos_multiplier, pos_shift, neg_multiplier, neg_shift, alpha_zero_point;
+} rl_s16_prelu_params;
+void s16_prelu_ref(const rl_s16_prelu_params *p, const rl_broadcast *bc, const int16_t *x, const int8_t *alpha,
+                   int16_t *out);
+typedef struct {
+    int32_t scaled; /* EQUAL / NOT_EQUAL of quantized operands */
+    int32_t a_multiplier, a_shift, b_multiplier, b_shift;
+} rl_s16_compare_params;
+void s16_compare_ref(rl_compare_op op, const rl_s16_compare_params *p, const rl_broadcast *bc, const int16_t *a,
+                     const int16_t *b, uint8_t *out);
+
 /* The 513-entry int16 tables of TFLite's LUTPopulate (in double) and their interpolating lookup
  * (s16_lut_ref.c). */
 #define RL_S16_LUT_SIZE 513

@@ -11,12 +11,12 @@
 #define BOOL (1u << RL_BOOL)
 #define U8 (1u << RL_UINT8)
 #define I64 (1u << RL_INT64)
-#define CMP (F32 | RL_TAKES_I32 | I64 | S8)
+#define CMP (F32 | RL_TAKES_I32 | I64 | S8 | S16)
 #define C64 (1u << RL_COMPLEX64)
 #define BOOL (1u << RL_BOOL)
 #define U8 (1u << RL_UINT8)
 #define I64 (1u << RL_INT64)
-#define CMP (F32 | RL_TAKES_I32 | I64 | S8)
+#define CMP (F32 | RL_TAKES_I32 | I64 | S8 | S16)
 
 static const rl_op_kind op_kinds[] = {
     {.code = RL_OP_ADD, .name = "ADD", .dtypes = F32 | RL_TAKES_I32 | S8 | S16, .prepare = rl_prepare_binary, .eval = rl_eval_binary},
@@ -66,7 +66,7 @@ static const rl_op_kind op_kinds[] = {
     {.code = RL_OP_DEQUANTIZE, .name = "DEQUANTIZE", .dtypes = (1u << RL_INT8) | (1u << RL_FLOAT16) | S16, .prepare = rl_prepare_dequantize, .eval = rl_eval_dequantize},
     {.code = RL_OP_MAXIMUM, .name = "MAXIMUM", .dtypes = F32 | RL_TAKES_I32 | S8 | S16, .prepare = rl_prepare_binary, .eval = rl_eval_binary},
     {.code = RL_OP_MINIMUM, .name = "MINIMUM", .dtypes = F32 | RL_TAKES_I32 | S8 | S16, .prepare = rl_prepare_binary, .eval = rl_eval_binary},
-    {.code = RL_OP_PRELU, .name = "PRELU", .dtypes = F32 | S8, .prepare = rl_prepare_prelu, .eval = rl_eval_prelu},
+    {.code = RL_OP_PRELU, .name = "PRELU", .dtypes = F32 | S8 | S16, .prepare = rl_prepare_prelu, .eval = rl_eval_prelu},
     {.code = RL_OP_GREATER_EQUAL, .name = "GREATER_EQUAL", .dtypes = CMP, .prepare = rl_prepare_compare,
      .eval = rl_eval_compare},
     {.code = RL_OP_LESS, .name = "LESS", .dtypes = CMP, .prepare = rl_prepare_compare, .eval = rl_eval_compare},
