@@ -40,6 +40,9 @@ typedef struct {
 void s16_binary_ref(const rl_s16_binary_params *p, const rl_broadcast *bc, const int16_t *a, const int16_t *b,
                     int16_t *out);
 
+/* DIV (s16_div_ref.c), on the int8 DIV's parameters with int16's range. */
+void s16_div_ref(const rl_broadcast *bc, const rl_s8_div_params *p, const int16_t *a, const int16_t *b, int16_t *y);
+
 /* PRELU (int8 alpha) and comparisons (s16_prelu_compare_ref.c). */
 typedef struct {
     int32_t pos_multiplier, pos_shift, neg_multiplier, neg_shift, alpha_zero_point;

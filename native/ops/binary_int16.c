@@ -1,4 +1,4 @@
-/* binary_int16.c — ADD, SUB, MUL, MAXIMUM and MINIMUM of TFLite's 16x8 mode: int16 operands and output, zero
+/* binary_int16.c — ADD, SUB, MUL, DIV, MAXIMUM and MINIMUM of TFLite's 16x8 mode: int16 operands and output, zero
  * points 0, broadcasting, on s16_binary_ref.c. elementwise.c sends int16 operands here. Which ADD / SUB
  * arithmetic runs is LiteRT's choice: the general one unless the options ask for power-of-two scales
  * (pot_scale_int16, true by the schema's default, false in what TensorFlow's converter writes) and all
@@ -10,7 +10,20 @@
 
 typedef struct {
     rl_s16_binary_params p;
+    rl_s8_div_params div; /* DIV: the int8 DIV's arithmetic on int16 values */
 } rl_s16_binary_state;
+
+static rl_status run_div_s16(rl_plan *plan, rl_op *op) {
+    const rl_s16_binary_state *st = (const rl_s16_binary_state *)op->state;
+    const rl_tensor *b = rl_input(plan, op, 1);
+    const int16_t *divisor = (const int16_t *)b->data;
+    const int64_t n = rl_shape_count(&b->shape);
+    for (int64_t i = 0; i < n; ++i)
+        if (divisor[i] == 0) return rl_fail(plan, RL_INVALID, "int16 DIV by zero: divisor element %lld", (long long)i);
+    s16_div_ref(&op->prep.bc, &st->div, (const int16_t *)rl_input(plan, op, 0)->data, divisor,
+                (int16_t *)rl_output(plan, op, 0)->data);
+    return RL_OK;
+}
 
 static rl_status run_binary_s16(rl_plan *plan, rl_op *op) {
     const rl_s16_binary_state *st = (const rl_s16_binary_state *)op->state;
@@ -67,8 +80,9 @@ rl_status rl_prepare_binary_s16(rl_plan *plan, rl_op *op) {
     const rl_tensor *a = rl_input(plan, op, 0), *b = rl_input(plan, op, 1);
     rl_tensor *output = rl_output(plan, op, 0);
     const int code = op->code;
-    if (code != RL_OP_ADD && code != RL_OP_SUB && code != RL_OP_MUL && code != RL_OP_MAXIMUM && code != RL_OP_MINIMUM)
-        return rl_fail(plan, RL_UNSUPPORTED, "no int16 kernel for this op (ADD, SUB, MUL, MAXIMUM, MINIMUM)");
+    if (code != RL_OP_ADD && code != RL_OP_SUB && code != RL_OP_MUL && code != RL_OP_DIV && code != RL_OP_MAXIMUM &&
+        code != RL_OP_MINIMUM)
+        return rl_fail(plan, RL_UNSUPPORTED, "no int16 kernel for this op (ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM)");
     rl_status s = rl_expect_dtype(plan, output, "output", RL_INT16);
     const rl_tensor *all[3] = {a, b, output};
     static const char *const names[3] = {"int16 input 0", "int16 input 1", "int16 output"};
@@ -92,6 +106,19 @@ rl_status rl_prepare_binary_s16(rl_plan *plan, rl_op *op) {
                                                &p->act_max)) != RL_OK)
             return s;
         const float sa = rl_tensor_scale(a, 0), sb = rl_tensor_scale(b, 0), so = rl_tensor_scale(output, 0);
+        if (code == RL_OP_DIV) {
+            rl_s8_div_params *d = &st->div;
+            d->act_min = p->act_min;
+            d->act_max = p->act_max;
+            const float ratio = sa / (sb * so); /* in float, as TFLite's Prepare */
+            /* past 15 the final shift of an int16 quotient would be a left one, which TFLite's kernel does not
+             * take */
+            if (rl_quantize_multiplier((double)ratio, &d->output_multiplier, &d->output_shift) || d->output_shift > 15)
+                return rl_fail(plan, RL_UNSUPPORTED, "the int16 DIV scale ratio %g is out of TFLite's range",
+                               (double)ratio);
+            op->run = run_div_s16;
+            return RL_OK;
+        }
         if (code == RL_OP_MUL) {
             p->kind = RL_S16_MUL;
             const double real = (double)(sa * sb / so); /* in float, as TFLite's Prepare computes it */

@@ -573,6 +573,9 @@ typedef struct {
     int32_t act_min, act_max;
 } rl_s8_div_params;
 void s8_div_ref(const rl_broadcast *bc, const rl_s8_div_params *p, const int8_t *a, const int8_t *b, int8_t *y);
+/* One quotient of that arithmetic (operands less their zero points, divisor nonzero), clamped to the activation
+ * range: what the int16 DIV (s16_div_ref.c) shares. */
+int32_t rl_tflite_quantized_divide(int32_t n, int32_t d, const rl_s8_div_params *p);
 void s8_abs_ref(int64_t count, const rl_s8_abs_params *p, const int8_t *x, int8_t *y);
 void s8_squared_difference_ref(const rl_broadcast *bc, const rl_s8_squared_difference_params *p, const int8_t *a,
                                const int8_t *b, int8_t *y);

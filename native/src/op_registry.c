@@ -39,7 +39,7 @@ static const rl_op_kind op_kinds[] = {
     {.code = RL_OP_TRANSPOSE, .name = "TRANSPOSE", .dtypes = ANY, .prepare = rl_prepare_transpose, .eval = rl_eval_transpose},
     {.code = RL_OP_MEAN, .name = "MEAN", .dtypes = F32 | S8 | S16, .prepare = rl_prepare_reduce, .eval = rl_eval_reduce},
     {.code = RL_OP_SUB, .name = "SUB", .dtypes = F32 | RL_TAKES_I32 | S8 | S16, .prepare = rl_prepare_binary, .eval = rl_eval_binary},
-    {.code = RL_OP_DIV, .name = "DIV", .dtypes = F32 | S8 | RL_TAKES_I32, .prepare = rl_prepare_div, .eval = rl_eval_div},
+    {.code = RL_OP_DIV, .name = "DIV", .dtypes = F32 | S8 | RL_TAKES_I32 | S16, .prepare = rl_prepare_div, .eval = rl_eval_div},
     {.code = RL_OP_SQUEEZE, .name = "SQUEEZE", .dtypes = ANY | C64, .prepare = rl_prepare_squeeze, .eval = rl_eval_copy},
     {.code = RL_OP_STRIDED_SLICE, .name = "STRIDED_SLICE", .dtypes = ANY, .prepare = rl_prepare_strided_slice, .eval = rl_eval_strided_slice},
     {.code = RL_OP_EXP, .name = "EXP", .dtypes = F32 | S8 | S16, .prepare = rl_prepare_unary_math_s8, .eval = rl_eval_unary_math_s8},

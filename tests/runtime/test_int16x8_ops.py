@@ -174,6 +174,28 @@ def test_mul(seed, shapes_ab, sa, sb, so, act):
 
 
 @EXAMPLES
+@given(seeds, broadcast_pair(), log_uniform(1e-4, 1e-2), log_uniform(1e-4, 1e-2), log_uniform(0.02, 50.0),
+       st.sampled_from([0, 1, 3]))
+def test_div(seed, shapes_ab, sa, sb, ratio, act):
+    m = op_model("DIV", [x16(shapes_ab[0], sa), x16(shapes_ab[1], sb)], [((1,), I16, q(sa / sb / ratio))],
+                 {"fused_activation_function": act})
+    b = int16s(seed + 1, shapes_ab[1])
+    b[b == 0] = 1
+    assert_same_bits_as_litert(m, [int16s(seed, shapes_ab[0]), b])
+
+
+def test_div_by_zero_fails_the_invoke_as_in_litert():
+    from rillet.runtime import Interpreter
+
+    m = op_model("DIV", [x16((3,), 0.01), x16((3,), 0.01)], [((3,), I16, q(0.01))], {})
+    feeds = [np.array([1, 2, 3], I16), np.array([1, 0, 2], I16)]
+    with pytest.raises(RuntimeError):
+        litert_default(m, feeds)
+    with pytest.raises(Exception, match="DIV by zero"):
+        run(Interpreter, m, feeds)
+
+
+@EXAMPLES
 @given(seeds, broadcast_pair(), st.sampled_from(["MAXIMUM", "MINIMUM"]), log_uniform(1e-4, 1e-2))
 def test_maximum_minimum(seed, shapes_ab, op, scale):
     m = op_model(op, [x16(shapes_ab[0], scale), x16(shapes_ab[1], scale)], [((1,), I16, q(scale))])
