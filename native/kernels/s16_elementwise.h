@@ -108,4 +108,10 @@ void s16_reduce_ref(const rl_s16_reduce_params *p, const int64_t *dims, const in
 void s16_maxpool_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int16_t *x, int16_t *y);
 void s16_avgpool_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int16_t *x, int16_t *y);
 
+/* RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR over NHWC (s16_resize_ref.c). */
+void s16_resize_bilinear_ref(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h, int32_t out_w,
+                             int32_t align_corners, int32_t half_pixel_centers, const int16_t *x, int16_t *y);
+void s16_resize_nearest_ref(int32_t batch, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h, int32_t out_w,
+                            int32_t align_corners, int32_t half_pixel_centers, const int16_t *x, int16_t *y);
+
 #endif

@@ -78,6 +78,7 @@ rl_status rl_prepare_activation_s16(rl_plan *plan, rl_op *op); /* activation_int
 rl_status rl_prepare_unary_s16(rl_plan *plan, rl_op *op);      /* unary_int16.c */
 rl_status rl_prepare_prelu_s16(rl_plan *plan, rl_op *op);      /* prelu_compare_int16.c */
 rl_status rl_prepare_compare_s16(rl_plan *plan, rl_op *op);    /* prelu_compare_int16.c */
+rl_status rl_prepare_resize_s16(rl_plan *plan, rl_op *op);     /* resize_int16.c */
 rl_status rl_prepare_reduce_s16(rl_plan *plan, rl_op *op, int64_t reduced_count); /* reduce_int16.c */
 rl_status rl_prepare_pool2d_s16(rl_plan *plan, rl_op *op, const rl_window_geometry *g); /* pool_int16.c */
 rl_status rl_prepare_dequantize(rl_plan *plan, rl_op *op);

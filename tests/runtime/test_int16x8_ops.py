@@ -299,6 +299,17 @@ def test_pooling(seed, op, h, w, filter_size, stride, channels, padding, act):
     assert_same_bits_as_litert(m, [int16s(seed, shape)])
 
 
+@EXAMPLES
+@given(seeds, st.sampled_from(["RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR"]), st.integers(1, 6), st.integers(1, 6),
+       st.integers(1, 13), st.integers(1, 13), st.sampled_from([(False, False), (True, False), (False, True)]))
+def test_resize(seed, op, in_h, in_w, out_h, out_w, corners_half_pixel):
+    align_corners, half_pixel_centers = corners_half_pixel
+    shape = (2, in_h, in_w, 3)
+    m = op_model(op, [x16(shape, 0.001), np.array([out_h, out_w], np.int32)], [((2, out_h, out_w, 3), I16, q(0.001))],
+                 {"align_corners": align_corners, "half_pixel_centers": half_pixel_centers})
+    assert_same_bits_as_litert(m, [int16s(seed, shape)])
+
+
 # ---- what rillet refuses, with LiteRT's reasons ----
 
 def test_int16_prelu_with_int16_alpha_is_refused_naming_it():
