@@ -25,6 +25,15 @@ static rl_status run_div_s16(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
+/* Same-shape general ADD / SUB: the kernel table's SIMD path. */
+static rl_status run_addsub_s16(rl_plan *plan, rl_op *op) {
+    const rl_s16_binary_state *st = (const rl_s16_binary_state *)op->state;
+    plan->kernels->s16_vbinary.vaddsub((size_t)op->prep.bc.count, &st->p, (const int16_t *)rl_input(plan, op, 0)->data,
+                                       (const int16_t *)rl_input(plan, op, 1)->data,
+                                       (int16_t *)rl_output(plan, op, 0)->data);
+    return RL_OK;
+}
+
 static rl_status run_binary_s16(rl_plan *plan, rl_op *op) {
     const rl_s16_binary_state *st = (const rl_s16_binary_state *)op->state;
     s16_binary_ref(&st->p, &op->prep.bc, (const int16_t *)rl_input(plan, op, 0)->data,
@@ -128,6 +137,7 @@ rl_status rl_prepare_binary_s16(rl_plan *plan, rl_op *op) {
             return s;
         }
     }
-    op->run = run_binary_s16;
+    const int general_add_sub = p->kind == RL_S16_ADD || p->kind == RL_S16_SUB;
+    op->run = general_add_sub && op->prep.bc.contiguous == 1 ? run_addsub_s16 : run_binary_s16;
     return RL_OK;
 }
