@@ -19,6 +19,21 @@ void s16_reduce_ref(const rl_s16_reduce_params *p, const int64_t *dims, const in
         for (int64_t i = 0; i < count; ++i) y[i] = 0;
         return;
     }
+    /* Reduced axes that are all the trailing ones (a LayerNorm's mean over its last axis): rows of `inner`
+     * values, one output each. */
+    int first_reduced = 8, suffix = 1;
+    for (int d = 0; d < 8; ++d)
+        if (reduce_axes[d] && first_reduced == 8) first_reduced = d;
+    for (int d = first_reduced; d < 8; ++d) suffix &= reduce_axes[d] || dims[d] == 1;
+    if (suffix && !extreme) {
+        const int64_t inner = total / count;
+        for (int64_t o = 0; o < count; ++o, x += inner) {
+            int32_t sum = 0;
+            for (int64_t i = 0; i < inner; ++i) sum += x[i];
+            sums[o] = sum;
+        }
+        total = 0; /* summed */
+    }
     int64_t index[8] = {0};
     for (int64_t at = 0; at < total; ++at) {
         int64_t out = 0;
