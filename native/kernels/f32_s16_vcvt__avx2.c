@@ -1,10 +1,10 @@
-/* f32_s16_vcvt__avx2.c — f32_s16_vcvt (s16_vbinary.h) eight floats at a time: vmulps by the float reciprocal,
+/* f32_s16_vcvt__avx2.c — f32_s16_vcvt (s16_velementwise.h) eight floats at a time: vmulps by the float reciprocal,
  * vcvtps2dq (half to even under the default rounding; NaN and overflow give INT32_MIN, as the scalar kernel
  * spells out), a wrapping vpaddd of the zero point and vpackssdw's saturation as the clamp. The last n % 8 go
  * through the scalar kernel, whose division path they take there too. */
 #include <immintrin.h>
 
-#include "s16_vbinary.h"
+#include "s16_velementwise.h"
 
 void f32_s16_vcvt__avx2(size_t n, double scale, int32_t zero_point, const float *x, int16_t *y) {
     const __m256 inverse = _mm256_set1_ps((float)(1.0 / scale));

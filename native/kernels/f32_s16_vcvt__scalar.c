@@ -1,8 +1,8 @@
 /* f32_s16_vcvt__scalar.c — float to int16 as LiteRT's optimized AffineQuantize<int16_t> computes it on x86
- * (s16_vbinary.h): the specification of f32_s16_vcvt. */
+ * (s16_velementwise.h): the specification of f32_s16_vcvt. */
 #include <math.h>
 
-#include "s16_vbinary.h"
+#include "s16_velementwise.h"
 
 /* The int32 result plus the zero point wrapping, as 32-bit lanes and x86's int32 add do, then clamped. */
 static int16_t clamp16(int32_t v, int32_t zero_point) {

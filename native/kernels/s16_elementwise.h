@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "kernels.h"
-#include "s16_vbinary.h"
+#include "s16_velementwise.h"
 
 /* int16 or int8 to int16 or int8 with TFLite's multiplier and shift (s16_quantize_ref.c). */
 void s16_requantize_ref(int64_t n, int32_t x_is_int16, int32_t y_is_int16, int32_t x_zero_point, int32_t multiplier,
@@ -18,7 +18,7 @@ void s16_requantize_ref(int64_t n, int32_t x_is_int16, int32_t y_is_int16, int32
 void s16_f32_dequantize_ref(int64_t n, float scale, int32_t zero_point, const int16_t *x, float *y);
 
 /* Element-wise binary int16 arithmetic over broadcast shapes (s16_binary_ref.c; rl_s16_binary_params in
- * s16_vbinary.h). */
+ * s16_velementwise.h). */
 void s16_binary_ref(const rl_s16_binary_params *p, const rl_broadcast *bc, const int16_t *a, const int16_t *b,
                     int16_t *out);
 

@@ -1,6 +1,6 @@
 /* s16_quantize_ref.c — requantization to and from int16 and DEQUANTIZE of int16, as LiteRT's builtin kernels
  * (XNNPACK takes no int16 conversion): reference Requantize, MultiplyByQuantizedMultiplier. float to int16 is
- * f32_s16_vcvt (s16_vbinary.h). */
+ * f32_s16_vcvt (s16_velementwise.h). */
 #include <math.h>
 
 #include "quant.h"
@@ -11,8 +11,8 @@ void s16_requantize_ref(int64_t n, int32_t x_is_int16, int32_t y_is_int16, int32
     const int32_t lo = y_is_int16 ? -32768 : -128, hi = y_is_int16 ? 32767 : 127;
     for (int64_t i = 0; i < n; ++i) {
         const int32_t v = x_is_int16 ? ((const int16_t *)x)[i] : ((const int8_t *)x)[i];
-        const int32_t r = rl_clamp_i32(rl_mul_by_quantized_multiplier(v - x_zero_point, multiplier, shift) + y_zero_point,
-                                       lo, hi);
+        const int32_t scaled = rl_mul_by_quantized_multiplier(v - x_zero_point, multiplier, shift);
+        const int32_t r = rl_clamp_i32(scaled + y_zero_point, lo, hi);
         if (y_is_int16)
             ((int16_t *)y)[i] = (int16_t)r;
         else

@@ -1,11 +1,11 @@
-/* s16_vaddsub__avx2.c — s16_vaddsub (s16_vbinary.h) on eight values at a time, in 32-bit lanes. Every multiplier
+/* s16_vaddsub__avx2.c — s16_vaddsub (s16_velementwise.h) on eight values at a time, in 32-bit lanes. Every multiplier
  * is positive and every shift a right one (prepare refuses the rest), so each rescale is gemmlowp's
  * SaturatingRoundingDoublingHighMul as floor((x * m + 2^30) / 2^31) (vpmuldq on even and odd lanes; no saturation
  * with a positive multiplier) and RoundingDivideByPOT's mask-and-threshold, as s32_s8_requantize_fixedpoint__avx2
  * computes them. The last n % 8 go through the scalar kernel. */
 #include <immintrin.h>
 
-#include "s16_vbinary.h"
+#include "s16_velementwise.h"
 
 typedef struct {
     __m256i multiplier, mask, threshold;
@@ -45,7 +45,8 @@ void s16_vaddsub__avx2(size_t n, const rl_s16_binary_params *p, const int16_t *a
         const __m256i sa = apply(va, &ra), sb = apply(vb, &rb);
         __m256i r = apply(sub ? _mm256_sub_epi32(sa, sb) : _mm256_add_epi32(sa, sb), &ro);
         r = _mm256_min_epi32(_mm256_max_epi32(r, lo), hi);
-        _mm_storeu_si128((__m128i *)(y + i), _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1)));
+        const __m128i packed = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+        _mm_storeu_si128((__m128i *)(y + i), packed);
     }
     s16_vaddsub__scalar(n - i, p, a + i, b + i, y + i);
 }

@@ -1,7 +1,7 @@
-/* s16_vaddsub__scalar.c — same-shape int16 ADD / SUB in TFLite's general arithmetic (s16_vbinary.h): the
+/* s16_vaddsub__scalar.c — same-shape int16 ADD / SUB in TFLite's general arithmetic (s16_velementwise.h): the
  * specification of s16_vaddsub, the per-element formula of s16_binary_ref.c without the broadcast walk. */
 #include "quant.h"
-#include "s16_vbinary.h"
+#include "s16_velementwise.h"
 
 void s16_vaddsub__scalar(size_t n, const rl_s16_binary_params *p, const int16_t *a, const int16_t *b, int16_t *y) {
     const int sub = p->kind == RL_S16_SUB;

@@ -28,9 +28,10 @@ static rl_status run_div_s16(rl_plan *plan, rl_op *op) {
 /* Same-shape general ADD / SUB: the kernel table's SIMD path. */
 static rl_status run_addsub_s16(rl_plan *plan, rl_op *op) {
     const rl_s16_binary_state *st = (const rl_s16_binary_state *)op->state;
-    plan->kernels->s16_vbinary.vaddsub((size_t)op->prep.bc.count, &st->p, (const int16_t *)rl_input(plan, op, 0)->data,
-                                       (const int16_t *)rl_input(plan, op, 1)->data,
-                                       (int16_t *)rl_output(plan, op, 0)->data);
+    plan->kernels->s16_velementwise.vaddsub((size_t)op->prep.bc.count, &st->p,
+                                            (const int16_t *)rl_input(plan, op, 0)->data,
+                                            (const int16_t *)rl_input(plan, op, 1)->data,
+                                            (int16_t *)rl_output(plan, op, 0)->data);
     return RL_OK;
 }
 

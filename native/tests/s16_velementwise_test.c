@@ -1,16 +1,17 @@
-/* s16_vbinary_test.c — the int16 element-wise kernels of s16_vbinary.h (same-shape ADD / SUB in TFLite's general
- * arithmetic, float-to-int16 QUANTIZE) on each x86 path this CPU has, bit for bit against the scalar kernels: every
- * length from 0 to 70 (around the 8- and 16-value tiles), operands offset from their buffers' start, scale sets that
- * reach the ends of the multipliers' range, fused-activation clamps, and for QUANTIZE ties, NaN, infinities and
- * values past int32 with zero points of both signs. Built by tests/native/test_s16_vbinary_kernels.py; prints "all
- * passed" and exits 0, or names the first mismatch. */
+/* s16_velementwise_test.c — the int16 element-wise kernels of s16_velementwise.h (same-shape ADD / SUB in
+ * TFLite's general arithmetic, float-to-int16 QUANTIZE, the int16 table lookup) on each x86 path this CPU has, bit
+ * for bit against the scalar kernels: every length from 0 to 70 (around the 8- and 16-value tiles), operands offset
+ * from their buffers' start, scale sets that reach the ends of the multipliers' range, fused-activation clamps; for
+ * QUANTIZE ties, NaN, infinities and values past int32 with zero points of both signs; for the lookup every int16
+ * value on three tables. Built by tests/native/test_s16_velementwise_kernels.py; prints "all passed" and exits 0,
+ * or names the first mismatch. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "quant.h"
-#include "s16_vbinary.h"
+#include "s16_velementwise.h"
 
 enum { MAX_N = 70, PAD = 3 };
 
@@ -110,16 +111,50 @@ static int check_vcvt(const char *path, rl_f32_s16_vcvt_fn kernel) {
     return 0;
 }
 
+static int check_vlut(const char *path, rl_s16_vlut_fn kernel) {
+    static int16_t lut[513], x[65536 + PAD], want[65536 + PAD], got[65536 + PAD];
+    for (int t = 0; t < 3; ++t) {
+        for (int i = 0; i < 513; ++i) /* a smooth table, then random, then alternating extremes */
+            lut[i] = t == 0 ? (int16_t)(i * 127 - 32768) : (t == 1 ? (int16_t)next() : (i & 1 ? 32767 : -32768));
+        for (int i = 0; i < 65536; ++i) x[i + 1] = (int16_t)(i - 32768); /* every value, offset by one */
+        s16_vlut__scalar(65536, lut, x + 1, want);
+        kernel(65536, lut, x + 1, got);
+        for (int i = 0; i < 65536; ++i)
+            if (got[i] != want[i]) {
+                printf("%s s16_vlut: table %d value %d is %d, scalar %d\n", path, t, x[i + 1], got[i], want[i]);
+                return 1;
+            }
+        for (int n = 0; n <= MAX_N; ++n) {
+            for (int i = 0; i < MAX_N + PAD; ++i) x[i] = (int16_t)next();
+            s16_vlut__scalar((size_t)n, lut, x + n % PAD, want);
+            memset(got, 0x55, sizeof(int16_t) * (MAX_N + PAD));
+            kernel((size_t)n, lut, x + n % PAD, got);
+            for (int i = 0; i < n; ++i)
+                if (got[i] != want[i]) {
+                    printf("%s s16_vlut: n=%d element %d is %d, scalar %d\n", path, n, i, got[i], want[i]);
+                    return 1;
+                }
+            if (got[n] != 0x5555) {
+                printf("%s s16_vlut: n=%d wrote past the run\n", path, n);
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 int main(void) {
     int failed = 0, paths = 0;
-    const rl_s16_vbinary_config scalar = rl_s16_vbinary_config_for(RL_ISA_SCALAR);
-    failed |= check_addsub("scalar", scalar.vaddsub) || check_vcvt("scalar", scalar.f32_s16_vcvt);
+    const rl_s16_velementwise_config scalar = rl_s16_velementwise_config_for(RL_ISA_SCALAR);
+    failed |= check_addsub("scalar", scalar.vaddsub) || check_vcvt("scalar", scalar.f32_s16_vcvt) ||
+              check_vlut("scalar", scalar.vlut);
     ++paths;
 #if defined(__x86_64__) || defined(_M_X64)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-        const rl_s16_vbinary_config avx2 = rl_s16_vbinary_config_for(RL_ISA_AVX2);
-        failed |= check_addsub("avx2", avx2.vaddsub) || check_vcvt("avx2", avx2.f32_s16_vcvt);
+        const rl_s16_velementwise_config avx2 = rl_s16_velementwise_config_for(RL_ISA_AVX2);
+        failed |= check_addsub("avx2", avx2.vaddsub) || check_vcvt("avx2", avx2.f32_s16_vcvt) ||
+                  check_vlut("avx2", avx2.vlut);
         ++paths;
     } else {
         printf("avx2: this CPU lacks it, skipped\n");
