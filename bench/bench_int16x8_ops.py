@@ -20,7 +20,7 @@ from rillet.runtime import Interpreter
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "runtime"))
-from single_op import OPTIONS_TYPES, Input, Quant, op_model  # noqa: E402
+from single_op import OPTIONS_TYPES, Input, Quant, op_model
 
 I16 = np.int16
 OPTIONS_TYPES.update({"GELU": "GeluOptions"})
@@ -37,7 +37,7 @@ def cases() -> dict[str, tuple[bytes, list[np.ndarray]]]:
     def r(shape):
         return rng.integers(-20000, 20000, shape).astype(I16)
 
-    out = lambda shape, scale=0.002: [(shape, I16, Quant(scale, 0))]  # noqa: E731
+    out = lambda shape, scale=0.002: [(shape, I16, Quant(scale, 0))]
     t = (rows, width)
     s = (1, heads, rows, rows)
     made = {

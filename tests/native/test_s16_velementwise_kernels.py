@@ -1,7 +1,7 @@
-"""int16 element-wise kernels (native/kernels/s16_velementwise.h: same-shape ADD / SUB in TFLite's general arithmetic,
-float-to-int16 QUANTIZE, the int16 table lookup) via native/tests/s16_velementwise_test.c: every x86 path this CPU has bit for bit against the
-scalar kernels, on every length from 0 to 70 and offset operands. The tester is built from the kernel files alone,
-each with build_config's flags for its ISA suffix."""
+"""int16 element-wise kernels (native/kernels/s16_velementwise.h: same-shape ADD / SUB in TFLite's general
+arithmetic, float-to-int16 QUANTIZE, the int16 table lookup) via native/tests/s16_velementwise_test.c: every x86
+path this CPU has bit for bit against the scalar kernels, on every length from 0 to 70 and offset operands. The
+tester is built from the kernel files alone, each with build_config's flags for its ISA suffix."""
 
 from __future__ import annotations
 

@@ -10,7 +10,16 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from single_op import OPTIONS_TYPES, Const, Input, Quant, assert_same_bits_as_litert, litert_default, op_model, run
+from single_op import (
+    OPTIONS_TYPES,
+    Const,
+    Input,
+    Quant,
+    assert_same_bits_as_litert,
+    litert_default,
+    op_model,
+    run,
+)
 
 pytest.importorskip("ai_edge_litert")
 
@@ -125,7 +134,8 @@ def test_quantize_int8_to_int16_and_dequantize(seed, shape, s_in, s_out, zero_po
     x8 = np.random.default_rng(seed).integers(-128, 128, shape).astype(np.int8)
     assert_same_bits_as_litert(
         op_model("QUANTIZE", [Input(shape, np.int8, q(s_in, zero_point))], [(shape, I16, q(s_out))]), [x8])
-    assert_same_bits_as_litert(op_model("DEQUANTIZE", [x16(shape, s_out)], [(shape, np.float32)]), [int16s(seed, shape)])
+    dequantize = op_model("DEQUANTIZE", [x16(shape, s_out)], [(shape, np.float32)])
+    assert_same_bits_as_litert(dequantize, [int16s(seed, shape)])
 
 
 # ---- element-wise binary ----
@@ -245,7 +255,8 @@ def test_logistic_tanh(seed, shape, op, scale):
        log_uniform(1e-4, 1e-2), st.floats(-1.0, 2.0))
 def test_relu_family(seed, shape, op, s_in, s_out, alpha):
     options = {"alpha": alpha} if op == "LEAKY_RELU" else None
-    assert_same_bits_as_litert(op_model(op, [x16(shape, s_in)], [(shape, I16, q(s_out))], options), [int16s(seed, shape)])
+    m = op_model(op, [x16(shape, s_in)], [(shape, I16, q(s_out))], options)
+    assert_same_bits_as_litert(m, [int16s(seed, shape)])
 
 
 @EXAMPLES
