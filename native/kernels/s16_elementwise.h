@@ -21,6 +21,8 @@ void s16_f32_dequantize_ref(int64_t n, float scale, int32_t zero_point, const in
  * s16_velementwise.h). */
 void s16_binary_ref(const rl_s16_binary_params *p, const rl_broadcast *bc, const int16_t *a, const int16_t *b,
                     int16_t *out);
+/* FLOOR_DIV (mod 0) and FLOOR_MOD (mod 1) on raw int16 values; 1 at a zero divisor (s16_binary_ref.c). */
+int s16_floor_div_mod_ref(int32_t mod, const rl_broadcast *bc, const int16_t *a, const int16_t *b, int16_t *out);
 
 /* DIV (s16_div_ref.c), on the int8 DIV's parameters with int16's range. */
 void s16_div_ref(const rl_broadcast *bc, const rl_s8_div_params *p, const int16_t *a, const int16_t *b, int16_t *y);

@@ -1,5 +1,6 @@
 /* binary_int16.c — ADD, SUB, MUL, DIV, MAXIMUM and MINIMUM of TFLite's 16x8 mode: int16 operands and output, zero
- * points 0, broadcasting, on s16_binary_ref.c. elementwise.c sends int16 operands here. Which ADD / SUB
+ * points 0, broadcasting, on s16_binary_ref.c (same-shape general ADD / SUB on s16_velementwise.h's SIMD path);
+ * elementwise.c sends int16 operands here. FLOOR_DIV and FLOOR_MOD too (binary_math.c sends them), on raw values. Which ADD / SUB
  * arithmetic runs is LiteRT's choice: the general one unless the options ask for power-of-two scales
  * (pot_scale_int16, true by the schema's default, false in what TensorFlow's converter writes) and all
  * three scales are powers of two. */
@@ -140,5 +141,26 @@ rl_status rl_prepare_binary_s16(rl_plan *plan, rl_op *op) {
     }
     const int general_add_sub = p->kind == RL_S16_ADD || p->kind == RL_S16_SUB;
     op->run = general_add_sub && op->prep.bc.contiguous == 1 ? run_addsub_s16 : run_binary_s16;
+    return RL_OK;
+}
+
+/* FLOOR_DIV and FLOOR_MOD on int16: TFLite computes them on the raw values (no rescaling), so rillet does. */
+static rl_status run_floor_div_mod_s16(rl_plan *plan, rl_op *op) {
+    if (s16_floor_div_mod_ref(op->code == RL_OP_FLOOR_MOD, &op->prep.bc, (const int16_t *)rl_input(plan, op, 0)->data,
+                              (const int16_t *)rl_input(plan, op, 1)->data, (int16_t *)rl_output(plan, op, 0)->data))
+        return rl_fail(plan, RL_INVALID, "int16 %s by zero", op->code == RL_OP_FLOOR_MOD ? "FLOOR_MOD" : "FLOOR_DIV");
+    return RL_OK;
+}
+
+rl_status rl_prepare_floor_div_mod_s16(rl_plan *plan, rl_op *op) {
+    const rl_tensor *a = rl_input(plan, op, 0), *b = rl_input(plan, op, 1);
+    rl_tensor *output = rl_output(plan, op, 0);
+    if (op->code != RL_OP_FLOOR_DIV && op->code != RL_OP_FLOOR_MOD)
+        return rl_fail(plan, RL_UNSUPPORTED, "no int16 kernel for this op (FLOOR_DIV, FLOOR_MOD)");
+    rl_status s = rl_expect_dtype(plan, b, "input 1", RL_INT16);
+    if (s == RL_OK) s = rl_expect_dtype(plan, output, "output", RL_INT16);
+    if (s == RL_OK) s = rl_broadcast_shapes(plan, &a->shape, &b->shape, &output->shape, &op->prep.bc);
+    if (s != RL_OK) return s;
+    op->run = run_floor_div_mod_s16;
     return RL_OK;
 }

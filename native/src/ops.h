@@ -74,6 +74,7 @@ rl_status rl_prepare_quantize_int8_uint8(rl_plan *plan, rl_op *op); /* quantize_
 rl_status rl_prepare_quantize_s16(rl_plan *plan, rl_op *op);   /* quantize_int16.c */
 rl_status rl_prepare_dequantize_s16(rl_plan *plan, rl_op *op); /* quantize_int16.c */
 rl_status rl_prepare_binary_s16(rl_plan *plan, rl_op *op);     /* binary_int16.c */
+rl_status rl_prepare_floor_div_mod_s16(rl_plan *plan, rl_op *op); /* binary_int16.c */
 rl_status rl_prepare_activation_s16(rl_plan *plan, rl_op *op); /* activation_int16.c */
 rl_status rl_prepare_unary_s16(rl_plan *plan, rl_op *op);      /* unary_int16.c */
 rl_status rl_prepare_prelu_s16(rl_plan *plan, rl_op *op);      /* prelu_compare_int16.c */

@@ -24,7 +24,8 @@ from single_op import (
 pytest.importorskip("ai_edge_litert")
 
 OPTIONS_TYPES.update({"MAXIMUM": "MaximumMinimumOptions", "MINIMUM": "MaximumMinimumOptions",
-                      "REDUCE_MAX": "ReducerOptions", "REDUCE_MIN": "ReducerOptions", "GELU": "GeluOptions"})
+                      "REDUCE_MAX": "ReducerOptions", "REDUCE_MIN": "ReducerOptions", "GELU": "GeluOptions",
+                      "FLOOR_DIV": "FloorDivOptions", "FLOOR_MOD": "FloorModOptions"})
 DATA = Path(__file__).resolve().parents[1] / "data" / "int16x8_ops"
 EXAMPLES = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 I16 = np.int16
@@ -192,6 +193,16 @@ def test_div(seed, shapes_ab, sa, sb, ratio, act):
     b = int16s(seed + 1, shapes_ab[1])
     b[b == 0] = 1
     assert_same_bits_as_litert(m, [int16s(seed, shapes_ab[0]), b])
+
+
+@EXAMPLES
+@given(seeds, broadcast_pair(), st.sampled_from(["FLOOR_DIV", "FLOOR_MOD"]))
+def test_floor_div_mod_on_raw_values(seed, shapes_ab, op):
+    m = op_model(op, [x16(shapes_ab[0], 0.001), x16(shapes_ab[1], 0.002)], [((1,), I16, q(0.003))])
+    a, b = int16s(seed, shapes_ab[0]), int16s(seed + 1, shapes_ab[1], -300, 300)
+    a.flat[0] = -32768
+    b[b == 0] = -1
+    assert_same_bits_as_litert(m, [a, b])
 
 
 def test_div_by_zero_fails_the_invoke_as_in_litert():
