@@ -282,6 +282,20 @@ def test_unary(seed, shape, op, s_in, s_out):
     assert_same_bits_as_litert(op_model(op, [x16(shape, s_in)], [(shape, I16, q(s_out))], options), [x])
 
 
+def test_cases_the_sweeps_found():
+    """Each once differed from LiteRT: a table whose steps wrap (EXP saturating: TFLite keeps the slope in int16),
+    a negative LEAKY_RELU alpha on ties (a negative multiplier, not a negated result), a RELU rescale whose ratio
+    TFLite divides in float."""
+    every = np.arange(-32768, 32768, dtype=I16)
+    m = op_model("EXP", [x16(every.shape, 0.00865169521421194)], [(every.shape, I16, q(0.0024787522852420807))])
+    assert_same_bits_as_litert(m, [every])
+    ties = np.array([-5, -3, -1, 0, 1, -32768, 7], I16)
+    m = op_model("LEAKY_RELU", [x16(ties.shape, 0.0067379)], [(ties.shape, I16, q(0.0067379))], {"alpha": -0.5})
+    assert_same_bits_as_litert(m, [ties])
+    m = op_model("RELU", [x16((1,), 0.00105446414090693)], [((1,), I16, q(0.0001885506499093026))])
+    assert_same_bits_as_litert(m, [np.array([4131], I16)])
+
+
 def test_rsqrt_of_a_negative_value_fails_the_invoke_as_in_litert():
     from rillet.runtime import Interpreter
 
