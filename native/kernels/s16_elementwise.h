@@ -87,6 +87,10 @@ typedef struct {
 void s16_reduce_ref(const rl_s16_reduce_params *p, const int64_t *dims, const int32_t *reduce_axes, int64_t count,
                     const int16_t *x, int32_t *sums, int16_t *y);
 
+/* REDUCE_PROD over the marked axes of an 8-D view, rank 8 row-major (s16_reduce_ref.c). */
+void s16_reduce_prod_ref(const int64_t *dims, const int32_t *reduced, int32_t multiplier, int32_t shift,
+                         const int16_t *x, int16_t *y);
+
 /* MAX_POOL_2D and AVERAGE_POOL_2D over NHWC int16 (s16_pool_ref.c); act_min/act_max: the fused activation's
  * clamp in the output's integers. */
 void s16_maxpool_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int16_t *x, int16_t *y);

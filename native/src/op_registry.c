@@ -108,7 +108,7 @@ static const rl_op_kind op_kinds[] = {
      .eval = rl_eval_arg_minmax},
     {.code = RL_OP_ARG_MIN, .name = "ARG_MIN", .dtypes = F32 | RL_TAKES_I32 | S8 | U8, .prepare = rl_prepare_arg_minmax,
      .eval = rl_eval_arg_minmax},
-    {.code = RL_OP_REDUCE_PROD, .name = "REDUCE_PROD", .dtypes = F32 | RL_TAKES_I32 | S8, .prepare = rl_prepare_reduce_prod_any,
+    {.code = RL_OP_REDUCE_PROD, .name = "REDUCE_PROD", .dtypes = F32 | RL_TAKES_I32 | S8 | S16, .prepare = rl_prepare_reduce_prod_any,
      .eval = rl_eval_reduce_prod_any},
     {.code = RL_OP_REDUCE_ANY, .name = "REDUCE_ANY", .dtypes = BOOL, .prepare = rl_prepare_reduce_prod_any,
      .eval = rl_eval_reduce_prod_any},

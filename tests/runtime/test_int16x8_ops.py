@@ -25,7 +25,8 @@ pytest.importorskip("ai_edge_litert")
 
 OPTIONS_TYPES.update({"MAXIMUM": "MaximumMinimumOptions", "MINIMUM": "MaximumMinimumOptions",
                       "REDUCE_MAX": "ReducerOptions", "REDUCE_MIN": "ReducerOptions", "GELU": "GeluOptions",
-                      "FLOOR_DIV": "FloorDivOptions", "FLOOR_MOD": "FloorModOptions"})
+                      "FLOOR_DIV": "FloorDivOptions", "FLOOR_MOD": "FloorModOptions",
+                      "REDUCE_PROD": "ReducerOptions"})
 DATA = Path(__file__).resolve().parents[1] / "data" / "int16x8_ops"
 EXAMPLES = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 I16 = np.int16
@@ -319,6 +320,19 @@ def test_reductions(seed, shape, data, op, s_in, keep_dims):
                                                  else s_in * reduced / 2)
     m = op_model(op, [x16(shape, s_in), np.array(axes, np.int32)], [((1,), I16, q(s_out))], {"keep_dims": keep_dims})
     assert_same_bits_as_litert(m, [int16s(seed, shape)])
+
+
+@EXAMPLES
+@given(seeds, st.lists(st.integers(1, 4), min_size=1, max_size=3).map(tuple), st.data(), log_uniform(1e-3, 1e-1),
+       st.booleans())
+def test_reduce_prod(seed, shape, data, s_in, keep_dims):
+    """Every step rescaled by input_scale / output_scale^(1/n), as TFLite's QuantizedReduceProd."""
+    axes = sorted(data.draw(st.sets(st.integers(0, len(shape) - 1), min_size=1)))
+    reduced = int(np.prod([shape[a] for a in axes]))
+    s_out = float(np.float32(s_in * data.draw(st.floats(0.01, 100.0))))
+    m = op_model("REDUCE_PROD", [x16(shape, s_in), np.array(axes, np.int32)], [((1,), I16, q(s_out))],
+                 {"keep_dims": keep_dims})
+    assert_same_bits_as_litert(m, [int16s(seed, shape, -300 // reduced - 3, 300 // reduced + 4)])
 
 
 @EXAMPLES
