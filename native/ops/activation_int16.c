@@ -140,8 +140,8 @@ rl_status rl_prepare_activation_s16(rl_plan *plan, rl_op *op) {
     case RL_OP_TANH: {
         const int tanh_op = code == RL_OP_TANH;
         if (!checked_log2(so, &log2_out) || log2_out != -15 || (!tanh_op && so != 1.0f / 32768))
-            return rl_fail(plan, RL_UNSUPPORTED, "int16 %s needs output scale 2^-15, has %g", tanh_op ? "TANH" : "LOGISTIC",
-                           (double)so);
+            return rl_fail(plan, RL_UNSUPPORTED, "int16 %s needs output scale 2^-15, has %g",
+                           tanh_op ? "TANH" : "LOGISTIC", (double)so);
         const int pot = checked_log2(si, &log2_in);
         const int32_t shift = 12 + log2_in;
         if (pot && (shift == 0 || (tanh_op && shift == 1))) {

@@ -1,5 +1,6 @@
-/* reduce_int16.c — MEAN, SUM, REDUCE_MAX, REDUCE_MIN (and REDUCE_PROD, below) of TFLite's 16x8 mode (int16 in and out, zero points
- * 0) on s16_reduce_ref.c; reduce.c computes the output shape and the 8-D view, then sends int16 here. */
+/* reduce_int16.c — MEAN, SUM, REDUCE_MAX, REDUCE_MIN (and REDUCE_PROD, below) of TFLite's 16x8 mode (int16 in
+ * and out, zero points 0) on s16_reduce_ref.c; reduce.c computes the output shape and the 8-D view, then sends
+ * int16 here. */
 #include <math.h>
 
 #include "ops.h"
@@ -57,7 +58,8 @@ rl_status rl_prepare_reduce_s16(rl_plan *plan, rl_op *op, int64_t reduced_count)
         }
         break;
     }
-    default: return rl_fail(plan, RL_UNSUPPORTED, "no int16 kernel for this reduction (MEAN, SUM, REDUCE_MAX, REDUCE_MIN)");
+    default:
+        return rl_fail(plan, RL_UNSUPPORTED, "no int16 kernel for this reduction (MEAN, SUM, REDUCE_MAX, REDUCE_MIN)");
     }
     rl_request_arena_scratch(op, sizeof(int32_t) * (size_t)(op->prep.count > 0 ? op->prep.count : 1));
     op->run = run_reduce_s16;

@@ -62,8 +62,8 @@ static int check_addsub(const char *path, rl_s16_vaddsub_fn kernel) {
                     kernel((size_t)n, &p, a + at, b + at, got);
                     for (int i = 0; i < n; ++i)
                         if (got[i] != want[i]) {
-                            printf("%s s16_vaddsub: set %zu clamp %zu %s n=%d: element %d is %d, scalar %d\n", path, s, c,
-                                   sub ? "SUB" : "ADD", n, i, got[i], want[i]);
+                            printf("%s s16_vaddsub: set %zu clamp %zu %s n=%d: element %d is %d, scalar %d\n", path,
+                                   s, c, sub ? "SUB" : "ADD", n, i, got[i], want[i]);
                             return 1;
                         }
                     if (got[n] != 0x5555) {
