@@ -139,7 +139,7 @@ static rl_status prepare_pool(rl_plan *plan, rl_op *op) {
     if (s != RL_OK) return s;
     rl_tensor *input = rl_input(plan, op, 0), *output = rl_output(plan, op, 0);
     const rl_pool_params *p = &op->params.pool;
-    const int32_t dtype = input->dtype == RL_INT8 ? RL_INT8 : RL_FLOAT32;
+    const int32_t dtype = input->dtype == RL_INT8 || input->dtype == RL_INT16 ? input->dtype : RL_FLOAT32;
     if ((s = rl_expect_dtype(plan, input, "input", dtype)) != RL_OK) return s;
     if ((s = rl_expect_dtype(plan, output, "output", dtype)) != RL_OK) return s;
     if (p->filter_h < 1 || p->filter_w < 1)
@@ -159,6 +159,7 @@ static rl_status prepare_pool(rl_plan *plan, rl_op *op) {
     op->prep.act_max = g.act_max;
     if (dtype == RL_INT8 && (s = rl_prepare_pool2d_s8(plan, op)) != RL_OK) return s;
     g.out_c = g.in_c;
+    if (dtype == RL_INT16) return rl_prepare_pool2d_s16(plan, op, &g); /* pool_int16.c */
     return rl_use_pool_driver(plan, op, &g);
 }
 

@@ -13,6 +13,7 @@
 #include "dwconv.h"
 #include "f32_vexp.h"
 #include "vactivation.h"
+#include "s16_velementwise.h"
 #include "gemm.h"
 #include "isa.h"
 #include "pool.h"
@@ -276,6 +277,8 @@ typedef struct {
     rl_f32_vexp_config f32_vexp; /* float SOFTMAX's row passes and GELU (f32_vexp.h) */
     /* int32 sums to int8 in TFLite's fixed point (requantize_fixedpoint.h; int8 BATCH_MATMUL, y zero point not 0). */
     rl_s32_s8_requantize_fn s32_s8_requantize_fixedpoint;
+    /* int16 (16x8 mode) ADD / SUB, QUANTIZE and table lookups (s16_velementwise.h) */
+    rl_s16_velementwise_config s16_velementwise;
 } rl_kernel_table;
 
 /* The whole-op references (the scalar specification of each op) with the micro-kernels of `isa`. */
@@ -573,6 +576,9 @@ typedef struct {
     int32_t act_min, act_max;
 } rl_s8_div_params;
 void s8_div_ref(const rl_broadcast *bc, const rl_s8_div_params *p, const int8_t *a, const int8_t *b, int8_t *y);
+/* One quotient of that arithmetic (operands less their zero points, divisor nonzero), clamped to the activation
+ * range: what the int16 DIV (s16_div_ref.c) shares. */
+int32_t rl_tflite_quantized_divide(int32_t n, int32_t d, const rl_s8_div_params *p);
 void s8_abs_ref(int64_t count, const rl_s8_abs_params *p, const int8_t *x, int8_t *y);
 void s8_squared_difference_ref(const rl_broadcast *bc, const rl_s8_squared_difference_params *p, const int8_t *a,
                                const int8_t *b, int8_t *y);

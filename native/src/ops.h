@@ -70,6 +70,19 @@ rl_status rl_eval_batch_matmul_hybrid(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_quantize(rl_plan *plan, rl_op *op);
 rl_status rl_eval_quantize(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_quantize_int8_uint8(rl_plan *plan, rl_op *op); /* quantize_int8_uint8.c */
+/* TFLite's 16x8 mode (int16 activations, zero point 0): each sets op->run (s16_elementwise.h's kernels). */
+rl_status rl_prepare_quantize_s16(rl_plan *plan, rl_op *op);   /* quantize_int16.c */
+rl_status rl_prepare_dequantize_s16(rl_plan *plan, rl_op *op); /* quantize_int16.c */
+rl_status rl_prepare_binary_s16(rl_plan *plan, rl_op *op);     /* binary_int16.c */
+rl_status rl_prepare_floor_div_mod_s16(rl_plan *plan, rl_op *op); /* binary_int16.c */
+rl_status rl_prepare_activation_s16(rl_plan *plan, rl_op *op); /* activation_int16.c */
+rl_status rl_prepare_unary_s16(rl_plan *plan, rl_op *op);      /* unary_int16.c */
+rl_status rl_prepare_prelu_s16(rl_plan *plan, rl_op *op);      /* prelu_compare_int16.c */
+rl_status rl_prepare_compare_s16(rl_plan *plan, rl_op *op);    /* prelu_compare_int16.c */
+rl_status rl_prepare_resize_s16(rl_plan *plan, rl_op *op);     /* resize_int16.c */
+rl_status rl_prepare_reduce_s16(rl_plan *plan, rl_op *op, int64_t reduced_count); /* reduce_int16.c */
+rl_status rl_prepare_reduce_prod_s16(rl_plan *plan, rl_op *op, const int64_t *dims, const int32_t *reduced);
+rl_status rl_prepare_pool2d_s16(rl_plan *plan, rl_op *op, const rl_window_geometry *g); /* pool_int16.c */
 rl_status rl_prepare_dequantize(rl_plan *plan, rl_op *op);
 rl_status rl_eval_dequantize(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_binary(rl_plan *plan, rl_op *op);
