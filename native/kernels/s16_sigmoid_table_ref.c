@@ -2,8 +2,10 @@
  * kernels (LiteRT's default Interpreter runs them whenever the input scale is not the power of two its
  * gemmlowp path takes): the input rescaled so that 2^12 (logistic) or 2^11 (tanh, whose table argument is 2x)
  * spans 1/3 of a unit of the table, then sigmoid(i / 24) at 0.16 interpolated between entries. The table's
- * values are TFLite's own (its common.h): they are not round(65536 * sigmoid(i / 24)) (44 entries differ by
- * one), so no formula regenerates them and they are kept as data. */
+ * values are TFLite's own (tensorflow/lite/kernels/internal/common.h, Copyright The TensorFlow Authors,
+ * Apache-2.0 as rillet is): they are not round(65536 * sigmoid(i / 24)) (44 entries differ by one; nor any
+ * rounding of it in float or double we tried), so no formula regenerates them, and the int16 LOGISTIC and TANH
+ * cannot give LiteRT's bits without them: they are kept as data. */
 #include <stdlib.h>
 
 #include "s16_elementwise.h"
