@@ -469,6 +469,20 @@ static int is_graph_edge(const rl_plan *plan, int32_t tensor) {
     return 0;
 }
 
+/* DYNAMIC_UPDATE_SLICE (op i) may write over its operand x: no op after it reads x's block (x and every view
+ * sharing it: their union is the root's lifetime, final for ops before i as share_view_blocks goes in order,
+ * so a later reader of any of them shows as a last step past this op's), and neither the update nor the
+ * start indices live in that block (the update's rows would be read while being overwritten). */
+static int updates_in_place(const rl_plan *plan, const int32_t *root, int32_t i) {
+    const rl_op *op = &plan->ops[i];
+    if (op->kind->eval != rl_eval_dynamic_update_slice || op->n_inputs != 3) return 0;
+    const int32_t r = root[op->inputs[0]];
+    if (plan->tensors[r].last_op != i + 1) return 0;
+    for (int32_t k = 1; k < 3; ++k)
+        if (op->inputs[k] < 0 || root[op->inputs[k]] == r) return 0;
+    return 1;
+}
+
 /* A view op (RESHAPE, SQUEEZE, EXPAND_DIMS: the ops whose eval is rl_eval_copy) gives its output its input's
  * block instead of a copy of it: Whisper's attention reshapes [6, 1500, 1500] to [1, 6, 1500, 1500] and back,
  * 54 MB copied each way. root[t] is the tensor whose block t uses (t itself for every other tensor), and a root
@@ -476,15 +490,17 @@ static int is_graph_edge(const rl_plan *plan, int32_t tensor) {
  * because the only op that writes the shared bytes is the root's producer: every view's op reads and writes the
  * same bytes (rl_eval_copy skips the copy), and no op writes into its inputs. Graph inputs and outputs keep
  * blocks of their own (a caller that sets an input after invoke must not change an output), and so does
- * everything under preserve_all (each intermediate is inspected as it was written). */
+ * everything under preserve_all (each intermediate is inspected as it was written).
+ * DYNAMIC_UPDATE_SLICE's output takes its operand's block too when this op is the last to read that block
+ * (updates_in_place): the op then writes only the update (its kernel skips the copy when x == y), where
+ * a decoder's KV cache would otherwise be copied whole at every step. */
 static void share_view_blocks(rl_plan *plan, int32_t *root) {
     for (int32_t i = 0; i < plan->n_tensors; ++i) root[i] = i;
     if (plan->preserve_all) return;
     for (int32_t i = 0; i < plan->n_ops; ++i) { /* in order: an input's root is final before its views' */
         const rl_op *op = &plan->ops[i];
-        if (op->folded || op->dynamic || op->kind->eval != rl_eval_copy || op->n_inputs < 1 || op->n_outputs != 1 ||
-            op->inputs[0] < 0)
-            continue;
+        if (op->folded || op->dynamic || op->n_inputs < 1 || op->n_outputs != 1 || op->inputs[0] < 0) continue;
+        if (op->kind->eval != rl_eval_copy && !updates_in_place(plan, root, i)) continue;
         const int32_t x = op->inputs[0], y = op->outputs[0];
         rl_tensor *tx = &plan->tensors[x], *ty = &plan->tensors[y];
         if (x == y || tx->storage != RL_STORAGE_ARENA || ty->storage != RL_STORAGE_ARENA ||
