@@ -121,3 +121,17 @@ def test_cli_prints_each_epoch_with_accuracy_and_validation(tmp_path):
     both = rillet_cli("train", str(path), "--data", str(tmp_path / "d.npz"), "--validation-split", "0.25",
                       "--val", str(tmp_path / "d.npz"))
     assert both.returncode == 2 and "not both" in both.stderr
+
+
+def test_a_resumed_run_reports_the_accuracy_of_one_never_stopped(tmp_path):
+    model = MODELS / "mlp_f32.tflite"
+    path = tmp_path / "train.tflite"
+    path.write_bytes(rillet.trainable(model, train_last=1, learning_rate=0.5))
+    x, y = shifted_classes(model, 64, 4)
+    whole = DeviceTrainer(path).fit((x, y), epochs=2, batch_size=8, validation_split=0.25, progress=False)
+    folder = tmp_path / "ckpt"
+    DeviceTrainer(path).fit((x, y), epochs=1, batch_size=8, validation_split=0.25, progress=False,
+                            checkpoint_dir=folder)
+    resumed = DeviceTrainer(path).fit((x, y), epochs=2, batch_size=8, validation_split=0.25, progress=False,
+                                      checkpoint_dir=folder)
+    assert resumed == whole and len(whole["accuracy"]) == 2
