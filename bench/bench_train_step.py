@@ -3,6 +3,11 @@ signature through each one's signature runner) and against JAX (rillet.targets.x
 jitted), in one process, interleaved; medians and ratios.
 
     python bench/bench_train_step.py [--runs 200] [--batch 32]
+    python bench/bench_train_step.py --trainable-only [--model M.tflite --train-last N --optimizer adam]
+
+Then files `rillet trainable` makes of shipped models (tests/data/models: cnn_small_int8 with its last two
+layers trained, MobileNetV2-0.35 int8 with its head trained: an int8 body copied as it is in front of a
+float tail; or --model): rillet against LiteRT on the same training file, interleaved.
 
 Models: the bundled digits CNN made a training file with every layer trainable (Adam), and TensorFlow's
 own train_mlp.tflite (tests/data/models; batch 8, its converter's SGD step). train_mlp has no rillet graph,
@@ -65,6 +70,45 @@ def signature_step(interpreter, feeds: dict):
     return lambda: train(**feeds)
 
 
+TRAINABLE = [("cnn_small_int8", 2, "momentum"), ("mobilenet_v2_035_96_int8", 1, "momentum"),
+             ("mobilenet_v2_035_96_int8", 2, "adam")]
+
+
+def trainable_feeds(interpreter, batch: int) -> dict:
+    """One batch for the train signature: uniform inputs of each input's type, class indices for y (the
+    file's batch where it fixes one)."""
+    rs = np.random.default_rng(2)
+    runner = interpreter.get_signature_runner("train")
+    feeds = {}
+    for name, d in runner.get_input_details().items():
+        shape = [batch if d["shape_signature"][0] < 0 else d["shape"][0], *d["shape"][1:]]
+        if name == "y":
+            feeds[name] = rs.integers(0, 10, shape).astype(d["dtype"])
+        elif np.issubdtype(d["dtype"], np.integer):
+            feeds[name] = rs.integers(-128, 128, shape).astype(d["dtype"])
+        else:
+            feeds[name] = rs.uniform(-1, 1, shape).astype(d["dtype"])
+    return feeds
+
+
+def trainable_rows(models: list[tuple], batch: int, runs: int) -> None:
+    from ai_edge_litert.interpreter import Interpreter as LiteRT
+
+    for model, last, optimizer in models:
+        path = Path(model) if str(model).endswith(".tflite") else SHARED_MODELS / f"{model}.tflite"
+        data = rl.trainable(path, train_last=last, optimizer=optimizer, learning_rate=1e-3)
+        ours = Interpreter(model_content=data)
+        feeds = trainable_feeds(ours, batch)
+        steps = {"rillet": signature_step(ours, feeds), "LiteRT": signature_step(LiteRT(model_content=data), feeds)}
+        times = _time_interleaved(steps, runs)
+        size = len(next(iter(feeds.values())))
+        print(f"rillet trainable {path.stem}, last {last} trained, {optimizer}, batch {size}:")
+        for stat in ("median_ms", "p10_ms"):
+            ms = {k: v[stat] for k, v in times.items()}
+            print(f"  {stat[:-3]:>6}: rillet {ms['rillet']:.3f} ms, LiteRT {ms['LiteRT']:.3f} ms; "
+                  f"rillet / LiteRT {ms['rillet'] / ms['LiteRT']:.2f}")
+
+
 def report(name: str, times: dict) -> None:
     """Medians, and the 10th percentiles beside them: on a shared machine a step that a time slice cuts
     lands in the median's upper half, and the 10th percentile shows what an undisturbed step costs."""
@@ -80,8 +124,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--trainable-only", action="store_true", help="only the files `rillet trainable` makes")
+    parser.add_argument("--model", help="a .tflite to make trainable and time instead of the shipped ones")
+    parser.add_argument("--train-last", type=int, default=1)
+    parser.add_argument("--optimizer", default="momentum", choices=["sgd", "momentum", "adam"])
     args = parser.parse_args()
     from ai_edge_litert.interpreter import Interpreter as LiteRT
+
+    trainable_rows([(args.model, args.train_last, args.optimizer)] if args.model else TRAINABLE, args.batch,
+                   args.runs)
+    if args.trainable_only:
+        return
 
     data, tg, feeds = digits_cnn(args.batch)
     steps = {"rillet": signature_step(Interpreter(model_content=data), feeds),

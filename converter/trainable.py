@@ -17,6 +17,7 @@ model's arithmetic, bit for bit the original's before any step.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,7 @@ import numpy as np
 
 from .format import (
     Buffer,
+    Metadata,
     ModelError,
     ModelFile,
     SignatureDef,
@@ -54,6 +56,9 @@ WEIGHT_VIEWS = {"DEQUANTIZE", "DENSIFY"}
 MAX_VARIABLE_NAME = 200
 LOSSES = ("softmax_cross_entropy", "sigmoid_cross_entropy", "mse", "output")
 OPTIMIZERS = ("sgd", "momentum", "adam")
+# What the training file is trained for, as JSON metadata: `rillet train` reads the loss to know whether an
+# accuracy means anything, and which `infer` output the loss reads; `rillet inspect` names the trained layers.
+TASK_METADATA = "rillet_trainable"
 
 
 @dataclass
@@ -110,7 +115,30 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
         original_infer(training, m, sg_index, inputs, outputs,
                        {w: sg.tensors[w].name for w in trained if sg.tensors[w].name in variables})
     keep_metadata(training, m)
+    _record_task(training, {"loss": loss, "output": output, "optimizer": optimizer, "learning_rate": learning_rate,
+                            "layers": [layer.name for layer in chosen]})
     return save(drop_unused_buffers(drop_unused_tensors(training)))
+
+
+def _record_task(t: ModelFile, task: dict[str, Any]) -> None:
+    t.buffers.append(Buffer(data=np.frombuffer(json.dumps(task).encode(), np.uint8)))
+    t.metadata = [*(e for e in t.metadata or [] if e.name != TASK_METADATA),
+                  Metadata(name=TASK_METADATA, buffer=len(t.buffers) - 1)]
+
+
+def task_of(model: Any) -> dict[str, Any] | None:
+    """The task `trainable` recorded in a training file (a ModelFile or ModelView): loss, output, optimizer,
+    learning_rate, layers; None for a file without one (TensorFlow's, the graph API's) or an unreadable one."""
+    for entry in model.metadata or []:
+        if entry.name != TASK_METADATA:
+            continue
+        data = model.buffer_data(entry.buffer) if hasattr(model, "buffer_data") else model.buffers[entry.buffer].data
+        try:
+            task = json.loads(bytes(data if data is not None else b"").decode())
+        except (UnicodeDecodeError, ValueError):
+            return None
+        return task if isinstance(task, dict) else None
+    return None
 
 
 def weighted_layers(m: ModelFile, sg_index: int, toward: int | None = None) -> list[Layer]:

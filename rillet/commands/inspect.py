@@ -9,7 +9,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .common import WorkError, existing_file
+import numpy as np
+
+from .common import UsageError, WorkError, existing_file
 
 CUSTOM_CODE = 32  # TFLite's BuiltinOperator.CUSTOM: a custom op is known by its name
 
@@ -18,6 +20,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("inspect", help="describe a .tflite model")
     p.add_argument("model", nargs="?", help="path to a .tflite file (default: the bundled demo model)")
     p.add_argument("--json", action="store_true", help="print the description as JSON")
+    p.add_argument("--batch-size", type=int, metavar="N",
+                   help="a training file: the batch its step memory is planned for (default: the file's own)")
     p.set_defaults(func=run)
 
 
@@ -36,7 +40,16 @@ def run(args: argparse.Namespace) -> int:
         raise WorkError(f"{path}: {e}") from None
     mark_unsupported(summary, Path(path).read_bytes())
     summary["kernel_path"] = _kernel_path()
+    batch = getattr(args, "batch_size", None)
+    if batch is not None and batch < 1:
+        raise UsageError(f"--batch-size {batch}: must be at least 1")
+    if any(sig["key"] == "train" for sig in summary["signatures"]) and not summary["unsupported"]:
+        summary["training"] = training_memory(path, batch)
+    elif batch is not None:
+        raise UsageError(f"--batch-size: {path} has no train signature rillet runs (it plans a training step)")
     print(json.dumps(summary, indent=2) if args.json else format_summary(summary))
+    if "training" in summary and not args.json:
+        print(format_training(summary["training"]))
     if not args.json:
         print(f"kernel path on this machine: {summary['kernel_path']} (RILLET_ISA=ref|avx2|avx512|... forces one)")
     return 0
@@ -111,6 +124,62 @@ def _dtype_reasons(data: bytes, n_subgraphs: int) -> dict[tuple[int, int], str]:
             lib.rl_plan_destroy(plan)
         lib.rl_program_destroy(program_out[0])
     return found
+
+
+STEP_PARTS = ("arena_bytes", "op_state_bytes", "packed_weight_bytes", "dynamic_bytes")
+
+
+def training_memory(path: str | Path, batch_size: int | None = None) -> dict[str, Any]:
+    """What a training step of the file at `path` needs, before any step runs: its variables (name, role,
+    dtype, shape, bytes, from the file), the `train` signature's plan at `batch_size` (its arena of
+    activations and gradients, op state, packed weights; planned by allocating, not invoking) and
+    step_bytes, their sum with every variable (the trained weights, the optimizer's slots, statistics,
+    settings). The frozen weights are read in place from the file (weight_bytes), apart from the step."""
+    from rillet.converter.format.variable_roles import decode_roles
+    from rillet.converter.trainable import task_of
+    from rillet.runtime import Interpreter
+
+    it = Interpreter(model_path=str(path))
+    view = it._model_view
+    roles, types, sizes = decode_roles(view), it._variable_file_types(), it._variable_file_bytes()
+    subgraph = it._signature_subgraphs()["train"]
+    if batch_size is not None:
+        for name, index in it._get_full_signature_list()["train"]["inputs"].items():
+            shape = list(view.subgraphs[subgraph].tensors[index].shape or [])
+            if shape:
+                it._resize(index, np.array([batch_size, *shape[1:]], np.int32), False, subgraph)
+    it.allocate_tensors()
+    plan = it._plans[subgraph].memory()
+    variables = [{"name": name, "role": roles.get(name, "unknown"),
+                  "dtype": types[name][0].name if name in types else None,
+                  "shape": list(types[name][1]) if name in types else None, "bytes": nbytes}
+                 for name, nbytes in sizes.items()]
+    by_role: dict[str, int] = {}
+    for v in variables:
+        by_role[v["role"]] = by_role.get(v["role"], 0) + v["bytes"]
+    task = task_of(view) or {}
+    batch = [list(view.subgraphs[subgraph].tensors[i].shape or [])[:1] for i in
+             it._get_full_signature_list()["train"]["inputs"].values()]
+    return {"batch_size": batch_size or next((b[0] for b in batch if b), 1), "loss": task.get("loss"),
+            "optimizer": task.get("optimizer"), "layers": task.get("layers", []), "variables": variables,
+            "variable_bytes_by_role": by_role, "train_plan": {k: plan[k] for k in STEP_PARTS},
+            "weight_bytes": plan["weight_bytes"],
+            "step_bytes": sum(plan[k] for k in STEP_PARTS) + sum(v["bytes"] for v in variables)}
+
+
+def format_training(t: dict[str, Any]) -> str:
+    lines = ["training (the train signature)"]
+    if t["loss"]:
+        lines.append(f"  loss {t['loss']}, optimizer {t['optimizer']}; trained layers: {', '.join(t['layers'])}")
+    for v in sorted(t["variables"], key=lambda v: (v["role"] != "trained", v["role"], v["name"])):
+        shape = "x".join(map(str, v["shape"])) if v["shape"] is not None else "?"
+        lines.append(f"  {v['role']:<16} {v['name']:<48} {v['dtype'] or '?':<8} {shape:<14} {v['bytes']:>10,} B")
+    roles = ", ".join(f"{role} {n:,}" for role, n in t["variable_bytes_by_role"].items())
+    plan = t["train_plan"]
+    lines.append(f"  a step at batch {t['batch_size']}: {t['step_bytes']:,} bytes = variables ({roles}) + arena "
+                 f"{plan['arena_bytes']:,} + op state {plan['op_state_bytes']:,} + packed weights "
+                 f"{plan['packed_weight_bytes']:,}; frozen weights {t['weight_bytes']:,} read in place from the file")
+    return "\n".join(lines)
 
 
 def _kernel_path() -> str:

@@ -36,7 +36,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--backend", choices=["xla", "device"], help="default: device for a .tflite, else xla")
     p.add_argument("--data", required=True, help="training data: .npz with an array per model input and the "
                                                  "labels (named as the inputs and `labels`, or x and y)")
-    p.add_argument("--validation", help="validation data (.npz, as --data), evaluated each epoch (XLA)")
+    p.add_argument("--validation", "--val", dest="validation",
+                   help="validation data (.npz, as --data), evaluated each epoch (XLA; device: a file `rillet "
+                        "trainable` wrote, scored by its infer signature)")
     p.add_argument("--epochs", type=int, default=1, help="passes over the data (default 1)")
     p.add_argument("--batch-size", type=int, help="global batch (default 32, or the .tflite's own)")
     p.add_argument("--seed", type=int, default=0, help="seeds the shuffling (and XLA's random ops)")
@@ -62,6 +64,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     device = p.add_argument_group("device backend (the file's train signature has its loss and optimizer "
                                   "built in)")
     device.add_argument("--threads", type=int, help="the interpreter's threads (default 1)")
+    device.add_argument("--validation-split", type=float, default=0.0, metavar="F",
+                        help="hold out this fraction of --data (its last examples) as validation data")
     p.set_defaults(func=run)
 
 
@@ -100,7 +104,7 @@ def _check_usage(args: argparse.Namespace, backend: str) -> None:
     if backend == "device":
         if not Path(args.target).is_file():
             raise UsageError(f"{args.target} does not exist")
-        xla_only = [flag for flag, on in (("--validation", args.validation), ("--log-dir", args.log_dir),
+        xla_only = [flag for flag, on in (("--log-dir", args.log_dir),
                                           ("--processes", args.processes != 1), ("--coordinator", args.coordinator),
                                           ("--num-processes", args.num_processes is not None),
                                           ("--process-id", args.process_id is not None),
@@ -116,9 +120,15 @@ def _check_usage(args: argparse.Namespace, backend: str) -> None:
         if args.threads is not None and args.threads < 1:
             raise UsageError("--threads must be >= 1")
         args.threads = args.threads or 1
+        if not 0.0 <= args.validation_split < 1.0:
+            raise UsageError(f"--validation-split {args.validation_split:g}: must be in [0, 1)")
+        if args.validation_split and args.validation:
+            raise UsageError("--validation-split holds out part of --data; --validation gives other data: not both")
     else:
         if args.target.endswith(".tflite"):
             raise UsageError("the XLA backend trains a graph: give FILE.py:FUNCTION returning a rillet Model")
+        if args.validation_split:
+            raise UsageError("--validation-split: device backend only (XLA takes --validation data)")
         if args.threads is not None:
             raise UsageError("--threads: device backend only (XLA sizes its own thread pool; a .tflite trains on "
                              "the device backend)")
@@ -174,9 +184,15 @@ def _train_on_device(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UsageError(str(e)) from None
     before = _checkpoint_position(args)
+
+    def epoch_line(epoch: int, values: dict[str, float]) -> None:
+        shown = ", ".join(f"{k} {v:.4g}" for k, v in values.items())
+        print(f"epoch {epoch + 1}/{args.epochs}: {shown}", flush=True)
+
     history = trainer.fit(args.data, epochs=args.epochs, batch_size=batch_size, checkpoint_dir=args.checkpoint_dir,
                           every=args.every, resume=args.resume, seed=args.seed, shuffle=args.shuffle,
-                          progress=not args.quiet)
+                          progress=not args.quiet, validation=args.validation,
+                          validation_split=args.validation_split, on_epoch=epoch_line)
     _report(history, args, before)
     if args.output:
         trainer.interpreter.export_model(args.output)
