@@ -137,10 +137,10 @@ def fetch_flatbuffers(out_dir: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--arch", action="append", choices=sorted(devices.ARCHITECTURES),
                         help="build only this architecture (repeatable); default: the host's and every device's")
-    parser.add_argument("-o", "--out", type=Path, default=ROOT / "dist")
+    parser.add_argument("-o", "--out", type=Path, default=ROOT / "dist", help="where the wheels go (default: dist/)")
     parser.add_argument("--no-build-isolation", action="store_true",
                         help="build with this environment's setuptools, wheel and cffi instead of fresh ones")
     args = parser.parse_args(argv)
