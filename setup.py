@@ -59,7 +59,7 @@ class BuildLibrillet(build_ext):
         build_ffi.build_library(os.path.join(package_dir, build_ffi.LIBRARY_FILE),
                                 os.path.join(self.build_temp, f"librillet-{ARCH_NAME}"),
                                 compiler=ARCH.compiler(), arch=ARCH_NAME, target_flags=ARCH.cflags,
-                                link_flags=ARCH.link_flags)
+                                link_flags=ARCH.link_flags, progress=build_ffi.progress_printer("librillet"))
         build_ffi.write_binding(os.path.join(package_dir, build_ffi.BINDING_FILE))
         if not CROSS:  # this Python's headers fit only a library for this machine
             build_ffi.build_api_extension(package_dir, os.path.join(self.build_temp, "librillet-api"))
