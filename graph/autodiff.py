@@ -31,9 +31,9 @@ from .ops import (
 
 GradRule = Callable[[Node, list], list]
 
-# Ops through which no gradient flows (integer or boolean results, state, structure).
 NO_GRADIENT = {"SHAPE", "GREATER", "RANDOM_UNIFORM", "CONST", "PLACEHOLDER", "VAR_HANDLE", "READ_VARIABLE",
                "ASSIGN_VARIABLE", "NO_OP"}
+"""Ops through which no gradient flows (integer or boolean results, state, structure)."""
 
 
 def _dims(shape: tuple) -> list[int]:
@@ -605,6 +605,9 @@ GRADIENTS: dict[str, GradRule] = {
     "STRIDED_SLICE": _grad_strided_slice, "PACK": _grad_pack, "GATHER": _grad_gather,
     "RESIZE_BILINEAR": _grad_resize, "RESIZE_NEAREST_NEIGHBOR": _grad_resize,
 }
+"""The gradient rules, by op name: `rule(node, output_grads) -> input_grads` (None for an input with no
+gradient). `gradients` looks an op up here; an op in neither this table nor NO_GRADIENT cannot be
+differentiated (NotImplementedError naming it)."""
 
 
 def _is_float(t: Tensor) -> bool:

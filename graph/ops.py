@@ -58,6 +58,8 @@ def _operands(*xs: Any) -> list[Tensor]:
 
 
 def broadcast_shapes(a: tuple, b: tuple) -> tuple:
+    """The shape numpy broadcasting gives `a` and `b` (None, a dynamic dimension, broadcasts with anything).
+    ValueError naming both shapes when they do not broadcast."""
     rank = max(len(a), len(b))
     a = (1,) * (rank - len(a)) + tuple(a)
     b = (1,) * (rank - len(b)) + tuple(b)
@@ -139,6 +141,8 @@ def placeholder(shape: Sequence[int | None], dtype: Any = "float32", name: str =
 
 
 def constant(value: Any, dtype: Any = None, name: str = "const", graph: Graph | None = None) -> Tensor:
+    """CONST: a constant tensor holding `value` (converted to `dtype` when given; Python floats become
+    float32, as in TensorFlow), in `graph` or the default graph."""
     given = value
     value = np.asarray(value, dtype=dtype)
     if dtype is None and value.dtype == np.float64 and not isinstance(given, (np.ndarray, np.generic)):
@@ -195,16 +199,22 @@ register(OpDef("ASSIGN_VARIABLE", infer=_assign_infer, numpy=_assign_np, statefu
 
 
 def var_handle(name: str, shape: tuple, dtype: str, graph: Graph) -> Tensor:
+    """A VAR_HANDLE: the handle of resource variable `name` (of `shape` and `dtype`) in `graph`, as TFLite
+    models hold variables. `Variable` makes one; use this only to lower variables by hand."""
     return _apply("VAR_HANDLE", [], {"shared_name": name, "shape": tuple(shape), "dtype": dtype},
                   name=name, graph=graph)
 
 
 def read_variable(handle: Tensor, shape: tuple, dtype: str) -> Tensor:
+    """READ_VARIABLE: the current value of the variable behind `handle`, of `shape` and `dtype`."""
     return _apply("READ_VARIABLE", [handle], {"shape": tuple(shape), "dtype": dtype},
                   name=handle.node.name + "/read")
 
 
 def assign_variable(handle: Tensor, value: Any):
+    """ASSIGN_VARIABLE: stores `value` into the variable behind `handle` when the node runs (fetch it, or
+    `group` it with the step). ValueError when the value's dtype differs from the variable's or its shape does
+    not broadcast to the variable's."""
     var = handle.graph.variables[handle.node.attrs["shared_name"]]
     value = as_tensor(value, dtype=var.dtype, graph=handle.graph)
     if value.dtype != var.dtype:
@@ -263,26 +273,38 @@ register(OpDef("GREATER", infer=_compare_infer, numpy=lambda a, x, y: np.greater
 
 
 def add(a, b, name: str | None = None) -> Tensor:
+    """ADD: a + b, element-wise. `a` and `b` are tensors or Python / numpy values (a value takes the tensor's
+    dtype); they broadcast as numpy's do."""
     return _apply("ADD", _operands(a, b), name=name)
 
 
 def sub(a, b, name: str | None = None) -> Tensor:
+    """SUB: a - b, element-wise. `a` and `b` are tensors or Python / numpy values (a value takes the tensor's
+    dtype); they broadcast as numpy's do."""
     return _apply("SUB", _operands(a, b), name=name)
 
 
 def mul(a, b, name: str | None = None) -> Tensor:
+    """MUL: a * b, element-wise. `a` and `b` are tensors or Python / numpy values (a value takes the tensor's
+    dtype); they broadcast as numpy's do."""
     return _apply("MUL", _operands(a, b), name=name)
 
 
 def div(a, b, name: str | None = None) -> Tensor:
+    """DIV: a / b, element-wise. `a` and `b` are tensors or Python / numpy values (a value takes the tensor's
+    dtype); they broadcast as numpy's do."""
     return _apply("DIV", _operands(a, b), name=name)
 
 
 def squared_difference(a, b, name: str | None = None) -> Tensor:
+    """SQUARED_DIFFERENCE: (a - b)^2, element-wise. `a` and `b` are tensors or Python / numpy values (a value
+    takes the tensor's dtype); they broadcast as numpy's do."""
     return _apply("SQUARED_DIFFERENCE", _operands(a, b), name=name)
 
 
 def greater(a, b, name: str | None = None) -> Tensor:
+    """GREATER: a > b, element-wise, as a bool tensor. `a` and `b` are tensors or Python / numpy values (a
+    value takes the tensor's dtype); they broadcast as numpy's do."""
     return _apply("GREATER", _operands(a, b), name=name)
 
 
@@ -373,6 +395,7 @@ register(OpDef("CAST", attrs={"to": REQUIRED}, infer=lambda a, s: [(s[0][0], a["
 
 
 def cast(x, dtype: Any, name: str | None = None) -> Tensor:
+    """CAST: x converted to `dtype` (a numpy dtype or its name); x itself when it has that dtype already."""
     x = as_tensor(x)
     dtype = canonical_dtype(dtype)
     if x.dtype == dtype:
@@ -410,10 +433,14 @@ def _reduce(op, x, axes, keepdims, name):
 
 
 def reduce_mean(x, axes=None, keepdims: bool = False, name: str | None = None) -> Tensor:
+    """MEAN: the mean of x over `axes` (an int or a sequence; None: every axis), keeping them as size 1 with
+    `keepdims`. ValueError for an axis outside x's rank."""
     return _reduce("MEAN", x, axes, keepdims, name)
 
 
 def reduce_sum(x, axes=None, keepdims: bool = False, name: str | None = None) -> Tensor:
+    """SUM: the sum of x over `axes` (an int or a sequence; None: every axis), keeping them as size 1 with
+    `keepdims`. ValueError for an axis outside x's rank."""
     return _reduce("SUM", x, axes, keepdims, name)
 
 
@@ -488,6 +515,8 @@ register(OpDef("BATCH_MATMUL", attrs={"adj_x": False, "adj_y": False}, infer=_bm
 
 
 def batch_matmul(x, y, adj_x: bool = False, adj_y: bool = False, name: str | None = None) -> Tensor:
+    """BATCH_MATMUL: x @ y over the last two axes, the leading ones broadcast; `adj_x` / `adj_y` transpose the
+    last two axes of x / y first. ValueError when the inner dimensions differ."""
     return _apply("BATCH_MATMUL", _operands(x, y), {"adj_x": adj_x, "adj_y": adj_y}, name=name)
 
 
@@ -724,10 +753,15 @@ def _pool_attrs(pool_size, strides, padding):
 
 
 def max_pool2d(x, pool_size=2, strides=None, padding: str = "VALID", name: str | None = None) -> Tensor:
+    """MAX_POOL_2D over an NHWC x: the maximum of each `pool_size` window (an int or (h, w)), moved by
+    `strides` (default: pool_size), `padding` "VALID" or "SAME" (TFLite's offsets)."""
     return _apply("MAX_POOL_2D", [as_tensor(x)], _pool_attrs(pool_size, strides, padding), name=name)
 
 
 def avg_pool2d(x, pool_size=2, strides=None, padding: str = "VALID", name: str | None = None) -> Tensor:
+    """AVERAGE_POOL_2D over an NHWC x: the mean of each `pool_size` window (an int or (h, w)), moved by
+    `strides` (default: pool_size), `padding` "VALID" or "SAME"; a SAME window divides by the real inputs it
+    covers, as TFLite's does."""
     return _apply("AVERAGE_POOL_2D", [as_tensor(x)], _pool_attrs(pool_size, strides, padding), name=name)
 
 
@@ -759,6 +793,8 @@ register(OpDef("CONCATENATION", attrs={"axis": REQUIRED}, infer=_concat_infer,
 
 
 def concat(values: Sequence, axis: int, name: str | None = None) -> Tensor:
+    """CONCATENATION: `values` (tensors or values) joined along `axis` (negative counts from the end).
+    ValueError when their other dimensions or dtypes differ."""
     values = _operands(*values)
     return _apply("CONCATENATION", values, {"axis": _axis(axis, values[0].rank)}, name=name)
 
@@ -778,6 +814,7 @@ register(OpDef("PAD", attrs={"paddings": REQUIRED}, infer=_pad_infer,
 
 
 def pad(x, paddings, name: str | None = None) -> Tensor:
+    """PAD: x with zeros added, `paddings` a (before, after) pair per axis."""
     paddings = tuple((int(b), int(e)) for b, e in paddings)
     return _apply("PAD", [as_tensor(x)], {"paddings": paddings}, name=name)
 
@@ -807,6 +844,8 @@ register(OpDef("RESHAPE", attrs={"new_shape": REQUIRED}, infer=_reshape_infer,
 
 
 def reshape(x, shape: Sequence[int | None], name: str | None = None) -> Tensor:
+    """RESHAPE: x's values in `shape`; one dimension may be -1 or None (inferred, e.g. the batch). ValueError
+    when the sizes cannot match."""
     shape = tuple(-1 if d is None else int(d) for d in shape)
     return _apply("RESHAPE", [as_tensor(x)], {"new_shape": shape}, name=name)
 
@@ -831,6 +870,8 @@ register(OpDef("SQUEEZE", attrs={"squeeze_dims": ()}, infer=_squeeze_infer, nump
 
 
 def squeeze(x, axes: Sequence[int] = (), name: str | None = None) -> Tensor:
+    """SQUEEZE: x without the size-1 axes `axes` (every size-1 axis when empty). ValueError for an axis whose
+    size is not 1."""
     x = as_tensor(x)
     return _apply("SQUEEZE", [x], {"squeeze_dims": tuple(_axis(a, x.rank) for a in axes)}, name=name)
 
@@ -848,6 +889,7 @@ register(OpDef("EXPAND_DIMS", attrs={"axis": REQUIRED}, infer=_expand_infer,
 
 
 def expand_dims(x, axis: int, name: str | None = None) -> Tensor:
+    """EXPAND_DIMS: x with a new size-1 axis at `axis` (negative counts from the end of the result)."""
     x = as_tensor(x)
     return _apply("EXPAND_DIMS", [x], {"axis": _axis(axis, x.rank + 1)}, name=name)
 
@@ -866,6 +908,7 @@ register(OpDef("TRANSPOSE", attrs={"perm": REQUIRED}, infer=_transpose_infer,
 
 
 def transpose(x, perm: Sequence[int], name: str | None = None) -> Tensor:
+    """TRANSPOSE: x's axes reordered: axis i of the result is axis `perm[i]` of x."""
     return _apply("TRANSPOSE", [as_tensor(x)], {"perm": tuple(int(p) for p in perm)}, name=name)
 
 
@@ -914,6 +957,9 @@ register(OpDef("STRIDED_SLICE",
 
 def strided_slice(x, begin, end, strides=None, begin_mask: int = 0, end_mask: int = 0,
                   shrink_axis_mask: int = 0, name: str | None = None) -> Tensor:
+    """STRIDED_SLICE: x[begin:end:strides] per axis, with TFLite's masks: bit i of `begin_mask` / `end_mask`
+    ignores begin[i] / end[i] (the whole axis), bit i of `shrink_axis_mask` takes element begin[i] and drops
+    the axis. `strides` defaults to 1 on every axis."""
     x = as_tensor(x)
     strides = tuple(strides) if strides is not None else (1,) * x.rank
     attrs = {"begin": tuple(int(b) for b in begin), "end": tuple(int(e) for e in end),
@@ -947,6 +993,7 @@ register(OpDef("SLICE", attrs={"begin": REQUIRED, "size": REQUIRED}, infer=_slic
 
 
 def slice_(x, begin: Sequence[int], size: Sequence[int], name: str | None = None) -> Tensor:
+    """SLICE: the block of x starting at `begin` with `size` per axis (-1: to the end of the axis)."""
     attrs = {"begin": tuple(int(b) for b in begin), "size": tuple(int(s) for s in size)}
     return _apply("SLICE", [as_tensor(x)], attrs, name=name)
 
@@ -966,6 +1013,8 @@ register(OpDef("GATHER", attrs={"axis": 0}, infer=_gather_infer,
 
 
 def gather(params, indices, axis: int = 0, name: str | None = None) -> Tensor:
+    """GATHER: the slices of `params` along `axis` at the int32 `indices` (any shape; the result's shape is
+    params' with that axis replaced by indices')."""
     params = as_tensor(params)
     indices = as_tensor(indices, dtype="int32", graph=params.graph)
     return _apply("GATHER", [params, indices], {"axis": _axis(axis, params.rank)}, name=name)
@@ -978,6 +1027,8 @@ register(OpDef("SHAPE", attrs={"out_type": "int32"}, infer=lambda a, s: [((len(s
 
 
 def shape(x, out_type: Any = "int32", name: str | None = None) -> Tensor:
+    """SHAPE: x's shape at run time as a 1-D tensor of `out_type` (int32 or int64); dynamic dimensions are
+    filled in by the feed."""
     return _apply("SHAPE", [as_tensor(x)], {"out_type": canonical_dtype(out_type)}, name=name)
 
 
@@ -1002,6 +1053,8 @@ register(OpDef("PACK", attrs={"axis": 0}, infer=_pack_infer,
 
 
 def pack(values: Sequence, axis: int = 0, name: str | None = None) -> Tensor:
+    """PACK: `values` (of one shape and dtype) stacked along a new axis `axis`. ValueError when their shapes
+    or dtypes differ."""
     values = _operands(*values)
     return _apply("PACK", values, {"axis": _axis(axis, values[0].rank + 1)}, name=name)
 
@@ -1036,10 +1089,14 @@ for _name, _to_space, _options in (("DEPTH_TO_SPACE", True, "DepthToSpaceOptions
 
 
 def depth_to_space(x, block_size: int, name: str | None = None) -> Tensor:
+    """DEPTH_TO_SPACE: an NHWC x's channels moved into `block_size` x `block_size` spatial blocks (channels
+    must divide by block_size^2)."""
     return _apply("DEPTH_TO_SPACE", [as_tensor(x)], {"block_size": int(block_size)}, name=name)
 
 
 def space_to_depth(x, block_size: int, name: str | None = None) -> Tensor:
+    """SPACE_TO_DEPTH: each `block_size` x `block_size` spatial block of an NHWC x moved into channels
+    (height and width must divide by block_size)."""
     return _apply("SPACE_TO_DEPTH", [as_tensor(x)], {"block_size": int(block_size)}, name=name)
 
 
@@ -1071,6 +1128,8 @@ def resize_matrix(in_size: int, out_size: int, align_corners: bool, half_pixel_c
 
 
 def resize_matrices(attrs: dict, in_h: int, in_w: int, nearest: bool):
+    """The (rows, columns) resize_matrix pair for a RESIZE node's `attrs` (its `size`, `align_corners`,
+    `half_pixel_centers`) from an in_h x in_w input; `nearest` for RESIZE_NEAREST_NEIGHBOR."""
     out_h, out_w = attrs["size"]
     return (resize_matrix(in_h, out_h, attrs["align_corners"], attrs["half_pixel_centers"], nearest),
             resize_matrix(in_w, out_w, attrs["align_corners"], attrs["half_pixel_centers"], nearest))
@@ -1107,12 +1166,16 @@ register(OpDef("RESIZE_NEAREST_NEIGHBOR", attrs=dict(_RESIZE_ATTRS), infer=_resi
 
 def resize_bilinear(x, size, align_corners: bool = False, half_pixel_centers: bool = False,
                     name: str | None = None) -> Tensor:
+    """RESIZE_BILINEAR: an NHWC x resized to `size` (height, width) by bilinear interpolation, with
+    TFLite's `align_corners` and `half_pixel_centers` conventions."""
     attrs = {"size": tuple(size), "align_corners": align_corners, "half_pixel_centers": half_pixel_centers}
     return _apply("RESIZE_BILINEAR", [as_tensor(x)], attrs, name=name)
 
 
 def resize_nearest(x, size, align_corners: bool = False, half_pixel_centers: bool = False,
                    name: str | None = None) -> Tensor:
+    """RESIZE_NEAREST_NEIGHBOR: an NHWC x resized to `size` (height, width) taking the nearest pixel, with
+    TFLite's `align_corners` and `half_pixel_centers` conventions."""
     attrs = {"size": tuple(size), "align_corners": align_corners, "half_pixel_centers": half_pixel_centers}
     return _apply("RESIZE_NEAREST_NEIGHBOR", [as_tensor(x)], attrs, name=name)
 
@@ -1156,5 +1219,6 @@ def one_hot(indices, depth: int, dtype: Any = "float32", name: str = "one_hot") 
 
 
 def zeros_like(x) -> Tensor:
+    """Zeros of x's shape and dtype (x * 0, so a dynamic shape follows x)."""
     x = as_tensor(x)
     return mul(x, 0)
