@@ -56,8 +56,10 @@ class BuildLibrillet(build_ext):
         # generated _librillet.py: a checkout built then must not keep it.
         for stale in glob.glob(os.path.join(package_dir, "_librillet.*.so")):
             os.remove(stale)
+        # The objects go beside the per-Python temp folders, not in one: the library is the same for every
+        # Python, so an install for another Python only links (build_ffi recompiles what changed).
         build_ffi.build_library(os.path.join(package_dir, build_ffi.LIBRARY_FILE),
-                                os.path.join(self.build_temp, f"librillet-{ARCH_NAME}"),
+                                os.path.join(os.path.dirname(self.build_temp), f"librillet-{ARCH_NAME}"),
                                 compiler=ARCH.compiler(), arch=ARCH_NAME, target_flags=ARCH.cflags,
                                 link_flags=ARCH.link_flags, progress=build_ffi.progress_printer("librillet"))
         build_ffi.write_binding(os.path.join(package_dir, build_ffi.BINDING_FILE))

@@ -99,7 +99,7 @@ WantedBy=multi-user.target
 README = """# {name}: {model} for {device}
 
 Made by `rillet deploy --target {target}`. Everything here installs offline: librillet is prebuilt for
-{arch} in `wheels/{rillet_wheel}` (any CPython >= 3.9; it needs glibc >= 2.34, as in Debian 12 / Raspberry
+{arch} in `wheels/{rillet_wheel}` (CPython 3.9 to 3.13; it needs glibc >= 2.34, as in Debian 12 / Raspberry
 Pi OS bookworm), with the pure-Python `flatbuffers` wheel beside it; numpy and cffi come from the system.
 
 On the device (copy the folder or `{name}.tar.gz` over, e.g. `scp -r {name} pi@raspberrypi.local:`):
