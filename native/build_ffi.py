@@ -162,13 +162,14 @@ def build_library(out_path: str, build_dir: str, *, compiler: list[str] | None =
     return out_path
 
 
-def progress_printer(what: str) -> Callable[[int, int, str], None]:
+def progress_printer(what: str, *, to_terminal: bool = True) -> Callable[[int, int, str], None]:
     """A `progress` for build_library that a person sees: a line at the start saying how many files and how
     many at a time, then one at every tenth of them, on stderr. pip shows a build's output only with `-v`, so
     when stderr is not a terminal but the process has one (`pip install .` typed at a shell), the lines also
-    go to the terminal itself (/dev/tty), which pip leaves alone."""
+    go to the terminal itself (/dev/tty), which pip leaves alone (`to_terminal=False`: stderr only)."""
     try:
-        terminal = None if sys.stderr.isatty() else open("/dev/tty", "w", encoding="utf-8")  # noqa: SIM115
+        terminal = (None if sys.stderr.isatty() or not to_terminal
+                    else open("/dev/tty", "w", encoding="utf-8"))  # noqa: SIM115
     except OSError:  # no controlling terminal: CI, a service, a pipe
         terminal = None
     last_tenth = -1
