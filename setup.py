@@ -58,20 +58,35 @@ class BuildLibrillet(build_ext):
             os.remove(stale)
         # The objects go beside the per-Python temp folders, not in one: the library is the same for every
         # Python, so an install for another Python only links (build_ffi recompiles what changed).
-        build_ffi.build_library(os.path.join(package_dir, build_ffi.LIBRARY_FILE),
-                                os.path.join(os.path.dirname(self.build_temp), f"librillet-{ARCH_NAME}"),
+        objects = os.path.join(os.path.dirname(self.build_temp), f"librillet-{ARCH_NAME}")
+        build_ffi.build_library(os.path.join(package_dir, build_ffi.LIBRARY_FILE), objects,
                                 compiler=ARCH.compiler(), arch=ARCH_NAME, target_flags=ARCH.cflags,
                                 link_flags=ARCH.link_flags, progress=build_ffi.progress_printer("librillet"))
+        # librillet.a, from the same objects, for apps in C (rillet.h is in include/): lib/ keeps it apart from
+        # the librillet.so that rillet.native loads.
+        build_ffi.build_static_library(os.path.join(package_dir, "lib", build_ffi.STATIC_LIBRARY_FILE), objects,
+                                       compiler=ARCH.compiler(), arch=ARCH_NAME, target_flags=ARCH.cflags)
         build_ffi.write_binding(os.path.join(package_dir, build_ffi.BINDING_FILE))
         if not CROSS:  # this Python's headers fit only a library for this machine
             build_ffi.build_api_extension(package_dir, os.path.join(self.build_temp, "librillet-api"))
 
 
 class PackageFiles(build_py):
+    def run(self) -> None:
+        super().run()
+        # `rillet deploy --c` puts the C example in its bundle (targets/c_bundle.py): it lives in examples/c/ and
+        # travels in the package as rillet/targets/c_example/.
+        example = os.path.join(HERE, "examples", "c", "classify.c")
+        if os.path.exists(example) and not self.editable_mode:
+            target = os.path.join(self.build_lib, "rillet", "targets", "c_example")
+            os.makedirs(target, exist_ok=True)
+            self.copy_file(example, os.path.join(target, "classify.c"))
+
     def find_data_files(self, package: str, src_dir: str) -> list[str]:
         files = super().find_data_files(package, src_dir)
         if PREBUILT and package == "rillet.native":
-            files = [f for f in files if not f.endswith((".c", ".h"))]
+            # The sources stay out; the public header stays in, for apps in C that link lib/librillet.a or .so.
+            files = [f for f in files if not f.endswith((".c", ".h")) or f.endswith(os.path.join("include", "rillet.h"))]
         return files
 
 

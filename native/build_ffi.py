@@ -8,7 +8,8 @@ another architecture without that architecture's Python headers.
 
 The sources and each instruction-set file's flags come from build_config.py; a target adds its own flags
 (`-march=...`, from rillet.targets.devices) before each file's ISA flags, so a kernel file's own `-march`
-wins. setup.py calls `build_library` and `write_binding`; tools/build_wheels.py does the same per target.
+wins. setup.py calls `build_library`, `build_static_library` (librillet.a, for apps in C that link rillet
+statically: the same objects) and `write_binding`; tools/build_wheels.py does the same per target.
 
 Where Python's headers are (a build on the machine itself), setup.py also compiles `_librillet_api`, a small
 API-mode extension on the stable ABI (one file for every CPython 3) that links to librillet.so and calls it
@@ -35,6 +36,7 @@ import build_config  # a sibling file, importable before rillet is installed
 
 HEADER = os.path.join(NATIVE_DIR, "include", "rillet.h")
 LIBRARY_FILE = "librillet.so"
+STATIC_LIBRARY_FILE = "librillet.a"  # in lib/ beside the package's include/rillet.h
 BINDING_MODULE = "rillet.native._librillet"
 BINDING_FILE = "_librillet.py"
 API_MODULE = "rillet.native._librillet_api"
@@ -106,17 +108,14 @@ def build_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def build_library(out_path: str, build_dir: str, *, compiler: list[str] | None = None, arch: str | None = None,
-                  target_flags: tuple[str, ...] = (), link_flags: tuple[str, ...] = (),
-                  emulate_avx512: bool = False, progress: Callable[[int, int, str], None] | None = None) -> str:
-    """Compiles every source `arch` builds (default: the host's), `build_jobs()` files at a time, and links them
-    into `out_path`.
-
-    `compiler` defaults to $CC or the compiler Python was built with; `target_flags` go on every file,
-    before the file's own ISA flags; `link_flags` after the objects (e.g. how libgcc is linked);
-    `emulate_avx512`: build_config's emulated AVX-512 build, for the tests. `progress(done, total, source)` is
-    called as each file is compiled (or found current in `build_dir`). RuntimeError with the compiler's
-    command and message when a file fails to compile or the library to link."""
+def compile_objects(build_dir: str, *, compiler: list[str] | None = None, arch: str | None = None,
+                    target_flags: tuple[str, ...] = (), emulate_avx512: bool = False,
+                    progress: Callable[[int, int, str], None] | None = None) -> list[str]:
+    """Compiles every source `arch` builds (default: the host's) into `build_dir`, `build_jobs()` files at a
+    time, skipping the objects that are current; returns the objects, in source order. The shared and the
+    static library link the same ones. `progress(done, total, source)` is called as each file is compiled (or
+    found current). RuntimeError naming the file, with the compiler's command and message, when one fails, or
+    when there are no sources (a rillet installed from a prebuilt wheel has none)."""
     compiler = compiler or host_compiler()
     arch = arch or build_config.host_arch()
     os.makedirs(build_dir, exist_ok=True)
@@ -148,7 +147,21 @@ def build_library(out_path: str, build_dir: str, *, compiler: list[str] | None =
             future.result()  # a failed file fails the build here, naming itself
             if progress is not None:
                 progress(done, len(sources), futures[future])
-        objects = [future.result() for future in futures]  # in source order: a reproducible link
+        return [future.result() for future in futures]  # in source order: a reproducible link
+
+
+def build_library(out_path: str, build_dir: str, *, compiler: list[str] | None = None, arch: str | None = None,
+                  target_flags: tuple[str, ...] = (), link_flags: tuple[str, ...] = (),
+                  emulate_avx512: bool = False, progress: Callable[[int, int, str], None] | None = None) -> str:
+    """Compiles every source `arch` builds (default: the host's) and links them into `out_path`.
+
+    `compiler` defaults to $CC or the compiler Python was built with; `target_flags` go on every file,
+    before the file's own ISA flags; `link_flags` after the objects (e.g. how libgcc is linked);
+    `emulate_avx512`: build_config's emulated AVX-512 build, for the tests; `progress` as compile_objects
+    takes it. RuntimeError with the command and its message when a file fails to compile or the link fails."""
+    compiler = compiler or host_compiler()
+    objects = compile_objects(build_dir, compiler=compiler, arch=arch, target_flags=target_flags,
+                              emulate_avx512=emulate_avx512, progress=progress)
     os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
     strip = [] if "-g" in target_flags else ["-s"]  # keep a debug build's symbols, else only the exported ones
     # Linked beside and renamed over the old file: a process that has the old one mapped keeps its copy
@@ -158,6 +171,38 @@ def build_library(out_path: str, build_dir: str, *, compiler: list[str] | None =
     result = subprocess.run(command, check=False, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"linking {LIBRARY_FILE} failed:\n{shlex.join(command)}\n{result.stderr}")
+    os.replace(partial, out_path)
+    return out_path
+
+
+def archiver(compiler: list[str]) -> list[str]:
+    """The `ar` that goes with `compiler`: $AR, else a cross compiler's own (aarch64-linux-gnu-gcc ->
+    aarch64-linux-gnu-ar, from the same binutils), else the host's."""
+    if os.environ.get("AR"):
+        return shlex.split(os.environ["AR"])
+    name = os.path.basename(compiler[0]) if compiler else ""
+    if name.endswith("-gcc"):
+        cross = shutil.which(name[: -len("gcc")] + "ar")
+        if cross:
+            return [cross]
+    return ["ar"]
+
+
+def build_static_library(out_path: str, build_dir: str, *, compiler: list[str] | None = None,
+                         arch: str | None = None, target_flags: tuple[str, ...] = ()) -> str:
+    """`librillet.a` for a C app that links rillet into its own binary (then with -lm -lpthread): the same
+    objects as build_library's (-fPIC, so the archive also links into another shared library), in one archive.
+    Only rillet.h's functions are the API; the other global symbols (rl_*) are internal."""
+    compiler = compiler or host_compiler()
+    objects = compile_objects(build_dir, compiler=compiler, arch=arch, target_flags=target_flags)
+    os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
+    partial = f"{out_path}.partial"
+    if os.path.exists(partial):
+        os.remove(partial)  # ar adds to an archive that exists
+    command = [*archiver(compiler), "rcs", partial, *objects]
+    result = subprocess.run(command, check=False, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"archiving {STATIC_LIBRARY_FILE} failed:\n{shlex.join(command)}\n{result.stderr}")
     os.replace(partial, out_path)
     return out_path
 

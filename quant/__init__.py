@@ -196,4 +196,7 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
         from .report import compare
 
         layer_report = compare(source, data, samples, interpreter_class=interpreter_class, show_progress=progress)
+        layer_report.meta["options"] = {"mode": mode, "io": io, "per_channel": per_channel, "calibration": calibration,
+                                        "percentile": percentile, "keep_float": list(keep_float or []),
+                                        "min_sqnr": min_sqnr}
     return data, layer_report

@@ -1,6 +1,8 @@
 """The per-layer quantization report: every tensor of the float model against its int8 twin, over the
 same inputs (SQNR, cosine similarity, RMSE in units of the int8 scale), layers ranked by the error they
-add, and which to keep float. JSON, a terminal table, and HTML with a bar chart of per-layer SQNR.
+add, and which to keep float; the whole model's agreement with the float model (each output's SQNR and top-1
+agreement over the calibration inputs). JSON, a terminal table, and a self-contained HTML page
+(quant/report_html.py).
 
 Subgraphs that IF, WHILE and CALL_ONCE call are measured too, at each call, where the interpreter runs one
 subgraph at a time (rillet's; quant/subgraphs.py replays the calls in both models, as calibration does): a
@@ -10,7 +12,6 @@ suggestions come from subgraph 0."""
 
 from __future__ import annotations
 
-import html
 import json
 import math
 from collections.abc import Callable
@@ -28,6 +29,10 @@ from .subgraphs import can_replay, replay_calls, subgraph_values
 # A layer that costs this many dB of SQNR (its output against its worst input) is worth keeping float.
 SUGGEST_ADDED_DB = 6.0
 SUGGEST_MAX = 3
+# The terminal table's columns, in a line above it (the HTML page explains them at more length).
+TABLE_LEGEND = ("SQNR dB: the layer's int8 output against the float model's, 10*log10(signal power / error "
+                "power); higher is better, 6 dB ~ 1 bit\nin dB: the same for its worst input; added: in dB - SQNR dB, "
+                "the error the layer adds itself (exact: no error at all)")
 
 
 @dataclass
@@ -58,10 +63,22 @@ class Report:
     layers: list[LayerError]  # ranked: the layer that adds the most error first
     keep_float_suggestion: list[str] = field(default_factory=list)
     samples: int = 0
+    # Plain dicts, so a field added later (and the HTML page reading it) merges easily:
+    # agreement: per output of subgraph 0, {"output", "sqnr_db", "top1_agree", "top1_rows"} (top-1: the argmax
+    # over the last axis, per row, float model against int8; top1_rows 0 where the output has one value per row).
+    agreement: list[dict[str, Any]] = field(default_factory=list)
+    # calibration: {"samples", "inputs": [{"name", "shape", "dtype", "min", "max"}]}: what the report ran over.
+    calibration: dict[str, Any] = field(default_factory=dict)
+    # meta: what the caller knows and the report does not: {"model", "output", "calibration_file", "options":
+    # {...}} (rillet quantize fills it); shown as given.
+    meta: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "samples": self.samples,
+            "meta": self.meta,
+            "calibration": self.calibration,
+            "agreement": self.agreement,
             "tensors": {t.name: {k: v for k, v in asdict(t).items() if k != "name"} for t in self.tensors},
             "layers": [asdict(layer) for layer in self.layers],
             "keep_float_suggestion": self.keep_float_suggestion,
@@ -72,6 +89,7 @@ class Report:
 
     def table(self, limit: int = 15) -> str:
         rows = [f"{'rank':>4}  {'op':<18} {'SQNR dB':>8} {'in dB':>8} {'added':>7}  output"]
+        legend = [TABLE_LEGEND]
         for rank, layer in enumerate(self.layers[:limit], 1):
             rows.append(f"{rank:>4}  {layer.op:<18} {_db(layer.sqnr_db):>8} {_db(layer.input_sqnr_db):>8} "
                         f"{layer.added_db:>7.1f}  {_short(layer.output)}")
@@ -82,33 +100,17 @@ class Report:
                         + "  (--keep-float NAME, keep_float=[...])")
         else:
             rows.append(f"no layer adds {SUGGEST_ADDED_DB:.0f} dB or more of error: nothing to keep float")
-        return "\n".join(rows)
+        for a in self.agreement:
+            top1 = (f", top-1 agrees on {a['top1_agree']}/{a['top1_rows']} calibration inputs"
+                    if a["top1_rows"] else "")
+            rows.append(f"output {_short(a['output'], 40)}: SQNR {_db(a['sqnr_db'])} dB{top1}")
+        return "\n".join(legend + rows)
 
     def to_html(self) -> str:
-        order = sorted(self.layers, key=lambda layer: (layer.subgraph, layer.index))
-        values = [layer.sqnr_db if layer.sqnr_db is not None else 100.0 for layer in order]
-        top = max([v for v in values] + [1.0])
-        bar_h, width = 18, 520
-        bars = []
-        for k, (layer, v) in enumerate(zip(order, values)):
-            w = max(0.0, v) / top * width
-            color = "#c0392b" if layer.output in self.keep_float_suggestion else "#2e86c1"
-            where = f"{layer.subgraph}:" if layer.subgraph else ""
-            label = html.escape(f"#{where}{layer.index} {layer.op} {_short(layer.output, 50)}")
-            bars.append(f'<text x="0" y="{k * bar_h + 13}" font-size="11">{label}</text>'
-                        f'<rect x="380" y="{k * bar_h + 3}" width="{w:.1f}" height="{bar_h - 6}" fill="{color}"/>'
-                        f'<text x="{385 + w:.1f}" y="{k * bar_h + 13}" font-size="11">{_db(layer.sqnr_db)} dB</text>')
-        svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{380 + width + 80}" height="{len(order) * bar_h}">'
-               + "".join(bars) + "</svg>")
-        rows = "".join(f"<tr><td>{html.escape(t.name)}</td><td>{t.dtype}</td><td>{_db(t.sqnr_db)}</td>"
-                       f"<td>{t.cosine:.5f}</td><td>{'' if t.rmse_over_scale is None else f'{t.rmse_over_scale:.3f}'}"
-                       f"</td></tr>" for t in self.tensors)
-        suggestion = html.escape(", ".join(self.keep_float_suggestion) or "none")
-        return (f"<!doctype html><html><head><meta charset='utf-8'><title>rillet quantization report</title>"
-                f"</head><body><h1>Quantization report</h1><p>{self.samples} samples. Keep float: {suggestion}</p>"
-                f"<h2>SQNR per layer (dB, in graph order; red: suggested to keep float)</h2>{svg}"
-                f"<h2>Tensors</h2><table border='1' cellspacing='0'><tr><th>tensor</th><th>type</th>"
-                f"<th>SQNR dB</th><th>cosine</th><th>RMSE / scale</th></tr>{rows}</table></body></html>")
+        """A self-contained page (inline CSS and SVG, nothing fetched): quant/report_html.py."""
+        from .report_html import render
+
+        return render(self)
 
 
 def _db(v: float | None) -> str:
@@ -188,6 +190,8 @@ def compare(float_bytes: bytes, quant_bytes: bytes, samples: list[dict[int, np.n
     q_details = {d["index"]: d for d in qi.get_tensor_details()}
     q_inputs = [d["index"] for d in qi.get_input_details()]
     sums = {(k, i): _Sums() for k, pairs in twins.items() for i in pairs}
+    outputs = [o for o in float_model.subgraphs[0].outputs if o in twins[0]]
+    top1 = {o: [0, 0] for o in outputs}  # rows whose argmax agrees, rows
 
     def add(k: int, fvals: dict[int, np.ndarray], qvals: dict[int, np.ndarray]) -> None:
         for i, q in twins[k].items():
@@ -212,6 +216,13 @@ def compare(float_bytes: bytes, quant_bytes: bytes, samples: list[dict[int, np.n
             qfeed[q_index] = value
         qvals = run_model(qi, qfeed, sorted(set(twins[0].values())))
         add(0, fvals, qvals)
+        for o in outputs:
+            if o in fvals and twins[0][o] in qvals and np.ndim(fvals[o]) and np.shape(fvals[o])[-1] > 1:
+                f = np.asarray(fvals[o], np.float64)
+                q = _as_float(np.asarray(qvals[twins[0][o]]), q_details[twins[0][o]])
+                f, q = f.reshape(-1, f.shape[-1]), np.asarray(q, np.float64).reshape(-1, f.shape[-1])
+                top1[o][0] += int((f.argmax(axis=1) == q.argmax(axis=1)).sum())
+                top1[o][1] += f.shape[0]
         if called:
             called = _add_calls(fi, qi, float_model, quant_model, add)
     tensors, sqnr = [], {}
@@ -246,7 +257,23 @@ def compare(float_bytes: bytes, quant_bytes: bytes, samples: list[dict[int, np.n
     layers.sort(key=lambda layer: (-layer.added_db, layer.subgraph, layer.index))
     suggestion = [layer.output for layer in layers
                   if layer.added_db >= SUGGEST_ADDED_DB and layer.subgraph == 0][:SUGGEST_MAX]
-    return Report(tensors, layers, suggestion, len(samples))
+    agreement = [{"output": float_model.subgraphs[0].tensors[o].name, "sqnr_db": sqnr.get((0, o)),
+                  "top1_agree": top1[o][0], "top1_rows": top1[o][1]} for o in outputs if (0, o) in sqnr]
+    return Report(tensors, layers, suggestion, len(samples), agreement, _calibration_summary(float_model, samples))
+
+
+def _calibration_summary(model: ModelFile, samples: list[dict[int, np.ndarray]]) -> dict[str, Any]:
+    """How many samples, and each input's name, shape, type and the range of its values over them."""
+    inputs = []
+    for i in model.subgraphs[0].inputs:
+        values = [np.asarray(s[i]) for s in samples if i in s]
+        if not values:
+            continue
+        finite = [v[np.isfinite(v)] if v.dtype.kind == "f" else v for v in values]
+        inputs.append({"name": model.subgraphs[0].tensors[i].name, "shape": [int(n) for n in values[0].shape],
+                       "dtype": str(values[0].dtype), "min": float(min(v.min() for v in finite if v.size)),
+                       "max": float(max(v.max() for v in finite if v.size))})
+    return {"samples": len(samples), "inputs": inputs}
 
 
 def _name(model: ModelFile, k: int, tensor: str) -> str:

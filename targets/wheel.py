@@ -31,7 +31,7 @@ from pathlib import Path
 from .devices import ARCHITECTURES, Architecture
 
 __all__ = ["PACKAGES", "WheelError", "build_target_wheel", "cache_dir", "check_arm_attributes", "check_wheel",
-           "glibc_floor", "missing_tools", "native_sources_missing", "package_dir", "package_files", "print_progress",
+           "first_archive_member_machine", "glibc_floor", "missing_tools", "native_sources_missing", "package_dir", "package_files", "print_progress",
            "repack_installed_wheel", "wheel_platform_of", "wheel_tags", "write_wheel"]
 
 PACKAGES = ("rillet", "rillet.commands", "rillet.converter", "rillet.converter.format", "rillet.native",
@@ -39,6 +39,11 @@ PACKAGES = ("rillet", "rillet.commands", "rillet.converter", "rillet.converter.f
 """pyproject.toml's packages: each one's own files go into the wheel (a test checks the two lists agree)."""
 LIBRARY = "rillet/native/librillet.so"
 BINDING = "rillet/native/_librillet.py"
+# For apps in C (rillet.h's API; `rillet deploy --c` takes them from the wheel): the static library and the header.
+STATIC_LIBRARY = "rillet/native/lib/librillet.a"
+HEADER = "rillet/native/include/rillet.h"
+# `rillet deploy --c` puts it in its bundle; setup.py packs examples/c/classify.c there.
+C_EXAMPLE = "rillet/targets/c_example/classify.c"
 # ELF e_machine and word size per architecture.
 ELF_MACHINES = {"x86_64": (62, 64), "aarch64": (183, 64), "armv7l": (40, 32), "armv6l": (40, 32)}
 # Built on the host for the host, never packed into another architecture's wheel.
@@ -115,6 +120,12 @@ def package_files() -> dict[str, bytes]:
     for f in sorted((package_dir("rillet") / "data").glob("*")):
         if f.is_file():
             files[f"rillet/data/{f.name}"] = f.read_bytes()
+    files[HEADER] = (package_dir("rillet.native") / "include" / "rillet.h").read_bytes()
+    targets = package_dir("rillet.targets")
+    for example in (targets / "c_example" / "classify.c", targets.parent / "examples" / "c" / "classify.c"):
+        if example.is_file():  # installed: beside targets; editable: the checkout's examples/
+            files[C_EXAMPLE] = example.read_bytes()
+            break
     return files
 
 
@@ -136,14 +147,18 @@ def build_target_wheel(arch_name: str, out_dir: Path, *,
     files = package_files()
     with tempfile.TemporaryDirectory() as tmp:
         library = os.path.join(tmp, "librillet.so")
+        static = os.path.join(tmp, "librillet.a")
         try:
             build_ffi.build_library(library, str(build_dir), compiler=arch.compiler(), arch=arch.name,
                                     target_flags=arch.cflags, link_flags=arch.link_flags, progress=progress)
+            build_ffi.build_static_library(static, str(build_dir), compiler=arch.compiler(), arch=arch.name,
+                                           target_flags=arch.cflags)  # the same objects, archived
         except (RuntimeError, OSError) as e:
             raise WheelError(f"{arch.name}: building librillet failed: {e}") from e
         with contextlib.redirect_stdout(io.StringIO()):  # cffi says "generating ..." for a file in a temp folder
             binding = build_ffi.write_binding(os.path.join(tmp, "_librillet.py"))
         files[LIBRARY] = Path(library).read_bytes()
+        files[STATIC_LIBRARY] = Path(static).read_bytes()
         files[BINDING] = Path(binding).read_bytes()
     dist_info = f"rillet-{version}.dist-info"
     files[f"{dist_info}/METADATA"] = (distribution.read_text("METADATA") or "").encode()
@@ -224,30 +239,49 @@ def check_arm_attributes(arch: str, library: bytes) -> str:
 
 def check_wheel(arch: str, wheel: Path) -> dict[str, object]:
     """What a device's pip and loader will see in `wheel`, built for `arch`: its tags, sizes, the glibc it
-    needs (and the ARM attributes); WheelError on a wrong tag, a missing library or binding, or a library of
-    another machine."""
+    needs (and the ARM attributes); WheelError on a wrong tag, a missing library, binding or header, or a
+    library (shared or static) of another machine."""
     platform = ARCHITECTURES[arch].wheel_platform
     tags = wheel_tags(wheel)
     if tags != [f"py3-none-{platform}"]:
         raise WheelError(f"{wheel.name}: tags {tags}, expected py3-none-{platform}")
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
-        missing = {LIBRARY, BINDING} - names
+        missing = {LIBRARY, BINDING, STATIC_LIBRARY, HEADER} - names
         if missing:
             raise WheelError(f"{wheel.name}: missing {', '.join(sorted(missing))}")
         library = z.read(LIBRARY)
+        static_machine = first_archive_member_machine(z.read(STATIC_LIBRARY))
         installed_bytes = sum(i.file_size for i in z.infolist())
     word = {1: 32, 2: 64}[library[4]]
     machine = struct.unpack_from("<H", library, 18)[0]
     if (machine, word) != ELF_MACHINES[arch]:
         raise WheelError(f"{wheel.name}: librillet.so is ELF machine {machine}, {word}-bit, "
                          f"expected {ELF_MACHINES[arch]}")
+    if static_machine != ELF_MACHINES[arch][0]:
+        raise WheelError(f"{wheel.name}: librillet.a holds objects for ELF machine {static_machine}, expected "
+                         f"{ELF_MACHINES[arch][0]}")
     report = {"wheel": wheel.name, "tags": tags, "wheel_kib": wheel.stat().st_size / 1024,
               "installed_kib": installed_bytes / 1024, "library_kib": len(library) / 1024,
               "glibc": glibc_floor(library)}
     if arch.startswith("arm"):
         report["arm_attributes"] = check_arm_attributes(arch, library)
     return report
+
+
+def first_archive_member_machine(archive: bytes) -> int | None:
+    """The ELF machine of the first object in an `ar` archive (skipping its symbol and name tables); None for
+    anything else."""
+    if not archive.startswith(b"!<arch>\n"):
+        return None
+    pos = 8
+    while pos + 60 <= len(archive):
+        size = int(archive[pos + 48:pos + 58].decode().strip())
+        data = archive[pos + 60:pos + 60 + size]
+        if data[:4] == b"\x7fELF":
+            return struct.unpack_from("<H", data, 18)[0]
+        pos += 60 + size + (size & 1)
+    return None
 
 
 def wheel_platform_of(wheel: Path) -> str | None:

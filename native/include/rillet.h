@@ -1,7 +1,57 @@
-/* rillet.h — the C API of librillet: describe a model's tensors and ops, prepare the plan once, invoke it.
+/* rillet.h — the C API of librillet: load a .tflite model (or describe its tensors and ops), prepare the plan
+ * once, invoke it as often as needed. An app in C needs only this header and librillet.so or librillet.a (in
+ * every wheel under rillet/native/lib and rillet/native/include, and in a `rillet deploy --c` bundle); link
+ * with -lrillet -lm -lpthread. examples/c/classify.c is a complete program.
  *
- * Every entry point that can fail returns an rl_status and leaves a message in the plan
- * (rl_plan_message); the library never aborts, exits or prints, and holds no global mutable state.
+ * The usual sequence (every call that returns an rl_status must be checked):
+ *
+ *     rl_plan *plan;
+ *     rl_status s = rl_plan_create(&plan, 2);                       two threads per invoke
+ *     if (s == RL_OK) s = rl_plan_build_from_tflite(plan, model, model_bytes, 0);
+ *     if (s == RL_OK) s = rl_plan_prepare(plan);                    shapes, packed weights, one arena
+ *     int32_t in = rl_plan_input(plan, 0), out = rl_plan_output(plan, 0);
+ *     memcpy(rl_plan_tensor_data(plan, in), pixels, rl_plan_tensor_bytes(plan, in));
+ *     if (s == RL_OK) s = rl_plan_invoke(plan);                     no allocation
+ *     if (s != RL_OK) fprintf(stderr, "%s: %s\n", rl_status_name(s), plan ? rl_plan_message(plan) : "");
+ *     ... read rl_plan_tensor_data(plan, out) ...
+ *     rl_plan_destroy(plan);
+ *
+ * ERRORS. Every entry point that can fail returns an rl_status and writes a message into the plan, naming the
+ * op, tensor or argument at fault ("conv2d 3: input has 3 channels, filter expects 4"); rl_plan_message returns
+ * it and rl_status_name names the status. The message is meaningful only right after a call on that plan
+ * returned something other than RL_OK (a later failing call overwrites it; a succeeding call may leave it as it
+ * was). The library never aborts, exits or prints, and a failed call leaves the plan safe to destroy (and, for
+ * invoke, to invoke again). Functions returning an int32_t index or count give -1 for an index out of range;
+ * those returning a size give 0.
+ *
+ * OWNERSHIP AND LIFETIMES.
+ *   - The caller owns every rl_plan, rl_program and rl_block_cache it creates and destroys each exactly once
+ *     (rl_plan_destroy and friends accept NULL). Destroy the plans of a program before the program, and a block
+ *     cache after the last plan that uses it.
+ *   - The model's bytes given to rl_plan_build_from_tflite (and the `data` of rl_plan_add_tensor) are borrowed,
+ *     never copied: constants are used in place, so the bytes must stay unchanged and alive until the plan is
+ *     destroyed. A read-only mmap of the file is fine.
+ *   - The library owns every pointer it returns: rl_plan_message's string (valid until the next call on the
+ *     plan), rl_plan_isa's and rl_status_name's (static), rl_plan_tensor_data's memory, rl_plan_op_params'
+ *     struct. Never free them.
+ *   - rl_plan_tensor_data points into the plan's arena: it is valid from a successful rl_plan_prepare until the
+ *     next rl_plan_set_tensor_shape, rl_plan_prepare or rl_plan_destroy; write inputs and read outputs through
+ *     it (inputs and outputs never share memory with another live tensor). A DYNAMIC tensor (rl_storage) lives
+ *     in its own block that an invoke may move: ask for its pointer and shape again after every invoke. A
+ *     constant's pointer points into the model's bytes: never write through it.
+ *
+ * THREADING. A plan is not safe to use from two threads at once: calls on one plan (and on the plans of one
+ * program) must not overlap; guard it with a mutex if several threads share it. The one exception is
+ * rl_plan_cancel, which any thread may call while another invokes. Different plans (different programs) may be
+ * used on different threads at the same time: the library holds no global mutable state, and an rl_block_cache
+ * is locked inside, so one may serve plans on several threads. rl_plan_create starts num_threads - 1 worker
+ * threads that the plan owns; invoke splits each op's work over them and the calling thread, and returns only
+ * when all are done (results do not depend on the thread count). Workers are joined by rl_plan_destroy.
+ *
+ * ENVIRONMENT, read when a plan or program is created: RILLET_ISA (force a kernel path: ref, scalar, avx2,
+ * avx512, avx512vnni, neon, neondot), RILLET_MEMORY_LIMIT_MB, RILLET_INVOKE_TIMEOUT_MS, RILLET_LOOP_LIMIT and
+ * RILLET_LOOP_LIMIT_MB (see the setters below, which override them).
+ *
  * The region between the cffi markers is read verbatim by native/build_ffi.py, so it stays plain C
  * declarations (no #include, no expressions in array sizes).
  */
@@ -123,13 +173,17 @@ typedef union {
     rl_random_params random;
 } rl_op_params;
 
+/* A plan: one subgraph of a model, built (tensors and ops), prepared (shapes, state, arena) and invoked. Opaque;
+ * the caller owns it (rl_plan_destroy). */
 typedef struct rl_plan rl_plan;
 
 /* Build. Tensors and ops are numbered in the order they are added (the model's order). */
-/* Picks the kernel path (RILLET_ISA, else the CPU's best) and starts num_threads - 1 workers. On an error
- * the plan is still returned, holding the message: destroy it. */
+/* Picks the kernel path (RILLET_ISA, else the CPU's best) and starts num_threads - 1 workers (num_threads < 1
+ * counts as 1). On an error the plan is still returned, holding the message: destroy it; *plan_out is NULL only
+ * when even the plan could not be allocated (RL_NO_MEMORY). */
 rl_status rl_plan_create(rl_plan **plan_out, int32_t num_threads);
-/* The best kernel path this CPU and OS run (an rl_isa), from cpuid or HWCAP. Each call asks the CPU again, and
+/* The best kernel path this CPU and OS run (an rl_isa, native/kernels/isa.h: 0 scalar, 1 avx2, 2 avx512,
+ * 3 avx512vnni, 4 neon, 5 neondot; rl_plan_isa names a plan's), from cpuid or HWCAP. Each call asks the CPU again, and
  * in a virtual machine every cpuid is a trap to the hypervisor (about 20-40 us for the three a plan needed, as
  * long as the rest of a small model's plan): a caller creating many plans detects once and passes the result
  * to rl_plan_create_on. */
@@ -137,6 +191,8 @@ int32_t rl_best_isa(void);
 /* rl_plan_create on the path `isa`, which must be one rl_best_isa returned in this process (or -1: as
  * rl_plan_create, RILLET_ISA or the CPU's best). */
 rl_status rl_plan_create_on(rl_plan **plan_out, int32_t num_threads, int32_t isa);
+/* Joins the plan's threads and frees everything it allocated (not the model's bytes, which the caller owns).
+ * NULL is a no-op. Must not run while another thread invokes the plan. */
 void rl_plan_destroy(rl_plan *plan);
 /* Freed memory kept for plans to reuse: readying a model again (a reload, one interpreter after another) then
  * takes its packed weights', states' and arena's blocks from the cache, zeroed again, instead of faulting fresh
@@ -147,17 +203,28 @@ typedef struct rl_block_cache rl_block_cache;
 rl_block_cache *rl_block_cache_create(size_t max_bytes);
 void rl_block_cache_destroy(rl_block_cache *cache);
 void rl_plan_set_block_cache(rl_plan *plan, rl_block_cache *cache); /* NULL: none; before rl_plan_prepare */
+/* The message of the last failed call on the plan: a NUL-terminated string of at most RL_MESSAGE_CAPACITY - 1
+ * bytes that the plan owns, overwritten by the next failing call. Empty before any failure. */
 const char *rl_plan_message(const rl_plan *plan);
 int32_t rl_plan_failed_op(const rl_plan *plan); /* the op the last error is about, -1 if none */
+/* A short name for a status ("invalid", "unsupported", "out of memory", ...), static; for any other value
+ * "unknown status". Needs no plan: for rl_plan_create's RL_NO_MEMORY with *plan_out NULL. */
+const char *rl_status_name(int32_t status);
 
-/* `data` (constant tensors) is used in place and must outlive the plan; NULL for activations. */
+/* Building a plan by hand (rl_plan_build_from_tflite does all of this from a file). A tensor of `dtype`
+ * (rl_dtype) and shape; `data` (constant tensors: data_bytes of them) is used in place and must outlive the
+ * plan; NULL for activations. is_variable: a tensor whose value an op keeps across invokes (an LSTM's state). */
 rl_status rl_plan_add_tensor(rl_plan *plan, int32_t dtype, int32_t rank, const int32_t *shape,
                              const void *data, size_t data_bytes, int32_t is_variable);
+/* A tensor's quantization: `count` scales and zero points (copied), one per slice along quantized_dimension
+ * (count 1: per tensor). */
 rl_status rl_plan_set_quantization(rl_plan *plan, int32_t tensor, int32_t count, const float *scales,
                                    const int64_t *zero_points, int32_t quantized_dimension);
-/* Input/output indices of -1 mark an omitted optional tensor. */
+/* An op of TFLite builtin code `builtin_code` over tensors already added; `params` (copied; NULL: none) holds
+ * its options. Input/output indices of -1 mark an omitted optional tensor. */
 rl_status rl_plan_add_op(rl_plan *plan, int32_t builtin_code, int32_t n_inputs, const int32_t *inputs,
                          int32_t n_outputs, const int32_t *outputs, const rl_op_params *params);
+/* The graph's inputs and outputs (indices copied), in the order rl_plan_input and rl_plan_output give them. */
 rl_status rl_plan_set_io(rl_plan *plan, int32_t n_inputs, const int32_t *inputs, int32_t n_outputs,
                          const int32_t *outputs);
 /* Every op's kernel exists for its dtypes; the message lists every op that has none. */
@@ -165,19 +232,29 @@ rl_status rl_plan_check_support(rl_plan *plan);
 int32_t rl_plan_op_supported(const rl_plan *plan, int32_t op); /* 1 when op has a kernel for its dtypes */
 
 /* Prepare: shapes, validation, constant folding, arena offsets, one arena allocation. */
+/* A new shape for a tensor (TFLite's ResizeInputTensor): the plan is then unprepared until rl_plan_prepare, and
+ * every pointer from rl_plan_tensor_data is stale. The shape is copied. */
 rl_status rl_plan_set_tensor_shape(rl_plan *plan, int32_t tensor, int32_t rank, const int32_t *shape);
+/* 1: every intermediate tensor keeps its own memory, readable after invoke (debugging, the quantization report);
+ * 0 (the default): tensors whose lifetimes do not overlap share arena memory. Before rl_plan_prepare. */
 void rl_plan_set_preserve_all_tensors(rl_plan *plan, int32_t preserve);
 /* The most one allocation of the plan (its arena, an op's state, a folded constant) may take; larger is
  * RL_NO_MEMORY naming it, before anything is allocated. Default: physical memory, or RILLET_MEMORY_LIMIT_MB.
  * 0 lifts the limit. */
 void rl_plan_set_memory_limit(rl_plan *plan, size_t bytes);
+/* Computes every tensor's shape, checks every op (the message names the first that fails), prepares each op's
+ * state (packed weights, requantization), folds constant subgraphs and allocates the arena. Call it once after
+ * building and again after any rl_plan_set_tensor_shape; it allocates, invoke does not. */
 rl_status rl_plan_prepare(rl_plan *plan);
 /* 1 when the plan is prepared for its tensors' current shapes; 0 after a shape changed (or a prepare failed)
  * until rl_plan_prepare succeeds again: meanwhile invoke is RL_BAD_STATE and rl_plan_tensor_data is NULL for
  * every tensor but a constant. */
 int32_t rl_plan_is_prepared(const rl_plan *plan);
 
-/* Run the whole plan: no allocation. op_seconds (NULL, or one double per op) receives per-op times. */
+/* Run the whole plan on the values in its input tensors: no allocation (dynamic tensors excepted), the calling
+ * thread and the plan's workers only. RL_BAD_STATE when the plan is not prepared. An error mid-invoke leaves the
+ * outputs undefined and the plan ready for the next invoke. rl_plan_invoke_profiled: op_seconds (NULL, or one
+ * double per op, rl_plan_op_count of them) receives per-op times. */
 rl_status rl_plan_invoke(rl_plan *plan);
 rl_status rl_plan_invoke_profiled(rl_plan *plan, double *op_seconds);
 /* Stops the invoke running on the plan, or on any plan of its program (a WHILE body), at the next op boundary
@@ -188,15 +265,31 @@ void rl_plan_cancel(rl_plan *plan);
  * invoke stops as a cancelled one does. 0: no limit (the default, or RILLET_INVOKE_TIMEOUT_MS). */
 void rl_plan_set_invoke_timeout(rl_plan *plan, int64_t milliseconds);
 
-/* Inspect. */
+/* Inspect. Tensor and op indices are the model's (0 .. count - 1); out of range gives -1 (or 0, NULL). */
 int32_t rl_plan_tensor_count(const rl_plan *plan);
 int32_t rl_plan_op_count(const rl_plan *plan);
+/* The graph's inputs and outputs: how many, and the tensor index of the i-th (-1 past the last). */
+int32_t rl_plan_input_count(const rl_plan *plan);
+int32_t rl_plan_input(const rl_plan *plan, int32_t i);
+int32_t rl_plan_output_count(const rl_plan *plan);
+int32_t rl_plan_output(const rl_plan *plan, int32_t i);
+/* A tensor's rl_dtype (-1 out of range), rank and sides: after rl_plan_prepare, the prepared shape. */
+int32_t rl_plan_tensor_dtype(const rl_plan *plan, int32_t tensor);
 int32_t rl_plan_tensor_rank(const rl_plan *plan, int32_t tensor);
 int32_t rl_plan_tensor_dim(const rl_plan *plan, int32_t tensor, int32_t axis);
+/* A tensor's quantization: how many scales it has (0: not quantized; 1: per tensor; more: per channel), and the
+ * first scale and zero point into *scale and *zero_point (either may be NULL; untouched when 0). A real value is
+ * (q - zero_point) * scale. */
+int32_t rl_plan_tensor_quantization(const rl_plan *plan, int32_t tensor, float *scale, int64_t *zero_point);
+/* The bytes its current shape holds: elements times the dtype's size (bool: 1 byte). */
 size_t rl_plan_tensor_bytes(const rl_plan *plan, int32_t tensor);
+/* Where its bytes are (see OWNERSHIP above): NULL before rl_plan_prepare, after a shape change and for a tensor
+ * that has no storage (an unused one). Row-major, dense, aligned for its dtype. */
 void *rl_plan_tensor_data(rl_plan *plan, int32_t tensor);
-int32_t rl_plan_tensor_storage(const rl_plan *plan, int32_t tensor);
-int32_t rl_plan_op_is_folded(const rl_plan *plan, int32_t op);
+int32_t rl_plan_tensor_storage(const rl_plan *plan, int32_t tensor); /* an rl_storage */
+int32_t rl_plan_op_is_folded(const rl_plan *plan, int32_t op); /* 1: computed once at prepare (constant inputs) */
+/* Memory, after rl_plan_prepare: the arena (every activation), the constants in the model's bytes, the
+ * values computed at prepare. */
 size_t rl_plan_arena_bytes(const rl_plan *plan);
 size_t rl_plan_constant_bytes(const rl_plan *plan);
 size_t rl_plan_folded_bytes(const rl_plan *plan);
@@ -260,6 +353,7 @@ rl_status rl_plan_build_from_tflite(rl_plan *plan, const void *model, size_t siz
 /* Op `op`'s parameters as the plan holds them (NULL when there is no such op). */
 const rl_op_params *rl_plan_op_params(const rl_plan *plan, int32_t op);
 
+/* The op registry; these need no plan and are safe from any thread. */
 /* The builtin op codes this library has a kernel for (any dtype). */
 int32_t rl_op_is_known(int32_t builtin_code);
 /* Entry i of the op registry (what docs/ops.md is generated from): its builtin code, name and the dtypes its

@@ -117,3 +117,42 @@ int32_t rl_plan_op_segment_last(const rl_plan *plan, int32_t op) {
 int32_t rl_plan_threads(const rl_plan *plan) { return rl_threadpool_threads(plan->pool); }
 
 int32_t rl_op_is_known(int32_t builtin_code) { return rl_find_op_kind(builtin_code) != NULL; }
+
+/* The graph's inputs and outputs and a tensor's type and quantization: what an app in C needs to feed and read
+ * a model without parsing the flatbuffer itself (the Python runtime reads them from the file). */
+int32_t rl_plan_input_count(const rl_plan *plan) { return plan->n_graph_inputs; }
+int32_t rl_plan_output_count(const rl_plan *plan) { return plan->n_graph_outputs; }
+
+int32_t rl_plan_input(const rl_plan *plan, int32_t i) {
+    return (i >= 0 && i < plan->n_graph_inputs) ? plan->graph_inputs[i] : -1;
+}
+
+int32_t rl_plan_output(const rl_plan *plan, int32_t i) {
+    return (i >= 0 && i < plan->n_graph_outputs) ? plan->graph_outputs[i] : -1;
+}
+
+int32_t rl_plan_tensor_dtype(const rl_plan *plan, int32_t tensor) {
+    return (tensor >= 0 && tensor < plan->n_tensors) ? plan->tensors[tensor].dtype : -1;
+}
+
+int32_t rl_plan_tensor_quantization(const rl_plan *plan, int32_t tensor, float *scale, int64_t *zero_point) {
+    if (tensor < 0 || tensor >= plan->n_tensors) return 0;
+    const rl_tensor *t = &plan->tensors[tensor];
+    if (t->q_count > 0) {
+        if (scale) *scale = t->q_scales[0];
+        if (zero_point) *zero_point = t->q_zero_points[0];
+    }
+    return t->q_count;
+}
+
+const char *rl_status_name(int32_t status) {
+    switch (status) {
+    case RL_OK: return "ok";
+    case RL_INVALID: return "invalid";
+    case RL_UNSUPPORTED: return "unsupported";
+    case RL_NO_MEMORY: return "out of memory";
+    case RL_BAD_STATE: return "bad state";
+    case RL_CANCELLED: return "cancelled";
+    }
+    return "unknown status";
+}

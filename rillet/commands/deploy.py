@@ -22,7 +22,8 @@ from .common import ParagraphFormatter
 DEFAULT_WHEELS = Path("dist")
 DESCRIPTION = """Writes a folder (and a .tar.gz of it) that installs and runs the model on the target with no
 compiler and no network: the target's rillet wheel and the flatbuffers wheel, the model, run.py (and train.py
-with --train), install.sh, a README and a systemd unit. Targets: {targets}; host (this machine).
+with --train), install.sh, a README and a systemd unit; with --c, a bundle for an app in C instead (librillet.so
+and .a, rillet.h, the model, classify.c and a Makefile). Targets: {targets}; host (this machine).
 
 The rillet wheel is the one --wheel names, else the target's in --wheels DIR (default: dist/, where
 tools/build_wheels.py writes them in rillet's checkout), else deploy builds it from the C sources this rillet
@@ -45,6 +46,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--wheels", type=Path,
                    help="a folder of prebuilt wheels (default: dist/ when it has the target's, else deploy "
                         "builds it)")
+    p.add_argument("--c", action="store_true", dest="c_api",
+                   help="a bundle for an app in C, no Python on the device: librillet.so and .a, rillet.h, the model "
+                        "and classify.c with a Makefile (rillet.targets.c_bundle)")
     p.add_argument("--train", action="store_true", help="include train.py (the model needs a `train` signature)")
     p.add_argument("--labels", type=Path, help="a text file of class names, one per line")
     p.add_argument("--input-range", type=float, nargs=2, metavar=("LOW", "HIGH"),
@@ -66,6 +70,8 @@ def deploy(args: argparse.Namespace) -> int:
         print(f"rillet deploy: --input-range {args.input_range[0]:g} {args.input_range[1]:g}: LOW must be below HIGH",
               file=sys.stderr)
         return 2
+    if args.c_api:
+        return deploy_c(args, target)
     try:
         wheels = target_wheels(args, target)
         bundle = make_bundle(args.model, target, args.out, args.wheels or DEFAULT_WHEELS, train=args.train,
@@ -129,3 +135,32 @@ def packed_flatbuffers() -> Path:
         return wheels.repack_installed_wheel("flatbuffers", out)
     except wheels.WheelError as e:
         raise BundleError(str(e)) from e
+
+def deploy_c(args: argparse.Namespace, target) -> int:
+    """`--c`: the C bundle; the Python bundle's options do not apply to it."""
+    from rillet.targets.c_bundle import make_c_bundle
+
+    unused = [flag for flag, given in (("--train", args.train), ("--labels", args.labels),
+                                       ("--input-range", args.input_range)) if given]
+    if unused:
+        print(f"rillet deploy: {', '.join(unused)}: for the Python bundle; --c makes a C one (leave them out)",
+              file=sys.stderr)
+        return 2
+    try:
+        wheels_dir = args.wheels or DEFAULT_WHEELS
+        if args.wheels is None and target.name != "host":  # the host's C bundle takes this installation's files
+            wheels_dir = target_wheels(args, target)[0].parent  # --wheel's folder, dist/, or the cache it built in
+        bundle = make_c_bundle(args.model, target, args.out, wheels_dir)
+    except BundleError as e:
+        print(f"rillet deploy: {e}", file=sys.stderr)
+        return e.exit_code
+    except (ValueError, RuntimeError) as e:
+        print(f"rillet deploy: {args.model}: {str(e).splitlines()[0]}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"rillet deploy: cannot write {e.filename or args.out}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    print(f"{bundle.folder}/ for {target.name} ({target.description}), in C: {', '.join(bundle.files)}")
+    print(f"{bundle.archive}: {bundle.archive.stat().st_size / 1024:.0f} KiB; on the device: make && "
+          f"./classify {args.model.name} input.bin")
+    return 0

@@ -152,6 +152,8 @@ def run(args: argparse.Namespace) -> int:
     write_file(args.output, data)
     before = Path(args.model).stat().st_size
     if report is not None:
+        report.meta.update({"model": args.model, "output": args.output, "calibration_file": args.calib})
+        report.meta.setdefault("options", {})["executor"] = args.executor
         if args.report:
             write_file(args.report, report.to_json(), "report")
         if args.html:
