@@ -119,8 +119,20 @@ def test_deploy_from_a_pip_installed_rillet_builds_the_aarch64_wheel_itself(tmp_
     assert report["tags"] == ["py3-none-linux_aarch64"]
     with zipfile.ZipFile(built) as z:
         names = z.namelist()
-    assert not [n for n in names if n.endswith((".c", ".h"))]
+    # The library's sources stay out; the public header, librillet.a and the C example are in, for apps in C.
+    public = {"rillet/native/include/rillet.h", "rillet/targets/c_example/classify.c"}
+    assert not [n for n in names if n.endswith((".c", ".h")) and n not in public]
     assert {"rillet/runtime/interpreter.py", "rillet/targets/bundle_run.py", "rillet/data/digits.tflite",
-            "rillet/native/_librillet.py", "rillet/native/librillet.so"} <= set(names)
+            "rillet/native/_librillet.py", "rillet/native/librillet.so", "rillet/native/lib/librillet.a",
+            *public} <= set(names)
     assert not [n for n in names if "_librillet_api" in n]  # the host's extension stays on the host
     assert (out / "install.sh").is_file() and list((out / "wheels").glob("flatbuffers-*-none-any.whl"))
+    # `--c` from the same installation: the C bundle takes the wheel deploy built (relinked from its objects).
+    c_out = tmp_path / "cbundle"
+    proc = subprocess.run([str(venv / "bin" / "rillet"), "deploy", "--c", "--target", "rpi4",
+                           str(model_path("cnn_small_int8")), "-o", str(c_out)],
+                          capture_output=True, text=True, cwd="/", env=env, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    static = (c_out / "lib" / "librillet.a").read_bytes()
+    assert wheels.first_archive_member_machine(static) == 183  # aarch64
+    assert (c_out / "include" / "rillet.h").is_file() and (c_out / "classify.c").is_file()
