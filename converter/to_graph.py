@@ -54,7 +54,8 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
                          f"{t.quantization.scale[0]:g}): to_graph imports float models; import the float model "
                          "this one was quantized from")
     by_builtin = {d.tflite["builtin"]: d for d in REGISTRY.values() if d.tflite}
-    unsupported = sorted({model.op_name(op) for op in sg.operators if model.op_name(op) not in by_builtin})
+    unsupported = sorted({model.op_name(op) for op in sg.operators
+                          if model.op_name(op) not in by_builtin and model.op_name(op) not in CUSTOM_IMPORTS})
     if unsupported:
         raise ModelError("cannot import operators rillet.graph has no op for: " + ", ".join(unsupported))
     graph = graph or Graph()
@@ -81,6 +82,11 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
 
         for j, op in enumerate(sg.operators):
             builtin = model.op_name(op)
+            if builtin in CUSTOM_IMPORTS:
+                inputs = [value_of(i) if i >= 0 else None for i in op.inputs or []]
+                out = CUSTOM_IMPORTS[builtin](ops, op, inputs, sg.tensors[op.outputs[0]].name or f"op_{j}")
+                tensors[op.outputs[0]] = out
+                continue
             opdef = by_builtin[builtin]
             spec = opdef.tflite
             real_inputs = [i for i in (op.inputs or [])]
@@ -106,6 +112,31 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
                 tensors[index] = t
     return ImportedModel(graph, {k: tensors[v] for k, v in input_names.items()},
                          {k: value_of(v) for k, v in output_names.items()}, variables)
+
+
+def _deconv_bias(ops: Any, op: Any, inputs: list, name: str) -> Any:
+    """MediaPipe's Convolution2DTransposeBias: a TRANSPOSE_CONV, then its bias. Its options are the raw struct
+    {padding (1 SAME, 2 VALID), stride_width, stride_height} (int32s); the output is the input times the
+    stride (SAME) or (input - 1) * stride + kernel (VALID), and TRANSPOSE_CONV's padding of that output size
+    is the custom op's (max(kernel - stride, 0) / 2 before)."""
+    x, f, bias = inputs
+    raw = np.asarray(op.custom_options, np.uint8).tobytes()
+    if len(raw) < 12:
+        raise ModelError(f'Convolution2DTransposeBias "{name}": {len(raw)} bytes of options, expected 12')
+    padding, stride_w, stride_h = (int(v) for v in np.frombuffer(raw[:12], "<i4"))
+    if padding not in (1, 2):
+        raise ModelError(f'Convolution2DTransposeBias "{name}": padding {padding} is neither SAME (1) nor VALID (2)')
+    n, h, w, _ = x.shape
+    kh, kw = f.shape[1], f.shape[2]
+    same = padding == 1
+    out_h = h * stride_h if same else (h - 1) * stride_h + kh
+    out_w = w * stride_w if same else (w - 1) * stride_w + kw
+    y = ops.transpose_conv2d(x, f, (n if n is not None else 1, out_h, out_w, f.shape[0]), (stride_h, stride_w),
+                             "SAME" if same else "VALID", name=name + "/deconv")
+    return y if bias is None else ops.add(y, bias, name=name)
+
+
+CUSTOM_IMPORTS = {"Convolution2DTransposeBias": _deconv_bias}
 
 
 def _is_quantized(t: Any) -> bool:

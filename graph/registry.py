@@ -22,7 +22,7 @@ class OpDef:
     tflite:   how the converter writes it: {"builtin": name, "options": options table,
               "option_map": {attr: option field}, "attr_inputs": [attrs written as constant input tensors],
               "notes": "..."}; None for graph structure (placeholders, constants).
-    The gradient rule is not here but in autodiff.GRADIENTS, a table keyed by op name.
+    The gradient rule is not here but beside the op, in its family's GRADIENTS (graph/ops/<family>.py).
     """
 
     name: str

@@ -18,6 +18,7 @@ _EXPORTS = {
     "ModelFile": ("rillet.converter.format", "ModelFile"),
     "convert": ("rillet.converter.from_graph", "convert"),
     "TrainSpec": ("rillet.converter.training", "TrainSpec"),
+    "trainable": ("rillet.converter.trainable", "trainable"),
     "to_graph": ("rillet.converter.to_graph", "to_graph"),
     "quantize": ("rillet.quant", "quantize"),
     "Interpreter": ("rillet.runtime", "Interpreter"),

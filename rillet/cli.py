@@ -10,7 +10,7 @@ import importlib
 import sys
 
 # Each module has `register(subparsers)`, which adds its subcommand and sets `func(args) -> int`.
-COMMAND_MODULES = ["demo", "inspect", "convert", "run", "bench", "quantize", "train", "deploy"]
+COMMAND_MODULES = ["demo", "inspect", "convert", "run", "bench", "quantize", "train", "trainable", "deploy"]
 
 EPILOG = ("exit status: 0 success; 1 the work failed (the model or the data was refused, an output could not "
           "be written); 2 bad usage (an unknown option or a bad value, a file named on the command line that "

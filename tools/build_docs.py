@@ -32,6 +32,26 @@ MODULES = [
     "rillet.targets.wheel", "rillet.targets.xla", "rillet.targets.fit",
 ]
 NEEDS_JAX = {"rillet.targets.xla", "rillet.targets.fit"}
+# Packages whose public submodules get pages too: rillet.graph.ops re-exports its families' builders
+# (activation, conv, movement, ...), which pdoc documents where they are defined.
+WITH_SUBMODULES = {"rillet.graph.ops"}
+
+
+def reference_modules(have_jax: bool = True) -> list[str]:
+    """MODULES with the public submodules of WITH_SUBMODULES after their package, without the JAX pages when
+    JAX is missing."""
+    import pkgutil
+
+    names = []
+    for name in MODULES:
+        if name in NEEDS_JAX and not have_jax:
+            continue
+        names.append(name)
+        if name in WITH_SUBMODULES:
+            package = importlib.import_module(name)
+            names += [f"{name}.{m.name}" for m in pkgutil.iter_modules(package.__path__)
+                      if not m.name.startswith("_")]
+    return names
 
 
 def load_modules(names: list[str]):
@@ -166,15 +186,15 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         print("build_docs: pdoc is not installed: pip install \".[docs]\"", file=sys.stderr)
         return 2
-    names = list(MODULES)
-    if importlib.util.find_spec("jax") is None:
+    have_jax = importlib.util.find_spec("jax") is not None
+    if not have_jax:
         if args.check:
             print("build_docs: --check needs JAX for rillet.targets.xla and .fit: pip install \".[desktop]\"",
                   file=sys.stderr)
             return 2
         print("build_docs: JAX is not installed: leaving out rillet.targets.xla and rillet.targets.fit",
               file=sys.stderr)
-        names = [n for n in names if n not in NEEDS_JAX]
+    names = reference_modules(have_jax)
     start = time.perf_counter()
     out = args.out.resolve()
     modules, problems = build(out, names)

@@ -26,8 +26,7 @@ def build_docs():
 
 
 def reference_modules(docs) -> list[str]:
-    have_jax = importlib.util.find_spec("jax") is not None
-    return [m for m in docs.MODULES if have_jax or m not in docs.NEEDS_JAX]
+    return docs.reference_modules(importlib.util.find_spec("jax") is not None)
 
 
 def test_every_public_name_in_the_reference_has_a_docstring():

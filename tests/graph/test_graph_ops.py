@@ -60,6 +60,16 @@ def naive_transpose_conv(x, f, shape, stride, padding):
 
 
 INDICES = np.array([2, 0, 2, 1], dtype=np.int32)
+CONDITION = np.array([[True, False, True], [False, False, True]])
+
+
+def gelu(x):
+    from math import erf
+    return 0.5 * x * (1 + np.vectorize(erf)(x / np.sqrt(2)))
+
+
+def gelu_tanh(x):
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
 TFL_STATIC_INT = np.array([[0, 1], [1, 0]], dtype=np.int32)
 
 # (id, inputs, graph builder over placeholders, independent numpy reference)
@@ -87,10 +97,28 @@ CASES = [
     ("softmax", [U(3, 5, lo=-3, hi=3)], ops.softmax, softmax),
     ("softmax_beta", [U(2, 4)], lambda x: ops.softmax(x, beta=0.5), lambda x: softmax(0.5 * x)),
     ("log_softmax", [U(3, 5, lo=-3, hi=3)], ops.log_softmax, lambda x: np.log(softmax(x))),
+    ("square", [U(2, 3)], ops.square, np.square),
+    ("sin", [U(2, 3, lo=-3, hi=3)], ops.sin, np.sin),
+    ("cos", [U(2, 3, lo=-3, hi=3)], ops.cos, np.cos),
+    ("maximum_broadcast", [U(2, 3), U(3)], ops.maximum, np.maximum),
+    ("minimum_broadcast", [U(2, 1), U(2, 3)], ops.minimum, np.minimum),
+    ("select", [U(2, 3), U(3)], lambda a, b: ops.select(CONDITION, a, b), lambda a, b: np.where(CONDITION, a, b)),
+    ("prelu_per_channel", [away_from(U(2, 3, 4), 0), U(1, 1, 4)], ops.prelu,
+     lambda x, a: np.where(x >= 0, x, a * x)),
+    ("gelu", [U(3, 4, lo=-3, hi=3)], ops.gelu, gelu),
+    ("gelu_at_zero", [np.array([[0.0, 1e-3, -2e-3]])], ops.gelu, gelu),
+    ("gelu_tanh", [U(3, 4, lo=-3, hi=3)], lambda x: ops.gelu(x, approximate=True), gelu_tanh),
+    ("reduce_max_axis1", [U(2, 3, 4)], lambda x: ops.reduce_max(x, 1), lambda x: x.max(1)),
+    ("reduce_min_keepdims", [U(2, 3, 4)], lambda x: ops.reduce_min(x, [0, 2], keepdims=True),
+     lambda x: x.min((0, 2), keepdims=True)),
     ("mean_axis1", [U(2, 3, 4)], lambda x: ops.reduce_mean(x, 1), lambda x: x.mean(1)),
     ("mean_keepdims", [U(2, 3, 4)], lambda x: ops.reduce_mean(x, [0, 2], keepdims=True),
      lambda x: x.mean((0, 2), keepdims=True)),
     ("sum_all", [U(2, 3, 4)], ops.reduce_sum, np.sum),
+    # as an imported model gives it: a negative axis left in the node's attrs (a layer norm's variance)
+    ("mean_negative_axis_keepdims", [U(1, 3, 4)],
+     lambda x: rg.get_default_graph().add_node("MEAN", [x], {"axes": (-1,), "keepdims": True}).outputs[0],
+     lambda x: x.mean(-1, keepdims=True)),
     ("sum_last_keepdims", [U(2, 3)], lambda x: ops.reduce_sum(x, -1, keepdims=True),
      lambda x: x.sum(-1, keepdims=True)),
     ("fully_connected", [U(3, 4), U(5, 4), U(5)], ops.fully_connected, lambda x, w, b: x @ w.T + b),
@@ -141,6 +169,11 @@ CASES = [
     ("concat_axis1", [U(2, 3), U(2, 2), U(2, 1)], lambda *xs: ops.concat(xs, 1),
      lambda *xs: np.concatenate(xs, 1)),
     ("pad", [U(2, 3)], lambda x: ops.pad(x, [(1, 0), (2, 1)]), lambda x: np.pad(x, [(1, 0), (2, 1)])),
+    ("mirror_pad_reflect", [U(3, 4)], lambda x: ops.mirror_pad(x, [(1, 2), (2, 1)]),
+     lambda x: np.pad(x, [(1, 2), (2, 1)], mode="reflect")),
+    ("mirror_pad_symmetric", [U(1, 3, 3, 2)], lambda x: ops.mirror_pad(x, [(0, 0), (2, 1), (1, 1), (0, 0)], "SYMMETRIC"),
+     lambda x: np.pad(x, [(0, 0), (2, 1), (1, 1), (0, 0)], mode="symmetric")),
+    ("embedding_lookup", [U(4, 3)], lambda p: ops.embedding_lookup(INDICES, p), lambda p: p[INDICES]),
     ("reshape", [U(2, 3, 4)], lambda x: ops.reshape(x, [4, -1]), lambda x: x.reshape(4, 6)),
     ("squeeze", [U(2, 1, 3)], lambda x: ops.squeeze(x, [1]), lambda x: x[:, 0]),
     ("expand_dims", [U(2, 3)], lambda x: ops.expand_dims(x, -1), lambda x: x[..., None]),
@@ -223,3 +256,15 @@ def test_every_differentiable_op_is_covered():
         covered |= {n.op for n in graph.nodes}
     missing = set(rg.GRADIENTS) - covered
     assert not missing, f"ops with a gradient rule but no test case: {sorted(missing)}"
+
+
+@pytest.mark.parametrize("op, reference", [(ops.less, np.less), (ops.greater_equal, np.greater_equal),
+                                           (ops.equal, np.equal), (ops.greater, np.greater)])
+def test_comparison_value(op, reference):
+    a, b = np.array([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0]]), np.array([2.0, 2.0, 2.0])
+    graph = rg.Graph()
+    with graph.as_default():
+        x, y = rg.placeholder(a.shape, "float64", name="a"), rg.placeholder(b.shape, "float64", name="b")
+        out = op(x, y)
+    assert out.dtype == "bool"
+    np.testing.assert_array_equal(graph.run(out, {x: a, y: b}), reference(a, b))

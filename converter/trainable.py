@@ -1,0 +1,341 @@
+"""`trainable`: a float or quantized .tflite -> a training file of it (`infer`, `train`, `save`, `restore`),
+its last layers trainable, the rest of the model copied as it is.
+
+The model is cut in two. The **tail** is every op that depends on a trained weight: it is imported as a graph
+(`to_graph`), given a loss, gradients and an optimizer (`TrainSpec`, `training_file`), and written with
+resource variables. The **frozen part** is everything else: its ops, tensors and constants are copied
+unchanged in front of the tail in `infer` and `train` (only what each signature needs), so any op the
+runtime runs may sit there (custom ops, float16 weights, ops the graph API has no gradient for). The
+tensors where the two meet are the tail's inputs. The model's metadata is kept.
+
+A quantized tail trains in float: its int8 weights (and int32 biases) become float variables, dequantized with
+their scales, behind a DEQUANTIZE of the int8 boundary. `infer` is then the original's own ops, each trained
+weight quantized from its variable with the original's scales (frozen_copy.original_infer): the deployed
+model's arithmetic, bit for bit the original's before any step.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .format import (
+    Buffer,
+    ModelError,
+    ModelFile,
+    SignatureDef,
+    SubGraph,
+    TensorMap,
+    load,
+    save,
+)
+from .format.prune import drop_unused_buffers, drop_unused_tensors
+from .frozen_copy import (
+    ancestors,
+    boundary_name,
+    code_index,
+    is_constant,
+    is_quantized,
+    keep_metadata,
+    original_infer,
+    splice_frozen,
+)
+
+# Ops whose constant inputs are a layer's weights (what --train-last counts).
+WEIGHTED = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "TRANSPOSE_CONV", "BATCH_MATMUL", "PRELU",
+            "EMBEDDING_LOOKUP", "Convolution2DTransposeBias"}
+# Ops that read a weight through them: a float16 or sparse constant widened at run time.
+WEIGHT_VIEWS = {"DEQUANTIZE", "DENSIFY"}
+# Variable names the runtimes take (librillet reads up to 255 bytes), less room for an optimizer slot's prefix.
+MAX_VARIABLE_NAME = 200
+LOSSES = ("softmax_cross_entropy", "sigmoid_cross_entropy", "mse", "output")
+OPTIMIZERS = ("sgd", "momentum", "adam")
+
+
+@dataclass
+class Layer:
+    """A weighted op of the model: its index, its name (its output tensor's) and its weight tensors."""
+
+    op: int
+    name: str
+    kind: str
+    weights: list[int]
+
+
+def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int | None = None,
+              train: list[str] | None = None, loss: str = "softmax_cross_entropy", optimizer: str = "sgd",
+              learning_rate: float = 0.01, output: str | None = None) -> bytes:
+    """The training file of a float or quantized model (a path, bytes or a ModelFile). train_last: the last N
+    weighted layers on the way to the loss's output train (default 1); train: layers by name (a layer's
+    output tensor's name, as `rillet trainable --list` shows) instead. loss: softmax_cross_entropy (y: class indices; a SOFTMAX output's logits
+    are taken), sigmoid_cross_entropy (y: 0/1 per output element; a LOGISTIC output's logits are taken), mse
+    (y: the output's shape), or output (the output is the loss already, averaged; y is ignored). optimizer:
+    sgd, momentum (0.9) or adam. output: which output the loss reads (when the model has several)."""
+    if loss not in LOSSES:
+        raise ValueError(f"loss {loss!r}: one of {', '.join(LOSSES)}")
+    if optimizer not in OPTIMIZERS:
+        raise ValueError(f"optimizer {optimizer!r}: one of {', '.join(OPTIMIZERS)}")
+    if train_last is not None and train:
+        raise ValueError("give train_last or train, not both")
+    m = model if isinstance(model, ModelFile) else load(model)
+    sg_index, inputs, outputs = _signature(m)
+    sg = m.subgraphs[sg_index]
+    if output is None:
+        if len(outputs) != 1:
+            raise ValueError(f"the model has outputs {sorted(outputs)}: name the one the loss reads (output=)")
+        output = next(iter(outputs))
+    if output not in outputs:
+        raise ValueError(f"no output {output!r}; the model has {sorted(outputs)}")
+    layers = weighted_layers(m, sg_index, outputs[output])
+    chosen = _choose(layers, train_last, train)
+    m = _unshared(m, sg_index, chosen)
+    sg = m.subgraphs[sg_index]
+    trained = sorted({w for layer in chosen for w in layer.weights})
+    tail = _tail_ops(sg, trained)
+    frozen = [j for j in range(len(sg.operators)) if j not in set(tail)]
+    boundary = _boundary(m, sg_index, tail)
+    tail_outputs = {name: i for name, i in outputs.items() if i in _made_by(sg, tail)}
+    if outputs[output] not in tail_outputs.values():
+        raise ModelError(f'output "{output}" does not depend on the trained layers')
+    tail_model = _float_tail(_extract(m, sg_index, tail, boundary, tail_outputs))
+    training, variables = _training_file(tail_model, [sg.tensors[w].name for w in trained], loss, optimizer,
+                                         learning_rate, output)
+    splice_frozen(training, m, sg_index, frozen, boundary, inputs, outputs, tail_outputs)
+    if any(is_quantized(sg.tensors[w]) for w in trained):
+        # a quantized model's `infer` is the original's ops, its trained weights quantized from the variables
+        original_infer(training, m, sg_index, inputs, outputs,
+                       {w: sg.tensors[w].name for w in trained if sg.tensors[w].name in variables})
+    keep_metadata(training, m)
+    return save(drop_unused_buffers(drop_unused_tensors(training)))
+
+
+def weighted_layers(m: ModelFile, sg_index: int, toward: int | None = None) -> list[Layer]:
+    """The model's weighted ops in order (those on the way to tensor `toward`, when given)."""
+    sg = m.subgraphs[sg_index]
+    needed = ancestors(sg, [toward]) if toward is not None else set(range(len(sg.operators)))
+    producer = {o: j for j, op in enumerate(sg.operators) for o in op.outputs or []}
+    layers = []
+    for j, op in enumerate(sg.operators):
+        kind = m.op_name(op)
+        if kind not in WEIGHTED or j not in needed:
+            continue
+        weights = []
+        for i in op.inputs or []:
+            if i < 0:
+                continue
+            source = producer.get(i)
+            if _is_weight_constant(m, sg_index, i) or (
+                    source is not None and m.op_name(sg.operators[source]) in WEIGHT_VIEWS
+                    and all(is_constant(m, sg.tensors[k]) for k in sg.operators[source].inputs or [])):
+                weights.append(i)
+        if weights:
+            layers.append(Layer(j, sg.tensors[op.outputs[0]].name or f"op_{j}", kind, weights))
+    return layers
+
+
+def _signature(m: ModelFile) -> tuple[int, dict[str, int], dict[str, int]]:
+    if m.signature_defs:
+        sd = m.signature_defs[0]
+        return (sd.subgraph_index, {t.name: t.tensor_index for t in sd.inputs},
+                {t.name: t.tensor_index for t in sd.outputs})
+    sg = m.subgraphs[0]
+    return 0, {sg.tensors[i].name: i for i in sg.inputs}, {sg.tensors[i].name: i for i in sg.outputs}
+
+
+def _is_weight_constant(m: ModelFile, sg_index: int, i: int) -> bool:
+    """A constant of more than one value that is a float32 or a quantized integer (an int8 filter, its int32 bias)."""
+    t = m.subgraphs[sg_index].tensors[i]
+    return (is_constant(m, t) and (t.dtype == np.float32 or is_quantized(t))
+            and int(np.prod(t.shape or [1])) > 1)
+
+
+def _choose(layers: list[Layer], train_last: int | None, train: list[str] | None) -> list[Layer]:
+    if not layers:
+        raise ModelError("the model has no weighted layer (a float CONV_2D, FULLY_CONNECTED, ...) to train")
+    if train:
+        chosen = []
+        for name in train:
+            found = [layer for layer in layers if layer.name == name]
+            if not found:
+                raise ValueError(f"--train {name!r}: no weighted layer of that name; the last ones are "
+                                 + ", ".join(repr(layer.name) for layer in layers[-5:]))
+            chosen += found
+        return chosen
+    n = 1 if train_last is None else int(train_last)
+    if not 1 <= n <= len(layers):
+        raise ValueError(f"train_last {n}: the model has {len(layers)} weighted layers on the way to its output")
+    return layers[-n:]
+
+
+def _unshared(m: ModelFile, sg_index: int, chosen: list[Layer]) -> ModelFile:
+    """A copy of `m` where each trained layer reads its own weight tensors: converters share equal constants
+    (a zero bias) between layers, which would otherwise train together. The copies keep the buffer; the
+    layers' `weights` are updated."""
+    m = dataclasses.replace(m, subgraphs=list(m.subgraphs))
+    sg = m.subgraphs[sg_index]
+    sg = m.subgraphs[sg_index] = dataclasses.replace(sg, tensors=list(sg.tensors), operators=list(sg.operators))
+    for layer in chosen:
+        op = sg.operators[layer.op]
+        inputs = list(op.inputs)
+        for k, w in enumerate(layer.weights):
+            name = sg.tensors[w].name or f"tensor_{w}"
+            if len(name) > MAX_VARIABLE_NAME:  # a resource variable's name, with an optimizer's "Adam/.../m"
+                sg.tensors[w] = dataclasses.replace(sg.tensors[w], name=f"{name[:MAX_VARIABLE_NAME - 12]}~{w}")
+            readers = [j for j, other in enumerate(sg.operators) if w in (other.inputs or [])]
+            if readers == [layer.op]:
+                continue
+            shared = f"{layer.name}/{sg.tensors[w].name}"
+            if len(shared) > MAX_VARIABLE_NAME:
+                shared = f"{shared[:MAX_VARIABLE_NAME - 12]}~{len(sg.tensors)}"
+            sg.tensors.append(dataclasses.replace(sg.tensors[w], name=shared))
+            inputs = [len(sg.tensors) - 1 if i == w else i for i in inputs]
+            layer.weights[k] = len(sg.tensors) - 1
+        sg.operators[layer.op] = dataclasses.replace(op, inputs=inputs)
+    return m
+
+
+def _tail_ops(sg: SubGraph, trained: list[int]) -> list[int]:
+    """The ops that depend on a trained weight, in order, and those that widen a trained float16 or sparse
+    weight (the tail's import turns them into the float32 variable)."""
+    tainted = set(trained)
+    tail = []
+    for j, op in enumerate(sg.operators):
+        if any(i in tainted for i in op.inputs or []) or any(o in trained for o in op.outputs or []):
+            tail.append(j)
+            tainted.update(op.outputs or [])
+    return tail
+
+
+def _made_by(sg: SubGraph, ops: list[int]) -> set[int]:
+    return {o for j in ops for o in sg.operators[j].outputs or []}
+
+
+def _boundary(m: ModelFile, sg_index: int, tail: list[int]) -> list[int]:
+    """The computed tensors the tail reads and does not make itself: the frozen part's results (or inputs)."""
+    sg = m.subgraphs[sg_index]
+    made = _made_by(sg, tail)
+    read = [i for j in tail for i in sg.operators[j].inputs or [] if i >= 0]
+    return list(dict.fromkeys(i for i in read if i not in made and not is_constant(m, sg.tensors[i])))
+
+
+def _extract(m: ModelFile, sg_index: int, ops: list[int], inputs: list[int], outputs: dict[str, int]) -> ModelFile:
+    """`ops` as a single-subgraph model: `inputs` in (named boundary_<tensor>), `outputs` out by name."""
+    sg = m.subgraphs[sg_index]
+    order = list(dict.fromkeys([*inputs, *(i for j in ops for i in [*sg.operators[j].inputs, *sg.operators[j].outputs]
+                                           if i >= 0)]))
+    index = {old: new for new, old in enumerate(order)}
+    buffers, tensors = [Buffer()], []
+    for old in order:
+        t = sg.tensors[old]
+        buffer = 0
+        if is_constant(m, t):
+            buffers.append(Buffer(data=m.buffers[t.buffer].data))
+            buffer = len(buffers) - 1
+        tensors.append(dataclasses.replace(t, buffer=buffer))
+    codes: list = []
+    operators = [dataclasses.replace(sg.operators[j],
+                                     opcode_index=code_index(codes, m.operator_codes[sg.operators[j].opcode_index]),
+                                     inputs=[index[i] if i >= 0 else i for i in sg.operators[j].inputs],
+                                     outputs=[index[o] for o in sg.operators[j].outputs]) for j in ops]
+    signature = SignatureDef(inputs=[TensorMap(name=boundary_name(i), tensor_index=index[i]) for i in inputs],
+                             outputs=[TensorMap(name=n, tensor_index=index[i]) for n, i in outputs.items()],
+                             signature_key="tail", subgraph_index=0)
+    sub = SubGraph(tensors, [index[i] for i in inputs], [index[i] for i in outputs.values()], operators, "tail")
+    return ModelFile(operator_codes=codes, subgraphs=[sub], buffers=buffers, signature_defs=[signature],
+                     description="rillet trainable tail")
+
+
+def _float_tail(tail: ModelFile) -> ModelFile:
+    """The tail of a quantized model in float: its quantized constants dequantized with their scales (an int8
+    filter per channel, its int32 bias), its quantized activations float32, and its QUANTIZE/DEQUANTIZE ops
+    of activations dropped (each output read as its input). The tail's inputs and outputs keep their
+    indices; the splice puts a DEQUANTIZE in front of an int8 input and, in `infer`, a QUANTIZE after an
+    int8 output, so the frozen part and the model's outputs keep the original's types."""
+    sg = tail.subgraphs[0]
+    if not any(is_quantized(t) for t in sg.tensors):
+        return tail
+    buffers, tensors = list(tail.buffers), list(sg.tensors)
+    for k, t in enumerate(sg.tensors):
+        if not is_quantized(t):
+            continue
+        q = t.quantization
+        if is_constant(tail, t):
+            values = np.asarray(tail.buffers[t.buffer].data).view(t.dtype).reshape(t.shape).astype(np.float64)
+            scale, zero = np.asarray(q.scale, np.float64), np.asarray(q.zero_point or [0], np.float64)
+            if scale.size > 1:
+                axis_shape = [1] * len(t.shape)
+                axis_shape[q.quantized_dimension] = scale.size
+                scale, zero = scale.reshape(axis_shape), zero.reshape(axis_shape) if zero.size > 1 else zero
+            real = ((values - zero) * scale).astype(np.float32)
+            buffers.append(Buffer(data=np.frombuffer(real.tobytes(), np.uint8)))
+            tensors[k] = dataclasses.replace(t, type=_FLOAT32, quantization=None, buffer=len(buffers) - 1)
+        else:
+            tensors[k] = dataclasses.replace(t, type=_FLOAT32, quantization=None)
+    alias: dict[int, int] = {}
+    operators = []
+    for op in sg.operators:
+        inputs = [alias.get(i, i) for i in op.inputs or []]
+        kind = tail.op_name(op)
+        if kind in ("QUANTIZE", "DEQUANTIZE") and not is_constant(tail, sg.tensors[inputs[0]]):
+            alias[op.outputs[0]] = inputs[0]
+            continue
+        operators.append(dataclasses.replace(op, inputs=inputs))
+    sig = tail.signature_defs[0]
+    outputs = [TensorMap(name=tm.name, tensor_index=alias.get(tm.tensor_index, tm.tensor_index)) for tm in sig.outputs]
+    sub = dataclasses.replace(sg, tensors=tensors, operators=operators, outputs=[tm.tensor_index for tm in outputs])
+    return dataclasses.replace(tail, subgraphs=[sub], buffers=buffers,
+                               signature_defs=[dataclasses.replace(sig, outputs=outputs)])
+
+
+_FLOAT32 = 0  # TensorType
+
+
+def _training_file(tail: ModelFile, trained: list[str], loss: str, optimizer: str, learning_rate: float,
+                   output: str) -> tuple[ModelFile, list[str]]:
+    from rillet.graph import losses, ops, optimizers
+
+    from .to_graph import to_graph
+    from .training import TrainSpec, convert_for_training
+
+    try:
+        imported = to_graph(tail)
+    except ModelError as e:
+        raise ModelError(f"the trained tail (every op after the first trained layer) cannot be imported: {e}; "
+                         "train fewer layers") from None
+    names = {v.name for v in imported.variables}
+    # a one-value weight (a single channel's bias) imports as a constant and stays as it is
+    trained = [n for n in trained if n in names]
+    if not trained:
+        raise ModelError("the chosen layers' weights are single values: nothing to train there")
+    prediction = imported.outputs[output]
+    node = prediction.node
+    label_dtype = None
+    if loss == "softmax_cross_entropy":
+        logits = node.inputs[0] if node.op == "SOFTMAX" and node.attrs["beta"] == 1.0 else prediction
+        label_dtype = "int32"
+
+        def loss_fn(labels: Any, _prediction: Any) -> Any:
+            return losses.softmax_cross_entropy(labels, logits)
+    elif loss == "sigmoid_cross_entropy":
+        logits = node.inputs[0] if node.op == "LOGISTIC" else prediction
+
+        def loss_fn(labels: Any, _prediction: Any) -> Any:
+            return losses.sigmoid_cross_entropy(labels, logits)
+    elif loss == "mse":
+        loss_fn = losses.mean_squared_error
+    else:
+        def loss_fn(_labels: Any, value: Any) -> Any:
+            return ops.reduce_mean(value)
+    make = {"sgd": lambda: optimizers.SGD(learning_rate), "momentum": lambda: optimizers.Momentum(learning_rate, 0.9),
+            "adam": lambda: optimizers.Adam(learning_rate)}[optimizer]
+    spec = TrainSpec(loss=loss_fn, optimizer=make(), trainable=trained, label_dtype=label_dtype, output=output)
+    return convert_for_training(imported, spec), trained
+
+
+def signature_subgraph(m: ModelFile) -> int:
+    """The subgraph `trainable` works on: the first signature's (subgraph 0 without signatures)."""
+    return _signature(m)[0]
