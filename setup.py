@@ -56,14 +56,15 @@ class BuildLibrillet(build_ext):
         # generated _librillet.py: a checkout built then must not keep it.
         for stale in glob.glob(os.path.join(package_dir, "_librillet.*.so")):
             os.remove(stale)
-        build_ffi.build_library(os.path.join(package_dir, build_ffi.LIBRARY_FILE),
-                                os.path.join(self.build_temp, f"librillet-{ARCH_NAME}"),
+        # The objects go beside the per-Python temp folders, not in one: the library is the same for every
+        # Python, so an install for another Python only links (build_ffi recompiles what changed).
+        objects = os.path.join(os.path.dirname(self.build_temp), f"librillet-{ARCH_NAME}")
+        build_ffi.build_library(os.path.join(package_dir, build_ffi.LIBRARY_FILE), objects,
                                 compiler=ARCH.compiler(), arch=ARCH_NAME, target_flags=ARCH.cflags,
-                                link_flags=ARCH.link_flags)
+                                link_flags=ARCH.link_flags, progress=build_ffi.progress_printer("librillet"))
         # librillet.a, from the same objects, for apps in C (rillet.h is in include/): lib/ keeps it apart from
         # the librillet.so that rillet.native loads.
-        build_ffi.build_static_library(os.path.join(package_dir, "lib", build_ffi.STATIC_LIBRARY_FILE),
-                                       os.path.join(self.build_temp, f"librillet-{ARCH_NAME}"),
+        build_ffi.build_static_library(os.path.join(package_dir, "lib", build_ffi.STATIC_LIBRARY_FILE), objects,
                                        compiler=ARCH.compiler(), arch=ARCH_NAME, target_flags=ARCH.cflags)
         build_ffi.write_binding(os.path.join(package_dir, build_ffi.BINDING_FILE))
         if not CROSS:  # this Python's headers fit only a library for this machine

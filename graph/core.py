@@ -34,18 +34,22 @@ class Tensor:
 
     @property
     def graph(self) -> Graph:
+        """The Graph the tensor belongs to."""
         return self.node.graph
 
     @property
     def producer(self) -> Node:
+        """The Node that computes this tensor."""
         return self.node
 
     @property
     def name(self) -> str:
+        """The producing node's name, with `:i` for its output i > 0."""
         return self.node.name if self.index == 0 else f"{self.node.name}:{self.index}"
 
     @property
     def rank(self) -> int:
+        """The number of dimensions."""
         return len(self.shape)
 
     def __repr__(self) -> str:
@@ -124,6 +128,7 @@ class Node:
 
     @property
     def opdef(self) -> OpDef:
+        """The OpDef registered for this node's op."""
         return REGISTRY[self.op]
 
     def __repr__(self) -> str:
@@ -170,10 +175,12 @@ class Variable:
 
     @property
     def shape(self) -> Shape:
+        """The variable's shape (fixed when it is made)."""
         return self.value.shape
 
     @property
     def dtype(self) -> str:
+        """The variable's dtype name ("float32", ...)."""
         return self.value.dtype
 
     def assign(self, new_value: Any) -> Node:
@@ -182,6 +189,7 @@ class Variable:
         return ops.assign_variable(self.handle, new_value)
 
     def numpy(self) -> np.ndarray:
+        """A copy of the variable's current value, as the graph's store holds it."""
         return self.graph.store[self.name].copy()
 
     def load(self, value: Any) -> None:
@@ -229,9 +237,11 @@ class Graph:
 
     # naming
     def scoped(self, base: str) -> str:
+        """`base` prefixed with the current name scopes (`block1/conv`)."""
         return "/".join([*self._scopes, base]) if self._scopes else base
 
     def unique_name(self, name: str, reserve: bool = True) -> str:
+        """`name`, or `name_1`, `name_2`, ... when the graph has it already; `reserve` claims the result."""
         candidate, i = name, 1
         while candidate in self._names:
             candidate = f"{name}_{i}"
@@ -261,6 +271,8 @@ class Graph:
 
     @contextlib.contextmanager
     def as_default(self) -> Iterator[Graph]:
+        """A context in which ops, placeholders and Variables made without a `graph=` go into this graph:
+        `with g.as_default(): ...`. Contexts nest."""
         _DEFAULT_STACK.append(self)
         try:
             yield self
@@ -369,6 +381,7 @@ class Graph:
 
     @property
     def trainable_variables(self) -> list[Variable]:
+        """The graph's Variables made with trainable=True, in creation order."""
         return [v for v in self.variables.values() if v.trainable]
 
 
@@ -407,6 +420,7 @@ _GLOBAL_DEFAULT = [Graph()]
 
 
 def get_default_graph() -> Graph:
+    """The graph new nodes go into: the innermost `as_default()`'s, else the global default graph."""
     return _DEFAULT_STACK[-1] if _DEFAULT_STACK else _GLOBAL_DEFAULT[0]
 
 

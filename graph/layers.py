@@ -21,6 +21,8 @@ def set_seed(seed: int) -> None:
 
 
 def glorot_uniform(shape: Sequence[int], fan_in: int, fan_out: int) -> np.ndarray:
+    """Glorot (Xavier) uniform initial weights of `shape`: U(-l, l), l = sqrt(6 / (fan_in + fan_out)), from
+    the layers' seeded generator."""
     limit = np.sqrt(6.0 / (fan_in + fan_out))
     return _init_rng[0].uniform(-limit, limit, size=shape)
 
@@ -42,9 +44,12 @@ ACTIVATIONS: dict[str, Callable[[Tensor], Tensor]] = {
     "log_softmax": ops.log_softmax,
     "leaky_relu": ops.leaky_relu,
 }
+"""The activations an `activation=` argument may name, each a function of a tensor."""
 
 
 def activation_fn(activation: str | Callable | None) -> Callable[[Tensor], Tensor]:
+    """The function an `activation=` argument names: None -> linear, a callable as it is, or a name in
+    ACTIVATIONS. ValueError listing the known names for any other."""
     if activation is None:
         return ACTIVATIONS["linear"]
     if callable(activation):
@@ -77,13 +82,17 @@ class Layer:
 
     @property
     def variables(self) -> list[Variable]:
+        """The layer's Variables (empty before its first call)."""
         return list(self.weights)
 
     @property
     def trainable_variables(self) -> list[Variable]:
+        """The layer's Variables that training updates."""
         return [v for v in self.weights if v.trainable]
 
     def add_weight(self, graph: Graph, name: str, value: np.ndarray, trainable: bool = True) -> Variable:
+        """Makes a Variable `layer_name/name` holding `value` (in the layer's dtype) in `graph`, outside any
+        name scope, and records it in `weights`."""
         with graph.name_scope(None):
             var = Variable(np.asarray(value, dtype=self.dtype), name=f"{self.name}/{name}", trainable=trainable,
                            graph=graph)
@@ -91,9 +100,12 @@ class Layer:
         return var
 
     def build(self, graph: Graph, *input_shapes: tuple) -> None:
-        pass
+        """Makes the layer's weights for inputs of `input_shapes`, once, on the first call (the base class
+        makes none). ValueError when the shapes do not suit the layer (e.g. Dense on a 4-D input)."""
 
     def call(self, *inputs: Tensor, training: bool = False) -> Tensor:
+        """Adds the layer's nodes for `inputs` to their graph and returns the output tensor; `training`
+        selects training-mode behaviour (Dropout, BatchNormalization). Subclasses define it."""
         raise NotImplementedError
 
     def __call__(self, inputs: Any, training: bool = False) -> Tensor:
@@ -246,6 +258,8 @@ class BatchNormalization(Layer):
 
 
 class MaxPool2D(Layer):
+    """Max pooling over NHWC windows of `pool_size`, moved by `strides` (default: pool_size), `padding`
+    "valid" or "same"."""
     def __init__(self, pool_size=2, strides=None, padding: str = "valid", **kw):
         super().__init__(**kw)
         self.pool_size, self.strides, self.padding = pool_size, strides, padding
@@ -255,11 +269,14 @@ class MaxPool2D(Layer):
 
 
 class AveragePool2D(MaxPool2D):
+    """Average pooling over NHWC windows of `pool_size`, moved by `strides` (default: pool_size), `padding`
+    "valid" or "same"."""
     def call(self, x, training=False):
         return ops.avg_pool2d(x, self.pool_size, self.strides, self.padding)
 
 
 class GlobalAveragePool2D(Layer):
+    """The mean over height and width of an NHWC input: [N, C], or [N, 1, 1, C] with `keepdims`."""
     def __init__(self, keepdims: bool = False, **kw):
         super().__init__(**kw)
         self.keepdims = keepdims
@@ -269,6 +286,7 @@ class GlobalAveragePool2D(Layer):
 
 
 class Flatten(Layer):
+    """Reshapes [N, ...] to [N, features]; only the batch dimension may be dynamic (ValueError otherwise)."""
     def call(self, x, training=False):
         if None in x.shape[1:]:
             raise ValueError(f'Flatten "{self.name}": only the batch dimension may be dynamic, got {x.shape}')
@@ -292,6 +310,8 @@ class Dropout(Layer):
 
 
 class ZeroPadding2D(Layer):
+    """Zero padding of an NHWC input's height and width: `padding` an int, (h, w), or ((top, bottom),
+    (left, right))."""
     def __init__(self, padding=1, **kw):
         super().__init__(**kw)
         if isinstance(padding, int):
@@ -305,6 +325,7 @@ class ZeroPadding2D(Layer):
 
 
 class Add(Layer):
+    """The element-wise sum of its inputs (a list of tensors of one shape, or broadcastable ones)."""
     def call(self, *xs, training=False):
         out = xs[0]
         for x in xs[1:]:
@@ -313,6 +334,7 @@ class Add(Layer):
 
 
 class Concatenate(Layer):
+    """Its inputs (a list of tensors) joined along `axis` (default: the last)."""
     def __init__(self, axis: int = -1, **kw):
         super().__init__(**kw)
         self.axis = axis
@@ -322,6 +344,7 @@ class Concatenate(Layer):
 
 
 class Activation(Layer):
+    """Applies an activation by name ("relu", "softmax", ... ACTIVATIONS) or a callable."""
     def __init__(self, activation, **kw):
         super().__init__(**kw)
         self.activation = activation_fn(activation)
@@ -331,6 +354,7 @@ class Activation(Layer):
 
 
 class ReLU(Activation):
+    """max(x, 0), as Activation("relu")."""
     def __init__(self, **kw):
         super().__init__("relu", **kw)
 
@@ -393,14 +417,17 @@ class Model:
 
     @property
     def input_names(self) -> list[str]:
+        """The model's input names, in order."""
         return list(self.inputs)
 
     @property
     def output_names(self) -> list[str]:
+        """The model's output names, in order."""
         return list(self.outputs)
 
     @property
     def variables(self) -> list[Variable]:
+        """Every Variable of the model's layers, each once."""
         seen: list[Variable] = []
         for layer in self.layers:
             seen.extend(v for v in layer.variables if v not in seen)
@@ -408,10 +435,12 @@ class Model:
 
     @property
     def trainable_variables(self) -> list[Variable]:
+        """The model's Variables that training updates."""
         return [v for v in self.variables if v.trainable]
 
     @property
     def updates(self) -> list:
+        """The layers' training-mode assignments (batch-norm moving statistics)."""
         return [u for layer in self.layers for u in layer.updates]
 
     def _structured(self, outputs: dict[str, Tensor]) -> Any:
@@ -470,6 +499,7 @@ class Model:
         return self.graph.run(self._structured(dict(self.outputs)), resolved)
 
     def summary(self) -> str:
+        """A text table of the model: its inputs and outputs, and each layer's name, type and parameters."""
         lines = [f"Model {self.name}: inputs {self.input_names}, outputs {self.output_names}"]
         for layer in self.layers:
             params = sum(int(np.prod(v.shape)) for v in layer.variables)

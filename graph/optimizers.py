@@ -13,6 +13,8 @@ from .core import Node, Tensor, Variable
 
 
 class Optimizer:
+    """The base of the optimizers: `minimize(loss)` (or `apply_gradients`) adds the update step to the
+    graph. `learning_rate` is a float, or a Variable or Tensor to change it between steps."""
     def __init__(self, learning_rate, name: str):
         self.learning_rate = learning_rate  # a float, or a Variable/Tensor to change it between steps
         self.name = name
@@ -36,6 +38,9 @@ class Optimizer:
         return ops.group(step, *updates, name=f"{self.name}/train") if updates else step
 
     def apply_gradients(self, grads_and_vars: Sequence[tuple[Tensor, Variable]]) -> Node:
+        """One update step as a graph node (a NO_OP grouping the variables' assignments) for (gradient,
+        variable) pairs; fetch it to train. Slot variables (momentum, Adam's moments) are made on first
+        use."""
         pairs = list(grads_and_vars)
         graph = pairs[0][1].graph
         with graph.name_scope(graph.unique_name(self.name)):
@@ -45,6 +50,7 @@ class Optimizer:
             return ops.group(*assigns, name="step")
 
     def slot(self, var: Variable, name: str, initial: float = 0.0) -> Variable:
+        """The optimizer's slot variable `name` for `var`: made once, filled with `initial`, not trainable."""
         key = (var.name, name)
         if key not in self.slots:
             with var.graph.name_scope(None):
@@ -85,6 +91,7 @@ class SGD(Optimizer):
 
 def Momentum(learning_rate=0.01, momentum: float = 0.9, nesterov: bool = False,
              name: str = "Momentum") -> SGD:
+    """SGD with momentum (0.9 by default), under the name TensorFlow's MomentumOptimizer had."""
     return SGD(learning_rate, momentum, nesterov, name)
 
 

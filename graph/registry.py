@@ -34,6 +34,8 @@ class OpDef:
     stateful: bool = False
 
     def complete_attrs(self, given: dict) -> dict:
+        """`given` with every attr this op has filled in from its defaults. ValueError naming an unknown
+        attr, or a required one (REQUIRED) left out."""
         unknown = set(given) - set(self.attrs)
         if unknown:
             raise ValueError(f"{self.name}: unknown attrs {sorted(unknown)} (known: {sorted(self.attrs)})")
@@ -49,6 +51,8 @@ class OpDef:
 
 
 REGISTRY: dict[str, OpDef] = {}
+"""Every op the graph knows, by its TFLite-style name ("CONV_2D", "ADD", ...): its OpDef (`register` adds
+one)."""
 
 
 def register(opdef: OpDef) -> OpDef:

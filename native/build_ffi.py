@@ -25,7 +25,8 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from cffi import FFI
 
@@ -97,10 +98,24 @@ def object_is_current(obj: str, command: list[str]) -> bool:
         return False
 
 
+def build_jobs() -> int:
+    """How many files compile at once: $RILLET_BUILD_JOBS, else one per core this process may use."""
+    if os.environ.get("RILLET_BUILD_JOBS", "").isdigit() and int(os.environ["RILLET_BUILD_JOBS"]) > 0:
+        return int(os.environ["RILLET_BUILD_JOBS"])
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
 def compile_objects(build_dir: str, *, compiler: list[str] | None = None, arch: str | None = None,
-                    target_flags: tuple[str, ...] = (), emulate_avx512: bool = False) -> list[str]:
-    """Compiles every source `arch` builds (default: the host's) into `build_dir`, in parallel, skipping the
-    objects that are current; returns the objects. The shared and the static library link the same ones."""
+                    target_flags: tuple[str, ...] = (), emulate_avx512: bool = False,
+                    progress: Callable[[int, int, str], None] | None = None) -> list[str]:
+    """Compiles every source `arch` builds (default: the host's) into `build_dir`, `build_jobs()` files at a
+    time, skipping the objects that are current; returns the objects, in source order. The shared and the
+    static library link the same ones. `progress(done, total, source)` is called as each file is compiled (or
+    found current). RuntimeError naming the file, with the compiler's command and message, when one fails, or
+    when there are no sources (a rillet installed from a prebuilt wheel has none)."""
     compiler = compiler or host_compiler()
     arch = arch or build_config.host_arch()
     os.makedirs(build_dir, exist_ok=True)
@@ -122,21 +137,31 @@ def compile_objects(build_dir: str, *, compiler: list[str] | None = None, arch: 
             f.write(shlex.join(command))
         return obj
 
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        return list(pool.map(compile_one, build_config.sources(arch)))
+    sources = build_config.sources(arch)
+    if not sources:
+        raise RuntimeError(f"no C sources for {arch} in {NATIVE_DIR}: this rillet was installed without them")
+    # Threads suffice: each waits on its compiler process.
+    with ThreadPoolExecutor(max_workers=build_jobs()) as pool:
+        futures = {pool.submit(compile_one, source): source for source in sources}
+        for done, future in enumerate(as_completed(futures), 1):
+            future.result()  # a failed file fails the build here, naming itself
+            if progress is not None:
+                progress(done, len(sources), futures[future])
+        return [future.result() for future in futures]  # in source order: a reproducible link
 
 
 def build_library(out_path: str, build_dir: str, *, compiler: list[str] | None = None, arch: str | None = None,
                   target_flags: tuple[str, ...] = (), link_flags: tuple[str, ...] = (),
-                  emulate_avx512: bool = False) -> str:
+                  emulate_avx512: bool = False, progress: Callable[[int, int, str], None] | None = None) -> str:
     """Compiles every source `arch` builds (default: the host's) and links them into `out_path`.
 
     `compiler` defaults to $CC or the compiler Python was built with; `target_flags` go on every file,
     before the file's own ISA flags; `link_flags` after the objects (e.g. how libgcc is linked);
-    `emulate_avx512`: build_config's emulated AVX-512 build, for the tests."""
+    `emulate_avx512`: build_config's emulated AVX-512 build, for the tests; `progress` as compile_objects
+    takes it. RuntimeError with the command and its message when a file fails to compile or the link fails."""
     compiler = compiler or host_compiler()
     objects = compile_objects(build_dir, compiler=compiler, arch=arch, target_flags=target_flags,
-                              emulate_avx512=emulate_avx512)
+                              emulate_avx512=emulate_avx512, progress=progress)
     os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
     strip = [] if "-g" in target_flags else ["-s"]  # keep a debug build's symbols, else only the exported ones
     # Linked beside and renamed over the old file: a process that has the old one mapped keeps its copy
@@ -180,3 +205,36 @@ def build_static_library(out_path: str, build_dir: str, *, compiler: list[str] |
         raise RuntimeError(f"archiving {STATIC_LIBRARY_FILE} failed:\n{shlex.join(command)}\n{result.stderr}")
     os.replace(partial, out_path)
     return out_path
+
+
+def progress_printer(what: str, *, to_terminal: bool = True) -> Callable[[int, int, str], None]:
+    """A `progress` for build_library that a person sees: a line at the start saying how many files and how
+    many at a time, then one at every tenth of them, on stderr. pip shows a build's output only with `-v`, so
+    when stderr is not a terminal but the process has one (`pip install .` typed at a shell), the lines also
+    go to the terminal itself (/dev/tty), which pip leaves alone (`to_terminal=False`: stderr only)."""
+    try:
+        terminal = (None if sys.stderr.isatty() or not to_terminal
+                    else open("/dev/tty", "w", encoding="utf-8"))  # noqa: SIM115
+    except OSError:  # no controlling terminal: CI, a service, a pipe
+        terminal = None
+    last_tenth = -1
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+        if terminal is not None:
+            terminal.write(f"\n{line}")  # pip's spinner holds the current line: ours start on a fresh one
+            terminal.flush()
+
+    def progress(done: int, total: int, source: str) -> None:
+        nonlocal last_tenth
+        if last_tenth < 0:
+            say(f"{what}: compiling {total} C files, {build_jobs()} at a time (RILLET_BUILD_JOBS=N to change)")
+        tenth = done * 10 // total
+        if tenth > last_tenth:
+            last_tenth = tenth
+            say(f"{what}: {done}/{total} files compiled" + ("; linking" if done == total else ""))
+        if done == total and terminal is not None:
+            terminal.write("\n")
+            terminal.close()
+
+    return progress

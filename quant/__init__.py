@@ -27,6 +27,8 @@ from .subgraphs import fold_constant_if_operands, split_shared_constants
 from .verify import rillet_refusal
 
 MODES = ("int8", "dynamic", "float16")
+"""What `quantize(mode=...)` takes: "int8" (full-integer, calibrated), "dynamic" (int8 weights, float
+activations) and "float16" (float16 weights)."""
 # TensorTypes that hold quantized values where a tensor has a scale.
 QUANTIZED_TYPES = {9: "int8", 3: "uint8", 7: "int16"}
 

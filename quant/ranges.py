@@ -10,6 +10,9 @@ from rillet.converter.format import ModelFile
 from .calibrate import TensorStats
 
 METHODS = ("minmax", "percentile", "mse", "auto")
+"""How an activation's int8 range is chosen from calibration (`quantize(calibration=...)`): "minmax",
+"percentile" (clip the rarest values), "mse" (the range with the least squared error) and "auto" (min/max for
+the inputs of ops that follow their largest values, such as SOFTMAX and MAX_POOL_2D; mse elsewhere)."""
 # Ops whose result follows their input's largest values: a range clipped below the maximum moves it (a
 # softmax's winner, a max pool's output), so "auto" calibrates their inputs by min/max.
 MAX_READERS = {"SOFTMAX", "LOG_SOFTMAX", "ARG_MAX", "ARG_MIN", "REDUCE_MAX", "REDUCE_MIN", "MAX_POOL_2D"}

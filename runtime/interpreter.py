@@ -96,7 +96,32 @@ class ModelFileChangedError(InterpreterError):
 
 class Interpreter(ResourceVariables):
     """Runs a .tflite model with librillet. Every subgraph is a plan in one program, over one store of
-    resource variables; the tensor methods address subgraph 0 unless given a subgraph_index."""
+    resource variables; the tensor methods address subgraph 0 unless given a subgraph_index.
+
+    A drop-in for `tflite_runtime.interpreter.Interpreter` / `ai_edge_litert.interpreter.Interpreter`, with
+    the same arguments, methods, exception types and messages (`rillet.interpreter` is the same module path).
+
+    Args:
+        model_path: a .tflite file; it is mapped, not read (a file under 64 KiB is read).
+        model_content: the model's bytes instead of a path (exactly one of the two).
+        experimental_delegates: must be empty: rillet runs no delegates (`load_delegate` raises ValueError).
+        num_threads: threads each op's tiles are split over (default 1); results are the same bits for any N.
+        experimental_op_resolver_type: an OpResolverType (rillet's or LiteRT's); every value runs the
+            same kernels.
+        experimental_preserve_all_tensors: keep every intermediate tensor readable after invoke (no arena
+            reuse), as LiteRT does for debugging.
+        experimental_compress_quantization_zero_points: accepted and reported, as LiteRT does.
+        experimental_disable_delegate_clustering, experimental_default_delegate_latest_features,
+        experimental_disable_delegate_node_fusion, experimental_force_delegate_node_profiling: accepted as
+            LiteRT accepts them; there is no delegate for them to act on.
+
+    Raises:
+        ValueError: neither or both of model_path and model_content, a file that cannot be read, a bad
+            num_threads, or a delegate given.
+        TypeError: model_content that is not bytes-like.
+        rillet.runtime.UnsupportedOpsError: the model has ops rillet has no kernel for (each one named).
+        rillet.converter.ModelError: a corrupt or hostile file (the offset or index that is wrong is named).
+    """
 
     def __init__(
         self,
@@ -193,11 +218,21 @@ class Interpreter(ResourceVariables):
 
     @property
     def experimental_compress_quantization_zero_points(self) -> bool:
+        """The constructor's flag of the same name, as LiteRT reports it."""
         return self._experimental_compress_quantization_zero_points
 
     # ---- the plan ----
 
     def allocate_tensors(self) -> None:
+        """Plans every subgraph for its current input shapes: places each tensor in one arena, packs the
+        weights and prepares each op's state. Call it before the first invoke and after resize_tensor_input;
+        arrays from `tensor()` and `get_tensor()` views made before it are not valid after it.
+
+        Raises:
+            RuntimeError: an array returned by `tensor()` is still alive (its memory could move), or an op
+                refuses its shapes (the message names the op and the shapes).
+            rillet.runtime.ModelFileChangedError: the mapped model file shrank since it was opened.
+        """
         with self._lock:
             # Tensors may move: the cached views go first (views are made again on demand), and a view the
             # caller still holds makes the plans refuse, as LiteRT does, instead of leaving it dangling.
@@ -270,6 +305,20 @@ class Interpreter(ResourceVariables):
                 plan.reset_variable_tensors()
 
     def resize_tensor_input(self, input_index: int, tensor_size: Any, strict: bool = False) -> None:
+        """Gives input tensor `input_index` of subgraph 0 a new shape; allocate_tensors must run before the
+        next invoke.
+
+        Args:
+            input_index: the tensor's index, as in `get_input_details()[i]["index"]`.
+            tensor_size: the new shape (a list or array of ints; converted to int32).
+            strict: allow changing only the dimensions the model marks unknown (-1 in `shape_signature`),
+                as LiteRT's ResizeInputTensorStrict.
+
+        Raises:
+            RuntimeError: an index outside the subgraph, a constant tensor, a negative dimension, or (strict)
+                another rank or a change to a fixed dimension.
+            ValueError, OverflowError: a size that is not integers or does not fit int32.
+        """
         # LiteRT converts the size to int32 first (OverflowError, ValueError for what does not fit).
         size = np.array(tensor_size, dtype=np.int32)
         with self._lock:
@@ -306,6 +355,7 @@ class Interpreter(ResourceVariables):
     # ---- details ----
 
     def num_subgraphs(self) -> int:
+        """How many subgraphs the model has (signatures and IF / WHILE bodies each have their own)."""
         return len(self._plans)
 
     def _check_subgraph(self, subgraph_index: int) -> int:
@@ -330,9 +380,14 @@ class Interpreter(ResourceVariables):
         return tensor_details(self._tensor(index, subgraph), index, shape)
 
     def get_input_details(self) -> list[dict[str, Any]]:
+        """Subgraph 0's inputs, in order, as LiteRT describes them: a dict per input with `name`, `index`,
+        `shape`, `shape_signature` (-1 for a dynamic dimension), `dtype`, `quantization` (scale, zero point),
+        `quantization_parameters` (per-channel `scales`, `zero_points`, `quantized_dimension`) and
+        `sparsity_parameters`."""
         return [self._get_tensor_details(i, 0) for i in self._sg.inputs]
 
     def get_output_details(self) -> list[dict[str, Any]]:
+        """Subgraph 0's outputs, in order, in get_input_details' form (the shapes are the current ones)."""
         return [self._get_tensor_details(i, 0) for i in self._sg.outputs]
 
     def get_tensor_details(self, subgraph_index: int = 0) -> list[dict[str, Any]]:
@@ -397,6 +452,16 @@ class Interpreter(ResourceVariables):
         return subgraph == 0 or subgraph in self._signature_subgraphs().values()
 
     def set_tensor(self, tensor_index: int, value: Any) -> None:
+        """Copies `value` into tensor `tensor_index` of subgraph 0 (usually an input, before invoke).
+
+        Args:
+            tensor_index: the tensor's index, as in `get_input_details()[i]["index"]`.
+            value: an array of exactly the tensor's dtype and current shape.
+
+        Raises:
+            ValueError: an index out of range, another dtype or shape (both named), a tensor not allocated
+                yet (call allocate_tensors first), or a constant tensor.
+        """
         with self._lock:
             self._set(self._check_index(tensor_index), np.asarray(value), 0)
 
@@ -456,10 +521,21 @@ class Interpreter(ResourceVariables):
         return {sd.signature_key: sd.subgraph_index for sd in self._model_view.signature_defs or []}
 
     def get_signature_list(self) -> dict[str, dict[str, list[str]]]:
+        """The model's signatures: `{key: {"inputs": [names], "outputs": [names]}}`, names sorted as LiteRT
+        sorts them. Empty for a model without signatures."""
         return {key: {"inputs": list(s["inputs"]), "outputs": list(s["outputs"])}
                 for key, s in self._get_full_signature_list().items()}
 
     def get_signature_runner(self, signature_key: str | None = None) -> SignatureRunner:
+        """A callable that runs one signature by its input and output names: `runner(x=array)` returns
+        `{output name: array}` (see SignatureRunner).
+
+        Args:
+            signature_key: the signature's key (`get_signature_list()`); None when the model has exactly one.
+
+        Raises:
+            ValueError: None given for a model with no or several signatures, or a key the model lacks.
+        """
         if signature_key is None:
             if len(self._signature_defs) != 1:
                 raise ValueError(f"SignatureDef signature_key is None and model has {len(self._signature_defs)} "

@@ -13,6 +13,17 @@ if TYPE_CHECKING:
 
 
 class SignatureRunner:
+    """Runs one signature of a model by its names, as LiteRT's SignatureRunner: `runner(image=x)` returns
+    `{"probs": array}`. Get one from `Interpreter.get_signature_runner(key)`.
+
+    Args:
+        interpreter: the Interpreter whose model holds the signature.
+        signature_key: the signature's key, as `Interpreter.get_signature_list()` lists it.
+
+    Raises:
+        ValueError: no interpreter or key given, or a key the model has no signature for.
+    """
+
     def __init__(self, interpreter: Interpreter | None = None, signature_key: str | None = None) -> None:
         if not interpreter:
             raise ValueError("None interpreter provided.")
@@ -42,8 +53,10 @@ class SignatureRunner:
                                                 dict(self._outputs))
 
     def get_input_details(self) -> dict[str, dict[str, Any]]:
+        """The signature's inputs by name, each as `Interpreter.get_input_details()` describes one."""
         return {name: self._interpreter._get_tensor_details(i, self._subgraph_index)
                 for name, i in self._inputs.items()}
 
     def get_output_details(self) -> dict[str, dict[str, Any]]:
+        """The signature's outputs by name, in get_input_details' form."""
         return {name: self._interpreter._get_tensor_details(i, self._subgraph_index) for name, i in self._outputs}

@@ -18,11 +18,15 @@ import numpy as np
 
 from .devices import Device
 
+__all__ = ["MARKER", "Bundle", "BundleError", "check_output_folder", "find_wheels", "input_range_of",
+           "make_bundle", "model_summary"]
+
 HERE = Path(__file__).resolve().parent
 
 # Written into every bundle: the one sign that a folder is rillet's to replace. A folder without it may be the
 # user's project (`-o .` once emptied one, the model included), so deploy never empties it.
 MARKER = ".rillet-bundle"
+"""The file every bundle holds: deploy replaces only a folder that has it."""
 MARKER_TEXT = "written by `rillet deploy`: deploy replaces this folder when it is named with -o again\n"
 
 
@@ -38,6 +42,8 @@ class BundleError(Exception):
 
 @dataclass(frozen=True)
 class Bundle:
+    """What make_bundle wrote: the bundle `folder` and its `archive` (.tar.gz), the `files` in the folder,
+    and the `input_range` image pixels map to, with where it came from (`input_range_source`)."""
     folder: Path
     archive: Path
     files: list[str]
@@ -93,7 +99,7 @@ WantedBy=multi-user.target
 README = """# {name}: {model} for {device}
 
 Made by `rillet deploy --target {target}`. Everything here installs offline: librillet is prebuilt for
-{arch} in `wheels/{rillet_wheel}` (any CPython >= 3.9; it needs glibc >= 2.34, as in Debian 12 / Raspberry
+{arch} in `wheels/{rillet_wheel}` (CPython 3.9 to 3.13; it needs glibc >= 2.34, as in Debian 12 / Raspberry
 Pi OS bookworm), with the pure-Python `flatbuffers` wheel beside it; numpy and cffi come from the system.
 
 On the device (copy the folder or `{name}.tar.gz` over, e.g. `scp -r {name} pi@raspberrypi.local:`):
@@ -128,7 +134,8 @@ def find_wheels(wheels_dir: Path, device: Device) -> tuple[Path, Path]:
         missing = " and ".join(x for x, found in ((f"the rillet wheel for {platform}", rillet),
                                                    ("the flatbuffers wheel", flatbuffers)) if not found)
         raise BundleError(f"{wheels_dir}/ lacks {missing}: build them with `python tools/build_wheels.py "
-                          f"--arch {device.arch}` in rillet's checkout, or pass --wheels DIR")
+                          f"--arch {device.arch}` in rillet's checkout, or leave out --wheels and deploy "
+                          "builds the wheel itself")
     return rillet[-1], flatbuffers[-1]
 
 
@@ -201,21 +208,26 @@ def input_range_of(detail: dict) -> tuple[float, float] | None:
 
 
 def make_bundle(model: Path, device: Device, out: Path, wheels_dir: Path, *, train: bool = False,
-                labels: Path | None = None, input_range: tuple[float, float] | None = None) -> Bundle:
+                labels: Path | None = None, input_range: tuple[float, float] | None = None,
+                wheels: tuple[Path, Path] | None = None) -> Bundle:
     """Writes the bundle folder `out` and `out.tar.gz` beside it. `out` must be new, empty, or an earlier
     bundle (check_output_folder); an existing .tar.gz is replaced only when it is a bundle's. `input_range`
-    None: the integer input's quantization range (input_range_of), else [0, 1]."""
+    None: the integer input's quantization range (input_range_of), else [0, 1]. `wheels`: the rillet and
+    flatbuffers wheels to bundle; None finds them in `wheels_dir` (find_wheels). BundleError (its exit_code
+    set) for a missing model, a refused output folder or missing wheels; the runtime's ValueError or
+    RuntimeError for a model it cannot run."""
     if model.is_dir():
         raise BundleError(f"{model} is a folder, not a model file: give the .tflite inside it", exit_code=2)
     if not model.is_file():
         raise BundleError(f"{model}: no such model file", exit_code=2)
-    replace = check_output_folder(out, [model, wheels_dir] + ([labels] if labels is not None else []))
+    inputs = [model, *(wheels or [wheels_dir]), *([labels] if labels is not None else [])]
+    replace = check_output_folder(out, inputs)
     name = out.resolve().name
     archive = out.resolve().parent / f"{name}.tar.gz"
     if archive.exists() and not _our_archive(archive, name):
         raise BundleError(f"{archive} exists and is not a bundle's archive: move it or give another -o",
                           exit_code=2)
-    rillet_wheel, flatbuffers_wheel = find_wheels(wheels_dir, device)
+    rillet_wheel, flatbuffers_wheel = wheels or find_wheels(wheels_dir, device)
     summary = model_summary(model)
     if train and "train" not in summary["signatures"]:
         raise BundleError(f"{model.name} has no train signature (its signatures: {', '.join(summary['signatures'])})")

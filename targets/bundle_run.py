@@ -122,7 +122,7 @@ def files_in(paths: list[Path]) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     config = json.loads((HERE / "bundle.json").read_text())
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("inputs", nargs="*", type=Path, help=".npy / .png files or folders of them")
     parser.add_argument("--top", type=int, default=3, help="classes to print per file")
     parser.add_argument("--threads", type=int, help="default: every core")

@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     import json
 
     config = json.loads((HERE / "bundle.json").read_text())
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("data", type=Path, help=".npz with one array per train-signature input")
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)

@@ -33,11 +33,18 @@ class Architecture:
         return [f"{self.triple}-gcc"] if self.triple else []
 
     def compiler_available(self) -> bool:
+        """Whether this architecture's C compiler is on PATH (the host's own always counts)."""
         return self.triple is None or shutil.which(f"{self.triple}-gcc") is not None
 
     @property
     def compiler_package(self) -> str:
+        """The Debian package of this architecture's C compiler."""
         return f"gcc-{self.triple}" if self.triple else "gcc"
+
+    @property
+    def libc_package(self) -> str:
+        """The Debian package of the C library a cross compiler links against (Debian's `-cross` packages)."""
+        return f"libc6-dev-{self.debian_arch}-cross" if self.triple else "libc6-dev"
 
 
 # armv6 (Pi Zero / Pi 1) uses Debian's armhf cross compiler, whose own runtime (libgcc.a, crt files) is built
@@ -56,6 +63,7 @@ ARCHITECTURES: dict[str, Architecture] = {
     "armv6l": Architecture("armv6l", "arm-linux-gnueabihf", ("-march=armv6kz", "-mfpu=vfp", "-mfloat-abi=hard", "-marm"),
                            ("-nostartfiles", "-shared-libgcc"), "linux_armv6l", "armhf"),
 }
+"""Every architecture rillet builds a wheel for, by name."""
 
 
 @dataclass(frozen=True)
@@ -70,14 +78,17 @@ class Device:
 
     @property
     def architecture(self) -> Architecture:
+        """The Architecture this board's wheel is built for."""
         return ARCHITECTURES[self.arch]
 
     @property
     def wheel_platform(self) -> str:
+        """The wheel platform tag pip matches on the board (`linux_aarch64`, ...)."""
         return self.architecture.wheel_platform
 
     @property
     def best_kernel_path(self) -> str:
+        """The kernel path librillet takes on this board's CPU (the first of `kernel_paths`)."""
         return self.kernel_paths[0]
 
 
@@ -93,9 +104,11 @@ DEVICES: dict[str, Device] = {d.name: d for d in (
     Device("rpi5", "Raspberry Pi 5, 64-bit OS (Cortex-A76, dot product)", "aarch64", "cortex-a76",
            ("neondot", "neon", "scalar")),
 )}
+"""The named boards `rillet deploy --target` takes (besides `host`), by name."""
 
 
 def host_arch() -> str:
+    """This machine's architecture as rillet names it (`x86_64`, `aarch64`, `armv7l`, ...)."""
     machine = platform.machine().lower()
     return {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
 

@@ -66,6 +66,7 @@ class History(dict):
 
     @property
     def step_time(self) -> float | None:
+        """The median seconds a step, leaving out the first epoch (XLA's compile); None before two epochs."""
         times = getattr(self, "epoch_step_times", [])
         return float(np.median(times[1:])) if len(times) > 1 else None
 

@@ -27,6 +27,8 @@ METRICS: dict[str, Callable] = {
     "mean_squared_error": lambda labels, prediction: jnp.mean(jnp.square(prediction - labels)),
     "mean_absolute_error": lambda labels, prediction: jnp.mean(jnp.abs(prediction - labels)),
 }
+"""The metrics `fit(metrics=[...])` takes by name ("accuracy", "mean_squared_error" or "mse", ...), each
+`f(labels, prediction)` giving the batch's mean."""
 METRICS["mse"], METRICS["mae"] = METRICS["mean_squared_error"], METRICS["mean_absolute_error"]
 
 

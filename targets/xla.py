@@ -21,9 +21,12 @@ from rillet.graph import Graph, Node, Tensor, Variable
 
 _STRUCTURAL = {"PLACEHOLDER", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "NO_OP"}
 BATCH_AXIS = "batch"
+"""The name of the mesh axis a batch is split along (data parallelism)."""
 # Mixed precision computes these in the low precision: they are where the time goes, and their float32
 # results keep everything else (losses, softmax, the optimizer's update of float32 variables) in float32.
 LOW_PRECISION_OPS = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "BATCH_MATMUL"}
+"""The ops `precision="bfloat16"` computes in bfloat16 (where the time goes); everything else,
+losses and the optimizer's float32 updates included, stays float32."""
 
 
 def _fetch_node(f: Any) -> Node:
@@ -99,6 +102,8 @@ class CompiledStep:
         return self._jitted(state, tuple(feeds), rng_key)
 
     def lower(self, state: dict, feeds: tuple, rng_key: Any = None):
+        """The step lowered by JAX for `state`, `feeds` and `rng_key` (not compiled): `.as_text()` shows the
+        StableHLO, `.compile()` compiles it. Matrix products and convolutions in full float32, as when run."""
         # matmuls and convolutions in full float32 on every backend (GPUs default to TF32), as the reference
         with jax.default_matmul_precision("highest"):
             return self._lower(state, feeds, rng_key)
@@ -177,6 +182,7 @@ class XlaRunner:
 
     @property
     def num_devices(self) -> int:
+        """How many devices the runner's mesh spans (1 without a mesh)."""
         return self.mesh.size if self.mesh is not None else 1
 
     def load_from_graph(self) -> None:
@@ -237,6 +243,8 @@ class XlaRunner:
         return {name: np.array(value) for name, value in self._values.items()}
 
     def load_variables(self, values: Mapping[str, Any]) -> None:
+        """Sets variables by name from host values (placed on the device(s)). KeyError for a name the graph
+        lacks, ValueError for a value of another shape."""
         for name, value in values.items():
             var = self.graph.variables[name]
             value = np.asarray(value, dtype=var.dtype)

@@ -13,50 +13,46 @@ reported with the Debian package that provides it.
 from __future__ import annotations
 
 import argparse
-import email.parser
 import importlib.util
 import os
-import re
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
-import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LIBRARY = "rillet/native/librillet.so"
-BINDING = "rillet/native/_librillet.py"
-# For apps in C (rillet.h's API; `rillet deploy --c` takes them from the wheel): the static library and the header.
-STATIC_LIBRARY = "rillet/native/lib/librillet.a"
-HEADER = "rillet/native/include/rillet.h"
-# ELF e_machine and word size per architecture.
-ELF_MACHINES = {"x86_64": (62, 64), "aarch64": (183, 64), "armv7l": (40, 32), "armv6l": (40, 32)}
 
 
-def load_devices():
-    spec = importlib.util.spec_from_file_location("rillet_devices", ROOT / "targets" / "devices.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+def load_targets():
+    """targets/ as the package `rillet_targets`, loaded from its files (setup.py loads devices.py the same
+    way): the wheel checks live in targets/wheel.py, which `rillet deploy` runs on the wheels it builds, and
+    rillet need not be installed to build its wheels."""
+    spec = importlib.util.spec_from_file_location("rillet_targets", ROOT / "targets" / "__init__.py",
+                                                  submodule_search_locations=[str(ROOT / "targets")])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = package  # dataclasses look their module up while the file executes
+    spec.loader.exec_module(package)
+    return importlib.import_module("rillet_targets.devices"), importlib.import_module("rillet_targets.wheel")
 
 
-devices = load_devices()
-
-
-class WheelError(Exception):
-    pass
+devices, wheels = load_targets()
+WheelError = wheels.WheelError
+check_wheel = wheels.check_wheel
 
 
 def build_wheel(arch: str, out_dir: Path, isolation: bool) -> Path:
     """`pip wheel .` for one architecture; returns the wheel's path."""
     architecture = devices.ARCHITECTURES[arch]
     if not architecture.compiler_available():
-        raise WheelError(f"{arch}: no {architecture.triple}-gcc (apt install {architecture.compiler_package})")
+        raise WheelError(f"{arch}: no {architecture.triple}-gcc (apt install {architecture.compiler_package} "
+                         f"{architecture.libc_package})")
     # setup.py builds into build/<arch>; a file left there by an earlier build would be packed again.
     shutil.rmtree(ROOT / "build" / arch, ignore_errors=True)
+    # pip keeps the build's own progress to itself unless it runs on a terminal (setup.py then writes there):
+    # say at least what is being built and with what.
+    compiler = architecture.compiler()[0] if architecture.compiler() else "the host's compiler"
+    print(f"{arch}: building the wheel with {compiler} (pip wheel; a minute or two on 2 cores)", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         command = [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--quiet", "-w", tmp]
         if not isolation:
@@ -68,78 +64,6 @@ def build_wheel(arch: str, out_dir: Path, isolation: bool) -> Path:
         (built,) = Path(tmp).glob("rillet-*.whl")
         out_dir.mkdir(parents=True, exist_ok=True)
         return Path(shutil.move(str(built), out_dir / built.name))
-
-
-def wheel_tags(wheel: Path) -> list[str]:
-    with zipfile.ZipFile(wheel) as z:
-        name = next(n for n in z.namelist() if n.endswith(".dist-info/WHEEL"))
-        return email.parser.Parser().parsestr(z.read(name).decode()).get_all("Tag")
-
-
-def glibc_floor(library: bytes) -> str:
-    """The newest GLIBC_x.y symbol version the library references (what the device's libc must offer)."""
-    versions = {tuple(map(int, v.split("."))) for v in re.findall(rb"GLIBC_(\d+\.\d+(?:\.\d+)?)\x00", library)
-                for v in [v.decode()]}
-    return ".".join(map(str, max(versions))) if versions else "none"
-
-
-def check_arm_attributes(arch: str, library: bytes) -> str:
-    """armv6l: the merged ELF attributes must say armv6 and at most Thumb-1 (an ARM1176 has no Thumb-2)."""
-    architecture = devices.ARCHITECTURES[arch]
-    readelf = shutil.which(f"{architecture.triple}-readelf") or shutil.which("readelf")
-    with tempfile.NamedTemporaryFile(suffix=".so") as f:
-        f.write(library)
-        f.flush()
-        text = subprocess.run([readelf, "-A", f.name], capture_output=True, text=True, check=True).stdout
-    cpu = re.search(r"Tag_CPU_arch: (\S+)", text)
-    thumb = re.search(r"Tag_THUMB_ISA_use: (\S+)", text)
-    found = f"{cpu.group(1) if cpu else '?'}, {thumb.group(1) if thumb else 'no Thumb'}"
-    if arch == "armv6l" and (not cpu or not cpu.group(1).startswith("v6") or (thumb and thumb.group(1) != "Thumb-1")):
-        raise WheelError(f"armv6l: librillet.so is {found}, which an ARM1176 cannot run")
-    return found
-
-
-def check_wheel(arch: str, wheel: Path) -> dict[str, object]:
-    """What a device's pip and loader will see; WheelError on anything wrong."""
-    platform = devices.ARCHITECTURES[arch].wheel_platform
-    tags = wheel_tags(wheel)
-    if tags != [f"py3-none-{platform}"]:
-        raise WheelError(f"{wheel.name}: tags {tags}, expected py3-none-{platform}")
-    with zipfile.ZipFile(wheel) as z:
-        names = set(z.namelist())
-        missing = {LIBRARY, BINDING, STATIC_LIBRARY, HEADER} - names
-        if missing:
-            raise WheelError(f"{wheel.name}: missing {', '.join(sorted(missing))}")
-        library = z.read(LIBRARY)
-        static_machine = first_archive_member_machine(z.read(STATIC_LIBRARY))
-        installed_bytes = sum(i.file_size for i in z.infolist())
-    word = {1: 32, 2: 64}[library[4]]
-    machine = struct.unpack_from("<H", library, 18)[0]
-    if (machine, word) != ELF_MACHINES[arch]:
-        raise WheelError(f"{wheel.name}: librillet.so is ELF machine {machine}, {word}-bit, expected {ELF_MACHINES[arch]}")
-    if static_machine != ELF_MACHINES[arch][0]:
-        raise WheelError(f"{wheel.name}: librillet.a holds objects for ELF machine {static_machine}, expected "
-                         f"{ELF_MACHINES[arch][0]}")
-    report = {"wheel": wheel.name, "tags": tags, "wheel_kib": wheel.stat().st_size / 1024,
-              "installed_kib": installed_bytes / 1024, "library_kib": len(library) / 1024,
-              "glibc": glibc_floor(library)}
-    if arch.startswith("arm"):
-        report["arm_attributes"] = check_arm_attributes(arch, library)
-    return report
-
-
-def first_archive_member_machine(archive: bytes) -> int | None:
-    """The ELF machine of the first object in an `ar` archive (skipping its symbol and name tables)."""
-    if not archive.startswith(b"!<arch>\n"):
-        return None
-    pos = 8
-    while pos + 60 <= len(archive):
-        size = int(archive[pos + 48:pos + 58].decode().strip())
-        data = archive[pos + 60:pos + 60 + size]
-        if data[:4] == b"\x7fELF":
-            return struct.unpack_from("<H", data, 18)[0]
-        pos += 60 + size + (size & 1)
-    return None
 
 
 def fetch_flatbuffers(out_dir: Path) -> Path:
@@ -158,10 +82,10 @@ def fetch_flatbuffers(out_dir: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--arch", action="append", choices=sorted(devices.ARCHITECTURES),
                         help="build only this architecture (repeatable); default: the host's and every device's")
-    parser.add_argument("-o", "--out", type=Path, default=ROOT / "dist")
+    parser.add_argument("-o", "--out", type=Path, default=ROOT / "dist", help="where the wheels go (default: dist/)")
     parser.add_argument("--no-build-isolation", action="store_true",
                         help="build with this environment's setuptools, wheel and cffi instead of fresh ones")
     args = parser.parse_args(argv)

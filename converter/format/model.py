@@ -27,6 +27,7 @@ class Options:
         self.__dict__.update(fields)
 
     def fields(self) -> dict[str, Any]:
+        """The option fields by name (every attribute but `type_name`)."""
         return {k: v for k, v in self.__dict__.items() if k != "type_name"}
 
     def __eq__(self, other: object) -> bool:
@@ -56,11 +57,15 @@ class _Record:
     """Value equality for the dataclasses below, numpy fields included."""
 
     def same_as(self, other: object) -> bool:
+        """Whether `other` has the same value, numpy array fields compared by value."""
         return _same(self, other)
 
 
 @dataclass(eq=False)
 class QuantizationParameters(_Record):
+    """A tensor's quantization: per-tensor or per-channel (along `quantized_dimension`) `scale` and
+    `zero_point`, the calibrated `min` / `max`, and custom `details`. Fields as in TFLite's schema.fbs
+    table of that name."""
     min: list[float] | None = None
     max: list[float] | None = None
     scale: list[float] | None = None
@@ -71,6 +76,9 @@ class QuantizationParameters(_Record):
 
 @dataclass(eq=False)
 class Tensor(_Record):
+    """A tensor of a subgraph: `shape` (and `shape_signature`, -1 for a dynamic dimension), its `type` code
+    (`tensor_type_name` names it), the `buffer` holding a constant's data (0: none), `name`, `quantization`,
+    `is_variable`, `sparsity`. Fields as in TFLite's schema.fbs table of that name."""
     shape: list[int] | None = None
     type: int = 0
     buffer: int = 0
@@ -92,6 +100,9 @@ class Tensor(_Record):
 
 @dataclass(eq=False)
 class Operator(_Record):
+    """One op of a subgraph: `opcode_index` into the model's operator_codes, the tensor indices of its
+    `inputs` (-1: an optional input left out) and `outputs`, and its decoded `builtin_options` (an Options).
+    Fields as in TFLite's schema.fbs table of that name."""
     opcode_index: int = 0
     inputs: list[int] | None = None
     outputs: list[int] | None = None
@@ -107,6 +118,8 @@ class Operator(_Record):
 
 @dataclass(eq=False)
 class SubGraph(_Record):
+    """A subgraph: its `tensors`, `operators` in execution order, and the tensor indices of its `inputs` and
+    `outputs`. Fields as in TFLite's schema.fbs table of that name."""
     tensors: list[Tensor] = field(default_factory=list)
     inputs: list[int] = field(default_factory=list)
     outputs: list[int] = field(default_factory=list)
@@ -126,6 +139,8 @@ class Buffer(_Record):
 
 @dataclass(eq=False)
 class OperatorCode(_Record):
+    """Which op an operator runs: a builtin code (`code` reconciles the old and new fields) or a
+    `custom_code` name, and the op's `version`. Fields as in TFLite's schema.fbs table of that name."""
     deprecated_builtin_code: int = 0
     custom_code: str | None = None
     version: int = 1
@@ -133,6 +148,7 @@ class OperatorCode(_Record):
 
     @property
     def code(self) -> int:
+        """The builtin operator code, from whichever of the two schema fields holds it (TFLite's rule)."""
         # Old files set only the int8 field, new ones both; TFLite takes the larger of the two.
         return max(self.deprecated_builtin_code, self.builtin_code)
 
@@ -145,23 +161,30 @@ class OperatorCode(_Record):
 
     @property
     def is_custom(self) -> bool:
+        """Whether this is a custom op (builtin code CUSTOM): `custom_code` names it."""
         return self.code == 32
 
 
 @dataclass(eq=False)
 class Metadata(_Record):
+    """A named metadata entry pointing at a buffer (e.g. "min_runtime_version"). Fields as in TFLite's
+    schema.fbs table of that name."""
     name: str | None = None
     buffer: int = 0
 
 
 @dataclass(eq=False)
 class TensorMap(_Record):
+    """A signature's name for one tensor (`tensor_index` of the signature's subgraph). Fields as in TFLite's
+    schema.fbs table of that name."""
     name: str | None = None
     tensor_index: int = 0
 
 
 @dataclass(eq=False)
 class SignatureDef(_Record):
+    """A signature: its `signature_key`, the `subgraph_index` it runs, and its named `inputs` and `outputs`
+    (TensorMaps). Fields as in TFLite's schema.fbs table of that name."""
     inputs: list[TensorMap] = field(default_factory=list)
     outputs: list[TensorMap] = field(default_factory=list)
     signature_key: str | None = None
@@ -170,6 +193,9 @@ class SignatureDef(_Record):
 
 @dataclass(eq=False)
 class ModelFile(_Record):
+    """A whole .tflite model as plain objects, as `load` returns it and `save` writes it: `version`,
+    `operator_codes`, `subgraphs`, `buffers`, `signature_defs`, `description` and `metadata`. Fields as in
+    TFLite's schema.fbs table of that name; `op_name` and `tensor_data` read it."""
     version: int = 3
     operator_codes: list[OperatorCode] = field(default_factory=list)
     subgraphs: list[SubGraph] = field(default_factory=list)
@@ -201,10 +227,12 @@ class ModelFile(_Record):
 
 
 def builtin_name(code: int) -> str:
+    """The builtin operator's name for a code (3 -> "CONV_2D"); `BUILTIN_<code>` for one the schema lacks."""
     if 0 <= code < len(BUILTIN_OPERATORS) and BUILTIN_OPERATORS[code]:
         return BUILTIN_OPERATORS[code]
     return f"BUILTIN_{code}"
 
 
 def tensor_type_name(type_code: int) -> str:
+    """The tensor type's name for a code (9 -> "INT8"); `TYPE_<code>` for a code the schema lacks."""
     return TENSOR_TYPE_NAMES.get(type_code, f"TYPE_{type_code}")

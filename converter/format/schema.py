@@ -25,6 +25,7 @@ TENSOR_TYPE_NAMES = {
     14: "VARIANT", 15: "UINT32", 16: "UINT16", 17: "INT4",
 }
 TENSOR_TYPES = {name: code for code, name in TENSOR_TYPE_NAMES.items()}
+"""TFLite's tensor type codes by name ("FLOAT32": 0, "INT8": 9, ...)."""
 
 # numpy twins of TensorType; RESOURCE and VARIANT are handles (TFLite stores them as int32-sized slots
 # it never reads as data), STRING is TFLite's own packed format, INT4 packs two values a byte.
@@ -40,6 +41,7 @@ BUILTIN_OPERATORS: list[str | None] = _BUILTIN_OPERATORS + [None] * (225 - len(_
     "TEMP_STREAMING_CONV_2D"
 ]
 BUILTIN_CODES = {name: code for code, name in enumerate(BUILTIN_OPERATORS) if name}
+"""TFLite's builtin operator codes by name ("ADD": 0, "CONV_2D": 3, ...)."""
 CUSTOM_CODE = BUILTIN_CODES["CUSTOM"]
 # The int8 `deprecated_builtin_code` holds codes below this; larger ones live only in `builtin_code`.
 PLACEHOLDER_FOR_GREATER_OP_CODES = BUILTIN_CODES["PLACEHOLDER_FOR_GREATER_OP_CODES"]

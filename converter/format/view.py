@@ -184,6 +184,7 @@ class SubGraphView:
 
     @property
     def name(self) -> str | None:
+        """The subgraph's name, or None."""
         offset = self._fields["name"]
         return self.model.reader.value(self._position + offset, "string", f"{self.where}.name") if offset else None
 
@@ -438,10 +439,12 @@ class ModelView:
 
     @property
     def description(self) -> str | None:
+        """The model's description string, or None."""
         return self._model_field("description")
 
     @property
     def metadata_buffer(self) -> list[int] | None:
+        """The model's deprecated metadata_buffer indices (checked against the buffers), or None."""
         values = self._model_field("metadata_buffer")
         for b in values or []:
             check_index(b, self.buffer_count, "metadata_buffer entry")
@@ -449,6 +452,7 @@ class ModelView:
 
     @property
     def metadata(self) -> list[Metadata] | None:
+        """The model's Metadata entries (their buffers checked), or None."""
         values = self._model_field("metadata")
         for m in values or []:
             check_index(m.buffer, self.buffer_count, f"metadata {m.name!r}: buffer")
@@ -467,6 +471,7 @@ class ModelView:
         return values
 
     def op_name(self, op: Operator) -> str:
+        """The name of the op `op` runs: a builtin's ("CONV_2D") or a custom op's code."""
         return self.opcode_name(op.opcode_index)
 
     def tensor_data(self, subgraph: int, tensor: int) -> np.ndarray | None:

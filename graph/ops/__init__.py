@@ -57,14 +57,19 @@ FAMILIES = {
     "random": random,
     "composite": composite,
 }
+"""The op families by name, each a module of this package holding its ops' builders, rules and gradients."""
 
 GRADIENTS: dict = {}
+"""The gradient rules, by op name: `rule(node, output_grads) -> input_grads` (None for an input with no
+gradient), merged from each family's GRADIENTS. `gradients` looks an op up here; an op in neither this
+table nor NO_GRADIENT cannot be differentiated (NotImplementedError naming it)."""
 for _family in FAMILIES.values():
     GRADIENTS.update(getattr(_family, "GRADIENTS", {}))
 
 # Ops through which no gradient flows (integer or boolean results, state, structure).
 NO_GRADIENT = {"SHAPE", "GREATER", "RANDOM_UNIFORM", "CONST", "PLACEHOLDER", "VAR_HANDLE", "READ_VARIABLE",
                "ASSIGN_VARIABLE", "NO_OP", "LESS", "GREATER_EQUAL", "EQUAL"}
+"""Ops through which no gradient flows (integer or boolean results, state, structure)."""
 
 
 # op                     family       gradient
@@ -137,6 +142,8 @@ RESIZE_BILINEAR          resize       rule
 RESIZE_NEAREST_NEIGHBOR  resize       rule
 RANDOM_UNIFORM           random       none
 """
+"""Every op with its family and whether a gradient rule, none, or no gradient applies (a test checks it
+against the registry)."""
 
 
 def op_table() -> str:

@@ -51,6 +51,8 @@ register(OpDef("GELU", attrs={"approximate": False}, infer=_float_same, numpy=_g
 
 
 def gelu(x, approximate: bool = False, name: str | None = None) -> Tensor:
+    """GELU: x * Phi(x), Phi the standard normal CDF (erf form), or its tanh approximation with
+    `approximate`."""
     return _apply("GELU", [as_tensor(x)], {"approximate": bool(approximate)}, name=name)
 
 
@@ -85,3 +87,5 @@ GRADIENTS = {
     "PRELU": _grad_prelu,
     "GELU": _grad_gelu,
 }
+"""This family's gradient rules by op name, `rule(node, output_grads) -> input_grads`; merged into
+`rillet.graph.ops.GRADIENTS`."""

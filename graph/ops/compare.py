@@ -24,14 +24,23 @@ for _name, (_np_fn, _jax_fn, _options) in _COMPARE.items():
 
 
 def less(a, b, name: str | None = None) -> Tensor:
+    """LESS: a < b, element-wise, as a bool tensor.
+    `a` and `b` are tensors or Python / numpy values (a value takes the tensor's dtype); they broadcast
+    as numpy's do."""
     return _apply("LESS", _operands(a, b), name=name)
 
 
 def greater_equal(a, b, name: str | None = None) -> Tensor:
+    """GREATER_EQUAL: a >= b, element-wise, as a bool tensor.
+    `a` and `b` are tensors or Python / numpy values (a value takes the tensor's dtype); they broadcast
+    as numpy's do."""
     return _apply("GREATER_EQUAL", _operands(a, b), name=name)
 
 
 def equal(a, b, name: str | None = None) -> Tensor:
+    """EQUAL: a == b, element-wise, as a bool tensor.
+    `a` and `b` are tensors or Python / numpy values (a value takes the tensor's dtype); they broadcast
+    as numpy's do."""
     return _apply("EQUAL", _operands(a, b), name=name)
 
 
@@ -42,10 +51,16 @@ register(OpDef("MINIMUM", infer=_binary_infer, numpy=lambda a, x, y: np.minimum(
 
 
 def maximum(a, b, name: str | None = None) -> Tensor:
+    """MAXIMUM: the larger of a and b, element-wise.
+    `a` and `b` are tensors or Python / numpy values (a value takes the tensor's dtype); they broadcast
+    as numpy's do."""
     return _apply("MAXIMUM", _operands(a, b), name=name)
 
 
 def minimum(a, b, name: str | None = None) -> Tensor:
+    """MINIMUM: the smaller of a and b, element-wise.
+    `a` and `b` are tensors or Python / numpy values (a value takes the tensor's dtype); they broadcast
+    as numpy's do."""
     return _apply("MINIMUM", _operands(a, b), name=name)
 
 
@@ -92,3 +107,5 @@ GRADIENTS = {
     "MINIMUM": _grad_minimum,
     "SELECT_V2": _grad_select,
 }
+"""This family's gradient rules by op name, `rule(node, output_grads) -> input_grads`; merged into
+`rillet.graph.ops.GRADIENTS`."""

@@ -29,6 +29,7 @@ def one_hot(indices, depth: int, dtype: Any = "float32", name: str = "one_hot") 
 
 
 def zeros_like(x) -> Tensor:
+    """Zeros of x's shape and dtype (x * 0, so a dynamic shape follows x)."""
     x = as_tensor(x)
     return ops.mul(x, 0)
 

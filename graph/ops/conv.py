@@ -326,3 +326,5 @@ GRADIENTS = {
     "TRANSPOSE_CONV": _grad_transpose_conv,
     "DEPTHWISE_CONV_2D": _grad_depthwise_conv2d,
 }
+"""This family's gradient rules by op name, `rule(node, output_grads) -> input_grads`; merged into
+`rillet.graph.ops.GRADIENTS`."""

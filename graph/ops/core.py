@@ -58,6 +58,8 @@ def _operands(*xs: Any) -> list[Tensor]:
 
 
 def broadcast_shapes(a: tuple, b: tuple) -> tuple:
+    """The shape numpy broadcasting gives `a` and `b` (None, a dynamic dimension, broadcasts with anything).
+    ValueError naming both shapes when they do not broadcast."""
     rank = max(len(a), len(b))
     a = (1,) * (rank - len(a)) + tuple(a)
     b = (1,) * (rank - len(b)) + tuple(b)
@@ -139,6 +141,8 @@ def placeholder(shape: Sequence[int | None], dtype: Any = "float32", name: str =
 
 
 def constant(value: Any, dtype: Any = None, name: str = "const", graph: Graph | None = None) -> Tensor:
+    """CONST: a constant tensor holding `value` (converted to `dtype` when given; Python floats become
+    float32, as in TensorFlow), in `graph` or the default graph."""
     given = value
     value = np.asarray(value, dtype=dtype)
     if dtype is None and value.dtype == np.float64 and not isinstance(given, (np.ndarray, np.generic)):
@@ -195,16 +199,22 @@ register(OpDef("ASSIGN_VARIABLE", infer=_assign_infer, numpy=_assign_np, statefu
 
 
 def var_handle(name: str, shape: tuple, dtype: str, graph: Graph) -> Tensor:
+    """A VAR_HANDLE: the handle of resource variable `name` (of `shape` and `dtype`) in `graph`, as TFLite
+    models hold variables. `Variable` makes one; use this only to lower variables by hand."""
     return _apply("VAR_HANDLE", [], {"shared_name": name, "shape": tuple(shape), "dtype": dtype},
                   name=name, graph=graph)
 
 
 def read_variable(handle: Tensor, shape: tuple, dtype: str) -> Tensor:
+    """READ_VARIABLE: the current value of the variable behind `handle`, of `shape` and `dtype`."""
     return _apply("READ_VARIABLE", [handle], {"shape": tuple(shape), "dtype": dtype},
                   name=handle.node.name + "/read")
 
 
 def assign_variable(handle: Tensor, value: Any):
+    """ASSIGN_VARIABLE: stores `value` into the variable behind `handle` when the node runs (fetch it, or
+    `group` it with the step). ValueError when the value's dtype differs from the variable's or its shape does
+    not broadcast to the variable's."""
     var = handle.graph.variables[handle.node.attrs["shared_name"]]
     value = as_tensor(value, dtype=var.dtype, graph=handle.graph)
     if value.dtype != var.dtype:

@@ -61,26 +61,38 @@ register(OpDef("GREATER", infer=_compare_infer, numpy=lambda a, x, y: np.greater
 
 
 def add(a, b, name: str | None = None) -> Tensor:
+    """ADD: a + b, element-wise. `a` and `b` are tensors or Python / numpy values (a value takes the tensor's
+    dtype); they broadcast as numpy's do."""
     return _apply("ADD", _operands(a, b), name=name)
 
 
 def sub(a, b, name: str | None = None) -> Tensor:
+    """SUB: a - b, element-wise. `a` and `b` are tensors or Python / numpy values (a value takes the tensor's
+    dtype); they broadcast as numpy's do."""
     return _apply("SUB", _operands(a, b), name=name)
 
 
 def mul(a, b, name: str | None = None) -> Tensor:
+    """MUL: a * b, element-wise. `a` and `b` are tensors or Python / numpy values (a value takes the tensor's
+    dtype); they broadcast as numpy's do."""
     return _apply("MUL", _operands(a, b), name=name)
 
 
 def div(a, b, name: str | None = None) -> Tensor:
+    """DIV: a / b, element-wise. `a` and `b` are tensors or Python / numpy values (a value takes the tensor's
+    dtype); they broadcast as numpy's do."""
     return _apply("DIV", _operands(a, b), name=name)
 
 
 def squared_difference(a, b, name: str | None = None) -> Tensor:
+    """SQUARED_DIFFERENCE: (a - b)^2, element-wise. `a` and `b` are tensors or Python / numpy values (a value
+    takes the tensor's dtype); they broadcast as numpy's do."""
     return _apply("SQUARED_DIFFERENCE", _operands(a, b), name=name)
 
 
 def greater(a, b, name: str | None = None) -> Tensor:
+    """GREATER: a > b, element-wise, as a bool tensor. `a` and `b` are tensors or Python / numpy values (a
+    value takes the tensor's dtype); they broadcast as numpy's do."""
     return _apply("GREATER", _operands(a, b), name=name)
 
 
@@ -177,6 +189,7 @@ register(OpDef("CAST", attrs={"to": REQUIRED}, infer=lambda a, s: [(s[0][0], a["
 
 
 def cast(x, dtype: Any, name: str | None = None) -> Tensor:
+    """CAST: x converted to `dtype` (a numpy dtype or its name); x itself when it has that dtype already."""
     x = as_tensor(x)
     dtype = canonical_dtype(dtype)
     if x.dtype == dtype:
@@ -325,3 +338,5 @@ GRADIENTS = {
     "LOG_SOFTMAX": _grad_log_softmax,
     "CAST": _grad_cast,
 }
+"""This family's gradient rules by op name, `rule(node, output_grads) -> input_grads`; merged into
+`rillet.graph.ops.GRADIENTS`."""

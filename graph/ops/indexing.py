@@ -36,6 +36,8 @@ register(OpDef("GATHER", attrs={"axis": 0}, infer=_gather_infer,
 
 
 def gather(params, indices, axis: int = 0, name: str | None = None) -> Tensor:
+    """GATHER: the slices of `params` along `axis` at the int32 `indices` (any shape; the result's shape is
+    params' with that axis replaced by indices')."""
     params = as_tensor(params)
     indices = as_tensor(indices, dtype="int32", graph=params.graph)
     return _apply("GATHER", [params, indices], {"axis": _axis(axis, params.rank)}, name=name)
@@ -85,3 +87,5 @@ GRADIENTS = {
     "GATHER": _grad_gather,
     "EMBEDDING_LOOKUP": _grad_embedding_lookup,
 }
+"""This family's gradient rules by op name, `rule(node, output_grads) -> input_grads`; merged into
+`rillet.graph.ops.GRADIENTS`."""

@@ -91,6 +91,8 @@ register(OpDef("BATCH_MATMUL", attrs={"adj_x": False, "adj_y": False}, infer=_bm
 
 
 def batch_matmul(x, y, adj_x: bool = False, adj_y: bool = False, name: str | None = None) -> Tensor:
+    """BATCH_MATMUL: x @ y over the last two axes, the leading ones broadcast; `adj_x` / `adj_y` transpose the
+    last two axes of x / y first. ValueError when the inner dimensions differ."""
     return _apply("BATCH_MATMUL", _operands(x, y), {"adj_x": adj_x, "adj_y": adj_y}, name=name)
 
 
@@ -128,3 +130,5 @@ GRADIENTS = {
     "FULLY_CONNECTED": _grad_fully_connected,
     "BATCH_MATMUL": _grad_batch_matmul,
 }
+"""This family's gradient rules by op name, `rule(node, output_grads) -> input_grads`; merged into
+`rillet.graph.ops.GRADIENTS`."""

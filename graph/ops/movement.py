@@ -51,6 +51,8 @@ register(OpDef("CONCATENATION", attrs={"axis": REQUIRED}, infer=_concat_infer,
 
 
 def concat(values: Sequence, axis: int, name: str | None = None) -> Tensor:
+    """CONCATENATION: `values` (tensors or values) joined along `axis` (negative counts from the end).
+    ValueError when their other dimensions or dtypes differ."""
     values = _operands(*values)
     return _apply("CONCATENATION", values, {"axis": _axis(axis, values[0].rank)}, name=name)
 
@@ -80,6 +82,8 @@ register(OpDef("RESHAPE", attrs={"new_shape": REQUIRED}, infer=_reshape_infer,
 
 
 def reshape(x, shape: Sequence[int | None], name: str | None = None) -> Tensor:
+    """RESHAPE: x's values in `shape`; one dimension may be -1 or None (inferred, e.g. the batch). ValueError
+    when the sizes cannot match."""
     shape = tuple(-1 if d is None else int(d) for d in shape)
     return _apply("RESHAPE", [as_tensor(x)], {"new_shape": shape}, name=name)
 
@@ -104,6 +108,8 @@ register(OpDef("SQUEEZE", attrs={"squeeze_dims": ()}, infer=_squeeze_infer, nump
 
 
 def squeeze(x, axes: Sequence[int] = (), name: str | None = None) -> Tensor:
+    """SQUEEZE: x without the size-1 axes `axes` (every size-1 axis when empty). ValueError for an axis whose
+    size is not 1."""
     x = as_tensor(x)
     return _apply("SQUEEZE", [x], {"squeeze_dims": tuple(_axis(a, x.rank) for a in axes)}, name=name)
 
@@ -121,6 +127,7 @@ register(OpDef("EXPAND_DIMS", attrs={"axis": REQUIRED}, infer=_expand_infer,
 
 
 def expand_dims(x, axis: int, name: str | None = None) -> Tensor:
+    """EXPAND_DIMS: x with a new size-1 axis at `axis` (negative counts from the end of the result)."""
     x = as_tensor(x)
     return _apply("EXPAND_DIMS", [x], {"axis": _axis(axis, x.rank + 1)}, name=name)
 
@@ -139,6 +146,7 @@ register(OpDef("TRANSPOSE", attrs={"perm": REQUIRED}, infer=_transpose_infer,
 
 
 def transpose(x, perm: Sequence[int], name: str | None = None) -> Tensor:
+    """TRANSPOSE: x's axes reordered: axis i of the result is axis `perm[i]` of x."""
     return _apply("TRANSPOSE", [as_tensor(x)], {"perm": tuple(int(p) for p in perm)}, name=name)
 
 
@@ -187,6 +195,9 @@ register(OpDef("STRIDED_SLICE",
 
 def strided_slice(x, begin, end, strides=None, begin_mask: int = 0, end_mask: int = 0,
                   shrink_axis_mask: int = 0, name: str | None = None) -> Tensor:
+    """STRIDED_SLICE: x[begin:end:strides] per axis, with TFLite's masks: bit i of `begin_mask` / `end_mask`
+    ignores begin[i] / end[i] (the whole axis), bit i of `shrink_axis_mask` takes element begin[i] and drops
+    the axis. `strides` defaults to 1 on every axis."""
     x = as_tensor(x)
     strides = tuple(strides) if strides is not None else (1,) * x.rank
     attrs = {"begin": tuple(int(b) for b in begin), "end": tuple(int(e) for e in end),
@@ -220,6 +231,7 @@ register(OpDef("SLICE", attrs={"begin": REQUIRED, "size": REQUIRED}, infer=_slic
 
 
 def slice_(x, begin: Sequence[int], size: Sequence[int], name: str | None = None) -> Tensor:
+    """SLICE: the block of x starting at `begin` with `size` per axis (-1: to the end of the axis)."""
     attrs = {"begin": tuple(int(b) for b in begin), "size": tuple(int(s) for s in size)}
     return _apply("SLICE", [as_tensor(x)], attrs, name=name)
 
@@ -231,6 +243,8 @@ register(OpDef("SHAPE", attrs={"out_type": "int32"}, infer=lambda a, s: [((len(s
 
 
 def shape(x, out_type: Any = "int32", name: str | None = None) -> Tensor:
+    """SHAPE: x's shape at run time as a 1-D tensor of `out_type` (int32 or int64); dynamic dimensions are
+    filled in by the feed."""
     return _apply("SHAPE", [as_tensor(x)], {"out_type": canonical_dtype(out_type)}, name=name)
 
 
@@ -255,6 +269,8 @@ register(OpDef("PACK", attrs={"axis": 0}, infer=_pack_infer,
 
 
 def pack(values: Sequence, axis: int = 0, name: str | None = None) -> Tensor:
+    """PACK: `values` (of one shape and dtype) stacked along a new axis `axis`. ValueError when their shapes
+    or dtypes differ."""
     values = _operands(*values)
     return _apply("PACK", values, {"axis": _axis(axis, values[0].rank + 1)}, name=name)
 
@@ -289,10 +305,14 @@ for _name, _to_space, _options in (("DEPTH_TO_SPACE", True, "DepthToSpaceOptions
 
 
 def depth_to_space(x, block_size: int, name: str | None = None) -> Tensor:
+    """DEPTH_TO_SPACE: an NHWC x's channels moved into `block_size` x `block_size` spatial blocks (channels
+    must divide by block_size^2)."""
     return _apply("DEPTH_TO_SPACE", [as_tensor(x)], {"block_size": int(block_size)}, name=name)
 
 
 def space_to_depth(x, block_size: int, name: str | None = None) -> Tensor:
+    """SPACE_TO_DEPTH: each `block_size` x `block_size` spatial block of an NHWC x moved into channels
+    (height and width must divide by block_size)."""
     return _apply("SPACE_TO_DEPTH", [as_tensor(x)], {"block_size": int(block_size)}, name=name)
 
 
@@ -405,3 +425,5 @@ GRADIENTS = {
     "STRIDED_SLICE": _grad_strided_slice,
     "PACK": _grad_pack,
 }
+"""This family's gradient rules by op name, `rule(node, output_grads) -> input_grads`; merged into
+`rillet.graph.ops.GRADIENTS`."""

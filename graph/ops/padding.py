@@ -34,6 +34,7 @@ register(OpDef("PAD", attrs={"paddings": REQUIRED}, infer=_pad_infer,
 
 
 def pad(x, paddings, name: str | None = None) -> Tensor:
+    """PAD: x with zeros added, `paddings` a (before, after) pair per axis."""
     paddings = tuple((int(b), int(e)) for b, e in paddings)
     return _apply("PAD", [as_tensor(x)], {"paddings": paddings}, name=name)
 
@@ -51,6 +52,8 @@ register(OpDef("MIRROR_PAD", attrs={"paddings": REQUIRED, "mode": 0}, infer=_pad
 
 
 def mirror_pad(x, paddings, mode: str = "REFLECT", name: str | None = None) -> Tensor:
+    """MIRROR_PAD: x padded with its own values mirrored at each edge, `paddings` a (before, after) pair per
+    axis; `mode` "REFLECT" (the edge value not repeated) or "SYMMETRIC" (repeated)."""
     paddings = tuple((int(b), int(e)) for b, e in paddings)
     attrs = {"paddings": paddings, "mode": _MIRROR_MODES.index(mode.lower())}
     return _apply("MIRROR_PAD", [as_tensor(x)], attrs, name=name)
@@ -89,3 +92,5 @@ GRADIENTS = {
     "PAD": _grad_pad,
     "MIRROR_PAD": _grad_mirror_pad,
 }
+"""This family's gradient rules by op name, `rule(node, output_grads) -> input_grads`; merged into
+`rillet.graph.ops.GRADIENTS`."""

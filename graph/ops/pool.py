@@ -81,10 +81,15 @@ def _pool_attrs(pool_size, strides, padding):
 
 
 def max_pool2d(x, pool_size=2, strides=None, padding: str = "VALID", name: str | None = None) -> Tensor:
+    """MAX_POOL_2D over an NHWC x: the maximum of each `pool_size` window (an int or (h, w)), moved by
+    `strides` (default: pool_size), `padding` "VALID" or "SAME" (TFLite's offsets)."""
     return _apply("MAX_POOL_2D", [as_tensor(x)], _pool_attrs(pool_size, strides, padding), name=name)
 
 
 def avg_pool2d(x, pool_size=2, strides=None, padding: str = "VALID", name: str | None = None) -> Tensor:
+    """AVERAGE_POOL_2D over an NHWC x: the mean of each `pool_size` window (an int or (h, w)), moved by
+    `strides` (default: pool_size), `padding` "VALID" or "SAME"; a SAME window divides by the real inputs it
+    covers, as TFLite's does."""
     return _apply("AVERAGE_POOL_2D", [as_tensor(x)], _pool_attrs(pool_size, strides, padding), name=name)
 
 
@@ -181,3 +186,5 @@ GRADIENTS = {
     "AVERAGE_POOL_2D": _grad_average_pool,
     "MAX_POOL_2D": _grad_max_pool,
 }
+"""This family's gradient rules by op name, `rule(node, output_grads) -> input_grads`; merged into
+`rillet.graph.ops.GRADIENTS`."""

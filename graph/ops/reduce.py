@@ -63,10 +63,14 @@ def _reduce(op, x, axes, keepdims, name):
 
 
 def reduce_mean(x, axes=None, keepdims: bool = False, name: str | None = None) -> Tensor:
+    """MEAN: the mean of x over `axes` (an int or a sequence; None: every axis), keeping them as size 1 with
+    `keepdims`. ValueError for an axis outside x's rank."""
     return _reduce("MEAN", x, axes, keepdims, name)
 
 
 def reduce_sum(x, axes=None, keepdims: bool = False, name: str | None = None) -> Tensor:
+    """SUM: the sum of x over `axes` (an int or a sequence; None: every axis), keeping them as size 1 with
+    `keepdims`. ValueError for an axis outside x's rank."""
     return _reduce("SUM", x, axes, keepdims, name)
 
 
@@ -74,10 +78,14 @@ def reduce_sum(x, axes=None, keepdims: bool = False, name: str | None = None) ->
 
 
 def reduce_max(x, axes=None, keepdims: bool = False, name: str | None = None) -> Tensor:
+    """REDUCE_MAX: the largest value of x over `axes` (an int or a sequence; None: every axis), keeping them
+    as size 1 with `keepdims`. ValueError for an axis outside x's rank."""
     return _reduce("REDUCE_MAX", x, axes, keepdims, name)
 
 
 def reduce_min(x, axes=None, keepdims: bool = False, name: str | None = None) -> Tensor:
+    """REDUCE_MIN: the smallest value of x over `axes` (an int or a sequence; None: every axis), keeping them
+    as size 1 with `keepdims`. ValueError for an axis outside x's rank."""
     return _reduce("REDUCE_MIN", x, axes, keepdims, name)
 
 
@@ -149,3 +157,5 @@ GRADIENTS = {
     "SUM": _grad_sum,
     "MEAN": _grad_mean,
 }
+"""This family's gradient rules by op name, `rule(node, output_grads) -> input_grads`; merged into
+`rillet.graph.ops.GRADIENTS`."""

@@ -45,6 +45,8 @@ def resize_matrix(in_size: int, out_size: int, align_corners: bool, half_pixel_c
 
 
 def resize_matrices(attrs: dict, in_h: int, in_w: int, nearest: bool):
+    """The (rows, columns) resize_matrix pair for a RESIZE node's `attrs` (its `size`, `align_corners`,
+    `half_pixel_centers`) from an in_h x in_w input; `nearest` for RESIZE_NEAREST_NEIGHBOR."""
     out_h, out_w = attrs["size"]
     return (resize_matrix(in_h, out_h, attrs["align_corners"], attrs["half_pixel_centers"], nearest),
             resize_matrix(in_w, out_w, attrs["align_corners"], attrs["half_pixel_centers"], nearest))
@@ -81,12 +83,16 @@ register(OpDef("RESIZE_NEAREST_NEIGHBOR", attrs=dict(_RESIZE_ATTRS), infer=_resi
 
 def resize_bilinear(x, size, align_corners: bool = False, half_pixel_centers: bool = False,
                     name: str | None = None) -> Tensor:
+    """RESIZE_BILINEAR: an NHWC x resized to `size` (height, width) by bilinear interpolation, with
+    TFLite's `align_corners` and `half_pixel_centers` conventions."""
     attrs = {"size": tuple(size), "align_corners": align_corners, "half_pixel_centers": half_pixel_centers}
     return _apply("RESIZE_BILINEAR", [as_tensor(x)], attrs, name=name)
 
 
 def resize_nearest(x, size, align_corners: bool = False, half_pixel_centers: bool = False,
                    name: str | None = None) -> Tensor:
+    """RESIZE_NEAREST_NEIGHBOR: an NHWC x resized to `size` (height, width) taking the nearest pixel, with
+    TFLite's `align_corners` and `half_pixel_centers` conventions."""
     attrs = {"size": tuple(size), "align_corners": align_corners, "half_pixel_centers": half_pixel_centers}
     return _apply("RESIZE_NEAREST_NEIGHBOR", [as_tensor(x)], attrs, name=name)
 
@@ -106,3 +112,5 @@ GRADIENTS = {
     "RESIZE_BILINEAR": _grad_resize,
     "RESIZE_NEAREST_NEIGHBOR": _grad_resize,
 }
+"""This family's gradient rules by op name, `rule(node, output_grads) -> input_grads`; merged into
+`rillet.graph.ops.GRADIENTS`."""

@@ -24,7 +24,13 @@ from .common import (
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("bench", help="invoke latency against LiteRT (with and without XNNPACK)")
+    p = subparsers.add_parser(
+        "bench", help="invoke latency against LiteRT (with and without XNNPACK)",
+        description=("Times invoke on rillet's runtime and, when ai-edge-litert is installed, on LiteRT with and "
+                     "without XNNPACK, in the same run: the runtimes take turns (interleaved), so a busy machine "
+                     "slows them alike, and the table gives each one's median and spread and its ratio to "
+                     "rillet's. It says which kernel path rillet ran; --profile adds rillet's time per op and "
+                     "--memory its memory report."))
     p.add_argument("model", help="path to a .tflite file")
     p.add_argument("--threads", type=positive_int, default=1, help="threads for every interpreter (default 1)")
     p.add_argument("--runs", type=positive_int, default=50, help="timed invokes per runtime (default 50)")

@@ -20,6 +20,20 @@ from typing import Any
 import numpy as np
 
 
+class ParagraphFormatter(argparse.HelpFormatter):
+    """Help text in paragraphs: each blank-line-separated paragraph of a description or epilog is wrapped on its
+    own, and a paragraph whose lines are indented (command examples) is kept as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        paragraphs = []
+        for paragraph in text.strip("\n").split("\n\n"):
+            if paragraph.startswith(" "):
+                paragraphs.append("\n".join(indent + line for line in paragraph.splitlines()))
+            else:
+                paragraphs.append(super()._fill_text(paragraph, width, indent))
+        return "\n\n".join(paragraphs)
+
+
 class UsageError(Exception):
     """The command line asks for something impossible before any work starts: exit status 2."""
 

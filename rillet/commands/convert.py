@@ -12,7 +12,12 @@ from .common import UsageError, WorkError, existing_file, load_arrays, output_fi
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("convert", help="convert a model built by a Python function to .tflite")
+    p = subparsers.add_parser("convert", help="convert a model built by a Python function to .tflite",
+        description=("Imports FILE.py, calls FUNCTION (no arguments) and converts the rillet Model "
+                     "it returns (or its pair of name -> tensor dicts, inputs and outputs) to a "
+                     ".tflite file with an `infer` signature: constants folded, activations fused, "
+                     "dead nodes dropped. --weights loads trained variable values first. The file "
+                     "runs in rillet's runtime and in LiteRT."))
     p.add_argument("builder", help="FILE.py:FUNCTION, a function returning a rillet Model "
                                    "(or a pair of name -> tensor dicts: inputs, outputs)")
     p.add_argument("-o", "--output", required=True, help="the .tflite file to write")

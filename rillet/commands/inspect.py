@@ -17,7 +17,13 @@ CUSTOM_CODE = 32  # TFLite's BuiltinOperator.CUSTOM: a custom op is known by its
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("inspect", help="describe a .tflite model")
+    p = subparsers.add_parser("inspect", help="describe a .tflite model",
+        description=("Reads a .tflite file without running it and prints its signatures (names, "
+                     "shapes, dtypes, quantization), a table of its operators with their input and "
+                     "output shapes and multiply-accumulates, the totals (parameters, weight bytes, "
+                     "MACs), custom ops, and every op of every subgraph that rillet cannot run (no "
+                     "kernel, or none at its dtype). Without a model it describes the bundled digits"
+                     " model."))
     p.add_argument("model", nargs="?", help="path to a .tflite file (default: the bundled demo model)")
     p.add_argument("--json", action="store_true", help="print the description as JSON")
     p.add_argument("--batch-size", type=int, metavar="N",

@@ -16,7 +16,18 @@ if TYPE_CHECKING:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("quantize", help="quantize a float .tflite to int8 (or int8/float16 weights)")
+    p = subparsers.add_parser("quantize", help="quantize a float .tflite to int8 (or int8/float16 weights)",
+        description=("Post-training quantization of a float .tflite (rillet's, TensorFlow's or "
+                     "litert-torch's) following TFLite's quantization spec. --mode int8 (the "
+                     "default) calibrates every activation's range on the --calib inputs and writes "
+                     "a full-integer model; dynamic stores int8 weights and keeps float inputs and "
+                     "outputs; float16 stores float16 weights. An op whose int8 form rillet's "
+                     "runtime refuses stays float, and is named. The report table ranks the layers "
+                     "by the error they add, against the float model on the calibration inputs: "
+                     "`SQNR dB` is the layer's output's signal-to-quantization-noise ratio (10 log10"
+                     " of the float output's power over the error's power: higher is better, each 6 "
+                     "dB about one bit), `in dB` the worst SQNR among its inputs, and `added` how "
+                     "many dB the layer itself loses (in dB minus SQNR dB)."))
     p.add_argument("model", help="the float .tflite file")
     p.add_argument("-o", "--output", required=True, help="the quantized .tflite file to write")
     p.add_argument("--calib", help="calibration inputs: an .npz (arrays keyed by input name, samples on axis 0) "

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .common import UsageError, WorkError, npz_names, output_file
+from .common import ParagraphFormatter, UsageError, WorkError, npz_names, output_file
 
 OPTIMIZERS = ("sgd", "momentum", "adam")
 ARGS_VARIABLE = "RILLET_TRAIN_ARGS"  # a local launch hands its processes the parsed arguments here
@@ -29,8 +29,13 @@ ARGS_VARIABLE = "RILLET_TRAIN_ARGS"  # a local launch hands its processes the pa
 XLA_DEFAULTS = {"loss": "softmax_cross_entropy", "optimizer": "adam", "learning_rate": 1e-3}
 
 
+# The module's docstring without its first line's command name: what `rillet train --help` shows.
+DESCRIPTION = "Train a model" + __doc__.split(": train a model", 1)[1]
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("train", help="train a model: a graph on XLA, or a .tflite's train signature")
+    p = subparsers.add_parser("train", help="train a model: a graph on XLA, or a .tflite's train signature",
+        description=DESCRIPTION, formatter_class=ParagraphFormatter)
     p.add_argument("target", help="FILE.py:FUNCTION returning a rillet Model (XLA), or a .tflite with a "
                                   "train signature (device)")
     p.add_argument("--backend", choices=["xla", "device"], help="default: device for a .tflite, else xla")

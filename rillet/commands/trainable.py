@@ -12,7 +12,14 @@ from .common import UsageError, existing_file, output_file, write_file
 def register(subparsers: argparse._SubParsersAction) -> None:
     from rillet.converter.trainable import LOSSES, OPTIMIZERS
 
-    p = subparsers.add_parser("trainable", help="make a training file (infer/train/save/restore) of a .tflite")
+    p = subparsers.add_parser(
+        "trainable", help="make a training file (infer/train/save/restore) of a .tflite",
+        description=("Writes a training file of any float or quantized .tflite: `infer`, `train`, `save` and "
+                     "`restore` signatures that run in rillet and in LiteRT, with the model's last layers (or "
+                     "the layers --train names) trainable and the rest copied as it is. The trained layers of "
+                     "an int8 model train in float, their weights quantized again for infer. --list shows the "
+                     "layers that can be trained; `rillet train TRAIN.tflite --data d.npz` then trains the "
+                     "file on the device runtime."))
     p.add_argument("model", help="the .tflite file (float, or int8: the trained layers train in float)")
     p.add_argument("-o", "--output-file", "--out", dest="out", metavar="TRAIN.tflite",
                    help="the training file to write (required but with --list)")
