@@ -6,12 +6,12 @@ RL_QS16_QC8W_IGEMM_FN(qs16_qc8w_igemm_2x4c2__scalar) {
     enum { MR = 2, NR = 4 };
     const size_t kc2 = (kc + 1) / 2 * 2;
     const char *panel = (const char *)w;
-    const size_t panel_bytes = NR * (sizeof(int64_t) + 2 * sizeof(int32_t)) + ks * kc2 * NR * sizeof(int16_t);
+    const size_t panel_bytes = RL_QS16_PANEL_HEADER(NR) + ks * kc2 * NR * sizeof(int16_t);
     for (size_t n0 = 0; n0 < nc; n0 += NR, panel += panel_bytes) {
         const size_t cols = nc - n0 < NR ? nc - n0 : NR;
         const int64_t *bias = (const int64_t *)panel;
-        const int32_t *multiplier = (const int32_t *)(bias + NR), *shift = multiplier + NR;
-        const int16_t *weights = (const int16_t *)(shift + NR);
+        const rl_qs16_channel *channel = (const rl_qs16_channel *)(bias + NR);
+        const int16_t *weights = (const int16_t *)(channel + NR);
         for (size_t i = 0; i < mr; ++i) {
             int64_t acc[NR];
             for (size_t j = 0; j < NR; ++j) acc[j] = bias[j];
@@ -22,7 +22,7 @@ RL_QS16_QC8W_IGEMM_FN(qs16_qc8w_igemm_2x4c2__scalar) {
                     for (size_t j = 0; j < NR; ++j) acc[j] += (int32_t)a[k] * wp[(k / 2 * NR + j) * 2 + k % 2];
             }
             for (size_t j = 0; j < cols; ++j)
-                c[i * c_stride + n0 + j] = rl_qs16_requantize(acc[j], multiplier[j], shift[j], params);
+                c[i * c_stride + n0 + j] = rl_qs16_requantize(acc[j], &channel[j], params);
         }
     }
 }

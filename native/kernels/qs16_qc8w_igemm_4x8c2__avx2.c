@@ -22,12 +22,12 @@ static inline void flush(__m256i *acc32, __m256i *lo, __m256i *hi, size_t mr) {
 RL_QS16_QC8W_IGEMM_FN(qs16_qc8w_igemm_4x8c2__avx2) {
     const size_t kc2 = (kc + 1) / 2 * 2, pairs = kc / 2;
     const char *panel = (const char *)w;
-    const size_t panel_bytes = NR * (sizeof(int64_t) + 2 * sizeof(int32_t)) + ks * kc2 * NR * sizeof(int16_t);
+    const size_t panel_bytes = RL_QS16_PANEL_HEADER(NR) + ks * kc2 * NR * sizeof(int16_t);
     for (size_t n0 = 0; n0 < nc; n0 += NR, panel += panel_bytes) {
         const size_t cols = nc - n0 < NR ? nc - n0 : NR;
         const int64_t *bias = (const int64_t *)panel;
-        const int32_t *multiplier = (const int32_t *)(bias + NR), *shift = multiplier + NR;
-        const int16_t *weights = (const int16_t *)(shift + NR);
+        const rl_qs16_channel *channel = (const rl_qs16_channel *)(bias + NR);
+        const int16_t *weights = (const int16_t *)(channel + NR);
         __m256i acc32[MR], lo[MR], hi[MR];
         for (size_t i = 0; i < MR; ++i) {
             acc32[i] = _mm256_setzero_si256();
@@ -59,7 +59,7 @@ RL_QS16_QC8W_IGEMM_FN(qs16_qc8w_igemm_4x8c2__avx2) {
             _mm256_storeu_si256((__m256i *)sums, lo[i]);
             _mm256_storeu_si256((__m256i *)(sums + 4), hi[i]);
             int16_t *row = c + i * c_stride + n0;
-            for (size_t j = 0; j < cols; ++j) row[j] = rl_qs16_requantize(sums[j], multiplier[j], shift[j], params);
+            for (size_t j = 0; j < cols; ++j) row[j] = rl_qs16_requantize(sums[j], &channel[j], params);
         }
     }
 }

@@ -5,7 +5,7 @@
 #include "kernels.h"
 
 void s16_dwconv2d_rows_ref(const rl_window_geometry *g, const rl_qs16_requantization_params *params,
-                           const int32_t *multiplier, const int32_t *shift, const int16_t *input, const int8_t *filter,
+                           const rl_qs16_channel *channels, const int16_t *input, const int8_t *filter,
                            const int64_t *bias, int16_t *output, size_t first_row, size_t rows) {
     const size_t in_c = (size_t)g->in_c, out_c = (size_t)g->out_c, dm = (size_t)g->depth_multiplier;
     for (size_t row = first_row; row < first_row + rows; ++row) {
@@ -26,7 +26,7 @@ void s16_dwconv2d_rows_ref(const rl_window_geometry *g, const rl_qs16_requantiza
                         sum += (int32_t)x * filter[((size_t)fy * (size_t)g->filter_w + (size_t)fx) * out_c + c];
                     }
                 }
-                out[c] = rl_qs16_requantize(sum, multiplier[c], shift[c], params);
+                out[c] = rl_qs16_requantize(sum, &channels[c], params);
             }
         }
     }

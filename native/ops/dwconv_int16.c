@@ -6,7 +6,7 @@
 typedef struct {
     rl_window_geometry g;
     rl_qs16_requantization_params params;
-    const int32_t *multiplier, *shift; /* in op->scratch */
+    const rl_qs16_channel *channels; /* in op->scratch */
     const int16_t *input;
     const int8_t *filter;
     const int64_t *bias;
@@ -17,7 +17,7 @@ static void dwconv_rows(void *context, size_t row, size_t unused, size_t rows, s
     (void)unused;
     (void)unused_count;
     const rl_s16_dwconv_state *st = (const rl_s16_dwconv_state *)context;
-    s16_dwconv2d_rows_ref(&st->g, &st->params, st->multiplier, st->shift, st->input, st->filter, st->bias, st->output,
+    s16_dwconv2d_rows_ref(&st->g, &st->params, st->channels, st->input, st->filter, st->bias, st->output,
                           row, rows);
 }
 
@@ -37,8 +37,8 @@ rl_status rl_prepare_dwconv2d_int16(rl_plan *plan, rl_op *op, const rl_window_ge
     const rl_tensor *output = rl_output(plan, op, 0);
     rl_status s = rl_s16_check_16x8(plan, "DEPTHWISE_CONV_2D", input, filter, bias, output, 0);
     if (s != RL_OK) return s;
-    const int32_t *multiplier, *shift;
-    if ((s = rl_s16_channel_multipliers(plan, op, input, filter, output, g->out_c, 3, 0, &multiplier, &shift)) != RL_OK)
+    const rl_qs16_channel *channels;
+    if ((s = rl_s16_channel_multipliers(plan, op, input, filter, output, g->out_c, 3, 0, &channels)) != RL_OK)
         return s;
     rl_s16_dwconv_state *st = (rl_s16_dwconv_state *)rl_op_state(plan, op, sizeof *st);
     if (!st) return RL_NO_MEMORY;
@@ -47,8 +47,7 @@ rl_status rl_prepare_dwconv2d_int16(rl_plan *plan, rl_op *op, const rl_window_ge
     if ((s = rl_quantized_activation_range(plan, op->params.conv.activation, output, &st->params.act_min,
                                            &st->params.act_max)) != RL_OK)
         return s;
-    st->multiplier = multiplier;
-    st->shift = shift;
+    st->channels = channels;
     st->filter = (const int8_t *)rl_known_data(filter);
     st->bias = bias ? (const int64_t *)rl_known_data(bias) : NULL;
     op->run = run_dwconv_int16;

@@ -93,26 +93,26 @@ rl_status rl_s16_check_16x8(rl_plan *plan, const char *op_name, const rl_tensor 
 
 rl_status rl_s16_channel_multipliers(rl_plan *plan, rl_op *op, const rl_tensor *input, const rl_tensor *filter,
                                      const rl_tensor *output, int32_t channels, int32_t axis, int float_product,
-                                     const int32_t **multiplier_out, const int32_t **shift_out) {
-    /* the op's scratch: channels filter scales, then channels multipliers and channels shifts */
+                                     const rl_qs16_channel **channels_out) {
+    /* the op's scratch: the channels, then their filter scales */
     const size_t count = (size_t)(channels > 0 ? channels : 1);
-    float *scales = (float *)rl_op_scratch(plan, op, count * (sizeof(float) + 2 * sizeof(int32_t)));
-    if (!scales) return RL_NO_MEMORY;
-    int32_t *multiplier = (int32_t *)(scales + count), *shift = multiplier + count;
+    rl_qs16_channel *factors = (rl_qs16_channel *)rl_op_scratch(plan, op, count * (sizeof(rl_qs16_channel) + sizeof(float)));
+    if (!factors) return RL_NO_MEMORY;
+    float *scales = (float *)(factors + count);
     rl_status s = rl_s8_filter_scales(plan, op, filter, channels, axis, scales);
     if (s != RL_OK) return s;
     const float input_scale = rl_tensor_scale(input, 0), output_scale = rl_tensor_scale(output, 0);
     for (int32_t c = 0; c < channels; ++c) {
-        /* TFLite's per-channel multipliers take the ratio in double; ruy's per-tensor one (float_product)
-         * multiplies the two scales in float first (GetQuantizedConvolutionMultipler). */
+        /* TFLite takes the ratio in double, except ruy's per-tensor multiplier (float_product), whose scales
+         * are multiplied in float first (GetQuantizedConvolutionMultipler). */
         const double real = float_product ? (double)(input_scale * scales[c]) / (double)output_scale
                                           : (double)input_scale * (double)scales[c] / (double)output_scale;
-        if (rl_quantize_multiplier(real, &multiplier[c], &shift[c]) || shift[c] > 7)
+        factors[c].scale = real;
+        if (rl_quantize_multiplier(real, &factors[c].multiplier, &factors[c].shift) || factors[c].shift > 7)
             return rl_fail(plan, RL_UNSUPPORTED, "requantization scale %g (input * filter / output scale, channel %d) "
                            "is outside TFLite's 16-bit range (below 2^7)", real, c);
     }
-    *multiplier_out = multiplier;
-    *shift_out = shift;
+    *channels_out = factors;
     return RL_OK;
 }
 
@@ -122,9 +122,9 @@ static rl_status build_state(rl_plan *plan, rl_op *op, rl_s16_gemm_state *proto,
                              int float_product) {
     const rl_tensor *input = rl_input(plan, op, 0), *filter = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
     const rl_tensor *output = rl_output(plan, op, 0);
-    const int32_t *multiplier, *shift;
+    const rl_qs16_channel *channels;
     rl_status s = rl_s16_channel_multipliers(plan, op, input, filter, output, (int32_t)proto->n, 0, float_product,
-                                             &multiplier, &shift);
+                                             &channels);
     if (s != RL_OK) return s;
     proto->params.rounding = rounding;
     if ((s = rl_quantized_activation_range(plan, activation, output, &proto->params.act_min, &proto->params.act_max)) !=
@@ -147,7 +147,7 @@ static rl_status build_state(rl_plan *plan, rl_op *op, rl_s16_gemm_state *proto,
     st->zero = (int16_t *)parts[3];
     memset(st->zero, 0, sizes[3]);
     rl_pack_qs16_qc8w(st->n, st->ks, st->kc, st->nr, (const int8_t *)rl_known_data(filter),
-                      bias ? rl_known_data(bias) : NULL, bias && bias->dtype == RL_INT32, multiplier, shift, st->packed);
+                      bias ? rl_known_data(bias) : NULL, bias && bias->dtype == RL_INT32, channels, st->packed);
     op->packed_weight_bytes = packed_bytes;
     op->packed_inputs = RL_PACKED_FILTER_AND_BIAS;
     op->run = run_gemm_int16;
@@ -186,6 +186,6 @@ rl_status rl_prepare_fully_connected_int16(rl_plan *plan, rl_op *op) {
         return rl_fail(plan, RL_UNSUPPORTED, "16x8 FULLY_CONNECTED of an empty tensor");
     /* LiteRT: an int64 bias takes TFLite's reference kernel, an int32 bias or none ruy (qs16_gemm.h). */
     const int reference = bias && bias->dtype == RL_INT64;
-    return build_state(plan, op, &proto, reference ? RL_QS16_SINGLE64 : RL_QS16_DOUBLE32,
+    return build_state(plan, op, &proto, reference ? RL_QS16_DOUBLE64 : RL_QS16_DOUBLE32,
                        op->params.fully_connected.activation, !reference && weights->q_count == 1);
 }

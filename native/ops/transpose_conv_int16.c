@@ -10,7 +10,7 @@
 typedef struct {
     rl_window_geometry g; /* the convolution transposed: g.in_* is the output, g.out_* the input */
     rl_qs16_requantization_params params;
-    const int32_t *multiplier, *shift; /* in op->scratch */
+    const rl_qs16_channel *channels; /* in op->scratch */
 } rl_s16_transpose_conv_state;
 
 typedef struct {
@@ -50,7 +50,7 @@ static rl_status run_transpose_conv_int16(rl_plan *plan, rl_op *op) {
         for (int64_t p = 0; p < pixels; ++p)
             for (size_t o = 0; o < oc; ++o) {
                 const int64_t sum = acc[(size_t)p * oc + o] + (bias ? bias[o] : 0);
-                output[(size_t)p * oc + o] = rl_qs16_requantize(sum, st->multiplier[o], st->shift[o], &st->params);
+                output[(size_t)p * oc + o] = rl_qs16_requantize(sum, &st->channels[o], &st->params);
             }
     }
     rl_transpose_conv_ran(plan, op);
@@ -64,8 +64,8 @@ rl_status rl_prepare_transpose_conv_int16(rl_plan *plan, rl_op *op) {
     if (s != RL_OK) return s;
     rl_window_geometry g;
     if ((s = rl_transpose_conv_geometry(plan, op, &g)) != RL_OK) return s;
-    const int32_t *multiplier, *shift;
-    if ((s = rl_s16_channel_multipliers(plan, op, input, filter, output, g.in_c, 0, 0, &multiplier, &shift)) != RL_OK)
+    const rl_qs16_channel *channels;
+    if ((s = rl_s16_channel_multipliers(plan, op, input, filter, output, g.in_c, 0, 0, &channels)) != RL_OK)
         return s;
     rl_s16_transpose_conv_state *st = (rl_s16_transpose_conv_state *)rl_op_state(plan, op, sizeof *st);
     if (!st) return RL_NO_MEMORY;
@@ -74,8 +74,7 @@ rl_status rl_prepare_transpose_conv_int16(rl_plan *plan, rl_op *op) {
     if ((s = rl_quantized_activation_range(plan, op->params.conv.activation, output, &st->params.act_min,
                                            &st->params.act_max)) != RL_OK)
         return s;
-    st->multiplier = multiplier;
-    st->shift = shift;
+    st->channels = channels;
     rl_request_arena_scratch(op, (size_t)g.batch * (size_t)g.in_h * (size_t)g.in_w * (size_t)(g.in_c > 0 ? g.in_c : 1) *
                                      sizeof(int64_t));
     op->run = run_transpose_conv_int16;

@@ -37,9 +37,9 @@ typedef struct {
 
 /* DEPTHWISE_CONV_2D in TFLite's 16x8 mode (qs16_gemm.h's REDUCED64), output rows first_row .. first_row + rows - 1
  * (row b * out_h + y): filter [1, fh, fw, out_c], output channel c reads input channel c / depth_multiplier; bias
- * out_c int64 values or NULL; multiplier and shift per output channel (s16_dwconv2d_ref.c). */
+ * out_c int64 values or NULL; one rl_qs16_channel per output channel (s16_dwconv2d_ref.c). */
 void s16_dwconv2d_rows_ref(const rl_window_geometry *g, const rl_qs16_requantization_params *params,
-                           const int32_t *multiplier, const int32_t *shift, const int16_t *input, const int8_t *filter,
+                           const rl_qs16_channel *channels, const int16_t *input, const int8_t *filter,
                            const int64_t *bias, int16_t *output, size_t first_row, size_t rows);
 
 /* An element-wise binary op over broadcast shapes, flattened to rank 8 with 0 strides. */
