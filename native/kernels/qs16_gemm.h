@@ -89,10 +89,12 @@ void rl_pack_qs16_qc8w(size_t n, size_t ks, size_t kc, size_t nr, const int8_t *
 /* The bytes before a panel's weights: nr biases and nr channels. */
 #define RL_QS16_PANEL_HEADER(nr) ((nr) * (sizeof(int64_t) + sizeof(rl_qs16_channel)))
 
-/* The best kernel of a path: AVX2's on every x86 SIMD path, else scalar (qs16_configs.c). */
+/* The best kernel of a path: AVX2's on every x86 SIMD path, NEON's on both Arm paths, else scalar
+ * (qs16_configs.c). */
 rl_qs16_gemm_config rl_qs16_gemm_config_for(rl_isa isa);
 
 RL_QS16_QC8W_IGEMM_FN(qs16_qc8w_igemm_2x4c2__scalar);
 RL_QS16_QC8W_IGEMM_FN(qs16_qc8w_igemm_4x8c2__avx2);
+RL_QS16_QC8W_IGEMM_FN(qs16_qc8w_igemm_4x8c2__neon);
 
 #endif
