@@ -6,7 +6,7 @@
 rl_qs16_gemm_config rl_qs16_gemm_config_for(rl_isa isa) {
     const rl_qs16_gemm_config scalar = {.mr = 2, .nr = 4, .igemm = qs16_qc8w_igemm_2x4c2__scalar};
 #if defined(__x86_64__) || defined(_M_X64)
-    const rl_qs16_gemm_config avx2 = {.mr = 4, .nr = 8, .igemm = qs16_qc8w_igemm_4x8c2__avx2};
+    const rl_qs16_gemm_config avx2 = {.mr = 4, .nr = 16, .igemm = qs16_qc8w_igemm_4x16c2__avx2};
     return isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI ? avx2 : scalar;
 #elif RL_HAVE_NEON_KERNELS
     const rl_qs16_gemm_config neon = {.mr = 4, .nr = 8, .igemm = qs16_qc8w_igemm_4x8c2__neon};

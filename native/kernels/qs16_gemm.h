@@ -94,7 +94,7 @@ void rl_pack_qs16_qc8w(size_t n, size_t ks, size_t kc, size_t nr, const int8_t *
 rl_qs16_gemm_config rl_qs16_gemm_config_for(rl_isa isa);
 
 RL_QS16_QC8W_IGEMM_FN(qs16_qc8w_igemm_2x4c2__scalar);
-RL_QS16_QC8W_IGEMM_FN(qs16_qc8w_igemm_4x8c2__avx2);
+RL_QS16_QC8W_IGEMM_FN(qs16_qc8w_igemm_4x16c2__avx2);
 RL_QS16_QC8W_IGEMM_FN(qs16_qc8w_igemm_4x8c2__neon);
 
 #endif
