@@ -85,7 +85,9 @@ rl_status rl_s16_check_16x8(rl_plan *plan, const char *op_name, const rl_tensor 
     if (s != RL_OK) return s;
     if (bias && bias->dtype != RL_INT64 && !(allow_int32_bias && bias->dtype == RL_INT32))
         return rl_fail(plan, RL_UNSUPPORTED, "16x8 %s has a %s bias; %s", op_name, rl_dtype_name(bias->dtype),
-                       allow_int32_bias ? "int64 or int32 expected" : "int64 expected (TFLite's converter writes int64)");
+                       allow_int32_bias ? "int64 or int32 expected"
+                                        : "int64 expected (the converter writes int64; with int32, LiteRT 2.3's "
+                                          "outputs saturate)");
     if (!rl_known_data(filter) || (bias && !rl_known_data(bias)))
         return rl_fail(plan, RL_UNSUPPORTED, "16x8 %s needs a constant filter and bias", op_name);
     return RL_OK;
@@ -96,7 +98,8 @@ rl_status rl_s16_channel_multipliers(rl_plan *plan, rl_op *op, const rl_tensor *
                                      const rl_qs16_channel **channels_out) {
     /* the op's scratch: the channels, then their filter scales */
     const size_t count = (size_t)(channels > 0 ? channels : 1);
-    rl_qs16_channel *factors = (rl_qs16_channel *)rl_op_scratch(plan, op, count * (sizeof(rl_qs16_channel) + sizeof(float)));
+    rl_qs16_channel *factors =
+        (rl_qs16_channel *)rl_op_scratch(plan, op, count * (sizeof(rl_qs16_channel) + sizeof(float)));
     if (!factors) return RL_NO_MEMORY;
     float *scales = (float *)(factors + count);
     rl_status s = rl_s8_filter_scales(plan, op, filter, channels, axis, scales);
