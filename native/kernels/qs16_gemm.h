@@ -44,6 +44,11 @@ typedef struct {
     int32_t act_min, act_max;
 } rl_qs16_requantization_params;
 
+/* The largest shift (scale below 2^shift) a rounding defines: REDUCED64 shifts right by 15 - shift (TFLite's
+ * own shift past 14 is undefined, and LiteRT 2.3's outputs there follow no formula); the others take any
+ * multiplier rl_quantize_multiplier gives below 2^31. */
+static inline int32_t rl_qs16_max_shift(int32_t rounding) { return rounding == RL_QS16_REDUCED64 ? 14 : 30; }
+
 /* One sum to int16. REDUCED64's product wraps modulo 2^64 past |sum| 2^48, as TFLite's own int64 arithmetic
  * would (it assumes sums below 2^47). */
 static inline int16_t rl_qs16_requantize(int64_t sum, const rl_qs16_channel *channel,
@@ -51,7 +56,10 @@ static inline int16_t rl_qs16_requantize(int64_t sum, const rl_qs16_channel *cha
     const int32_t multiplier = channel->multiplier, shift = channel->shift;
     int64_t v;
     if (params->rounding == RL_QS16_DOUBLE64) {
-        const double real = round((double)sum * channel->scale); /* one IEEE product: the same on every CPU */
+        double real = round((double)sum * channel->scale); /* one IEEE product: the same on every CPU */
+        /* TFLite casts it to int32: past int32's range x86's conversion gives INT32_MIN (measured: LiteRT's
+         * outputs there are the activation's minimum), which is what rillet gives on every CPU. */
+        if (!(real >= -2147483648.0 && real < 2147483648.0)) real = -2147483648.0;
         return (int16_t)(real < params->act_min ? params->act_min : (real > params->act_max ? params->act_max : real));
     }
     if (params->rounding == RL_QS16_REDUCED64) {

@@ -65,7 +65,7 @@ rl_status rl_s16_check_16x8(rl_plan *plan, const char *op_name, const rl_tensor 
                             const rl_tensor *bias, const rl_tensor *output, int allow_int32_bias);
 rl_status rl_s16_channel_multipliers(rl_plan *plan, rl_op *op, const rl_tensor *input, const rl_tensor *filter,
                                      const rl_tensor *output, int32_t channels, int32_t axis, int float_product,
-                                     const rl_qs16_channel **factors);
+                                     int32_t max_shift, const rl_qs16_channel **factors);
 /* Checks a symmetric int8 filter's quantization (one scale, or one per output channel on `axis`) and returns
  * its `channels` scales, per-tensor ones repeated, in memory that lives with the op. */
 rl_status rl_s8_filter_scales(rl_plan *plan, rl_op *op, const rl_tensor *filter, int32_t channels, int32_t axis,
