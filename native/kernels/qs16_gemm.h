@@ -11,7 +11,9 @@
  * Packed weights (rl_pack_qs16_qc8w): for each panel of nr output channels: nr int64 biases (0 past n or
  * with no bias), nr rl_qs16_channel (rl_qs16_requantize's per-channel factors), then for each tap
  * and each pair of channels (kc rounded up to even, zero-filled) nr pairs of int16 weights (the int8 weights
- * sign-extended: AVX2's _mm256_madd_epi16 multiplies an int16 pair of inputs by one such pair per column). */
+ * sign-extended: AVX2's _mm256_madd_epi16 multiplies an int16 pair of inputs by one such pair per column).
+ * RL_QS16_PANEL_HEADER(nr) bytes come before a panel's weights; a rl_qs16_channel is 16 bytes, so the weights
+ * stay 8-byte aligned. */
 #ifndef RILLET_QS16_GEMM_H
 #define RILLET_QS16_GEMM_H
 
@@ -32,12 +34,13 @@
  *   srshl and ruy's x86 kernels compute it. */
 enum { RL_QS16_REDUCED64 = 0, RL_QS16_DOUBLE64 = 1, RL_QS16_DOUBLE32 = 2 };
 
-/* One output channel's factors: TFLite's multiplier in [2^30, 2^31) and shift in [-31, 7]
- * (rl_quantize_multiplier of scale), and the scale itself (DOUBLE64's). */
+/* One output channel's factors: TFLite's multiplier in [2^30, 2^31) and shift (rl_quantize_multiplier of scale,
+ * at most rl_qs16_max_shift), and the scale itself (DOUBLE64's). */
 typedef struct {
     double scale;
     int32_t multiplier, shift;
 } rl_qs16_channel;
+typedef char rl_qs16_channel_is_16_bytes[sizeof(rl_qs16_channel) == 16 ? 1 : -1]; /* the packed layout's */
 
 typedef struct {
     int32_t rounding; /* RL_QS16_* */
@@ -94,7 +97,6 @@ typedef struct {
 size_t rl_qs16_qc8w_packed_size(size_t n, size_t ks, size_t kc, size_t nr);
 void rl_pack_qs16_qc8w(size_t n, size_t ks, size_t kc, size_t nr, const int8_t *w, const void *bias,
                        int bias_is_int32, const rl_qs16_channel *channels, void *packed);
-/* The bytes before a panel's weights: nr biases and nr channels. */
 #define RL_QS16_PANEL_HEADER(nr) ((nr) * (sizeof(int64_t) + sizeof(rl_qs16_channel)))
 
 /* The best kernel of a path: AVX2's on every x86 SIMD path, NEON's on both Arm paths, else scalar
