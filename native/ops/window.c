@@ -86,6 +86,8 @@ static rl_status prepare_conv(rl_plan *plan, rl_op *op, int depthwise) {
     op->prep.act_max = g.act_max;
     op->prep.perm[0] = g.depth_multiplier;
     if (quantized && input->dtype == RL_FLOAT32) return rl_prepare_conv2d_hybrid(plan, op, &g, depthwise);
+    if (input->dtype == RL_INT16) /* TFLite's 16x8 mode */
+        return depthwise ? rl_prepare_dwconv2d_int16(plan, op, &g) : rl_prepare_conv2d_int16(plan, op, &g);
     if (quantized && (s = rl_prepare_conv2d_quantized(plan, op, &g, depthwise)) != RL_OK) return s;
     return depthwise ? rl_use_dwconv(plan, op, &g) : rl_use_gemm_conv2d(plan, op, &g);
 }

@@ -106,7 +106,7 @@ def test_inspect_without_a_path_describes_the_bundled_model(capsys):
 
 
 def test_every_subgraph_is_checked_for_ops_rillet_cannot_run(tmp_path, capsys):
-    """train_mlp's three subgraphs all run; an int16 ADD in subgraph 1 ('train') is named with its dtype, and
+    """train_mlp's three subgraphs all run; an int64 ADD in subgraph 1 ('train') is named with its dtype, and
     an op librillet has no kernel for at all (a custom op) is named wherever it sits."""
     summary = inspect_json(model_path("train_mlp"), capsys)
     assert len(summary["subgraphs"]) == 3 and summary["unsupported"] == []
@@ -117,13 +117,13 @@ def test_every_subgraph_is_checked_for_ops_rillet_cannot_run(tmp_path, capsys):
     model = load(model_path("train_mlp"))
     train = model.subgraphs[1]
     add = next(i for i, op in enumerate(train.operators) if model.operator_codes[op.opcode_index].name == "ADD")
-    train.tensors[train.operators[add].inputs[0]].type = 7  # int16
-    path = tmp_path / "int16_add.tflite"
+    train.tensors[train.operators[add].inputs[0]].type = 4  # int64
+    path = tmp_path / "int64_add.tflite"
     path.write_bytes(save(model))
     summary = inspect_json(path, capsys)
-    assert summary["unsupported"] == [{"subgraph": 1, "index": add, "op": "ADD", "why": "no kernel at int16"}]
+    assert summary["unsupported"] == [{"subgraph": 1, "index": add, "op": "ADD", "why": "no kernel at int64"}]
     assert main(["inspect", str(path)]) == 0
-    assert f"rillet cannot run 1 op: subgraph 1 op {add} ADD (no kernel at int16)" in capsys.readouterr().out
+    assert f"rillet cannot run 1 op: subgraph 1 op {add} ADD (no kernel at int64)" in capsys.readouterr().out
 
     model = load(model_path("train_mlp"))
     model.operator_codes.append(OperatorCode(deprecated_builtin_code=32, builtin_code=32, custom_code="RILLET_Foo"))
