@@ -8,7 +8,8 @@ and its ops are the original's.
 Only what is computed exactly the same here as by librillet's and LiteRT's kernels folds: float32 arithmetic
 is IEEE either way (DIV, ADD, SUB, MUL, MAXIMUM, MINIMUM with no fused activation), ROUND is round half to
 even (nearbyintf; TFLite's RoundToNearest), CAST from float truncates (a C cast) and folds only where every
-value is finite and in the target's range (elsewhere C leaves it undefined). Anything else stays an op."""
+value is finite and in the target's range (elsewhere C leaves it undefined), CAST between integer types only
+where every value fits. Anything else stays an op."""
 
 from __future__ import annotations
 
@@ -29,6 +30,9 @@ _CAST_TARGETS = {np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.int16), np.d
 
 def _folded(kind: str, op, values: list[np.ndarray], out_dtype: np.dtype) -> np.ndarray | None:
     """The op's output computed here, or None where it cannot be computed exactly as the kernels do."""
+    if kind == "CAST" and len(values) == 1 and out_dtype in _CAST_TARGETS and values[0].dtype in _CAST_TARGETS:
+        info, v = np.iinfo(out_dtype), values[0]  # between integers: exact where every value fits
+        return v.astype(out_dtype) if not v.size or info.min <= v.min() and v.max() <= info.max else None
     if any(v.dtype != np.float32 for v in values):
         return None
     if kind in _BINARY:
