@@ -429,7 +429,7 @@ def test_a_fine_tuned_int8_model_exports_as_int8_with_the_original_scales_and_op
 
 def test_a_fine_tuned_int8_model_exports_and_runs_in_litert(tmp_path):
     """export_model after training: the int8 model with its trained weights, which LiteRT runs with rillet's
-    results bit for bit (the trained weights' quantization still runs as ops on constants in the file)."""
+    results bit for bit (its weights int8 constants again: test_a_fine_tuned_int8_model_exports_as_int8_...)."""
     path = DATA / "models" / "cnn_small_int8.tflite"
     it = Interpreter(model_content=rillet.trainable(path, train_last=2, learning_rate=0.01))
     infer, train = it.get_signature_runner("infer"), it.get_signature_runner("train")
