@@ -7,7 +7,9 @@ jitted), in one process, interleaved; medians and ratios.
 
 Then files `rillet trainable` makes of shipped models (tests/data/models: cnn_small_int8 with its last two
 layers trained, MobileNetV2-0.35 int8 with its head trained: an int8 body copied as it is in front of a
-float tail; or --model): rillet against LiteRT on the same training file, interleaved.
+float tail; or --model): rillet against LiteRT on the same training file, interleaved. The issue's target,
+a MobileNetV3-small int8 (Keras, TensorFlow's converter, random weights), is made by
+bench/make_mobilenet_v3_int8.py (/work/txenv's TensorFlow) and timed with --model.
 
 Models: the bundled digits CNN made a training file with every layer trainable (Adam), and TensorFlow's
 own train_mlp.tflite (tests/data/models; batch 8, its converter's SGD step). train_mlp has no rillet graph,

@@ -106,8 +106,8 @@ def _tensor(t, buffers: list[Buffer], shared: dict[bytes, int]) -> Tensor:
         return Tensor(shape=[], type=TENSOR_TYPES["RESOURCE"], buffer=0, name=t.name)
     buffer = 0
     if t.value is not None:
-        data = np.ascontiguousarray(t.value, dtype=t.dtype)
-        raw = data.tobytes()
+        data = np.asarray(t.value, dtype=t.dtype)  # not ascontiguousarray: it makes a scalar [1], so a value
+        raw = data.tobytes()                        # read as [] and assigned as MUL([], [1]) had no one shape
         if raw not in shared:
             buffers.append(Buffer(data=np.frombuffer(raw, np.uint8)))
             shared[raw] = len(buffers) - 1

@@ -189,7 +189,7 @@ def _quantized_read(t: ModelFile, copy: _TensorCopier, ops: list, original: Any,
     if original.dtype != np.int32:
         level = op("MAXIMUM", [level, constant(np.array([info.min], np.float32), "min")], floats("floor"))
         level = op("MINIMUM", [level, constant(np.array([info.max], np.float32), "max")], floats("ceiling"))
-    cast = op("CAST", [level], tensor(original, name=f"{name}/quantized"),
+    cast = op("CAST", [level], tensor(original),
               Options("CastOptions", in_data_type=_FLOAT32, out_data_type=original.type))
     return cast
 

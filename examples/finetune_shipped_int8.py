@@ -125,8 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     shipped, kept = int8_layers(model), int8_layers(finetuned.read_bytes())
     print(f"wrote {finetuned}; LiteRT runs it: held-out accuracy {float((theirs == held_out[1]).mean()):.3f}, "
           f"same predictions as rillet: {same}; weighted layers computing in int8: {kept} of the shipped "
-          f"model's {shipped} (a trained layer's int8 weights are quantized from its float values by ops in "
-          "the file, with the original's scales)")
+          f"model's {shipped} (the trained weights stored as int8 at the original's scales, the original's ops)")
     return 0 if after > before and same and kept == shipped else 1
 
 

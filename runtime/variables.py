@@ -158,13 +158,19 @@ class ResourceVariables:
 
     def export_model(self, path: str | os.PathLike, signature_key: str = "infer") -> None:
         """Writes an inference .tflite of `signature_key` with the variables' current values baked in as
-        constants: the trained model, for LiteRT or rillet, with no resource variables left. Written as
-        save_checkpoint writes (atomically; a symbolic link followed; a FIFO, device or directory refused)."""
+        constants and the ops that then read only constants folded: the trained model, for LiteRT or rillet,
+        with no resource variables left (a fine-tuned int8 model's weights int8 again, at the original's
+        scales). Written as save_checkpoint writes (atomically; a symbolic link followed; a FIFO, device or
+        directory refused)."""
         signatures = {sd.signature_key: sd for sd in self.model.signature_defs or []}
         if signature_key not in signatures:
             raise ValueError(f"no signature {signature_key!r}: the model has {sorted(signatures)}")
         with self._lock:
             values = {key: read_variable(self._program, variable) for key, variable in self._variables().values()}
         by_key = {key: value for key, value in values.items() if value is not None}
-        data = save(bake_variables(self.model, signatures[signature_key], by_key))
+        # ops on nothing but constants (a quantized model's trained weights re-quantized at every run) fold
+        # into constants: an int8 model exports as int8 weights with its own scales and its own ops
+        from rillet.converter.fold_constants import fold_constant_ops
+
+        data = save(fold_constant_ops(bake_variables(self.model, signatures[signature_key], by_key)))
         write_atomically(path, lambda f: f.write(data))  # as checkpoints: never half a model, never over a FIFO

@@ -178,7 +178,7 @@ def format_training(t: dict[str, Any]) -> str:
     if t["loss"]:
         lines.append(f"  loss {t['loss']}, optimizer {t['optimizer']}; trained layers: {', '.join(t['layers'])}")
     for v in sorted(t["variables"], key=lambda v: (v["role"] != "trained", v["role"], v["name"])):
-        shape = "x".join(map(str, v["shape"])) if v["shape"] is not None else "?"
+        shape = ("x".join(map(str, v["shape"])) or "scalar") if v["shape"] is not None else "?"
         lines.append(f"  {v['role']:<16} {v['name']:<48} {v['dtype'] or '?':<8} {shape:<14} {v['bytes']:>10,} B")
     roles = ", ".join(f"{role} {n:,}" for role, n in t["variable_bytes_by_role"].items())
     plan = t["train_plan"]

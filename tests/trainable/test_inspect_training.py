@@ -57,3 +57,30 @@ def test_cli_lists_trained_layers_and_step_memory(tmp_path, capsys):
     assert training["loss"] == "softmax_cross_entropy" and training["optimizer"] == "adam"
     assert len(training["layers"]) == 1 and training["batch_size"] == 1
     assert main(["inspect", str(MODELS / "mlp_f32.tflite"), "--batch-size", "4"]) == 2
+
+
+def test_adam_beta_powers_have_one_shape_read_and_assigned(tmp_path, capsys):
+    """Adam's beta powers are scalars where the file reads them and where it assigns them (the constant they
+    are multiplied by was written [1], so a step made them [1]): inspect gives their type and shape, and a
+    step in rillet and in LiteRT leaves them scalars."""
+    path = tmp_path / "train.tflite"
+    path.write_bytes(rillet.trainable(MODELS / "mlp_f32.tflite", train_last=2, optimizer="adam"))
+    powers = [v for v in training_memory(path, 1)["variables"] if v["name"].endswith("_power")]
+    assert [(v["dtype"], v["shape"]) for v in powers] == [("float32", [])] * 2
+    assert main(["inspect", str(path)]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if "_power" in line and "optimizer_slots" in line]
+    assert len(lines) == 2 and all(line.split()[2:4] == ["float32", "scalar"] for line in lines)
+    litert = pytest.importorskip("ai_edge_litert.interpreter")
+    feeds = {"y": np.array([3], np.int32)}
+    for interpreter in (Interpreter(model_path=str(path)), litert.Interpreter(model_path=str(path))):
+        train = interpreter.get_signature_runner("train")
+        name = next(k for k in train.get_input_details() if k != "y")
+        feeds[name] = np.random.default_rng(0).uniform(-1, 1, train.get_input_details()[name]["shape"]).astype(
+            np.float32)
+        for _ in range(2):
+            train(**feeds)
+        save = interpreter.get_signature_runner("save")
+        values = save()
+        got = {k: v for k, v in values.items() if "power" in k}
+        assert sorted((k, v.shape) for k, v in got.items()) == [("Adam/beta_1_power", ()), ("Adam/beta_2_power", ())]
+        np.testing.assert_allclose(got["Adam/beta_1_power"], 0.9 ** 2, rtol=1e-6)

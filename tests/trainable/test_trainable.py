@@ -363,9 +363,73 @@ def original_outputs(path: Path, model, feeds: dict) -> dict:
     return {name: it.get_tensor(i) for i, name in outputs.items()}
 
 
+def weighted_inputs(model) -> list:
+    """Each weighted op's weight and bias tensors, in op order: (op name, input slot, tensor, its data)."""
+    sg = model.subgraphs[0]
+    return [(model.op_name(op), slot, sg.tensors[i], model.tensor_data(0, i))
+            for op in sg.operators if model.op_name(op) in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
+            for slot, i in enumerate(op.inputs) if slot > 0 and i >= 0]
+
+
+def unfolded_export(it: Interpreter) -> bytes:
+    """What export_model wrote before folding: the variables baked in, the ops that quantize them left as ops."""
+    from rillet.converter import save
+    from rillet.runtime.export import bake_variables
+
+    infer = next(sd for sd in it.model.signature_defs if sd.signature_key == "infer")
+    return save(bake_variables(it.model, infer, {("", k): v for k, v in it.get_variables().items()}))
+
+
+def test_a_fine_tuned_int8_model_exports_as_int8_with_the_original_scales_and_ops(tmp_path):
+    """Folded at export, the trained weights are int8 constants (biases int32) with the original's scales,
+    zero points and channel axes, and the file's ops are the original's, none re-quantizing a weight. Before
+    any step the exported weights are the original's bytes; after 10 steps they are what the unfolded ops
+    computed: the folded file's outputs equal the unfolded one's bit for bit, in rillet and in LiteRT."""
+    path = DATA / "models" / "cnn_small_int8.tflite"
+    original = load(path)
+    it = Interpreter(model_content=rillet.trainable(path, train_last=2, learning_rate=0.01))
+    infer, train = it.get_signature_runner("infer"), it.get_signature_runner("train")
+    name = next(iter(infer.get_input_details()))
+    rs = np.random.default_rng(8)
+    xs = [rs.integers(-128, 128, (1, 28, 28, 1)).astype(np.int8) for _ in range(6)]
+    infer(**{name: xs[0]})  # the variables' initial values
+    it.export_model(str(tmp_path / "untrained.tflite"))
+    untrained = load(str(tmp_path / "untrained.tflite"))
+    assert [untrained.op_name(op) for op in untrained.subgraphs[0].operators] \
+        == [original.op_name(op) for op in original.subgraphs[0].operators]
+    for (kind, slot, want, data), (_, _, got, got_data) in zip(weighted_inputs(original), weighted_inputs(untrained),
+                                                              strict=True):
+        assert got.dtype == want.dtype and got.name == want.name, (kind, slot)
+        assert got.quantization.same_as(want.quantization), (kind, slot)
+        np.testing.assert_array_equal(got_data, data)
+    for _ in range(10):
+        train(**{name: xs[0]}, y=np.array([3], np.int32))
+    it.export_model(str(tmp_path / "fine_tuned.tflite"))
+    folded = load(str(tmp_path / "fine_tuned.tflite"))
+    assert [folded.op_name(op) for op in folded.subgraphs[0].operators] \
+        == [original.op_name(op) for op in original.subgraphs[0].operators]
+    changed = 0
+    for (kind, slot, want, data), (_, _, got, got_data) in zip(weighted_inputs(original), weighted_inputs(folded),
+                                                              strict=True):
+        assert got.dtype == want.dtype and got.quantization.same_as(want.quantization), (kind, slot)
+        changed += not np.array_equal(got_data, data)
+    assert changed >= 3  # the last conv's weight and bias, the dense layer's weight (and bias)
+    unfolded = unfolded_export(it)
+    assert "DIV" in [load(unfolded).op_name(op) for op in load(unfolded).subgraphs[0].operators]
+    runners = [interpreter.get_signature_runner("infer") for interpreter in (
+        Interpreter(model_path=str(tmp_path / "fine_tuned.tflite")), Interpreter(model_content=unfolded),
+        litert.Interpreter(model_path=str(tmp_path / "fine_tuned.tflite")), litert.Interpreter(model_content=unfolded))]
+    for x in xs:
+        (trained,) = infer(**{name: x}).values()
+        for runner in runners:
+            (got,) = runner(**{name: x}).values()
+            assert got.dtype == np.int8
+            np.testing.assert_array_equal(got, trained)
+
+
 def test_a_fine_tuned_int8_model_exports_and_runs_in_litert(tmp_path):
     """export_model after training: the int8 model with its trained weights, which LiteRT runs with rillet's
-    results bit for bit (the trained weights' quantization still runs as ops on constants in the file)."""
+    results bit for bit (its weights int8 constants again: test_a_fine_tuned_int8_model_exports_as_int8_...)."""
     path = DATA / "models" / "cnn_small_int8.tflite"
     it = Interpreter(model_content=rillet.trainable(path, train_last=2, learning_rate=0.01))
     infer, train = it.get_signature_runner("infer"), it.get_signature_runner("train")
