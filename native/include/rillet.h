@@ -58,7 +58,7 @@ typedef struct { int32_t padding, stride_w, stride_h, dilation_w, dilation_h, de
 typedef struct { int32_t padding, stride_w, stride_h, filter_w, filter_h, activation; } rl_pool_params;
 typedef struct { int32_t activation, keep_num_dims; } rl_fully_connected_params;
 typedef struct { int32_t adj_x, adj_y; } rl_batch_matmul_params;
-typedef struct { int32_t activation; } rl_arithmetic_params;
+typedef struct { int32_t activation, pot_scale_int16; } rl_arithmetic_params; /* the second: ADD/SUB */
 typedef struct { int32_t keep_dims; } rl_reducer_params;
 typedef struct { float beta; } rl_softmax_params;
 typedef struct { float alpha; } rl_leaky_relu_params;

@@ -47,7 +47,7 @@ static int32_t rounding_divide_by_pot_as_x86(int32_t x, int32_t exponent) {
     return (x >> (exponent & 31)) + (remainder > threshold ? 1 : 0);
 }
 
-static int8_t divide(int32_t n, int32_t d, const rl_s8_div_params *p) {
+int32_t rl_tflite_quantized_divide(int32_t n, int32_t d, const rl_s8_div_params *p) {
     if (d < 0) { /* the reciprocal is a positive multiplier: move the sign to the dividend */
         n = -n;
         d = -d;
@@ -59,7 +59,7 @@ static int8_t divide(int32_t n, int32_t d, const rl_s8_div_params *p) {
     const int32_t total_shift = p->output_shift - recip_shift - headroom; /* <= 0: prepare bounds the shift */
     const int32_t out = p->output_zero_point +
                         rounding_divide_by_pot_as_x86(rl_srdhm(quotient, p->output_multiplier), -total_shift);
-    return (int8_t)rl_clamp_i32(out, p->act_min, p->act_max);
+    return rl_clamp_i32(out, p->act_min, p->act_max);
 }
 
 void s8_div_ref(const rl_broadcast *bc, const rl_s8_div_params *p, const int8_t *a, const int8_t *b, int8_t *y) {
@@ -67,7 +67,7 @@ void s8_div_ref(const rl_broadcast *bc, const rl_s8_div_params *p, const int8_t 
     for (int64_t i = 0; i < bc->count; ++i) {
         int64_t ia, ib;
         rl_broadcast_row(bc, index, &ia, &ib);
-        y[i] = divide(a[ia + index[7] * bc->a_strides[7]] - p->zero_point[0],
+        y[i] = (int8_t)rl_tflite_quantized_divide(a[ia + index[7] * bc->a_strides[7]] - p->zero_point[0],
                       b[ib + index[7] * bc->b_strides[7]] - p->zero_point[1], p);
         rl_next_index(8, bc->out_dims, index);
     }

@@ -52,6 +52,7 @@ rl_status rl_prepare_compare(rl_plan *plan, rl_op *op) {
     if (s != RL_OK) return s;
     const int32_t dtype = rl_input(plan, op, 0)->dtype;
     if (dtype == RL_FLOAT32) return rl_prepare_binary(plan, op);
+    if (dtype == RL_INT16) return rl_prepare_compare_s16(plan, op); /* prelu_compare_int16.c */
     if (dtype != RL_INT8 && dtype != RL_INT32 && dtype != RL_INT64)
         return rl_fail(plan, RL_UNSUPPORTED, "no kernel for %s operands", rl_dtype_name(dtype));
     rl_compare_prelu_state *st = prepare_operands(plan, op, RL_BOOL, &s);
@@ -79,6 +80,7 @@ rl_status rl_prepare_prelu(rl_plan *plan, rl_op *op) {
     rl_status s = rl_expect_inputs(plan, op, 2, 2);
     if (s != RL_OK) return s;
     const rl_tensor *x = rl_input(plan, op, 0), *alpha = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
+    if (x->dtype == RL_INT16) return rl_prepare_prelu_s16(plan, op); /* prelu_compare_int16.c */
     if (x->dtype != RL_INT8) return rl_prepare_binary(plan, op);
     rl_compare_prelu_state *st = prepare_operands(plan, op, RL_INT8, &s);
     if (!st) return s;

@@ -242,6 +242,7 @@ rl_status rl_prepare_binary(rl_plan *plan, rl_op *op) {
         return RL_OK;
     }
     if (a->dtype == RL_INT8) return rl_prepare_binary_s8(plan, op);
+    if (a->dtype == RL_INT16) return rl_prepare_binary_s16(plan, op); /* binary_int16.c */
     const int int32_ok = !comparison && op->code != RL_OP_PRELU;
     if (a->dtype != RL_FLOAT32 && !(a->dtype == RL_INT32 && int32_ok))
         return rl_fail(plan, RL_UNSUPPORTED, "no kernel for %s operands", rl_dtype_name(a->dtype));
@@ -281,6 +282,7 @@ rl_status rl_prepare_same_shape_f32(rl_plan *plan, rl_op *op) {
         return rl_prepare_activation_s8(plan, op);
     if (input->dtype == RL_INT8 && op->code == RL_OP_SOFTMAX) return rl_prepare_softmax_s8(plan, op);
     if (input->dtype == RL_INT8 && op->code == RL_OP_LOG_SOFTMAX) return rl_prepare_log_softmax_s8(plan, op);
+    if (input->dtype == RL_INT16) return rl_prepare_activation_s16(plan, op); /* activation_int16.c */
     if ((s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
     if ((s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
     output->shape = input->shape;

@@ -39,6 +39,7 @@ rl_status rl_prepare_fully_connected(rl_plan *plan, rl_op *op) {
         output->shape.dims[0] = (int32_t)op->prep.outer;
         output->shape.dims[1] = units;
     }
+    if (input->dtype == RL_INT16) return rl_prepare_fully_connected_int16(plan, op); /* TFLite's 16x8 mode */
     if (quantized && (s = rl_prepare_fully_connected_quantized(plan, op)) != RL_OK) return s;
     return rl_use_gemm_fully_connected(plan, op, op->prep.outer, units, depth);
 }

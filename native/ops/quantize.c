@@ -21,6 +21,7 @@ rl_status rl_prepare_quantize(rl_plan *plan, rl_op *op) {
     const rl_tensor *input = rl_input(plan, op, 0), *output = rl_output(plan, op, 0);
     if ((input->dtype == RL_INT8 && output->dtype == RL_UINT8) || (input->dtype == RL_UINT8 && output->dtype == RL_INT8))
         return rl_prepare_quantize_int8_uint8(plan, op);
+    if (input->dtype == RL_INT16 || output->dtype == RL_INT16) return rl_prepare_quantize_s16(plan, op);
     if (output->dtype != RL_INT8)
         return rl_fail(plan, RL_UNSUPPORTED, "QUANTIZE to %s has no kernel (int8, or uint8 from int8)",
                        rl_dtype_name(output->dtype));
@@ -67,6 +68,7 @@ rl_status rl_prepare_dequantize(rl_plan *plan, rl_op *op) {
     const rl_tensor *input = rl_input(plan, op, 0), *output = rl_output(plan, op, 0);
     if ((s = rl_expect_dtype(plan, output, "DEQUANTIZE's output", RL_FLOAT32)) != RL_OK) return s;
     if (input->dtype == RL_FLOAT16) return RL_OK;
+    if (input->dtype == RL_INT16) return rl_prepare_dequantize_s16(plan, op); /* quantize_int16.c */
     if (input->dtype != RL_INT8)
         return rl_fail(plan, RL_UNSUPPORTED, "DEQUANTIZE from %s has no kernel (int8 or float16)",
                        rl_dtype_name(input->dtype));

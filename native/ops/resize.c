@@ -57,9 +57,9 @@ rl_status rl_prepare_resize(rl_plan *plan, rl_op *op) {
     rl_status s = rl_expect_inputs(plan, op, 2, 2);
     if (s != RL_OK) return s;
     rl_tensor *input = rl_input(plan, op, 0), *size = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
-    const int is_s8 = input->dtype == RL_INT8;
-    if (!is_s8 && (s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
-    if (!is_s8 && (s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
+    const int is_s8 = input->dtype == RL_INT8, is_s16 = input->dtype == RL_INT16;
+    if (!is_s8 && !is_s16 && (s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
+    if (!is_s8 && !is_s16 && (s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
     if ((s = rl_known_indices(plan, size, "size")) != RL_OK) return s;
     if (input->shape.rank != 4) return rl_fail(plan, RL_INVALID, "input must be 4-D NHWC, has rank %d", input->shape.rank);
     if (rl_shape_count(&size->shape) != 2) return rl_fail(plan, RL_INVALID, "size must hold 2 values");
@@ -77,6 +77,7 @@ rl_status rl_prepare_resize(rl_plan *plan, rl_op *op) {
     output->shape.dims[1] = (int32_t)h;
     output->shape.dims[2] = (int32_t)w;
     if (is_s8 && (s = rl_prepare_resize_s8(plan, op)) != RL_OK) return s;
+    if (is_s16) return rl_prepare_resize_s16(plan, op); /* resize_int16.c */
     return xnnpack ? prepare_xnnpack_bilinear(plan, op, input, (int32_t)h, (int32_t)w) : RL_OK;
 }
 

@@ -163,6 +163,7 @@ rl_status rl_prepare_transpose_conv(rl_plan *plan, rl_op *op) {
     if (s != RL_OK) return s;
     const rl_tensor *input = rl_input(plan, op, 2);
     if (input->dtype == RL_INT8) return rl_prepare_transpose_conv_int8(plan, op);
+    if (input->dtype == RL_INT16) return rl_prepare_transpose_conv_int16(plan, op); /* TFLite's 16x8 mode */
     if ((s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
     return prepare_transpose_conv_f32(plan, op);
 }

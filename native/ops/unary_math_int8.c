@@ -91,6 +91,7 @@ rl_status rl_prepare_unary_math_s8(rl_plan *plan, rl_op *op) {
     const rl_tensor *in = rl_input(plan, op, 0);
     rl_tensor *out = rl_output(plan, op, 0);
     const int float_kernel = op->code == RL_OP_ELU || op->code == RL_OP_GELU; /* unary_math.c's, else elementwise.c's */
+    if (in->dtype == RL_INT16) return rl_prepare_unary_s16(plan, op); /* unary_int16.c */
     if (in->dtype != RL_INT8) return float_kernel ? rl_prepare_unary_math(plan, op) : rl_prepare_same_shape_f32(plan, op);
     rl_s8_table_state *st;
     if ((s = rl_s8_table_prepare(plan, op, &st)) != RL_OK) return s;

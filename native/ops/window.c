@@ -86,6 +86,8 @@ static rl_status prepare_conv(rl_plan *plan, rl_op *op, int depthwise) {
     op->prep.act_max = g.act_max;
     op->prep.perm[0] = g.depth_multiplier;
     if (quantized && input->dtype == RL_FLOAT32) return rl_prepare_conv2d_hybrid(plan, op, &g, depthwise);
+    if (input->dtype == RL_INT16) /* TFLite's 16x8 mode */
+        return depthwise ? rl_prepare_dwconv2d_int16(plan, op, &g) : rl_prepare_conv2d_int16(plan, op, &g);
     if (quantized && (s = rl_prepare_conv2d_quantized(plan, op, &g, depthwise)) != RL_OK) return s;
     return depthwise ? rl_use_dwconv(plan, op, &g) : rl_use_gemm_conv2d(plan, op, &g);
 }
@@ -139,7 +141,7 @@ static rl_status prepare_pool(rl_plan *plan, rl_op *op) {
     if (s != RL_OK) return s;
     rl_tensor *input = rl_input(plan, op, 0), *output = rl_output(plan, op, 0);
     const rl_pool_params *p = &op->params.pool;
-    const int32_t dtype = input->dtype == RL_INT8 ? RL_INT8 : RL_FLOAT32;
+    const int32_t dtype = input->dtype == RL_INT8 || input->dtype == RL_INT16 ? input->dtype : RL_FLOAT32;
     if ((s = rl_expect_dtype(plan, input, "input", dtype)) != RL_OK) return s;
     if ((s = rl_expect_dtype(plan, output, "output", dtype)) != RL_OK) return s;
     if (p->filter_h < 1 || p->filter_w < 1)
@@ -159,6 +161,7 @@ static rl_status prepare_pool(rl_plan *plan, rl_op *op) {
     op->prep.act_max = g.act_max;
     if (dtype == RL_INT8 && (s = rl_prepare_pool2d_s8(plan, op)) != RL_OK) return s;
     g.out_c = g.in_c;
+    if (dtype == RL_INT16) return rl_prepare_pool2d_s16(plan, op, &g); /* pool_int16.c */
     return rl_use_pool_driver(plan, op, &g);
 }
 

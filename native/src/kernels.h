@@ -18,6 +18,7 @@
 #include "pool.h"
 #include "qd8_dwconv.h"
 #include "qd8_gemm.h"
+#include "qs16_gemm.h"
 #include "quant.h"
 #include "requantize_fixedpoint.h"
 #include "rowdot.h"
@@ -33,6 +34,13 @@ typedef struct {
     int32_t depth_multiplier;
     float act_min, act_max;
 } rl_window_geometry;
+
+/* DEPTHWISE_CONV_2D in TFLite's 16x8 mode (qs16_gemm.h's REDUCED64), output rows first_row .. first_row + rows - 1
+ * (row b * out_h + y): filter [1, fh, fw, out_c], output channel c reads input channel c / depth_multiplier; bias
+ * out_c int64 values or NULL; one rl_qs16_channel per output channel (s16_dwconv2d_ref.c). */
+void s16_dwconv2d_rows_ref(const rl_window_geometry *g, const rl_qs16_requantization_params *params,
+                           const rl_qs16_channel *channels, const int16_t *input, const int8_t *filter,
+                           const int64_t *bias, int16_t *output, size_t first_row, size_t rows);
 
 /* An element-wise binary op over broadcast shapes, flattened to rank 8 with 0 strides. */
 typedef struct {
@@ -251,6 +259,7 @@ typedef struct {
     /* Micro-kernel families (gemm.h, dwconv.h): the ops' drivers tile the tensor and call these. */
     rl_f32_gemm_config f32_gemm;
     rl_qs8_gemm_config qs8_gemm;
+    rl_qs16_gemm_config qs16_gemm; /* TFLite's 16x8 CONV_2D and FULLY_CONNECTED (qs16_gemm.h) */
     rl_qd8_gemm_config qd8_gemm; /* hybrid: float activations quantized per row, int8 weights (qd8_gemm.h) */
     rl_qd8_dwconv_fn qd8_dwconv; /* hybrid depthwise, TFLite's arithmetic (qd8_dwconv.h) */
     rl_qd8_quantize_config qd8_quantize; /* their inputs' quantizations (qd8_gemm.h) */
@@ -573,6 +582,9 @@ typedef struct {
     int32_t act_min, act_max;
 } rl_s8_div_params;
 void s8_div_ref(const rl_broadcast *bc, const rl_s8_div_params *p, const int8_t *a, const int8_t *b, int8_t *y);
+/* One quotient of that arithmetic (operands less their zero points, divisor nonzero), clamped to the activation
+ * range: what the int16 DIV (s16_div_ref.c) shares. */
+int32_t rl_tflite_quantized_divide(int32_t n, int32_t d, const rl_s8_div_params *p);
 void s8_abs_ref(int64_t count, const rl_s8_abs_params *p, const int8_t *x, int8_t *y);
 void s8_squared_difference_ref(const rl_broadcast *bc, const rl_s8_squared_difference_params *p, const int8_t *a,
                                const int8_t *b, int8_t *y);

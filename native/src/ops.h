@@ -54,6 +54,18 @@ rl_status rl_eval_fully_connected_quantized(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_batch_matmul_quantized(rl_plan *plan, rl_op *op);
 rl_status rl_eval_batch_matmul_quantized(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_batch_matmul_int16(rl_plan *plan, rl_op *op); /* batch_matmul_int16.c */
+/* TFLite's 16x8 CONV_2D and FULLY_CONNECTED (gemm_int16.c), DEPTHWISE_CONV_2D (dwconv_int16.c), TRANSPOSE_CONV
+ * (transpose_conv_int16.c), and what they share: the dtype checks, and per-channel multipliers in op->scratch
+ * (float_product: a per-tensor filter's, ruy's way). */
+rl_status rl_prepare_conv2d_int16(rl_plan *plan, rl_op *op, const rl_window_geometry *g);
+rl_status rl_prepare_fully_connected_int16(rl_plan *plan, rl_op *op);
+rl_status rl_prepare_dwconv2d_int16(rl_plan *plan, rl_op *op, const rl_window_geometry *g);
+rl_status rl_prepare_transpose_conv_int16(rl_plan *plan, rl_op *op);
+rl_status rl_s16_check_16x8(rl_plan *plan, const char *op_name, const rl_tensor *input, const rl_tensor *filter,
+                            const rl_tensor *bias, const rl_tensor *output, int allow_int32_bias);
+rl_status rl_s16_channel_multipliers(rl_plan *plan, rl_op *op, const rl_tensor *input, const rl_tensor *filter,
+                                     const rl_tensor *output, int32_t channels, int32_t axis, int float_product,
+                                     const rl_qs16_channel **factors);
 /* Checks a symmetric int8 filter's quantization (one scale, or one per output channel on `axis`) and returns
  * its `channels` scales, per-tensor ones repeated, in memory that lives with the op. */
 rl_status rl_s8_filter_scales(rl_plan *plan, rl_op *op, const rl_tensor *filter, int32_t channels, int32_t axis,
@@ -70,6 +82,17 @@ rl_status rl_eval_batch_matmul_hybrid(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_quantize(rl_plan *plan, rl_op *op);
 rl_status rl_eval_quantize(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_quantize_int8_uint8(rl_plan *plan, rl_op *op); /* quantize_int8_uint8.c */
+/* TFLite's 16x8 mode (int16 activations, zero point 0): each sets op->run (s16_elementwise.h's kernels). */
+rl_status rl_prepare_quantize_s16(rl_plan *plan, rl_op *op);   /* quantize_int16.c */
+rl_status rl_prepare_dequantize_s16(rl_plan *plan, rl_op *op); /* quantize_int16.c */
+rl_status rl_prepare_binary_s16(rl_plan *plan, rl_op *op);     /* binary_int16.c */
+rl_status rl_prepare_activation_s16(rl_plan *plan, rl_op *op); /* activation_int16.c */
+rl_status rl_prepare_unary_s16(rl_plan *plan, rl_op *op);      /* unary_int16.c */
+rl_status rl_prepare_prelu_s16(rl_plan *plan, rl_op *op);      /* prelu_compare_int16.c */
+rl_status rl_prepare_compare_s16(rl_plan *plan, rl_op *op);    /* prelu_compare_int16.c */
+rl_status rl_prepare_resize_s16(rl_plan *plan, rl_op *op);     /* resize_int16.c */
+rl_status rl_prepare_reduce_s16(rl_plan *plan, rl_op *op, int64_t reduced_count); /* reduce_int16.c */
+rl_status rl_prepare_pool2d_s16(rl_plan *plan, rl_op *op, const rl_window_geometry *g); /* pool_int16.c */
 rl_status rl_prepare_dequantize(rl_plan *plan, rl_op *op);
 rl_status rl_eval_dequantize(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_binary(rl_plan *plan, rl_op *op);

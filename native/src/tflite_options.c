@@ -19,7 +19,8 @@ typedef enum {
     F_SHRINK_AXIS_MASK, F_OFFSET, F_BATCH_DIMS, F_VALUES_COUNT, F_OUT_TYPE, F_ALIGN_CORNERS,
     F_HALF_PIXEL_CENTERS, F_RADIUS, F_BIAS, F_MODE, F_EXCLUSIVE, F_REVERSE, F_APPROXIMATE, F_THEN_SUBGRAPH_INDEX,
     F_ELSE_SUBGRAPH_INDEX, F_COND_SUBGRAPH_INDEX, F_BODY_SUBGRAPH_INDEX, F_CELL_CLIP, F_PROJ_CLIP, F_TIME_MAJOR,
-    F_INIT_SUBGRAPH_INDEX, F_CONTAINER, F_SHARED_NAME, F_BLOCK_SIZE, F_SEED, F_SEED2, F_ASYMMETRIC_QUANTIZE_INPUTS
+    F_INIT_SUBGRAPH_INDEX, F_CONTAINER, F_SHARED_NAME, F_BLOCK_SIZE, F_SEED, F_SEED2, F_ASYMMETRIC_QUANTIZE_INPUTS,
+    F_POT_SCALE_INT16
 } option_field_name;
 
 typedef struct {
@@ -46,7 +47,7 @@ static const option_field option_fields[] = {
     {8, F_KEEP_NUM_DIMS, 2, FB_BOOL, 0}, {8, F_ASYMMETRIC_QUANTIZE_INPUTS, 3, FB_BOOL, 0},
     /* SoftmaxOptions */ {9, F_BETA, 0, FB_F32, 0},
     /* ConcatenationOptions */ {10, F_AXIS, 0, FB_I32, 0}, {10, F_ACTIVATION, 1, FB_I8, 0},
-    /* AddOptions */ {11, F_ACTIVATION, 0, FB_I8, 0},
+    /* AddOptions */ {11, F_ACTIVATION, 0, FB_I8, 0}, {11, F_POT_SCALE_INT16, 1, FB_BOOL, 1},
     /* L2NormOptions */ {12, F_ACTIVATION, 0, FB_I8, 0},
     /* LocalResponseNormalizationOptions */ {13, F_RADIUS, 0, FB_I32, 0}, {13, F_BIAS, 1, FB_F32, 0},
     {13, F_ALPHA, 2, FB_F32, 0}, {13, F_BETA, 3, FB_F32, 0},
@@ -58,7 +59,7 @@ static const option_field option_fields[] = {
     /* MulOptions */ {21, F_ACTIVATION, 0, FB_I8, 0},
     /* GatherOptions */ {23, F_AXIS, 0, FB_I32, 0}, {23, F_BATCH_DIMS, 1, FB_I32, 0},
     /* ReducerOptions */ {27, F_KEEP_DIMS, 0, FB_BOOL, 0},
-    /* SubOptions */ {28, F_ACTIVATION, 0, FB_I8, 0},
+    /* SubOptions */ {28, F_ACTIVATION, 0, FB_I8, 0}, {28, F_POT_SCALE_INT16, 1, FB_BOOL, 1},
     /* DivOptions */ {29, F_ACTIVATION, 0, FB_I8, 0},
     /* SqueezeOptions */ {30, F_SQUEEZE_DIMS, 0, FB_INTS, 0},
     /* SequenceRNNOptions */ {31, F_ACTIVATION, 1, FB_I8, 0}, {31, F_TIME_MAJOR, 0, FB_BOOL, 0},
@@ -138,7 +139,9 @@ static const op_parameter op_parameters[] = {
     {RL_OP_FULLY_CONNECTED, F_KEEP_NUM_DIMS, P_BOOL, AT(fully_connected.keep_num_dims), 0},
     {RL_OP_BATCH_MATMUL, F_ADJ_X, P_BOOL, AT(batch_matmul.adj_x), 0},
     {RL_OP_BATCH_MATMUL, F_ADJ_Y, P_BOOL, AT(batch_matmul.adj_y), 0},
-    ARITHMETIC(RL_OP_ADD), ARITHMETIC(RL_OP_SUB), ARITHMETIC(RL_OP_MUL), ARITHMETIC(RL_OP_DIV),
+    ARITHMETIC(RL_OP_ADD), ARITHMETIC(RL_OP_SUB),
+    {RL_OP_ADD, F_POT_SCALE_INT16, P_BOOL, AT(arithmetic.pot_scale_int16), 1},
+    {RL_OP_SUB, F_POT_SCALE_INT16, P_BOOL, AT(arithmetic.pot_scale_int16), 1}, ARITHMETIC(RL_OP_MUL), ARITHMETIC(RL_OP_DIV),
     REDUCER(RL_OP_MEAN), REDUCER(RL_OP_SUM), REDUCER(RL_OP_REDUCE_MAX), REDUCER(RL_OP_REDUCE_MIN),
     {RL_OP_SOFTMAX, F_BETA, P_FLOAT, AT(softmax.beta), 1.0f},
     {RL_OP_LEAKY_RELU, F_ALPHA, P_FLOAT, AT(leaky_relu.alpha), 0},

@@ -37,13 +37,13 @@ def test_the_dtypes_are_those_of_the_data_an_op_computes_on():
     """TRANSPOSE_CONV's first input is its int32 output_shape, FILL's its dims, ONE_HOT's its indices: the table
     gives the dtypes of the input, the value and the on/off values (the registry's data_input)."""
     rows = {name: dtypes for name, _, dtypes in load_tool().registry()}
-    assert rows["TRANSPOSE_CONV"] == ["float32", "int8"]
+    assert rows["TRANSPOSE_CONV"] == ["float32", "int16", "int8"]
     assert "float32" in rows["FILL"] and "int8" in rows["ONE_HOT"]
-    assert rows["CONV_2D"] == ["float32", "int8"]
+    assert rows["CONV_2D"] == ["float32", "int16", "int8"]
 
 
 def test_the_support_check_reads_the_data_input():
-    """An int16 TRANSPOSE_CONV is named unsupported before prepare (its int32 output_shape used to pass for it)."""
+    """An int32 TRANSPOSE_CONV is named unsupported before prepare (its int32 output_shape used to pass for it)."""
     import sys
 
     import numpy as np
@@ -55,7 +55,7 @@ def test_the_support_check_reads_the_data_input():
 
     OPTIONS_TYPES.setdefault("TRANSPOSE_CONV", "TransposeConvOptions")
     model = op_model("TRANSPOSE_CONV", [np.array([1, 4, 4, 2], np.int32), np.zeros((2, 3, 3, 3), np.float32),
-                                        Input((1, 4, 4, 3), np.int16)], [((1, 4, 4, 2), np.int16)],
+                                        Input((1, 4, 4, 3), np.int32)], [((1, 4, 4, 2), np.int32)],
                      {"padding": 0, "stride_w": 1, "stride_h": 1})
-    with pytest.raises(UnsupportedOpsError, match="TRANSPOSE_CONV op 0 on INT16"):
+    with pytest.raises(UnsupportedOpsError, match="TRANSPOSE_CONV op 0 on INT32"):
         Interpreter(model_content=model)

@@ -70,6 +70,11 @@ def _arithmetic(p: Any, o: Options | None) -> None:
     p.arithmetic.activation = _get(o, "fused_activation_function", 0)
 
 
+def _add_sub(p: Any, o: Options | None) -> None:
+    _arithmetic(p, o)
+    p.arithmetic.pot_scale_int16 = int(bool(_get(o, "pot_scale_int16", True)))
+
+
 def _reducer(p: Any, o: Options | None) -> None:
     p.reducer.keep_dims = int(bool(_get(o, "keep_dims", False)))
 
@@ -137,7 +142,7 @@ def _call_once(p: Any, o: Options | None) -> None:
 FILLERS = {
     "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _conv, "MAX_POOL_2D": _pool, "AVERAGE_POOL_2D": _pool,
     "FULLY_CONNECTED": _fully_connected, "BATCH_MATMUL": _batch_matmul,
-    "ADD": _arithmetic, "SUB": _arithmetic, "MUL": _arithmetic, "DIV": _arithmetic,
+    "ADD": _add_sub, "SUB": _add_sub, "MUL": _arithmetic, "DIV": _arithmetic,
     "MEAN": _reducer, "SUM": _reducer, "SOFTMAX": _softmax, "LEAKY_RELU": _leaky_relu,
     "CONCATENATION": _concatenation, "RESHAPE": _reshape, "SQUEEZE": _squeeze,
     "STRIDED_SLICE": _strided_slice, "GATHER": _gather, "PACK": _pack, "SHAPE": _shape,

@@ -1,0 +1,63 @@
+/* reduce_int16.c — MEAN, SUM, REDUCE_MAX and REDUCE_MIN of TFLite's 16x8 mode (int16 in and out, zero points
+ * 0) on s16_reduce_ref.c; reduce.c computes the output shape and the 8-D view, then sends int16 here. */
+#include "ops.h"
+#include "s16_elementwise.h"
+
+typedef struct {
+    rl_s16_reduce_params p;
+} rl_s16_reduce_state;
+
+static rl_status run_reduce_s16(rl_plan *plan, rl_op *op) {
+    const rl_s16_reduce_state *st = (const rl_s16_reduce_state *)op->state;
+    int64_t dims[RL_MAX_DIMS];
+    for (int d = 0; d < RL_MAX_DIMS; ++d) dims[d] = op->prep.dims[d];
+    s16_reduce_ref(&st->p, dims, op->prep.reduce_axes, op->prep.count, (const int16_t *)rl_input(plan, op, 0)->data,
+                   (int32_t *)op->arena_scratch, (int16_t *)rl_output(plan, op, 0)->data);
+    return RL_OK;
+}
+
+rl_status rl_prepare_reduce_s16(rl_plan *plan, rl_op *op, int64_t reduced_count) {
+    const rl_tensor *input = rl_input(plan, op, 0), *output = rl_output(plan, op, 0);
+    rl_status s = rl_expect_dtype(plan, output, "output", RL_INT16);
+    if (s == RL_OK) s = rl_expect_per_tensor_quantization(plan, input, "int16 input");
+    if (s == RL_OK) s = rl_expect_per_tensor_quantization(plan, output, "int16 output");
+    if (s != RL_OK) return s;
+    if (rl_tensor_zero_point(input, 0) != 0 || rl_tensor_zero_point(output, 0) != 0)
+        return rl_fail(plan, RL_UNSUPPORTED, "int16 input and output need zero point 0 (have %d and %d)",
+                       rl_tensor_zero_point(input, 0), rl_tensor_zero_point(output, 0));
+    rl_s16_reduce_state *st = (rl_s16_reduce_state *)rl_op_state(plan, op, sizeof *st);
+    if (!st) return RL_NO_MEMORY;
+    rl_s16_reduce_params *p = &st->p;
+    const float si = rl_tensor_scale(input, 0), so = rl_tensor_scale(output, 0);
+    switch (op->code) {
+    case RL_OP_REDUCE_MAX:
+    case RL_OP_REDUCE_MIN:
+        if (si != so)
+            return rl_fail(plan, RL_UNSUPPORTED, "int16 %s needs the input's scale on its output (%g and %g)",
+                           op->code == RL_OP_REDUCE_MAX ? "REDUCE_MAX" : "REDUCE_MIN", (double)si, (double)so);
+        p->kind = op->code == RL_OP_REDUCE_MAX ? RL_S16_REDUCE_MAX : RL_S16_REDUCE_MIN;
+        break;
+    case RL_OP_SUM:
+        p->kind = RL_S16_SUM;
+        p->scale = si / so;
+        break;
+    case RL_OP_MEAN: {
+        p->kind = RL_S16_MEAN;
+        const double real = (double)si / (double)so;
+        if (rl_quantize_multiplier(real, &p->multiplier, &p->shift) || p->shift > 30)
+            return rl_fail(plan, RL_UNSUPPORTED, "int16 MEAN input/output scale ratio %g is out of range", real);
+        if (reduced_count > 0) { /* TFLite folds 1/count into the multiplier, keeping the shift >= -31 */
+            int32_t up = 0;
+            while (up < 32 && ((int64_t)1 << (up + 1)) <= reduced_count) ++up;
+            if (up > 31 + p->shift) up = 31 + p->shift;
+            p->multiplier = (int32_t)(((int64_t)p->multiplier << up) / reduced_count);
+            p->shift -= up;
+        }
+        break;
+    }
+    default: return rl_fail(plan, RL_UNSUPPORTED, "no int16 kernel for this reduction (MEAN, SUM, REDUCE_MAX, REDUCE_MIN)");
+    }
+    rl_request_arena_scratch(op, sizeof(int32_t) * (size_t)(op->prep.count > 0 ? op->prep.count : 1));
+    op->run = run_reduce_s16;
+    return RL_OK;
+}
