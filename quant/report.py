@@ -65,7 +65,20 @@ class Report:
             "tensors": {t.name: {k: v for k, v in asdict(t).items() if k != "name"} for t in self.tensors},
             "layers": [asdict(layer) for layer in self.layers],
             "keep_float_suggestion": self.keep_float_suggestion,
+            "added_db_by_op": self.added_by_op(),
         }
+
+    def added_by_op(self) -> list[dict[str, Any]]:
+        """Where the dB go, by op type: the dB its layers add summed, their count and the worst one's, the
+        type that adds most first (what --keep-float TYPE would buy back, at most)."""
+        found: dict[str, dict[str, Any]] = {}
+        for layer in self.layers:
+            row = found.setdefault(layer.op, {"op": layer.op, "layers": 0, "added_db": 0.0, "worst_added_db": 0.0})
+            row["layers"] += 1
+            row["added_db"] = round(row["added_db"] + layer.added_db, 3)
+            row["worst_added_db"] = max(row["worst_added_db"], layer.added_db)
+        return sorted((row for row in found.values() if row["added_db"] > 0),
+                      key=lambda row: (-row["added_db"], row["op"]))
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, sort_keys=False)
@@ -77,6 +90,10 @@ class Report:
                         f"{layer.added_db:>7.1f}  {_short(layer.output)}")
         if len(self.layers) > limit:
             rows.append(f"      ... {len(self.layers) - limit} more layers in the JSON report")
+        by_op = self.added_by_op()[:8]
+        if by_op:
+            rows.append("added dB by op type: " + ", ".join(
+                f"{row['op']} {row['added_db']:.1f} ({row['layers']})" for row in by_op))
         if self.keep_float_suggestion:
             rows.append("suggest keeping float: " + ", ".join(self.keep_float_suggestion)
                         + "  (--keep-float NAME, keep_float=[...])")

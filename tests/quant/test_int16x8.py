@@ -159,6 +159,12 @@ def test_the_report_ranks_the_16x8_layers():
     assert any(t.dtype == "int16" for t in report.tensors)
     added = [layer.added_db for layer in report.layers]
     assert added == sorted(added, reverse=True) and added[0] > 0
+    by_op = report.added_by_op()  # where the dB go, by op type: every layer's added dB counted once
+    assert [row["added_db"] for row in by_op] == sorted((row["added_db"] for row in by_op), reverse=True)
+    assert sum(row["added_db"] for row in by_op) == pytest.approx(sum(added), abs=1e-6)
+    assert all(row["layers"] == sum(layer.op == row["op"] for layer in report.layers) for row in by_op)
+    assert f"added dB by op type: {by_op[0]['op']} " in report.table()
+    assert report.to_dict()["added_db_by_op"] == by_op
 
 
 def test_int16x8_refuses_int8_io_and_min_sqnr():
