@@ -482,6 +482,8 @@ def plan_int8_subgraphs(model: ModelFile, ranges: dict[int, dict[int, tuple[floa
                            f"rillet's runtime has no int16 {', '.join(unrun)} yet")
             notes.setdefault(0, []).append(f"int16x8: {', '.join(floats)} kept float (between DEQUANTIZE and "
                                            f"QUANTIZE): {'; '.join(why)}")
+    for k, (quantized, _, _) in enumerate(decisions):
+        _moves_follow_float(model, k, quantized)
     c = _Constraints(activation=activation)
     c.float_ops = {(k, j) for k, (quantized, _, _) in enumerate(decisions) for j, q in enumerate(quantized) if not q}
     for k, (quantized, _, _) in enumerate(decisions):
@@ -511,6 +513,28 @@ def plan_int8_subgraphs(model: ModelFile, ranges: dict[int, dict[int, tuple[floa
         plans.append(Plan(quantized, mine, kept, matched, {i for kk, i in boundaries if kk == k}, typed,
                           notes.get(k, []), activation))
     return plans
+
+
+# Ops that only move values (no arithmetic): quantizing before or after one gives the same integers.
+MOVES = {"RESHAPE", "SQUEEZE", "EXPAND_DIMS", "TRANSPOSE", "STRIDED_SLICE", "SLICE", "GATHER", "SPLIT",
+         "SPLIT_V", "UNPACK", "PACK", "CONCATENATION", "TILE", "BROADCAST_TO", "REVERSE_V2", "GATHER_ND",
+         "SPACE_TO_DEPTH", "DEPTH_TO_SPACE", "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND"}
+
+
+def _moves_follow_float(model: ModelFile, k: int, quantized: list[bool]) -> None:
+    """Keeps float (in `quantized`) an op of MOVES whose float inputs all come from ops that stay float: a
+    QUANTIZE before it would round values the ops after it may read as float (a float GELU's output moved
+    by TRANSPOSE into a float residual ADD: the Whisper stem's output at 8 bits, PT2E keeps it float);
+    where an int8 op reads it, the QUANTIZE after it gives the same integers."""
+    sg = model.subgraphs[k]
+    producer = {o: j for j, op in enumerate(sg.operators) for o in op.outputs or [] if o >= 0}
+    for j, op in enumerate(sg.operators):
+        if not quantized[j] or model.op_name(op) not in MOVES:
+            continue
+        data = [i for i in op.inputs or [] if i >= 0 and sg.tensors[i].type == FLOAT32
+                and _constant(model, i, k) is None]
+        if data and all(i in producer and not quantized[producer[i]] for i in data):
+            quantized[j] = False
 
 
 def _variance_ops(model: ModelFile, k: int) -> list[int]:
