@@ -1,6 +1,9 @@
 """Writes the 16x8 fixtures of tests/data/int16x8: small Keras models through TensorFlow's converter in its
 16x8 mode (int16 activations with zero point 0, int8 per-channel weights, int64 biases), each with inputs and
-LiteRT's outputs (.npz: x, y). Run with the TensorFlow venv: /work/txenv/bin/python bench/make_int16x8_models.py
+LiteRT's outputs (.npz: x, y). Inputs have a fixed batch of 1, so the converter writes what a deployed model
+holds: FULLY_CONNECTED with keep_num_dims on a 3-D input, dilated convolutions as one CONV_2D or
+DEPTHWISE_CONV_2D (not SPACE_TO_BATCH_ND around them), a constant TRANSPOSE_CONV output_shape. Run with the
+TensorFlow venv: /work/txenv/bin/python bench/make_int16x8_models.py [--only NAME]
 """
 from __future__ import annotations
 

@@ -96,6 +96,7 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .vactivation = rl_vactivation_config_for(isa),
         .f32_vexp = rl_f32_vexp_config_for(isa),
         .s32_s8_requantize_fixedpoint = rl_s32_s8_requantize_fixedpoint_for(isa),
+        .s16_velementwise = rl_s16_velementwise_config_for(isa),
     };
     return table;
 }

@@ -11,7 +11,9 @@
  * Packed weights (rl_pack_qs16_qc8w): for each panel of nr output channels: nr int64 biases (0 past n or
  * with no bias), nr rl_qs16_channel (rl_qs16_requantize's per-channel factors), then for each tap
  * and each pair of channels (kc rounded up to even, zero-filled) nr pairs of int16 weights (the int8 weights
- * sign-extended: AVX2's _mm256_madd_epi16 multiplies an int16 pair of inputs by one such pair per column). */
+ * sign-extended: AVX2's _mm256_madd_epi16 multiplies an int16 pair of inputs by one such pair per column).
+ * RL_QS16_PANEL_HEADER(nr) bytes come before a panel's weights; a rl_qs16_channel is 16 bytes, so the weights
+ * stay 8-byte aligned. */
 #ifndef RILLET_QS16_GEMM_H
 #define RILLET_QS16_GEMM_H
 
@@ -32,17 +34,23 @@
  *   srshl and ruy's x86 kernels compute it. */
 enum { RL_QS16_REDUCED64 = 0, RL_QS16_DOUBLE64 = 1, RL_QS16_DOUBLE32 = 2 };
 
-/* One output channel's factors: TFLite's multiplier in [2^30, 2^31) and shift in [-31, 7]
- * (rl_quantize_multiplier of scale), and the scale itself (DOUBLE64's). */
+/* One output channel's factors: TFLite's multiplier in [2^30, 2^31) and shift (rl_quantize_multiplier of scale,
+ * at most rl_qs16_max_shift), and the scale itself (DOUBLE64's). */
 typedef struct {
     double scale;
     int32_t multiplier, shift;
 } rl_qs16_channel;
+typedef char rl_qs16_channel_is_16_bytes[sizeof(rl_qs16_channel) == 16 ? 1 : -1]; /* the packed layout's */
 
 typedef struct {
     int32_t rounding; /* RL_QS16_* */
     int32_t act_min, act_max;
 } rl_qs16_requantization_params;
+
+/* The largest shift (scale below 2^shift) a rounding defines: REDUCED64 shifts right by 15 - shift (TFLite's
+ * own shift past 14 is undefined, and LiteRT 2.3's outputs there follow no formula); the others take any
+ * multiplier rl_quantize_multiplier gives below 2^31. */
+static inline int32_t rl_qs16_max_shift(int32_t rounding) { return rounding == RL_QS16_REDUCED64 ? 14 : 30; }
 
 /* One sum to int16. REDUCED64's product wraps modulo 2^64 past |sum| 2^48, as TFLite's own int64 arithmetic
  * would (it assumes sums below 2^47). */
@@ -51,7 +59,10 @@ static inline int16_t rl_qs16_requantize(int64_t sum, const rl_qs16_channel *cha
     const int32_t multiplier = channel->multiplier, shift = channel->shift;
     int64_t v;
     if (params->rounding == RL_QS16_DOUBLE64) {
-        const double real = round((double)sum * channel->scale); /* one IEEE product: the same on every CPU */
+        double real = round((double)sum * channel->scale); /* one IEEE product: the same on every CPU */
+        /* TFLite casts it to int32: past int32's range x86's conversion gives INT32_MIN (measured: LiteRT's
+         * outputs there are the activation's minimum), which is what rillet gives on every CPU. */
+        if (!(real >= -2147483648.0 && real < 2147483648.0)) real = -2147483648.0;
         return (int16_t)(real < params->act_min ? params->act_min : (real > params->act_max ? params->act_max : real));
     }
     if (params->rounding == RL_QS16_REDUCED64) {
@@ -86,13 +97,14 @@ typedef struct {
 size_t rl_qs16_qc8w_packed_size(size_t n, size_t ks, size_t kc, size_t nr);
 void rl_pack_qs16_qc8w(size_t n, size_t ks, size_t kc, size_t nr, const int8_t *w, const void *bias,
                        int bias_is_int32, const rl_qs16_channel *channels, void *packed);
-/* The bytes before a panel's weights: nr biases and nr channels. */
 #define RL_QS16_PANEL_HEADER(nr) ((nr) * (sizeof(int64_t) + sizeof(rl_qs16_channel)))
 
-/* The best kernel of a path: AVX2's on every x86 SIMD path, else scalar (qs16_configs.c). */
+/* The best kernel of a path: AVX2's on every x86 SIMD path, NEON's on both Arm paths, else scalar
+ * (qs16_configs.c). */
 rl_qs16_gemm_config rl_qs16_gemm_config_for(rl_isa isa);
 
 RL_QS16_QC8W_IGEMM_FN(qs16_qc8w_igemm_2x4c2__scalar);
-RL_QS16_QC8W_IGEMM_FN(qs16_qc8w_igemm_4x8c2__avx2);
+RL_QS16_QC8W_IGEMM_FN(qs16_qc8w_igemm_4x16c2__avx2);
+RL_QS16_QC8W_IGEMM_FN(qs16_qc8w_igemm_4x8c2__neon);
 
 #endif

@@ -7,6 +7,8 @@
  *   than the output's shifted right with rounding, then a saturating int16 sum or difference;
  * - MUL: the int32 product (at most 2^30) rescaled by one multiplier;
  * - MAXIMUM / MINIMUM on the raw values, as TFLite compares them whatever the scales. */
+#include <math.h>
+
 #include "quant.h"
 #include "s16_elementwise.h"
 
@@ -43,4 +45,30 @@ void s16_binary_ref(const rl_s16_binary_params *p, const rl_broadcast *bc, const
         rl_broadcast_row(bc, index, &ia, &ib);
         for (int64_t i = 0; i < inner; ++i) *out++ = (int16_t)one(p, a[ia + i * sa], b[ib + i * sb]);
     } while (rl_next_index(7, bc->out_dims, index));
+}
+
+/* FLOOR_DIV and FLOOR_MOD of int16 operands, as TFLite's int16 kernels compute them on the raw values whatever
+ * their quantization: floor of the double quotient (32768 from -32768 / -1 wraps to -32768, as the conversion
+ * through int32 does on x86), and the remainder taking the divisor's sign. Returns 1 at a zero divisor. */
+int s16_floor_div_mod_ref(int32_t mod, const rl_broadcast *bc, const int16_t *a, const int16_t *b, int16_t *out) {
+    if (bc->count == 0) return 0;
+    int64_t index[8] = {0};
+    const int64_t inner = bc->out_dims[7], sa = bc->a_strides[7], sb = bc->b_strides[7];
+    do {
+        int64_t ia, ib;
+        rl_broadcast_row(bc, index, &ia, &ib);
+        for (int64_t i = 0; i < inner; ++i) {
+            const int32_t x = a[ia + i * sa], y = b[ib + i * sb];
+            if (y == 0) return 1;
+            int32_t r;
+            if (mod) {
+                const int32_t trunc = x % y;
+                r = trunc != 0 && ((y < 0) != (trunc < 0)) ? trunc + y : trunc;
+            } else {
+                r = (int32_t)floor((double)x / (double)y);
+            }
+            *out++ = (int16_t)(uint16_t)(uint32_t)r;
+        }
+    } while (rl_next_index(7, bc->out_dims, index));
+    return 0;
 }

@@ -9,36 +9,20 @@
 #include <stdint.h>
 
 #include "kernels.h"
+#include "s16_velementwise.h"
 
-/* float to int16: round(x / scale) in double, ties away from zero (s16_quantize_ref.c). */
-void f32_s16_quantize_ref(int64_t n, double scale, int32_t zero_point, const float *x, int16_t *y);
 /* int16 or int8 to int16 or int8 with TFLite's multiplier and shift (s16_quantize_ref.c). */
 void s16_requantize_ref(int64_t n, int32_t x_is_int16, int32_t y_is_int16, int32_t x_zero_point, int32_t multiplier,
                         int32_t shift, int32_t y_zero_point, const void *x, void *y);
 /* int16 to float: scale * (x - zero_point). */
 void s16_f32_dequantize_ref(int64_t n, float scale, int32_t zero_point, const int16_t *x, float *y);
 
-/* Element-wise binary int16 arithmetic (s16_binary_ref.c). */
-typedef enum {
-    RL_S16_ADD,     /* TFLite's general int16 ADD: both inputs to 2^15 fixed point, sum, rescale */
-    RL_S16_SUB,     /* the same, subtracting */
-    RL_S16_ADD_POT, /* power-of-two scales: one input shifted right, saturating int16 sum */
-    RL_S16_SUB_POT, /* power-of-two scales: one input shifted right, difference clamped */
-    RL_S16_MUL,     /* product rescaled by one multiplier */
-    RL_S16_MAX,     /* raw values */
-    RL_S16_MIN
-} rl_s16_binary_kind;
-
-typedef struct {
-    rl_s16_binary_kind kind;
-    int32_t left_shift;
-    int32_t a_multiplier, a_shift, b_multiplier, b_shift;
-    int32_t out_multiplier, out_shift;
-    int32_t act_min, act_max;
-} rl_s16_binary_params;
-
+/* Element-wise binary int16 arithmetic over broadcast shapes (s16_binary_ref.c; rl_s16_binary_params in
+ * s16_velementwise.h). */
 void s16_binary_ref(const rl_s16_binary_params *p, const rl_broadcast *bc, const int16_t *a, const int16_t *b,
                     int16_t *out);
+/* FLOOR_DIV (mod 0) and FLOOR_MOD (mod 1) on raw int16 values; 1 at a zero divisor (s16_binary_ref.c). */
+int s16_floor_div_mod_ref(int32_t mod, const rl_broadcast *bc, const int16_t *a, const int16_t *b, int16_t *out);
 
 /* DIV (s16_div_ref.c), on the int8 DIV's parameters with int16's range. */
 void s16_div_ref(const rl_broadcast *bc, const rl_s8_div_params *p, const int16_t *a, const int16_t *b, int16_t *y);
@@ -102,6 +86,10 @@ typedef struct {
 } rl_s16_reduce_params;
 void s16_reduce_ref(const rl_s16_reduce_params *p, const int64_t *dims, const int32_t *reduce_axes, int64_t count,
                     const int16_t *x, int32_t *sums, int16_t *y);
+
+/* REDUCE_PROD over the marked axes of an 8-D view, rank 8 row-major (s16_reduce_ref.c). */
+void s16_reduce_prod_ref(const int64_t *dims, const int32_t *reduced, int32_t multiplier, int32_t shift,
+                         const int16_t *x, int16_t *y);
 
 /* MAX_POOL_2D and AVERAGE_POOL_2D over NHWC int16 (s16_pool_ref.c); act_min/act_max: the fused activation's
  * clamp in the output's integers. */

@@ -30,11 +30,14 @@ void s16_lut_populate(double input_scale, int32_t input_zero_point, double outpu
     lut[steps] = (int16_t)clamp_table(round(transform(input_max) * inv));
 }
 
+/* TFLite keeps the slope in int16 (a step from 32767 to -32768 wraps to +1) and the sum's int16 cast wraps too:
+ * tables that saturate (EXP of a wide input range) depend on both. */
 int16_t rl_s16_lut_lookup(int16_t value, const int16_t *lut) {
     const int32_t index = 256 + (value >> 7);
     const int32_t offset = value & 0x7f;
-    const int32_t base = lut[index], slope = lut[index + 1] - lut[index];
-    return (int16_t)(base + ((slope * offset + 64) >> 7));
+    const int32_t base = lut[index];
+    const int32_t slope = (int16_t)(uint16_t)(uint32_t)(lut[index + 1] - lut[index]);
+    return (int16_t)(uint16_t)(uint32_t)(base + ((slope * offset + 64) >> 7));
 }
 
 void s16_lut_ref(int64_t n, const int16_t *lut, const int16_t *x, int16_t *y) {

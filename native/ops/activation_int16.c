@@ -73,9 +73,18 @@ static rl_status relu_family(rl_plan *plan, rl_op *op, rl_s16_activation_state *
     if (op->code == RL_OP_LEAKY_RELU) {
         const float alpha = op->params.leaky_relu.alpha;
         const double alpha_real = (double)(si * alpha / so); /* float arithmetic, as TFLite's Prepare */
-        if (rl_quantize_multiplier(fabs(alpha_real), &st->neg_multiplier, &st->neg_shift))
-            return rl_fail(plan, RL_UNSUPPORTED, "int16 LEAKY_RELU alpha rescale %g is out of range", alpha_real);
-        if (alpha_real < 0) st->neg_multiplier = -st->neg_multiplier;
+        if (alpha_real >= 0) {
+            if (rl_quantize_multiplier(alpha_real, &st->neg_multiplier, &st->neg_shift))
+                return rl_fail(plan, RL_UNSUPPORTED, "int16 LEAKY_RELU alpha rescale %g is out of range", alpha_real);
+        } else { /* TFLite's QuantizeMultiplier of a negative value: a negative multiplier, down to INT32_MIN */
+            int exponent = 0;
+            const double fraction = frexp(alpha_real, &exponent);
+            const int64_t fixed = (int64_t)round(fraction * 2147483648.0);
+            if (exponent > 31 || !isfinite(alpha_real))
+                return rl_fail(plan, RL_UNSUPPORTED, "int16 LEAKY_RELU alpha rescale %g is out of range", alpha_real);
+            st->neg_multiplier = exponent < -31 ? 0 : (int32_t)fixed;
+            st->neg_shift = exponent < -31 ? 0 : exponent;
+        }
     } else {
         /* TFLite's QuantizedReluX: bounds zero_point + roundf(bound / scale) in float, clamped to int16 */
         st->lo = (int32_t)roundf(0.0f / so);
@@ -84,7 +93,7 @@ static rl_status relu_family(rl_plan *plan, rl_op *op, rl_s16_activation_state *
             st->hi = hi < 32767.0f ? (int32_t)hi : 32767;
         }
     }
-    const double identity = (double)si / (double)so;
+    const double identity = (double)(si / so); /* float division, as TFLite's Prepare */
     if (rl_quantize_multiplier(identity, &st->pos_multiplier, &st->pos_shift) || st->pos_shift > 30)
         return rl_fail(plan, RL_UNSUPPORTED, "int16 input/output scale ratio %g is out of range", identity);
     if (op->code != RL_OP_LEAKY_RELU) {
@@ -131,8 +140,8 @@ rl_status rl_prepare_activation_s16(rl_plan *plan, rl_op *op) {
     case RL_OP_TANH: {
         const int tanh_op = code == RL_OP_TANH;
         if (!checked_log2(so, &log2_out) || log2_out != -15 || (!tanh_op && so != 1.0f / 32768))
-            return rl_fail(plan, RL_UNSUPPORTED, "int16 %s needs output scale 2^-15, has %g", tanh_op ? "TANH" : "LOGISTIC",
-                           (double)so);
+            return rl_fail(plan, RL_UNSUPPORTED, "int16 %s needs output scale 2^-15, has %g",
+                           tanh_op ? "TANH" : "LOGISTIC", (double)so);
         const int pot = checked_log2(si, &log2_in);
         const int32_t shift = 12 + log2_in;
         if (pot && (shift == 0 || (tanh_op && shift == 1))) {

@@ -1,8 +1,9 @@
 /* binary_int16.c — ADD, SUB, MUL, DIV, MAXIMUM and MINIMUM of TFLite's 16x8 mode: int16 operands and output, zero
- * points 0, broadcasting, on s16_binary_ref.c. elementwise.c sends int16 operands here. Which ADD / SUB
- * arithmetic runs is LiteRT's choice: the general one unless the options ask for power-of-two scales
- * (pot_scale_int16, true by the schema's default, false in what TensorFlow's converter writes) and all
- * three scales are powers of two. */
+ * points 0, broadcasting, on s16_binary_ref.c (general ADD / SUB whose rows are contiguous or one value on
+ * s16_velementwise.h's SIMD path); elementwise.c sends int16 operands here. FLOOR_DIV and FLOOR_MOD too
+ * (binary_math.c sends them), on raw values. Which ADD / SUB arithmetic runs is LiteRT's choice: the general one
+ * unless the options ask for power-of-two scales (pot_scale_int16, true by the schema's default, false in what
+ * TensorFlow's converter writes) and all three scales are powers of two. */
 #include <math.h>
 
 #include "ops.h"
@@ -22,6 +23,39 @@ static rl_status run_div_s16(rl_plan *plan, rl_op *op) {
         if (divisor[i] == 0) return rl_fail(plan, RL_INVALID, "int16 DIV by zero: divisor element %lld", (long long)i);
     s16_div_ref(&op->prep.bc, &st->div, (const int16_t *)rl_input(plan, op, 0)->data, divisor,
                 (int16_t *)rl_output(plan, op, 0)->data);
+    return RL_OK;
+}
+
+/* General ADD / SUB whose operands each walk the output's rows or hold one value per row (same shapes, x + [width],
+ * x - [rows, 1]): the kernel table's SIMD path a row at a time, a one-value row spread into arena scratch first. */
+static rl_status run_addsub_s16(rl_plan *plan, rl_op *op) {
+    const rl_s16_binary_state *st = (const rl_s16_binary_state *)op->state;
+    const rl_broadcast *bc = &op->prep.bc;
+    const int16_t *a = (const int16_t *)rl_input(plan, op, 0)->data, *b = (const int16_t *)rl_input(plan, op, 1)->data;
+    int16_t *y = (int16_t *)rl_output(plan, op, 0)->data;
+    if (bc->contiguous == 1) {
+        plan->kernels->s16_velementwise.vaddsub((size_t)bc->count, &st->p, a, b, y);
+        return RL_OK;
+    }
+    if (bc->count == 0) return RL_OK;
+    const int64_t inner = bc->out_dims[7];
+    int16_t *spread = (int16_t *)op->arena_scratch;
+    int64_t index[8] = {0};
+    do {
+        int64_t ia, ib;
+        rl_broadcast_row(bc, index, &ia, &ib);
+        const int16_t *ra = a + ia, *rb = b + ib;
+        if (bc->a_strides[7] == 0 && inner > 1) {
+            for (int64_t i = 0; i < inner; ++i) spread[i] = a[ia];
+            ra = spread;
+        }
+        if (bc->b_strides[7] == 0 && inner > 1) {
+            for (int64_t i = 0; i < inner; ++i) spread[inner + i] = b[ib];
+            rb = spread + inner;
+        }
+        plan->kernels->s16_velementwise.vaddsub((size_t)inner, &st->p, ra, rb, y);
+        y += inner;
+    } while (rl_next_index(7, bc->out_dims, index));
     return RL_OK;
 }
 
@@ -128,6 +162,32 @@ rl_status rl_prepare_binary_s16(rl_plan *plan, rl_op *op) {
             return s;
         }
     }
-    op->run = run_binary_s16;
+    const int general_add_sub = p->kind == RL_S16_ADD || p->kind == RL_S16_SUB;
+    const int64_t sa = op->prep.bc.a_strides[7], sb = op->prep.bc.b_strides[7];
+    const int rows = op->prep.bc.contiguous == 1 || ((sa == 0 || sa == 1) && (sb == 0 || sb == 1));
+    if (general_add_sub && rows && op->prep.bc.contiguous != 1)
+        rl_request_arena_scratch(op, 2 * sizeof(int16_t) * (size_t)(sa + sb < 2 ? op->prep.bc.out_dims[7] : 1));
+    op->run = general_add_sub && rows ? run_addsub_s16 : run_binary_s16;
+    return RL_OK;
+}
+
+/* FLOOR_DIV and FLOOR_MOD on int16: TFLite computes them on the raw values (no rescaling), so rillet does. */
+static rl_status run_floor_div_mod_s16(rl_plan *plan, rl_op *op) {
+    if (s16_floor_div_mod_ref(op->code == RL_OP_FLOOR_MOD, &op->prep.bc, (const int16_t *)rl_input(plan, op, 0)->data,
+                              (const int16_t *)rl_input(plan, op, 1)->data, (int16_t *)rl_output(plan, op, 0)->data))
+        return rl_fail(plan, RL_INVALID, "int16 %s by zero", op->code == RL_OP_FLOOR_MOD ? "FLOOR_MOD" : "FLOOR_DIV");
+    return RL_OK;
+}
+
+rl_status rl_prepare_floor_div_mod_s16(rl_plan *plan, rl_op *op) {
+    const rl_tensor *a = rl_input(plan, op, 0), *b = rl_input(plan, op, 1);
+    rl_tensor *output = rl_output(plan, op, 0);
+    if (op->code != RL_OP_FLOOR_DIV && op->code != RL_OP_FLOOR_MOD)
+        return rl_fail(plan, RL_UNSUPPORTED, "no int16 kernel for this op (FLOOR_DIV, FLOOR_MOD)");
+    rl_status s = rl_expect_dtype(plan, b, "input 1", RL_INT16);
+    if (s == RL_OK) s = rl_expect_dtype(plan, output, "output", RL_INT16);
+    if (s == RL_OK) s = rl_broadcast_shapes(plan, &a->shape, &b->shape, &output->shape, &op->prep.bc);
+    if (s != RL_OK) return s;
+    op->run = run_floor_div_mod_s16;
     return RL_OK;
 }

@@ -27,6 +27,7 @@ rl_status rl_prepare_binary_math(rl_plan *plan, rl_op *op) {
     if (s != RL_OK) return s;
     const rl_tensor *a = rl_input(plan, op, 0), *b = rl_input(plan, op, 1);
     rl_tensor *output = rl_output(plan, op, 0);
+    if (a->dtype == RL_INT16) return rl_prepare_floor_div_mod_s16(plan, op); /* binary_int16.c */
     if (a->dtype != RL_FLOAT32 && a->dtype != RL_INT32)
         return rl_fail(plan, RL_UNSUPPORTED, "no kernel for %s operands", rl_dtype_name(a->dtype));
     if ((s = rl_expect_dtype(plan, b, "input 1", a->dtype)) != RL_OK) return s;

@@ -38,7 +38,7 @@ rl_status rl_prepare_dwconv2d_int16(rl_plan *plan, rl_op *op, const rl_window_ge
     rl_status s = rl_s16_check_16x8(plan, "DEPTHWISE_CONV_2D", input, filter, bias, output, 0);
     if (s != RL_OK) return s;
     const rl_qs16_channel *channels;
-    if ((s = rl_s16_channel_multipliers(plan, op, input, filter, output, g->out_c, 3, 0, &channels)) != RL_OK)
+    if ((s = rl_s16_channel_multipliers(plan, op, input, filter, output, g->out_c, 3, 0, rl_qs16_max_shift(RL_QS16_REDUCED64), &channels)) != RL_OK)
         return s;
     rl_s16_dwconv_state *st = (rl_s16_dwconv_state *)rl_op_state(plan, op, sizeof *st);
     if (!st) return RL_NO_MEMORY;

@@ -85,7 +85,9 @@ rl_status rl_s16_check_16x8(rl_plan *plan, const char *op_name, const rl_tensor 
     if (s != RL_OK) return s;
     if (bias && bias->dtype != RL_INT64 && !(allow_int32_bias && bias->dtype == RL_INT32))
         return rl_fail(plan, RL_UNSUPPORTED, "16x8 %s has a %s bias; %s", op_name, rl_dtype_name(bias->dtype),
-                       allow_int32_bias ? "int64 or int32 expected" : "int64 expected (TFLite's converter writes int64)");
+                       allow_int32_bias ? "int64 or int32 expected"
+                                        : "int64 expected (the converter writes int64; with int32, LiteRT 2.3's "
+                                          "outputs saturate)");
     if (!rl_known_data(filter) || (bias && !rl_known_data(bias)))
         return rl_fail(plan, RL_UNSUPPORTED, "16x8 %s needs a constant filter and bias", op_name);
     return RL_OK;
@@ -93,10 +95,11 @@ rl_status rl_s16_check_16x8(rl_plan *plan, const char *op_name, const rl_tensor 
 
 rl_status rl_s16_channel_multipliers(rl_plan *plan, rl_op *op, const rl_tensor *input, const rl_tensor *filter,
                                      const rl_tensor *output, int32_t channels, int32_t axis, int float_product,
-                                     const rl_qs16_channel **channels_out) {
+                                     int32_t max_shift, const rl_qs16_channel **channels_out) {
     /* the op's scratch: the channels, then their filter scales */
     const size_t count = (size_t)(channels > 0 ? channels : 1);
-    rl_qs16_channel *factors = (rl_qs16_channel *)rl_op_scratch(plan, op, count * (sizeof(rl_qs16_channel) + sizeof(float)));
+    rl_qs16_channel *factors =
+        (rl_qs16_channel *)rl_op_scratch(plan, op, count * (sizeof(rl_qs16_channel) + sizeof(float)));
     if (!factors) return RL_NO_MEMORY;
     float *scales = (float *)(factors + count);
     rl_status s = rl_s8_filter_scales(plan, op, filter, channels, axis, scales);
@@ -108,9 +111,9 @@ rl_status rl_s16_channel_multipliers(rl_plan *plan, rl_op *op, const rl_tensor *
         const double real = float_product ? (double)(input_scale * scales[c]) / (double)output_scale
                                           : (double)input_scale * (double)scales[c] / (double)output_scale;
         factors[c].scale = real;
-        if (rl_quantize_multiplier(real, &factors[c].multiplier, &factors[c].shift) || factors[c].shift > 7)
+        if (rl_quantize_multiplier(real, &factors[c].multiplier, &factors[c].shift) || factors[c].shift > max_shift)
             return rl_fail(plan, RL_UNSUPPORTED, "requantization scale %g (input * filter / output scale, channel %d) "
-                           "is outside TFLite's 16-bit range (below 2^7)", real, c);
+                           "is 2^%d or more, past what TFLite's 16x8 arithmetic defines", real, c, max_shift);
     }
     *channels_out = factors;
     return RL_OK;
@@ -124,7 +127,7 @@ static rl_status build_state(rl_plan *plan, rl_op *op, rl_s16_gemm_state *proto,
     const rl_tensor *output = rl_output(plan, op, 0);
     const rl_qs16_channel *channels;
     rl_status s = rl_s16_channel_multipliers(plan, op, input, filter, output, (int32_t)proto->n, 0, float_product,
-                                             &channels);
+                                             rl_qs16_max_shift(rounding), &channels);
     if (s != RL_OK) return s;
     proto->params.rounding = rounding;
     if ((s = rl_quantized_activation_range(plan, activation, output, &proto->params.act_min, &proto->params.act_max)) !=

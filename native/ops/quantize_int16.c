@@ -15,7 +15,8 @@ static rl_status run_quantize_s16(rl_plan *plan, rl_op *op) {
     rl_tensor *output = rl_output(plan, op, 0);
     const int64_t n = rl_shape_count(&output->shape);
     if (input->dtype == RL_FLOAT32)
-        f32_s16_quantize_ref(n, st->scale, st->output_zero_point, (const float *)input->data, (int16_t *)output->data);
+        plan->kernels->s16_velementwise.f32_s16_vcvt((size_t)n, st->scale, st->output_zero_point,
+                                                     (const float *)input->data, (int16_t *)output->data);
     else
         s16_requantize_ref(n, input->dtype == RL_INT16, output->dtype == RL_INT16, st->input_zero_point,
                            st->multiplier, st->shift, st->output_zero_point, input->data, output->data);
@@ -44,7 +45,8 @@ rl_status rl_prepare_quantize_s16(rl_plan *plan, rl_op *op) {
         st->input_zero_point = rl_tensor_zero_point(input, 0);
         const double ratio = (double)rl_tensor_scale(input, 0) / (double)rl_tensor_scale(output, 0);
         if (rl_quantize_multiplier(ratio, &st->multiplier, &st->shift) || st->shift > 30)
-            return rl_fail(plan, RL_UNSUPPORTED, "QUANTIZE's input/output scale ratio %g is outside TFLite's range", ratio);
+            return rl_fail(plan, RL_UNSUPPORTED, "QUANTIZE's input/output scale ratio %g is outside TFLite's range",
+                           ratio);
     }
     op->run = run_quantize_s16;
     return RL_OK;

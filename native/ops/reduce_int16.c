@@ -1,5 +1,8 @@
-/* reduce_int16.c — MEAN, SUM, REDUCE_MAX and REDUCE_MIN of TFLite's 16x8 mode (int16 in and out, zero points
- * 0) on s16_reduce_ref.c; reduce.c computes the output shape and the 8-D view, then sends int16 here. */
+/* reduce_int16.c — MEAN, SUM, REDUCE_MAX, REDUCE_MIN (and REDUCE_PROD, below) of TFLite's 16x8 mode (int16 in
+ * and out, zero points 0) on s16_reduce_ref.c; reduce.c computes the output shape and the 8-D view, then sends
+ * int16 here. */
+#include <math.h>
+
 #include "ops.h"
 #include "s16_elementwise.h"
 
@@ -55,9 +58,58 @@ rl_status rl_prepare_reduce_s16(rl_plan *plan, rl_op *op, int64_t reduced_count)
         }
         break;
     }
-    default: return rl_fail(plan, RL_UNSUPPORTED, "no int16 kernel for this reduction (MEAN, SUM, REDUCE_MAX, REDUCE_MIN)");
+    default:
+        return rl_fail(plan, RL_UNSUPPORTED, "no int16 kernel for this reduction (MEAN, SUM, REDUCE_MAX, REDUCE_MIN)");
     }
     rl_request_arena_scratch(op, sizeof(int32_t) * (size_t)(op->prep.count > 0 ? op->prep.count : 1));
     op->run = run_reduce_s16;
+    return RL_OK;
+}
+
+typedef struct {
+    int64_t dims[8];
+    int32_t reduced[8];
+    int32_t multiplier, shift;
+} rl_s16_reduce_prod_state;
+
+static rl_status run_reduce_prod_s16(rl_plan *plan, rl_op *op) {
+    const rl_s16_reduce_prod_state *st = (const rl_s16_reduce_prod_state *)op->state;
+    s16_reduce_prod_ref(st->dims, st->reduced, st->multiplier, st->shift, (const int16_t *)rl_input(plan, op, 0)->data,
+                        (int16_t *)rl_output(plan, op, 0)->data);
+    return RL_OK;
+}
+
+/* REDUCE_PROD: reduce_prod_any.c computes the output shape and the 8-D view (dims, reduced), then sends int16 here.
+ * TFLite's PrepareProd: each step rescales by input_scale / output_scale^(1/n), n the values per product. */
+rl_status rl_prepare_reduce_prod_s16(rl_plan *plan, rl_op *op, const int64_t *dims, const int32_t *reduced) {
+    const rl_tensor *input = rl_input(plan, op, 0), *output = rl_output(plan, op, 0);
+    rl_status s = rl_expect_per_tensor_quantization(plan, input, "int16 input");
+    if (s == RL_OK) s = rl_expect_per_tensor_quantization(plan, output, "int16 output");
+    if (s != RL_OK) return s;
+    if (rl_tensor_zero_point(input, 0) != 0 || rl_tensor_zero_point(output, 0) != 0)
+        return rl_fail(plan, RL_UNSUPPORTED, "int16 input and output need zero point 0 (have %d and %d)",
+                       rl_tensor_zero_point(input, 0), rl_tensor_zero_point(output, 0));
+    const int64_t in_count = rl_shape_count(&input->shape), out_count = rl_shape_count(&output->shape);
+    if (in_count == 0 || out_count == 0)
+        return rl_fail(plan, RL_UNSUPPORTED, "an empty int16 product (LiteRT leaves its output unwritten)");
+    int64_t view[8];
+    int32_t marked[8];
+    for (int d = 0; d < 8; ++d) {
+        view[d] = dims[d];
+        marked[d] = reduced[d];
+    }
+    rl_s16_reduce_prod_state *st = (rl_s16_reduce_prod_state *)rl_op_state(plan, op, sizeof *st);
+    if (!st) return RL_NO_MEMORY;
+    for (int d = 0; d < 8; ++d) {
+        st->dims[d] = view[d];
+        st->reduced[d] = marked[d];
+    }
+    const double step = (double)rl_tensor_scale(input, 0) /
+                        pow((double)rl_tensor_scale(output, 0), 1.0 / (double)(in_count / out_count));
+    /* TFLite's 64-bit rescale shifts right by 15 - shift: it needs a shift in [-31, 7] */
+    if (rl_quantize_multiplier(step, &st->multiplier, &st->shift) || st->shift < -31 || st->shift > 7)
+        return rl_fail(plan, RL_UNSUPPORTED, "the per-step rescale %g (input scale over the output scale's "
+                       "%lld-th root) is outside TFLite's range", step, (long long)(in_count / out_count));
+    op->run = run_reduce_prod_s16;
     return RL_OK;
 }

@@ -57,7 +57,8 @@ rl_status rl_prepare_reduce_prod_any(rl_plan *plan, rl_op *op) {
     rl_tensor *output = rl_output(plan, op, 0);
     const int any = op->code == RL_OP_REDUCE_ANY || op->code == RL_OP_REDUCE_ALL;
     if (any && (s = rl_expect_dtype(plan, input, "input", RL_BOOL)) != RL_OK) return s;
-    if (!any && input->dtype != RL_FLOAT32 && input->dtype != RL_INT32 && input->dtype != RL_INT8)
+    if (!any && input->dtype != RL_FLOAT32 && input->dtype != RL_INT32 && input->dtype != RL_INT8 &&
+        input->dtype != RL_INT16)
         return rl_fail(plan, RL_UNSUPPORTED, "no kernel for %s input", rl_dtype_name(input->dtype));
     if ((s = rl_expect_dtype(plan, output, "output", input->dtype)) != RL_OK) return s;
     if ((s = rl_known_indices(plan, axes, "axis")) != RL_OK) return s;
@@ -81,6 +82,8 @@ rl_status rl_prepare_reduce_prod_any(rl_plan *plan, rl_op *op) {
         else if (op->params.reducer.keep_dims) output->shape.dims[output->shape.rank++] = 1;
     }
     st->out_count = rl_shape_count(&output->shape);
+    if (input->dtype == RL_INT16) /* reduce_int16.c */
+        return rl_prepare_reduce_prod_s16(plan, op, st->dims, st->reduced);
     st->int8 = input->dtype == RL_INT8;
     st->bool_all = op->code == RL_OP_REDUCE_ALL;
     if (st->int8 && (s = prepare_s8_prod(plan, input, output, &st->q)) != RL_OK) return s;

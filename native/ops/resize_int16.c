@@ -20,7 +20,8 @@ rl_status rl_prepare_resize_s16(rl_plan *plan, rl_op *op) {
     if (s == RL_OK && in->q_count > 0) {
         if ((s = rl_expect_per_tensor_quantization(plan, in, "int16 input")) != RL_OK) return s;
         if ((s = rl_expect_per_tensor_quantization(plan, out, "int16 output")) != RL_OK) return s;
-        if (rl_tensor_scale(in, 0) != rl_tensor_scale(out, 0) || rl_tensor_zero_point(in, 0) != rl_tensor_zero_point(out, 0))
+        if (rl_tensor_scale(in, 0) != rl_tensor_scale(out, 0) ||
+            rl_tensor_zero_point(in, 0) != rl_tensor_zero_point(out, 0))
             return rl_fail(plan, RL_UNSUPPORTED, "int16 resize needs the output quantized as the input (scale %g), has "
                            "scale %g (TFLite would not rescale)", (double)rl_tensor_scale(in, 0),
                            (double)rl_tensor_scale(out, 0));

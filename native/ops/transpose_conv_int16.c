@@ -65,7 +65,7 @@ rl_status rl_prepare_transpose_conv_int16(rl_plan *plan, rl_op *op) {
     rl_window_geometry g;
     if ((s = rl_transpose_conv_geometry(plan, op, &g)) != RL_OK) return s;
     const rl_qs16_channel *channels;
-    if ((s = rl_s16_channel_multipliers(plan, op, input, filter, output, g.in_c, 0, 0, &channels)) != RL_OK)
+    if ((s = rl_s16_channel_multipliers(plan, op, input, filter, output, g.in_c, 0, 0, rl_qs16_max_shift(RL_QS16_REDUCED64), &channels)) != RL_OK)
         return s;
     rl_s16_transpose_conv_state *st = (rl_s16_transpose_conv_state *)rl_op_state(plan, op, sizeof *st);
     if (!st) return RL_NO_MEMORY;

@@ -36,7 +36,7 @@ static rl_status run_unary_s16(rl_plan *plan, rl_op *op) {
         for (int64_t i = 0; i < n; ++i)
             if (x[i] < 0) return rl_fail(plan, RL_INVALID, "RSQRT of a negative value (element %lld)", (long long)i);
         /* fall through */
-    default: s16_lut_ref(n, st->lut, x, y);
+    default: plan->kernels->s16_velementwise.vlut((size_t)n, st->lut, x, y);
     }
     return RL_OK;
 }

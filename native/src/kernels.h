@@ -13,6 +13,7 @@
 #include "dwconv.h"
 #include "f32_vexp.h"
 #include "vactivation.h"
+#include "s16_velementwise.h"
 #include "gemm.h"
 #include "isa.h"
 #include "pool.h"
@@ -285,6 +286,8 @@ typedef struct {
     rl_f32_vexp_config f32_vexp; /* float SOFTMAX's row passes and GELU (f32_vexp.h) */
     /* int32 sums to int8 in TFLite's fixed point (requantize_fixedpoint.h; int8 BATCH_MATMUL, y zero point not 0). */
     rl_s32_s8_requantize_fn s32_s8_requantize_fixedpoint;
+    /* int16 (16x8 mode) ADD / SUB, QUANTIZE and table lookups (s16_velementwise.h) */
+    rl_s16_velementwise_config s16_velementwise;
 } rl_kernel_table;
 
 /* The whole-op references (the scalar specification of each op) with the micro-kernels of `isa`. */

@@ -65,7 +65,7 @@ rl_status rl_s16_check_16x8(rl_plan *plan, const char *op_name, const rl_tensor 
                             const rl_tensor *bias, const rl_tensor *output, int allow_int32_bias);
 rl_status rl_s16_channel_multipliers(rl_plan *plan, rl_op *op, const rl_tensor *input, const rl_tensor *filter,
                                      const rl_tensor *output, int32_t channels, int32_t axis, int float_product,
-                                     const rl_qs16_channel **factors);
+                                     int32_t max_shift, const rl_qs16_channel **factors);
 /* Checks a symmetric int8 filter's quantization (one scale, or one per output channel on `axis`) and returns
  * its `channels` scales, per-tensor ones repeated, in memory that lives with the op. */
 rl_status rl_s8_filter_scales(rl_plan *plan, rl_op *op, const rl_tensor *filter, int32_t channels, int32_t axis,
@@ -86,12 +86,14 @@ rl_status rl_prepare_quantize_int8_uint8(rl_plan *plan, rl_op *op); /* quantize_
 rl_status rl_prepare_quantize_s16(rl_plan *plan, rl_op *op);   /* quantize_int16.c */
 rl_status rl_prepare_dequantize_s16(rl_plan *plan, rl_op *op); /* quantize_int16.c */
 rl_status rl_prepare_binary_s16(rl_plan *plan, rl_op *op);     /* binary_int16.c */
+rl_status rl_prepare_floor_div_mod_s16(rl_plan *plan, rl_op *op); /* binary_int16.c */
 rl_status rl_prepare_activation_s16(rl_plan *plan, rl_op *op); /* activation_int16.c */
 rl_status rl_prepare_unary_s16(rl_plan *plan, rl_op *op);      /* unary_int16.c */
 rl_status rl_prepare_prelu_s16(rl_plan *plan, rl_op *op);      /* prelu_compare_int16.c */
 rl_status rl_prepare_compare_s16(rl_plan *plan, rl_op *op);    /* prelu_compare_int16.c */
 rl_status rl_prepare_resize_s16(rl_plan *plan, rl_op *op);     /* resize_int16.c */
 rl_status rl_prepare_reduce_s16(rl_plan *plan, rl_op *op, int64_t reduced_count); /* reduce_int16.c */
+rl_status rl_prepare_reduce_prod_s16(rl_plan *plan, rl_op *op, const int64_t *dims, const int32_t *reduced);
 rl_status rl_prepare_pool2d_s16(rl_plan *plan, rl_op *op, const rl_window_geometry *g); /* pool_int16.c */
 rl_status rl_prepare_dequantize(rl_plan *plan, rl_op *op);
 rl_status rl_eval_dequantize(rl_plan *plan, rl_op *op);

@@ -2,12 +2,13 @@
  * rl_qs16_requantize) and the scalar kernel, bit for bit, on sizes around every tile edge: rows 1..MR, columns
  * around each panel, kc odd and even and past the AVX2 kernel's 128-pair flush, several taps with padding
  * rows, each rounding, inputs and weights at their extremes. Also checks no write outside the tile.
- * Usage: qs16_kernels_test scalar|avx2 (exit 77: the path is not built here). */
+ * Usage: qs16_kernels_test scalar|avx2|neon|neondot (exit 77: the path is not built here, or this CPU lacks it). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_features.h"
 #include "qs16_gemm.h"
 
 static uint32_t state = 12345u;
@@ -105,12 +106,21 @@ int main(int argc, char **argv) {
     }
     rl_isa isa = RL_ISA_SCALAR;
     if (strcmp(argv[1], "avx2") == 0) isa = RL_ISA_AVX2;
+    else if (strcmp(argv[1], "neon") == 0) isa = RL_ISA_NEON;
+    else if (strcmp(argv[1], "neondot") == 0) isa = RL_ISA_NEONDOT;
     else if (strcmp(argv[1], "scalar") != 0) return 2;
     const rl_qs16_gemm_config cfg = rl_qs16_gemm_config_for(isa), ref = rl_qs16_gemm_config_for(RL_ISA_SCALAR);
     if (isa != RL_ISA_SCALAR && cfg.igemm == ref.igemm) {
         printf("%s is not built for this architecture\n", argv[1]);
         return 77;
     }
+#if RL_HAVE_NEON_KERNELS
+    if ((isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) && !rl_isa_supported(isa)) { /* HWCAP, as dispatch reads it */
+        printf("skipped: this CPU lacks %s\n", argv[1]);
+        return 77;
+    }
+    if (cfg.igemm == qs16_qc8w_igemm_4x8c2__neon) printf("kernel qs16_qc8w_igemm_4x8c2__neon\n");
+#endif
     static const size_t kcs[] = {1, 2, 3, 4, 7, 8, 15, 16, 17, 255, 256, 257, 258, 301, 1025};
     static const size_t kss[] = {1, 2, 9};
     int failures = 0, cases = 0;

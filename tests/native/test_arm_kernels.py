@@ -72,6 +72,8 @@ TESTERS = {
     # element-wise binary ops and LEAKY_RELU, with the whole-op references the scalar kernels are checked against
     "f32_vbinary": ("f32_vbinary_test.c", ("f32_vbinary__*.c", "f32_vlrelu__*.c", "f32_vbinary_configs.c",
                                            "f32_binary_ref.c", "f32_unary_ref.c", "xx_index_ref.c")),
+    # TFLite's 16x8 IGEMM (qs16_gemm.h)
+    "qs16": ("qs16_kernels_test.c", ("qs16_qc8w_*.c", "qs16_pack.c", "qs16_configs.c")),
     # softmax's row passes, GELU and the row sum (f32_vexp.h)
     "f32_vexp": ("f32_vexp_test.c", ("f32_rmax__*.c", "f32_raddstoreexpminusmax__*.c", "f32_vgelu__*.c",
                                      "f32_rsum__*.c", "f32_vexp_configs.c")),
@@ -140,7 +142,7 @@ def testers(tmp_path_factory: pytest.TempPathFactory):
     return get
 
 
-@pytest.mark.parametrize("which", ["f32", "qs8", "qd8", "f32_vbinary", "f32_vexp"])
+@pytest.mark.parametrize("which", ["f32", "qs8", "qd8", "f32_vbinary", "f32_vexp", "qs16"])
 @pytest.mark.parametrize(("arch", "cpu", "path", "expected"), RUNS)
 def test_kernels_match_scalar_under_qemu(testers, which: str, arch: str, cpu: str, path: str, expected: str) -> None:
     """float32 within 1e-6 of the scalar kernels, int8 bit for bit with them and the formula, no over-read."""
@@ -156,6 +158,7 @@ def test_kernels_match_scalar_under_qemu(testers, which: str, arch: str, cpu: st
         tile = "4x8" if which == "f32" else ("4x16c4" if path == "neondot" and which == "qs8" else "4x8c1")
         tile = "f32_vbinary__neon" if which == "f32_vbinary" else tile
         tile = "f32_vgelu__neon" if which == "f32_vexp" else tile
+        tile = "qs16_qc8w_igemm_4x8c2__neon" if which == "qs16" else tile
         assert tile in output, output
 
 
@@ -447,3 +450,22 @@ def test_int8_attention_ops_on_arm_path_match_scalar_and_litert(model_runner, tm
     it.invoke()
     expected = it.get_tensor(it.get_output_details()[0]["index"])
     assert fast[int(output_tensor)] == expected.tobytes(), f"{path} differs from LiteRT"
+
+
+INT16X8 = ["dense_2d", "dense_3d", "dense_no_bias", "conv_same_stride", "conv_valid_dilated", "depthwise",
+           "transpose_conv"]
+
+
+@pytest.mark.parametrize(("arch", "cpu", "path"), MODEL_RUNS)
+@pytest.mark.parametrize("name", INT16X8)
+def test_int16x8_models_on_arm_path_match_scalar_and_litert(model_runner, name: str, arch: str, cpu: str, path: str):
+    """The converter's 16x8 files (tests/data/int16x8) on the Arm paths: every tensor the scalar path's bits on the
+    same emulated CPU, and the output LiteRT's stored one."""
+    folder = NATIVE.parent / "tests" / "data" / "int16x8"
+    file, data = folder / f"{name}.tflite", np.load(folder / f"{name}.npz")
+    view = ModelView(file.read_bytes())
+    (input_tensor,), (output_tensor,) = list(view.subgraphs[0].inputs), list(view.subgraphs[0].outputs)
+    scalar = model_runner(file, arch, cpu, "scalar", int(input_tensor), data["x"])
+    fast = model_runner(file, arch, cpu, path, int(input_tensor), data["x"])
+    assert fast == scalar, [i for i in scalar if fast.get(i) != scalar[i]]
+    assert fast[int(output_tensor)] == data["y"].tobytes(), f"{path} differs from LiteRT"

@@ -243,3 +243,41 @@ def test_refusals_name_the_problem():
                   [((2, 4), I16, Quant(0.01, 0))], {}, version=11)
     with pytest.raises(UnsupportedOpsError, match="zero point 5"):
         Interpreter(model_content=zp).allocate_tensors()
+
+
+@pytest.mark.parametrize("bias", ["int64", "int32", "none"])
+@pytest.mark.parametrize("real", [1.7, 169.0, 5000.0, 3e6])
+def test_fully_connected_scales_above_one(bias, real, monkeypatch):
+    """Requantization scales past 1 (and past TFLite's nominal 2^7): small sums that land inside int16, and, at
+    3e6, products past int32 that LiteRT's reference kernel (int64 bias) casts to INT32_MIN."""
+    rng = np.random.default_rng(int(real) + len(bias))
+    sx, sw = np.float32(1e-3), rng.uniform(1e-3, 1e-2, 9).astype(np.float32)
+    so = np.float32(sx * sw.mean() / real)
+    b = None if bias == "none" else Const(rng.integers(-3, 3, 9).astype(np.int64 if bias == "int64" else np.int32),
+                                          Quant(sx * sw, 0))
+    model = op_model("FULLY_CONNECTED", [Input((200, 6), I16, Quant(sx, 0)),
+                                         Const(rng.integers(-127, 128, (9, 6)).astype(I8), Quant(sw, 0)), b],
+                     [((200, 9), I16, Quant(so, 0))], {}, version=11)
+    assert_litert_bits_everywhere(model, [rng.integers(-3, 3, (200, 6)).astype(I16)], monkeypatch)
+
+
+@pytest.mark.parametrize("real", [1.7, 5000.0, 40000.0])
+def test_conv_scales_above_one(real, monkeypatch):
+    """CONV_2D's 16-bit-rounded multiplier shifts right by 15 - shift: scales up to 2^14 give LiteRT's bits,
+    larger ones (where LiteRT's shift is undefined) are refused."""
+    from rillet.runtime import Interpreter, UnsupportedOpsError
+
+    rng = np.random.default_rng(int(real))
+    sx, sw = np.float32(1e-3), rng.uniform(1e-3, 1e-2, 9).astype(np.float32)
+    so = np.float32(sx * sw.mean() / real)
+    model = op_model("CONV_2D", [Input((1, 1, 200, 6), I16, Quant(sx, 0)),
+                                 Const(rng.integers(-127, 128, (9, 1, 1, 6)).astype(I8), Quant(sw, 0)),
+                                 Const(rng.integers(-3, 3, 9).astype(np.int64), Quant(sx * sw, 0))],
+                     [((1, 1, 200, 9), I16, Quant(so, 0))], {"padding": VALID, "stride_h": 1, "stride_w": 1},
+                     version=5)
+    x = rng.integers(-3, 3, (1, 1, 200, 6)).astype(I16)
+    if real < 2**14:
+        assert_litert_bits_everywhere(model, [x], monkeypatch)
+    else:
+        with pytest.raises(UnsupportedOpsError, match=r"2\^14 or more"):
+            Interpreter(model_content=model).allocate_tensors()

@@ -10,12 +10,23 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from single_op import OPTIONS_TYPES, Const, Input, Quant, assert_same_bits_as_litert, litert_default, op_model, run
+from single_op import (
+    OPTIONS_TYPES,
+    Const,
+    Input,
+    Quant,
+    assert_same_bits_as_litert,
+    litert_default,
+    op_model,
+    run,
+)
 
 pytest.importorskip("ai_edge_litert")
 
 OPTIONS_TYPES.update({"MAXIMUM": "MaximumMinimumOptions", "MINIMUM": "MaximumMinimumOptions",
-                      "REDUCE_MAX": "ReducerOptions", "REDUCE_MIN": "ReducerOptions", "GELU": "GeluOptions"})
+                      "REDUCE_MAX": "ReducerOptions", "REDUCE_MIN": "ReducerOptions", "GELU": "GeluOptions",
+                      "FLOOR_DIV": "FloorDivOptions", "FLOOR_MOD": "FloorModOptions",
+                      "REDUCE_PROD": "ReducerOptions"})
 DATA = Path(__file__).resolve().parents[1] / "data" / "int16x8_ops"
 EXAMPLES = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 I16 = np.int16
@@ -125,7 +136,8 @@ def test_quantize_int8_to_int16_and_dequantize(seed, shape, s_in, s_out, zero_po
     x8 = np.random.default_rng(seed).integers(-128, 128, shape).astype(np.int8)
     assert_same_bits_as_litert(
         op_model("QUANTIZE", [Input(shape, np.int8, q(s_in, zero_point))], [(shape, I16, q(s_out))]), [x8])
-    assert_same_bits_as_litert(op_model("DEQUANTIZE", [x16(shape, s_out)], [(shape, np.float32)]), [int16s(seed, shape)])
+    dequantize = op_model("DEQUANTIZE", [x16(shape, s_out)], [(shape, np.float32)])
+    assert_same_bits_as_litert(dequantize, [int16s(seed, shape)])
 
 
 # ---- element-wise binary ----
@@ -182,6 +194,16 @@ def test_div(seed, shapes_ab, sa, sb, ratio, act):
     b = int16s(seed + 1, shapes_ab[1])
     b[b == 0] = 1
     assert_same_bits_as_litert(m, [int16s(seed, shapes_ab[0]), b])
+
+
+@EXAMPLES
+@given(seeds, broadcast_pair(), st.sampled_from(["FLOOR_DIV", "FLOOR_MOD"]))
+def test_floor_div_mod_on_raw_values(seed, shapes_ab, op):
+    m = op_model(op, [x16(shapes_ab[0], 0.001), x16(shapes_ab[1], 0.002)], [((1,), I16, q(0.003))])
+    a, b = int16s(seed, shapes_ab[0]), int16s(seed + 1, shapes_ab[1], -300, 300)
+    a.flat[0] = -32768
+    b[b == 0] = -1
+    assert_same_bits_as_litert(m, [a, b])
 
 
 def test_div_by_zero_fails_the_invoke_as_in_litert():
@@ -245,7 +267,8 @@ def test_logistic_tanh(seed, shape, op, scale):
        log_uniform(1e-4, 1e-2), st.floats(-1.0, 2.0))
 def test_relu_family(seed, shape, op, s_in, s_out, alpha):
     options = {"alpha": alpha} if op == "LEAKY_RELU" else None
-    assert_same_bits_as_litert(op_model(op, [x16(shape, s_in)], [(shape, I16, q(s_out))], options), [int16s(seed, shape)])
+    m = op_model(op, [x16(shape, s_in)], [(shape, I16, q(s_out))], options)
+    assert_same_bits_as_litert(m, [int16s(seed, shape)])
 
 
 @EXAMPLES
@@ -258,6 +281,20 @@ def test_unary(seed, shape, op, s_in, s_out):
     low = 0 if op in ("LOG", "SQRT", "RSQRT") else -32768
     x = int16s(seed, shape, low)
     assert_same_bits_as_litert(op_model(op, [x16(shape, s_in)], [(shape, I16, q(s_out))], options), [x])
+
+
+def test_cases_the_sweeps_found():
+    """Each once differed from LiteRT: a table whose steps wrap (EXP saturating: TFLite keeps the slope in int16),
+    a negative LEAKY_RELU alpha on ties (a negative multiplier, not a negated result), a RELU rescale whose ratio
+    TFLite divides in float."""
+    every = np.arange(-32768, 32768, dtype=I16)
+    m = op_model("EXP", [x16(every.shape, 0.00865169521421194)], [(every.shape, I16, q(0.0024787522852420807))])
+    assert_same_bits_as_litert(m, [every])
+    ties = np.array([-5, -3, -1, 0, 1, -32768, 7], I16)
+    m = op_model("LEAKY_RELU", [x16(ties.shape, 0.0067379)], [(ties.shape, I16, q(0.0067379))], {"alpha": -0.5})
+    assert_same_bits_as_litert(m, [ties])
+    m = op_model("RELU", [x16((1,), 0.00105446414090693)], [((1,), I16, q(0.0001885506499093026))])
+    assert_same_bits_as_litert(m, [np.array([4131], I16)])
 
 
 def test_rsqrt_of_a_negative_value_fails_the_invoke_as_in_litert():
@@ -283,6 +320,19 @@ def test_reductions(seed, shape, data, op, s_in, keep_dims):
                                                  else s_in * reduced / 2)
     m = op_model(op, [x16(shape, s_in), np.array(axes, np.int32)], [((1,), I16, q(s_out))], {"keep_dims": keep_dims})
     assert_same_bits_as_litert(m, [int16s(seed, shape)])
+
+
+@EXAMPLES
+@given(seeds, st.lists(st.integers(1, 4), min_size=1, max_size=3).map(tuple), st.data(), log_uniform(1e-3, 1e-1),
+       st.booleans())
+def test_reduce_prod(seed, shape, data, s_in, keep_dims):
+    """Every step rescaled by input_scale / output_scale^(1/n), as TFLite's QuantizedReduceProd."""
+    axes = sorted(data.draw(st.sets(st.integers(0, len(shape) - 1), min_size=1)))
+    reduced = int(np.prod([shape[a] for a in axes]))
+    s_out = float(np.float32(s_in * data.draw(st.floats(0.01, 100.0))))
+    m = op_model("REDUCE_PROD", [x16(shape, s_in), np.array(axes, np.int32)], [((1,), I16, q(s_out))],
+                 {"keep_dims": keep_dims})
+    assert_same_bits_as_litert(m, [int16s(seed, shape, -300 // reduced - 3, 300 // reduced + 4)])
 
 
 @EXAMPLES
