@@ -920,6 +920,15 @@ def _int8_subgraph(w: _Writer, plan: Plan, *, int8_inputs: bool, int8_outputs: b
             w.op("GATHER", [new_in[1], new_in[0]], new_out, op, builtin_options=GATHER_OPTIONS,
                  version=quantized_version("GATHER", _types(w, new_in[1:]), _types(w, new_out), per_channel=False))
             continue
+        if act == INT16 and name == "FULLY_CONNECTED" and (len(new_in) < 3 or new_in[2] < 0):
+            # a zero int64 bias: LiteRT runs a bias-less int16 FULLY_CONNECTED on ruy's int32 path (two
+            # roundings) and one with an int64 bias on its reference kernel (one), which rillet matches
+            channels = w.tensors[new_in[1]].shape[0]
+            scales = np.float32(w.tensors[new_in[0]].quantization.scale[0]) * \
+                np.asarray(w.tensors[new_in[1]].quantization.scale, np.float32)
+            zero = Tensor(shape=[channels], type=INT64, name=f"{sg.tensors[op.outputs[0]].name}/zero_bias",
+                          quantization=QParams(tuple(float(x) for x in scales), (0,) * channels).parameters())
+            new_in = new_in[:2] + [w.tensor(zero, buffer=w.buffer(np.zeros(channels, np.int64)))]
         if act == INT16:
             w.op(name, new_in, new_out, op, version=INT16_VERSIONS.get(name, 2),
                  builtin_options=_int16_options(op.builtin_options))
