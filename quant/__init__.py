@@ -1,11 +1,12 @@
-"""Post-training quantization of float .tflite models: full-integer int8 (calibrated), dynamic-range
-(int8 weights) and float16 weights, following TFLite's quantization spec, with a per-layer report."""
+"""Post-training quantization of float .tflite models: full-integer int8 (calibrated), TFLite's 16x8 (int16
+activations, int8 weights), dynamic-range (int8 weights) and float16 weights, following TFLite's
+quantization spec, with a per-layer report."""
 
 from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from rillet.converter.dense_weights import expand_weights, has_packed_weights
@@ -16,6 +17,8 @@ from .lstm import add_intermediates, lstm_ops
 from .precision import keep_float_for, output_values, outputs_sqnr
 from .ranges import METHODS, choose_range, method_for
 from .rewrite import (
+    INT8,
+    INT16,
     QuantizationError,
     plan_int8_subgraphs,
     rewrite_dynamic_range,
@@ -26,9 +29,11 @@ from .rewrite import (
 from .subgraphs import fold_constant_if_operands, split_shared_constants
 from .verify import rillet_refusal
 
-MODES = ("int8", "dynamic", "float16")
-"""What `quantize(mode=...)` takes: "int8" (full-integer, calibrated), "dynamic" (int8 weights, float
-activations) and "float16" (float16 weights)."""
+MODES = ("int8", "int16x8", "dynamic", "float16")
+"""What `quantize(mode=...)` takes: "int8" (full-integer, calibrated), "int16x8" (TFLite's 16x8: int16
+activations, int8 weights, int64 biases; calibrated), "dynamic" (int8 weights, float activations) and "float16"
+(float16 weights)."""
+CALIBRATED = ("int8", "int16x8")  # the modes that calibrate activation ranges
 # TensorTypes that hold quantized values where a tensor has a scale.
 QUANTIZED_TYPES = {9: "int8", 3: "uint8", 7: "int16"}
 
@@ -74,11 +79,14 @@ def already_quantized(model: ModelFile) -> str:
 def quantize(model: Any, calibration_data: Any = None, *, mode: str = "int8", io: str = "float",
              per_channel: bool = True, calibration: str = "minmax", percentile: float = 99.99,
              keep_float: list[str] | None = None, interpreter_class: Callable | None = None,
-             progress: bool = True, min_sqnr: float | None = None) -> bytes:
+             progress: bool = True, min_sqnr: float | None = None,
+             int16_ops: Iterable[str] | None = None) -> bytes:
     """Quantize a float model (.tflite bytes or path, a ModelFile, or a rillet graph Model) and return the
     .tflite bytes.
 
-    mode: "int8" (full integer; needs `calibration_data`), "dynamic" (int8 weights, float activations),
+    mode: "int8" (full integer; needs `calibration_data`), "int16x8" (TFLite's 16x8: int16 activations with
+    zero point 0, int8 per-channel weights, int64 biases; calibrated too; ops without an int16 kernel stay
+    float between DEQUANTIZE and QUANTIZE), "dynamic" (int8 weights, float activations),
     "float16" (float16 weights). int8 and dynamic quantize float16 and sparse weights from the float32
     values they stand for; float16 keeps them as they are. io: "float" (QUANTIZE / DEQUANTIZE at the
     edges) or "int8" inputs and outputs. calibration: "minmax", "percentile" (at `percentile`), or "mse".
@@ -89,22 +97,33 @@ def quantize(model: Any, calibration_data: Any = None, *, mode: str = "int8", io
     """
     return quantize_with_report(model, calibration_data, mode=mode, io=io, per_channel=per_channel,
                                 calibration=calibration, percentile=percentile, keep_float=keep_float,
-                                interpreter_class=interpreter_class, progress=progress, min_sqnr=min_sqnr)[0]
+                                interpreter_class=interpreter_class, progress=progress, min_sqnr=min_sqnr,
+                                int16_ops=int16_ops)[0]
 
 
 def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str = "int8", io: str = "float",
                          per_channel: bool = True, calibration: str = "minmax", percentile: float = 99.99,
                          keep_float: list[str] | None = None, interpreter_class: Callable | None = None,
                          progress: bool = True, report: bool = False,
-                         min_sqnr: float | None = None) -> tuple[bytes, Any]:
+                         min_sqnr: float | None = None,
+                         int16_ops: Iterable[str] | None = None) -> tuple[bytes, Any]:
     """`quantize`, and with report=True also the per-layer report (rillet.quant.report.Report) over the
     calibration data; the report runs the int8 model with `interpreter_class` too. min_sqnr (int8): keep op
     types float, one at a time, the one that raises the outputs' SQNR against the float model over the
-    calibration data most (quant/precision.py), until it reaches min_sqnr dB; each is named in a warning."""
+    calibration data most (quant/precision.py), until it reaches min_sqnr dB; each is named in a warning.
+
+    int16_ops (int16x8): the op types that run int16. By default those of TFLite's 16x8 ops that rillet's
+    runtime runs on int16, and the file is checked in rillet as every mode's is. Naming them writes the file
+    for LiteRT alone (measuring its 16x8 kernels, deploying to it): rillet's check is skipped."""
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}: choose one of {', '.join(MODES)}")
     if io not in ("float", "int8"):
         raise ValueError(f"io {io!r}: choose 'float' or 'int8'")
+    if mode == "int16x8" and io != "float":
+        raise ValueError("io 'int8' with mode 'int16x8': a 16x8 model keeps float inputs and outputs")
+    if min_sqnr is not None and mode != "int8":
+        raise ValueError(f"min_sqnr chooses which ops of an int8 model stay float; mode {mode!r} has none to "
+                         "choose")
     if calibration not in METHODS:
         raise ValueError(f"calibration {calibration!r}: choose one of {', '.join(METHODS)}")
     source = _model_bytes(model)
@@ -122,7 +141,7 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
     if mode != "float16" and len(float_model.subgraphs) > 1:
         float_model = fold_constant_if_operands(float_model)
         source = save(float_model)
-    if mode == "int8":  # a small constant several int8 ops read: one tensor (one set of parameters) per op
+    if mode in CALIBRATED:  # a small constant several quantized ops read: one tensor (its own parameters) each
         split = split_shared_constants(float_model)
         if split is not float_model:
             float_model = split
@@ -133,7 +152,7 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
         source = save(float_model)
     interpreter_class = interpreter_class or default_interpreter()
     samples = None
-    if mode == "int8" or report:
+    if mode in CALIBRATED or report:
         if calibration_data is None:
             raise CalibrationError("int8 quantization needs calibration_data (a few hundred representative inputs "
                                    "is typical)")
@@ -141,7 +160,7 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
         if not samples:
             raise CalibrationError("calibration data holds no samples")
     ranges = finite = None
-    if mode == "int8":
+    if mode in CALIBRATED:
         stats = collect(source, float_model, samples, interpreter_class, histograms=calibration != "minmax",
                         show_progress=progress)
         ranges = {k: {i: choose_range(s, method_for(calibration, float_model, k, i), percentile)
@@ -151,9 +170,11 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
     planned: dict[str, None] = {}  # what the planner kept float on its own, in order, once
 
     def rewrite(keep: list[str] | None) -> bytes:
-        if mode == "int8":
+        if mode in CALIBRATED:
             plans = plan_int8_subgraphs(float_model, ranges, keep, int8_inputs=io == "int8",
-                                        int8_outputs=io == "int8", finite_ranges=finite)
+                                        int8_outputs=io == "int8", finite_ranges=finite,
+                                        activation=INT16 if mode == "int16x8" else INT8,
+                                        int16_ops=None if int16_ops is None else frozenset(int16_ops))
             planned.update(dict.fromkeys(note for plan in plans for note in plan.notes))
             return save(rewrite_int8(float_model, plans, int8_inputs=io == "int8", int8_outputs=io == "int8",
                                      per_channel=per_channel))
@@ -169,6 +190,8 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
     def runnable(keep: list[str]) -> bytes:
         while True:
             data = rewrite(keep + [j for j in refused if j not in keep] or None)
+            if int16_ops is not None and mode == "int16x8":  # a file for LiteRT, asked for by name
+                return data
             refusal = rillet_refusal(data, float_model, shapes, source)
             if refusal is None:
                 return data

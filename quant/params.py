@@ -1,5 +1,6 @@
 """Quantization parameters as TFLite's spec defines them: asymmetric int8 activations from a float range,
-symmetric int8 weights (per tensor or per output channel), int32 biases, float16 weights."""
+symmetric int8 weights (per tensor or per output channel), int32 biases, float16 weights; and TFLite's 16x8
+scheme's symmetric int16 activations (zero point 0) with int64 biases."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 from rillet.converter.format import QuantizationParameters
 
 INT8_MIN, INT8_MAX = -128, 127
+INT16_MAX = 32767  # int16 activations use [-32767, 32767] around zero point 0, as TensorFlow's 16x8 converter
 WEIGHT_MAX = 127  # weights use [-127, 127] so that -w is representable (TFLite's spec)
 
 
@@ -50,6 +52,15 @@ def activation_params(lo: float, hi: float) -> QParams:
     return QParams((float(np.float32(scale)),), (zero_point,))
 
 
+def int16_activation_params(lo: float, hi: float) -> QParams:
+    """Symmetric int16 (zero point 0) from a float range: scale max(|lo|, |hi|) / 32767, as TensorFlow's
+    16x8 converter computes it."""
+    peak = max(-min(float(lo), 0.0), max(float(hi), 0.0))
+    if not np.isfinite(peak):
+        raise ValueError(f"range [{lo}, {hi}] is not finite")
+    return QParams((float(np.float32(peak / INT16_MAX)) if peak > 0 else 1.0,), (0,))
+
+
 def weight_scales(w: np.ndarray, axis: int | None) -> np.ndarray:
     """Symmetric scales max|w| / 127, per slice of `axis` (None: one for the whole tensor)."""
     w = np.asarray(w, np.float64)
@@ -71,22 +82,24 @@ def quantize_weights(w: np.ndarray, axis: int | None) -> tuple[np.ndarray, QPara
     return q, QParams(tuple(float(s) for s in scales), (0,) * scales.size, axis or 0)
 
 
-def quantize_bias(b: np.ndarray, input_scale: float, weight: QParams) -> tuple[np.ndarray, QParams]:
-    """int32 bias with scale input_scale * weight_scale (per channel when the weights are)."""
+def quantize_bias(b: np.ndarray, input_scale: float, weight: QParams,
+                  dtype: type = np.int32) -> tuple[np.ndarray, QParams]:
+    """int32 bias (int64 beside int16 activations) with scale input_scale * weight_scale (per channel when the
+    weights are)."""
     scales = (np.float64(input_scale) * np.asarray(weight.scale, np.float64)).astype(np.float32)
     scales = np.broadcast_to(scales, b.shape) if scales.size == 1 and b.size > 1 else scales
     q = round_half_away(np.asarray(b, np.float64) / scales.astype(np.float64))
-    q = np.clip(q, np.iinfo(np.int32).min, np.iinfo(np.int32).max).astype(np.int32)
+    q = np.clip(q, np.iinfo(dtype).min, np.iinfo(dtype).max).astype(dtype)
     if len(weight.scale) == 1:
         return q, QParams((float(scales.reshape(-1)[0]),), (0,))
     return q, QParams(tuple(float(s) for s in scales), (0,) * scales.size, 0)
 
 
-def quantize_values(x: np.ndarray, params: QParams) -> np.ndarray:
-    """Per-tensor asymmetric int8 values of a float array (a constant operand of an int8 op)."""
+def quantize_values(x: np.ndarray, params: QParams, dtype: type = np.int8) -> np.ndarray:
+    """Per-tensor int8 (or int16) values of a float array (a constant operand of a quantized op)."""
     scale, zero_point = params.per_tensor
     q = round_half_away(np.asarray(x, np.float64) / np.float64(scale)) + zero_point
-    return np.clip(q, INT8_MIN, INT8_MAX).astype(np.int8)
+    return np.clip(q, np.iinfo(dtype).min, np.iinfo(dtype).max).astype(dtype)
 
 
 def dequantize(q: np.ndarray, params: QParams) -> np.ndarray:

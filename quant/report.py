@@ -82,7 +82,20 @@ class Report:
             "tensors": {t.name: {k: v for k, v in asdict(t).items() if k != "name"} for t in self.tensors},
             "layers": [asdict(layer) for layer in self.layers],
             "keep_float_suggestion": self.keep_float_suggestion,
+            "added_db_by_op": self.added_by_op(),
         }
+
+    def added_by_op(self) -> list[dict[str, Any]]:
+        """Where the dB go, by op type: the dB its layers add summed, their count and the worst one's, the
+        type that adds most first (what --keep-float TYPE would buy back, at most)."""
+        found: dict[str, dict[str, Any]] = {}
+        for layer in self.layers:
+            row = found.setdefault(layer.op, {"op": layer.op, "layers": 0, "added_db": 0.0, "worst_added_db": 0.0})
+            row["layers"] += 1
+            row["added_db"] = round(row["added_db"] + layer.added_db, 3)
+            row["worst_added_db"] = max(row["worst_added_db"], layer.added_db)
+        return sorted((row for row in found.values() if row["added_db"] > 0),
+                      key=lambda row: (-row["added_db"], row["op"]))
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, sort_keys=False)
@@ -95,6 +108,10 @@ class Report:
                         f"{layer.added_db:>7.1f}  {_short(layer.output)}")
         if len(self.layers) > limit:
             rows.append(f"      ... {len(self.layers) - limit} more layers in the JSON report")
+        by_op = self.added_by_op()[:8]
+        if by_op:
+            rows.append("added dB by op type: " + ", ".join(
+                f"{row['op']} {row['added_db']:.1f} ({row['layers']})" for row in by_op))
         if self.keep_float_suggestion:
             rows.append("suggest keeping float: " + ", ".join(self.keep_float_suggestion)
                         + "  (--keep-float NAME, keep_float=[...])")
@@ -151,7 +168,7 @@ def _sqnr(s: _Sums) -> float | None:
 
 def _twins(float_model: ModelFile, quant_model: ModelFile, k: int = 0) -> dict[int, int]:
     """Float tensor of subgraph k -> its counterpart in the quantized model's subgraph k: the same name (the
-    int8 tensor keeps it), else the int8 view the rewrite added at a float boundary."""
+    int8 or int16 tensor keeps it), else the int8 (int16) view the rewrite added at a float boundary."""
     qsg = quant_model.subgraphs[k]
     by_name: dict[str, int] = {}
     for i, t in enumerate(qsg.tensors):
@@ -160,16 +177,19 @@ def _twins(float_model: ModelFile, quant_model: ModelFile, k: int = 0) -> dict[i
     for i in float_activations(float_model, k):
         name = float_model.subgraphs[k].tensors[i].name
         q = by_name.get(name)
-        view = by_name.get(f"{name}/int8")
-        if view is not None and (q is None or qsg.tensors[q].type != 9):
+        view = by_name.get(f"{name}/int8", by_name.get(f"{name}/int16"))
+        if view is not None and (q is None or qsg.tensors[q].type not in QUANTIZED):
             q = view
         if q is not None:
             twins[i] = q
     return twins
 
 
+QUANTIZED = {9: "int8", 7: "int16"}  # TensorTypes of quantized activations: int8, and int16 (16x8)
+
+
 def _as_float(value: np.ndarray, details: dict[str, Any]) -> np.ndarray:
-    if value.dtype == np.int8:
+    if value.dtype in (np.int8, np.int16):
         scale, zero_point = details["quantization"]
         return (value.astype(np.float64) - zero_point) * scale
     return value
@@ -198,7 +218,7 @@ def compare(float_bytes: bytes, quant_bytes: bytes, samples: list[dict[int, np.n
             if i in fvals and q in qvals:
                 scale = quant_model.subgraphs[k].tensors[q].quantization if k else None
                 qv = qvals[q]
-                if k and qv.dtype == np.int8 and scale is not None and scale.scale:
+                if k and qv.dtype in (np.int8, np.int16) and scale is not None and scale.scale:
                     qv = (qv.astype(np.float64) - int(scale.zero_point[0])) * float(scale.scale[0])
                 elif not k:
                     qv = _as_float(qv, q_details[q])
@@ -231,12 +251,13 @@ def compare(float_bytes: bytes, quant_bytes: bytes, samples: list[dict[int, np.n
             continue
         q = twins[k][i]
         t = quant_model.subgraphs[k].tensors[q]
-        quant = t.quantization if t.type == 9 and t.quantization and t.quantization.scale else None
+        quant = t.quantization if t.type in QUANTIZED and t.quantization and t.quantization.scale else None
         scale = float(quant.scale[0]) if quant else None
         cosine = s.fq / math.sqrt(s.f2 * s.q2) if s.f2 > 0 and s.q2 > 0 else (1.0 if s.e2 == 0 else 0.0)
         sqnr[(k, i)] = _sqnr(s)
         tensors.append(TensorError(
-            name=_name(float_model, k, float_model.subgraphs[k].tensors[i].name), dtype="int8" if quant else "float32",
+            name=_name(float_model, k, float_model.subgraphs[k].tensors[i].name),
+            dtype=QUANTIZED[t.type] if quant else "float32",
             scale=scale, zero_point=int(quant.zero_point[0]) if quant else None, sqnr_db=sqnr[(k, i)],
             cosine=cosine, rmse_over_scale=math.sqrt(s.e2 / s.count) / scale if scale else None,
         ))

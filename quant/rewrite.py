@@ -37,6 +37,7 @@ from .lstm_dynamic import dynamic_weight_slots
 from .params import (
     QParams,
     activation_params,
+    int16_activation_params,
     negated_params,
     negation_input_params,
     quantize_bias,
@@ -46,7 +47,7 @@ from .params import (
 )
 from .versions import FLOAT16, FLOAT32, INT8, quantized_version
 
-INT32 = 2
+INT32, INT16, INT64 = 2, 7, 4
 
 
 class QuantizationError(ValueError):
@@ -87,6 +88,27 @@ FIXED_OUTPUT = {
     "LOG_SOFTMAX": QParams((16.0 / 256,), (127,)),
     "L2_NORMALIZATION": QParams((1.0 / 128,), (0,)),
 }
+# TFLite's 16x8 scheme (TensorFlow's EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8): int16
+# activations with zero point 0, int8 per-channel weights, int64 biases. A softmax, logistic or tanh writes
+# steps of 1/32768 from 0.
+FIXED_OUTPUT_INT16 = {name: QParams((1.0 / 32768,), (0,)) for name in ("SOFTMAX", "LOGISTIC", "TANH")}
+# The ops LiteRT's builtin kernels run with int16 activations (what TensorFlow's 16x8 converter quantizes);
+# the rest stay float between DEQUANTIZE and QUANTIZE, as it writes them. Not SQUARED_DIFFERENCE (TensorFlow
+# 2.21 writes it int16, LiteRT 2.3 refuses it at invoke) nor RSQRT (LiteRT's int16 RSQRT reads a 513-entry
+# table: 35 dB on a layer norm's variance, where float costs one op per row).
+INT16_OPS = {
+    "FULLY_CONNECTED", "CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV", "BATCH_MATMUL", "ADD", "SUB", "MUL",
+    "SOFTMAX", "LOGISTIC", "TANH", "MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "GELU", "CONCATENATION",
+    "RESHAPE", "SQUEEZE", "EXPAND_DIMS", "TRANSPOSE", "STRIDED_SLICE", "SLICE", "PAD", "PADV2", "GATHER",
+    "MAX_POOL_2D", "AVERAGE_POOL_2D", "RELU", "RELU6", "LEAKY_RELU", "ABS", "SPLIT", "SPLIT_V", "PACK",
+    "UNPACK", "MAXIMUM", "MINIMUM", "BROADCAST_TO", "SELECT_V2",
+}
+# Why an op TensorFlow's 16x8 converter writes int16 stays float here.
+FLOAT_IN_INT16 = {"SQUARED_DIFFERENCE": "LiteRT 2.3 refuses int16 SQUARED_DIFFERENCE at invoke",
+                  "RSQRT": "LiteRT's int16 RSQRT table gives 35 dB on a layer norm's variance"}
+# The versions TensorFlow's 16x8 converter writes (TF 2.21); 2 for the other int16 ops, 1 for shape-only ones.
+INT16_VERSIONS = {"FULLY_CONNECTED": 5, "CONV_2D": 3, "DEPTHWISE_CONV_2D": 3, "TRANSPOSE_CONV": 3,
+                  "RESHAPE": 1, "SQUEEZE": 1, "EXPAND_DIMS": 1, "BROADCAST_TO": 3}
 # Ops that rescale: their output gets the range calibration saw.
 # A constant float operand of one of them (PRELU's alpha, an ADD's bias) gets int8 parameters of its own
 # from its values, as TensorFlow's converter gives them.
@@ -108,7 +130,8 @@ HYBRID = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"}
 
 @dataclass
 class Plan:
-    """What the int8 rewrite decided: which ops run int8, and every quantized tensor's parameters."""
+    """What the int8 (or 16x8) rewrite decided: which ops run quantized, and every quantized tensor's
+    parameters."""
 
     quantized_ops: list[bool]
     params: dict[int, QParams]  # original float tensor -> its int8 parameters
@@ -117,6 +140,7 @@ class Plan:
     int8_boundary: set[int] = field(default_factory=set)  # int8 tensors an IF or WHILE passes across
     typed: dict[int, int] = field(default_factory=dict)  # tensors a rule gives a type of its own (an LSTM's int16 cell)
     notes: list[str] = field(default_factory=list)  # ops the planner kept float on its own, and why
+    activation: int = INT8  # the activations' type: INT8, or INT16 (16x8)
 
 
 def runs_int8(name: str) -> bool:
@@ -124,8 +148,15 @@ def runs_int8(name: str) -> bool:
     return name in _int8_ops()
 
 
+def rillet_int16_ops() -> frozenset[str]:
+    """The ops of INT16_OPS that librillet's op registry runs on int16 tensors; none unless it runs int16
+    QUANTIZE and DEQUANTIZE too (every 16x8 file has them at its float edges)."""
+    ops = _int8_ops(INT16)
+    return frozenset(INT16_OPS & ops) if {"QUANTIZE", "DEQUANTIZE"} <= ops else frozenset()
+
+
 @functools.cache
-def _int8_ops() -> frozenset[str]:
+def _int8_ops(dtype: int = INT8) -> frozenset[str]:
     try:
         from rillet.native import ffi, lib
     except ImportError:  # no native library here: say nothing about what it runs
@@ -133,7 +164,7 @@ def _int8_ops() -> frozenset[str]:
     code, op, dtypes = ffi.new("int32_t *"), ffi.new("char **"), ffi.new("uint32_t *")
     names, k = set(), 0
     while lib.rl_op_registry_entry(k, code, op, dtypes):
-        if dtypes[0] & (1 << INT8):
+        if dtypes[0] & (1 << dtype):
             names.add(ffi.string(op[0]).decode())
         k += 1
     return frozenset(names)
@@ -186,10 +217,13 @@ class _Constraints:
     negated: list[tuple[Key, Key]] = field(default_factory=list)  # a NEG's (input, output)
     float_ops: set[Key] = field(default_factory=set)  # (subgraph, op) of the ops that stay float
     zero_centred: set[Key] = field(default_factory=set)  # activations quantized with zero point 0
+    activation: int = INT8  # INT16: TFLite's 16x8 (symmetric int16 activations, its fixed outputs)
 
 
-def _decide_ops(model: ModelFile, k: int, keep: set[str]) -> tuple[list[bool], list[str], set[str]]:
-    """Which ops of subgraph k run int8; the ops left float (labels); the keep_float entries that named one."""
+def _decide_ops(model: ModelFile, k: int, keep: set[str], allowed: frozenset[str] | None = None
+                ) -> tuple[list[bool], list[str], set[str]]:
+    """Which ops of subgraph k run int8; the ops left float (labels); the keep_float entries that named one.
+    allowed (16x8): the op types that may run quantized; the others stay float."""
     sg = model.subgraphs[k]
     matched: set[str] = set()
     quantized, kept = [], []
@@ -201,7 +235,7 @@ def _decide_ops(model: ModelFile, k: int, keep: set[str]) -> tuple[list[bool], l
         matched |= hits
         if not any(sg.tensors[i].type == FLOAT32 for i in tensors):
             quantized.append(False)  # integer-only ops (shape arithmetic) stay as they are
-        elif hits or name in BOUNDARY:
+        elif hits or name in BOUNDARY or (allowed is not None and name not in allowed):
             quantized.append(False)
             kept.append(_op_label(model, j, k))
         elif name not in QUANTIZABLE:
@@ -234,6 +268,7 @@ def _constrain(model: ModelFile, k: int, quantized: list[bool], c: _Constraints,
         if name == LSTM:  # its weights, state and intermediates get parameters from quant/lstm.py
             float_in = [op.inputs[0]]
         c.needed.update((k, i) for i in float_in + float_out)
+        fixed_output = FIXED_OUTPUT_INT16 if c.activation == INT16 else FIXED_OUTPUT
         if name == "BATCH_MATMUL":  # a constant operand is a weight: symmetric, as TensorFlow writes it
             c.symmetric.update((k, i) for i in float_in if _constant(model, i, k) is not None)
             # an activation y: zero point 0. LiteRT 2.3 aborts at allocate on some int8 BATCH_MATMULs whose y
@@ -244,9 +279,9 @@ def _constrain(model: ModelFile, k: int, quantized: list[bool], c: _Constraints,
         if name in SAME_SCALE:
             for t in float_in[1:] + float_out:
                 c.groups.union((k, float_in[0]), (k, t))
-        if name in FIXED_OUTPUT:
+        if name in fixed_output:
             for o in float_out:
-                c.fixed[(k, o)] = FIXED_OUTPUT[name]
+                c.fixed[(k, o)] = fixed_output[name]
         if name in NEGATES:
             c.negated.append(((k, float_in[0]), (k, float_out[0])))
         if name == "PADV2" and len(op.inputs) > 2 and (data := _constant(model, op.inputs[2], k)) is not None \
@@ -394,32 +429,62 @@ def _assign(model: ModelFile, c: _Constraints, ranges: dict[int, dict[int, tuple
                 k, i = unseen[0]
                 raise QuantizationError(f"tensor {model.subgraphs[k].tensors[i].name!r}: calibration never saw a "
                                         f"value of it (no range to quantize it with)")
-            chosen = activation_params(lo, hi)
-            if any(key in c.zero_centred for key in group):
+            chosen = activation_params(lo, hi) if c.activation == INT8 else int16_activation_params(lo, hi)
+            if c.activation == INT8 and any(key in c.zero_centred for key in group):
                 peak = max(-min(lo, 0.0), max(hi, 0.0))
                 chosen = QParams((float(np.float32(peak / 127)) if peak > 0 else 1.0,), (0,))
         for key in group:
             params[key] = chosen
     for k, i in c.symmetric:
-        params[(k, i)] = QParams((float(weight_scales(_constant(model, i, k), None)[0]),), (0,))
+        data = _constant(model, i, k)
+        params[(k, i)] = QParams((float(weight_scales(data, None)[0]),), (0,)) if c.activation == INT8 else \
+            int16_activation_params(float(data.min(initial=0.0)), float(data.max(initial=0.0)))
     return params
 
 
 def plan_int8_subgraphs(model: ModelFile, ranges: dict[int, dict[int, tuple[float, float]]],
                         keep_float: list[str] | None, int8_inputs: bool, int8_outputs: bool,
-                        finite_ranges: dict[int, dict[int, tuple[float, float]]] | None = None) -> list[Plan]:
+                        finite_ranges: dict[int, dict[int, tuple[float, float]]] | None = None,
+                        activation: int = INT8, int16_ops: frozenset[str] | None = None) -> list[Plan]:
     """One plan per subgraph (ranges: per subgraph, per tensor). keep_float names op types, output tensors
     and op indices ("12" in subgraph 0, "2:12" in subgraph 2). Only subgraph 0's graph inputs and outputs
     follow int8_inputs / int8_outputs; the values an IF or WHILE passes between subgraphs are int8 with one
     scale on every side where they are float32 data calibration saw (float32 otherwise: QUANTIZE and
-    DEQUANTIZE inside), and resource variables stay float32."""
+    DEQUANTIZE inside), and resource variables stay float32.
+
+    activation=INT16 plans TFLite's 16x8 scheme over the op types of `int16_ops` (default: those of INT16_OPS
+    rillet's runtime runs on int16); the other ops stay float, summed up in the first plan's notes."""
     keep = set(keep_float or [])
-    decisions = [_decide_ops(model, k, keep) for k in range(len(model.subgraphs))]
+    allowed = None
+    if activation == INT16:
+        allowed = rillet_int16_ops() if int16_ops is None else frozenset(int16_ops)
+    decisions = [_decide_ops(model, k, keep, allowed) for k in range(len(model.subgraphs))]
     unknown = sorted(keep - set().union(*(matched for _, _, matched in decisions)))
     if unknown:
         raise QuantizationError(f"keep_float: {unknown} name no op type, op index or output tensor of the model")
     notes = _keep_mask_ops_float(model, decisions, ranges)
-    c = _Constraints()
+    if allowed is not None:
+        for k, (quantized, kept, _) in enumerate(decisions):
+            for j in _variance_ops(model, k):
+                if quantized[j]:
+                    quantized[j] = False
+                    kept.append(_op_label(model, j, k))
+        floats = sorted({model.op_name(op) for sg in model.subgraphs for op in sg.operators
+                         if model.op_name(op) not in allowed | keep | BOUNDARY | {"QUANTIZE", "DEQUANTIZE"}
+                         and any(sg.tensors[i].type == FLOAT32 for i in (op.inputs or []) + (op.outputs or [])
+                                 if i >= 0)})
+        if floats:
+            unrun = [name for name in floats if name in INT16_OPS]
+            why = [FLOAT_IN_INT16.get(name, f"LiteRT has no int16 {name}") for name in floats
+                   if name not in INT16_OPS]
+            if unrun:
+                why.append("rillet's runtime has no int16 QUANTIZE or DEQUANTIZE yet" if not allowed else
+                           f"rillet's runtime has no int16 {', '.join(unrun)} yet")
+            notes.setdefault(0, []).append(f"int16x8: {', '.join(floats)} kept float (between DEQUANTIZE and "
+                                           f"QUANTIZE): {'; '.join(why)}")
+    for k, (quantized, _, _) in enumerate(decisions):
+        _moves_follow_float(model, k, quantized)
+    c = _Constraints(activation=activation)
     c.float_ops = {(k, j) for k, (quantized, _, _) in enumerate(decisions) for j, q in enumerate(quantized) if not q}
     for k, (quantized, _, _) in enumerate(decisions):
         _constrain(model, k, quantized, c, int8_inputs and k == 0, int8_outputs and k == 0)
@@ -429,6 +494,8 @@ def plan_int8_subgraphs(model: ModelFile, ranges: dict[int, dict[int, tuple[floa
         for source, negation in c.negated:
             c.fixed[negation] = negated_params(negation_input_params(params[source]))
         params = _assign(model, c, ranges, finite_ranges)
+    if activation == INT16:
+        _int16_addends(model, [quantized for quantized, _, _ in decisions], params, c, ranges)
     plans = []
     for k, (quantized, kept, matched) in enumerate(decisions):
         mine = {i: p for (kk, i), p in params.items() if kk == k}
@@ -444,8 +511,79 @@ def plan_int8_subgraphs(model: ModelFile, ranges: dict[int, dict[int, tuple[floa
                 mine.update(extra)
                 typed.update(types)
         plans.append(Plan(quantized, mine, kept, matched, {i for kk, i in boundaries if kk == k}, typed,
-                          notes.get(k, [])))
+                          notes.get(k, []), activation))
     return plans
+
+
+# Ops that only move values (no arithmetic): quantizing before or after one gives the same integers.
+MOVES = {"RESHAPE", "SQUEEZE", "EXPAND_DIMS", "TRANSPOSE", "STRIDED_SLICE", "SLICE", "GATHER", "SPLIT",
+         "SPLIT_V", "UNPACK", "PACK", "CONCATENATION", "TILE", "BROADCAST_TO", "REVERSE_V2", "GATHER_ND",
+         "SPACE_TO_DEPTH", "DEPTH_TO_SPACE", "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND"}
+
+
+def _moves_follow_float(model: ModelFile, k: int, quantized: list[bool]) -> None:
+    """Keeps float (in `quantized`) an op of MOVES whose float inputs all come from ops that stay float: a
+    QUANTIZE before it would round values the ops after it may read as float (a float GELU's output moved
+    by TRANSPOSE into a float residual ADD: the Whisper stem's output at 8 bits, PT2E keeps it float);
+    where an int8 op reads it, the QUANTIZE after it gives the same integers."""
+    sg = model.subgraphs[k]
+    producer = {o: j for j, op in enumerate(sg.operators) for o in op.outputs or [] if o >= 0}
+    for j, op in enumerate(sg.operators):
+        if not quantized[j] or model.op_name(op) not in MOVES:
+            continue
+        data = [i for i in op.inputs or [] if i >= 0 and sg.tensors[i].type == FLOAT32
+                and _constant(model, i, k) is None]
+        if data and all(i in producer and not quantized[producer[i]] for i in data):
+            quantized[j] = False
+
+
+def _variance_ops(model: ModelFile, k: int) -> list[int]:
+    """The ops of subgraph k that compute a layer norm's variance before its RSQRT: the ADD of epsilon and the
+    MEAN it reads (of a SQUARED_DIFFERENCE, or of a MUL of a value by itself). In int16 a variance spans a few
+    thousand steps at most: its smallest rows (a hundredth of the largest) keep 1% of their value, which
+    RSQRT carries into every value of the row (ViT's last layer norm: 37 dB); float costs one value a row."""
+    sg = model.subgraphs[k]
+    producer = {o: j for j, op in enumerate(sg.operators) for o in op.outputs or [] if o >= 0}
+    found = []
+    for op in sg.operators:
+        if model.op_name(op) != "RSQRT" or op.inputs[0] not in producer:
+            continue
+        j = producer[op.inputs[0]]
+        if model.op_name(sg.operators[j]) == "ADD":
+            found.append(j)
+            operands = [i for i in sg.operators[j].inputs if _constant(model, i, k) is None]
+            j = producer.get(operands[0], -1) if len(operands) == 1 else -1
+        if j >= 0 and model.op_name(sg.operators[j]) == "MEAN":
+            found.append(j)
+    return found
+
+
+def _int16_addends(model: ModelFile, quantized: list[list[bool]], params: dict[Key, QParams], c: _Constraints,
+                   ranges: dict[int, dict[int, tuple[float, float]]]) -> None:
+    """An operand of an int16 ADD or SUB that holds only zeros (an attention mask that masks nothing: it
+    and the tensors sharing its parameters), or a constant whose own scale is finer than the other
+    operand's (a layer norm's epsilon, 1e-12 / 32767), takes the other operand's scale. LiteRT's int16 ADD
+    rescales both operands to twice the larger scale with 15 bits to spare, and aborts (SIGABRT) where the
+    scales are that far apart; an epsilon below the other's step is 0 there either way."""
+    def zeros(k: int, i: int) -> bool:
+        data = _constant(model, i, k)
+        return not np.any(data) if data is not None else tuple(ranges.get(k, {}).get(i, (1, 1))) == (0.0, 0.0)
+
+    for k, sg in enumerate(model.subgraphs):
+        for j, op in enumerate(sg.operators):
+            if not quantized[k][j] or model.op_name(op) not in ("ADD", "SUB") or len(op.inputs) != 2:
+                continue
+            a, b = op.inputs
+            for x, other in ((a, b), (b, a)):
+                if (k, x) not in params or (k, other) not in params or zeros(k, other):
+                    continue
+                wider = params[(k, other)].scale[0]
+                if zeros(k, x):
+                    group = c.groups.find((k, x))
+                    for key in [key for key in params if c.groups.find(key) == group]:
+                        params[key] = QParams((wider,), (0,))
+                elif _constant(model, x, k) is not None and params[(k, x)].scale[0] < wider:
+                    params[(k, x)] = QParams((wider,), (0,))
 
 
 def _check_divisor(model: ModelFile, k: int, j: int, i: int, p: QParams, ranges: dict) -> None:
@@ -658,6 +796,8 @@ def _int8_subgraph(w: _Writer, plan: Plan, *, int8_inputs: bool, int8_outputs: b
 
     crossing = plan.int8_boundary  # int8 values an IF or WHILE passes across (its operands, results, and a
     # callee's inputs and outputs)
+    act = plan.activation  # INT8, or INT16 (16x8: int16 activations and constant operands, int64 biases)
+    act_name, act_dtype = ("int16", np.int16) if act == INT16 else ("int8", np.int8)
 
     def native_int8(i: int) -> bool:
         if i in producer:
@@ -672,7 +812,7 @@ def _int8_subgraph(w: _Writer, plan: Plan, *, int8_inputs: bool, int8_outputs: b
         if i in plan.typed:
             base[i] = w.tensor(t, type=plan.typed[i], quantization=plan.params[i].parameters(), buffer=0)
         elif is_float[i] and native_int8(i):
-            base[i] = w.tensor(t, type=INT8, quantization=plan.params[i].parameters(), buffer=0)
+            base[i] = w.tensor(t, type=act, quantization=plan.params[i].parameters(), buffer=0)
         else:
             base[i] = w.copy(i)
 
@@ -682,9 +822,9 @@ def _int8_subgraph(w: _Writer, plan: Plan, *, int8_inputs: bool, int8_outputs: b
         key = ("int8", i)
         if key not in w.cache:
             t = sg.tensors[i]
-            q = w.tensor(t, name=f"{t.name}/int8", type=INT8, quantization=plan.params[i].parameters(), buffer=0,
-                         shape_signature=t.shape_signature)
-            w.op("QUANTIZE", [base[i]], [q], version=1)
+            q = w.tensor(t, name=f"{t.name}/{act_name}", type=act, quantization=plan.params[i].parameters(),
+                         buffer=0, shape_signature=t.shape_signature)
+            w.op("QUANTIZE", [base[i]], [q], version=2 if act == INT16 else 1)
             w.cache[key] = q
         return w.cache[key]
 
@@ -717,8 +857,9 @@ def _int8_subgraph(w: _Writer, plan: Plan, *, int8_inputs: bool, int8_outputs: b
         key = ("const", i)
         if key not in w.cache:
             t = sg.tensors[i]
-            data = quantize_values(_constant(model, i, k), plan.params[i])
-            w.cache[key] = w.tensor(t, type=INT8, buffer=w.buffer(data), quantization=plan.params[i].parameters())
+            data = quantize_values(_constant(model, i, k), plan.params[i], act_dtype)
+            w.cache[key] = w.tensor(t, type=act, buffer=w.buffer(data),
+                                    quantization=plan.params[i].parameters())
         return w.cache[key]
 
     def weights(i: int, axis: int | None) -> tuple[int, QParams]:
@@ -732,9 +873,10 @@ def _int8_subgraph(w: _Writer, plan: Plan, *, int8_inputs: bool, int8_outputs: b
     def bias(i: int, input_params: QParams, weight_params: QParams) -> int:
         key = ("bias", i, input_params, weight_params)
         if key not in w.cache:
-            data, params = quantize_bias(_constant(model, i, k), input_params.scale[0], weight_params)
-            w.cache[key] = w.tensor(sg.tensors[i], type=INT32, buffer=w.buffer(data),
-                                    quantization=params.parameters())
+            data, params = quantize_bias(_constant(model, i, k), input_params.scale[0], weight_params,
+                                         np.int64 if act == INT16 else np.int32)
+            w.cache[key] = w.tensor(sg.tensors[i], type=INT64 if act == INT16 else INT32,
+                                    buffer=w.buffer(data), quantization=params.parameters())
         return w.cache[key]
 
     for j, op in enumerate(sg.operators):
@@ -778,6 +920,19 @@ def _int8_subgraph(w: _Writer, plan: Plan, *, int8_inputs: bool, int8_outputs: b
             w.op("GATHER", [new_in[1], new_in[0]], new_out, op, builtin_options=GATHER_OPTIONS,
                  version=quantized_version("GATHER", _types(w, new_in[1:]), _types(w, new_out), per_channel=False))
             continue
+        if act == INT16 and name == "FULLY_CONNECTED" and (len(new_in) < 3 or new_in[2] < 0):
+            # a zero int64 bias: LiteRT runs a bias-less int16 FULLY_CONNECTED on ruy's int32 path (two
+            # roundings) and one with an int64 bias on its reference kernel (one), which rillet matches
+            channels = w.tensors[new_in[1]].shape[0]
+            scales = np.float32(w.tensors[new_in[0]].quantization.scale[0]) * \
+                np.asarray(w.tensors[new_in[1]].quantization.scale, np.float32)
+            zero = Tensor(shape=[channels], type=INT64, name=f"{sg.tensors[op.outputs[0]].name}/zero_bias",
+                          quantization=QParams(tuple(float(x) for x in scales), (0,) * channels).parameters())
+            new_in = new_in[:2] + [w.tensor(zero, buffer=w.buffer(np.zeros(channels, np.int64)))]
+        if act == INT16:
+            w.op(name, new_in, new_out, op, version=INT16_VERSIONS.get(name, 2),
+                 builtin_options=_int16_options(op.builtin_options))
+            continue
         scales = None
         if name == "MUL":
             scales = tuple(float(w.tensors[t].quantization.scale[0]) for t in (new_in[0], new_in[1], new_out[0]))
@@ -799,6 +954,20 @@ def _int8_subgraph(w: _Writer, plan: Plan, *, int8_inputs: bool, int8_outputs: b
         renames[o] = new
         graph_outputs.append(new)
     return _Part(w, graph_inputs, graph_outputs, renames)
+
+
+def _int16_options(options: Options | None) -> Options | None:
+    """An op's options in the 16x8 file, as TensorFlow's converter writes them: an ADD or SUB of any scales
+    (pot_scale_int16 false; its default, true, asks for power-of-two scales), int64 biases named on the ops
+    with weights (quantized_bias_type INT64)."""
+    if options is None:
+        return None
+    fields = options.fields()
+    if "pot_scale_int16" in fields:
+        fields["pot_scale_int16"] = False
+    if "quantized_bias_type" in fields:
+        fields["quantized_bias_type"] = INT64
+    return Options(options.type_name, **fields)
 
 
 def rewrite_dynamic_range(model: ModelFile, *, per_channel: bool, keep_float: list[str] | None = None) -> ModelFile:

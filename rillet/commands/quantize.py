@@ -32,8 +32,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", required=True, help="the quantized .tflite file to write")
     p.add_argument("--calib", help="calibration inputs: an .npz (arrays keyed by input name, samples on axis 0) "
                                    "or an .npy array")
-    p.add_argument("--mode", choices=["int8", "dynamic", "float16"], default="int8",
-                   help="int8: full integer (default); dynamic: int8 weights only; float16: float16 weights")
+    p.add_argument("--mode", choices=["int8", "int16x8", "dynamic", "float16"], default="int8",
+                   help="int8: full integer (default); int16x8: TFLite's 16x8, int16 activations and int8 "
+                        "weights (ops rillet runs only in float stay float); dynamic: int8 weights only; "
+                        "float16: float16 weights")
     p.add_argument("--io", choices=["float", "int8"], default="float", help="type of the model's inputs and outputs")
     p.add_argument("--per-tensor", action="store_true", help="one weight scale per tensor, not per channel")
     p.add_argument("--calibration", choices=["minmax", "percentile", "mse", "auto"], default="minmax",
@@ -60,6 +62,7 @@ def _calibration_data(path: str | None):
 
 
 FLOAT16 = 1  # TensorType
+CALIBRATED = ("int8", "int16x8")  # the modes that calibrate activation ranges
 
 
 def float16_weights(model: ModelFile) -> bool:
@@ -83,9 +86,9 @@ def check_flags(args: argparse.Namespace) -> None:
     if args.mode == "float16" and args.per_tensor:
         raise UsageError("--per-tensor: --mode float16 stores weights as float16 with no scales (int8 and dynamic "
                          "modes only)")
-    if args.mode != "int8" and args.calibration != "minmax":
+    if args.mode not in CALIBRATED and args.calibration != "minmax":
         raise UsageError(f"--calibration {args.calibration}: --mode {args.mode} calibrates no activation ranges "
-                         "(--mode int8 only)")
+                         "(--mode int8 and int16x8 only)")
     if args.mode == "float16" and args.keep_float:
         raise UsageError("--keep-float: --mode float16 stores every float32 constant as float16 (int8 and dynamic "
                          "modes only)")
@@ -106,10 +109,11 @@ def run(args: argparse.Namespace) -> int:
     )
 
     # --calib in dynamic or float16 mode is only for the report: asking for it asks for the report
-    want_report = bool(args.report or args.html or (args.calib and (args.json or args.mode != "int8")))
+    want_report = bool(args.report or args.html or
+                       (args.calib and (args.json or args.mode not in CALIBRATED)))
     check_flags(args)
-    if args.mode == "int8" and args.calib is None:
-        raise UsageError("--mode int8 needs --calib data.npz (representative inputs)")
+    if args.mode in CALIBRATED and args.calib is None:
+        raise UsageError(f"--mode {args.mode} needs --calib data.npz (representative inputs)")
     if want_report and args.calib is None:
         raise UsageError("--report needs --calib data.npz")
     existing_file(args.model, "model")
