@@ -4,12 +4,13 @@
  * truth (softmax rows, erf and tanh GELU: within 2e-6 relative, 1e-6 absolute for GELU); an ISA's kernels
  * against the scalar kernels: n = 0..70 and longer runs around the 4-, 8-, 16- and 32-value steps, in place, and
  * values holding NaN, +-inf, +-0, +-FLT_MAX and ones at GELU's seams (-3, 4.9); the long sizes also sit around
- * the AVX-512 kernels' 16- and 64-value steps. The row maximum and the row sum
+ * the AVX-512 kernels' 16- and 64-value steps. The row maximum, the scaling by 1 / sum and the row sum
  * (XNNPACK's order, f32_rsum.h) must give the scalar kernel's bits (a NaN where it gives one); the exponentials
- * and GELU within 1e-6 relative of it (armv7 divides differently by an ulp or two, and its NEON flushes
- * subnormal steps: results below 1e-30 may be 0), NaN where it is NaN, the same infinity where it is one; a
- * row's sum, and the scalar kernel's, within 2e-6 of the exact sum of the scalar's terms (lanes add in another
- * order). Inputs end at a PROT_NONE page, so a read past n faults; outputs are followed by canaries that must
+ * and GELU within 1e-6 relative of it, NaN where it is NaN, the same infinity where it is one: each path runs
+ * the exponential of XNNPACK's kernel for that CPU, so LiteRT's bits there, and the NEON one (XNNPACK's aarch64
+ * rr1_lut64_p2) differs from the x86 and scalar one (rr2_p5) by an ulp or two; armv7 also divides differently
+ * and flushes subnormal steps (results below 1e-30 may be 0). A row's sum, and the scalar kernel's, within 2e-6
+ * of the exact sum of the scalar's terms (each path adds in its XNNPACK kernel's order). Inputs end at a PROT_NONE page, so a read past n faults; outputs are followed by canaries that must
  * stay untouched. Exit status 0: all passed; 1: a mismatch (printed); 77: the CPU lacks the ISA. */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
 #include <float.h>
@@ -172,6 +173,18 @@ static int test_against_scalar(const rl_f32_vexp_config *k, const rl_f32_vexp_co
                 failed = 1;
             }
         }
+        if (n > 0 && !failed) {
+            snprintf(running, sizeof running, "vscale n=%zu (%s)", n, what);
+            const float s_value = 1.0f / 3.0f;
+            k->vscale(n, x, s_value, got);
+            s->vscale(n, x, s_value, want);
+            for (size_t i = 0; i < n && !failed; ++i)
+                if (memcmp(&got[i], &want[i], sizeof got[i]) != 0 && !(isnan(got[i]) && isnan(want[i]))) {
+                    printf("FAIL vscale n=%zu i=%zu x=%.9g (%s): %.9g, scalar %.9g\n", n, i, x[i], what, got[i],
+                           want[i]);
+                    failed = 1;
+                }
+        }
         for (int tanh_form = 0; tanh_form < 2 && !failed; ++tanh_form) {
             const rl_f32_vgelu_fn f = tanh_form ? k->gelu_tanh : k->gelu, g = tanh_form ? s->gelu_tanh : s->gelu;
             snprintf(running, sizeof running, "gelu%s n=%zu (%s)", tanh_form ? "_tanh" : "", n, what);
@@ -202,10 +215,12 @@ static int test_against_scalar(const rl_f32_vexp_config *k, const rl_f32_vexp_co
             memcpy(got, x, n * sizeof(float));
             const float m = s->rmax(n, x);
             k->raddstoreexpminusmax(n, got, m, 1.0f, got);
+            k->vscale(n, got, 0.25f, got);
             s->raddstoreexpminusmax(n, x, m, 1.0f, want);
+            s->vscale(n, want, 0.25f, want);
             for (size_t i = 0; i < n && !failed; ++i)
                 if (!close_to(got[i], want[i], 1e-6, 1e-30)) {
-                    printf("FAIL e^(x - max) in place n=%zu i=%zu (%s)\n", n, i, what);
+                    printf("FAIL e^(x - max) / 4 in place n=%zu i=%zu (%s)\n", n, i, what);
                     failed = 1;
                 }
         }
@@ -288,7 +303,8 @@ int main(int argc, char **argv) {
     }
 #if defined(__x86_64__) || defined(_M_X64)
     if (isa == RL_ISA_AVX512 && (k.rmax != f32_rmax__avx512 || k.gelu != f32_vgelu__avx512 ||
-                                 k.raddstoreexpminusmax != f32_raddstoreexpminusmax__avx512)) {
+                                 k.raddstoreexpminusmax != f32_raddstoreexpminusmax__avx512 ||
+                                 k.vscale != f32_vscale__avx512)) {
         printf("FAIL the avx512 path does not run the AVX-512 softmax and GELU kernels\n");
         return 1;
     }

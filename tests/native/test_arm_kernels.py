@@ -73,8 +73,8 @@ TESTERS = {
     "f32_vbinary": ("f32_vbinary_test.c", ("f32_vbinary__*.c", "f32_vlrelu__*.c", "f32_vbinary_configs.c",
                                            "f32_binary_ref.c", "f32_unary_ref.c", "xx_index_ref.c")),
     # softmax's row passes, GELU and the row sum (f32_vexp.h)
-    "f32_vexp": ("f32_vexp_test.c", ("f32_rmax__*.c", "f32_raddstoreexpminusmax__*.c", "f32_vgelu__*.c",
-                                     "f32_rsum__*.c", "f32_vexp_configs.c")),
+    "f32_vexp": ("f32_vexp_test.c", ("f32_rmax__*.c", "f32_raddstoreexpminusmax__*.c", "f32_vscale__*.c",
+                                     "f32_vgelu__*.c", "f32_rsum__*.c", "f32_vexp_configs.c")),
 }
 
 
