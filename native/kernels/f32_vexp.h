@@ -22,7 +22,7 @@
  *   rational function reaches +-1, erf-like(x) ~ x P(x^2) / Q(x^2), P and Q of degree 5 (Q's constant 1), each
  *   step one fused multiply-add, then (x * 0.5) * (p / q + 1) with the unclamped x.
  * - The row sum of MEAN over the last axis (f32_rsum.h: XNNPACK's order), which a transformer's layer norms
- *   take twice per row; every path gives its bits.
+ *   take twice per row; every path gives the scalar kernel's bits but AVX-512's (XNNPACK's AVX-512 order).
  * Rows of softmax: the maximum is x > max ? x : max from x[0] (a NaN after the first value is skipped; one at
  * the front makes the row NaN, as the reference's); y may be x in every kernel. */
 #ifndef RILLET_F32_VEXP_H
@@ -51,8 +51,8 @@ typedef struct {
     rl_f32_rsum_fn rsum; /* a row's sum in XNNPACK's order (f32_rsum.h): a layer norm's MEAN over the last axis */
 } rl_f32_vexp_config;
 
-/* AVX2's on the AVX2 path, AVX-512's softmax rows and GELU (with AVX2's row sum) on the AVX-512 paths, NEON's on
- * both Arm paths, else scalar (f32_vexp_configs.c). */
+/* AVX2's on the AVX2 path, AVX-512's on the AVX-512 paths, NEON's on both Arm paths, else scalar
+ * (f32_vexp_configs.c). */
 rl_f32_vexp_config rl_f32_vexp_config_for(rl_isa isa);
 
 /* XNNPACK's rr2_p5 e^z (f32_raddstoreexpminusmax avx512f, avx2 and scalar kernels). */
