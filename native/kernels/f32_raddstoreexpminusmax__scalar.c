@@ -1,7 +1,8 @@
 /* f32_raddstoreexpminusmax__scalar.c — y = e^((x - max) * beta) and its sum (f32_vexp.h), summed in the order of
  * XNNPACK's scalar kernel (rr2_p5_u4_acc2, what LiteRT runs where XNNPACK has no SIMD kernel): four values a
  * step into two sums (the first and third value into one, the second and fourth into the other), the two added,
- * then each of the last n % 4 values in turn. */
+ * then each of the last n % 4 values in turn. Its e^z is the x86 kernels' (fmaf); XNNPACK's scalar kernel writes
+ * plain multiply-adds, which its compilers fuse on some targets and not on others. */
 #include "f32_vexp.h"
 
 float f32_raddstoreexpminusmax__scalar(size_t n, const float *x, float max, float beta, float *y) {
