@@ -6,13 +6,14 @@
  * values holding NaN, +-inf, +-0, +-FLT_MAX and ones at GELU's seams (-3, 4.9); the long sizes also sit around
  * the AVX-512 kernels' 16- and 64-value steps. The row maximum, the scaling by 1 / sum and the row sum
  * (XNNPACK's AVX order, f32_rsum.h) must give the scalar kernel's bits (a NaN where it gives one), but the
- * AVX-512 row sum, in XNNPACK's AVX-512 order, within 1e-6 of the sum of |x|; the exponentials
- * and GELU within 1e-6 relative of it, NaN where it is NaN, the same infinity where it is one: each path runs
- * the exponential of XNNPACK's kernel for that CPU, so LiteRT's bits there, and the NEON one (XNNPACK's aarch64
- * rr1_lut64_p2) differs from the x86 and scalar one (rr2_p5) by an ulp or two; armv7 also divides differently
- * and flushes subnormal steps (results below 1e-30 may be 0). A row's sum, and the scalar kernel's, within 2e-6
- * of the exact sum of the scalar's terms (each path adds in its XNNPACK kernel's order). Inputs end at a PROT_NONE page, so a read past n faults; outputs are followed by canaries that must
- * stay untouched. Exit status 0: all passed; 1: a mismatch (printed); 77: the CPU lacks the ISA. */
+ * AVX-512 row sum, in XNNPACK's AVX-512 order, within 1e-6 of the sum of |x|; the exponentials and GELU within
+ * 1e-6 relative of it, NaN where it is NaN, the same infinity where it is one: each path runs the exponential of
+ * XNNPACK's kernel for that CPU, so LiteRT's bits there, and the NEON one (XNNPACK's aarch64 rr1_lut64_p2)
+ * differs from the x86 and scalar one (rr2_p5) by an ulp or two; armv7 also divides differently and flushes
+ * subnormal steps (results below 1e-30 may be 0). A row's sum, and the scalar kernel's, within 2e-6 of the exact
+ * sum of the scalar's terms (each path adds in its XNNPACK kernel's order). Inputs end at a PROT_NONE page, so a
+ * read past n faults; outputs are followed by canaries that must stay untouched. Exit status 0: all passed;
+ * 1: a mismatch (printed); 77: the CPU lacks the ISA. */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
 #include <float.h>
 #include <math.h>
