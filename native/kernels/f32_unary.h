@@ -11,7 +11,7 @@
 
 #include "kernels.h"
 
-/* LOGISTIC with hardware FMA; every other op through f32_unary_ref. kernel_table.c gives it to every x86 SIMD
+/* LOGISTIC and TANH with hardware FMA; every other op through f32_unary_ref. kernel_table.c gives it to every x86 SIMD
  * path. */
 void f32_unary__avx2(rl_unary_op op, int64_t count, const float *x, float *y);
 
@@ -50,6 +50,27 @@ static inline float f32_sigmoid_as_xnnpack_avx2(float x) {
     float f = f32_flush_subnormal(e / (e + 1.0f));
     if (z < -0x1.5D589Ep+6f) f = 0.0f;
     return signbit(x) ? f : 1.0f - f;
+}
+
+/* TANH as XNNPACK computes it (f32_vtanh rational_9_8_div, its AVX-512, FMA3 and aarch64 NEON kernels alike),
+ * which LiteRT's default Interpreter delegates float TANH to: libm's tanhf differs from it by an ulp on 40% of
+ * inputs. x clamped to +-7.98 (where the rational function reaches +-1; the comparisons pass a NaN through, as
+ * vminps/vmaxps do), tanh x ~ x P(x^2) / Q(x^2), P of degree 4 (its constant 1) and Q of degree 4 (its constant
+ * 1), each step one fused multiply-add (fmaf: correctly rounded on any CPU), then one division. */
+static inline float f32_tanh_as_xnnpack(float x) {
+    const float max = 7.9807181358e+00f;
+    const float v = x < -max ? -max : (x > max ? max : x);
+    const float v2 = v * v;
+    float p = fmaf(v2, 1.4248920266e-08f, 2.1235626264e-05f);
+    p = fmaf(v2, p, 3.5330520477e-03f);
+    p = fmaf(v2, p, 1.3412411511e-01f);
+    p = fmaf(v2, p, 1.0f);
+    p = v * p;
+    float q = fmaf(v2, 8.1365948290e-07f, 3.3472978976e-04f);
+    q = fmaf(v2, q, 2.6018999517e-02f);
+    q = fmaf(v2, q, 4.6745735407e-01f);
+    q = fmaf(v2, q, 1.0f);
+    return p / q;
 }
 
 #endif

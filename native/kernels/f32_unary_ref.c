@@ -47,7 +47,7 @@ void f32_unary_ref(rl_unary_op op, int64_t count, const float *x, float *y) {
         case RL_UN_RELU: r = v > 0.0f ? v : 0.0f; break;
         case RL_UN_RELU6: r = v > 0.0f ? (v < 6.0f ? v : 6.0f) : 0.0f; break;
         case RL_UN_LOGISTIC: r = f32_sigmoid_as_xnnpack_avx2(v); break;
-        case RL_UN_TANH: r = tanhf(v); break;
+        case RL_UN_TANH: r = f32_tanh_as_xnnpack(v); break;
         case RL_UN_SIN: r = sinf(v); break;
         case RL_UN_COS: r = cosf(v); break;
         case RL_UN_ABS: r = fabsf(v); break;

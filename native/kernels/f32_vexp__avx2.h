@@ -12,7 +12,8 @@ static inline __m256 rl_avx2_expminus(__m256 z) {
     __m256 n = _mm256_fmadd_ps(z, _mm256_set1_ps(RL_VEXP_LOG2E), magic_bias);
     const __m256 s = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(n), 23));
     n = _mm256_sub_ps(n, magic_bias);
-    __m256 t = _mm256_fmadd_ps(n, _mm256_set1_ps(RL_VEXP_MINUS_LN2), z);
+    __m256 t = _mm256_fmadd_ps(n, _mm256_set1_ps(RL_VEXP_MINUS_LN2_HI), z);
+    t = _mm256_fmadd_ps(n, _mm256_set1_ps(RL_VEXP_MINUS_LN2_LO), t);
     __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(RL_VEXP_C5), t, _mm256_set1_ps(RL_VEXP_C4));
     p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(RL_VEXP_C3));
     p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(RL_VEXP_C2));

@@ -1,9 +1,9 @@
 /* softmax.c — float32 SOFTMAX over the last axis on the f32_vexp micro-kernels, rows split across the plan's
  * threads: each row's maximum, e^((x - max) * beta) stored and summed, then a multiply by 1 / sum, as XNNPACK
- * computes it (LiteRT's default Interpreter delegates float SOFTMAX to it when beta is 1; its builtin kernel,
- * which takes the other betas, divides by the sum: within an ulp). A row's values do not depend on which thread
- * runs it. int8 SOFTMAX: activation_int8.c. */
-#include <math.h>
+ * computes it (LiteRT's default Interpreter delegates float SOFTMAX to it when beta is 1, and each path runs
+ * the operations of XNNPACK's kernel for that CPU, so the same bits; its builtin kernel, which takes the other
+ * betas, is within an ulp or two). A row's values do not depend on which thread runs it. int8 SOFTMAX:
+ * activation_int8.c. */
 
 #include "conv_gemm.h"
 #include "ops.h"
@@ -20,14 +20,12 @@ static void softmax_rows(void *context, size_t row, size_t j, size_t rows, size_
     (void)j, (void)columns;
     const rl_softmax_state *st = (const rl_softmax_state *)context;
     const rl_f32_vexp_config *k = &st->kernels->f32_vexp;
-    const rl_f32_vbinary_config *v = &st->kernels->f32_vbinary;
-    const rl_f32_minmax_params open = {.min = -INFINITY, .max = INFINITY};
     for (size_t r = row; r < row + rows; ++r) {
         const float *x = st->x + r * st->depth;
         float *y = st->y + r * st->depth;
         const float max = k->rmax(st->depth, x);
         const float scale = 1.0f / k->raddstoreexpminusmax(st->depth, x, max, st->beta, y);
-        v->vbinaryc(RL_BIN_MUL, 0, st->depth, y, &scale, y, &open);
+        k->vscale(st->depth, y, scale, y);
     }
 }
 

@@ -4,13 +4,16 @@
  * truth (softmax rows, erf and tanh GELU: within 2e-6 relative, 1e-6 absolute for GELU); an ISA's kernels
  * against the scalar kernels: n = 0..70 and longer runs around the 4-, 8-, 16- and 32-value steps, in place, and
  * values holding NaN, +-inf, +-0, +-FLT_MAX and ones at GELU's seams (-3, 4.9); the long sizes also sit around
- * the AVX-512 kernels' 16- and 64-value steps. The row maximum and the row sum
- * (XNNPACK's order, f32_rsum.h) must give the scalar kernel's bits (a NaN where it gives one); the exponentials
- * and GELU within 1e-6 relative of it (armv7 divides differently by an ulp or two, and its NEON flushes
- * subnormal steps: results below 1e-30 may be 0), NaN where it is NaN, the same infinity where it is one; a
- * row's sum, and the scalar kernel's, within 2e-6 of the exact sum of the scalar's terms (lanes add in another
- * order). Inputs end at a PROT_NONE page, so a read past n faults; outputs are followed by canaries that must
- * stay untouched. Exit status 0: all passed; 1: a mismatch (printed); 77: the CPU lacks the ISA. */
+ * the AVX-512 kernels' 16- and 64-value steps. The row maximum, the scaling by 1 / sum and the row sum
+ * (XNNPACK's AVX order, f32_rsum.h) must give the scalar kernel's bits (a NaN where it gives one), but the
+ * AVX-512 row sum, in XNNPACK's AVX-512 order, within 1e-6 of the sum of |x|; the exponentials and GELU within
+ * 1e-6 relative of it, NaN where it is NaN, the same infinity where it is one: each path runs the exponential of
+ * XNNPACK's kernel for that CPU, so LiteRT's bits there, and the NEON one (XNNPACK's aarch64 rr1_lut64_p2)
+ * differs from the x86 and scalar one (rr2_p5) by an ulp or two; armv7 also divides differently and flushes
+ * subnormal steps (results below 1e-30 may be 0). A row's sum, and the scalar kernel's, within 2e-6 of the exact
+ * sum of the scalar's terms (each path adds in its XNNPACK kernel's order). Inputs end at a PROT_NONE page, so a
+ * read past n faults; outputs are followed by canaries that must stay untouched. Exit status 0: all passed;
+ * 1: a mismatch (printed); 77: the CPU lacks the ISA. */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
 #include <float.h>
 #include <math.h>
@@ -129,6 +132,22 @@ static int test_scalar_truth(const rl_f32_vexp_config *k, rng *r) {
     return failed;
 }
 
+/* The AVX-512 path's row sum adds in XNNPACK's AVX-512 order (LiteRT's bits there), the others in its AVX
+ * order, the scalar kernel's bits. */
+static int rsum_exact = 1;
+
+/* A row sum against the scalar kernel's: its bits (NaN for NaN), or where the orders differ, within 1e-6 of the
+ * sum of |x| (any order gives NaN for a NaN or inf - inf and the infinity for one infinity; a row whose |x| sum
+ * overflows may round to inf in one order only, so it is not compared). */
+static int rsum_matches(float got, float want, size_t n, const float *x) {
+    if (memcmp(&got, &want, sizeof got) == 0 || (isnan(got) && isnan(want))) return 1;
+    if (rsum_exact) return 0;
+    double magnitude = 0.0;
+    for (size_t i = 0; i < n; ++i) magnitude += fabs((double)x[i]);
+    if (isnan(magnitude) || magnitude > FLT_MAX) return 1;
+    return fabs((double)got - (double)want) <= 1e-6 * magnitude;
+}
+
 /* One path's kernels against the scalar ones on every size, 1 in `special` values special (0: none). */
 static int test_against_scalar(const rl_f32_vexp_config *k, const rl_f32_vexp_config *s, rng *r, float span,
                                uint32_t special, const char *what) {
@@ -142,7 +161,7 @@ static int test_against_scalar(const rl_f32_vexp_config *k, const rl_f32_vexp_co
         for (size_t i = 0; i < 4; ++i) got[n + i] = CANARY;
         snprintf(running, sizeof running, "rsum n=%zu (%s)", n, what);
         const float total = k->rsum(n, x), total_want = s->rsum(n, x);
-        if (memcmp(&total, &total_want, sizeof total) != 0 && !(isnan(total) && isnan(total_want))) {
+        if (!rsum_matches(total, total_want, n, x)) {
             printf("FAIL rsum n=%zu (%s): %.9g, scalar %.9g\n", n, what, total, total_want);
             failed = 1;
         }
@@ -171,6 +190,18 @@ static int test_against_scalar(const rl_f32_vexp_config *k, const rl_f32_vexp_co
                 printf("FAIL softmax sum n=%zu (%s): %.9g, scalar %.9g, exact %.9g\n", n, what, sum, sum_want, exact);
                 failed = 1;
             }
+        }
+        if (n > 0 && !failed) {
+            snprintf(running, sizeof running, "vscale n=%zu (%s)", n, what);
+            const float s_value = 1.0f / 3.0f;
+            k->vscale(n, x, s_value, got);
+            s->vscale(n, x, s_value, want);
+            for (size_t i = 0; i < n && !failed; ++i)
+                if (memcmp(&got[i], &want[i], sizeof got[i]) != 0 && !(isnan(got[i]) && isnan(want[i]))) {
+                    printf("FAIL vscale n=%zu i=%zu x=%.9g (%s): %.9g, scalar %.9g\n", n, i, x[i], what, got[i],
+                           want[i]);
+                    failed = 1;
+                }
         }
         for (int tanh_form = 0; tanh_form < 2 && !failed; ++tanh_form) {
             const rl_f32_vgelu_fn f = tanh_form ? k->gelu_tanh : k->gelu, g = tanh_form ? s->gelu_tanh : s->gelu;
@@ -202,10 +233,12 @@ static int test_against_scalar(const rl_f32_vexp_config *k, const rl_f32_vexp_co
             memcpy(got, x, n * sizeof(float));
             const float m = s->rmax(n, x);
             k->raddstoreexpminusmax(n, got, m, 1.0f, got);
+            k->vscale(n, got, 0.25f, got);
             s->raddstoreexpminusmax(n, x, m, 1.0f, want);
+            s->vscale(n, want, 0.25f, want);
             for (size_t i = 0; i < n && !failed; ++i)
                 if (!close_to(got[i], want[i], 1e-6, 1e-30)) {
-                    printf("FAIL e^(x - max) in place n=%zu i=%zu (%s)\n", n, i, what);
+                    printf("FAIL e^(x - max) / 4 in place n=%zu i=%zu (%s)\n", n, i, what);
                     failed = 1;
                 }
         }
@@ -250,7 +283,7 @@ static int cpu_has(rl_isa isa) {
     if (isa == RL_ISA_AVX512) return cpu_has(RL_ISA_AVX2);
 #endif
     if (isa == RL_ISA_AVX2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    if (isa == RL_ISA_AVX512) /* its softmax row and GELU kernels, with AVX2's row sum */
+    if (isa == RL_ISA_AVX512) /* its softmax row, GELU and row-sum kernels */
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") && cpu_has(RL_ISA_AVX2);
 #endif
@@ -288,10 +321,14 @@ int main(int argc, char **argv) {
     }
 #if defined(__x86_64__) || defined(_M_X64)
     if (isa == RL_ISA_AVX512 && (k.rmax != f32_rmax__avx512 || k.gelu != f32_vgelu__avx512 ||
-                                 k.raddstoreexpminusmax != f32_raddstoreexpminusmax__avx512)) {
-        printf("FAIL the avx512 path does not run the AVX-512 softmax and GELU kernels\n");
+                                 k.raddstoreexpminusmax != f32_raddstoreexpminusmax__avx512 ||
+                                 k.vscale != f32_vscale__avx512 || k.rsum != f32_rsum__avx512)) {
+        printf("FAIL the avx512 path does not run the AVX-512 softmax, GELU and row-sum kernels\n");
         return 1;
     }
+#endif
+#if defined(__x86_64__) || defined(_M_X64)
+    rsum_exact = k.rsum != f32_rsum__avx512;
 #endif
     int failed = test_special_values(&k);
     if (is_scalar) failed |= test_scalar_truth(&k, &r);
@@ -303,7 +340,8 @@ int main(int argc, char **argv) {
                           : isa == RL_ISA_AVX512 ? "avx512"
                                                  : "avx2";
     printf("%s (the f32_vgelu__%s kernels%s): %s\n", names[which].name, kernels,
-           isa == RL_ISA_AVX512 ? ", softmax rows on f32_rmax__avx512 and f32_raddstoreexpminusmax__avx512" : "",
+           isa == RL_ISA_AVX512 ? ", softmax rows on f32_rmax__avx512, f32_raddstoreexpminusmax__avx512 and "
+                                  "f32_vscale__avx512, row sums on f32_rsum__avx512" : "",
            failed ? "FAILED" : "all passed");
     return failed ? 1 : 0;
 }

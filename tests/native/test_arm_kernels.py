@@ -75,8 +75,8 @@ TESTERS = {
     # TFLite's 16x8 IGEMM (qs16_gemm.h)
     "qs16": ("qs16_kernels_test.c", ("qs16_qc8w_*.c", "qs16_pack.c", "qs16_configs.c")),
     # softmax's row passes, GELU and the row sum (f32_vexp.h)
-    "f32_vexp": ("f32_vexp_test.c", ("f32_rmax__*.c", "f32_raddstoreexpminusmax__*.c", "f32_vgelu__*.c",
-                                     "f32_rsum__*.c", "f32_vexp_configs.c")),
+    "f32_vexp": ("f32_vexp_test.c", ("f32_rmax__*.c", "f32_raddstoreexpminusmax__*.c", "f32_vscale__*.c",
+                                     "f32_vgelu__*.c", "f32_rsum__*.c", "f32_vexp_configs.c")),
 }
 
 

@@ -1,6 +1,7 @@
 """float32 softmax, GELU and row-sum micro-kernels (f32_vexp.h's rl_f32_vexp_config) via
 native/tests/f32_vexp_test.c: the scalar kernels against double-precision truth, each path this CPU has against
-the scalar kernels (the row maximum and sum bit for bit, the rest within 1e-6). The tester is built from the
+the scalar kernels (the row maximum, the row sum (but AVX-512's, in XNNPACK's AVX-512 order) and the scaling bit
+for bit, the rest within 1e-6). The tester is built from the
 kernel files alone, each with build_config's flags for its ISA suffix (once more with the emulated AVX-512 build's,
 SIMDe: the AVX-512 softmax row kernels on an AVX2 CPU); test_arm_kernels.py runs it for the NEON kernels under
 qemu."""
@@ -18,9 +19,11 @@ NATIVE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.ab
 KERNELS = os.path.join(NATIVE, "kernels")
 TESTER = os.path.join(NATIVE, "tests", "f32_vexp_test.c")
 SOURCES = ["f32_rmax__scalar.c", "f32_rmax__avx2.c", "f32_rmax__avx512.c", "f32_raddstoreexpminusmax__scalar.c",
-           "f32_raddstoreexpminusmax__avx2.c", "f32_raddstoreexpminusmax__avx512.c", "f32_vgelu__scalar.c",
-           "f32_vgelu__avx2.c", "f32_vgelu__avx512.c", "f32_rsum__scalar.c", "f32_rsum__avx2.c", "f32_vexp_configs.c"]
-# the AVX-512 path: its own softmax row and GELU kernels, AVX2's row sum
+           "f32_raddstoreexpminusmax__avx2.c", "f32_raddstoreexpminusmax__avx512.c", "f32_vscale__scalar.c",
+           "f32_vscale__avx2.c", "f32_vscale__avx512.c", "f32_vgelu__scalar.c",
+           "f32_vgelu__avx2.c", "f32_vgelu__avx512.c", "f32_rsum__scalar.c", "f32_rsum__avx2.c", "f32_rsum__avx512.c",
+           "f32_vexp_configs.c"]
+# the AVX-512 path: its own softmax row, GELU and row-sum kernels
 REQUIRED = {"scalar": set(), "avx2": {"avx2", "fma"},
             "avx512": {"avx2", "fma", "avx512f", "avx512bw", "avx512dq", "avx512vl"}}
 pytestmark = [
