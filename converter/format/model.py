@@ -54,7 +54,10 @@ def _same(a: Any, b: Any) -> bool:
 
 
 class _Record:
-    """Value equality for the dataclasses below, numpy fields included."""
+    """Value equality for the dataclasses below, numpy fields included.
+
+    Each dataclass below has a docstring: one without it has `dataclass` build one from
+    inspect.signature, a cost every import of the format layer (and so every start of the runtime) pays."""
 
     def same_as(self, other: object) -> bool:
         """Whether `other` has the same value, numpy array fields compared by value."""
