@@ -1,21 +1,23 @@
-"""A start's instructions, rillet against LiteRT: a fresh Python that imports the runtime, loads a model, readies it
-and runs one invoke (1 thread; LiteRT with XNNPACK, its default), counted whole, on x86 with callgrind and, where
-the Debian arm64 root of tools/arm_root.sh is, in an aarch64 guest under qemu-user with bench/qemu_insn_count.c.
-Instructions, not time: they repeat run to run where a start's time on a shared machine does not, and under qemu
-time means nothing (nor are a Pi's cycles per instruction the same for both: an estimate, not a measurement).
+"""A start's instructions, rillet against LiteRT: a fresh Python that imports the runtime, loads a model,
+readies it and runs one invoke (1 thread; LiteRT with XNNPACK, its default), counted whole: on x86 with
+callgrind and, where the Debian arm64 root of tools/arm_root.sh is, in an aarch64 guest under qemu-user with
+bench/qemu_insn_count.c. Instructions, not time: they repeat run to run where a start's time on a shared
+machine does not, and under qemu time means nothing (nor are a Pi's cycles per instruction the same for both:
+an estimate, not a measurement).
 
-The packages are laid out as a wheel installs them (a copy of the checkout's Python, the built library) and their
-bytecode compiled first, as pip leaves it: without it every module would be compiled at every start. Python runs
-with -S (no site: an editable install's import hook would otherwise be counted) and the numpy, cffi and LiteRT of
-its own environment on PYTHONPATH. Prints per model, per runtime, the whole start and its parts past `import
-numpy` (the import, then load + allocate + first invoke), and rillet's ratio to LiteRT's.
+The packages are laid out as a wheel installs them (a copy of the checkout's Python, the built library) and
+their bytecode compiled first, as pip leaves it: without it every module would be compiled at every start.
+Python runs with -S (no site: an editable install's import hook would otherwise be counted) and the numpy,
+cffi and LiteRT of its own environment on PYTHONPATH. Prints per model, per runtime, the whole start and its
+parts past `import numpy` (the import, then load + allocate + first invoke), and rillet's ratios to LiteRT's.
 
-    python bench/bench_start_instructions.py [--models DIR] [model names ...] [--repeats 3]
+    python bench/bench_start_instructions.py [--models DIR] [model names ...] [--repeats 3] [--no-x86]
         [--arm-root /var/cache/rillet-arm/arm64-bookworm --arm-wheel rillet-...-linux_aarch64.whl
          --litert-arm-wheel ai_edge_litert-...-manylinux_2_27_aarch64.whl --cpu cortex-a72]
-needs valgrind; for the aarch64 guest qemu-user, gcc, unshare, and the two wheels (tools/build_wheels.py --arch
-aarch64; `pip download --no-deps --only-binary=:all: --platform manylinux_2_27_aarch64 --python-version 3.11
---implementation cp --abi cp311 ai-edge-litert==2.3.0`).
+
+Needs valgrind; the aarch64 guest needs qemu-user, gcc, unshare (root) and the two wheels:
+`tools/build_wheels.py --arch aarch64`, and `pip download --no-deps --only-binary=:all: --platform
+manylinux_2_27_aarch64 --python-version 3.11 --implementation cp --abi cp311 ai-edge-litert==2.3.0`.
 """
 
 from __future__ import annotations
@@ -84,22 +86,26 @@ def lay_out_rillet(dest: Path, native_from: Path | None = None) -> Path:
 
 
 def callgrind(python: list[str], env: dict[str, str], args: list[str], cwd: Path) -> int:
-    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *python, "-S", "-c",
-                           START, *args], capture_output=True, text=True, env=env, cwd=cwd, check=False)
+    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *python, "-S",
+                           "-c", START, *args], capture_output=True, text=True, env=env, cwd=cwd, check=False)
     counted = [line for line in done.stderr.splitlines() if "Collected :" in line]
     if done.returncode != 0 or not counted:
         sys.exit(f"callgrind {' '.join(args)}:\n{done.stdout}{done.stderr[-3000:]}")
     return int(counted[-1].split()[-1])
 
 
-def qemu_count(arm_root: Path, cpu: str, plugin: Path, env: dict[str, str], args: list[str], cwd: Path) -> int:
+def qemu_count(arm_root: Path, cpu: str, plugin: Path, env: dict[str, str], args: list[str],
+               cwd: Path) -> int:
     """Guest instructions of the start program under qemu-aarch64. The guest sees one CPU: LiteRT's cpuinfo
-    reads /sys/devices/system/cpu, and the host's (many CPUs, no Arm fields) makes it crash, so the guest runs in
-    a private mount namespace with a tmpfs there that says one CPU."""
+    reads /sys/devices/system/cpu, and the host's (many CPUs, no Arm fields) makes it crash, so the guest runs
+    in a private mount namespace with a tmpfs there that says one CPU."""
     fake_cpu = ("mount -t tmpfs none /sys/devices/system/cpu && mkdir -p /sys/devices/system/cpu/cpu0 && "
                 "for f in possible present online; do echo 0 > /sys/devices/system/cpu/$f; done && ")
-    command = " ".join(["exec", "qemu-aarch64", "-L", str(arm_root), "-cpu", cpu, "-plugin", str(plugin),
-                        "-d", "plugin", str(arm_root / "usr/bin/python3"), "-S", "-c", _quote(START),
+    # Debian reaches BLAS through /etc/alternatives, an absolute link the host resolves: name the folders.
+    libraries = "LD_LIBRARY_PATH=/usr/lib/aarch64-linux-gnu/blas:/usr/lib/aarch64-linux-gnu/lapack"
+    command = " ".join(["exec", "qemu-aarch64", "-L", str(arm_root), "-E", libraries, "-cpu", cpu,
+                        "-plugin", str(plugin), "-d", "plugin", str(arm_root / "usr/bin/python3"), "-S", "-c",
+                        _quote(START),
                         *map(_quote, args)])
     done = subprocess.run(["unshare", "-m", "sh", "-c", fake_cpu + command], capture_output=True, text=True,
                           env=env, cwd=cwd, check=False)
@@ -122,9 +128,10 @@ def feed_file(tmp: Path, name: str, models: Path) -> Path:
 def report(where: str, names: list[str], models: Path, tmp: Path, count, repeats: int) -> None:
     """count(runtime, stage, model, feed) -> instructions; medians over `repeats`, runtimes interleaved."""
     print(f"\n{where}: a start's instructions (millions), median of {repeats}; parts past `import numpy`")
-    print(f"{'model':26} {'runtime':8} {'start':>8} {'import':>8} {'load+1st':>9}   rillet/LiteRT: start, import,"
-          " load+1st")
-    base = {r: statistics.median(count(r, "numpy", "-", "-") for _ in range(repeats)) for r in ("rillet", "litert")}
+    print(f"{'model':26} {'runtime':8} {'start':>8} {'import':>8} {'load+1st':>9}   "
+          "rillet/LiteRT: start, import, load+1st")
+    base = {r: statistics.median(count(r, "numpy", "-", "-") for _ in range(repeats))
+            for r in ("rillet", "litert")}
     for name in names:
         model, feed = str(models / f"{name}.tflite"), str(feed_file(tmp, name, models))
         got: dict[str, dict[str, list[int]]] = {r: {"import": [], "start": []} for r in ("rillet", "litert")}
@@ -172,6 +179,10 @@ def main() -> None:
             unpacked = tmp / "arm_wheel"
             zipfile.ZipFile(args.arm_wheel).extractall(unpacked)
             arm = lay_out_rillet(tmp / "arm", unpacked / "rillet" / "native")
+            import flatbuffers  # rillet's one pure-Python dependency the root lacks, as pip would add it
+
+            shutil.copytree(Path(flatbuffers.__file__).parent, arm / "flatbuffers")
+            compileall.compile_dir(str(arm / "flatbuffers"), quiet=1, workers=1)
             litert = tmp / "arm_litert"
             zipfile.ZipFile(args.litert_arm_wheel).extractall(litert)
             compileall.compile_dir(str(litert), quiet=1, workers=1)
