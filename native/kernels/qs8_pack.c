@@ -53,20 +53,21 @@ void rl_pack_qs8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, int3
                 for (size_t j = 0; j < width; ++j, out += kr) {
                     const size_t col = n0 + j;
                     if (col >= n) {
-                        memset(out, 0, kr);
+                        for (size_t r = 0; r < kr; ++r) out[r] = 0;
                         continue;
                     }
                     const int8_t *row = w + (col * ks + p) * kc + k0;
                     if (run == kr) {
-                        switch (kr) { /* fixed sizes: one load and one store each */
+                        switch (kr) { /* fixed sizes: one load and one store each, never a call */
+                        case 1: *out = (unsigned char)*row; break;
                         case 2: memcpy(out, row, 2); break;
                         case 4: memcpy(out, row, 4); break;
                         case 8: memcpy(out, row, 8); break;
-                        default: memcpy(out, row, kr);
+                        default:
+                            for (size_t r = 0; r < kr; ++r) out[r] = (unsigned char)row[r];
                         }
                     } else {
-                        memcpy(out, row, run);
-                        memset(out + run, 0, kr - run);
+                        for (size_t r = 0; r < kr; ++r) out[r] = r < run ? (unsigned char)row[r] : 0;
                     }
                 }
             }
