@@ -11,8 +11,7 @@ import numpy as np
 from rillet.converter.format import Buffer, ModelFile, SignatureDef
 
 
-def variable_key(options) -> tuple[str, str]:
-    return (getattr(options, "container", None) or "", getattr(options, "shared_name", None) or "")
+from .variables import variable_key
 
 
 def bake_variables(model: ModelFile, signature: SignatureDef,

@@ -17,11 +17,11 @@ import os
 import stat
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rillet.converter.format import ModelFile, ModelView
+from rillet.converter.format.view import ModelView
 from rillet.native import lib
 
 from .delegate import (
@@ -38,6 +38,9 @@ from .plan import LIVE_VIEWS_MESSAGE, InterpreterError, InvokeCancelledError, Na
 from .program import Program
 from .signature_runner import SignatureRunner
 from .variables import ResourceVariables
+
+if TYPE_CHECKING:
+    from rillet.converter.format import ModelFile
 
 __all__ = ["Delegate", "DelegateError", "Interpreter", "InterpreterWithCustomOps", "InvokeCancelledError",
            "ModelFileChangedError", "OpResolverType", "SignatureRunner", "load_delegate"]

@@ -4,18 +4,22 @@ checkpoints of them, starting them again, and writing the trained weights back i
 from __future__ import annotations
 
 import os
-import zipfile
 from typing import Any
 
 import numpy as np
 
-from rillet.atomic_file import write_atomically
-from rillet.converter.format import save
 from rillet.converter.format.schema import TENSOR_TYPE_DTYPES
-from rillet.converter.format.variable_roles import decode_roles
 
-from .export import bake_variables, variable_key
 from .program import read_variable, write_variable
+
+# Checkpoints, export and the variables' roles import what they use (zipfile, tempfile, json, the writer)
+# when called: a plain load and invoke never needs them, and on a small device each module imported costs
+# start time (tests/runtime/test_import_cost.py keeps them off `import rillet.runtime`'s path).
+
+
+def variable_key(options: Any) -> tuple[str, str]:
+    """A VAR_HANDLE's (container, shared_name)."""
+    return (getattr(options, "container", None) or "", getattr(options, "shared_name", None) or "")
 
 ROLE_KEYS = {"trained": "trained_variable_bytes", "optimizer_slots": "optimizer_slot_bytes",
              "statistics": "statistics_variable_bytes", "settings": "setting_variable_bytes"}
@@ -84,6 +88,8 @@ class ResourceVariables:
     def _variable_role_bytes(self) -> dict[str, int]:
         """memory_report's split of variable_bytes by what the converter marked each variable as (trained
         weights, optimizer slots, moving statistics, settings); {} for a file without those marks."""
+        from rillet.converter.format.variable_roles import decode_roles
+
         self._check_model_file()
         roles = decode_roles(self._model_view)
         if not roles:
@@ -122,6 +128,7 @@ class ResourceVariables:
                              "CALL_ONCE initialises them)")
         # member by member (np.savez's keywords would clash with a variable named "file"), as the device
         # trainer's checkpoints are written; imported here, off the runtime's import path
+        from rillet.atomic_file import write_atomically
         from rillet.targets.fit_checkpoint import write_variables
 
         write_atomically(path, lambda f: write_variables(f, values), prefix=".checkpoint-")
@@ -129,6 +136,8 @@ class ResourceVariables:
     def restore_checkpoint(self, path: str | os.PathLike) -> None:
         """Sets every variable from a checkpoint save_checkpoint wrote (names, types and shapes must match the
         model's); the model's initialiser then does not run, so training goes on from the restored values."""
+        import zipfile
+
         with self._lock:
             ids = self._variable_ids()
         try:
@@ -162,6 +171,11 @@ class ResourceVariables:
         with no resource variables left (a fine-tuned int8 model's weights int8 again, at the original's
         scales). Written as save_checkpoint writes (atomically; a symbolic link followed; a FIFO, device or
         directory refused)."""
+        from rillet.atomic_file import write_atomically
+        from rillet.converter.format import save
+
+        from .export import bake_variables
+
         signatures = {sd.signature_key: sd for sd in self.model.signature_defs or []}
         if signature_key not in signatures:
             raise ValueError(f"no signature {signature_key!r}: the model has {sorted(signatures)}")

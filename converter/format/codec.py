@@ -12,7 +12,6 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
-import flatbuffers
 import numpy as np
 
 from .model import (
@@ -201,20 +200,25 @@ class Reader:
 
 # ---------------------------------------------------------------------------------------------- writing
 
-_PREPEND_SLOT: dict[str, Callable] = {
-    "bool": flatbuffers.Builder.PrependBoolSlot, "byte": flatbuffers.Builder.PrependInt8Slot,
-    "ubyte": flatbuffers.Builder.PrependUint8Slot, "short": flatbuffers.Builder.PrependInt16Slot,
-    "ushort": flatbuffers.Builder.PrependUint16Slot, "int": flatbuffers.Builder.PrependInt32Slot,
-    "uint": flatbuffers.Builder.PrependUint32Slot, "long": flatbuffers.Builder.PrependInt64Slot,
-    "ulong": flatbuffers.Builder.PrependUint64Slot, "float": flatbuffers.Builder.PrependFloat32Slot,
-    "double": flatbuffers.Builder.PrependFloat64Slot,
+# Builder method names per scalar type. The `flatbuffers` package is imported by the first Writer: reading
+# (all the runtime does) never needs it, and importing it costs a device's start.
+_PREPEND_SLOT_NAMES = {
+    "bool": "PrependBoolSlot", "byte": "PrependInt8Slot", "ubyte": "PrependUint8Slot", "short": "PrependInt16Slot",
+    "ushort": "PrependUint16Slot", "int": "PrependInt32Slot", "uint": "PrependUint32Slot",
+    "long": "PrependInt64Slot", "ulong": "PrependUint64Slot", "float": "PrependFloat32Slot",
+    "double": "PrependFloat64Slot",
 }
+_PREPEND_SLOT: dict[str, Callable] = {}
 
 
 class Writer:
     """Encodes records and Options into a flatbuffers Builder, children before parents."""
 
     def __init__(self, initial_size: int = 1 << 16) -> None:
+        import flatbuffers
+
+        if not _PREPEND_SLOT:
+            _PREPEND_SLOT.update({t: getattr(flatbuffers.Builder, m) for t, m in _PREPEND_SLOT_NAMES.items()})
         self.builder = flatbuffers.Builder(initial_size)
 
     def finish(self, root: Any, table: str, identifier: bytes) -> bytearray:

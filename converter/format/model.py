@@ -54,14 +54,22 @@ def _same(a: Any, b: Any) -> bool:
 
 
 class _Record:
-    """Value equality for the dataclasses below, numpy fields included."""
+    """Value equality for the dataclasses below, numpy fields included.
+
+    Each dataclass below has a docstring: one without it has `dataclass` build one from
+    inspect.signature, a cost every import of the format layer (and so every start of the runtime) pays."""
 
     def same_as(self, other: object) -> bool:
         """Whether `other` has the same value, numpy array fields compared by value."""
         return _same(self, other)
 
+    def __repr__(self) -> str:  # dataclass's own, written once here: it would exec a __repr__ per class
+        fields = self.__dataclass_fields__.values()
+        inner = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields if f.repr)
+        return f"{type(self).__qualname__}({inner})"
 
-@dataclass(eq=False)
+
+@dataclass(eq=False, repr=False)
 class QuantizationParameters(_Record):
     """A tensor's quantization: per-tensor or per-channel (along `quantized_dimension`) `scale` and
     `zero_point`, the calibrated `min` / `max`, and custom `details`. Fields as in TFLite's schema.fbs
@@ -74,7 +82,7 @@ class QuantizationParameters(_Record):
     quantized_dimension: int = 0
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Tensor(_Record):
     """A tensor of a subgraph: `shape` (and `shape_signature`, -1 for a dynamic dimension), its `type` code
     (`tensor_type_name` names it), the `buffer` holding a constant's data (0: none), `name`, `quantization`,
@@ -98,7 +106,7 @@ class Tensor(_Record):
         return np.dtype(TENSOR_TYPE_DTYPES[self.type])
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Operator(_Record):
     """One op of a subgraph: `opcode_index` into the model's operator_codes, the tensor indices of its
     `inputs` (-1: an optional input left out) and `outputs`, and its decoded `builtin_options` (an Options).
@@ -116,7 +124,7 @@ class Operator(_Record):
     builtin_options_2: Options | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class SubGraph(_Record):
     """A subgraph: its `tensors`, `operators` in execution order, and the tensor indices of its `inputs` and
     `outputs`. Fields as in TFLite's schema.fbs table of that name."""
@@ -127,7 +135,7 @@ class SubGraph(_Record):
     name: str | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Buffer(_Record):
     """Constant data. `data` is always filled on load, also for the offset/size form of large files,
     so where the bytes were stored (`offset`, `size`) is not part of a model's value."""
@@ -137,7 +145,7 @@ class Buffer(_Record):
     size: int = field(default=0, compare=False)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class OperatorCode(_Record):
     """Which op an operator runs: a builtin code (`code` reconciles the old and new fields) or a
     `custom_code` name, and the op's `version`. Fields as in TFLite's schema.fbs table of that name."""
@@ -165,7 +173,7 @@ class OperatorCode(_Record):
         return self.code == 32
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Metadata(_Record):
     """A named metadata entry pointing at a buffer (e.g. "min_runtime_version"). Fields as in TFLite's
     schema.fbs table of that name."""
@@ -173,7 +181,7 @@ class Metadata(_Record):
     buffer: int = 0
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class TensorMap(_Record):
     """A signature's name for one tensor (`tensor_index` of the signature's subgraph). Fields as in TFLite's
     schema.fbs table of that name."""
@@ -181,7 +189,7 @@ class TensorMap(_Record):
     tensor_index: int = 0
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class SignatureDef(_Record):
     """A signature: its `signature_key`, the `subgraph_index` it runs, and its named `inputs` and `outputs`
     (TensorMaps). Fields as in TFLite's schema.fbs table of that name."""
@@ -191,7 +199,7 @@ class SignatureDef(_Record):
     subgraph_index: int = 0
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class ModelFile(_Record):
     """A whole .tflite model as plain objects, as `load` returns it and `save` writes it: `version`,
     `operator_codes`, `subgraphs`, `buffers`, `signature_defs`, `description` and `metadata`. Fields as in

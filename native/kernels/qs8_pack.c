@@ -44,13 +44,30 @@ void rl_pack_qs8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, int3
             store_u32(out, folded);
             out += sizeof(uint32_t);
         }
+        /* Each kr-byte group is a run of one weight row: copied whole, the zero padding (past kc, past n)
+         * written apart. A start packs every GEMM's weights, and a byte-by-byte loop that tests both bounds
+         * per byte was most of a small model's prepare. */
         for (size_t p = 0; p < ks; ++p) {
             for (size_t k0 = 0; k0 < kcr; k0 += kr) {
-                for (size_t j = 0; j < width; ++j) {
+                const size_t run = kc - k0 < kr ? kc - k0 : kr; /* k0 < kcr: at least one byte of the row */
+                for (size_t j = 0; j < width; ++j, out += kr) {
                     const size_t col = n0 + j;
-                    for (size_t r = 0; r < kr; ++r) {
-                        const size_t k = k0 + r;
-                        *out++ = (unsigned char)(col < n && k < kc ? w[(col * ks + p) * kc + k] : 0);
+                    if (col >= n) {
+                        for (size_t r = 0; r < kr; ++r) out[r] = 0;
+                        continue;
+                    }
+                    const int8_t *row = w + (col * ks + p) * kc + k0;
+                    if (run == kr) {
+                        switch (kr) { /* fixed sizes: one load and one store each, never a call */
+                        case 1: *out = (unsigned char)*row; break;
+                        case 2: memcpy(out, row, 2); break;
+                        case 4: memcpy(out, row, 4); break;
+                        case 8: memcpy(out, row, 8); break;
+                        default:
+                            for (size_t r = 0; r < kr; ++r) out[r] = (unsigned char)row[r];
+                        }
+                    } else {
+                        for (size_t r = 0; r < kr; ++r) out[r] = r < run ? (unsigned char)row[r] : 0;
                     }
                 }
             }

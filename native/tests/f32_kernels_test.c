@@ -11,64 +11,16 @@
  *
  * Float tolerance: SIMD kernels fuse multiply and add where the scalar kernel rounds twice, so they agree
  * to within a few ulps of the sum of |terms| (|bias| + sum |a * w|), not of a result that cancels. */
-#define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
+#include "kernel_tester.h" /* first: it sets _DEFAULT_SOURCE */
+
 #include <float.h>
 #include <math.h>
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
-#include "cpu_features.h"
 #include "f32_configs.h"
 #include "f32_microkernels.h"
 
 #define CANARY 12345.678f
 #define REL_TOL 1e-6
-
-typedef struct {
-    uint64_t state;
-} rng;
-
-static float uniform(rng *r) { /* in [-1, 1) */
-    r->state ^= r->state << 13;
-    r->state ^= r->state >> 7;
-    r->state ^= r->state << 17;
-    return (float)((double)(r->state >> 40) / (double)(1 << 23) - 1.0);
-}
-
-static void fill(rng *r, float *x, size_t n) {
-    for (size_t i = 0; i < n; ++i) x[i] = uniform(r);
-}
-
-/* Slots of one readable page each followed by a PROT_NONE page. */
-typedef struct {
-    char *base;
-    size_t page, slots;
-} guarded;
-
-static guarded guarded_new(size_t slots) {
-    guarded g = {NULL, (size_t)sysconf(_SC_PAGESIZE), slots};
-    void *m = mmap(NULL, 2 * slots * g.page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) {
-        perror("mmap");
-        exit(2);
-    }
-    g.base = m;
-    for (size_t i = 0; i < slots; ++i) mprotect(g.base + (2 * i + 1) * g.page, g.page, PROT_NONE);
-    return g;
-}
-
-/* `count` floats ending exactly where slot i's readable page ends. */
-static float *slot_tail(const guarded *g, size_t i, size_t count) {
-    return (float *)(g->base + (2 * i + 1) * g->page) - count;
-}
-
-/* A pointer into a PROT_NONE page: for indirection entries a kernel must never dereference. */
-static const float *poison(const guarded *g) { return (const float *)(g->base + g->page); }
 
 static const rl_f32_minmax_params clamps[] = {{-INFINITY, INFINITY}, {-0.25f, 0.5f}, {0.0f, 6.0f}, {-0.05f, 0.05f}};
 #define CLAMPS (sizeof(clamps) / sizeof(clamps[0]))
@@ -100,19 +52,6 @@ static int check_output(const char *what, const float *got, const float *want, c
     return 0;
 }
 
-/* The case being run, for the fault handler: an over-read faults on a guard page before any check runs. */
-static char running[200];
-
-static void report_fault(int sig) {
-    static const char prefix[] = "FAIL (memory fault: a read past a row, a pointer past mr / taps, or a write "
-                                 "past the output) in ";
-    (void)sig;
-    if (write(STDOUT_FILENO, prefix, sizeof prefix - 1) < 0 || write(STDOUT_FILENO, running, strlen(running)) < 0 ||
-        write(STDOUT_FILENO, "\n", 1) < 0)
-        _exit(1);
-    _exit(1);
-}
-
 /* ---- GEMM and IGEMM: one case computes C[mr][nc] = A[mr][ks * kc] * W[nc][ks * kc]^T + bias ---- */
 typedef struct {
     const rl_f32_gemm_config *cfg, *ref; /* ref: the scalar config, or NULL to use the plain loops */
@@ -125,8 +64,8 @@ static int gemm_case(gemm_bench *b, int indirect, size_t mr, size_t nc, size_t k
     const rl_f32_minmax_params *params = &clamps[clamp];
     const size_t depth = ks * kc, a_stride = kc + 5, c_stride = nc + 3, MR = cfg->mr;
     float *w = malloc(nc * depth * sizeof(float)), *bias = malloc(nc * sizeof(float));
-    fill(b->r, w, nc * depth);
-    fill(b->r, bias, nc);
+    rng_fill(b->r, w, nc * depth);
+    rng_fill(b->r, bias, nc);
     const float **row = malloc(ks * MR * sizeof(float *)); /* row[p * mr + i]: row i's tap p */
     if (indirect) {
         const float *zero = slot_tail(b->rows, ks * MR, kc);
@@ -134,14 +73,14 @@ static int gemm_case(gemm_bench *b, int indirect, size_t mr, size_t nc, size_t k
         for (size_t p = 0; p < ks; ++p)
             for (size_t i = 0; i < mr; ++i) {
                 float *x = slot_tail(b->rows, p * MR + i, kc);
-                fill(b->r, x, kc);
+                rng_fill(b->r, x, kc);
                 row[p * mr + i] = (p + i) % 5 == 3 ? zero : x; /* some padding taps */
             }
     } else { /* rows a_stride apart, the last ending at the guard page; gaps hold NaN */
         float *a = slot_tail(b->rows, 0, (mr - 1) * a_stride + kc);
         for (size_t i = 0; i < (mr - 1) * a_stride + kc; ++i) a[i] = NAN;
         for (size_t i = 0; i < mr; ++i) {
-            fill(b->r, a + i * a_stride, kc);
+            rng_fill(b->r, a + i * a_stride, kc);
             row[i] = a + i * a_stride;
         }
     }
@@ -215,7 +154,7 @@ static int test_gemm(const rl_f32_gemm_config *cfg, const rl_f32_gemm_config *re
     /* nr / 2 and below in the last panel: gemm.h's narrow panel where nr is 16. */
     const size_t ncs[] = {cfg->nr - 1, cfg->nr, cfg->nr + 1, 2 * cfg->nr + 1, 1, cfg->nr / 2, cfg->nr / 2 + 1,
                           cfg->nr + cfg->nr / 2};
-    guarded rows = guarded_new(9 * cfg->mr + 1);
+    guarded rows = guarded_new(9 * cfg->mr + 1, 1);
     gemm_bench b = {cfg, ref, &rows, r};
     size_t cases = 0, clamp = 0;
     int failed = 0;
@@ -228,7 +167,7 @@ static int test_gemm(const rl_f32_gemm_config *cfg, const rl_f32_gemm_config *re
                     failed |= gemm_case(&b, 1, mr, ncs[n], kcs[k], kss[s], clamp++ % CLAMPS);
                 cases += 4;
             }
-    munmap(rows.base, 2 * rows.slots * rows.page);
+    guarded_free(&rows);
     printf("gemm/igemm %ux%u: %zu cases %s\n", cfg->mr, cfg->nr, cases, failed ? "FAILED" : "ok");
     return failed;
 }
@@ -239,8 +178,8 @@ static int dwconv_case(const rl_f32_dwconv_config *cfg, const rl_f32_dwconv_conf
     const rl_f32_minmax_params *params = &clamps[clamp];
     const size_t step = taps + 2, out_stride = channels + 2;
     float *w = malloc(taps * channels * sizeof(float)), *bias = malloc(channels * sizeof(float));
-    fill(r, w, taps * channels);
-    fill(r, bias, channels);
+    rng_fill(r, w, taps * channels);
+    rng_fill(r, bias, channels);
     const float *zero = slot_tail(slots, pixels * taps, channels);
     memset((float *)zero, 0, channels * sizeof(float));
     const float **ind = malloc(pixels * step * sizeof(float *));
@@ -251,7 +190,7 @@ static int dwconv_case(const rl_f32_dwconv_config *cfg, const rl_f32_dwconv_conf
                 continue;
             }
             float *x = slot_tail(slots, p * taps + t, channels);
-            fill(r, x, channels);
+            rng_fill(r, x, channels);
             ind[p * step + t] = (p + t) % 4 == 2 ? zero : x;
         }
 
@@ -299,7 +238,7 @@ static int test_dwconv(const rl_f32_dwconv_config *cfg, const rl_f32_dwconv_conf
     const size_t ct = cfg->channel_tile;
     const size_t chs[] = {ct - 1, ct, ct + 1, 2 * ct + 3, 1, 3, 4 * ct + 5};
     static const size_t tapss[] = {1, 4, 9, 25};
-    guarded slots = guarded_new(5 * 25 + 1);
+    guarded slots = guarded_new(5 * 25 + 1, 1);
     size_t cases = 0, clamp = 0;
     int failed = 0;
     for (size_t c = 0; c < sizeof chs / sizeof chs[0]; ++c)
@@ -309,7 +248,7 @@ static int test_dwconv(const rl_f32_dwconv_config *cfg, const rl_f32_dwconv_conf
                 failed |= dwconv_case(cfg, ref, &slots, r, chs[c], tapss[t], pixels, clamp++ % CLAMPS);
                 ++cases;
             }
-    munmap(slots.base, 2 * slots.slots * slots.page);
+    guarded_free(&slots);
     printf("dwconv channel tile %zu: %zu cases %s\n", ct, cases, failed ? "FAILED" : "ok");
     return failed;
 }
@@ -344,10 +283,10 @@ static float pool_value(rng *r, int mode) {
     static const float special[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.1f, 1e30f, -1e30f, 3.4e38f, -FLT_MAX, INFINITY,
                                     -INFINITY, NAN, 16777216.0f, 1.0f + FLT_EPSILON};
     if (mode == 2) return 0.375f;
-    if (mode == 1 && uniform(r) < 0.0f)
-        return special[(size_t)((uniform(r) + 1.0f) * 0.5f * (float)(sizeof special / sizeof *special)) %
+    if (mode == 1 && rng_uniform(r) < 0.0f)
+        return special[(size_t)((rng_uniform(r) + 1.0f) * 0.5f * (float)(sizeof special / sizeof *special)) %
                        (sizeof special / sizeof *special)];
-    return uniform(r);
+    return rng_uniform(r);
 }
 
 static int test_pool(const rl_f32_pool_config *cfg, guarded *slots, rng *r) {
@@ -422,13 +361,13 @@ static int test_vcvt(rl_f32_qs8_vcvt_fn vcvt, guarded *slots, rng *r) {
             float *x = slot_tail(slots, 0, n); /* the last float ends the page */
             for (size_t i = 0; i < n; ++i) {
                 /* a third on exact ties (k + 0.5 before the scale, for inverse scale 1 and 2), a few specials */
-                const float u = uniform(r);
+                const float u = rng_uniform(r);
                 if (u < -0.8f)
                     x[i] = special[(size_t)((u + 1.0f) * 70.0f) % (sizeof special / sizeof *special)];
                 else if (u < -0.3f)
-                    x[i] = ((float)(int)(uniform(r) * 100.0f) + 0.5f) / inverse_scale;
+                    x[i] = ((float)(int)(rng_uniform(r) * 100.0f) + 0.5f) / inverse_scale;
                 else
-                    x[i] = uniform(r) * 300.0f / inverse_scale;
+                    x[i] = rng_uniform(r) * 300.0f / inverse_scale;
             }
             memset(out, 0x5A, sizeof out);
             snprintf(running, sizeof running, "vcvt n=%zu inverse scale %g zero point %d", n, inverse_scale,
@@ -461,8 +400,8 @@ static int test_dequantize(rl_qs8_f32_vcvt_fn vcvt, guarded *slots, rng *r) {
         for (size_t is = 0; is < sizeof scales / sizeof *scales && !failed; ++is) {
             const float scale = scales[is];
             const int32_t zero_point = zero_points[(n + is) % (sizeof zero_points / sizeof *zero_points)];
-            int8_t *x = (int8_t *)(slots->base + slots->page) - n; /* the last byte ends the page */
-            for (size_t i = 0; i < n; ++i) x[i] = (int8_t)(int)(uniform(r) * 128.0f);
+            int8_t *x = (int8_t *)guarded_end(slots, 0, n); /* the last byte ends the page */
+            for (size_t i = 0; i < n; ++i) x[i] = (int8_t)(int)(rng_uniform(r) * 128.0f);
             if (n > 1) x[0] = -128, x[n - 1] = 127;
             for (size_t i = 0; i < MAX_N + 2 * GUARD; ++i) out[i] = CANARY;
             snprintf(running, sizeof running, "dequantize n=%zu scale %g zero point %d", n, scale, (int)zero_point);
@@ -498,8 +437,8 @@ static int test_packers(rng *r) {
                     return 1;
                 }
                 float *w = malloc(n * depth * sizeof(float)), *bias = malloc(n * sizeof(float));
-                fill(r, w, n * depth);
-                fill(r, bias, n);
+                rng_fill(r, w, n * depth);
+                rng_fill(r, bias, n);
                 float *packed = malloc(size + 16 * sizeof(float));
                 for (size_t i = 0; i < size / sizeof(float) + 16; ++i) packed[i] = CANARY;
                 rl_pack_f32_gemm(n, ks, kc, nr, w, with_bias ? bias : NULL, packed);
@@ -575,7 +514,7 @@ static int test_packw(const rl_f32_gemm_config *cfg, rng *r) {
             const size_t n = ns[a], k = ks[b], size = rl_f32_gemm_packed_size(n, 1, k, cfg->nr) / sizeof(float);
             float *w = malloc(n * k * sizeof(float)), *want = malloc(size * sizeof(float));
             float *got = malloc((size + 16) * sizeof(float));
-            fill(r, w, n * k);
+            rng_fill(r, w, n * k);
             rl_pack_f32_gemm(n, 1, k, cfg->nr, w, NULL, want);
             for (size_t i = 0; i < size + 16; ++i) got[i] = CANARY;
             snprintf(running, sizeof running, "packw_goi n=%zu k=%zu", n, k);
@@ -603,9 +542,9 @@ static int test_splits(const rl_f32_gemm_config *cfg, const rl_f32_dwconv_config
     float *a = malloc(MR * ks * kc * sizeof(float)), *whole = malloc(MR * n * sizeof(float));
     float *split = malloc(MR * n * sizeof(float)), *packed = malloc(rl_f32_gemm_packed_size(n, ks, kc, nr));
     const float **ind = malloc(ks * MR * sizeof(float *)), **row_ind = malloc(ks * MR * sizeof(float *));
-    fill(r, w, n * ks * kc);
-    fill(r, bias, n);
-    fill(r, a, MR * ks * kc);
+    rng_fill(r, w, n * ks * kc);
+    rng_fill(r, bias, n);
+    rng_fill(r, a, MR * ks * kc);
     rl_pack_f32_gemm(n, ks, kc, nr, w, bias, packed);
     int failed = 0;
     for (int indirect = 0; indirect < 2; ++indirect) {
@@ -644,9 +583,9 @@ static int test_splits(const rl_f32_gemm_config *cfg, const rl_f32_dwconv_config
     float *dw_whole = malloc(pixels * channels * sizeof(float)), *dw_split = malloc(pixels * channels * sizeof(float));
     const float **dw_ind = malloc(pixels * taps * sizeof(float *));
     float *dw_w = malloc(taps * channels * sizeof(float)), *dw_bias = malloc(channels * sizeof(float));
-    fill(r, dw_in, pixels * taps * channels);
-    fill(r, dw_w, taps * channels);
-    fill(r, dw_bias, channels);
+    rng_fill(r, dw_in, pixels * taps * channels);
+    rng_fill(r, dw_w, taps * channels);
+    rng_fill(r, dw_bias, channels);
     for (size_t i = 0; i < pixels * taps; ++i) dw_ind[i] = dw_in + i * channels;
     rl_pack_f32_dwconv(channels, taps, 1, dw->channel_tile, dw_w, dw_bias, dw_packed);
     dw->dwconv(channels, pixels, taps, dw_ind, taps, dw_packed, dw_whole, channels, params);
@@ -690,45 +629,7 @@ static int test_configs(void) {
     return failed;
 }
 
-static int cpu_has(rl_isa isa) {
-#if RL_HAVE_NEON_KERNELS
-    if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return rl_isa_supported(isa); /* HWCAP, as dispatch reads it */
-#endif
-#if defined(__x86_64__) || defined(_M_X64)
-    __builtin_cpu_init();
-#ifdef RL_EMULATED_AVX512
-    /* built against native/tests/avx512_emulation: the AVX-512 path needs only AVX2 */
-    if (isa == RL_ISA_AVX512) return cpu_has(RL_ISA_AVX2);
-#endif
-    if (isa == RL_ISA_AVX2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    if (isa == RL_ISA_AVX512)
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
-#endif
-    return isa == RL_ISA_SCALAR;
-}
-
-int main(int argc, char **argv) {
-    static const struct {
-        const char *name;
-        rl_isa isa;
-    } names[] = {{"scalar", RL_ISA_SCALAR}, {"avx2", RL_ISA_AVX2}, {"avx512", RL_ISA_AVX512},
-                 {"neon", RL_ISA_NEON}, {"neondot", RL_ISA_NEONDOT}};
-    size_t which = sizeof names / sizeof names[0];
-    for (size_t i = 0; argc == 2 && i < sizeof names / sizeof names[0]; ++i)
-        if (strcmp(argv[1], names[i].name) == 0) which = i;
-    if (which == sizeof names / sizeof names[0]) {
-        fprintf(stderr, "usage: %s scalar|avx2|avx512|neon|neondot\n", argv[0]);
-        return 2;
-    }
-    const rl_isa isa = names[which].isa;
-    if (!cpu_has(isa)) {
-        printf("SKIP: this CPU lacks %s; its kernels were compiled but not run\n", names[which].name);
-        return 77;
-    }
-    setvbuf(stdout, NULL, _IONBF, 0); /* a fault's _exit must not lose the lines already printed */
-    signal(SIGSEGV, report_fault);
-    signal(SIGBUS, report_fault);
+static int run(rl_isa isa, const char *name) {
     rng r = {0x9e3779b97f4a7c15u};
     const rl_f32_gemm_config gemm = rl_f32_gemm_config_for(isa), gemm_ref = rl_f32_gemm_config_for(RL_ISA_SCALAR);
     const rl_f32_dwconv_config dw = rl_f32_dwconv_config_for(isa), dw_ref = rl_f32_dwconv_config_for(RL_ISA_SCALAR);
@@ -742,11 +643,13 @@ int main(int argc, char **argv) {
     if (dw_small.dwconv != dw.dwconv) failed |= test_dwconv(&dw_small, scalar ? NULL : &dw_ref, &r);
     failed |= test_splits(&gemm, &dw, &r);
     const rl_f32_pool_config pool = rl_f32_pool_config_for(isa);
-    guarded pool_slots = guarded_new(64);
+    guarded pool_slots = guarded_new(64, 1);
     failed |= test_pool(&pool, &pool_slots, &r);
     failed |= test_vcvt(rl_f32_qs8_vcvt_for(isa), &pool_slots, &r);
     failed |= test_dequantize(rl_qs8_f32_vcvt_for(isa), &pool_slots, &r);
-    munmap(pool_slots.base, 2 * pool_slots.slots * pool_slots.page);
-    printf("%s: %s\n", names[which].name, failed ? "FAILED" : "all passed");
-    return failed ? 1 : 0;
+    guarded_free(&pool_slots);
+    printf("%s: %s\n", name, failed ? "FAILED" : "all passed");
+    return failed;
 }
+
+int main(int argc, char **argv) { return kernel_tester_main(argc, argv, (kernel_tester){run, NULL}); }

@@ -9,18 +9,11 @@
  * operands are, is the hardware's); every other result the same bits. Inputs end at a PROT_NONE page, so a read
  * past n faults; outputs are followed by canaries that must stay untouched. Subnormals are left out: armv7's
  * NEON flushes them (kernels.h). Exit status 0: all passed; 1: a mismatch (printed); 77: the CPU lacks the ISA. */
-#define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
+#include "kernel_tester.h" /* first: it sets _DEFAULT_SOURCE before any system header */
+
 #include <float.h>
 #include <math.h>
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
-#include "cpu_features.h"
 #include "kernels.h"
 
 #define CANARY 12345.678f
@@ -28,59 +21,19 @@
 #define MAX_CHANNELS 33
 #define MAX_ROWS 5
 
-typedef struct {
-    uint64_t state;
-} rng;
-
-static uint32_t next(rng *r) {
-    r->state ^= r->state << 13;
-    r->state ^= r->state >> 7;
-    r->state ^= r->state << 17;
-    return (uint32_t)(r->state >> 32);
-}
-
 /* Mostly values in [-2, 2), one in eight a special one. */
 static float value(rng *r) {
     static const float special[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f, FLT_MAX, -FLT_MAX, 0.5f};
-    const uint32_t u = next(r);
+    const uint32_t u = rng_next(r);
     if (u % 8 == 0) return special[(u >> 8) % (sizeof special / sizeof special[0])];
     return (float)((double)(u >> 8) / (double)(1 << 22) - 2.0);
 }
 
-/* Slots of one readable page each followed by a PROT_NONE page. */
-typedef struct {
-    char *base;
-    size_t page;
-} guarded;
-
-static guarded guarded_new(size_t slots) {
-    guarded g = {NULL, (size_t)sysconf(_SC_PAGESIZE)};
-    void *m = mmap(NULL, 2 * slots * g.page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) {
-        perror("mmap");
-        exit(2);
-    }
-    g.base = m;
-    for (size_t i = 0; i < slots; ++i) mprotect(g.base + (2 * i + 1) * g.page, g.page, PROT_NONE);
-    return g;
-}
-
 /* `count` random floats ending exactly where slot i's readable page ends. */
 static float *slot_values(const guarded *g, size_t i, size_t count, rng *r) {
-    float *x = (float *)(g->base + (2 * i + 1) * g->page) - count;
+    float *x = slot_tail(g, i, count);
     for (size_t k = 0; k < count; ++k) x[k] = value(r);
     return x;
-}
-
-static char running[200];
-
-static void report_fault(int sig) {
-    static const char prefix[] = "FAIL (memory fault: a read past n) in ";
-    (void)sig;
-    if (write(STDOUT_FILENO, prefix, sizeof prefix - 1) < 0 || write(STDOUT_FILENO, running, strlen(running)) < 0 ||
-        write(STDOUT_FILENO, "\n", 1) < 0)
-        _exit(1);
-    _exit(1);
 }
 
 static int same_float(float a, float b) { return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0; }
@@ -132,7 +85,7 @@ static rl_broadcast broadcast_of(size_t rows, size_t channels, int b_kind, int s
 static int test_binary(const rl_f32_vbinary_config *k, const rl_f32_vbinary_config *ref, rng *r) {
     static float out[MAX_N + 1], want[MAX_N + 1], inplace[MAX_N + 1];
     static const size_t long_runs[] = {100, 127, 128, 129, 255, 256, 257, MAX_N};
-    guarded g = guarded_new(2);
+    guarded g = guarded_new(2, 1);
     int failed = 0;
     for (int op = 0; op < OPS && !failed; ++op) {
         for (size_t c = 0; c < CLAMPS && !failed; ++c) {
@@ -178,7 +131,7 @@ static int test_binary(const rl_f32_vbinary_config *k, const rl_f32_vbinary_conf
             }
         }
     }
-    munmap(g.base, 4 * g.page);
+    guarded_free(&g);
     printf("vbinary, vbinaryc: %s\n", failed ? "FAILED" : "ok");
     return failed;
 }
@@ -186,7 +139,7 @@ static int test_binary(const rl_f32_vbinary_config *k, const rl_f32_vbinary_conf
 static int test_rows(const rl_f32_vbinary_config *k, const rl_f32_vbinary_config *ref, rng *r) {
     static float out[MAX_ROWS * MAX_CHANNELS + 1], want[MAX_ROWS * MAX_CHANNELS + 1];
     static float inplace[MAX_ROWS * MAX_CHANNELS + 1];
-    guarded g = guarded_new(2);
+    guarded g = guarded_new(2, 1);
     int failed = 0;
     for (int op = 0; op < OPS && !failed; ++op) {
         for (size_t c = 0; c < CLAMPS && !failed; ++c) {
@@ -216,7 +169,7 @@ static int test_rows(const rl_f32_vbinary_config *k, const rl_f32_vbinary_config
             }
         }
     }
-    munmap(g.base, 4 * g.page);
+    guarded_free(&g);
     printf("vbinary_rows: %s\n", failed ? "FAILED" : "ok");
     return failed;
 }
@@ -224,7 +177,7 @@ static int test_rows(const rl_f32_vbinary_config *k, const rl_f32_vbinary_config
 static int test_lrelu(rl_f32_vlrelu_fn k, rl_f32_vlrelu_fn ref, rng *r) {
     static float out[MAX_N + 1], want[MAX_N + 1], inplace[MAX_N + 1];
     static const float alphas[] = {0.2f, -0.5f, 0.0f, 3.0f, INFINITY, NAN};
-    guarded g = guarded_new(1);
+    guarded g = guarded_new(1, 1);
     int failed = 0;
     for (size_t j = 0; j < sizeof alphas / sizeof alphas[0] && !failed; ++j) {
         for (size_t n = 0; n <= MAX_N && !failed; n += n < 70 ? 1 : 37) {
@@ -241,7 +194,7 @@ static int test_lrelu(rl_f32_vlrelu_fn k, rl_f32_vlrelu_fn ref, rng *r) {
             failed |= check(inplace, want, n);
         }
     }
-    munmap(g.base, 2 * g.page);
+    guarded_free(&g);
     printf("vlrelu: %s\n", failed ? "FAILED" : "ok");
     return failed;
 }
@@ -278,44 +231,15 @@ static int test_special_values(const rl_f32_vbinary_config *k) {
     return failed;
 }
 
-static int cpu_has(rl_isa isa) {
-#if RL_HAVE_NEON_KERNELS
-    if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return rl_isa_supported(isa); /* HWCAP, as dispatch reads it */
-#endif
-#if defined(__x86_64__) || defined(_M_X64)
-    __builtin_cpu_init();
-    if (isa == RL_ISA_AVX2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    if (isa == RL_ISA_AVX512) return cpu_has(RL_ISA_AVX2); /* the AVX-512 path runs AVX2's kernels */
-#endif
-    return isa == RL_ISA_SCALAR;
-}
+/* The AVX-512 path runs AVX2's kernels: AVX2 is all it needs. */
+static int path_runs(rl_isa isa) { return cpu_has(isa == RL_ISA_AVX512 ? RL_ISA_AVX2 : isa); }
 
-int main(int argc, char **argv) {
-    static const struct {
-        const char *name;
-        rl_isa isa;
-    } names[] = {{"scalar", RL_ISA_SCALAR}, {"avx2", RL_ISA_AVX2}, {"avx512", RL_ISA_AVX512},
-                 {"neon", RL_ISA_NEON}, {"neondot", RL_ISA_NEONDOT}};
-    size_t which = sizeof names / sizeof names[0];
-    for (size_t i = 0; argc == 2 && i < sizeof names / sizeof names[0]; ++i)
-        if (strcmp(argv[1], names[i].name) == 0) which = i;
-    if (which == sizeof names / sizeof names[0]) {
-        fprintf(stderr, "usage: %s scalar|avx2|avx512|neon|neondot\n", argv[0]);
-        return 2;
-    }
-    const rl_isa isa = names[which].isa;
-    if (!cpu_has(isa)) {
-        printf("SKIP: this CPU lacks %s; its kernels were compiled but not run\n", names[which].name);
-        return 77;
-    }
-    setvbuf(stdout, NULL, _IONBF, 0); /* a fault's _exit must not lose the lines already printed */
-    signal(SIGSEGV, report_fault);
-    signal(SIGBUS, report_fault);
+static int run(rl_isa isa, const char *name) {
     rng r = {0x9e3779b97f4a7c15u};
     const rl_f32_vbinary_config k = rl_f32_vbinary_config_for(isa), scalar = rl_f32_vbinary_config_for(RL_ISA_SCALAR);
     const int is_scalar = isa == RL_ISA_SCALAR;
     if (!is_scalar && k.vbinary == scalar.vbinary) { /* cpu_has said this build has the path's own kernels */
-        printf("FAIL the %s path runs the scalar kernels\n", names[which].name);
+        printf("FAIL the %s path runs the scalar kernels\n", name);
         return 1;
     }
     int failed = test_special_values(&k);
@@ -323,6 +247,8 @@ int main(int argc, char **argv) {
     failed |= test_rows(&k, is_scalar ? NULL : &scalar, &r);
     failed |= test_lrelu(k.vlrelu, is_scalar ? NULL : scalar.vlrelu, &r);
     const char *kernels = is_scalar ? "scalar" : (RL_HAVE_NEON_KERNELS ? "neon" : "avx2");
-    printf("%s (the f32_vbinary__%s kernels): %s\n", names[which].name, kernels, failed ? "FAILED" : "all passed");
-    return failed ? 1 : 0;
+    printf("%s (the f32_vbinary__%s kernels): %s\n", name, kernels, failed ? "FAILED" : "all passed");
+    return failed;
 }
+
+int main(int argc, char **argv) { return kernel_tester_main(argc, argv, (kernel_tester){run, path_runs}); }

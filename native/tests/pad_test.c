@@ -2,24 +2,15 @@
  * axes of 0-5 elements, pads of 0-3, element sizes 1, 2, 3, 4, 8 and 16, pad values whose bytes are alike (a
  * memset) or not, the whole output in one call and in random pieces of the outer axis (the thread split and
  * the bands), and a guard after the output that nothing may touch. Exit status 0 when all agree. */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "kernel_tester.h" /* first: it sets _DEFAULT_SOURCE */
 
 #include "kernels.h"
 #include "pad.h"
 
 enum { GUARD = 64 };
 
-static uint64_t state = 0x9e3779b97f4a7c15u;
-static uint32_t next(void) {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return (uint32_t)(state >> 16);
-}
-static int64_t below(int64_t n) { return n <= 0 ? 0 : (int64_t)(next() % (uint64_t)n); }
+static rng random_state = {0x9e3779b97f4a7c15u};
+static int64_t below(int64_t n) { return n <= 0 ? 0 : (int64_t)(rng_next(&random_state) % (uint64_t)n); }
 
 static int one_case(int case_index) {
     static const size_t sizes[] = {1, 2, 3, 4, 8, 16};
@@ -39,10 +30,10 @@ static int one_case(int case_index) {
     }
     unsigned char value[16];
     const int alike = below(2);
-    for (size_t k = 0; k < elem; ++k) value[k] = (unsigned char)(alike ? 0xA5 : next());
+    for (size_t k = 0; k < elem; ++k) value[k] = (unsigned char)(alike ? 0xA5 : rng_next(&random_state));
     unsigned char *x = malloc((size_t)in_count * elem + 1), *want = malloc((size_t)out_count * elem + 1);
     unsigned char *got = malloc((size_t)out_count * elem + GUARD);
-    for (int64_t i = 0; i < in_count * (int64_t)elem; ++i) x[i] = (unsigned char)next();
+    for (int64_t i = 0; i < in_count * (int64_t)elem; ++i) x[i] = (unsigned char)rng_next(&random_state);
     memset(want, 0x5A, (size_t)out_count * elem + 1);
     if (out_count > 0) xx_pad_ref(rank, in_dims, before, out_dims, elem, value, x, want);
     rl_pad_layout layout;

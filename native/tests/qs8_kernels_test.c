@@ -9,62 +9,13 @@
  *       test that path (exit 0 pass, 1 mismatch, 77 CPU lacks it)
  *   qs8_kernels_test bench [avx2|avx512|avx512vnni]  GOP/s of that path against scalar on mobilenet_v2_035_96 shapes
  */
-#define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
-#include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <time.h>
-#include <unistd.h>
+#include "kernel_tester.h" /* first: it sets _DEFAULT_SOURCE */
 
-#include "cpu_features.h"
+#include <math.h>
+#include <time.h>
+
 #include "kernels.h" /* rl_requantize_fp32: the requantization the kernels must reproduce */
 #include "qs8_configs.h"
-
-/* ---- random numbers (xorshift64*, state passed around: no globals) ---- */
-typedef struct {
-    uint64_t state;
-} rng;
-
-static uint32_t next_u32(rng *r) {
-    r->state ^= r->state >> 12;
-    r->state ^= r->state << 25;
-    r->state ^= r->state >> 27;
-    return (uint32_t)((r->state * UINT64_C(2685821657736338717)) >> 32);
-}
-
-static int32_t uniform(rng *r, int32_t lo, int32_t hi) { /* inclusive */
-    return lo + (int32_t)(next_u32(r) % (uint32_t)(hi - lo + 1));
-}
-
-/* ---- guarded memory: each block ends where a PROT_NONE page begins ---- */
-enum { MAX_BLOCKS = 512 };
-typedef struct {
-    void *maps[MAX_BLOCKS];
-    size_t sizes[MAX_BLOCKS];
-    size_t count;
-} guard_set;
-
-static void *guard_alloc(guard_set *g, size_t bytes) {
-    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    const size_t pages = (bytes + page - 1) / page;
-    const size_t size = (pages + 1) * page;
-    unsigned char *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (map == MAP_FAILED || g->count == MAX_BLOCKS || mprotect(map + pages * page, page, PROT_NONE) != 0) {
-        fprintf(stderr, "guard_alloc: out of memory\n");
-        exit(2);
-    }
-    g->maps[g->count] = map;
-    g->sizes[g->count++] = size;
-    return map + pages * page - bytes;
-}
-
-static void guard_free_all(guard_set *g) {
-    for (size_t i = 0; i < g->count; ++i) munmap(g->maps[i], g->sizes[i]);
-    g->count = 0;
-}
 
 /* ---- one logical case: unpacked weights, bias, scales, requantization ---- */
 typedef struct {
@@ -89,11 +40,11 @@ static rl_qs8_requantization_params params_of(const problem *pb) {
 static int8_t random_input(rng *r, const problem *pb) {
     switch (pb->data_mode) {
     case 1: {
-        const int32_t v = pb->input_zero_point + uniform(r, -3, 3);
+        const int32_t v = pb->input_zero_point + rng_range(r, -3, 3);
         return (int8_t)(v < -128 ? -128 : (v > 127 ? 127 : v));
     }
     case 2: return -128;
-    default: return (int8_t)uniform(r, -128, 127);
+    default: return (int8_t)rng_range(r, -128, 127);
     }
 }
 
@@ -102,47 +53,47 @@ static void make_problem(rng *r, problem *pb, size_t n, size_t ks, size_t kc, in
                          int data_mode) {
     pb->n = n, pb->ks = ks, pb->kc = kc;
     pb->input_zero_point = input_zero_point;
-    pb->data_mode = data_mode >= 0 ? data_mode : (uniform(r, 0, 9) < 5 ? 0 : uniform(r, 1, 3));
-    pb->scale_mode = uniform(r, 0, 2);
+    pb->data_mode = data_mode >= 0 ? data_mode : (rng_range(r, 0, 9) < 5 ? 0 : rng_range(r, 1, 3));
+    pb->scale_mode = rng_range(r, 0, 2);
     pb->w = malloc(n * ks * kc + 1);
-    pb->bias = uniform(r, 0, 5) == 0 ? NULL : malloc(n * sizeof(int32_t));
+    pb->bias = rng_range(r, 0, 5) == 0 ? NULL : malloc(n * sizeof(int32_t));
     pb->scales = malloc(n * sizeof(float));
-    const int32_t extreme_w = uniform(r, 0, 2) == 0 ? -127 : 127;
+    const int32_t extreme_w = rng_range(r, 0, 2) == 0 ? -127 : 127;
     for (size_t i = 0; i < n * ks * kc; ++i) {
         switch (pb->data_mode) {
-        case 1: pb->w[i] = (int8_t)uniform(r, -3, 3); break;
-        case 2: pb->w[i] = (int8_t)(uniform(r, 0, 3) == 0 ? -extreme_w : extreme_w); break;
-        default: pb->w[i] = (int8_t)uniform(r, -128, 127); break;
+        case 1: pb->w[i] = (int8_t)rng_range(r, -3, 3); break;
+        case 2: pb->w[i] = (int8_t)(rng_range(r, 0, 3) == 0 ? -extreme_w : extreme_w); break;
+        default: pb->w[i] = (int8_t)rng_range(r, -128, 127); break;
         }
     }
     for (size_t j = 0; j < n; ++j) {
         if (pb->bias) {
             switch (pb->data_mode) {
-            case 1: pb->bias[j] = uniform(r, -20, 20); break;
-            case 3: pb->bias[j] = (int32_t)next_u32(r); break;
-            default: pb->bias[j] = uniform(r, -50000, 50000); break;
+            case 1: pb->bias[j] = rng_range(r, -20, 20); break;
+            case 3: pb->bias[j] = (int32_t)rng_next(r); break;
+            default: pb->bias[j] = rng_range(r, -50000, 50000); break;
             }
         }
         float scale;
         if (pb->scale_mode == 0 || pb->data_mode == 1) { /* powers of two: exact ties */
             scale = 1.0f;
-            for (int32_t e = uniform(r, 0, pb->data_mode == 1 ? 3 : 12); e > 0; --e) scale *= 0.5f;
+            for (int32_t e = rng_range(r, 0, pb->data_mode == 1 ? 3 : 12); e > 0; --e) scale *= 0.5f;
         } else { /* outputs spread over the int8 range */
             const float spread = (float)(128 * 64) * (float)(1 + ks * kc / 8);
-            scale = (float)uniform(r, 100, 4000) / 1000.0f * 127.0f / spread;
+            scale = (float)rng_range(r, 100, 4000) / 1000.0f * 127.0f / spread;
         }
         pb->scales[j] = scale;
     }
-    pb->output_zero_point = uniform(r, -128, 127);
-    switch (uniform(r, 0, 3)) {
+    pb->output_zero_point = rng_range(r, -128, 127);
+    switch (rng_range(r, 0, 3)) {
     case 0: pb->output_min = -128, pb->output_max = 127; break;
     case 1: pb->output_min = pb->output_zero_point, pb->output_max = 127; break; /* RELU */
     case 2: pb->output_min = pb->output_zero_point;                               /* RELU6-like */
-        pb->output_max = pb->output_zero_point + uniform(r, 0, 127);
+        pb->output_max = pb->output_zero_point + rng_range(r, 0, 127);
         if (pb->output_max > 127) pb->output_max = 127;
         break;
     default:
-        pb->output_min = uniform(r, -128, 127), pb->output_max = uniform(r, -128, 127);
+        pb->output_min = rng_range(r, -128, 127), pb->output_max = rng_range(r, -128, 127);
         if (pb->output_min > pb->output_max) {
             const int32_t t = pb->output_min;
             pb->output_min = pb->output_max, pb->output_max = t;
@@ -232,10 +183,10 @@ static int gemm_case(rng *r, const gemm_path *path, const gemm_path *scalar, int
     guard_set *g = calloc(1, sizeof *g);
     problem pb;
     make_problem(r, &pb, nc, ks, kc, input_zero_point, data_mode);
-    const size_t a_stride = kc + (size_t)uniform(r, 0, 2) * (size_t)uniform(r, 1, 9);
-    const size_t c_stride = nc + (size_t)uniform(r, 0, 3);
+    const size_t a_stride = kc + (size_t)rng_range(r, 0, 2) * (size_t)rng_range(r, 1, 9);
+    const size_t c_stride = nc + (size_t)rng_range(r, 0, 3);
     const size_t guard = 16;
-    const unsigned char sentinel = (unsigned char)uniform(r, 0, 255);
+    const unsigned char sentinel = (unsigned char)rng_range(r, 0, 255);
     /* GEMM: one block of mr rows; IGEMM: a pool of guarded rows and the zero buffer, picked at random. */
     int8_t *a = NULL;
     const int8_t *rows[9 * 64];
@@ -251,7 +202,7 @@ static int gemm_case(rng *r, const gemm_path *path, const gemm_path *scalar, int
         }
         for (size_t p = 0; p < ks; ++p) {
             for (size_t i = 0; i < mr; ++i) {
-                rows[p * 64 + i] = uniform(r, 0, 4) == 0 ? zero : pool[uniform(r, 0, POOL - 1)];
+                rows[p * 64 + i] = rng_range(r, 0, 4) == 0 ? zero : pool[rng_range(r, 0, POOL - 1)];
             }
         }
     } else {
@@ -341,8 +292,8 @@ static int test_gemm(rng *r, const gemm_path *path, const gemm_path *scalar, siz
         }
         /* Depths whose extreme sums pass 2^31: the accumulator must wrap, not saturate. */
         for (size_t rep = 0; rep < 4; ++rep) {
-            const size_t kc = igemm ? 16384 + (size_t)uniform(r, 0, 9) : 150000 + (size_t)uniform(r, 0, 9);
-            failures += gemm_case(r, path, scalar, igemm, (size_t)uniform(r, 1, (int32_t)mr_max), nr + 1, kc,
+            const size_t kc = igemm ? 16384 + (size_t)rng_range(r, 0, 9) : 150000 + (size_t)rng_range(r, 0, 9);
+            failures += gemm_case(r, path, scalar, igemm, (size_t)rng_range(r, 1, (int32_t)mr_max), nr + 1, kc,
                                   igemm ? 9 : 1, rep % 2 ? 127 : -128, 2);
             ++*cases;
             if (failures) return failures;
@@ -362,9 +313,9 @@ static int dwconv_case(rng *r, const dwconv_path *path, const dwconv_path *scala
     guard_set *g = calloc(1, sizeof *g);
     problem pb;
     make_problem(r, &pb, channels, taps, 1, input_zero_point, -1);
-    const size_t step = taps + (size_t)uniform(r, 0, 1) * (size_t)uniform(r, 1, 3);
-    const size_t out_stride = channels + (size_t)uniform(r, 0, 3), guard = 16;
-    const unsigned char sentinel = (unsigned char)uniform(r, 0, 255);
+    const size_t step = taps + (size_t)rng_range(r, 0, 1) * (size_t)rng_range(r, 1, 3);
+    const size_t out_stride = channels + (size_t)rng_range(r, 0, 3), guard = 16;
+    const unsigned char sentinel = (unsigned char)rng_range(r, 0, 255);
     int8_t *zero = guard_alloc(g, channels);
     memset(zero, input_zero_point, channels);
     enum { POOL = 16 };
@@ -376,7 +327,7 @@ static int dwconv_case(rng *r, const dwconv_path *path, const dwconv_path *scala
     const int8_t *poison = guard_alloc(g, 0);
     const int8_t **indirection = malloc(pixels * step * sizeof *indirection);
     for (size_t i = 0; i < pixels * step; ++i) {
-        indirection[i] = i % step >= taps ? poison : (uniform(r, 0, 4) == 0 ? zero : pool[uniform(r, 0, POOL - 1)]);
+        indirection[i] = i % step >= taps ? poison : (rng_range(r, 0, 4) == 0 ? zero : pool[rng_range(r, 0, POOL - 1)]);
     }
     /* The formula's tap t of channel c: indirection[t][c] * w[t * channels + c]; rows shifted per channel. */
     int8_t *expected = malloc(pixels * channels);
@@ -465,7 +416,7 @@ static int test_dwconv(rng *r, const dwconv_path *path, const dwconv_path *scala
 
 /* ---- element-wise: vadd, vaddc, vmul, vmulc ---- */
 static float log_uniform(rng *r, float lo, float hi) {
-    const float u = (float)next_u32(r) / 4294967296.0f;
+    const float u = (float)rng_next(r) / 4294967296.0f;
     return expf(logf(lo) + u * (logf(hi) - logf(lo)));
 }
 
@@ -475,12 +426,12 @@ static float log_uniform(rng *r, float lo, float hi) {
 static rl_s8_binary_params random_binary_params(rng *r, int mul) {
     rl_s8_binary_params p;
     memset(&p, 0, sizeof p);
-    p.a_zero_point = uniform(r, -128, 127);
-    p.b_zero_point = uniform(r, -128, 127);
-    p.output_zero_point = uniform(r, -128, 127);
-    p.act_min = uniform(r, -128, 127);
-    p.act_max = uniform(r, p.act_min, 127);
-    if (uniform(r, 0, 2) == 0) { /* the full range half the time, so the rounding shows */
+    p.a_zero_point = rng_range(r, -128, 127);
+    p.b_zero_point = rng_range(r, -128, 127);
+    p.output_zero_point = rng_range(r, -128, 127);
+    p.act_min = rng_range(r, -128, 127);
+    p.act_max = rng_range(r, p.act_min, 127);
+    if (rng_range(r, 0, 2) == 0) { /* the full range half the time, so the rounding shows */
         p.act_min = -128;
         p.act_max = 127;
     }
@@ -491,7 +442,7 @@ static rl_s8_binary_params random_binary_params(rng *r, int mul) {
     }
     p.kind = RL_S8_ADDSUB_XNNPACK;
     const float a_ratio = log_uniform(r, 1.0f / 1024.0f, 255.0f);
-    const float b_ratio = log_uniform(r, 1.0f / 1024.0f, 255.0f) * (uniform(r, 0, 1) ? -1.0f : 1.0f);
+    const float b_ratio = log_uniform(r, 1.0f / 1024.0f, 255.0f) * (rng_range(r, 0, 1) ? -1.0f : 1.0f);
     const float larger = fabsf(a_ratio) > fabsf(b_ratio) ? fabsf(a_ratio) : fabsf(b_ratio);
     int exponent;
     frexpf(larger, &exponent); /* larger = m * 2^exponent, m in [0.5, 1): the IEEE exponent is exponent - 1 */
@@ -519,9 +470,9 @@ static int vbinary_case(rng *r, const char *name, const rl_qs8_vbinary_config *p
     const rl_s8_binary_params p = random_binary_params(r, which >= 2);
     guard_set *g = calloc(1, sizeof *g);
     int8_t *a = guard_alloc(g, n), *b = guard_alloc(g, constant ? 1 : n);
-    for (size_t i = 0; i < n; ++i) a[i] = (int8_t)(extreme ? (uniform(r, 0, 1) ? 127 : -128) : uniform(r, -128, 127));
+    for (size_t i = 0; i < n; ++i) a[i] = (int8_t)(extreme ? (rng_range(r, 0, 1) ? 127 : -128) : rng_range(r, -128, 127));
     for (size_t i = 0; i < (constant ? 1 : n); ++i)
-        b[i] = (int8_t)(extreme ? (uniform(r, 0, 1) ? 127 : -128) : uniform(r, -128, 127));
+        b[i] = (int8_t)(extreme ? (rng_range(r, 0, 1) ? 127 : -128) : rng_range(r, -128, 127));
     /* the specification: the two-vector scalar kernel; for a constant, with it repeated */
     int8_t *repeated = malloc(n + 1), *expected = malloc(n + 1);
     for (size_t i = 0; i < n; ++i) repeated[i] = constant ? b[0] : b[i];
@@ -583,25 +534,25 @@ static int pool_case(rng *r, const char *name, const rl_qs8_pool_config *path, i
     /* 0: random with saturated values; 1: small values (many sums at exact halves of the count); 2: every
      * channel's sum exactly half a count past a multiple of it, so |sum| + count / 2 is a multiple of the
      * count: where a reciprocal that rounds down gives a quotient one short */
-    const int mode = uniform(r, 0, 2);
+    const int mode = rng_range(r, 0, 2);
     for (size_t t = 0; t < taps; ++t) {
         int8_t *x = guard_alloc(g, channels);
         for (size_t c = 0; c < channels; ++c)
-            x[c] = (int8_t)(mode == 1 ? uniform(r, -3, 3) : (uniform(r, 0, 3) == 0 ? (uniform(r, 0, 1) ? 127 : -128)
-                                                                                    : uniform(r, -128, 127)));
+            x[c] = (int8_t)(mode == 1 ? rng_range(r, -3, 3) : (rng_range(r, 0, 3) == 0 ? (rng_range(r, 0, 1) ? 127 : -128)
+                                                                                    : rng_range(r, -128, 127)));
         input[t] = rows[t] = x;
     }
     if (mode == 2 && taps > 0) {
         const int32_t count = (int32_t)taps;
         for (size_t c = 0; c < channels; ++c) {
-            const int32_t sign = uniform(r, 0, 1) ? 1 : -1;
-            const int32_t sum = sign * (uniform(r, 0, 100) * count + count - count / 2);
+            const int32_t sign = rng_range(r, 0, 1) ? 1 : -1;
+            const int32_t sum = sign * (rng_range(r, 0, 100) * count + count - count / 2);
             const int32_t base = sum / count, rest = sum - base * count; /* |rest| < taps: spread one each */
             for (size_t t = 0; t < taps; ++t) rows[t][c] = (int8_t)(base + ((int32_t)t < rest * sign ? sign : 0));
         }
     }
-    int32_t min = uniform(r, -128, 127), max = uniform(r, min, 127);
-    if (uniform(r, 0, 1)) {
+    int32_t min = rng_range(r, -128, 127), max = rng_range(r, min, 127);
+    if (rng_range(r, 0, 1)) {
         min = -128;
         max = 127;
     }
@@ -657,21 +608,21 @@ static int test_pool(rng *r, const char *name, rl_isa isa, size_t *cases) {
 static int ibilinear_case(rng *r, const char *name, rl_s8_ibilinear_fn kernel, size_t channels, size_t out_w,
                           int extreme) {
     guard_set *g = calloc(1, sizeof *g);
-    const size_t in_w = (size_t)uniform(r, 1, 5);
+    const size_t in_w = (size_t)rng_range(r, 1, 5);
     int8_t *top = guard_alloc(g, in_w * channels), *bottom = guard_alloc(g, in_w * channels);
     for (size_t i = 0; i < in_w * channels; ++i) {
-        top[i] = (int8_t)(extreme ? (uniform(r, 0, 1) ? 127 : -128) : uniform(r, -128, 127));
-        bottom[i] = (int8_t)(extreme ? (uniform(r, 0, 1) ? 127 : -128) : uniform(r, -128, 127));
+        top[i] = (int8_t)(extreme ? (rng_range(r, 0, 1) ? 127 : -128) : rng_range(r, -128, 127));
+        bottom[i] = (int8_t)(extreme ? (rng_range(r, 0, 1) ? 127 : -128) : rng_range(r, -128, 127));
     }
     rl_ibilinear_tap *cols = guard_alloc(g, out_w * sizeof *cols);
     for (size_t ox = 0; ox < out_w; ++ox) {
-        cols[ox].lower = uniform(r, 0, (int32_t)in_w - 1);
-        cols[ox].upper = uniform(r, 0, (int32_t)in_w - 1);
-        const int32_t pick = uniform(r, 0, 3);
-        cols[ox].alpha_q11 = pick == 0 ? 0 : pick == 1 ? 2048 : uniform(r, 0, 2048);
+        cols[ox].lower = rng_range(r, 0, (int32_t)in_w - 1);
+        cols[ox].upper = rng_range(r, 0, (int32_t)in_w - 1);
+        const int32_t pick = rng_range(r, 0, 3);
+        cols[ox].alpha_q11 = pick == 0 ? 0 : pick == 1 ? 2048 : rng_range(r, 0, 2048);
         cols[ox].alpha = (float)cols[ox].alpha_q11 / 2048.0f;
     }
-    const int32_t pick = uniform(r, 0, 3), wv = pick == 0 ? 0 : pick == 1 ? 2048 : uniform(r, 0, 2048);
+    const int32_t pick = rng_range(r, 0, 3), wv = pick == 0 ? 0 : pick == 1 ? 2048 : rng_range(r, 0, 2048);
     enum { GUARD = 32 };
     const size_t n = out_w * channels;
     int8_t *expected = malloc(n + 1);
@@ -707,7 +658,7 @@ static int test_ibilinear(rng *r, const char *name, rl_isa isa, size_t *cases) {
     for (size_t i = 1; i < 41 + sizeof longer / sizeof *longer && !failures; ++i) {
         const size_t channels = i < 41 ? i : longer[i - 41];
         for (int rep = 0; rep < 6 && !failures; ++rep) {
-            failures += ibilinear_case(r, name, kernel, channels, (size_t)uniform(r, 1, 4), rep == 5);
+            failures += ibilinear_case(r, name, kernel, channels, (size_t)rng_range(r, 1, 4), rep == 5);
             ++*cases;
         }
     }
@@ -715,44 +666,6 @@ static int test_ibilinear(rng *r, const char *name, rl_isa isa, size_t *cases) {
 }
 
 /* ---- which paths this CPU runs ---- */
-static int cpu_runs(rl_isa isa) {
-#if RL_HAVE_NEON_KERNELS
-    if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return rl_isa_supported(isa); /* HWCAP, as dispatch reads it */
-#endif
-#if (defined(__x86_64__) || defined(_M_X64)) && defined(__GNUC__)
-    __builtin_cpu_init();
-#ifdef RL_EMULATED_AVX512
-    /* built against native/tests/avx512_emulation: the AVX-512 paths need only AVX2 */
-    if (isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return cpu_runs(RL_ISA_AVX2);
-#endif
-    switch (isa) {
-    case RL_ISA_AVX2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    case RL_ISA_AVX512:
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
-    case RL_ISA_AVX512VNNI: return cpu_runs(RL_ISA_AVX512) && __builtin_cpu_supports("avx512vnni");
-    default: return isa == RL_ISA_SCALAR;
-    }
-#else
-    return isa == RL_ISA_SCALAR;
-#endif
-}
-
-static int parse_isa(const char *name, rl_isa *isa) {
-    static const struct {
-        const char *name;
-        rl_isa isa;
-    } names[] = {{"scalar", RL_ISA_SCALAR}, {"avx2", RL_ISA_AVX2}, {"avx512", RL_ISA_AVX512},
-                 {"avx512vnni", RL_ISA_AVX512VNNI}, {"neon", RL_ISA_NEON}, {"neondot", RL_ISA_NEONDOT}};
-    for (size_t i = 0; i < sizeof names / sizeof *names; ++i) {
-        if (strcmp(name, names[i].name) == 0) {
-            *isa = names[i].isa;
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* ---- speed check ---- */
 static double now_s(void) {
     struct timespec ts;
@@ -769,10 +682,10 @@ static double gemm_seconds(const rl_qs8_gemm_config *cfg, size_t m, size_t kc, s
     int32_t *bias = malloc(n * sizeof *bias);
     float *scales = malloc(n * sizeof *scales);
     const int8_t **indirection = malloc(blocks * ks * cfg->mr * sizeof *indirection);
-    for (size_t i = 0; i < pixels * kc; ++i) a[i] = (int8_t)uniform(r, -128, 127);
-    for (size_t i = 0; i < n * ks * kc; ++i) w[i] = (int8_t)uniform(r, -127, 127);
-    for (size_t j = 0; j < n; ++j) bias[j] = uniform(r, -1000, 1000), scales[j] = 1e-3f;
-    for (size_t i = 0; i < blocks * ks * cfg->mr; ++i) indirection[i] = a + (size_t)uniform(r, 0, (int32_t)m) * kc;
+    for (size_t i = 0; i < pixels * kc; ++i) a[i] = (int8_t)rng_range(r, -128, 127);
+    for (size_t i = 0; i < n * ks * kc; ++i) w[i] = (int8_t)rng_range(r, -127, 127);
+    for (size_t j = 0; j < n; ++j) bias[j] = rng_range(r, -1000, 1000), scales[j] = 1e-3f;
+    for (size_t i = 0; i < blocks * ks * cfg->mr; ++i) indirection[i] = a + (size_t)rng_range(r, 0, (int32_t)m) * kc;
     void *packed = malloc(rl_qs8_gemm_packed_size(n, ks, kc, cfg->nr, cfg->kr));
     rl_pack_qs8_gemm(n, ks, kc, cfg->nr, cfg->kr, 3, cfg->input_offset, w, bias, scales, packed);
     const rl_qs8_requantization_params params = {.min_less_zero_point = -128.0f, .max_less_zero_point = 127.0f};
@@ -804,9 +717,9 @@ static double dwconv_gops(const rl_qs8_dwconv_config *cfg, size_t channels, size
     int8_t *in = malloc(3 * rows * channels), *out = malloc(pixels * channels), *w = malloc(TAPS * channels);
     int32_t *bias = malloc(channels * sizeof *bias);
     float *scales = malloc(channels * sizeof *scales);
-    for (size_t i = 0; i < 3 * rows * channels; ++i) in[i] = (int8_t)uniform(r, -128, 127);
-    for (size_t i = 0; i < TAPS * channels; ++i) w[i] = (int8_t)uniform(r, -127, 127);
-    for (size_t j = 0; j < channels; ++j) bias[j] = uniform(r, -1000, 1000), scales[j] = 1e-3f;
+    for (size_t i = 0; i < 3 * rows * channels; ++i) in[i] = (int8_t)rng_range(r, -128, 127);
+    for (size_t i = 0; i < TAPS * channels; ++i) w[i] = (int8_t)rng_range(r, -127, 127);
+    for (size_t j = 0; j < channels; ++j) bias[j] = rng_range(r, -1000, 1000), scales[j] = 1e-3f;
     const int8_t **indirection = malloc(pixels * TAPS * sizeof *indirection);
     for (size_t px = 0; px < pixels; ++px) {
         for (size_t t = 0; t < TAPS; ++t) indirection[px * TAPS + t] = in + ((t / 3) * rows + px + t % 3) * channels;
@@ -832,7 +745,7 @@ static double dwconv_gops(const rl_qs8_dwconv_config *cfg, size_t channels, size
 }
 
 static int bench(rl_isa isa, const char *name) {
-    if (!cpu_runs(isa)) {
+    if (!cpu_has(isa)) {
         printf("bench: this CPU lacks %s\n", name);
         return 77;
     }
@@ -873,6 +786,38 @@ static int bench(rl_isa isa, const char *name) {
     return 0;
 }
 
+static int run(rl_isa isa, const char *name) {
+    rng r = {UINT64_C(0x243F6A8885A308D3) ^ (uint64_t)isa};
+    const gemm_path scalar = {"scalar", rl_qs8_gemm_config_for(RL_ISA_SCALAR)};
+    const gemm_path path = {name, rl_qs8_gemm_config_for(isa)};
+    const dwconv_path dscalar = {"scalar", rl_qs8_dwconv_config_for(RL_ISA_SCALAR)};
+    const dwconv_path dpath = {name, rl_qs8_dwconv_config_for(isa)};
+    const int same_gemm = path.config.gemm == scalar.config.gemm && isa != RL_ISA_SCALAR;
+    const int same_dwconv = dpath.config.dwconv == dscalar.config.dwconv && isa != RL_ISA_SCALAR;
+    size_t gemm_cases = 0, dwconv_cases = 0;
+    int failures = test_gemm(&r, isa == RL_ISA_SCALAR || same_gemm ? &scalar : &path, &scalar, &gemm_cases);
+    if (!failures) failures = test_dwconv(&r, isa == RL_ISA_SCALAR || same_dwconv ? &dscalar : &dpath, &dscalar,
+                                          &dwconv_cases);
+    /* The kernel for layers of few channels (rl_dwconv_wants_small), where the path has one of its own. */
+    const dwconv_path dsmall = {name, rl_qs8_dwconv_small_config_for(isa)};
+    size_t small_cases = 0;
+    if (!failures && dsmall.config.dwconv != dpath.config.dwconv && isa != RL_ISA_SCALAR)
+        failures = test_dwconv(&r, &dsmall, &dscalar, &small_cases);
+    size_t vbinary_cases = 0, pool_cases = 0;
+    if (!failures) failures = test_vbinary(&r, name, isa, &vbinary_cases);
+    if (!failures) failures = test_pool(&r, name, isa, &pool_cases);
+    size_t ibilinear_cases = 0;
+    if (!failures) failures = test_ibilinear(&r, name, isa, &ibilinear_cases);
+    if (failures) return 1;
+    printf("%s: gemm/igemm %ux%uc%u (input_offset %d): %zu cases; dwconv %uc: %zu cases, small %uc: %zu cases; "
+           "bit-exact with the scalar kernels and the formula; vadd/vaddc/vmul/vmulc: %zu cases, max/avg pool: %zu "
+           "cases, bit-exact with the scalar kernels; ibilinear: %zu cases, bit-exact with the scalar kernel\n",
+           name, path.config.mr, path.config.nr, path.config.kr, path.config.input_offset, gemm_cases,
+           dpath.config.channel_tile, dwconv_cases, dsmall.config.channel_tile, small_cases, vbinary_cases,
+           pool_cases, ibilinear_cases);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     rl_isa isa;
     if (argc >= 2 && strcmp(argv[1], "bench") == 0) {
@@ -883,41 +828,5 @@ int main(int argc, char **argv) {
         }
         return bench(isa, name);
     }
-    if (argc < 2 || !parse_isa(argv[1], &isa)) {
-        fprintf(stderr, "usage: %s scalar|avx2|avx512|avx512vnni|neon|neondot | bench [path]\n", argv[0]);
-        return 2;
-    }
-    if (!cpu_runs(isa)) {
-        printf("skipped: this CPU lacks %s\n", argv[1]);
-        return 77;
-    }
-    rng r = {UINT64_C(0x243F6A8885A308D3) ^ (uint64_t)isa};
-    const gemm_path scalar = {"scalar", rl_qs8_gemm_config_for(RL_ISA_SCALAR)};
-    const gemm_path path = {argv[1], rl_qs8_gemm_config_for(isa)};
-    const dwconv_path dscalar = {"scalar", rl_qs8_dwconv_config_for(RL_ISA_SCALAR)};
-    const dwconv_path dpath = {argv[1], rl_qs8_dwconv_config_for(isa)};
-    const int same_gemm = path.config.gemm == scalar.config.gemm && isa != RL_ISA_SCALAR;
-    const int same_dwconv = dpath.config.dwconv == dscalar.config.dwconv && isa != RL_ISA_SCALAR;
-    size_t gemm_cases = 0, dwconv_cases = 0;
-    int failures = test_gemm(&r, isa == RL_ISA_SCALAR || same_gemm ? &scalar : &path, &scalar, &gemm_cases);
-    if (!failures) failures = test_dwconv(&r, isa == RL_ISA_SCALAR || same_dwconv ? &dscalar : &dpath, &dscalar,
-                                          &dwconv_cases);
-    /* The kernel for layers of few channels (rl_dwconv_wants_small), where the path has one of its own. */
-    const dwconv_path dsmall = {argv[1], rl_qs8_dwconv_small_config_for(isa)};
-    size_t small_cases = 0;
-    if (!failures && dsmall.config.dwconv != dpath.config.dwconv && isa != RL_ISA_SCALAR)
-        failures = test_dwconv(&r, &dsmall, &dscalar, &small_cases);
-    size_t vbinary_cases = 0, pool_cases = 0;
-    if (!failures) failures = test_vbinary(&r, argv[1], isa, &vbinary_cases);
-    if (!failures) failures = test_pool(&r, argv[1], isa, &pool_cases);
-    size_t ibilinear_cases = 0;
-    if (!failures) failures = test_ibilinear(&r, argv[1], isa, &ibilinear_cases);
-    if (failures) return 1;
-    printf("%s: gemm/igemm %ux%uc%u (input_offset %d): %zu cases; dwconv %uc: %zu cases, small %uc: %zu cases; "
-           "bit-exact with the scalar kernels and the formula; vadd/vaddc/vmul/vmulc: %zu cases, max/avg pool: %zu "
-           "cases, bit-exact with the scalar kernels; ibilinear: %zu cases, bit-exact with the scalar kernel\n",
-           argv[1], path.config.mr, path.config.nr, path.config.kr, path.config.input_offset, gemm_cases,
-           dpath.config.channel_tile, dwconv_cases, dsmall.config.channel_tile, small_cases, vbinary_cases,
-           pool_cases, ibilinear_cases);
-    return 0;
+    return kernel_tester_main(argc, argv, (kernel_tester){run, NULL});
 }

@@ -15,17 +15,10 @@
  * input; TFLite's fixed-point int32-to-int8 requantization (requantize_fixedpoint.h) bit for bit against
  * rl_mul_by_quantized_multiplier on every shift from -31 to 30, any int32 sums, lengths around 8. Exit status 0: all passed; 1: a
  * mismatch (the case is printed); 77: the CPU lacks the ISA (skipped, and said so). */
-#define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
-#include <math.h>
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
+#include "kernel_tester.h" /* first: it sets _DEFAULT_SOURCE */
 
-#include "cpu_features.h"
+#include <math.h>
+
 #include "quant.h"
 #include "requantize_fixedpoint.h"
 #include "rowdot.h"
@@ -39,49 +32,6 @@ enum { MAX_M = 5, MAX_NC = 40, MAX_KC = 260, X_PAD = 3, Y_PAD = 2 };
 static const size_t ms[] = {1, 2, 3, 4, 5};
 static const size_t ncs[] = {1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 40};
 static const size_t kcs[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 260};
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
-typedef struct {
-    uint64_t state;
-} rng;
-
-static uint32_t next(rng *r) {
-    r->state ^= r->state << 13;
-    r->state ^= r->state >> 7;
-    r->state ^= r->state << 17;
-    return (uint32_t)(r->state >> 32);
-}
-
-static float uniform(rng *r) { return (float)((double)(next(r) >> 8) / (double)(1 << 23) - 1.0); } /* [-1, 1) */
-
-/* A block of `bytes` that ends exactly where a readable page ends, a PROT_NONE page after it. */
-typedef struct {
-    char *base;
-    size_t size;
-} guarded;
-
-static guarded guarded_new(size_t bytes) {
-    const size_t page = (size_t)sysconf(_SC_PAGESIZE), readable = (bytes + page - 1) / page * page;
-    guarded g = {NULL, readable + page};
-    void *m = mmap(NULL, g.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) {
-        perror("mmap");
-        exit(2);
-    }
-    g.base = m;
-    mprotect(g.base + readable, page, PROT_NONE);
-    return g;
-}
-
-static void *guarded_tail(const guarded *g, size_t bytes) { return g->base + g->size - (size_t)sysconf(_SC_PAGESIZE) - bytes; }
-
-static void report_fault(int sig) {
-    static const char msg[] = "FAIL: a kernel read past a row (fault)\n";
-    (void)sig;
-    if (write(1, msg, sizeof msg - 1) < 0) _exit(1);
-    _exit(1);
-}
-
 static const rl_f32_minmax_params f32_clamps[] = {{-INFINITY, INFINITY}, {-0.25f, 0.5f}, {0.0f, 6.0f}};
 
 /* The scalar kernel's definition, in its order: bias, then k ascending, each multiply and add rounded. */
@@ -97,7 +47,7 @@ static float f32_formula(const float *x, const float *w, const float *bias, size
 }
 
 static int test_f32(rl_f32_rowdot_fn kernel, int scalar, rng *r) {
-    guarded gw = guarded_new(MAX_NC * MAX_KC * sizeof(float)), gx = guarded_new(MAX_M * (MAX_KC + X_PAD) * sizeof(float));
+    guarded gw = guarded_new(1, MAX_NC * MAX_KC * sizeof(float)), gx = guarded_new(1, MAX_M * (MAX_KC + X_PAD) * sizeof(float));
     static float got[MAX_M * (MAX_NC + Y_PAD)], want[MAX_M * (MAX_NC + Y_PAD)];
     static float bias[MAX_NC];
     size_t cases = 0;
@@ -107,11 +57,11 @@ static int test_f32(rl_f32_rowdot_fn kernel, int scalar, rng *r) {
                 const size_t m = ms[a], nc = ncs[b], kc = kcs[c], x_stride = kc + X_PAD, y_stride = nc + Y_PAD;
                 const rl_f32_minmax_params *p = &f32_clamps[cases % COUNT(f32_clamps)];
                 const int with_bias = cases % 4 != 3;
-                float *w = guarded_tail(&gw, nc * kc * sizeof(float));
-                float *x = guarded_tail(&gx, ((m - 1) * x_stride + kc) * sizeof(float));
-                for (size_t i = 0; i < nc * kc; ++i) w[i] = uniform(r);
-                for (size_t i = 0; i < (m - 1) * x_stride + kc; ++i) x[i] = uniform(r);
-                for (size_t n = 0; n < nc; ++n) bias[n] = uniform(r);
+                float *w = guarded_end(&gw, 0, nc * kc * sizeof(float));
+                float *x = guarded_end(&gx, 0, ((m - 1) * x_stride + kc) * sizeof(float));
+                for (size_t i = 0; i < nc * kc; ++i) w[i] = rng_uniform(r);
+                for (size_t i = 0; i < (m - 1) * x_stride + kc; ++i) x[i] = rng_uniform(r);
+                for (size_t n = 0; n < nc; ++n) bias[n] = rng_uniform(r);
                 const float *bias_or_null = with_bias ? bias : NULL;
                 for (size_t i = 0; i < m * y_stride; ++i) got[i] = CANARY_F;
                 if (!scalar) f32_rowdot_1x4__scalar(m, nc, kc, x, x_stride, w, bias_or_null, want, y_stride, p);
@@ -140,8 +90,8 @@ static int test_f32(rl_f32_rowdot_fn kernel, int scalar, rng *r) {
                     }
                 ++cases;
             }
-    munmap(gw.base, gw.size);
-    munmap(gx.base, gx.size);
+    guarded_free(&gw);
+    guarded_free(&gx);
     printf("f32 rowdot: %zu cases ok\n", cases);
     return 0;
 }
@@ -164,7 +114,7 @@ static int8_t qs8_formula(const int8_t *x, const int8_t *w, int32_t model_bias, 
 }
 
 static int test_qs8(const rl_qs8_rowdot_config *config, int scalar, rng *r) {
-    guarded gw = guarded_new(MAX_NC * MAX_KC), gx = guarded_new(MAX_M * (MAX_KC + X_PAD));
+    guarded gw = guarded_new(1, MAX_NC * MAX_KC), gx = guarded_new(1, MAX_M * (MAX_KC + X_PAD));
     static int8_t got[MAX_M * (MAX_NC + Y_PAD)], want[MAX_M * (MAX_NC + Y_PAD)];
     static int32_t model_bias[MAX_NC], bias[MAX_NC], scalar_bias[MAX_NC];
     static float scales[MAX_NC];
@@ -175,14 +125,14 @@ static int test_qs8(const rl_qs8_rowdot_config *config, int scalar, rng *r) {
                 const size_t m = ms[a], nc = ncs[b], kc = kcs[c], x_stride = kc + X_PAD, y_stride = nc + Y_PAD;
                 const rl_qs8_requantization_params *p = &qs8_params[cases % COUNT(qs8_params)];
                 /* Extremes too: -128 inputs and weights, and zero points at both ends. */
-                const int32_t izp = (int32_t)(cases % 3 == 0 ? -128 : (cases % 3 == 1 ? 127 : (int)(next(r) % 256) - 128));
-                int8_t *w = guarded_tail(&gw, nc * kc);
-                int8_t *x = guarded_tail(&gx, (m - 1) * x_stride + kc);
-                for (size_t i = 0; i < nc * kc; ++i) w[i] = (int8_t)(cases % 7 == 0 ? -128 : (int)(next(r) % 256) - 128);
-                for (size_t i = 0; i < (m - 1) * x_stride + kc; ++i) x[i] = (int8_t)((int)(next(r) % 256) - 128);
+                const int32_t izp = (int32_t)(cases % 3 == 0 ? -128 : (cases % 3 == 1 ? 127 : (int)(rng_next(r) % 256) - 128));
+                int8_t *w = guarded_end(&gw, 0, nc * kc);
+                int8_t *x = guarded_end(&gx, 0, (m - 1) * x_stride + kc);
+                for (size_t i = 0; i < nc * kc; ++i) w[i] = (int8_t)(cases % 7 == 0 ? -128 : (int)(rng_next(r) % 256) - 128);
+                for (size_t i = 0; i < (m - 1) * x_stride + kc; ++i) x[i] = (int8_t)((int)(rng_next(r) % 256) - 128);
                 for (size_t n = 0; n < nc; ++n) {
-                    model_bias[n] = (int32_t)(next(r) % 200001) - 100000;
-                    scales[n] = 1e-4f + (float)(next(r) % 1000) * 1e-5f;
+                    model_bias[n] = (int32_t)(rng_next(r) % 200001) - 100000;
+                    scales[n] = 1e-4f + (float)(rng_next(r) % 1000) * 1e-5f;
                     uint32_t sum = 0;
                     for (size_t k = 0; k < kc; ++k) sum += (uint32_t)(int32_t)w[n * kc + k];
                     bias[n] = (int32_t)((uint32_t)model_bias[n] - (uint32_t)(izp + config->input_offset) * sum);
@@ -213,15 +163,15 @@ static int test_qs8(const rl_qs8_rowdot_config *config, int scalar, rng *r) {
                     }
                 ++cases;
             }
-    munmap(gw.base, gw.size);
-    munmap(gx.base, gx.size);
+    guarded_free(&gw);
+    guarded_free(&gx);
     printf("qs8 rowdot: %zu cases ok\n", cases);
     return 0;
 }
 
 /* narrow: the kernel for weights in [-127, 127], given only those (and -128 inputs) */
 static int test_s8_s32(rl_s8_s32_rowdot_fn kernel, int narrow, int scalar, rng *r) {
-    guarded gw = guarded_new(MAX_NC * MAX_KC), gx = guarded_new(MAX_M * (MAX_KC + X_PAD));
+    guarded gw = guarded_new(1, MAX_NC * MAX_KC), gx = guarded_new(1, MAX_M * (MAX_KC + X_PAD));
     static int32_t got[MAX_M * (MAX_NC + Y_PAD)], want[MAX_M * (MAX_NC + Y_PAD)], bias[MAX_NC];
     const int32_t canary = 0x5A5A5A5A;
     size_t cases = 0;
@@ -230,16 +180,16 @@ static int test_s8_s32(rl_s8_s32_rowdot_fn kernel, int narrow, int scalar, rng *
             for (size_t c = 0; c < COUNT(kcs); ++c) {
                 const size_t m = ms[a], nc = ncs[b], kc = kcs[c], x_stride = kc + X_PAD, y_stride = nc + Y_PAD;
                 const int with_bias = cases % 3 != 2, extremes = cases % 5 == 0;
-                int8_t *w = guarded_tail(&gw, nc * kc);
-                int8_t *x = guarded_tail(&gx, (m - 1) * x_stride + kc);
+                int8_t *w = guarded_end(&gw, 0, nc * kc);
+                int8_t *x = guarded_end(&gx, 0, (m - 1) * x_stride + kc);
                 /* -128 times -128 everywhere (-127 weights for the narrow kernel): the largest products, whose
                  * pair sums must not saturate */
                 const int low = narrow ? -127 : -128;
                 for (size_t i = 0; i < nc * kc; ++i)
-                    w[i] = (int8_t)(extremes ? low : (int)(next(r) % (unsigned)(128 - low)) + low);
+                    w[i] = (int8_t)(extremes ? low : (int)(rng_next(r) % (unsigned)(128 - low)) + low);
                 for (size_t i = 0; i < (m - 1) * x_stride + kc; ++i)
-                    x[i] = (int8_t)(extremes ? -128 : (int)(next(r) % 256) - 128);
-                for (size_t n = 0; n < nc; ++n) bias[n] = (int32_t)next(r); /* any int32: the sums wrap */
+                    x[i] = (int8_t)(extremes ? -128 : (int)(rng_next(r) % 256) - 128);
+                for (size_t n = 0; n < nc; ++n) bias[n] = (int32_t)rng_next(r); /* any int32: the sums wrap */
                 const int32_t *bias_or_null = with_bias ? bias : NULL;
                 for (size_t i = 0; i < m * y_stride; ++i) got[i] = canary;
                 if (!scalar) s8_s32_rowdot_1x4__scalar(m, nc, kc, x, x_stride, w, bias_or_null, want, y_stride);
@@ -266,8 +216,8 @@ static int test_s8_s32(rl_s8_s32_rowdot_fn kernel, int narrow, int scalar, rng *
                     }
                 ++cases;
             }
-    munmap(gw.base, gw.size);
-    munmap(gx.base, gx.size);
+    guarded_free(&gw);
+    guarded_free(&gx);
     printf("s8_s32 rowdot%s: %zu cases ok\n", narrow ? " (narrow weights)" : "", cases);
     return 0;
 }
@@ -285,14 +235,14 @@ static int test_activation(const char *name, rl_f32_vunary_fn kernel, rl_f32_vun
     enum { MAX_N = 40 };
     static const float specials[] = {0.0f, -0.0f, 1e-30f, -1e-20f, 1e-7f, -3e-4f, 0.01f, -0.3f, 0.35f, 1.0f, -2.5f,
                                      8.9f, -9.1f, 10.0f, -20.0f, 30.0f, -87.0f, 87.5f, -88.0f, 89.0f, -100.0f, 100.0f};
-    guarded gx = guarded_new(MAX_N * sizeof(float)), gy = guarded_new(MAX_N * sizeof(float));
+    guarded gx = guarded_new(1, MAX_N * sizeof(float)), gy = guarded_new(1, MAX_N * sizeof(float));
     size_t cases = 0;
     for (int round = 0; round < 50; ++round)
         for (size_t n = 1; n <= MAX_N; ++n) {
-            float *x = guarded_tail(&gx, n * sizeof(float)), *y = guarded_tail(&gy, n * sizeof(float));
+            float *x = guarded_end(&gx, 0, n * sizeof(float)), *y = guarded_end(&gy, 0, n * sizeof(float));
             static float want[MAX_N];
             for (size_t i = 0; i < n; ++i) {
-                const float u = uniform(r);
+                const float u = rng_uniform(r);
                 x[i] = round == 0 ? specials[i % COUNT(specials)] : (round % 2 ? 8.0f * u : 100.0f * u * u * u);
             }
             if (reference) reference(n, x, want);
@@ -311,8 +261,8 @@ static int test_activation(const char *name, rl_f32_vunary_fn kernel, rl_f32_vun
             }
             ++cases;
         }
-    munmap(gx.base, gx.size);
-    munmap(gy.base, gy.size);
+    guarded_free(&gx);
+    guarded_free(&gy);
     printf("%s: %zu cases ok\n", name, cases);
     return 0;
 }
@@ -341,10 +291,10 @@ static int test_s16_activation(const rl_vactivation_config *act, int integer_bit
             return 1;
         }
     }
-    guarded gx = guarded_new(MAX_N * sizeof(int16_t)), gy = guarded_new(MAX_N * sizeof(int16_t));
+    guarded gx = guarded_new(1, MAX_N * sizeof(int16_t)), gy = guarded_new(1, MAX_N * sizeof(int16_t));
     for (size_t n = 1; n <= MAX_N; ++n) {
-        int16_t *xs = guarded_tail(&gx, n * sizeof(int16_t)), *ys = guarded_tail(&gy, n * sizeof(int16_t));
-        for (size_t i = 0; i < n; ++i) xs[i] = (int16_t)next(r);
+        int16_t *xs = guarded_end(&gx, 0, n * sizeof(int16_t)), *ys = guarded_end(&gy, 0, n * sizeof(int16_t));
+        for (size_t i = 0; i < n; ++i) xs[i] = (int16_t)rng_next(r);
         if (sigmoid) act->s16_sigmoid(n, xs, ys);
         else act->s16_tanh(n, integer_bits, xs, ys);
         for (size_t i = 0; i < n; ++i)
@@ -359,8 +309,8 @@ static int test_s16_activation(const rl_vactivation_config *act, int integer_bit
             return 1;
         }
     }
-    munmap(gx.base, gx.size);
-    munmap(gy.base, gy.size);
+    guarded_free(&gx);
+    guarded_free(&gy);
     return 0;
 }
 
@@ -372,10 +322,10 @@ static int test_requantize(rl_s32_s8_requantize_fn kernel, rng *r) {
     size_t cases = 0;
     for (int32_t shift = -31; shift <= 30; ++shift)
         for (size_t n = 0; n < MAX_N; n += n < 18 ? 1 : 7) {
-            const int32_t multiplier = (int32_t)((1u << 30) | (next(r) >> 2)), zero_point = (int32_t)(next(r) % 256) - 128;
-            const int32_t lo = cases % 4 == 0 ? (int32_t)(next(r) % 100) - 128 : -128, hi = cases % 4 == 0 ? 100 : 127;
+            const int32_t multiplier = (int32_t)((1u << 30) | (rng_next(r) >> 2)), zero_point = (int32_t)(rng_next(r) % 256) - 128;
+            const int32_t lo = cases % 4 == 0 ? (int32_t)(rng_next(r) % 100) - 128 : -128, hi = cases % 4 == 0 ? 100 : 127;
             for (size_t i = 0; i < n; ++i) {
-                const uint32_t bits = next(r);
+                const uint32_t bits = rng_next(r);
                 /* any int32, small sums of either sign, multiples of a power of two, and the extremes */
                 acc[i] = i % 5 == 0 ? (int32_t)bits : i % 5 == 1 ? (int32_t)(bits % 20001) - 10000
                        : i % 5 == 2 ? (int32_t)((bits % 64) << (bits >> 27)) - (int32_t)(bits & 1) * 4096
@@ -401,40 +351,20 @@ static int test_requantize(rl_s32_s8_requantize_fn kernel, rng *r) {
     return 0;
 }
 
-int main(int argc, char **argv) {
-    static const struct {
-        const char *name;
-        rl_isa isa;
-    } names[] = {{"scalar", RL_ISA_SCALAR}, {"avx2", RL_ISA_AVX2},   {"avx512", RL_ISA_AVX512},
-                 {"avx512vnni", RL_ISA_AVX512VNNI}, {"neon", RL_ISA_NEON}, {"neondot", RL_ISA_NEONDOT}};
-    size_t which = COUNT(names);
-    for (size_t i = 0; argc == 2 && i < COUNT(names); ++i)
-        if (strcmp(argv[1], names[i].name) == 0) which = i;
-    if (which == COUNT(names)) {
-        fprintf(stderr, "usage: %s scalar|avx2|avx512|avx512vnni|neon|neondot\n", argv[0]);
-        return 2;
-    }
-    const rl_isa isa = names[which].isa;
-    if (!rl_isa_supported(isa)) {
-        printf("SKIP: this CPU lacks %s; its kernels were compiled but not run\n", names[which].name);
-        return 77;
-    }
-    setvbuf(stdout, NULL, _IONBF, 0);
-    signal(SIGSEGV, report_fault);
-    signal(SIGBUS, report_fault);
+static int run(rl_isa isa, const char *name) {
     rng r = {0x9e3779b97f4a7c15u};
     const rl_f32_rowdot_config f32 = rl_f32_rowdot_config_for(isa);
     const rl_qs8_rowdot_config qs8 = rl_qs8_rowdot_config_for(isa);
     const int scalar = isa == RL_ISA_SCALAR;
     if (!scalar && (f32.rowdot == f32_rowdot_1x4__scalar || qs8.rowdot == qs8_qc8w_rowdot_1x4__scalar)) {
-        printf("FAIL: %s runs the scalar kernels under its own name\n", names[which].name);
+        printf("FAIL: %s runs the scalar kernels under its own name\n", name);
         return 1;
     }
     const rl_s8_s32_rowdot_config s8_s32 = rl_s8_s32_rowdot_config_for(isa);
     const rl_vactivation_config act = rl_vactivation_config_for(isa);
     if (!scalar && (s8_s32.rowdot == s8_s32_rowdot_1x4__scalar || act.f32_sigmoid == f32_vsigmoid__scalar ||
                     act.s16_sigmoid == s16_vsigmoid__scalar)) {
-        printf("FAIL: %s runs the scalar LSTM kernels under its own name\n", names[which].name);
+        printf("FAIL: %s runs the scalar LSTM kernels under its own name\n", name);
         return 1;
     }
     int failed = test_f32(f32.rowdot, scalar, &r);
@@ -446,11 +376,13 @@ int main(int argc, char **argv) {
     for (int bits = -1; bits <= 6; ++bits) failed |= test_s16_activation(&act, bits, scalar, &r);
     const rl_s32_s8_requantize_fn requantize = rl_s32_s8_requantize_fixedpoint_for(isa);
     if (!scalar && requantize == s32_s8_requantize_fixedpoint__scalar) {
-        printf("FAIL: %s runs the scalar requantization under its own name\n", names[which].name);
+        printf("FAIL: %s runs the scalar requantization under its own name\n", name);
         return 1;
     }
     failed |= test_requantize(requantize, &r);
     if (!failed) printf("s16 sigmoid and tanh (0 to 6 integer bits): all 65536 inputs ok\n");
-    printf("%s (input_offset %d): %s\n", names[which].name, (int)qs8.input_offset, failed ? "FAILED" : "all passed");
-    return failed ? 1 : 0;
+    printf("%s (input_offset %d): %s\n", name, (int)qs8.input_offset, failed ? "FAILED" : "all passed");
+    return failed;
 }
+
+int main(int argc, char **argv) { return kernel_tester_main(argc, argv, (kernel_tester){run, NULL}); }
