@@ -59,6 +59,10 @@ def load_modules(names: list[str]):
     the docstring (`#:` comment) it has where it is defined."""
     import pdoc.doc
 
+    for name in names:  # a package that resolves its names on first use (PEP 562) shows pdoc none before
+        module = importlib.import_module(name)
+        for export in getattr(module, "__all__", ()):
+            getattr(module, export)
     modules = {name: pdoc.doc.Module(importlib.import_module(name)) for name in names}
     for module in modules.values():
         _resolve_facade(module)
