@@ -138,9 +138,8 @@ def _internal_tensor(m: ModelFile, sg_index: int, name: str, outputs: dict[str, 
     sg = m.subgraphs[sg_index]
     found = [o for op in sg.operators for o in op.outputs or [] if o >= 0 and sg.tensors[o].name == name]
     if len(found) != 1:
-        raise ValueError(f"no output {name!r}; the model has {sorted(outputs)}" + (
-            "" if not found else f", and {len(found)} tensors of that name inside (name one output or a unique "
-                                 "tensor)"))
+        many = f", and {len(found)} tensors of that name inside (name an output or a unique tensor)"
+        raise ValueError(f"no output {name!r}; the model has {sorted(outputs)}" + (many if found else ""))
     return found[0]
 
 

@@ -65,7 +65,8 @@ def _x(width: int, seed: int) -> np.ndarray:
 def test_each_runner_prepares_its_own_subgraph_at_a_shape_that_fits() -> None:
     content = _model()
     ours, theirs = Interpreter(model_content=content), litert.Interpreter(model_content=content)
-    for step, (key, width) in enumerate([("wide", 9), ("narrow", 5), ("wide", 9), ("wide", 7), ("narrow", 5)]):
+    calls = [("wide", 9), ("narrow", 5), ("wide", 9), ("wide", 7), ("narrow", 5)]
+    for step, (key, width) in enumerate(calls):
         x = _x(width, step)
         got = ours.get_signature_runner(key)(x=x)["y"]
         want = theirs.get_signature_runner(key)(x=x)["y"]

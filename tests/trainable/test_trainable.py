@@ -287,8 +287,8 @@ def test_an_output_that_is_the_loss_is_minimised():
 
 # Fetched models left out, and why: custom ops neither runtime has.
 NOT_TRAINABLE = {"face_landmark_with_attention.tflite"}
-# The loss read from a tensor inside the model: hey_jarvis's output comes from an IF after its last dense layer
-# (past 0.5 its score is swapped for a second network's), so the loss reads the score before it.
+# The loss read from a tensor inside the model: hey_jarvis's output comes from an IF after its last dense
+# layer (past 0.5 its score is swapped for a second network's), so the loss reads the score before it.
 LOSS_TENSOR = {"hey_jarvis_v0.1.tflite": "onnx_tf_prefix_Sigmoid_28"}
 
 
@@ -310,7 +310,8 @@ def test_every_fetched_model_becomes_trainable():
         model = load(path)
         outputs = [t.name for t in model.signature_defs[0].outputs] if model.signature_defs else \
             [model.subgraphs[0].tensors[i].name for i in model.subgraphs[0].outputs]
-        content = rillet.trainable(path, loss="mse", output=LOSS_TENSOR.get(name, outputs[0]), learning_rate=1e-4)
+        content = rillet.trainable(path, loss="mse", output=LOSS_TENSOR.get(name, outputs[0]),
+                                   learning_rate=1e-4)
         rs = np.random.default_rng(0)
         ours, theirs = Interpreter(model_content=content), litert.Interpreter(model_content=content)
         details = ours.get_signature_runner("infer").get_input_details()

@@ -111,7 +111,8 @@ def test_a_loss_on_the_score_before_the_if_trains_as_in_litert() -> None:
     xs = _inputs()
     assert {_score(content, x) >= 0.5 for x in xs} == {True, False}  # both branches are taken
     for x in xs:  # infer: the original's outputs, through either branch
-        np.testing.assert_allclose(ours.get_signature_runner("infer")(x=x)["y"], original(x=x)["y"], rtol=1e-5)
+        got = ours.get_signature_runner("infer")(x=x)["y"]
+        np.testing.assert_allclose(got, original(x=x)["y"], rtol=1e-5)
     y = np.full((1, 1), 0.05, np.float32)  # a learnable target for the score
     losses = {}
     for key, it in (("rillet", ours), ("litert", theirs)):
@@ -119,10 +120,11 @@ def test_a_loss_on_the_score_before_the_if_trains_as_in_litert() -> None:
         losses[key] = np.array([float(train(x=xs[k % len(xs)], y=y)["loss"]) for k in range(20)])
     np.testing.assert_allclose(losses["rillet"], losses["litert"], rtol=1e-5)
     assert losses["rillet"][-4:].mean() < losses["rillet"][:4].mean()
-    # after training, `infer` reads the trained weights, the IF still after them; rillet gives LiteRT's outputs
+    # after training, `infer` reads the trained weights, the IF still after them: LiteRT's outputs
     moved = 0
     for x in xs:
-        got, want = ours.get_signature_runner("infer")(x=x)["y"], theirs.get_signature_runner("infer")(x=x)["y"]
+        got = ours.get_signature_runner("infer")(x=x)["y"]
+        want = theirs.get_signature_runner("infer")(x=x)["y"]
         np.testing.assert_allclose(got, want, rtol=1e-5)
         moved += not np.allclose(got, original(x=x)["y"])
     assert moved > 0
