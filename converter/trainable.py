@@ -79,7 +79,10 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
     output tensor's name, as `rillet trainable --list` shows) instead. loss: softmax_cross_entropy (y: class indices; a SOFTMAX output's logits
     are taken), sigmoid_cross_entropy (y: 0/1 per output element; a LOGISTIC output's logits are taken), mse
     (y: the output's shape), or output (the output is the loss already, averaged; y is ignored). optimizer:
-    sgd, momentum (0.9) or adam. output: which output the loss reads (when the model has several)."""
+    sgd, momentum (0.9) or adam. output: which output the loss reads (when the model has several), or
+    the name of a tensor inside the model: the loss then reads it, the ops after it that are not on its way
+    stay as they are in `infer` (openWakeWord's hey_jarvis: an IF after the last dense layer that swaps the
+    score for a second network's when it passes 0.5) and take no gradient."""
     if loss not in LOSSES:
         raise ValueError(f"loss {loss!r}: one of {', '.join(LOSSES)}")
     if optimizer not in OPTIMIZERS:
@@ -93,24 +96,33 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
         if len(outputs) != 1:
             raise ValueError(f"the model has outputs {sorted(outputs)}: name the one the loss reads (output=)")
         output = next(iter(outputs))
-    if output not in outputs:
-        raise ValueError(f"no output {output!r}; the model has {sorted(outputs)}")
-    layers = weighted_layers(m, sg_index, outputs[output])
+    internal = output not in outputs
+    target = _internal_tensor(m, sg_index, output, outputs) if internal else outputs[output]
+    layers = weighted_layers(m, sg_index, target)
     chosen = _choose(layers, train_last, train)
     m = _unshared(m, sg_index, chosen)
     sg = m.subgraphs[sg_index]
     trained = sorted({w for layer in chosen for w in layer.weights})
     tail = _tail_ops(sg, trained)
-    frozen = [j for j in range(len(sg.operators)) if j not in set(tail)]
+    # A loss on an internal tensor: the ops after the trained layers that are not on its way (an IF that
+    # picks between it and another network's score, a threshold) stay out of the trained tail; `infer` runs
+    # them in the original's ops, reading the trained weights from their variables.
+    after = [j for j in tail if j not in ancestors(sg, [target])] if internal else []
+    tail = [j for j in tail if j not in set(after)]
+    frozen = [j for j in range(len(sg.operators)) if j not in set(tail) | set(after)]
     boundary = _boundary(m, sg_index, tail)
     tail_outputs = {name: i for name, i in outputs.items() if i in _made_by(sg, tail)}
-    if outputs[output] not in tail_outputs.values():
+    if internal:
+        tail_outputs[output] = target
+    elif outputs[output] not in tail_outputs.values():
         raise ModelError(f'output "{output}" does not depend on the trained layers')
     tail_model = _float_tail(_extract(m, sg_index, tail, boundary, tail_outputs))
     training, variables = _training_file(tail_model, [sg.tensors[w].name for w in trained], loss, optimizer,
                                          learning_rate, output)
-    splice_frozen(training, m, sg_index, frozen, boundary, inputs, outputs, tail_outputs)
-    if any(is_quantized(sg.tensors[w]) for w in trained):
+    made_after = _made_by(sg, after)
+    splice_frozen(training, m, sg_index, frozen, boundary, inputs,
+                  {n: i for n, i in outputs.items() if i not in made_after}, tail_outputs)
+    if internal or any(is_quantized(sg.tensors[w]) for w in trained):
         # a quantized model's `infer` is the original's ops, its trained weights quantized from the variables
         original_infer(training, m, sg_index, inputs, outputs,
                        {w: sg.tensors[w].name for w in trained if sg.tensors[w].name in variables})
@@ -118,6 +130,17 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
     _record_task(training, {"loss": loss, "output": output, "optimizer": optimizer, "learning_rate": learning_rate,
                             "layers": [layer.name for layer in chosen]})
     return save(drop_unused_buffers(drop_unused_tensors(training)))
+
+
+def _internal_tensor(m: ModelFile, sg_index: int, name: str, outputs: dict[str, int]) -> int:
+    """The tensor an op of the signature's subgraph makes under `name` (a loss read before the model's own
+    outputs, e.g. before an IF that post-processes the score)."""
+    sg = m.subgraphs[sg_index]
+    found = [o for op in sg.operators for o in op.outputs or [] if o >= 0 and sg.tensors[o].name == name]
+    if len(found) != 1:
+        many = f", and {len(found)} tensors of that name inside (name an output or a unique tensor)"
+        raise ValueError(f"no output {name!r}; the model has {sorted(outputs)}" + (many if found else ""))
+    return found[0]
 
 
 def _record_task(t: ModelFile, task: dict[str, Any]) -> None:

@@ -183,7 +183,10 @@ class Interpreter(ResourceVariables):
         # name): a training loop's next step with the same shapes and types copies in, invokes and copies
         # out with nothing else looked up. Emptied with the views at allocate_tensors.
         self._signature_calls: dict[int, tuple[dict[int, np.ndarray], list[tuple[str, np.ndarray]]]] = {}
-        self._ready = False
+        # The subgraphs whose plans are prepared for their current input shapes. As in LiteRT, a signature
+        # runner prepares its own subgraph only (and what its control flow calls), at its first call after a
+        # resize: another signature's default shapes, which may be too small for its ops, are not prepared.
+        self._prepared: set[int] = set()
 
     @property
     def _sg(self) -> Any:
@@ -237,20 +240,28 @@ class Interpreter(ResourceVariables):
             rillet.runtime.ModelFileChangedError: the mapped model file shrank since it was opened.
         """
         with self._lock:
-            # Tensors may move: the cached views go first (views are made again on demand), and a view the
-            # caller still holds makes the plans refuse, as LiteRT does, instead of leaving it dangling.
-            self._views = {}
-            self._signature_calls = {}
-            self._ensure_safe()
-            self._check_model_file()
-            for plan in self._plans:
-                plan.prepare()
-            release_packed_pages(self._content, self._plans)
-            # An invoke reads the mapping when an op uses a constant in place, or may prepare a subgraph again
-            # (IF, WHILE); when every constant was packed at prepare it reads only the packed copies.
+            self._prepare(range(len(self._plans)))
+
+    def _prepare(self, subgraphs: Iterable[int]) -> None:
+        """Prepares the plans of `subgraphs` (allocate_tensors: every one; a signature runner: its own)."""
+        # Tensors may move: the cached views go first (views are made again on demand), and a view the
+        # caller still holds makes the plans refuse, as LiteRT does, instead of leaving it dangling.
+        self._views = {}
+        self._signature_calls = {}
+        self._ensure_safe()
+        self._check_model_file()
+        try:
+            for k in subgraphs:
+                self._prepared.discard(k)
+                self._plans[k].prepare()
+                self._prepared.add(k)
+        finally:
+            prepared = [self._plans[k] for k in sorted(self._prepared)]
+            release_packed_pages(self._content, prepared)
+            # An invoke reads the mapping when an op uses a constant in place, or may prepare a subgraph
+            # again (IF, WHILE); when every constant was packed at prepare it reads only the packed copies.
             self._watch_file = self._mapped_bytes > 0 and (
-                len(self._plans) > 1 or any(read for plan in self._plans for _, _, read in constant_spans(plan)))
-            self._ready = True
+                len(self._plans) > 1 or any(read for plan in prepared for _, _, read in constant_spans(plan)))
 
     def _check_model_file(self) -> None:
         """ModelFileChangedError when the mapped model file is now shorter than when it was mapped. (A file
@@ -271,7 +282,7 @@ class Interpreter(ResourceVariables):
     def invoke(self) -> None:
         """Runs subgraph 0. Unlike LiteRT, views from tensor() may be held across it: invoke moves no tensor."""
         with self._lock:  # inline, not through _invoke: this is the call an app makes in its loop
-            if not self._ready:
+            if 0 not in self._prepared:
                 raise RuntimeError("Invoke called on model that is not ready.")
             if self._watch_file:
                 self._check_model_file()
@@ -280,7 +291,7 @@ class Interpreter(ResourceVariables):
                 self._plan._check(status)
 
     def _invoke(self, subgraph: int) -> None:
-        if not self._ready:
+        if subgraph not in self._prepared:
             raise RuntimeError("Invoke called on model that is not ready.")
         if self._watch_file:
             self._check_model_file()
@@ -353,7 +364,7 @@ class Interpreter(ResourceVariables):
         if index not in sg.inputs:
             return  # LiteRT accepts it, and preparing recomputes the shape of any tensor an op writes
         self._plans[subgraph].set_shape(index, dims)
-        self._ready = False
+        self._prepared.discard(subgraph)
 
     # ---- details ----
 
@@ -428,7 +439,7 @@ class Interpreter(ResourceVariables):
     def _view(self, index: int, subgraph: int = 0) -> np.ndarray:
         # A view stays valid until the next allocate_tensors (which empties the cache): a signature runner's
         # invoke then costs no new numpy object per input and output.
-        cached = self._views.get((subgraph, index)) if self._ready else None
+        cached = self._views.get((subgraph, index)) if subgraph in self._prepared else None
         if cached is not None:
             return cached
         t = self._tensor(index, subgraph)
@@ -439,10 +450,10 @@ class Interpreter(ResourceVariables):
         # resize its memory is still sized for the old one)
         view = plan.view(index, t.dtype)
         if view is None:
-            why = ("; or it is an intermediate no op reads" if self._ready else
+            why = ("; or it is an intermediate no op reads" if subgraph in self._prepared else
                    ": unallocated since the last resize_tensor_input, or before the first allocate_tensors")
             raise ValueError(f"Tensor data is null. Run allocate_tensors() first (tensor {index} {t.name!r}{why})")
-        if self._ready and self._may_cache_view(index, subgraph):
+        if subgraph in self._prepared and self._may_cache_view(index, subgraph):
             self._views[(subgraph, index)] = view
         return view
 
@@ -549,7 +560,7 @@ class Interpreter(ResourceVariables):
     def _current_shape(self, index: int, subgraph: int) -> tuple[int, ...]:
         """The tensor's shape, from its cached view when there is one (no call into librillet). The view
         itself is not kept: a caller holding it would make allocate_tensors refuse."""
-        cached = self._views.get((subgraph, index)) if self._ready else None
+        cached = self._views.get((subgraph, index)) if subgraph in self._prepared else None
         return cached.shape if cached is not None else tuple(self._plans[subgraph].shape(index))
 
     def _run_signature(self, subgraph: int, inputs: dict[int, np.ndarray], outputs: dict[str, int]) -> dict[str, Any]:
@@ -561,7 +572,7 @@ class Interpreter(ResourceVariables):
 
     def _run_signature_locked(self, subgraph: int, inputs: dict[int, np.ndarray],
                               outputs: dict[str, int]) -> dict[str, Any]:
-        known = self._signature_calls.get(subgraph) if self._ready else None
+        known = self._signature_calls.get(subgraph) if subgraph in self._prepared else None
         if known is not None and self._same_call(known, inputs, outputs):
             if self._watch_file:
                 self._check_model_file()
@@ -575,8 +586,8 @@ class Interpreter(ResourceVariables):
         for index, value in inputs.items():
             if value.shape != self._current_shape(index, subgraph):
                 self._resize(index, np.array(value.shape, dtype=np.int32), False, subgraph)
-        if not self._ready:
-            self.allocate_tensors()
+        if subgraph not in self._prepared:
+            self._prepare([subgraph])
         for index, value in inputs.items():
             self._set(index, value, subgraph)
         self._invoke(subgraph)
@@ -606,7 +617,7 @@ class Interpreter(ResourceVariables):
     def profile(self, runs: int = 1) -> list[dict[str, Any]]:
         """Invokes `runs` times and returns per op: index, op, output shape, seconds (the median), folded."""
         with self._lock:
-            if not self._ready:
+            if 0 not in self._prepared:
                 raise RuntimeError("profile called on a model that is not ready (call allocate_tensors first)")
             if self._watch_file:
                 self._check_model_file()

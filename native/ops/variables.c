@@ -99,7 +99,12 @@ rl_status rl_eval_call_once(rl_plan *plan, rl_op *op) {
     const int32_t index = op->params.call_once.init_subgraph_index;
     if (program->once_done[index]) return RL_OK;
     rl_plan *init = program->plans[index];
-    if (!init->prepared) return rl_fail(plan, RL_BAD_STATE, "its initialising subgraph %d is not prepared", index);
+    /* Prepared here when no one prepared it (as LiteRT's CALL_ONCE allocates its subgraph at eval): a
+     * signature runner prepares its own subgraph only, not every plan of the program. */
+    if (!init->prepared) {
+        const rl_status p = rl_plan_prepare(init);
+        if (p != RL_OK) return rl_fail(plan, p, "its initialising subgraph %d: %s", index, rl_plan_message(init));
+    }
     program->once_done[index] = 1; /* before running it: a cycle of CALL_ONCEs stops instead of recursing */
     const rl_status s = rl_plan_invoke(init);
     if (s != RL_OK) {

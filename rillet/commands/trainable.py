@@ -32,7 +32,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "(y: the output's shape), or output (the output is the loss)")
     p.add_argument("--optimizer", choices=OPTIMIZERS, default="sgd")
     p.add_argument("--learning-rate", type=float, default=0.01)
-    p.add_argument("--output", metavar="NAME", help="the model output the loss reads (when it has several)")
+    p.add_argument("--output", metavar="NAME", help="the model output the loss reads (when it has several), "
+                   "or a tensor inside the model (the ops past it, off its way, stay as they are, "
+                   "untrained)")
     p.add_argument("--list", action="store_true", help="list the weighted layers (the names --train takes) and stop")
     p.set_defaults(func=run)
 
