@@ -35,7 +35,7 @@ __all__ = ["PACKAGES", "WheelError", "build_target_wheel", "cache_dir", "check_a
            "repack_installed_wheel", "wheel_platform_of", "wheel_tags", "write_wheel"]
 
 PACKAGES = ("rillet", "rillet.commands", "rillet.converter", "rillet.converter.format", "rillet.native",
-            "rillet.runtime", "rillet.graph", "rillet.targets", "rillet.quant")
+            "rillet.runtime", "rillet.graph", "rillet.graph.ops", "rillet.targets", "rillet.quant")
 """pyproject.toml's packages: each one's own files go into the wheel (a test checks the two lists agree)."""
 LIBRARY = "rillet/native/librillet.so"
 BINDING = "rillet/native/_librillet.py"

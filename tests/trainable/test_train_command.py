@@ -102,8 +102,10 @@ def test_regression_loss_has_validation_loss_and_no_accuracy(tmp_path):
 
 
 def rillet_cli(*args: str) -> subprocess.CompletedProcess:
+    """`rillet ARGS` in a child process, run from the tests' folder: from the checkout's root the local ./rillet
+    would shadow the installed package (CI's venv is not editable)."""
     return subprocess.run([sys.executable, "-c", "import sys; from rillet.cli import main; sys.exit(main())", *args],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, cwd=Path(__file__).resolve().parent)
 
 
 def test_cli_prints_each_epoch_with_accuracy_and_validation(tmp_path):
