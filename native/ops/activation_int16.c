@@ -32,7 +32,7 @@ static rl_status run_activation_s16(rl_plan *plan, rl_op *op) {
     case RL_OP_TANH:
         if (st->pot) /* input_shift 0 or 1: the saturating doubling gemmlowp applies before its Q3.12 tanh */
             for (int64_t i = 0; i < n; ++i) {
-                const int32_t v = (int32_t)x[i] << st->input_shift;
+                const int32_t v = (int32_t)x[i] * (1 << st->input_shift); /* not <<: x may be negative */
                 y[i] = rl_s16_tanh((int16_t)(v < -32768 ? -32768 : (v > 32767 ? 32767 : v)), 3);
             }
         else
