@@ -5,15 +5,7 @@
  * first rounds the multiplier to 16 bits and then rounds once (ties up), with the multiplier of
  * (double)(float)(x_scale * y_scale) / (double)output_scale; clamped to int16. */
 #include "kernels.h"
-
-static int32_t mul_by_reduced_multiplier(int64_t x, int32_t multiplier, int32_t shift) {
-    const int64_t reduced = multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
-    const int32_t total_shift = 15 - shift;
-    const int64_t product = x * reduced + ((int64_t)1 << (total_shift - 1));
-    /* arithmetic shift of a negative value, as TFLite's; C99 leaves it implementation-defined, every compiler
-     * rillet builds with shifts arithmetically */
-    return (int32_t)(product >> total_shift);
-}
+#include "quant.h"
 
 void s16_batch_matmul_ref(const rl_broadcast *batches, int32_t m, int32_t k, int32_t n, int32_t adj_x, int32_t adj_y,
                           int32_t multiplier, int32_t shift, const int16_t *a, const void *b, int32_t b_is_int8,
@@ -38,7 +30,7 @@ void s16_batch_matmul_ref(const rl_broadcast *batches, int32_t m, int32_t k, int
                     const int32_t xv = adj_x ? x[(int64_t)q * m + i] : x[(int64_t)i * k + q];
                     total += (int64_t)xv * (b_is_int8 ? y8[at] : y16[at]);
                 }
-                const int32_t v = mul_by_reduced_multiplier(total, multiplier, shift);
+                const int32_t v = rl_mul_by_quantized_multiplier_64(total, multiplier, shift);
                 o[(int64_t)i * n + j] = (int16_t)rl_clamp_i32(v, -32768, 32767);
             }
         }

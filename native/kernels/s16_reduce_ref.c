@@ -60,14 +60,6 @@ void s16_reduce_ref(const rl_s16_reduce_params *p, const int64_t *dims, const in
     }
 }
 
-/* TFLite's MultiplyByQuantizedMultiplier(int64_t x, ...): the multiplier rounded to 16 bits, one rounding (as
- * s8_reduce_prod_ref.c). */
-static int32_t mul_by_quantized_multiplier_64(int64_t x, int32_t multiplier, int32_t shift) {
-    const int64_t reduced = multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
-    const int64_t total_shift = 15 - shift;
-    return (int32_t)((x * reduced + ((int64_t)1 << (total_shift - 1))) >> total_shift);
-}
-
 /* int16 REDUCE_PROD as LiteRT's QuantizedReduceProd<int16_t>, the int8 kernel's arithmetic (s8_reduce_prod_ref.c)
  * on int16 values with zero points 0: each product in input order, every step rescaled by input_scale /
  * output_scale^(1/n), once more at the end, clamped; a product of one value is that value's integer. */
@@ -98,10 +90,10 @@ void s16_reduce_prod_ref(const int64_t *dims, const int32_t *reduced, int32_t mu
         for (int64_t r = 0; r < reduced_count; ++r) {
             int64_t at = base;
             for (int32_t i = 0; i < n_reduced; ++i) at += reduced_index[i] * reduced_strides[i];
-            product = r == 0 ? x[at] : mul_by_quantized_multiplier_64((int64_t)product * x[at], multiplier, shift);
+            product = r == 0 ? x[at] : rl_mul_by_quantized_multiplier_64((int64_t)product * x[at], multiplier, shift);
             rl_next_index(n_reduced, reduced_dims, reduced_index);
         }
-        const int32_t q = mul_by_quantized_multiplier_64(product, multiplier, shift);
+        const int32_t q = rl_mul_by_quantized_multiplier_64(product, multiplier, shift);
         y[o] = reduced_count == 1 ? x[base] : (int16_t)rl_clamp_i32(q, -32768, 32767);
         rl_next_index(n_kept, kept_dims, kept_index);
     }

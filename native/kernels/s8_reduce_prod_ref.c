@@ -7,13 +7,6 @@
 #include "kernels.h"
 #include "quant.h"
 
-/* TFLite's MultiplyByQuantizedMultiplier(int64_t x, ...): the multiplier rounded to 16 bits, one rounding. */
-static int32_t mul_by_quantized_multiplier_64(int64_t x, int32_t multiplier, int32_t shift) {
-    const int64_t reduced = multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
-    const int64_t total_shift = 15 - shift;
-    return (int32_t)((x * reduced + ((int64_t)1 << (total_shift - 1))) >> total_shift);
-}
-
 void s8_reduce_prod_ref(const int64_t *dims, const int32_t *reduced, const rl_s8_prod_params *p, const int8_t *x,
                         int8_t *y) {
     int64_t strides[8], kept_dims[8], kept_strides[8], reduced_dims[8], reduced_strides[8];
@@ -42,10 +35,10 @@ void s8_reduce_prod_ref(const int64_t *dims, const int32_t *reduced, const rl_s8
             int64_t at = base;
             for (int32_t i = 0; i < n_reduced; ++i) at += reduced_index[i] * reduced_strides[i];
             const int32_t v = x[at] - p->input_zero_point;
-            product = r == 0 ? v : mul_by_quantized_multiplier_64((int64_t)product * v, p->multiplier, p->shift);
+            product = r == 0 ? v : rl_mul_by_quantized_multiplier_64((int64_t)product * v, p->multiplier, p->shift);
             rl_next_index(n_reduced, reduced_dims, reduced_index);
         }
-        const int32_t q = mul_by_quantized_multiplier_64(product, p->multiplier, p->shift) + p->output_zero_point;
+        const int32_t q = rl_mul_by_quantized_multiplier_64(product, p->multiplier, p->shift) + p->output_zero_point;
         /* A product of one value: LiteRT's optimized kernel drops size-1 axes, finds nothing left to reduce and
          * copies the input's integers, neither rescaled nor offset. */
         y[o] = reduced_count == 1 ? x[base] : (int8_t)rl_clamp_i32(q, -128, 127);

@@ -58,6 +58,15 @@ static inline int32_t rl_mul_by_quantized_multiplier_single(int32_t x, int32_t m
     return (int32_t)(((int64_t)x * (int64_t)multiplier + round) >> total);
 }
 
+/* TFLite's MultiplyByQuantizedMultiplier(int64_t x, ...), its 16x8 and REDUCE_PROD form: the multiplier first
+ * rounded to 16 bits, then one rounding, ties toward +infinity. The right shift of a negative product is
+ * arithmetic, as TFLite's; C99 leaves it implementation-defined and every compiler rillet builds with shifts so. */
+static inline int32_t rl_mul_by_quantized_multiplier_64(int64_t x, int32_t multiplier, int32_t shift) {
+    const int64_t reduced = multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
+    const int32_t total_shift = 15 - shift;
+    return (int32_t)((x * reduced + ((int64_t)1 << (total_shift - 1))) >> total_shift);
+}
+
 static inline int32_t rl_clamp_i32(int32_t x, int32_t lo, int32_t hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
 /* gemmlowp's SaturatingRoundingMultiplyByPOT for a positive exponent: x * 2^exponent, saturating. */
