@@ -4,7 +4,8 @@ from K classes to N, so that fine-tuning on the device can teach it classes it w
 The head's weight rows (output channels) K..N-1 are zeros and its bias zeros: the new classes' logits start at
 0 and the old classes' at what they were, bit for bit (each output channel is computed on its own). The ops
 between the head and the model's output may only pass the class axis through (SOFTMAX, LOGISTIC, QUANTIZE,
-DEQUANTIZE, RESHAPE, SQUEEZE): their tensors' last dimension K becomes N, a RESHAPE's target with it. A
+DEQUANTIZE, RESHAPE, SQUEEZE): their tensors' last dimension K becomes N, a RESHAPE's target with it (a
+constant one, or Keras Flatten's PACK of the batch and K). A
 quantized head's new channels take the largest of the old channels' weight scales (room for the weights
 training gives them, since `infer` quantizes them with these scales) and the bias scale that goes with it;
 the activations keep their scales.
@@ -47,7 +48,8 @@ def with_classes(m: ModelFile, sg_index: int, output: int, classes: int) -> tupl
         raise ValueError(f"classes {classes}: the model has {old} already (give more to add new ones)")
     widened = {sg.operators[j].outputs[0] for j in chain}
     for j, op in enumerate(sg.operators):
-        if j not in chain and widened & set(op.inputs or []):
+        # SHAPE reads no values: Keras' Flatten takes the batch from it and reshapes to [batch, -1]
+        if j not in chain and widened & set(op.inputs or []) and m.op_name(op) != "SHAPE":
             raise ModelError(f"classes: {m.op_name(op)} reads the head's classes too; it would need widening")
 
     m = dataclasses.replace(m, buffers=list(m.buffers), subgraphs=list(m.subgraphs))
@@ -125,13 +127,26 @@ def _reshape_to(m: ModelFile, sg_index: int, op: Operator, old: int, classes: in
     if len(op.inputs) > 1 and op.inputs[1] >= 0:
         i = op.inputs[1]
         target = m.tensor_data(sg_index, i)
-        if target is None:
-            raise ModelError("classes: a RESHAPE between the head and the output takes a computed shape")
-        if target[-1] == old:
-            value = target.copy()
-            value[-1] = classes
-            m.buffers.append(Buffer(data=np.frombuffer(value.tobytes(), np.uint8)))
-            sg.tensors.append(dataclasses.replace(sg.tensors[i], buffer=len(m.buffers) - 1))
+        if target is not None and target[-1] == old:
             return dataclasses.replace(op, builtin_options=options,
-                                       inputs=[op.inputs[0], len(sg.tensors) - 1, *op.inputs[2:]])
+                                       inputs=[op.inputs[0], _constant_like(m, sg_index, i, target, classes),
+                                               *op.inputs[2:]])
+        if target is None:  # Keras' Flatten: PACK(the batch from SHAPE, K); a -1 there follows by itself
+            pack = next((j for j, other in enumerate(sg.operators) if i in (other.outputs or [])), None)
+            if pack is not None and m.op_name(sg.operators[pack]) == "PACK":
+                inputs = list(sg.operators[pack].inputs)
+                last = m.tensor_data(sg_index, inputs[-1])
+                if last is not None and last.size == 1 and int(last.reshape(-1)[0]) == old:
+                    inputs[-1] = _constant_like(m, sg_index, inputs[-1], last, classes)
+                    sg.operators[pack] = dataclasses.replace(sg.operators[pack], inputs=inputs)
     return dataclasses.replace(op, builtin_options=options)
+
+
+def _constant_like(m: ModelFile, sg_index: int, i: int, value: np.ndarray, classes: int) -> int:
+    """A new constant tensor like tensor i holding `value` with its last entry `classes`; its index."""
+    sg = m.subgraphs[sg_index]
+    value = value.copy()
+    value.reshape(-1)[-1] = classes
+    m.buffers.append(Buffer(data=np.frombuffer(value.tobytes(), np.uint8)))
+    sg.tensors.append(dataclasses.replace(sg.tensors[i], buffer=len(m.buffers) - 1))
+    return len(sg.tensors) - 1
