@@ -151,10 +151,13 @@ def _lower_node(ir: IR, node, of_tensor: dict) -> None:
     if spec is None:
         raise _Unconvertible("has no TFLite lowering")
     node_inputs = [of_tensor[t] for t in node.inputs]
-    inputs = list(node_inputs)
     attrs = node.attrs
-    for attr in spec["attr_inputs"]:
-        inputs.append(ir.add_constant(f"{node.name}/{attr}", _attr_input(node, attr)))
+    attr_tensors = {attr: ir.add_constant(f"{node.name}/{attr}", _attr_input(node, attr))
+                    for attr in spec["attr_inputs"]}
+    if spec.get("order"):
+        inputs = [node_inputs[i] if isinstance(i, int) else attr_tensors[i] for i in spec["order"]]
+    else:
+        inputs = node_inputs + list(attr_tensors.values())
     options = {field_: _option_value(field_, attrs[attr]) for attr, field_ in spec["option_map"].items()}
     builtin = spec["builtin"]
     if builtin in ("CONV_2D", "DEPTHWISE_CONV_2D") and len(inputs) == 2:

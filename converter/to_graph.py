@@ -90,13 +90,21 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
             opdef = by_builtin[builtin]
             spec = opdef.tflite
             real_inputs = [i for i in (op.inputs or [])]
-            # Attributes written as trailing inputs; a RESHAPE may give its shape in its options alone.
-            n_attr_inputs = min(len(spec["attr_inputs"]), max(len(real_inputs) - 1, 0))
-            node_inputs = real_inputs[: len(real_inputs) - n_attr_inputs]
             attrs = _attrs_from_options(spec, op.builtin_options)
-            for attr, index in zip(spec["attr_inputs"], real_inputs[len(node_inputs):]):
+            if spec.get("order"):  # attrs among the inputs where TFLite puts them (SPLIT's axis first)
+                slots = list(zip(spec["order"], real_inputs))
+                node_inputs = [index for slot, index in slots if isinstance(slot, int)]
+                attr_slots = [(slot, index) for slot, index in slots if isinstance(slot, str)]
+            else:
+                # Attributes written as trailing inputs; a RESHAPE may give its shape in its options alone.
+                n_attr_inputs = min(len(spec["attr_inputs"]), max(len(real_inputs) - 1, 0))
+                node_inputs = real_inputs[: len(real_inputs) - n_attr_inputs]
+                attr_slots = list(zip(spec["attr_inputs"], real_inputs[len(node_inputs):]))
+            for attr, index in attr_slots:
                 if index >= 0:  # -1: an omitted optional input (the options say it)
                     attrs[attr] = _attr_from_tensor(model, sg_index, index, op, attr)
+            if builtin == "CAST":  # the options may be absent; the output tensor's type is the target
+                attrs["to"] = sg.tensors[op.outputs[0]].dtype.name
             attrs = {k: v for k, v in attrs.items() if k in opdef.attrs}
             inputs = [value_of(i) for i in node_inputs if i >= 0]
             if builtin == "FULLY_CONNECTED" and len(inputs[0].shape) != 2:
@@ -175,7 +183,7 @@ def _attrs_from_options(spec: dict, options: Any) -> dict[str, Any]:
     return attrs
 
 
-_SCALAR_ATTRS = {"axis"}
+_SCALAR_ATTRS = {"axis", "depth"}
 
 
 def _attr_from_tensor(model: ModelFile, sg_index: int, index: int, op: Any, attr: str) -> Any:
@@ -187,6 +195,8 @@ def _attr_from_tensor(model: ModelFile, sg_index: int, index: int, op: Any, attr
             return tuple(-1 if d < 0 else int(d) for d in shape)
         raise ModelError(f"{model.op_name(op)}: input {attr!r} must be a constant to import")
     values = data.tolist()
+    if isinstance(values, list) and attr in _SCALAR_ATTRS and len(values) == 1:
+        return values[0]  # ARG_MAX's axis: a 1-element vector
     if isinstance(values, list):
         return tuple(values)
     # A 0-d tensor: one value. Every attribute written as an input but EXPAND_DIMS' axis is a sequence (a
