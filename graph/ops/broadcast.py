@@ -92,8 +92,17 @@ def _range_np(a, start, limit, delta):
     return np.arange(start.reshape(()), limit.reshape(()), delta.reshape(()), dtype=start.dtype)
 
 
-register(OpDef("RANGE", infer=_range_infer, numpy=_range_np,
-               jax=lambda a, s, lim, d: _jnp().arange(s.reshape(()), lim.reshape(()), d.reshape(()), dtype=s.dtype),
+def _range_jax(a, start, limit, delta):
+    import jax
+
+    try:
+        return _jnp().arange(start.reshape(()), limit.reshape(()), delta.reshape(()), dtype=start.dtype)
+    except jax.errors.ConcretizationTypeError:
+        raise ValueError("RANGE: its length follows its inputs' values, which a jitted step does not know "
+                         "(run it on the numpy reference, or make the range a constant)") from None
+
+
+register(OpDef("RANGE", infer=_range_infer, numpy=_range_np, jax=_range_jax,
                tflite=_tfl("RANGE", "RangeOptions",
                            notes="its length follows its inputs' values: a JAX step needs them constant")))
 

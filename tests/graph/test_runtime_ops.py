@@ -132,3 +132,26 @@ def test_op_lowers_and_runs_in_litert_and_rillet_and_imports_back(case):
     _close(_run(Interpreter, data, feeds)["y"], want, "rillet")
     imported = to_graph(data, signature="infer")
     _close(imported.run(feeds)["y"], want, "to_graph")
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_op_lowers_to_a_jitted_jax_step(case):
+    pytest.importorskip("jax")
+    from rillet.targets import xla
+
+    build, shape, (low, high) = CASES[case]
+    g = rg.Graph()
+    with g.as_default():
+        x = ops.placeholder(shape, name="x")
+        y = build(x)
+    xv = RNG.uniform(low, high, size=shape).astype(np.float32)
+    step = xla.compile([y], [x])
+    if case == "range":  # a length known only from values: the desktop backend says so
+        with pytest.raises(RuntimeError, match="RANGE: its length follows its inputs' values"):
+            step({}, [xv])
+        return
+    (got,), _ = step({}, [xv])
+    want = g.run(y, {x: xv})
+    if want.dtype == np.int64:  # JAX computes in 32 bits unless x64 is enabled
+        want = want.astype(np.int32)
+    _close(got, want, "jax")
