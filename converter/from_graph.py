@@ -121,4 +121,5 @@ def _tensor(t, buffers: list[Buffer], shared: dict[bytes, int]) -> Tensor:
     else:
         shape = [1 if d < 0 else d for d in t.shape]
     return Tensor(shape=shape, type=TENSOR_TYPES[np.dtype(t.dtype).name.upper()], buffer=buffer, name=t.name,
-                  shape_signature=list(t.shape) if t.value is None and -1 in t.shape else None)
+                  shape_signature=list(t.shape) if t.value is None and -1 in t.shape else None,
+                  is_variable=t.is_variable)

@@ -91,7 +91,9 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
             spec = opdef.tflite
             real_inputs = [i for i in (op.inputs or [])]
             attrs = _attrs_from_options(spec, op.builtin_options)
-            if spec.get("order"):  # attrs among the inputs where TFLite puts them (SPLIT's axis first)
+            if builtin == "UNIDIRECTIONAL_SEQUENCE_LSTM":
+                node_inputs, attr_slots = _lstm_node_inputs(model, sg, op, j), []
+            elif spec.get("order"):  # attrs among the inputs where TFLite puts them (SPLIT's axis first)
                 slots = list(zip(spec["order"], real_inputs))
                 node_inputs = [index for slot, index in slots if isinstance(slot, int)]
                 attr_slots = [(slot, index) for slot, index in slots if isinstance(slot, str)]
@@ -114,12 +116,30 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
             node = graph.add_node(opdef.name, inputs, attrs, name=name)
             outputs = list(node.outputs)
             activation = ACTIVATIONS.get(getattr(op.builtin_options, "fused_activation_function", 0), "NONE")
-            if activation != "NONE":
+            if activation != "NONE" and builtin != "UNIDIRECTIONAL_SEQUENCE_LSTM":  # its cells', not after it
                 outputs[0] = _activation(ops, activation, outputs[0], builtin, j)
             for index, t in zip(op.outputs, outputs):
                 tensors[index] = t
     return ImportedModel(graph, {k: tensors[v] for k, v in input_names.items()},
                          {k: value_of(v) for k, v in output_names.items()}, variables)
+
+
+def _lstm_node_inputs(model: ModelFile, sg: Any, op: Any, index: int) -> list[int]:
+    """The graph LSTM's 13 inputs among TFLite's 24 (LSTM_SLOTS). ModelError naming what the graph's LSTM does
+    not compute: peepholes, a projection, layer norms, an activation other than tanh, a state that is not a
+    variable tensor (which starts at zero)."""
+    from rillet.graph.ops.recurrent import LSTM_SLOTS
+
+    real = list(op.inputs or []) + [-1] * (24 - len(op.inputs or []))
+    what = f"operator {index} (UNIDIRECTIONAL_SEQUENCE_LSTM)"
+    for position, slot in enumerate(LSTM_SLOTS):
+        if slot is None and real[position] >= 0:
+            raise ModelError(f"{what}: input {position} (a peephole, projection or layer norm) cannot be imported")
+        if slot in ("h", "c") and (real[position] < 0 or not sg.tensors[real[position]].is_variable):
+            raise ModelError(f"{what}: input {position}, its {slot} state, must be a variable tensor")
+    if ACTIVATIONS.get(getattr(op.builtin_options, "fused_activation_function", 4)) != "TANH":
+        raise ModelError(f"{what}: only tanh cells can be imported")
+    return [real[p] for p, slot in enumerate(LSTM_SLOTS) if isinstance(slot, int)]
 
 
 def _deconv_bias(ops: Any, op: Any, inputs: list, name: str) -> Any:

@@ -27,6 +27,7 @@ from . import (
     pool,
     random,
     rearrange,
+    recurrent,
     reduce,
     resize,
     scan,
@@ -49,6 +50,7 @@ from .padding import *
 from .pool import *
 from .random import *
 from .rearrange import *
+from .recurrent import *
 from .reduce import *
 from .resize import *
 from .scan import *
@@ -66,6 +68,7 @@ FAMILIES = {
     "scan": scan,
     "matmul": matmul,
     "conv": conv,
+    "recurrent": recurrent,
     "pool": pool,
     "movement": movement,
     "splits": splits,
@@ -174,6 +177,7 @@ FULLY_CONNECTED          matmul       rule
 CONV_2D                  conv         rule
 DEPTHWISE_CONV_2D        conv         rule
 TRANSPOSE_CONV           conv         rule
+UNIDIRECTIONAL_SEQUENCE_LSTM recurrent    rule
 AVERAGE_POOL_2D          pool         rule
 MAX_POOL_2D              pool         rule
 CONCATENATION            movement     rule

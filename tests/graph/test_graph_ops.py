@@ -102,6 +102,18 @@ def naive_lrn(x, radius, bias, alpha, beta):
     return y
 
 
+def naive_lstm(x, wx, wh, b):
+    """Keras' LSTM step by step: gates i, f, c, o; c = f c + i tanh(.), h = o tanh(c), from zeros."""
+    h, c = np.zeros((x.shape[0], wh[0].shape[0])), np.zeros((x.shape[0], wh[0].shape[0]))
+    out = []
+    for t in range(x.shape[1]):
+        z = [x[:, t] @ wx[k].T + h @ wh[k].T + b[k] for k in range(4)]
+        c = sigmoid(z[1]) * c + sigmoid(z[0]) * np.tanh(z[2])
+        h = sigmoid(z[3]) * np.tanh(c)
+        out.append(h)
+    return np.stack(out, 1)
+
+
 def reverse_cumsum(x, axis):
     return np.flip(np.cumsum(np.flip(x, axis), axis), axis)
 
@@ -279,6 +291,14 @@ CASES = [
     ("dynamic_update_slice", [U(3, 4), U(2, 3)], lambda x, u: ops.dynamic_update_slice(x, u, START),
      lambda x, u: np.concatenate([x[:1], np.concatenate([u, x[1:3, 3:]], 1), x[3:]], 0)),
     ("l2_normalize", [U(3, 4)], ops.l2_normalize, lambda x: x / np.linalg.norm(x, axis=-1, keepdims=True)),
+    ("lstm", [U(2, 3, 2), U(3, 2), U(3, 3), U(3)],
+     lambda x, wx, wh, b: ops.lstm(x, [wx, wx * 0.5, wx * -1.0, wx * 2.0], [wh, wh * 0.5, wh * -1.0, wh * 2.0],
+                                   [b, b * 2.0, b * -1.0, b]),
+     lambda x, wx, wh, b: naive_lstm(x, [wx, wx * 0.5, -wx, wx * 2.0], [wh, wh * 0.5, -wh, wh * 2.0],
+                                     [b, b * 2.0, -b, b])),
+    ("lstm_time_major_clipped", [U(3, 2, 2, lo=-2, hi=2), U(3, 2), U(3, 3), U(3)],
+     lambda x, wx, wh, b: ops.lstm(x, [wx] * 4, [wh] * 4, [b] * 4, time_major=True, cell_clip=5.0),
+     lambda x, wx, wh, b: naive_lstm(x.swapaxes(0, 1), [wx] * 4, [wh] * 4, [b] * 4).swapaxes(0, 1)),
     ("local_response_normalization", [U(1, 2, 2, 6)],
      lambda x: ops.local_response_normalization(x, radius=2, bias=1.0, alpha=0.5, beta=0.75),
      lambda x: naive_lrn(x, 2, 1.0, 0.5, 0.75)),

@@ -23,8 +23,6 @@ NOT_IN_GRAPH = {
     "QUANTIZE", "DEQUANTIZE",
     # file structure: to_graph expands sparse weights to dense ones (converter/dense_weights.py)
     "DENSIFY",
-    # an LSTM keeps its state in variable tensors, which the converter's IR does not write
-    "UNIDIRECTIONAL_SEQUENCE_LSTM",
     # MediaPipe custom ops: the converter writes builtins only (to_graph imports a Convolution2DTransposeBias
     # as a TRANSPOSE_CONV and an ADD)
     "Convolution2DTransposeBias", "MaxPoolingWithArgmax2D", "MaxUnpooling2D",
@@ -49,6 +47,11 @@ def test_runtime_ops_the_graph_lacks_are_the_pinned_ones():
 
 RNG = np.random.default_rng(5)
 WIDE, UNIT, POSITIVE = (-4.0, 4.0), (-1.0, 1.0), (0.5, 2.0)
+
+
+LSTM_WEIGHTS = ([RNG.normal(size=(4, 3)).astype(np.float32) for _ in range(4)],
+                [RNG.normal(size=(4, 4)).astype(np.float32) * 0.5 for _ in range(4)],
+                [RNG.normal(size=4).astype(np.float32) for _ in range(4)])
 
 
 def _f(t):
@@ -102,6 +105,8 @@ CASES = {
     "local_response_normalization": (lambda x: ops.local_response_normalization(x, 2, 1.5, 0.3, 0.6),
                                      (1, 2, 3, 7), WIDE),
     "rfft2d": (lambda x: ops.rfft2d(x, [4, 8]), (2, 3, 8), WIDE),
+    "lstm": (lambda x: ops.lstm(x, *LSTM_WEIGHTS, cell_clip=0.8), (2, 5, 3), WIDE),
+    "lstm_time_major": (lambda x: ops.lstm(x, *LSTM_WEIGHTS, time_major=True), (5, 2, 3), UNIT),
 }
 
 
