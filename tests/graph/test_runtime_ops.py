@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from ai_edge_litert.interpreter import Interpreter as LiteRTInterpreter
+from graphcheck import RUNTIME_FLOAT_OPS
 
 import rillet.graph as rg
 from rillet.converter.from_graph import convert
@@ -44,6 +45,9 @@ def test_runtime_ops_the_graph_lacks_are_the_pinned_ones():
     assert NOT_IN_GRAPH - lacking == set(), f"now in the graph, unpin them: {sorted(NOT_IN_GRAPH - lacking)}"
     assert set(CUSTOM_IMPORTS) <= NOT_IN_GRAPH
 
+
+# the ops the graph had before it covered the runtime (a case's gradient test needs one past these)
+_OLDER_OPS = set(RUNTIME_FLOAT_OPS) | {"IDENTITY", "PLACEHOLDER", "CONST", "NO_OP"}
 
 RNG = np.random.default_rng(5)
 WIDE, UNIT, POSITIVE = (-4.0, 4.0), (-1.0, 1.0), (0.5, 2.0)
@@ -160,3 +164,25 @@ def test_op_lowers_to_a_jitted_jax_step(case):
     if want.dtype == np.int64:  # JAX computes in 32 bits unless x64 is enabled
         want = want.astype(np.int32)
     _close(got, want, "jax")
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_gradient_lowers_and_runs_in_litert_and_rillet(case):
+    """The backward graph of each differentiable op is made of builtins both runtimes run: what a trained
+    tail's `train` signature holds."""
+    build, shape, (low, high) = CASES[case]
+    g = rg.Graph()
+    with g.as_default():
+        x = ops.placeholder(shape, name="x")
+        y = build(x)
+        if not np.issubdtype(np.dtype(y.dtype), np.floating):
+            pytest.skip(f"{y.producer.op}: {y.dtype} result, no gradient")
+        loss = ops.reduce_sum(ops.mul(y, RNG.uniform(0.5, 1.5, size=[d or 1 for d in y.shape]).astype(np.float32)))
+        (dx,) = rg.gradients(loss, [x])
+    if dx is None or not any(n.op in rg.GRADIENTS and n.op not in _OLDER_OPS for n in g.ancestors(y)):
+        pytest.skip("no gradient flows through the new op")
+    feeds = {"x": RNG.uniform(low, high, size=shape).astype(np.float32)}
+    want = g.run(dx, {x: feeds["x"]})
+    data = convert(inputs={"x": x}, outputs={"dx": dx})
+    _close(_run(LiteRTInterpreter, data, feeds)["dx"], want, "LiteRT")
+    _close(_run(Interpreter, data, feeds)["dx"], want, "rillet")
