@@ -126,13 +126,17 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
 
 def _lstm_node_inputs(model: ModelFile, sg: Any, op: Any, index: int) -> list[int]:
     """The graph LSTM's 13 inputs among TFLite's 24 (LSTM_SLOTS). ModelError naming what the graph's LSTM does
-    not compute: peepholes, a projection, layer norms, an activation other than tanh, a state that is not a
+    not compute: CIFG (no input gate), peepholes, a projection, layer norms, a cell activation other than tanh,
+    a state that is not a
     variable tensor (which starts at zero)."""
     from rillet.graph.ops.recurrent import LSTM_SLOTS
 
     real = list(op.inputs or []) + [-1] * (24 - len(op.inputs or []))
     what = f"operator {index} (UNIDIRECTIONAL_SEQUENCE_LSTM)"
     for position, slot in enumerate(LSTM_SLOTS):
+        if isinstance(slot, int) and real[position] < 0:
+            raise ModelError(f"{what}: input {position} is omitted (a CIFG LSTM, coupled input and forget gates), "
+                             "which cannot be imported")
         if slot is None and real[position] >= 0:
             raise ModelError(f"{what}: input {position} (a peephole, projection or layer norm) cannot be imported")
         if slot in ("h", "c") and (real[position] < 0 or not sg.tensors[real[position]].is_variable):

@@ -186,3 +186,36 @@ def test_gradient_lowers_and_runs_in_litert_and_rillet(case):
     data = convert(inputs={"x": x}, outputs={"dx": dx})
     _close(_run(LiteRTInterpreter, data, feeds)["dx"], want, "LiteRT")
     _close(_run(Interpreter, data, feeds)["dx"], want, "rillet")
+
+
+def _runtime_lstm_models():
+    """tests/runtime/test_lstm.py's LSTM file writer (TFLite's 24 inputs laid out by hand, not by rillet's
+    converter) and its invoke runner."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "runtime" / "test_lstm.py"
+    spec = importlib.util.spec_from_file_location("runtime_test_lstm", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("time_major", [False, True])
+def test_to_graph_imports_an_lstm_file_with_litert_first_invoke(time_major):
+    models = _runtime_lstm_models()
+    data = models.lstm_model(time_major=time_major, cell_clip=0.7)
+    x = RNG.uniform(-1, 1, size=(5, 2, 3) if time_major else (2, 5, 3)).astype(np.float32)
+    (want,) = models.run_invokes(LiteRTInterpreter, data, [x])
+    imported = to_graph(data)
+    np.testing.assert_allclose(imported.run({"x": x})["y"], want, rtol=1e-5, atol=1e-6)
+    assert len(imported.variables) == 12  # the gates' weights and biases: trainable
+
+
+@pytest.mark.parametrize("variant, named", [({"peephole": True}, "peephole"), ({"cifg": True}, "input 1"),
+                                            ({"n_output": 3}, "projection"), ({"activation": 1}, "tanh")])
+def test_to_graph_names_the_lstm_parts_it_cannot_import(variant, named):
+    from rillet.converter import ModelError
+
+    with pytest.raises(ModelError, match=named):
+        to_graph(_runtime_lstm_models().lstm_model(**variant))
