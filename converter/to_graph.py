@@ -127,8 +127,7 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
 def _lstm_node_inputs(model: ModelFile, sg: Any, op: Any, index: int) -> list[int]:
     """The graph LSTM's 13 inputs among TFLite's 24 (LSTM_SLOTS). ModelError naming what the graph's LSTM does
     not compute: CIFG (no input gate), peepholes, a projection, layer norms, a cell activation other than tanh,
-    a state that is not a
-    variable tensor (which starts at zero)."""
+    a state that is not a variable tensor (which starts at zero)."""
     from rillet.graph.ops.recurrent import LSTM_SLOTS
 
     real = list(op.inputs or []) + [-1] * (24 - len(op.inputs or []))
