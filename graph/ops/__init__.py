@@ -3,7 +3,9 @@ lowering and TFLite mapping (its `register` record), its builder, and its gradie
 
 OP_TABLE below is the whole op set at a glance (kept equal to the registry and the gradient rules by
 tests/graph/test_graph_registry.py): op, family, and how its gradient flows (`rule`: a rule in the family's
-GRADIENTS; `none`: no gradient flows through it: integer or boolean results, state, structure).
+GRADIENTS; `none`: no gradient flows through it: integer or boolean results, steps (FLOOR, ROUND), complex
+results, values that do not depend on a float input's, state, structure; NO_GRADIENT groups them by reason).
+The runtime ops that are not graph ops, and why, are pinned in tests/graph/test_runtime_ops.py.
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import ops
 from ..core import Tensor
 from ..registry import REQUIRED, OpDef, register
 from .core import _apply, _axis, _jnp, _same_as_first, _tfl, as_tensor
