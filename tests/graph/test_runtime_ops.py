@@ -83,6 +83,8 @@ CASES = {
     "logical": (lambda x: _f(ops.logical_or(ops.logical_and(x > 0.0, x < 2.0), ops.logical_not(x > -1.0))),
                 (3, 4), WIDE),
     "select_v1": (lambda x: ops.select_v1(x > 0.0, x, ops.neg(x) * 3.0), (2, 3), WIDE),
+    # TF1's SELECT with one condition value per row (rank 1 over x's first axis)
+    "select_v1_rows": (lambda x: ops.select_v1(ops.reduce_sum(x, 1) > 0.0, x, ops.neg(x) * 3.0), (4, 3), WIDE),
     "reduce_prod": (lambda x: ops.reduce_prod(x, [1], keepdims=True), (2, 3, 4), POSITIVE),
     "reduce_all_any": (lambda x: _f(ops.reduce_all(x > -2.0, 1)) + _f(ops.reduce_any(x > 3.0, 1)), (3, 6), WIDE),
     "cumsum": (lambda x: ops.cumsum(x, 1, exclusive=True, reverse=True), (2, 5, 3), WIDE),
