@@ -85,7 +85,7 @@ def check_flags(args: argparse.Namespace) -> None:
     if args.percentile is not None and not 0 < args.percentile <= 100:
         raise UsageError(f"--percentile {args.percentile:g}: must be above 0 and at most 100 (e.g. 99.99)")
     if args.percentile is not None and args.calibration != "percentile":
-        raise UsageError(f"--percentile applies to --calibration percentile, not {args.calibration}: add "
+        raise UsageError(f"--percentile applies to --calibration percentile, not {args.calibration or 'minmax'}: add "
                          "--calibration percentile or leave --percentile out")
     if args.mode == "float16" and args.per_tensor:
         raise UsageError("--per-tensor: --mode float16 stores weights as float16 with no scales (int8 and dynamic "

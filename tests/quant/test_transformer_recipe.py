@@ -90,10 +90,12 @@ def test_the_default_says_what_it_chose_and_flags_override_it(tmp_path, capsys):
     np.savez(tmp_path / "calib.npz", x=np.stack([np.random.default_rng(s).standard_normal(shape).astype(np.float32)
                                                  for s in CALIBRATION_SEEDS]))
     common = ["quantize", str(path), "--calib", str(tmp_path / "calib.npz"), "--quiet"]
-    assert main([*common, "-o", str(tmp_path / "d.tflite"), "--report", str(tmp_path / "r.json")]) == 0
+    assert main([*common, "-o", str(tmp_path / "d.tflite"), "--report", str(tmp_path / "r.json"),
+                 "--html", str(tmp_path / "r.html")]) == 0
     lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("auto: ")]
     assert any("layer norms float (" in x for x in lines) and any("calibration mse" in x for x in lines), lines
     assert json.loads((tmp_path / "r.json").read_text())["meta"]["auto"] == [x[len("auto: "):] for x in lines]
+    assert (tmp_path / "r.html").read_text().count("<dt>chosen by default</dt>") == len(lines)
     flags = ["--keep-float", "SOFTMAX", "--calibration", "minmax"]
     assert main([*common, "-o", str(tmp_path / "k.tflite"), *flags]) == 0
     assert "as --keep-float says" in capsys.readouterr().out
