@@ -16,7 +16,7 @@ RESIDUAL_OPS = {"ADD", "SUB", "MUL"}
 # Ops that only reshape: a layer norm's statistics pass through them (litert-torch's [17] mean reshaped to
 # [1, 17, 1] before the subtraction); followed, never kept float themselves (the planner leaves them float
 # where what they read is float).
-RESHAPES = {"RESHAPE", "EXPAND_DIMS", "SQUEEZE"}
+RESHAPES = frozenset({"RESHAPE", "EXPAND_DIMS", "SQUEEZE"})
 STEM_OPS = {"CONV_2D", "DEPTHWISE_CONV_2D"}
 
 
@@ -44,7 +44,7 @@ def _count(model: ModelFile, sg_ops: list, indices: list[int]) -> str:
 
 def transformer_choice(model: ModelFile, *, keep_given: bool, calibration_given: bool) -> AutoChoice:
     """The int8 default's choices for `model`: none where no subgraph holds attention (a BATCH_MATMUL of two
-    activations) beside a SOFTMAX or a layer norm. keep_given / calibration_given: the caller named
+    activations) with a SOFTMAX feeding one, or beside a layer norm. keep_given / calibration_given: the caller named
     keep_float / calibration itself, which then stand as given (the lines say so)."""
     choice = AutoChoice()
     for k, sg in enumerate(model.subgraphs):
@@ -63,12 +63,12 @@ def transformer_choice(model: ModelFile, *, keep_given: bool, calibration_given:
         attention = [j for j, op in enumerate(ops) if names[j] == "BATCH_MATMUL" and len(op.inputs or []) >= 2
                      and activation(op.inputs[0]) and activation(op.inputs[1])]
 
-        def reached(j: int) -> list[int]:
-            """The ops that read op j's outputs, through RESHAPES."""
+        def reached(j: int, through: frozenset[str] = RESHAPES) -> list[int]:
+            """The ops that read op j's outputs, through the ops `through` names."""
             found, todo = [], [r for o in ops[j].outputs or [] for r in readers.get(o, [])]  # noqa: B023
             while todo:
                 r = todo.pop()
-                if names[r] in RESHAPES:  # noqa: B023
+                if names[r] in through:  # noqa: B023
                     todo += [n for o in ops[r].outputs or [] for n in readers.get(o, [])]  # noqa: B023
                 else:
                     found.append(r)
@@ -78,7 +78,10 @@ def transformer_choice(model: ModelFile, *, keep_given: bool, calibration_given:
         norm_means = [j for j in range(len(ops)) if names[j] == "MEAN" and any(
             names[r] in ("SQUARED_DIFFERENCE", "SUB", "NEG") for r in reached(j))]
         softmaxes = [j for j in range(len(ops)) if names[j] == "SOFTMAX"]
-        if not attention or not (softmaxes or norm_means):
+        # attention weighs values by a softmax (read through reshapes and transposes); a classifier's softmax
+        # at the end of a CNN with some product of two activations is not a transformer
+        weighs = any(r in attention for j in softmaxes for r in reached(j, RESHAPES | {"TRANSPOSE"}))
+        if not attention or not (weighs or norm_means):
             continue
         # each layer norm: every NORM_OPS op its mean reaches through NORM_OPS ops (stops at a matrix product)
         norm: set[int] = set()
@@ -106,7 +109,7 @@ def transformer_choice(model: ModelFile, *, keep_given: bool, calibration_given:
         where = f" in subgraph {k}" if k else ""
         choice.lines.append(
             f"transformer{where}: {len(attention)} BATCH_MATMUL of two activations (attention), "
-            f"{len(softmaxes)} SOFTMAX, {len(norm_means)} layer norms: int8 around the "
+            f"{len(softmaxes)} SOFTMAX, {len(norm_means)} layer norm{'s' if len(norm_means) != 1 else ''}: int8 around the "
             "matrix products, float where 8 bits lose most (as litert-torch's PT2E); --no-auto quantizes every op")
         parts = [
             (sorted(norm), "layer norms", "the variance and its reciprocal square root span orders of magnitude one "

@@ -141,3 +141,22 @@ def test_data_movement_after_a_float_op_stays_float():
     assert moves and all(sg.tensors[op.outputs[0]].type == 0 for op in moves)
     assert all(sg.tensors[op.outputs[0]].type == 9 for op in sg.operators
                if m.op_name(op) == "FULLY_CONNECTED")
+
+
+def test_a_product_of_activations_without_attention_is_no_transformer():
+    """A BATCH_MATMUL of two activations and a classifier's SOFTMAX that does not weigh it (no layer norm): no
+    choice; the tiny attention block (softmax into the product, a layer norm) is one."""
+    from tiny_transformer import block
+
+    from rillet.converter.from_graph import convert
+    from rillet.graph import Graph, ops
+    from rillet.quant.auto import transformer_choice
+
+    with Graph().as_default():
+        x = ops.placeholder([1, 4, 8], name="x")
+        gram = ops.batch_matmul(x, x, adj_y=True, name="gram")
+        y = ops.softmax(ops.reshape(gram, [1, 16], name="flat"), name="classes")
+        content = convert(inputs={"x": x}, outputs={"y": y})
+    assert transformer_choice(load(content), keep_given=False, calibration_given=False).lines == []
+    lines = transformer_choice(load(block()), keep_given=False, calibration_given=False).lines
+    assert lines[0].startswith("transformer: 2 BATCH_MATMUL of two activations (attention), 1 SOFTMAX, 1 layer norm:")
