@@ -44,15 +44,15 @@ def _count(model: ModelFile, sg_ops: list, indices: list[int]) -> str:
 
 def transformer_choice(model: ModelFile, *, keep_given: bool, calibration_given: bool) -> AutoChoice:
     """The int8 default's choices for `model`: none where no subgraph holds attention (a BATCH_MATMUL of two
-    activations) with a SOFTMAX feeding one, or beside a layer norm. keep_given / calibration_given: the caller named
-    keep_float / calibration itself, which then stand as given (the lines say so)."""
+    activations) with a SOFTMAX feeding one, or beside a layer norm. keep_given / calibration_given: the caller
+    named keep_float / calibration itself, which then stand as given (the lines say so)."""
     choice = AutoChoice()
     for k, sg in enumerate(model.subgraphs):
         ops = sg.operators
         names = [model.op_name(op) for op in ops]
 
         def activation(i: int) -> bool:
-            return i >= 0 and model.tensor_data(k, i) is None  # noqa: B023 - used within this iteration
+            return i >= 0 and model.tensor_data(k, i) is None
 
         producer = {o: j for j, op in enumerate(ops) for o in op.outputs or [] if o >= 0}
         readers: dict[int, list[int]] = {}
@@ -65,11 +65,11 @@ def transformer_choice(model: ModelFile, *, keep_given: bool, calibration_given:
 
         def reached(j: int, through: frozenset[str] = RESHAPES) -> list[int]:
             """The ops that read op j's outputs, through the ops `through` names."""
-            found, todo = [], [r for o in ops[j].outputs or [] for r in readers.get(o, [])]  # noqa: B023
+            found, todo = [], [r for o in ops[j].outputs or [] for r in readers.get(o, [])]
             while todo:
                 r = todo.pop()
-                if names[r] in through:  # noqa: B023
-                    todo += [n for o in ops[r].outputs or [] for n in readers.get(o, [])]  # noqa: B023
+                if names[r] in through:
+                    todo += [n for o in ops[r].outputs or [] for n in readers.get(o, [])]
                 else:
                     found.append(r)
             return found
@@ -95,9 +95,10 @@ def transformer_choice(model: ModelFile, *, keep_given: bool, calibration_given:
         gelus = [j for j in range(len(ops)) if names[j] == "GELU"]
         residual = [j for j, op in enumerate(ops) if names[j] in RESIDUAL_OPS and j not in norm
                     and any(activation(i) for i in op.inputs or [])]
-        # a stem: a convolution that no attention comes before (ops are in execution order)
+        # a stem: a convolution the first attention reads from (ops are in execution order); a convolution
+        # between blocks (a Conformer's) is not one
         upstream: set[int] = set()
-        todo = [i for j in attention for i in ops[j].inputs or []]
+        todo = list(ops[attention[0]].inputs or [])
         while todo:
             i = todo.pop()
             j = producer.get(i)
@@ -107,10 +108,11 @@ def transformer_choice(model: ModelFile, *, keep_given: bool, calibration_given:
             todo += list(ops[j].inputs or [])
         stem = [j for j in sorted(upstream) if names[j] in STEM_OPS]
         where = f" in subgraph {k}" if k else ""
+        norms = f"{len(norm_means)} layer norm{'s' if len(norm_means) != 1 else ''}"
         choice.lines.append(
             f"transformer{where}: {len(attention)} BATCH_MATMUL of two activations (attention), "
-            f"{len(softmaxes)} SOFTMAX, {len(norm_means)} layer norm{'s' if len(norm_means) != 1 else ''}: int8 around the "
-            "matrix products, float where 8 bits lose most (as litert-torch's PT2E); --no-auto quantizes every op")
+            f"{len(softmaxes)} SOFTMAX, {norms}: int8 around the matrix products, float where 8 bits lose most "
+            "(as litert-torch's PT2E); --no-auto quantizes every op")
         parts = [
             (sorted(norm), "layer norms", "the variance and its reciprocal square root span orders of magnitude one "
              "int8 scale cannot hold"),
