@@ -12,6 +12,7 @@ from typing import Any
 from rillet.converter.dense_weights import expand_weights, has_packed_weights
 from rillet.converter.format import ModelFile, load, save
 
+from .auto import transformer_choice
 from .calibrate import CalibrationError, collect, feeds, model_inputs
 from .lstm import add_intermediates, lstm_ops
 from .precision import keep_float_for, output_values, outputs_sqnr
@@ -77,10 +78,10 @@ def already_quantized(model: ModelFile) -> str:
 
 
 def quantize(model: Any, calibration_data: Any = None, *, mode: str = "int8", io: str = "float",
-             per_channel: bool = True, calibration: str = "minmax", percentile: float = 99.99,
+             per_channel: bool = True, calibration: str | None = None, percentile: float = 99.99,
              keep_float: list[str] | None = None, interpreter_class: Callable | None = None,
              progress: bool = True, min_sqnr: float | None = None,
-             int16_ops: Iterable[str] | None = None) -> bytes:
+             int16_ops: Iterable[str] | None = None, auto: bool = True) -> bytes:
     """Quantize a float model (.tflite bytes or path, a ModelFile, or a rillet graph Model) and return the
     .tflite bytes.
 
@@ -89,8 +90,11 @@ def quantize(model: Any, calibration_data: Any = None, *, mode: str = "int8", io
     float between DEQUANTIZE and QUANTIZE), "dynamic" (int8 weights, float activations),
     "float16" (float16 weights). int8 and dynamic quantize float16 and sparse weights from the float32
     values they stand for; float16 keeps them as they are. io: "float" (QUANTIZE / DEQUANTIZE at the
-    edges) or "int8" inputs and outputs. calibration: "minmax", "percentile" (at `percentile`), or "mse".
-    keep_float: op types (SOFTMAX), op indices ("12") or output tensor names whose ops stay float.
+    edges) or "int8" inputs and outputs. calibration: "minmax", "percentile" (at `percentile`), "mse" or "auto";
+    None: minmax, or what `auto` chooses. keep_float: op types (SOFTMAX), op indices ("12") or output tensor
+    names whose ops stay float. auto (int8): in a transformer (attention beside a softmax or layer norm) keep
+    the layer norms, softmax, GELU, residual stream and stem float and calibrate by mse (quant/auto.py);
+    a keep_float or calibration given overrides that choice. Other models are not affected.
     calibration_data: a numpy array (samples on axis 0), an .npz path or dict keyed by input name, or any
     iterable of inputs. min_sqnr: see quantize_with_report. An op whose int8 form rillet's runtime refuses
     stays float, named in a QuantizationWarning.
@@ -98,15 +102,15 @@ def quantize(model: Any, calibration_data: Any = None, *, mode: str = "int8", io
     return quantize_with_report(model, calibration_data, mode=mode, io=io, per_channel=per_channel,
                                 calibration=calibration, percentile=percentile, keep_float=keep_float,
                                 interpreter_class=interpreter_class, progress=progress, min_sqnr=min_sqnr,
-                                int16_ops=int16_ops)[0]
+                                int16_ops=int16_ops, auto=auto)[0]
 
 
 def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str = "int8", io: str = "float",
-                         per_channel: bool = True, calibration: str = "minmax", percentile: float = 99.99,
+                         per_channel: bool = True, calibration: str | None = None, percentile: float = 99.99,
                          keep_float: list[str] | None = None, interpreter_class: Callable | None = None,
                          progress: bool = True, report: bool = False,
                          min_sqnr: float | None = None,
-                         int16_ops: Iterable[str] | None = None) -> tuple[bytes, Any]:
+                         int16_ops: Iterable[str] | None = None, auto: bool = True) -> tuple[bytes, Any]:
     """`quantize`, and with report=True also the per-layer report (rillet.quant.report.Report) over the
     calibration data; the report runs the int8 model with `interpreter_class` too. min_sqnr (int8): keep op
     types float, one at a time, the one that raises the outputs' SQNR against the float model over the
@@ -114,7 +118,9 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
 
     int16_ops (int16x8): the op types that run int16. By default those of TFLite's 16x8 ops that rillet's
     runtime runs on int16, and the file is checked in rillet as every mode's is. Naming them writes the file
-    for LiteRT alone (measuring its 16x8 kernels, deploying to it): rillet's check is skipped."""
+    for LiteRT alone (measuring its 16x8 kernels, deploying to it): rillet's check is skipped.
+
+    The report's meta["auto"] holds one line per choice `auto` made (empty where it chose nothing)."""
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}: choose one of {', '.join(MODES)}")
     if io not in ("float", "int8"):
@@ -124,7 +130,7 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
     if min_sqnr is not None and mode != "int8":
         raise ValueError(f"min_sqnr chooses which ops of an int8 model stay float; mode {mode!r} has none to "
                          "choose")
-    if calibration not in METHODS:
+    if calibration is not None and calibration not in METHODS:
         raise ValueError(f"calibration {calibration!r}: choose one of {', '.join(METHODS)}")
     source = _model_bytes(model)
     float_model = load(source)
@@ -150,6 +156,11 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
     if mode == "int8" and any(lstm_ops(float_model, k) for k in range(len(float_model.subgraphs))):
         float_model = add_intermediates(float_model)
         source = save(float_model)
+    # int8's own choices for a transformer (quant/auto.py); a keep_float or calibration given stands
+    choice = transformer_choice(float_model, keep_given=keep_float is not None,
+                                calibration_given=calibration is not None) if auto and mode == "int8" else None
+    auto_lines = choice.lines if choice else []
+    calibration = calibration or (choice.calibration if choice else None) or "minmax"
     interpreter_class = interpreter_class or default_interpreter()
     samples = None
     if mode in CALIBRATED or report:
@@ -200,7 +211,7 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
             refused[refusal.keep] = (f"{refusal.label} kept float: rillet's runtime refused its {mode} form "
                                      f"({refusal.message})")
 
-    keep, notes = list(keep_float or []), []
+    keep, notes = list(keep_float if keep_float is not None else choice.keep if choice else []), []
     if mode == "int8":
         for entry, why in wide_softmaxes(float_model):
             if entry not in keep and "SOFTMAX" not in keep:
@@ -221,5 +232,6 @@ def quantize_with_report(model: Any, calibration_data: Any = None, *, mode: str 
         layer_report = compare(source, data, samples, interpreter_class=interpreter_class, show_progress=progress)
         layer_report.meta["options"] = {"mode": mode, "io": io, "per_channel": per_channel, "calibration": calibration,
                                         "percentile": percentile, "keep_float": list(keep_float or []),
-                                        "min_sqnr": min_sqnr}
+                                        "min_sqnr": min_sqnr, "auto": auto}
+        layer_report.meta["auto"] = auto_lines
     return data, layer_report

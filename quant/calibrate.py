@@ -168,7 +168,10 @@ class TensorStats:
                 hi = lo + 1.0
             self.edges = np.linspace(lo, hi, HISTOGRAM_BINS + 1)
             self.histogram = np.zeros(HISTOGRAM_BINS, np.int64)
-        self.histogram += np.histogram(a, bins=self.edges)[0]
+        # HISTOGRAM_BINS equal bins over the float64 range: numpy's equal-bin path (an index by arithmetic,
+        # checked against these same edges) counts as the edges array would, without sorting the values
+        self.histogram += np.histogram(a, bins=HISTOGRAM_BINS, range=(np.float64(self.edges[0]),
+                                                                      np.float64(self.edges[-1])))[0]
 
 
 def progress(iterable: Iterable, total: int, desc: str, enabled: bool) -> Iterator:

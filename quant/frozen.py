@@ -50,7 +50,7 @@ class FrozenPart:
     features: list[int]
 
 
-def quantize_frozen(model: Any, calibration_data: Any, *, calibration: str = "minmax",
+def quantize_frozen(model: Any, calibration_data: Any, *, calibration: str | None = None,
                     per_channel: bool = True, keep_float: list[str] | None = None,
                     interpreter_class: Callable | None = None, progress: bool = False) -> bytes:
     """The training file `model` (bytes, a path or a ModelFile from `rl.convert(..., train=TrainSpec(...))`)

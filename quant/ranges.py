@@ -56,26 +56,32 @@ def percentile_range(stats: TensorStats, percentile: float) -> tuple[float, floa
     return lo, hi
 
 
-def quantization_error(centers: np.ndarray, counts: np.ndarray, lo: float, hi: float) -> float:
-    """Expected squared error of int8 over [lo, hi]: clipping outside, uniform rounding (step^2 / 12) inside."""
-    lo, hi = min(lo, 0.0), max(hi, 0.0)
+def quantization_errors(centers: np.ndarray, counts: np.ndarray, lo: np.ndarray | float,
+                        hi: np.ndarray | float) -> np.ndarray:
+    """Expected squared error of int8 over each [lo, hi] (arrays of candidates, broadcast): clipping outside,
+    uniform rounding (step^2 / 12) inside."""
+    lo = np.minimum(np.asarray(lo, np.float64), 0.0)[..., None]
+    hi = np.maximum(np.asarray(hi, np.float64), 0.0)[..., None]
     step = (hi - lo) / 255.0
     clipped = np.clip(centers, lo, hi)
     inside = (centers >= lo) & (centers <= hi)
-    return float(np.sum(counts * ((centers - clipped) ** 2 + inside * step * step / 12.0)))
+    return np.sum(counts * ((centers - clipped) ** 2 + inside * step * step / 12.0), axis=-1)
 
 
 def mse_range(stats: TensorStats, candidates: int = 128) -> tuple[float, float]:
-    """Shrink each side of [min, max] in turn to the candidate with the least expected error."""
+    """Shrink each side of [min, max] in turn to the candidate with the least expected error (a tie: the wider
+    range). Every candidate's error in one numpy pass: a Whisper-sized model has 900 tensors."""
     centers = (stats.edges[:-1] + stats.edges[1:]) / 2
     counts = stats.histogram.astype(np.float64)
     lo, hi = stats.lo, stats.hi
     fractions = np.linspace(1.0 / candidates, 1.0, candidates)
     for _ in range(2):  # alternate: the best upper end depends on the lower, and back
         if hi > 0:
-            hi = min((hi_c for hi_c in fractions * stats.hi),
-                     key=lambda h: (quantization_error(centers, counts, lo, h), -h))
+            his = fractions * stats.hi
+            errors = quantization_errors(centers, counts, lo, his)
+            hi = float(his[np.flatnonzero(errors == errors.min())[-1]])
         if lo < 0:
-            lo = min((lo_c for lo_c in fractions * stats.lo),
-                     key=lambda v: (quantization_error(centers, counts, v, hi), v))
+            los = fractions * stats.lo
+            errors = quantization_errors(centers, counts, los, hi)
+            lo = float(los[np.flatnonzero(errors == errors.min())[-1]])
     return float(lo), float(hi)

@@ -77,6 +77,7 @@ def _setup(report: Report) -> str:
                 continue
             shown.append(f"{key} = {value if not isinstance(value, list) else ', '.join(map(str, value))}")
         rows.append(("options", "; ".join(shown)))
+    rows += [("chosen by default", line) for line in meta.get("auto") or []]  # int8's transformer choices
     samples = calibration.get("samples", report.samples)
     where = meta.get("calibration_file")
     inputs = "; ".join(f"{i['name']}: {i['dtype']} {i['shape']} in [{i['min']:.4g}, {i['max']:.4g}]"

@@ -38,13 +38,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "float16: float16 weights")
     p.add_argument("--io", choices=["float", "int8"], default="float", help="type of the model's inputs and outputs")
     p.add_argument("--per-tensor", action="store_true", help="one weight scale per tensor, not per channel")
-    p.add_argument("--calibration", choices=["minmax", "percentile", "mse", "auto"], default="minmax",
-                   help="how activation ranges are chosen from the calibration data (auto: min/max for the inputs "
-                        "of softmax and max-like ops, mse elsewhere)")
+    p.add_argument("--calibration", choices=["minmax", "percentile", "mse", "auto"],
+                   help="how activation ranges are chosen from the calibration data (default: minmax, mse in a "
+                        "transformer; auto: min/max for the inputs of softmax and max-like ops, mse elsewhere)")
     p.add_argument("--percentile", type=float, help="for --calibration percentile: 0 < P <= 100 (default 99.99)")
     p.add_argument("--keep-float", action="append", default=[], metavar="NAME",
                    help="an op type (SOFTMAX), op index, or output tensor name whose op stays float (repeatable); "
                         "in --mode dynamic, whose weights stay float32")
+    p.add_argument("--no-auto", action="store_true",
+                   help="int8: quantize a transformer as any model (by default its layer norms, softmax, GELU, "
+                        "residual stream and stem stay float and ranges come from mse; the output says which; "
+                        "--keep-float and --calibration override those choices)")
     p.add_argument("--min-sqnr", type=float, metavar="DB",
                    help="int8: keep op types float, the one that helps most first, until the outputs' SQNR against "
                         "the float model over the calibration data reaches DB dB")
@@ -81,12 +85,12 @@ def check_flags(args: argparse.Namespace) -> None:
     if args.percentile is not None and not 0 < args.percentile <= 100:
         raise UsageError(f"--percentile {args.percentile:g}: must be above 0 and at most 100 (e.g. 99.99)")
     if args.percentile is not None and args.calibration != "percentile":
-        raise UsageError(f"--percentile applies to --calibration percentile, not {args.calibration}: add "
+        raise UsageError(f"--percentile applies to --calibration percentile, not {args.calibration or 'minmax'}: add "
                          "--calibration percentile or leave --percentile out")
     if args.mode == "float16" and args.per_tensor:
         raise UsageError("--per-tensor: --mode float16 stores weights as float16 with no scales (int8 and dynamic "
                          "modes only)")
-    if args.mode not in CALIBRATED and args.calibration != "minmax":
+    if args.mode not in CALIBRATED and args.calibration is not None:
         raise UsageError(f"--calibration {args.calibration}: --mode {args.mode} calibrates no activation ranges "
                          "(--mode int8 and int16x8 only)")
     if args.mode == "float16" and args.keep_float:
@@ -94,6 +98,8 @@ def check_flags(args: argparse.Namespace) -> None:
                          "modes only)")
     if args.min_sqnr is not None and args.mode != "int8":
         raise UsageError(f"--min-sqnr chooses which ops of a --mode int8 model stay float; --mode {args.mode} has no int8 ops to choose (leave --min-sqnr out)")
+    if args.no_auto and args.mode != "int8":
+        raise UsageError(f"--no-auto: --mode {args.mode} makes no automatic choices (--mode int8 only)")
     if args.percentile is None:
         args.percentile = 99.99
 
@@ -107,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
         already_quantized,
         quantize_with_report,
     )
+    from rillet.quant.auto import transformer_choice
 
     # --calib in dynamic or float16 mode is only for the report: asking for it asks for the report
     want_report = bool(args.report or args.html or
@@ -146,10 +153,12 @@ def run(args: argparse.Namespace) -> int:
                 args.model, _calibration_data(args.calib), mode=args.mode, io=args.io,
                 per_channel=not args.per_tensor, calibration=args.calibration, percentile=args.percentile,
                 keep_float=args.keep_float or None, interpreter_class=interpreter_class, progress=not args.quiet,
-                report=want_report, min_sqnr=args.min_sqnr)
+                report=want_report, min_sqnr=args.min_sqnr, auto=not args.no_auto)
     except (CalibrationError, QuantizationError, ValueError, RuntimeError) as e:  # and an op the runtime refuses
         raise WorkError(f"{args.model}: {e}") from None
     notes = [str(w.message) for w in caught if issubclass(w.category, QuantizationWarning)]
+    chosen = [] if args.mode != "int8" or args.no_auto else transformer_choice(
+        model, keep_given=bool(args.keep_float), calibration_given=args.calibration is not None).lines
     for w in caught:
         if not issubclass(w.category, QuantizationWarning):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -164,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
             write_file(args.html, report.to_html(), "report")
     if args.json:
         print(json.dumps({"model": args.model, "output": args.output, "model_bytes": before, "output_bytes": len(data),
-                          "mode": args.mode, "io": args.io, "kept_float": notes,
+                          "mode": args.mode, "io": args.io, "kept_float": notes, "auto": chosen,
                           "report": report.to_dict() if report is not None else None}, indent=2))
         return 0
     # A file can grow: a tiny model gains QUANTIZE ops and scales, a sparse one comes out dense.
@@ -172,6 +181,8 @@ def run(args: argparse.Namespace) -> int:
              else f"{100 * (len(data) - before) / max(before, 1):.0f}% larger than")
     print(f"wrote {args.output} ({len(data):,} bytes, {ratio} {before:,}): {args.mode}, {args.io} inputs and "
           "outputs")
+    for line in chosen:
+        print(f"auto: {line}")
     for note in notes:
         print(note)
     if args.mode == "float16" and float16_weights(model):

@@ -53,7 +53,7 @@ def model(request):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", QuantizationWarning)
         litert_file = quantize(content, calibration, mode="int16x8", progress=False, int16_ops=INT16_OPS)
-        int8_file = quantize(content, calibration, progress=False)
+        int8_file = quantize(content, calibration, progress=False, auto=False)  # every op int8
     return name, content, litert_file, int8_file
 
 

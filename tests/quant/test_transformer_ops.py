@@ -76,6 +76,9 @@ def test_embedding_lookup_becomes_an_int8_gather_of_the_same_rows():
 
 
 def quantize_block(**kwargs) -> tuple[bytes, list[str]]:
+    """The block with every op int8 that can be (auto=False: the default keeps a transformer's layer norms,
+    softmax and residual adds float, and these tests are about the int8 rules)."""
+    kwargs.setdefault("auto", False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", QuantizationWarning)
         data = quantize(block(), samples(48), progress=False, **kwargs)
