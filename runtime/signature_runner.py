@@ -37,20 +37,13 @@ class SignatureRunner:
         self._signature_def = signature_defs[signature_key]
         self._inputs: dict[str, int] = self._signature_def["inputs"]
         self._outputs = self._signature_def["outputs"].items()
+        self._output_indices: dict[str, int] = dict(self._outputs)
         self._subgraph_index: int = interpreter._signature_subgraphs()[signature_key]
 
     def __call__(self, **kwargs: Any) -> dict[str, Any]:
         """Runs the signature on `kwargs` (input name -> array): inputs whose shape differs are resized,
         the plan prepared when it must be; returns output name -> a copy of the output."""
-        if len(kwargs) != len(self._inputs):
-            raise ValueError(f"Invalid number of inputs provided for running a SignatureDef, expected "
-                             f"{len(self._inputs)} vs provided {len(kwargs)}")
-        for name in kwargs:
-            if name not in self._inputs:
-                raise ValueError(f"Invalid Input name ({name}) for SignatureDef")
-        values = {name: np.asarray(value) for name, value in kwargs.items()}
-        return self._interpreter._run_signature(self._subgraph_index, {self._inputs[n]: v for n, v in values.items()},
-                                                dict(self._outputs))
+        return self._interpreter._run_signature(self._subgraph_index, self._inputs, self._output_indices, kwargs)
 
     def get_input_details(self) -> dict[str, dict[str, Any]]:
         """The signature's inputs by name, each as `Interpreter.get_input_details()` describes one."""
