@@ -184,11 +184,11 @@ class Interpreter(ResourceVariables):
         self._model: ModelFile | None = None
         self._views: dict[tuple[int, int], np.ndarray] = {}
         # Per subgraph, what its signature runner's last call found: the runner's names dict, input views by
-        # name, (output name, view, copy or scalar) and the native plan. A loop's next call with the same
+        # name, (output name, view, copy or scalar), the native plan and output views by name. A loop's next call with the same
         # names, shapes and types copies in, invokes and copies out with nothing else looked up. Emptied with
         # the views at allocate_tensors and whenever a plan is prepared again.
         self._signature_calls: dict[int, tuple[dict[str, int], dict[str, np.ndarray],
-                                               list[tuple[str, np.ndarray, bool]], Any]] = {}
+                                               list[tuple[str, np.ndarray, bool]], Any, dict[str, np.ndarray]]] = {}
         # The subgraphs whose plans are prepared for their current input shapes. As in LiteRT, a signature
         # runner prepares its own subgraph only (and what its control flow calls), at its first call after a
         # resize: another signature's default shapes, which may be too small for its ops, are not prepared.
@@ -578,26 +578,36 @@ class Interpreter(ResourceVariables):
         return cached.shape if cached is not None else tuple(self._plans[subgraph].shape(index))
 
     def _run_signature(self, subgraph: int, names: dict[str, int], outputs: dict[str, int],
-                       kwargs: dict[str, Any]) -> dict[str, Any]:
-        """A signature runner's call (`names`: its inputs' names -> tensor indices, the runner's own dict):
-        resize what changed, prepare if needed, set, invoke, copy the outputs."""
+                       kwargs: dict[str, Any], carried: dict[str, str] | None = None) -> dict[str, Any]:
+        """A signature runner's call (`names`: its inputs' names -> tensor indices, the runner's own dict;
+        `carried`: output name -> input name, SignatureRunner.carry's): resize what changed, prepare if
+        needed, set, invoke, copy the outputs (each carried one into its input instead)."""
         with self._lock:
             # Each path in a call of its own: its locals (views of the arena) are gone when it returns, before
             # a plan is prepared or the lock released; otherwise that allocate would find them alive and refuse.
-            found = self._run_signature_again(subgraph, names, kwargs)
+            found = self._run_signature_again(subgraph, names, kwargs, carried)
             if found is not None:
                 return found
-            return self._run_signature_locked(subgraph, names, outputs, kwargs)
+            return self._run_signature_locked(subgraph, names, outputs, kwargs, carried)
 
-    def _run_signature_again(self, subgraph: int, names: dict[str, int],
-                             kwargs: dict[str, Any]) -> dict[str, Any] | None:
+    def _forget_signature_call(self, subgraph: int) -> None:
+        """The next runner call on `subgraph` takes the checked path (SignatureRunner.carry changed)."""
+        with self._lock:
+            self._signature_calls.pop(subgraph, None)
+
+    def _run_signature_again(self, subgraph: int, names: dict[str, int], kwargs: dict[str, Any],
+                             carried: dict[str, str] | None) -> dict[str, Any] | None:
         """The steady state of a loop (a decoder's next token, a training step): the same names, shapes and
         types as the last call, copied straight into the views that call found, with nothing else looked up
         or built. None for anything else, which the checked path then runs (setting every input again)."""
         known = self._signature_calls.get(subgraph)
-        if known is None or known[0] is not names or len(kwargs) != len(known[1]) or subgraph not in self._prepared:
+        if known is None or known[0] is not names or subgraph not in self._prepared:
             return None
         views = known[1]
+        # Only carried inputs may be left out: they hold the last call's outputs.
+        if len(kwargs) != len(views) and (not carried or len(views) - len(kwargs) != sum(
+                1 for name in carried.values() if name not in kwargs)):
+            return None
         for name, value in kwargs.items():
             view = views.get(name)
             if view is None or type(value) is not np.ndarray or value.shape != view.shape or value.dtype != view.dtype:
@@ -608,16 +618,30 @@ class Interpreter(ResourceVariables):
         status = _invoke_plan(known[3])
         if status:
             self._plans[subgraph]._check(status)
+        if carried:
+            for output, name in carried.items():
+                np.copyto(views[name], known[4][output])
+            return {name: v.copy() if copy else v[()] for name, v, copy in known[2] if name not in carried}
         return {name: v.copy() if copy else v[()] for name, v, copy in known[2]}
 
     def _run_signature_locked(self, subgraph: int, names: dict[str, int], outputs: dict[str, int],
-                              kwargs: dict[str, Any]) -> dict[str, Any]:
-        if len(kwargs) != len(names):
+                              kwargs: dict[str, Any], carried: dict[str, str] | None = None) -> dict[str, Any]:
+        left_out = [name for name in (carried or {}).values() if name not in kwargs]
+        if len(kwargs) + len(left_out) != len(names):
             raise ValueError(f"Invalid number of inputs provided for running a SignatureDef, expected "
-                             f"{len(names)} vs provided {len(kwargs)}")
+                             f"{len(names) - len(left_out)} vs provided {len(kwargs)}")
         for name in kwargs:
             if name not in names:
                 raise ValueError(f"Invalid Input name ({name}) for SignatureDef")
+        if left_out:
+            # A carried input left out holds the last call's output, read here before a resize may move it;
+            # only this runner's last call, with no prepare since, can have put it there.
+            known = self._signature_calls.get(subgraph)
+            if known is None or known[0] is not names or subgraph not in self._prepared:
+                raise ValueError(f"carried input {left_out[0]!r} holds no output yet: pass every input in the first "
+                                 "call after carry(), allocate_tensors() or another runner's call on this subgraph")
+            kwargs = {**kwargs, **{name: known[1][name].copy() for name in left_out}}
+            known = None  # its views would block the allocate below
         inputs = {names[name]: np.asarray(value) for name, value in kwargs.items()}
         self._signature_calls.pop(subgraph, None)  # its views would block the allocate below
         for index, value in inputs.items():
@@ -627,16 +651,24 @@ class Interpreter(ResourceVariables):
             self._prepare([subgraph])
         for index, value in inputs.items():
             self._set(index, value, subgraph)
+        for output, name in (carried or {}).items():
+            have, want = self._current_shape(outputs[output], subgraph), self._current_shape(names[name], subgraph)
+            if list(have) != list(want):
+                raise ValueError(f"carried output {output!r} has shape {list(have)}, its input {name!r} "
+                                 f"{list(want)}")
         self._invoke(subgraph)
         found = {name: self._view(index, subgraph) for name, index in outputs.items()}
+        for output, name in (carried or {}).items():
+            np.copyto(self._view(names[name], subgraph), found[output])
         writable = all(self._view(index, subgraph).flags.writeable for index in inputs) and not any(
             self._plans[subgraph].is_dynamic(index) for index in outputs.values())  # copies, not views
         if writable:
             # Dropped whenever a plan is prepared again (_prepare), so a view never outlives its arena.
             self._signature_calls[subgraph] = (
-                names, {name: self._view(names[name], subgraph) for name in kwargs},
-                [(name, v, v.ndim != 0) for name, v in found.items()], self._plans[subgraph]._plan)
-        return {name: v[()] if v.ndim == 0 else v.copy() for name, v in found.items()}
+                names, {name: self._view(index, subgraph) for name, index in names.items()},
+                [(name, v, v.ndim != 0) for name, v in found.items()], self._plans[subgraph]._plan, found)
+        return {name: v[()] if v.ndim == 0 else v.copy() for name, v in found.items()
+                if not carried or name not in carried}
 
     # ---- what rillet adds ----
 
