@@ -184,9 +184,9 @@ class Interpreter(ResourceVariables):
         self._model: ModelFile | None = None
         self._views: dict[tuple[int, int], np.ndarray] = {}
         # Per subgraph, what its signature runner's last call found: the runner's names dict, input views by
-        # name, (output name, view, copy or scalar), the native plan and output views by name. A loop's next call with the same
-        # names, shapes and types copies in, invokes and copies out with nothing else looked up. Emptied with
-        # the views at allocate_tensors and whenever a plan is prepared again.
+        # name, (output name, view, copy or scalar), the native plan and output views by name. A loop's next
+        # call with the same names, shapes and types copies in, invokes and copies out with nothing else
+        # looked up. Emptied with the views at allocate_tensors and whenever a plan is prepared again.
         self._signature_calls: dict[int, tuple[dict[str, int], dict[str, np.ndarray],
                                                list[tuple[str, np.ndarray, bool]], Any, dict[str, np.ndarray]]] = {}
         # The subgraphs whose plans are prepared for their current input shapes. As in LiteRT, a signature
