@@ -9,8 +9,8 @@ runs interleaved (rillet.commands.bench.bench_model_threads, as bench/bench_mode
 Needs only rillet and ai-edge-litert. The latency is that of the signature on subgraph 0 (the KV-cache GPT-2's
 prefill) through the tensor API, fed the inputs stored in MODEL.npz; any other signature (its decode) is timed
 through each runtime's signature runner, and, where outputs are named as inputs (a KV cache), also through
-rillet's runner with SignatureRunner.carry feeding them back (the row "... carried", same interleaved run). --profile adds rillet's ten slowest ops per model
-(Interpreter.profile, one thread).
+rillet's runner with SignatureRunner.carry feeding them back (the row "... carried", same interleaved run).
+--profile adds rillet's ten slowest ops per model (Interpreter.profile, one thread).
 """
 
 from __future__ import annotations
