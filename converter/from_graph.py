@@ -68,6 +68,10 @@ def write_ir(ir: IR, signature_key: str) -> ModelFile:
     return write_subgraphs([(signature_key, ir)], signed=1)
 
 
+FIRST_VERSIONS = {"BROADCAST_TO": 2}
+"""Builtins whose first version is not 1: TFLite registers BROADCAST_TO from version 2 (1 was never released)."""
+
+
 def write_subgraphs(subgraphs: list[tuple[str, IR]], signed: int) -> ModelFile:
     """One file of several subgraphs (sharing operator codes and buffers); the first `signed` of them get a
     SignatureDef under their name, the rest (a CALL_ONCE initialiser) are called, not signed."""
@@ -84,6 +88,7 @@ def write_subgraphs(subgraphs: list[tuple[str, IR]], signed: int) -> ModelFile:
                 code_index[op.builtin] = len(codes)
                 codes.append(OperatorCode(
                     deprecated_builtin_code=min(code, PLACEHOLDER_FOR_GREATER_OP_CODES), builtin_code=code,
+                    version=FIRST_VERSIONS.get(op.builtin, 1),
                 ))
             options = Options(op.options_table, **op.options) if op.options_table else None
             operators.append(Operator(opcode_index=code_index[op.builtin], inputs=op.inputs, outputs=op.outputs,
@@ -116,4 +121,5 @@ def _tensor(t, buffers: list[Buffer], shared: dict[bytes, int]) -> Tensor:
     else:
         shape = [1 if d < 0 else d for d in t.shape]
     return Tensor(shape=shape, type=TENSOR_TYPES[np.dtype(t.dtype).name.upper()], buffer=buffer, name=t.name,
-                  shape_signature=list(t.shape) if t.value is None and -1 in t.shape else None)
+                  shape_signature=list(t.shape) if t.value is None and -1 in t.shape else None,
+                  is_variable=t.is_variable)

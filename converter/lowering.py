@@ -24,6 +24,7 @@ class IRTensor:
     shape: list[int]  # -1 for a dimension known only at run time
     dtype: str
     value: np.ndarray | None = None
+    is_variable: bool = False  # TFLite's variable tensor: state an op keeps across invokes (an LSTM's h and c)
 
 
 @dataclass
@@ -151,10 +152,15 @@ def _lower_node(ir: IR, node, of_tensor: dict) -> None:
     if spec is None:
         raise _Unconvertible("has no TFLite lowering")
     node_inputs = [of_tensor[t] for t in node.inputs]
-    inputs = list(node_inputs)
     attrs = node.attrs
-    for attr in spec["attr_inputs"]:
-        inputs.append(ir.add_constant(f"{node.name}/{attr}", _attr_input(node, attr)))
+    attr_tensors = {attr: ir.add_constant(f"{node.name}/{attr}", _attr_input(node, attr))
+                    for attr in spec["attr_inputs"]}
+    if spec["builtin"] == "UNIDIRECTIONAL_SEQUENCE_LSTM":
+        inputs = _lstm_inputs(ir, node, node_inputs)
+    elif spec.get("order"):
+        inputs = [node_inputs[i] if isinstance(i, int) else attr_tensors[i] for i in spec["order"]]
+    else:
+        inputs = node_inputs + list(attr_tensors.values())
     options = {field_: _option_value(field_, attrs[attr]) for attr, field_ in spec["option_map"].items()}
     builtin = spec["builtin"]
     if builtin in ("CONV_2D", "DEPTHWISE_CONV_2D") and len(inputs) == 2:
@@ -166,6 +172,8 @@ def _lower_node(ir: IR, node, of_tensor: dict) -> None:
     if builtin == "CAST":
         options = {"in_data_type": TENSOR_TYPES[node.inputs[0].dtype.upper()],
                    "out_data_type": TENSOR_TYPES[out[0].dtype.upper()]}
+    if builtin == "UNIDIRECTIONAL_SEQUENCE_LSTM":
+        options["fused_activation_function"] = 4  # TANH: the cell's activation, not one applied after the op
     if builtin == "PACK":
         options["values_count"] = len(node.inputs)
     if builtin == "DEPTHWISE_CONV_2D":
@@ -175,6 +183,26 @@ def _lower_node(ir: IR, node, of_tensor: dict) -> None:
     for t, index in zip(out, outputs):
         of_tensor[t] = index
     ir.ops.append(IROp(builtin, inputs, outputs, spec["options"], options, node, node_inputs))
+
+
+def _lstm_inputs(ir: IR, node, node_inputs: list[int]) -> list[int]:
+    """TFLite's 24 LSTM inputs: the node's where LSTM_SLOTS puts them, -1 for the omitted ones, and zeroed
+    variable tensors for the output and cell state (batch-sized: the batch must be static)."""
+    from rillet.graph.ops.recurrent import LSTM_SLOTS
+
+    x = node.inputs[0]
+    batch = x.shape[1 if node.attrs["time_major"] else 0]
+    if batch is None:
+        raise _Unconvertible("an LSTM's state has the batch's size, which must be static")
+    cells = node.inputs[5].shape[0]
+    inputs = []
+    for slot in LSTM_SLOTS:
+        if slot in ("h", "c"):
+            inputs.append(ir.add_tensor(f"{node.name}/{slot}_state", (batch, cells), "float32"))
+            ir.tensors[inputs[-1]].is_variable = True
+        else:
+            inputs.append(-1 if slot is None else node_inputs[slot])
+    return inputs
 
 
 def _attr_input(node, attr: str) -> np.ndarray:

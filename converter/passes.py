@@ -128,6 +128,7 @@ def remove_dead(ir: IR) -> None:
     for op in reversed(ir.ops):
         if needed.intersection(op.outputs) or op.builtin in EFFECT_OPS:
             live.append(op)
+            needed.update(op.outputs)  # a SPLIT's or UNPACK's unread parts stay: the op writes them all
             needed.update(i for i in op.inputs if i >= 0)
     ir.ops = live[::-1]
     keep = sorted(needed | set(ir.inputs.values()))

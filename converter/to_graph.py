@@ -90,13 +90,23 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
             opdef = by_builtin[builtin]
             spec = opdef.tflite
             real_inputs = [i for i in (op.inputs or [])]
-            # Attributes written as trailing inputs; a RESHAPE may give its shape in its options alone.
-            n_attr_inputs = min(len(spec["attr_inputs"]), max(len(real_inputs) - 1, 0))
-            node_inputs = real_inputs[: len(real_inputs) - n_attr_inputs]
             attrs = _attrs_from_options(spec, op.builtin_options)
-            for attr, index in zip(spec["attr_inputs"], real_inputs[len(node_inputs):]):
+            if builtin == "UNIDIRECTIONAL_SEQUENCE_LSTM":
+                node_inputs, attr_slots = _lstm_node_inputs(model, sg, op, j), []
+            elif spec.get("order"):  # attrs among the inputs where TFLite puts them (SPLIT's axis first)
+                slots = list(zip(spec["order"], real_inputs))
+                node_inputs = [index for slot, index in slots if isinstance(slot, int)]
+                attr_slots = [(slot, index) for slot, index in slots if isinstance(slot, str)]
+            else:
+                # Attributes written as trailing inputs; a RESHAPE may give its shape in its options alone.
+                n_attr_inputs = min(len(spec["attr_inputs"]), max(len(real_inputs) - 1, 0))
+                node_inputs = real_inputs[: len(real_inputs) - n_attr_inputs]
+                attr_slots = list(zip(spec["attr_inputs"], real_inputs[len(node_inputs):]))
+            for attr, index in attr_slots:
                 if index >= 0:  # -1: an omitted optional input (the options say it)
                     attrs[attr] = _attr_from_tensor(model, sg_index, index, op, attr)
+            if builtin == "CAST":  # the options may be absent; the output tensor's type is the target
+                attrs["to"] = sg.tensors[op.outputs[0]].dtype.name
             attrs = {k: v for k, v in attrs.items() if k in opdef.attrs}
             inputs = [value_of(i) for i in node_inputs if i >= 0]
             if builtin == "FULLY_CONNECTED" and len(inputs[0].shape) != 2:
@@ -106,12 +116,33 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
             node = graph.add_node(opdef.name, inputs, attrs, name=name)
             outputs = list(node.outputs)
             activation = ACTIVATIONS.get(getattr(op.builtin_options, "fused_activation_function", 0), "NONE")
-            if activation != "NONE":
+            if activation != "NONE" and builtin != "UNIDIRECTIONAL_SEQUENCE_LSTM":  # its cells', not after it
                 outputs[0] = _activation(ops, activation, outputs[0], builtin, j)
             for index, t in zip(op.outputs, outputs):
                 tensors[index] = t
     return ImportedModel(graph, {k: tensors[v] for k, v in input_names.items()},
                          {k: value_of(v) for k, v in output_names.items()}, variables)
+
+
+def _lstm_node_inputs(model: ModelFile, sg: Any, op: Any, index: int) -> list[int]:
+    """The graph LSTM's 13 inputs among TFLite's 24 (LSTM_SLOTS). ModelError naming what the graph's LSTM does
+    not compute: CIFG (no input gate), peepholes, a projection, layer norms, a cell activation other than tanh,
+    a state that is not a variable tensor (which starts at zero)."""
+    from rillet.graph.ops.recurrent import LSTM_SLOTS
+
+    real = list(op.inputs or []) + [-1] * (24 - len(op.inputs or []))
+    what = f"operator {index} (UNIDIRECTIONAL_SEQUENCE_LSTM)"
+    for position, slot in enumerate(LSTM_SLOTS):
+        if isinstance(slot, int) and real[position] < 0:
+            raise ModelError(f"{what}: input {position} is omitted (a CIFG LSTM, coupled input and forget gates), "
+                             "which cannot be imported")
+        if slot is None and real[position] >= 0:
+            raise ModelError(f"{what}: input {position} (a peephole, projection or layer norm) cannot be imported")
+        if slot in ("h", "c") and (real[position] < 0 or not sg.tensors[real[position]].is_variable):
+            raise ModelError(f"{what}: input {position}, its {slot} state, must be a variable tensor")
+    if ACTIVATIONS.get(getattr(op.builtin_options, "fused_activation_function", 4)) != "TANH":
+        raise ModelError(f"{what}: only tanh cells can be imported")
+    return [real[p] for p, slot in enumerate(LSTM_SLOTS) if isinstance(slot, int)]
 
 
 def _deconv_bias(ops: Any, op: Any, inputs: list, name: str) -> Any:
@@ -175,7 +206,7 @@ def _attrs_from_options(spec: dict, options: Any) -> dict[str, Any]:
     return attrs
 
 
-_SCALAR_ATTRS = {"axis"}
+_SCALAR_ATTRS = {"axis", "depth"}
 
 
 def _attr_from_tensor(model: ModelFile, sg_index: int, index: int, op: Any, attr: str) -> Any:
@@ -187,6 +218,8 @@ def _attr_from_tensor(model: ModelFile, sg_index: int, index: int, op: Any, attr
             return tuple(-1 if d < 0 else int(d) for d in shape)
         raise ModelError(f"{model.op_name(op)}: input {attr!r} must be a constant to import")
     values = data.tolist()
+    if isinstance(values, list) and attr in _SCALAR_ATTRS and len(values) == 1:
+        return values[0]  # ARG_MAX's axis: a 1-element vector
     if isinstance(values, list):
         return tuple(values)
     # A 0-d tensor: one value. Every attribute written as an input but EXPAND_DIMS' axis is a sequence (a

@@ -46,6 +46,7 @@ from .frozen_copy import (
     original_infer,
     splice_frozen,
 )
+from .new_classes import with_classes
 
 # Ops whose constant inputs are a layer's weights (what --train-last counts).
 WEIGHTED = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "TRANSPOSE_CONV", "BATCH_MATMUL", "PRELU",
@@ -73,7 +74,7 @@ class Layer:
 
 def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int | None = None,
               train: list[str] | None = None, loss: str = "softmax_cross_entropy", optimizer: str = "sgd",
-              learning_rate: float = 0.01, output: str | None = None) -> bytes:
+              learning_rate: float = 0.01, output: str | None = None, classes: int | None = None) -> bytes:
     """The training file of a float or quantized model (a path, bytes or a ModelFile). train_last: the last N
     weighted layers on the way to the loss's output train (default 1); train: layers by name (a layer's
     output tensor's name, as `rillet trainable --list` shows) instead. loss: softmax_cross_entropy (y: class indices; a SOFTMAX output's logits
@@ -82,13 +83,18 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
     sgd, momentum (0.9) or adam. output: which output the loss reads (when the model has several), or
     the name of a tensor inside the model: the loss then reads it, the ops after it that are not on its way
     stay as they are in `infer` (openWakeWord's hey_jarvis: an IF after the last dense layer that swaps the
-    score for a second network's when it passes 0.5) and take no gradient."""
+    score for a second network's when it passes 0.5) and take no gradient. classes: widen the classifier's head
+    (the last FULLY_CONNECTED or CONV_2D before the output) to this many classes, the new ones starting from
+    zero weights, so that training teaches the model classes it was shipped without (new_classes.py); the
+    head must be among the trained layers."""
     if loss not in LOSSES:
         raise ValueError(f"loss {loss!r}: one of {', '.join(LOSSES)}")
     if optimizer not in OPTIMIZERS:
         raise ValueError(f"optimizer {optimizer!r}: one of {', '.join(OPTIMIZERS)}")
     if train_last is not None and train:
         raise ValueError("give train_last or train, not both")
+    if classes is not None and loss not in ("softmax_cross_entropy", "sigmoid_cross_entropy"):
+        raise ValueError(f"classes {classes}: new classes need a classification loss, not {loss!r}")
     m = model if isinstance(model, ModelFile) else load(model)
     sg_index, inputs, outputs = _signature(m)
     sg = m.subgraphs[sg_index]
@@ -98,8 +104,14 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
         output = next(iter(outputs))
     internal = output not in outputs
     target = _internal_tensor(m, sg_index, output, outputs) if internal else outputs[output]
+    head = None
+    if classes is not None:
+        m, head = with_classes(m, sg_index, target, int(classes))
     layers = weighted_layers(m, sg_index, target)
     chosen = _choose(layers, train_last, train)
+    if head is not None and head not in {layer.op for layer in chosen}:
+        head_name = m.subgraphs[sg_index].tensors[m.subgraphs[sg_index].operators[head].outputs[0]].name
+        raise ValueError(f"classes {classes}: the widened head ({head_name!r}) must be among the trained layers")
     m = _unshared(m, sg_index, chosen)
     sg = m.subgraphs[sg_index]
     trained = sorted({w for layer in chosen for w in layer.weights})
@@ -127,8 +139,11 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
         original_infer(training, m, sg_index, inputs, outputs,
                        {w: sg.tensors[w].name for w in trained if sg.tensors[w].name in variables})
     keep_metadata(training, m)
-    _record_task(training, {"loss": loss, "output": output, "optimizer": optimizer, "learning_rate": learning_rate,
-                            "layers": [layer.name for layer in chosen]})
+    task = {"loss": loss, "output": output, "optimizer": optimizer, "learning_rate": learning_rate,
+            "layers": [layer.name for layer in chosen]}
+    if classes is not None:
+        task["classes"] = int(classes)
+    _record_task(training, task)
     return save(drop_unused_buffers(drop_unused_tensors(training)))
 
 

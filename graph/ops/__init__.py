@@ -3,7 +3,9 @@ lowering and TFLite mapping (its `register` record), its builder, and its gradie
 
 OP_TABLE below is the whole op set at a glance (kept equal to the registry and the gradient rules by
 tests/graph/test_graph_registry.py): op, family, and how its gradient flows (`rule`: a rule in the family's
-GRADIENTS; `none`: no gradient flows through it: integer or boolean results, state, structure).
+GRADIENTS; `none`: no gradient flows through it: integer or boolean results, steps (FLOOR, ROUND), complex
+results, values that do not depend on a float input's, state, structure; NO_GRADIENT groups them by reason).
+The runtime ops that are not graph ops, and why, are pinned in tests/graph/test_runtime_ops.py.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from ..registry import REGISTRY
 from . import (
     _grad,  # noqa: F401  (the helpers the rules share, before the families use them)
     activation,
+    arith,
+    broadcast,
     compare,
     composite,
     conv,
@@ -20,13 +24,21 @@ from . import (
     indexing,
     matmul,
     movement,
+    normalization,
     padding,
     pool,
     random,
+    rearrange,
+    recurrent,
     reduce,
     resize,
+    scan,
+    spectral,
+    splits,
 )
 from .activation import *
+from .arith import *
+from .broadcast import *
 from .compare import *
 from .composite import *
 from .conv import *
@@ -35,25 +47,39 @@ from .elementwise import *
 from .indexing import *
 from .matmul import *
 from .movement import *
+from .normalization import *
 from .padding import *
 from .pool import *
 from .random import *
+from .rearrange import *
+from .recurrent import *
 from .reduce import *
 from .resize import *
+from .scan import *
+from .spectral import *
+from .splits import *
 
 FAMILIES = {
     "core": core,
     "elementwise": elementwise,
+    "arith": arith,
     "compare": compare,
     "activation": activation,
+    "normalization": normalization,
     "reduce": reduce,
+    "scan": scan,
     "matmul": matmul,
     "conv": conv,
+    "recurrent": recurrent,
     "pool": pool,
     "movement": movement,
+    "splits": splits,
+    "rearrange": rearrange,
+    "broadcast": broadcast,
     "padding": padding,
     "indexing": indexing,
     "resize": resize,
+    "spectral": spectral,
     "random": random,
     "composite": composite,
 }
@@ -66,10 +92,19 @@ table nor NO_GRADIENT cannot be differentiated (NotImplementedError naming it)."
 for _family in FAMILIES.values():
     GRADIENTS.update(getattr(_family, "GRADIENTS", {}))
 
-# Ops through which no gradient flows (integer or boolean results, state, structure).
-NO_GRADIENT = {"SHAPE", "GREATER", "RANDOM_UNIFORM", "CONST", "PLACEHOLDER", "VAR_HANDLE", "READ_VARIABLE",
-               "ASSIGN_VARIABLE", "NO_OP", "LESS", "GREATER_EQUAL", "EQUAL"}
-"""Ops through which no gradient flows (integer or boolean results, state, structure)."""
+NO_GRADIENT = {
+    # integer or boolean results
+    "SHAPE", "GREATER", "LESS", "GREATER_EQUAL", "EQUAL", "LESS_EQUAL", "NOT_EQUAL", "LOGICAL_AND", "LOGICAL_OR",
+    "LOGICAL_NOT", "REDUCE_ALL", "REDUCE_ANY", "ARG_MAX", "ARG_MIN", "ONE_HOT",
+    # steps: zero derivative almost everywhere (TensorFlow gives none either)
+    "CEIL", "FLOOR", "ROUND", "FLOOR_DIV",
+    # values that do not depend on a float input's values, or complex ones
+    "ZEROS_LIKE", "RANGE", "RFFT2D", "RANDOM_UNIFORM",
+    # state and structure
+    "CONST", "PLACEHOLDER", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "NO_OP",
+}
+"""Ops through which no gradient flows: integer or boolean results, steps, values independent of a float
+input's, complex results, state and structure."""
 
 
 # op                     family       gradient
@@ -104,23 +139,47 @@ SQUARE                   elementwise  rule
 SQUARED_DIFFERENCE       elementwise  rule
 SUB                      elementwise  rule
 TANH                     elementwise  rule
+ABS                      arith        rule
+CEIL                     arith        none
+ELU                      arith        rule
+FLOOR                    arith        none
+FLOOR_DIV                arith        none
+FLOOR_MOD                arith        rule
+POW                      arith        rule
+RELU_N1_TO_1             arith        rule
+ROUND                    arith        none
 EQUAL                    compare      none
 GREATER_EQUAL            compare      none
 LESS                     compare      none
+LESS_EQUAL               compare      none
+LOGICAL_AND              compare      none
+LOGICAL_NOT              compare      none
+LOGICAL_OR               compare      none
 MAXIMUM                  compare      rule
 MINIMUM                  compare      rule
+NOT_EQUAL                compare      none
+SELECT                   compare      rule
 SELECT_V2                compare      rule
 GELU                     activation   rule
 PRELU                    activation   rule
+L2_NORMALIZATION         normalization rule
+LOCAL_RESPONSE_NORMALIZATION normalization rule
 MEAN                     reduce       rule
+REDUCE_ALL               reduce       none
+REDUCE_ANY               reduce       none
 REDUCE_MAX               reduce       rule
 REDUCE_MIN               reduce       rule
+REDUCE_PROD              reduce       rule
 SUM                      reduce       rule
+ARG_MAX                  scan         none
+ARG_MIN                  scan         none
+CUMSUM                   scan         rule
 BATCH_MATMUL             matmul       rule
 FULLY_CONNECTED          matmul       rule
 CONV_2D                  conv         rule
 DEPTHWISE_CONV_2D        conv         rule
 TRANSPOSE_CONV           conv         rule
+UNIDIRECTIONAL_SEQUENCE_LSTM recurrent    rule
 AVERAGE_POOL_2D          pool         rule
 MAX_POOL_2D              pool         rule
 CONCATENATION            movement     rule
@@ -134,12 +193,28 @@ SPACE_TO_DEPTH           movement     rule
 SQUEEZE                  movement     rule
 STRIDED_SLICE            movement     rule
 TRANSPOSE                movement     rule
+SPLIT                    splits       rule
+SPLIT_V                  splits       rule
+UNPACK                   splits       rule
+BATCH_TO_SPACE_ND        rearrange    rule
+REVERSE_V2               rearrange    rule
+SPACE_TO_BATCH_ND        rearrange    rule
+BROADCAST_TO             broadcast    rule
+FILL                     broadcast    rule
+RANGE                    broadcast    none
+TILE                     broadcast    rule
+ZEROS_LIKE               broadcast    none
 MIRROR_PAD               padding      rule
 PAD                      padding      rule
+PADV2                    padding      rule
+DYNAMIC_UPDATE_SLICE     indexing     rule
 EMBEDDING_LOOKUP         indexing     rule
 GATHER                   indexing     rule
+GATHER_ND                indexing     rule
+ONE_HOT                  indexing     none
 RESIZE_BILINEAR          resize       rule
 RESIZE_NEAREST_NEIGHBOR  resize       rule
+RFFT2D                   spectral     none
 RANDOM_UNIFORM           random       none
 """
 """Every op with its family and whether a gradient rule, none, or no gradient applies (a test checks it

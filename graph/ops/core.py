@@ -25,9 +25,12 @@ def _lax():
 
 
 def _tfl(builtin: str, options: str | None = None, option_map: dict | None = None,
-         attr_inputs: Sequence[str] = (), notes: str = "") -> dict:
+         attr_inputs: Sequence[str] = (), notes: str = "", order: Sequence[int | str] | None = None) -> dict:
+    """How the converter writes an op. `attr_inputs` are attrs written as constant int32 input tensors,
+    after the node's own inputs unless `order` says otherwise: TFLite's input list as node input positions
+    (ints) and attr names (SPLIT: ["axis", 0], its axis first; FILL: ["dims", 0])."""
     return {"builtin": builtin, "options": options, "option_map": dict(option_map or {}),
-            "attr_inputs": list(attr_inputs), "notes": notes}
+            "attr_inputs": list(attr_inputs), "notes": notes, "order": list(order) if order else None}
 
 
 def as_tensor(x: Any, dtype: Any = None, graph: Graph | None = None) -> Tensor:

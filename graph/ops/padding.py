@@ -1,4 +1,4 @@
-"""Padding: PAD (zeros) and MIRROR_PAD (reflect or symmetric), whose gradient adds the mirrored borders back.
+"""Padding: PAD (zeros), PADV2 (a given value) and MIRROR_PAD (reflect or symmetric), whose gradient adds the mirrored borders back.
 
 Each op: its shape rule, numpy reference, JAX lowering and TFLite mapping, its builder, and its gradient rule."""
 
@@ -39,6 +39,28 @@ def pad(x, paddings, name: str | None = None) -> Tensor:
     return _apply("PAD", [as_tensor(x)], {"paddings": paddings}, name=name)
 
 
+def _padv2_infer(attrs, specs):
+    (_, dtype), (vs, vd) = specs
+    if vd != dtype or vs not in ((), (1,)):
+        raise ValueError(f"constant value must be a scalar of the input's dtype {dtype}, got {vd} {vs}")
+    return _pad_infer(attrs, specs[:1])
+
+
+register(OpDef("PADV2", attrs={"paddings": REQUIRED}, infer=_padv2_infer,
+               numpy=lambda a, x, v: np.pad(x, a["paddings"], constant_values=v.reshape(())),
+               jax=lambda a, x, v: _jnp().pad(x, a["paddings"], constant_values=v.reshape(())),
+               tflite=_tfl("PADV2", "PadV2Options", attr_inputs=["paddings"], order=[0, "paddings", 1],
+                           notes="inputs (x, paddings, constant_values)")))
+
+
+def pad_v2(x, paddings, constant_value, name: str | None = None) -> Tensor:
+    """PADV2: x with `constant_value` (a scalar tensor or number) added, a (before, after) pair per axis."""
+    x = as_tensor(x)
+    paddings = tuple((int(b), int(e)) for b, e in paddings)
+    value = as_tensor(constant_value, dtype=x.dtype, graph=x.graph)
+    return _apply("PADV2", [x, value], {"paddings": paddings}, name=name)
+
+
 _MIRROR_MODES = ("reflect", "symmetric")  # MirrorPadOptions.mode: 0 REFLECT, 1 SYMMETRIC
 
 
@@ -63,6 +85,14 @@ def _grad_pad(node, dys):
     x = node.inputs[0]
     begin = [b for b, _ in node.attrs["paddings"]]
     return [ops.slice_(dys[0], begin, [-1 if d is None else d for d in x.shape])]
+
+
+def _grad_padv2(node, dys):
+    x, v = node.inputs
+    dx = _grad_pad(node, dys)[0]
+    # the value fills every padded element: it takes the sum of dy there, all of dy less what x took
+    dv = ops.sub(ops.reduce_sum(dys[0]), ops.reduce_sum(dx))
+    return [dx, ops.reshape(dv, list(v.shape))]
 
 
 def mirror_matrix(size: int, before: int, after: int, mode: int) -> np.ndarray:
@@ -90,6 +120,7 @@ def _grad_mirror_pad(node, dys):
 
 GRADIENTS = {
     "PAD": _grad_pad,
+    "PADV2": _grad_padv2,
     "MIRROR_PAD": _grad_mirror_pad,
 }
 """This family's gradient rules by op name, `rule(node, output_grads) -> input_grads`; merged into

@@ -1,4 +1,5 @@
-"""Reductions over axes: MEAN, SUM, REDUCE_MAX, REDUCE_MIN.
+"""Reductions over axes: MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD, and REDUCE_ALL / REDUCE_ANY (bool, no
+gradient).
 
 Each op: its shape rule, numpy reference, JAX lowering and TFLite mapping (one `register`), its builder, and
 its gradient rule (`_grad_*`, collected in GRADIENTS at the end)."""
@@ -52,6 +53,21 @@ for _name, _np_fn, _jax_name in (("MEAN", np.mean, "mean"), ("SUM", np.sum, "sum
                    tflite=_tfl(_name, "ReducerOptions", {"keepdims": "keep_dims"}, ["axes"])))
 
 
+def _bool_reduce_infer(attrs, specs):
+    if specs[0][1] != "bool":
+        raise ValueError(f"expects a bool tensor, got {specs[0][1]}")
+    return _reduce_infer(attrs, specs)
+
+
+register(OpDef("REDUCE_PROD", attrs={"axes": REQUIRED, "keepdims": False}, infer=_reduce_infer,
+               numpy=_reducer(np.prod), jax=_jax_reducer("prod"),
+               tflite=_tfl("REDUCE_PROD", "ReducerOptions", {"keepdims": "keep_dims"}, ["axes"])))
+for _name, _np_fn, _jax_name in (("REDUCE_ALL", np.all, "all"), ("REDUCE_ANY", np.any, "any")):
+    register(OpDef(_name, attrs={"axes": REQUIRED, "keepdims": False}, infer=_bool_reduce_infer,
+                   numpy=_reducer(_np_fn), jax=_jax_reducer(_jax_name),
+                   tflite=_tfl(_name, "ReducerOptions", {"keepdims": "keep_dims"}, ["axes"])))
+
+
 def _reduce(op, x, axes, keepdims, name):
     x = as_tensor(x)
     if axes is None:
@@ -87,6 +103,21 @@ def reduce_min(x, axes=None, keepdims: bool = False, name: str | None = None) ->
     """REDUCE_MIN: the smallest value of x over `axes` (an int or a sequence; None: every axis), keeping them
     as size 1 with `keepdims`. ValueError for an axis outside x's rank."""
     return _reduce("REDUCE_MIN", x, axes, keepdims, name)
+
+
+def reduce_prod(x, axes=None, keepdims: bool = False, name: str | None = None) -> Tensor:
+    """REDUCE_PROD: the product of x over `axes` (an int or a sequence; None: every axis)."""
+    return _reduce("REDUCE_PROD", x, axes, keepdims, name)
+
+
+def reduce_all(x, axes=None, keepdims: bool = False, name: str | None = None) -> Tensor:
+    """REDUCE_ALL: whether every value of the bool x over `axes` is true."""
+    return _reduce("REDUCE_ALL", x, axes, keepdims, name)
+
+
+def reduce_any(x, axes=None, keepdims: bool = False, name: str | None = None) -> Tensor:
+    """REDUCE_ANY: whether any value of the bool x over `axes` is true."""
+    return _reduce("REDUCE_ANY", x, axes, keepdims, name)
 
 
 def _broadcast_back(g: Tensor, x: Tensor, axes: tuple) -> Tensor:
@@ -151,7 +182,16 @@ def _grad_extreme(node, dys):
     return [ops.mul(hits, share)]
 
 
+def _grad_prod(node, dys):
+    # d prod / d x_i = prod / x_i: exact where x has no zero (a product of probabilities or scales, what a
+    # trained tail meets); a zero gives inf or nan there, not TensorFlow's cumulative-product answer
+    x = node.inputs[0]
+    g = ops.mul(_keepdims(dys[0], x, node), _keepdims(node.outputs[0], x, node))
+    return [ops.div(_broadcast_back(g, x, _reduced_axes(node)), x)]
+
+
 GRADIENTS = {
+    "REDUCE_PROD": _grad_prod,
     "REDUCE_MAX": _grad_extreme,
     "REDUCE_MIN": _grad_extreme,
     "SUM": _grad_sum,

@@ -1,5 +1,6 @@
-/* select.c — SELECT_V2 (and SELECT on equal shapes): out = condition ? x : y, the three broadcast together
- * as numpy does, any dtype for x and y (int8 keeps its quantization: values are chosen, never rescaled).
+/* select.c — SELECT_V2 (and SELECT): out = condition ? x : y, the three broadcast together as numpy does, any
+ * dtype for x and y (int8 keeps its quantization: values are chosen, never rescaled). TF1's SELECT also takes a
+ * rank-1 condition over x's first axis (a row each): it is broadcast as [N, 1, ..., 1].
  *
  * Axes are merged at prepare wherever all three operands step through them as through one axis (drop the
  * size-1 axes, then join neighbours), so the run is a loop over rows of the last merged axis: a causal mask's
@@ -128,15 +129,23 @@ rl_status rl_prepare_select(rl_plan *plan, rl_op *op) {
     if ((s = rl_expect_dtype(plan, out, "output", x->dtype)) != RL_OK) return s;
     if ((s = rl_expect_quantized_alike(plan, x, "x", out, "output")) != RL_OK) return s;
     if ((s = rl_expect_quantized_alike(plan, y, "y", out, "output")) != RL_OK) return s;
+    rl_shape cond_shape = cond->shape;
+    if (op->code == RL_OP_SELECT) {
+        if (!rl_shape_equal(&x->shape, &y->shape) || !(rl_shape_equal(&cond->shape, &x->shape) || cond->shape.rank == 1))
+            return rl_fail(plan, RL_INVALID, "SELECT takes x and y of one shape and a condition of that shape or "
+                                             "one value per row (SELECT_V2 broadcasts)");
+        if (cond->shape.rank == 1 && x->shape.rank > 1) {
+            if (cond->shape.dims[0] != x->shape.dims[0])
+                return rl_fail(plan, RL_INVALID, "SELECT's rank-1 condition has %d values for %d rows",
+                               (int)cond->shape.dims[0], (int)x->shape.dims[0]);
+            cond_shape.rank = x->shape.rank;
+            for (int32_t d = 1; d < x->shape.rank; ++d) cond_shape.dims[d] = 1;
+        }
+    }
     rl_broadcast xy, all;
     rl_shape xy_shape, out_shape;
     if ((s = rl_broadcast_shapes(plan, &x->shape, &y->shape, &xy_shape, &xy)) != RL_OK) return s;
-    if ((s = rl_broadcast_shapes(plan, &cond->shape, &xy_shape, &out_shape, &all)) != RL_OK) return s;
-    if (op->code == RL_OP_SELECT && !(rl_shape_equal(&x->shape, &y->shape) &&
-                                      (rl_shape_equal(&cond->shape, &x->shape) || cond->shape.rank == 1)))
-        return rl_fail(plan, RL_UNSUPPORTED, "SELECT broadcasts only as SELECT_V2 does: use SELECT_V2");
-    if (op->code == RL_OP_SELECT && cond->shape.rank == 1 && !rl_shape_equal(&cond->shape, &x->shape))
-        return rl_fail(plan, RL_UNSUPPORTED, "SELECT with a rank-1 condition over rows is not supported");
+    if ((s = rl_broadcast_shapes(plan, &cond_shape, &xy_shape, &out_shape, &all)) != RL_OK) return s;
     out->shape = out_shape;
     rl_select_state *st = (rl_select_state *)rl_op_state(plan, op, sizeof *st);
     if (!st) return RL_NO_MEMORY;
@@ -145,8 +154,8 @@ rl_status rl_prepare_select(rl_plan *plan, rl_op *op) {
     for (int32_t i = 0; i < 3; ++i) {
         rl_broadcast with_output;
         rl_shape same;
-        if ((s = rl_broadcast_shapes(plan, &rl_input(plan, op, i)->shape, &out_shape, &same, &with_output)) != RL_OK)
-            return s;
+        const rl_shape *operand = i == 0 ? &cond_shape : &rl_input(plan, op, i)->shape;
+        if ((s = rl_broadcast_shapes(plan, operand, &out_shape, &same, &with_output)) != RL_OK) return s;
         for (int32_t d = 0; d < 8; ++d) strides[i][d] = with_output.a_strides[d];
     }
     merge_axes(all.out_dims, (const int64_t(*)[8])strides, st);

@@ -35,6 +35,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--output", metavar="NAME", help="the model output the loss reads (when it has several), "
                    "or a tensor inside the model (the ops past it, off its way, stay as they are, "
                    "untrained)")
+    p.add_argument("--classes", type=int, metavar="N",
+                   help="widen the classifier's head to N classes (new ones start at zero weights) to teach the "
+                        "model classes it was shipped without (a K-class model's new classes are labels K..N-1)")
     p.add_argument("--list", action="store_true", help="list the weighted layers (the names --train takes) and stop")
     p.set_defaults(func=run)
 
@@ -48,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--learning-rate {args.learning_rate:g}: must be above 0")
     if args.train_last is not None and args.train_last < 1:
         raise UsageError(f"--train-last {args.train_last}: must be at least 1")
+    if args.classes is not None and args.classes < 2:
+        raise UsageError(f"--classes {args.classes}: must be at least 2")
     if args.list:
         model = load(args.model)
         for k, layer in enumerate(reversed(weighted_layers(model, signature_subgraph(model))), start=1):
@@ -57,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("-o TRAIN.tflite is required (the training file to write)")
     output_file(args.out, "training file")
     content = trainable(args.model, train_last=args.train_last, train=args.train, loss=args.loss,
-                        optimizer=args.optimizer, learning_rate=args.learning_rate, output=args.output)
+                        optimizer=args.optimizer, learning_rate=args.learning_rate, output=args.output,
+                        classes=args.classes)
     write_file(args.out, content, "training file")
     print(f"wrote {args.out} ({len(content)} bytes): signatures infer, train (inputs + y), save, restore")
     return 0

@@ -70,6 +70,57 @@ def gelu(x):
 
 def gelu_tanh(x):
     return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+def naive_space_to_batch(x, block, pads):
+    """out[(i * bw + j) * n + b, h, w] = padded[b, h * bh + i, w * bw + j], element by element."""
+    x = np.pad(x, [(0, 0), *pads, (0, 0)])
+    n, ph, pw, c = x.shape
+    bh, bw = block
+    y = np.zeros((n * bh * bw, ph // bh, pw // bw, c))
+    for i, j, b, h, w in np.ndindex(bh, bw, n, ph // bh, pw // bw):
+        y[(i * bw + j) * n + b, h, w] = x[b, h * bh + i, w * bw + j]
+    return y
+
+
+def naive_batch_to_space(x, block, crops):
+    nb, h, w, c = x.shape
+    bh, bw = block
+    n = nb // (bh * bw)
+    y = np.zeros((n, h * bh, w * bw, c))
+    for i, j, b, r, q in np.ndindex(bh, bw, n, h, w):
+        y[b, r * bh + i, q * bw + j] = x[(i * bw + j) * n + b, r, q]
+    (t, d), (left, right) = crops
+    return y[:, t:h * bh - d, left:w * bw - right]
+
+
+def naive_lrn(x, radius, bias, alpha, beta):
+    y = np.zeros_like(x)
+    depth = x.shape[-1]
+    for idx in np.ndindex(x.shape[:-1]):
+        for c in range(depth):
+            window = x[idx][max(c - radius, 0):c + radius + 1]
+            y[idx][c] = x[idx][c] * (bias + alpha * np.sum(window ** 2)) ** -beta
+    return y
+
+
+def naive_lstm(x, wx, wh, b):
+    """Keras' LSTM step by step: gates i, f, c, o; c = f c + i tanh(.), h = o tanh(c), from zeros."""
+    h, c = np.zeros((x.shape[0], wh[0].shape[0])), np.zeros((x.shape[0], wh[0].shape[0]))
+    out = []
+    for t in range(x.shape[1]):
+        z = [x[:, t] @ wx[k].T + h @ wh[k].T + b[k] for k in range(4)]
+        c = sigmoid(z[1]) * c + sigmoid(z[0]) * np.tanh(z[2])
+        h = sigmoid(z[3]) * np.tanh(c)
+        out.append(h)
+    return np.stack(out, 1)
+
+
+def reverse_cumsum(x, axis):
+    return np.flip(np.cumsum(np.flip(x, axis), axis), axis)
+
+
+ND_INDICES = np.array([[0, 1], [2, 3], [0, 1]], dtype=np.int32)
+START = np.array([1, 0], dtype=np.int32)
+MOD_X, MOD_Y = np.array([[0.35, 1.7, -2.2]]), np.array([[1.0, 0.8, 0.9]])  # x / y well away from integers
 TFL_STATIC_INT = np.array([[0, 1], [1, 0]], dtype=np.int32)
 
 # (id, inputs, graph builder over placeholders, independent numpy reference)
@@ -199,6 +250,58 @@ CASES = [
      lambda x: x.repeat(2, 1).repeat(2, 2)),
     ("resize_nearest_half_pixel", [U(1, 3, 3, 1)], lambda x: ops.resize_nearest(x, (6, 6), half_pixel_centers=True),
      lambda x: x.repeat(2, 1).repeat(2, 2)),
+    ("abs", [away_from(U(3, 4), 0)], ops.abs_, np.abs),
+    ("elu", [away_from(U(3, 4, lo=-3, hi=3), 0)], ops.elu, lambda x: np.where(x > 0, x, np.exp(x) - 1)),
+    ("relu_n1_to_1", [away_from(U(3, 4, lo=-2, hi=2), -1, 1)], ops.relu_n1_to_1, lambda x: np.clip(x, -1, 1)),
+    ("pow", [U(2, 3, lo=0.5, hi=2), U(3, lo=-2, hi=2)], ops.pow_, np.power),
+    ("pow_negative_base_integer_exponent", [U(2, 3, lo=-2, hi=-0.5)], lambda x: ops.pow_(x, 3.0),
+     lambda x: x ** 3),
+    ("floor_mod", [MOD_X, MOD_Y], ops.floor_mod, np.mod),
+    ("select_v1_same_shape", [U(2, 3), U(2, 3)], lambda a, b: ops.select_v1(CONDITION, a, b),
+     lambda a, b: np.where(CONDITION, a, b)),
+    ("select_v1_row_condition", [U(2, 3), U(2, 3)], lambda a, b: ops.select_v1(np.array([False, True]), a, b),
+     lambda a, b: np.where([[False], [True]], a, b)),
+    ("reduce_prod_axis1", [U(2, 3, 4, lo=0.5, hi=1.5)], lambda x: ops.reduce_prod(x, 1), lambda x: x.prod(1)),
+    ("reduce_prod_keepdims", [U(2, 3, lo=-1.5, hi=-0.5)], lambda x: ops.reduce_prod(x, -1, keepdims=True),
+     lambda x: x.prod(-1, keepdims=True)),
+    ("cumsum", [U(2, 5)], lambda x: ops.cumsum(x, 1), lambda x: np.cumsum(x, 1)),
+    ("cumsum_exclusive_reverse", [U(3, 4, 2)], lambda x: ops.cumsum(x, 1, exclusive=True, reverse=True),
+     lambda x: reverse_cumsum(x, 1) - x),
+    ("split_unused_part", [U(2, 6)], lambda x: (lambda p: p[0] * p[2])(ops.split(x, 3, axis=1)),
+     lambda x: x[:, 0:2] * x[:, 4:6]),
+    ("split_v_rest", [U(5, 2)], lambda x: (lambda p: p[0] - p[1] * 3.0)(ops.split_v(x, [2, 2, -1], axis=0)),
+     lambda x: x[:2] - x[2:4] * 3.0),
+    ("unpack_axis1", [U(2, 3, 2)], lambda x: (lambda p: p[0] * p[1] + p[2])(ops.unpack(x, axis=1)),
+     lambda x: x[:, 0] * x[:, 1] + x[:, 2]),
+    ("tile", [U(2, 3)], lambda x: ops.tile(x, [2, 3]), lambda x: np.tile(x, [2, 3])),
+    ("broadcast_to", [U(3, 1)], lambda x: ops.broadcast_to(x, [2, 3, 4]),
+     lambda x: np.broadcast_to(x, (2, 3, 4))),
+    ("fill", [np.array(0.7)], lambda v: ops.fill([2, 3], v), lambda v: np.full((2, 3), v)),
+    ("reverse", [U(2, 3, 4)], lambda x: ops.reverse(x, [0, 2]), lambda x: x[::-1, :, ::-1]),
+    ("space_to_batch_nd", [U(2, 3, 4, 2)], lambda x: ops.space_to_batch_nd(x, [2, 2], [(1, 0), (0, 0)]),
+     lambda x: naive_space_to_batch(x, (2, 2), [(1, 0), (0, 0)])),
+    ("batch_to_space_nd", [U(8, 2, 3, 2)], lambda x: ops.batch_to_space_nd(x, [2, 2], [(1, 0), (0, 1)]),
+     lambda x: naive_batch_to_space(x, (2, 2), [(1, 0), (0, 1)])),
+    ("pad_v2", [U(2, 3), np.array(0.3)], lambda x, v: ops.pad_v2(x, [(1, 0), (2, 1)], v),
+     lambda x, v: np.pad(x, [(1, 0), (2, 1)], constant_values=v)),
+    ("gather_nd_duplicates", [U(3, 4, 2)], lambda p: ops.gather_nd(p, ND_INDICES),
+     lambda p: p[ND_INDICES[:, 0], ND_INDICES[:, 1]]),
+    ("gather_nd_full_index", [U(3, 4)], lambda p: ops.gather_nd(p, ND_INDICES),
+     lambda p: p[ND_INDICES[:, 0], ND_INDICES[:, 1]]),
+    ("dynamic_update_slice", [U(3, 4), U(2, 3)], lambda x, u: ops.dynamic_update_slice(x, u, START),
+     lambda x, u: np.concatenate([x[:1], np.concatenate([u, x[1:3, 3:]], 1), x[3:]], 0)),
+    ("l2_normalize", [U(3, 4)], ops.l2_normalize, lambda x: x / np.linalg.norm(x, axis=-1, keepdims=True)),
+    ("lstm", [U(2, 3, 2), U(3, 2), U(3, 3), U(3)],
+     lambda x, wx, wh, b: ops.lstm(x, [wx, wx * 0.5, wx * -1.0, wx * 2.0], [wh, wh * 0.5, wh * -1.0, wh * 2.0],
+                                   [b, b * 2.0, b * -1.0, b]),
+     lambda x, wx, wh, b: naive_lstm(x, [wx, wx * 0.5, -wx, wx * 2.0], [wh, wh * 0.5, -wh, wh * 2.0],
+                                     [b, b * 2.0, -b, b])),
+    ("lstm_time_major_clipped", [U(3, 2, 2, lo=-2, hi=2), U(3, 2), U(3, 3), U(3)],
+     lambda x, wx, wh, b: ops.lstm(x, [wx] * 4, [wh] * 4, [b] * 4, time_major=True, cell_clip=5.0),
+     lambda x, wx, wh, b: naive_lstm(x.swapaxes(0, 1), [wx] * 4, [wh] * 4, [b] * 4).swapaxes(0, 1)),
+    ("local_response_normalization", [U(1, 2, 2, 6)],
+     lambda x: ops.local_response_normalization(x, radius=2, bias=1.0, alpha=0.5, beta=0.75),
+     lambda x: naive_lrn(x, 2, 1.0, 0.5, 0.75)),
 ]
 
 
@@ -268,3 +371,65 @@ def test_comparison_value(op, reference):
         out = op(x, y)
     assert out.dtype == "bool"
     np.testing.assert_array_equal(graph.run(out, {x: a, y: b}), reference(a, b))
+
+
+BOOLS = (np.array([[True, False, True], [False, False, True]]), np.array([True, False, False]))
+HALVES = np.array([[-2.5, -1.5, -0.5, 0.5, 1.5, 2.5], [-1.7, -0.2, 0.0, 0.3, 1.49, 2.51]])
+
+# Ops through which no gradient flows, and integer forms of ops that have one: (id, inputs, builder, independent
+# numpy reference); the value on the numpy reference and on the JAX lowering.
+VALUE_CASES = [
+    ("ceil", [HALVES], ops.ceil, np.ceil),
+    ("floor", [HALVES], ops.floor, np.floor),
+    ("round_half_to_even", [HALVES], ops.round_, lambda x: np.array([[-2, -2, -0, 0, 2, 2], [-2, -0, 0, 0, 1, 3]])),
+    ("floor_div", [MOD_X * 3, MOD_Y], ops.floor_div, lambda x, y: np.floor(x / y)),
+    ("floor_div_int", [np.array([7, -7, 6], np.int32), np.array([2, 2, -4], np.int32)], ops.floor_div,
+     lambda x, y: np.array([3, -4, -2])),
+    ("floor_mod_int", [np.array([7, -7, 6], np.int32), np.array([2, 2, -4], np.int32)], ops.floor_mod,
+     lambda x, y: np.array([1, 1, -2])),
+    ("abs_int", [np.array([-3, 0, 4], np.int32)], ops.abs_, np.abs),
+    ("less_equal", [HALVES, np.array(0.0)], ops.less_equal, lambda x, y: x <= y),
+    ("not_equal", [HALVES, np.array(0.5)], ops.not_equal, lambda x, y: x != y),
+    ("logical_and", list(BOOLS), ops.logical_and, np.logical_and),
+    ("logical_or", list(BOOLS), ops.logical_or, np.logical_or),
+    ("logical_not", [BOOLS[0]], ops.logical_not, np.logical_not),
+    ("reduce_all", [BOOLS[0]], lambda b: ops.reduce_all(b, 1), lambda b: np.array([False, False])),
+    ("reduce_any_keepdims", [BOOLS[0]], lambda b: ops.reduce_any(b, 0, keepdims=True),
+     lambda b: np.array([[True, False, True]])),
+    ("arg_max_first_at_ties", [np.array([[1.0, 3.0, 3.0], [2.0, 0.0, 1.0]])], lambda x: ops.arg_max(x, 1),
+     lambda x: np.array([1, 0])),
+    ("arg_min_axis0_int64", [np.array([[1.0, 3.0, 3.0], [2.0, 0.0, 1.0]])],
+     lambda x: ops.arg_min(x, 0, output_type="int64"), lambda x: np.array([0, 1, 1])),
+    ("one_hot_out_of_range", [np.array([[0, 2], [3, -1]], np.int32)],
+     lambda i: ops.one_hot_builtin(i, 3, on_value=5.0, off_value=-1.0),
+     lambda i: np.array([[[5, -1, -1], [-1, -1, 5]], [[-1, -1, -1], [-1, -1, -1]]])),
+    ("one_hot_axis0", [np.array([1, 0], np.int32)], lambda i: ops.one_hot_builtin(i, 3, axis=0),
+     lambda i: np.array([[0, 1], [1, 0], [0, 0]])),
+    ("zeros_like", [HALVES], ops.zeros_like_builtin, np.zeros_like),
+    ("range_float", [np.array(0.5), np.array(3.0), np.array(0.75)], ops.range_,
+     lambda a, b, c: np.array([0.5, 1.25, 2.0, 2.75])),
+    ("range_int_down", [np.array(5, np.int32), np.array(-1, np.int32), np.array(-2, np.int32)], ops.range_,
+     lambda a, b, c: np.array([5, 3, 1])),
+    ("rfft2d_crop_and_pad", [U(2, 5, 3).astype(np.float32)], lambda x: ops.rfft2d(x, [4, 4]),
+     lambda x: np.fft.fft2(np.pad(x[:, :4, :], [(0, 0), (0, 0), (0, 1)]))[..., :3]),
+]
+
+
+@pytest.mark.parametrize("case", VALUE_CASES, ids=[c[0] for c in VALUE_CASES])
+def test_value_without_gradient(case):
+    _, inputs, builder, reference = case
+    graph = rg.Graph()
+    with graph.as_default():
+        xs = [rg.placeholder(a.shape, a.dtype, name=f"x{i}") for i, a in enumerate(inputs)]
+        y = builder(*xs)
+    assert y.producer.op in rg.NO_GRADIENT or np.issubdtype(np.dtype(y.dtype), np.integer)
+    value = graph.run(y, dict(zip(xs, inputs)))
+    want = reference(*inputs)
+    tolerance = 1e-5 if value.dtype == np.complex64 else 0
+    np.testing.assert_allclose(value, want, rtol=tolerance, atol=tolerance)
+    if value.dtype != bool:
+        assert value.dtype == y.dtype
+    pytest.importorskip("jax")
+    with x64():
+        lowered = np.asarray(run_jax([y], dict(zip(xs, inputs)))[0])
+    np.testing.assert_allclose(lowered, value, rtol=tolerance, atol=tolerance)

@@ -1,0 +1,124 @@
+"""Recurrent: UNIDIRECTIONAL_SEQUENCE_LSTM, TFLite's fused LSTM in the form Keras' LSTM layer converts to (four
+gates with input and recurrent weights and biases; no peepholes, projection or layer norms; tanh), run over one
+sequence from a zero state. The runtimes keep the state in variable tensors and carry it from one invoke to the
+next (until reset_all_variables), so graph.run matches an invoke made after allocate_tensors or a reset.
+
+Its gradient rule unrolls the op into builtins (FULLY_CONNECTED, LOGISTIC, TANH, MUL, ADD per step) and
+differentiates that: backpropagation through time, lowered like any other backward graph."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ops
+from ..core import Tensor
+from ..registry import OpDef, register
+from .core import _apply, _tfl, as_tensor
+
+GATES = ("input", "forget", "cell", "output")
+"""TFLite's gate order: its inputs 1-4 (input weights), 5-8 (recurrent weights) and 12-15 (biases)."""
+
+LSTM_SLOTS = [0, 1, 2, 3, 4, 5, 6, 7, 8, None, None, None, 9, 10, 11, 12, None, None, "h", "c", None, None, None,
+              None]
+"""TFLite's 24 inputs by the node's: node input k, None for an omitted one (peepholes, projection, layer norms),
+"h" / "c" the output and cell state variable tensors."""
+
+
+def _lstm_infer(attrs, specs):
+    (xs, xd), *rest = specs
+    if len(rest) != 12 or not np.issubdtype(np.dtype(xd), np.floating) or len(xs) != 3:
+        raise ValueError(f"expects a float sequence [batch, time, features] and 12 weights, got {specs}")
+    n_in, n_cell = xs[2], rest[0][0][0]
+    for k, (shape, dtype) in enumerate(rest):
+        want = (n_cell, n_in) if k < 4 else (n_cell, n_cell) if k < 8 else (n_cell,)
+        if tuple(shape) != want or dtype != xd:
+            raise ValueError(f"{GATES[k % 4]} {('input weights', 'recurrent weights', 'bias')[k // 4]}: "
+                             f"{dtype} {shape}, expected {xd} {want}")
+    return [(xs[:2] + (n_cell,), xd)]
+
+
+def _lstm(xp, a, x, *w):
+    """The sequence of outputs h_t; xp is numpy or jax.numpy."""
+    wx, wh, b = w[0:4], w[4:8], w[8:12]
+    if a["time_major"]:
+        x = xp.swapaxes(x, 0, 1)
+    batch, steps = x.shape[0], x.shape[1]
+    h = xp.zeros((batch, wh[0].shape[1]), x.dtype)
+    c = xp.zeros((batch, wh[0].shape[0]), x.dtype)
+    outs = []
+    for t in range(steps):
+        z = [x[:, t] @ wx[k].T + h @ wh[k].T + b[k] for k in range(4)]
+        i, f, o = (1 / (1 + xp.exp(-z[k])) for k in (0, 1, 3))
+        c = f * c + i * xp.tanh(z[2])
+        if a["cell_clip"] > 0:
+            c = xp.clip(c, -a["cell_clip"], a["cell_clip"])
+        h = o * xp.tanh(c)
+        outs.append(h)
+    y = xp.stack(outs, axis=1)
+    return xp.swapaxes(y, 0, 1) if a["time_major"] else y
+
+
+def _jnp_lstm(a, *args):
+    import jax.numpy as jnp
+    return _lstm(jnp, a, *args)
+
+
+register(OpDef("UNIDIRECTIONAL_SEQUENCE_LSTM", attrs={"time_major": False, "cell_clip": 0.0}, infer=_lstm_infer,
+               numpy=lambda a, *args: _lstm(np, a, *args), jax=_jnp_lstm,
+               tflite=_tfl("UNIDIRECTIONAL_SEQUENCE_LSTM", "UnidirectionalSequenceLSTMOptions",
+                           {"time_major": "time_major", "cell_clip": "cell_clip"},
+                           notes="24 inputs as LSTM_SLOTS; fused_activation_function TANH; zero variable states")))
+
+
+def lstm(x, input_weights, recurrent_weights, biases, time_major: bool = False, cell_clip: float = 0.0,
+         name: str | None = None) -> Tensor:
+    """UNIDIRECTIONAL_SEQUENCE_LSTM over x [batch, time, features] ([time, batch, ...] with `time_major`) from a
+    zero state: the outputs h_t [batch, time, cells]. Each of `input_weights` [cells, features],
+    `recurrent_weights` [cells, cells] and `biases` [cells] is four tensors or values, one per gate in TFLite's
+    order (input, forget, cell, output). `cell_clip` > 0 clips the cell state."""
+    x = as_tensor(x)
+    weights = [as_tensor(w, dtype=x.dtype, graph=x.graph)
+               for group in (input_weights, recurrent_weights, biases) for w in group]
+    return _apply("UNIDIRECTIONAL_SEQUENCE_LSTM", [x, *weights],
+                  {"time_major": bool(time_major), "cell_clip": float(cell_clip)}, name=name)
+
+
+def _unrolled(node, inputs: list[Tensor]) -> Tensor:
+    """The node's outputs rebuilt from builtins over `inputs` (stand-ins for the node's)."""
+    x, *w = inputs
+    wx, wh, b = w[0:4], w[4:8], w[8:12]
+    if node.attrs["time_major"]:
+        x = ops.transpose(x, [1, 0, 2])
+    steps, clip = x.shape[1], node.attrs["cell_clip"]
+    if steps is None:
+        raise ValueError(f'gradient of UNIDIRECTIONAL_SEQUENCE_LSTM "{node.name}": the time axis must be static')
+    h = c = None
+    outs = []
+    for t in range(steps):
+        xt = ops.strided_slice(x, [0, t, 0], [0, t + 1, 0], begin_mask=5, end_mask=5, shrink_axis_mask=2)
+        z = [ops.fully_connected(xt, wx[k], b[k]) for k in range(4)]
+        if h is not None:
+            z = [ops.add(z[k], ops.fully_connected(h, wh[k])) for k in range(4)]
+        i, f, o = (ops.sigmoid(z[k]) for k in (0, 1, 3))
+        c = ops.mul(i, ops.tanh(z[2])) if c is None else ops.add(ops.mul(f, c), ops.mul(i, ops.tanh(z[2])))
+        if clip > 0:
+            c = ops.minimum(ops.maximum(c, -clip), clip)
+        h = ops.mul(o, ops.tanh(c))
+        outs.append(h)
+    return ops.pack(outs, axis=0 if node.attrs["time_major"] else 1)
+
+
+def _grad_lstm(node, dys):
+    from ..autodiff import gradients
+
+    # over stand-ins (IDENTITY: no op in a file): a weight that reaches the node twice (through another of its
+    # inputs) would otherwise take that path's share here and again from the outer walk
+    stand_ins = [ops.identity(t) for t in node.inputs]
+    return gradients(_unrolled(node, stand_ins), stand_ins, grad_ys=dys[0], name="bptt")
+
+
+GRADIENTS = {
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": _grad_lstm,
+}
+"""This family's gradient rules by op name, `rule(node, output_grads) -> input_grads`; merged into
+`rillet.graph.ops.GRADIENTS`."""
