@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rillet.converter.format.schema import BUILTIN_CODES
 from rillet.converter.format.view import ModelView
 from rillet.native import lib
 
@@ -47,6 +48,9 @@ __all__ = ["Delegate", "DelegateError", "Interpreter", "InterpreterWithCustomOps
 
 
 _invoke_plan = lib.rl_plan_invoke
+
+# The builtin codes of the ops that run another subgraph (IF, WHILE, CALL_ONCE): an invoke may prepare it.
+_CALLING_OPS = np.array([BUILTIN_CODES[name] for name in ("IF", "WHILE", "CALL_ONCE")])
 
 
 # Below this a file is read: copying a few pages costs less than setting up and tearing down a mapping.
@@ -179,10 +183,12 @@ class Interpreter(ResourceVariables):
         self._plan = self._plans[0]
         self._model: ModelFile | None = None
         self._views: dict[tuple[int, int], np.ndarray] = {}
-        # Per subgraph, what its signature runner's last call found (input views by tensor, output views by
-        # name): a training loop's next step with the same shapes and types copies in, invokes and copies
-        # out with nothing else looked up. Emptied with the views at allocate_tensors.
-        self._signature_calls: dict[int, tuple[dict[int, np.ndarray], list[tuple[str, np.ndarray]]]] = {}
+        # Per subgraph, what its signature runner's last call found: the runner's names dict, input views by
+        # name, (output name, view, copy or scalar), the native plan and output views by name. A loop's next
+        # call with the same names, shapes and types copies in, invokes and copies out with nothing else
+        # looked up. Emptied with the views at allocate_tensors and whenever a plan is prepared again.
+        self._signature_calls: dict[int, tuple[dict[str, int], dict[str, np.ndarray],
+                                               list[tuple[str, np.ndarray, bool]], Any, dict[str, np.ndarray]]] = {}
         # The subgraphs whose plans are prepared for their current input shapes. As in LiteRT, a signature
         # runner prepares its own subgraph only (and what its control flow calls), at its first call after a
         # resize: another signature's default shapes, which may be too small for its ops, are not prepared.
@@ -259,9 +265,17 @@ class Interpreter(ResourceVariables):
             prepared = [self._plans[k] for k in sorted(self._prepared)]
             release_packed_pages(self._content, prepared)
             # An invoke reads the mapping when an op uses a constant in place, or may prepare a subgraph
-            # again (IF, WHILE); when every constant was packed at prepare it reads only the packed copies.
+            # again (IF, WHILE, CALL_ONCE); when every constant was packed at prepare it reads only the packed
+            # copies. Subgraphs that are only signatures (a decoder's prefill and decode) call none.
             self._watch_file = self._mapped_bytes > 0 and (
-                len(self._plans) > 1 or any(read for plan in prepared for _, _, read in constant_spans(plan)))
+                self._calls_subgraphs() or any(read for plan in prepared for _, _, read in constant_spans(plan)))
+
+    def _calls_subgraphs(self) -> bool:
+        """Some op of the model runs another subgraph: the only ops librillet runs that do are IF, WHILE and
+        CALL_ONCE (a model with another is refused at load)."""
+        if len(self._plans) < 2:
+            return False
+        return bool(np.isin(self._model_view.opcode_codes, _CALLING_OPS).any())
 
     def _check_model_file(self) -> None:
         """ModelFileChangedError when the mapped model file is now shorter than when it was mapped. (A file
@@ -563,26 +577,73 @@ class Interpreter(ResourceVariables):
         cached = self._views.get((subgraph, index)) if subgraph in self._prepared else None
         return cached.shape if cached is not None else tuple(self._plans[subgraph].shape(index))
 
-    def _run_signature(self, subgraph: int, inputs: dict[int, np.ndarray], outputs: dict[str, int]) -> dict[str, Any]:
-        """A signature runner's call: resize what changed, prepare if needed, set, invoke, copy the outputs."""
+    def _run_signature(self, subgraph: int, names: dict[str, int], outputs: dict[str, int],
+                       kwargs: dict[str, Any], carried: dict[str, str] | None = None) -> dict[str, Any]:
+        """A signature runner's call (`names`: its inputs' names -> tensor indices, the runner's own dict;
+        `carried`: output name -> input name, SignatureRunner.carry's): resize what changed, prepare if
+        needed, set, invoke, copy the outputs (each carried one into its input instead)."""
         with self._lock:
-            # In a call of its own: its locals (views of the arena) are gone when it returns, before the lock
-            # is released; otherwise another thread's allocate_tensors could find them alive and refuse.
-            return self._run_signature_locked(subgraph, inputs, outputs)
+            # Each path in a call of its own: its locals (views of the arena) are gone when it returns, before
+            # a plan is prepared or the lock released; otherwise that allocate would find them alive and refuse.
+            found = self._run_signature_again(subgraph, names, kwargs, carried)
+            if found is not None:
+                return found
+            return self._run_signature_locked(subgraph, names, outputs, kwargs, carried)
 
-    def _run_signature_locked(self, subgraph: int, inputs: dict[int, np.ndarray],
-                              outputs: dict[str, int]) -> dict[str, Any]:
-        known = self._signature_calls.get(subgraph) if subgraph in self._prepared else None
-        if known is not None and self._same_call(known, inputs, outputs):
-            if self._watch_file:
-                self._check_model_file()
-            for index, value in inputs.items():
-                np.copyto(known[0][index], value)
-            status = _invoke_plan(self._plans[subgraph]._plan)
-            if status:
-                self._plans[subgraph]._check(status)
-            return {name: v[()] if v.ndim == 0 else v.copy() for name, v in known[1]}
-        known = None  # its views would block the allocate below
+    def _forget_signature_call(self, subgraph: int) -> None:
+        """The next runner call on `subgraph` takes the checked path (SignatureRunner.carry changed)."""
+        with self._lock:
+            self._signature_calls.pop(subgraph, None)
+
+    def _run_signature_again(self, subgraph: int, names: dict[str, int], kwargs: dict[str, Any],
+                             carried: dict[str, str] | None) -> dict[str, Any] | None:
+        """The steady state of a loop (a decoder's next token, a training step): the same names, shapes and
+        types as the last call, copied straight into the views that call found, with nothing else looked up
+        or built. None for anything else, which the checked path then runs (setting every input again)."""
+        known = self._signature_calls.get(subgraph)
+        if known is None or known[0] is not names or subgraph not in self._prepared:
+            return None
+        views = known[1]
+        # Only carried inputs may be left out: they hold the last call's outputs.
+        if len(kwargs) != len(views) and (not carried or len(views) - len(kwargs) != sum(
+                1 for name in carried.values() if name not in kwargs)):
+            return None
+        for name, value in kwargs.items():
+            view = views.get(name)
+            if view is None or type(value) is not np.ndarray or value.shape != view.shape or value.dtype != view.dtype:
+                return None
+            np.copyto(view, value)
+        if self._watch_file:
+            self._check_model_file()
+        status = _invoke_plan(known[3])
+        if status:
+            self._plans[subgraph]._check(status)
+        if carried:
+            for output, name in carried.items():
+                np.copyto(views[name], known[4][output])
+            return {name: v.copy() if copy else v[()] for name, v, copy in known[2] if name not in carried}
+        return {name: v.copy() if copy else v[()] for name, v, copy in known[2]}
+
+    def _run_signature_locked(self, subgraph: int, names: dict[str, int], outputs: dict[str, int],
+                              kwargs: dict[str, Any], carried: dict[str, str] | None = None) -> dict[str, Any]:
+        left_out = [name for name in (carried or {}).values() if name not in kwargs]
+        if len(kwargs) + len(left_out) != len(names):
+            raise ValueError(f"Invalid number of inputs provided for running a SignatureDef, expected "
+                             f"{len(names) - len(left_out)} vs provided {len(kwargs)}")
+        for name in kwargs:
+            if name not in names:
+                raise ValueError(f"Invalid Input name ({name}) for SignatureDef")
+        if left_out:
+            # A carried input left out holds the last call's output, read here before a resize may move it;
+            # only this runner's last call, with no prepare since, can have put it there.
+            known = self._signature_calls.get(subgraph)
+            if known is None or known[0] is not names or subgraph not in self._prepared:
+                raise ValueError(f"carried input {left_out[0]!r} holds no output yet: pass every input in the first "
+                                 "call after carry(), allocate_tensors() or another runner's call on this subgraph")
+            kwargs = {**kwargs, **{name: known[1][name].copy() for name in left_out}}
+            known = None  # its views would block the allocate below
+        inputs = {names[name]: np.asarray(value) for name, value in kwargs.items()}
+        self._signature_calls.pop(subgraph, None)  # its views would block the allocate below
         for index, value in inputs.items():
             if value.shape != self._current_shape(index, subgraph):
                 self._resize(index, np.array(value.shape, dtype=np.int32), False, subgraph)
@@ -590,27 +651,24 @@ class Interpreter(ResourceVariables):
             self._prepare([subgraph])
         for index, value in inputs.items():
             self._set(index, value, subgraph)
+        for output, name in (carried or {}).items():
+            have, want = self._current_shape(outputs[output], subgraph), self._current_shape(names[name], subgraph)
+            if list(have) != list(want):
+                raise ValueError(f"carried output {output!r} has shape {list(have)}, its input {name!r} "
+                                 f"{list(want)}")
         self._invoke(subgraph)
         found = {name: self._view(index, subgraph) for name, index in outputs.items()}
+        for output, name in (carried or {}).items():
+            np.copyto(self._view(names[name], subgraph), found[output])
         writable = all(self._view(index, subgraph).flags.writeable for index in inputs) and not any(
             self._plans[subgraph].is_dynamic(index) for index in outputs.values())  # copies, not views
         if writable:
-            self._signature_calls[subgraph] = ({index: self._view(index, subgraph) for index in inputs},
-                                               list(found.items()))
-        return {name: v[()] if v.ndim == 0 else v.copy() for name, v in found.items()}
-
-    @staticmethod
-    def _same_call(known: tuple[dict[int, np.ndarray], list[tuple[str, np.ndarray]]],
-                   inputs: dict[int, np.ndarray], outputs: dict[str, int]) -> bool:
-        """The call feeds the same tensors, with the same shapes and types, and asks for the same outputs."""
-        views, found = known
-        if len(views) != len(inputs) or len(found) != len(outputs):
-            return False
-        for index, value in inputs.items():
-            view = views.get(index)
-            if view is None or value.shape != view.shape or value.dtype != view.dtype:
-                return False
-        return all(name in outputs for name, _ in found)
+            # Dropped whenever a plan is prepared again (_prepare), so a view never outlives its arena.
+            self._signature_calls[subgraph] = (
+                names, {name: self._view(index, subgraph) for name, index in names.items()},
+                [(name, v, v.ndim != 0) for name, v in found.items()], self._plans[subgraph]._plan, found)
+        return {name: v[()] if v.ndim == 0 else v.copy() for name, v in found.items()
+                if not carried or name not in carried}
 
     # ---- what rillet adds ----
 

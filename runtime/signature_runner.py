@@ -37,20 +37,46 @@ class SignatureRunner:
         self._signature_def = signature_defs[signature_key]
         self._inputs: dict[str, int] = self._signature_def["inputs"]
         self._outputs = self._signature_def["outputs"].items()
+        self._output_indices: dict[str, int] = dict(self._outputs)
         self._subgraph_index: int = interpreter._signature_subgraphs()[signature_key]
+        self._carried: dict[str, str] | None = None
 
     def __call__(self, **kwargs: Any) -> dict[str, Any]:
         """Runs the signature on `kwargs` (input name -> array): inputs whose shape differs are resized,
         the plan prepared when it must be; returns output name -> a copy of the output."""
-        if len(kwargs) != len(self._inputs):
-            raise ValueError(f"Invalid number of inputs provided for running a SignatureDef, expected "
-                             f"{len(self._inputs)} vs provided {len(kwargs)}")
-        for name in kwargs:
-            if name not in self._inputs:
-                raise ValueError(f"Invalid Input name ({name}) for SignatureDef")
-        values = {name: np.asarray(value) for name, value in kwargs.items()}
-        return self._interpreter._run_signature(self._subgraph_index, {self._inputs[n]: v for n, v in values.items()},
-                                                dict(self._outputs))
+        return self._interpreter._run_signature(self._subgraph_index, self._inputs, self._output_indices, kwargs,
+                                                self._carried)
+
+    def carry(self, **outputs_to_inputs: str) -> None:
+        """Feeds outputs back as the next call's inputs inside the runtime, as a generation loop does with its
+        KV cache (or a stateful model with its state): after `runner.carry(kv_cache_k_0="kv_cache_k_0")` each
+        call copies output kv_cache_k_0 into input kv_cache_k_0 once it has run and leaves it out of the dict it
+        returns, and a call may leave that input out (it then holds the last call's output) or pass it (to start
+        again, a new prompt's cache). The first call after carry() must pass every input, as must the first
+        after allocate_tensors() or another runner's call on the same subgraph (ValueError otherwise).
+        `carry()` with no arguments stops carrying. rillet's own API: LiteRT's runner has no such method.
+
+        Raises:
+            ValueError: a name that is not one of the signature's outputs or inputs, an input fed by two outputs,
+                or an output whose type differs from its input's (a shape that differs is refused at the call).
+        """
+        outputs, inputs = self.get_output_details(), self.get_input_details()
+        for output, name in outputs_to_inputs.items():
+            if output not in outputs:
+                raise ValueError(f"carry: {output!r} is not an output of signature {self._signature_key!r} "
+                                 f"(its outputs: {', '.join(outputs)})")
+            if name not in inputs:
+                raise ValueError(f"carry: {name!r} is not an input of signature {self._signature_key!r} "
+                                 f"(its inputs: {', '.join(inputs)})")
+            if outputs[output]["dtype"] != inputs[name]["dtype"]:
+                raise ValueError(f"carry: output {output!r} is {np.dtype(outputs[output]['dtype']).name}, input "
+                                 f"{name!r} {np.dtype(inputs[name]['dtype']).name}")
+        fed = list(outputs_to_inputs.values())
+        if len(set(fed)) != len(fed):
+            twice = next(name for name in fed if fed.count(name) > 1)
+            raise ValueError(f"carry: input {twice!r} is fed by more than one output")
+        self._carried = dict(outputs_to_inputs) or None
+        self._interpreter._forget_signature_call(self._subgraph_index)
 
     def get_input_details(self) -> dict[str, dict[str, Any]]:
         """The signature's inputs by name, each as `Interpreter.get_input_details()` describes one."""

@@ -11,8 +11,9 @@
 
 #include "kernels.h"
 
-/* LOGISTIC and TANH with hardware FMA; every other op through f32_unary_ref. kernel_table.c gives it to every x86 SIMD
- * path. */
+/* LOGISTIC and TANH with hardware FMA (the reference's bits); SIN and COS vectorised, within a few ulp of the
+ * reference's libm values (|x| <= 8192; libm's beyond); every other op through f32_unary_ref. kernel_table.c gives
+ * it to every x86 SIMD path. */
 void f32_unary__avx2(rl_unary_op op, int64_t count, const float *x, float *y);
 
 /* RSQRT as XNNPACK's AVX-512 kernel (vrsqrt14ps and one Newton-Raphson step, within 2 ulp of the reference's);

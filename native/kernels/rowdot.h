@@ -41,6 +41,13 @@ typedef void (*rl_f32_rowdot_fn)(size_t m, size_t nc, size_t kc, const float *x,
 typedef void (*rl_qs8_rowdot_fn)(size_t m, size_t nc, size_t kc, const int8_t *x, size_t x_stride, const int8_t *w,
                                  const int32_t *bias, const float *scales, int8_t *y, size_t y_stride,
                                  const rl_qs8_requantization_params *params);
+/* float32 row times matrix: y[n] = sum over k < kc of x[k] * w[k * w_stride + n], n < nc, for BATCH_MATMUL's
+ * single-row products whose y changes at every invoke (a decoder's attention over its KV cache): y read in
+ * place, [k][n] rows as the model holds it, where the GEMM would pack all of it to use one row. The scalar
+ * kernel's order (0, then k ascending, each multiply and add rounded) is the specification; SIMD kernels fuse
+ * the multiply-adds (same k order per output), within a few ulps of sum |x * w|. No read past column nc of a
+ * row, no write past y[nc - 1]. */
+typedef void (*rl_f32_vecmat_fn)(size_t kc, size_t nc, const float *x, const float *w, size_t w_stride, float *y);
 typedef void (*rl_s8_s32_rowdot_fn)(size_t m, size_t nc, size_t kc, const int8_t *x, size_t x_stride,
                                     const int8_t *w, const int32_t *bias, int32_t *y, size_t y_stride);
 
@@ -49,6 +56,7 @@ typedef void (*rl_s8_s32_rowdot_fn)(size_t m, size_t nc, size_t kc, const int8_t
 typedef struct {
     uint32_t nr;
     rl_f32_rowdot_fn rowdot;
+    rl_f32_vecmat_fn vecmat; /* BATCH_MATMUL's row times matrix (ops/batch_matmul_gemm.c) */
 } rl_f32_rowdot_config;
 
 typedef struct {
@@ -84,11 +92,14 @@ rl_s8_s32_rowdot_config rl_s8_s32_rowdot_config_for(rl_isa isa);
 /* Only rowdot_configs.c should hand these out: an ISA kernel on a CPU without that ISA is an illegal
  * instruction. */
 RL_F32_ROWDOT_FN(f32_rowdot_1x4__scalar);
+void f32_vecmat__scalar(size_t kc, size_t nc, const float *x, const float *w, size_t w_stride, float *y);
 RL_QS8_ROWDOT_FN(qs8_qc8w_rowdot_1x4__scalar);
 RL_S8_S32_ROWDOT_FN(s8_s32_rowdot_1x4__scalar);
 #if defined(__x86_64__) || defined(_M_X64)
 RL_F32_ROWDOT_FN(f32_rowdot_1x4__avx2);
 RL_F32_ROWDOT_FN(f32_rowdot_1x4__avx512);
+void f32_vecmat_1x32__avx2(size_t kc, size_t nc, const float *x, const float *w, size_t w_stride, float *y);
+void f32_vecmat_1x64__avx512(size_t kc, size_t nc, const float *x, const float *w, size_t w_stride, float *y);
 RL_QS8_ROWDOT_FN(qs8_qc8w_rowdot_1x4__avx2);
 RL_QS8_ROWDOT_FN(qs8_qc8w_rowdot_1x4__avx512vnni); /* input_offset 128 */
 RL_S8_S32_ROWDOT_FN(s8_s32_rowdot_1x4__avx2);

@@ -4,10 +4,11 @@
 #include "rowdot.h"
 
 rl_f32_rowdot_config rl_f32_rowdot_config_for(rl_isa isa) {
-    const rl_f32_rowdot_config scalar = {.nr = 4, .rowdot = f32_rowdot_1x4__scalar};
+    const rl_f32_rowdot_config scalar = {.nr = 4, .rowdot = f32_rowdot_1x4__scalar, .vecmat = f32_vecmat__scalar};
 #if defined(__x86_64__) || defined(_M_X64)
-    const rl_f32_rowdot_config avx2 = {.nr = 4, .rowdot = f32_rowdot_1x4__avx2};
-    const rl_f32_rowdot_config avx512 = {.nr = 4, .rowdot = f32_rowdot_1x4__avx512};
+    const rl_f32_rowdot_config avx2 = {.nr = 4, .rowdot = f32_rowdot_1x4__avx2, .vecmat = f32_vecmat_1x32__avx2};
+    const rl_f32_rowdot_config avx512 = {.nr = 4, .rowdot = f32_rowdot_1x4__avx512,
+                                          .vecmat = f32_vecmat_1x64__avx512};
     switch (isa) {
     case RL_ISA_AVX512VNNI: /* no float32 use for VNNI: AVX-512's */
     case RL_ISA_AVX512: return avx512;
@@ -15,7 +16,8 @@ rl_f32_rowdot_config rl_f32_rowdot_config_for(rl_isa isa) {
     default: return scalar;
     }
 #elif RL_HAVE_NEON_KERNELS
-    const rl_f32_rowdot_config neon = {.nr = 4, .rowdot = f32_rowdot_1x4__neon};
+    /* No NEON row-times-matrix kernel yet: the scalar one, which the compiler vectorises. */
+    const rl_f32_rowdot_config neon = {.nr = 4, .rowdot = f32_rowdot_1x4__neon, .vecmat = f32_vecmat__scalar};
     return isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT ? neon : scalar;
 #else
     (void)isa;

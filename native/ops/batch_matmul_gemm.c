@@ -8,7 +8,11 @@
  * same way. The products then run as tiles of
  * (batch, block of rows, run of column panels) over the thread pool, so that attention's many small
  * per-head products still give every thread work. Each output element is one micro-kernel sum over k,
- * ascending, whatever the tile: the results do not depend on the thread count. */
+ * ascending, whatever the tile: the results do not depend on the thread count.
+ *
+ * A product of one row whose y changes at every invoke (a decoder's attention over its KV cache: q [1, d]
+ * times k^T [d, seq]) packs nothing: the row-times-matrix kernel (rowdot.h) reads y's [k][n] rows in place,
+ * where packing would copy all of y to use it once. */
 #include <float.h>
 #include <string.h>
 
@@ -34,6 +38,7 @@ typedef struct {
     rl_f32_gemm_config f32;
     rl_f32_minmax_params params;
     rl_x32_transpose_2d_fn transpose_2d; /* x's, with adj_x */
+    rl_f32_vecmat_fn vecmat; /* set: one-row products on y in place, nothing packed (see the top) */
     float *packed; /* y_count packed matrices: in the state when y is constant, else in arena scratch */
     /* Set at every invoke. */
     const float *x, *y;
@@ -109,12 +114,26 @@ static void product_tile(void *context, size_t t, size_t j, size_t one, size_t c
     }
 }
 
+/* Output batch b's columns j .. j + columns - 1 from y in place: one row of x times y's [k][n] rows. */
+static void vecmat_tile(void *context, size_t b, size_t j, size_t one, size_t columns) {
+    (void)one;
+    const rl_batch_matmul_state *st = (const rl_batch_matmul_state *)context;
+    size_t xi, yi;
+    batch_operands(st, b, &xi, &yi);
+    st->vecmat(st->k, columns, st->x + xi * st->k, st->y + yi * st->k * st->n + j, st->n, st->out + b * st->n + j);
+}
+
 static rl_status run_batch_matmul(rl_plan *plan, rl_op *op) {
     rl_batch_matmul_state *st = (rl_batch_matmul_state *)op->state;
     st->x = (const float *)rl_input(plan, op, 0)->data;
     st->y = (const float *)rl_input(plan, op, 1)->data;
     st->out = (float *)rl_output(plan, op, 0)->data;
     st->rows = (float *)st->x;
+    if (st->vecmat) {
+        rl_parallelize_2d_tile_2d(rl_pool_for(plan, st->batches * st->n * st->k), vecmat_tile, st, st->batches,
+                                  st->n, 1, st->column_tile);
+        return RL_OK;
+    }
     const size_t panels = (st->n + st->nr - 1) / st->nr;
     if (st->pack_each_run) {
         st->packed = (float *)op->arena_scratch;
@@ -190,8 +209,12 @@ rl_status rl_use_gemm_batch_matmul(rl_plan *plan, rl_op *op, int32_t m, int32_t 
     proto.packed_y_floats = rl_f32_gemm_packed_size(proto.n, 1, proto.k, proto.nr) / sizeof(float);
     proto.panel_floats = proto.nr * (1 + proto.k);
     choose_split(&proto, (size_t)rl_threadpool_threads(plan->pool));
+    if (proto.pack_each_run && m == 1 && !proto.adj_x && !proto.adj_y && proto.batches == (size_t)bc->count) {
+        /* One row per product (batches not folded into the rows of one GEMM): y is read in place. */
+        proto.vecmat = plan->kernels->f32_rowdot.vecmat;
+    }
     const size_t packed_bytes = proto.y_count * proto.packed_y_floats * sizeof(float);
-    if (proto.pack_each_run || proto.adj_x) {
+    if (!proto.vecmat && (proto.pack_each_run || proto.adj_x)) {
         proto.transposed_x_offset = proto.pack_each_run ? (packed_bytes + 63) / 64 * 64 : 0;
         rl_request_arena_scratch(op, proto.transposed_x_offset +
                                          (proto.adj_x ? proto.x_count * (size_t)m * (size_t)k * sizeof(float) : 0));

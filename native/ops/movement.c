@@ -63,14 +63,17 @@ rl_status rl_eval_concatenation(rl_plan *plan, rl_op *op) {
     rl_tensor *output = rl_output(plan, op, 0);
     const size_t elem = rl_dtype_size(output->dtype);
     char *dst = (char *)output->data;
-    for (int64_t o = 0; o < op->prep.outer; ++o) {
-        for (int32_t i = 0; i < op->n_inputs; ++i) {
-            const rl_tensor *t = rl_input(plan, op, i);
-            const int64_t count = rl_shape_count(&t->shape);
-            const size_t block = (size_t)(op->prep.outer ? count / op->prep.outer : 0) * elem;
-            memcpy(dst, (const char *)t->data + (size_t)o * block, block);
-            dst += block;
-        }
+    /* Input by input, its block of every outer index in turn: each input's block size is worked out once, not
+     * once per outer index (a rotary embedding's halves are 2 x 128 blocks of 32 floats). */
+    const int64_t outer = op->prep.outer;
+    const size_t out_block = outer ? (size_t)(rl_shape_count(&output->shape) / outer) * elem : 0;
+    size_t offset = 0;
+    for (int32_t i = 0; i < op->n_inputs && outer > 0; ++i) {
+        const rl_tensor *t = rl_input(plan, op, i);
+        const size_t block = (size_t)(rl_shape_count(&t->shape) / outer) * elem;
+        const char *src = (const char *)t->data;
+        for (int64_t o = 0; o < outer; ++o) memcpy(dst + (size_t)o * out_block + offset, src + (size_t)o * block, block);
+        offset += block;
     }
     if (op->code == RL_OP_CONCATENATION && op->params.concatenation.activation != RL_ACT_NONE) {
         float *y = (float *)output->data;

@@ -96,6 +96,60 @@ static int test_f32(rl_f32_rowdot_fn kernel, int scalar, rng *r) {
     return 0;
 }
 
+/* Row times matrix: the scalar kernel against the formula (0, then k ascending: to the bit), the others against
+ * it within REL_TOL of sum |x * w|, on nc around every path's column steps (8, 16, 32, 64) and kc around 1..; w's
+ * rows w_stride apart (wider than nc, or exactly nc) with its last row ending where a page ends, y between
+ * canaries. */
+static const size_t vecmat_ncs[] = {1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 63, 64, 65, 96, 127, 128, 129, 200};
+static const size_t vecmat_kcs[] = {1, 2, 3, 7, 16, 33, 64, 129};
+
+static int test_vecmat(rl_f32_vecmat_fn kernel, int scalar, rng *r) {
+    enum { MAX_VNC = 200, MAX_VKC = 129, W_PAD = 5 };
+    guarded gw = guarded_new(1, MAX_VKC * (MAX_VNC + W_PAD) * sizeof(float)), gx = guarded_new(1, MAX_VKC * sizeof(float));
+    static float got[MAX_VNC + Y_PAD], want[MAX_VNC];
+    size_t cases = 0;
+    for (size_t a = 0; a < COUNT(vecmat_ncs); ++a)
+        for (size_t b = 0; b < COUNT(vecmat_kcs); ++b)
+            for (size_t padded = 0; padded < 2; ++padded) {
+                const size_t nc = vecmat_ncs[a], kc = vecmat_kcs[b], w_stride = nc + (padded ? W_PAD : 0);
+                const size_t w_floats = (kc - 1) * w_stride + nc;
+                float *w = guarded_end(&gw, 0, w_floats * sizeof(float));
+                float *x = guarded_end(&gx, 0, kc * sizeof(float));
+                for (size_t i = 0; i < w_floats; ++i) w[i] = rng_uniform(r);
+                for (size_t i = 0; i < kc; ++i) x[i] = rng_uniform(r);
+                for (size_t i = 0; i < nc + Y_PAD; ++i) got[i] = CANARY_F;
+                if (!scalar) f32_vecmat__scalar(kc, nc, x, w, w_stride, want);
+                kernel(kc, nc, x, w, w_stride, got);
+                for (size_t j = nc; j < nc + Y_PAD; ++j)
+                    if (memcmp(&got[j], &(float){CANARY_F}, sizeof got[j]) != 0) {
+                        printf("FAIL vecmat nc=%zu kc=%zu: wrote past nc at [%zu]\n", nc, kc, j);
+                        return 1;
+                    }
+                for (size_t j = 0; j < nc; ++j) {
+                    float expect = 0.0f;
+                    double magnitude = 0.0;
+                    for (size_t k = 0; k < kc; ++k) {
+                        const float product = x[k] * w[k * w_stride + j];
+                        expect += product;
+                        magnitude += fabs((double)x[k] * (double)w[k * w_stride + j]);
+                    }
+                    if (!scalar) expect = want[j];
+                    const int ok = scalar ? memcmp(&got[j], &expect, sizeof expect) == 0
+                                          : fabs((double)got[j] - (double)expect) <= REL_TOL * (magnitude > 1.0 ? magnitude : 1.0);
+                    if (!ok) {
+                        printf("FAIL vecmat nc=%zu kc=%zu w_stride=%zu: [%zu] got %.9g want %.9g\n", nc, kc, w_stride, j,
+                               got[j], expect);
+                        return 1;
+                    }
+                }
+                ++cases;
+            }
+    guarded_free(&gw);
+    guarded_free(&gx);
+    printf("f32 vecmat: %zu cases ok\n", cases);
+    return 0;
+}
+
 static const rl_qs8_requantization_params qs8_params[] = {
     {-128.0f - 3.0f, 127.0f - 3.0f, 3, 0},    /* no activation, output zero point 3 */
     {0.0f - -20.0f, 127.0f - -20.0f, -20, 0}, /* RELU with zero point -20 */
@@ -356,7 +410,8 @@ static int run(rl_isa isa, const char *name) {
     const rl_f32_rowdot_config f32 = rl_f32_rowdot_config_for(isa);
     const rl_qs8_rowdot_config qs8 = rl_qs8_rowdot_config_for(isa);
     const int scalar = isa == RL_ISA_SCALAR;
-    if (!scalar && (f32.rowdot == f32_rowdot_1x4__scalar || qs8.rowdot == qs8_qc8w_rowdot_1x4__scalar)) {
+    if (!scalar && (f32.rowdot == f32_rowdot_1x4__scalar || qs8.rowdot == qs8_qc8w_rowdot_1x4__scalar ||
+                    (f32.vecmat == f32_vecmat__scalar && (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512)))) {
         printf("FAIL: %s runs the scalar kernels under its own name\n", name);
         return 1;
     }
@@ -368,6 +423,7 @@ static int run(rl_isa isa, const char *name) {
         return 1;
     }
     int failed = test_f32(f32.rowdot, scalar, &r);
+    failed |= test_vecmat(f32.vecmat, scalar, &r);
     failed |= test_qs8(&qs8, scalar, &r);
     failed |= test_s8_s32(s8_s32.rowdot, 0, scalar, &r);
     failed |= test_s8_s32(s8_s32.rowdot_narrow_weights, 1, scalar, &r);

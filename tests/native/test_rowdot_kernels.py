@@ -23,7 +23,7 @@ import pytest
 
 NATIVE = Path(__file__).resolve().parents[2] / "native"
 TESTER = NATIVE / "tests" / "rowdot_kernels_test.c"
-PATTERNS = ("f32_rowdot_*__*.c", "qs8_qc8w_rowdot_*__*.c", "s8_s32_rowdot_*__*.c", "rowdot_configs.c",
+PATTERNS = ("f32_rowdot_*__*.c", "f32_vecmat*__*.c", "qs8_qc8w_rowdot_*__*.c", "s8_s32_rowdot_*__*.c", "rowdot_configs.c",
             "f32_vsigmoid__*.c", "f32_vtanh__*.c", "s16_vsigmoid__*.c", "s16_vtanh__*.c", "vactivation_configs.c",
             "qs8_lstm_activations_ref.c", "s32_s8_requantize_fixedpoint__*.c")
 pytestmark = pytest.mark.skipif(not TESTER.is_file(), reason="needs the checkout's native/ folder")
@@ -136,5 +136,6 @@ def test_rowdot_kernels_match_scalar(testers, arch: str, path: str, cpu: str | N
         pytest.skip(output.strip())
     assert done.returncode == 0, f"{path} row-dot kernels on {arch}:\n{output}"
     assert "all passed" in output and "f32 rowdot" in output and "qs8 rowdot" in output, output
+    assert "f32 vecmat" in output, output
     assert "s8_s32 rowdot" in output and "sigmoid" in output and "tanh" in output, output
     assert "s16 sigmoid and tanh" in output and "s8_s32 rowdot (narrow weights)" in output, output

@@ -127,3 +127,34 @@ def test_linear_layers_on_3d_inputs_are_one_packed_gemm(seq, depth, units, monke
     it = Interpreter(model_content=model)
     it.allocate_tensors()
     assert it.memory_report()["packed_weight_bytes"] >= weights.nbytes + bias.nbytes
+
+
+@pytest.mark.parametrize("x_batch, y_batch, k, n", [
+    ((1, 2), (1, 2), 64, 128),     # a decoder step: q [1, 64] against k^T [64, 128] per head
+    ((1, 2), (1, 2), 128, 64),     # then the weights against v [128, 64]
+    ((3,), (3,), 33, 1),           # one column; every column step's edge below
+    ((2,), (2,), 7, 15),
+    ((2,), (2,), 16, 33),
+    ((4,), (4,), 5, 65),
+    ((1,), (1,), 9, 129),
+    ((5,), (2, 1), 17, 200),       # batches broadcast either way
+    ((), (), 40, 47),              # a single product
+])
+def test_one_row_products_read_a_changing_y_in_place(x_batch, y_batch, k, n, monkeypatch):
+    """One row per product and a y that is not a constant (rowdot.h's row-times-matrix kernel, y never
+    packed): every path close to LiteRT, thread counts giving the same bits, and a second invoke with a new
+    y gives the second product."""
+    from rillet.runtime import Interpreter
+
+    model, (x, y) = model_and_feeds(x_batch, y_batch, 1, k, n, False, False, seed=k * n)
+    assert_every_path_close_to_litert_and_thread_count_free(model, [x, y], monkeypatch)
+    monkeypatch.delenv("RILLET_ISA", raising=False)
+    it = Interpreter(model_content=model, num_threads=2)
+    it.allocate_tensors()
+    inputs = it.get_input_details()
+    for scale in (1.0, -3.0):
+        it.set_tensor(inputs[0]["index"], x)
+        it.set_tensor(inputs[1]["index"], y * F32(scale))
+        it.invoke()
+        got = it.get_tensor(it.get_output_details()[0]["index"])
+        np.testing.assert_allclose(got, scale * (x.astype(np.float64) @ y), rtol=1e-5, atol=1e-5)

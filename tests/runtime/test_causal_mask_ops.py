@@ -73,3 +73,27 @@ def test_cumsum(dtype, axis, exclusive, reverse):
     model = op_model("CUMSUM", [Input((6, 6), dtype), np.array(axis, np.int32)], [((6, 6), dtype)],
                      {"exclusive": exclusive, "reverse": reverse})
     assert_same_bits_as_litert(model, [RNG.integers(-5, 9, (6, 6)).astype(dtype)])
+
+
+# SELECT_V2 merges the axes all three operands step through alike and runs rows of the last one: a row chosen
+# whole (condition broadcast along it), chosen element by element, a filled branch, axes that cannot merge,
+# one element; every element size (1, 2, 4, 8 bytes).
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32, np.int64])
+@pytest.mark.parametrize("cond_shape, x_shape, y_shape", [
+    ((1, 1, 5, 1), (1, 1, 5, 7), ()),      # a causal mask's rows: each one memcpy or one fill
+    ((1, 1, 5, 1), (), (2, 3, 5, 7)),      # the fill is x; y broadcast over nothing
+    ((5, 7), (3, 1, 7), (3, 5, 7)),        # per element; x broadcast over the middle axis
+    ((3, 1, 1), (3, 4, 5), (1, 4, 5)),     # the condition per outer index; y broadcast over it
+    ((2, 1, 4, 1), (1, 3, 1, 6), (2, 3, 4, 6)),  # no two neighbouring axes merge
+    ((1, 1), (1,), (1, 1, 1)),             # one element
+])
+def test_select_v2_merged_axes(dtype, cond_shape, x_shape, y_shape):
+    out_shape = np.broadcast_shapes(cond_shape, x_shape, y_shape)
+    model = op_model("SELECT_V2", [Input(cond_shape, np.bool_), Input(x_shape, dtype), Input(y_shape, dtype)],
+                     [(out_shape, dtype)], {})
+    cond = RNG.integers(0, 2, cond_shape).astype(np.bool_)
+    x, y = (RNG.integers(0, 100, s).astype(dtype) for s in (x_shape, y_shape))
+    assert_same_bits_as_litert(model, [cond, x, y + 100])
+    from rillet.runtime import Interpreter
+
+    assert np.array_equal(run(Interpreter, model, [cond, x, y + 100])[0], np.where(cond, x, y + 100))

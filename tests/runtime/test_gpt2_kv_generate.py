@@ -72,3 +72,49 @@ def test_every_step_s_logits_and_cache_with_varied_tokens():
         token = rng.integers(0, 53, (1, 1))
         runs = [(d.decode, token, np.array([position])) for d in (reference, ours)]
     assert np.abs(ours.cache["kv_cache_k_0"][:, 47]).max() > 0  # the last decode step wrote the cache's last slot
+
+
+def test_a_carried_cache_gives_the_steps_of_a_cache_fed_back_by_hand():
+    """SignatureRunner.carry: the decode runner copies its cache outputs into its cache inputs itself; each step
+    then gives the same bits as the loop that passes the returned cache back, with the cache left out of the
+    call and out of the result. Passing the cache again starts over; a first call without it, a wrong name,
+    a type or shape that differs are refused."""
+    runs_here()
+    by_hand, carried = Interpreter(model_path=str(MODEL)), Interpreter(model_path=str(MODEL))
+    names = list(by_hand.get_signature_runner("decode").get_input_details())
+    cache_names = [n for n in names if n.startswith("kv_cache")]
+    prefill = next(k for k in by_hand.get_signature_list() if k.startswith("prefill"))
+    rng = np.random.default_rng(5)
+    prompt = rng.integers(0, 53, (1, 8)).astype(np.int32)
+    first = by_hand.get_signature_runner(prefill)(tokens=prompt, input_pos=np.arange(8, dtype=np.int32),
+                                                  **{n: np.zeros(by_hand.get_signature_runner(prefill)
+                                                                 .get_input_details()[n]["shape"], np.float32)
+                                                     for n in cache_names})
+    decode, runner = by_hand.get_signature_runner("decode"), carried.get_signature_runner("decode")
+    runner.carry(**{n: n for n in cache_names})
+    tokens = [rng.integers(0, 53, (1, 1)).astype(np.int32) for _ in range(12)]
+    with pytest.raises(ValueError, match="holds no output yet"):
+        runner(tokens=tokens[0], input_pos=np.array([8], np.int32))
+    for restart in (0, 1):  # the second pass starts again from the prefill's cache
+        cache = {n: first[n] for n in cache_names}
+        for step, token in enumerate(tokens):
+            position = np.array([8 + step], np.int32)
+            expected = decode(tokens=token, input_pos=position, **cache)
+            cache = {n: expected[n] for n in cache_names}
+            got = runner(tokens=token, input_pos=position, **({n: first[n] for n in cache_names} if step == 0 else {}))
+            assert sorted(got) == ["logits"]
+            assert got["logits"].tobytes() == expected["logits"].tobytes(), (restart, step)
+    with pytest.raises(ValueError, match="not an output"):
+        runner.carry(kv_cache="kv_cache_k_0")
+    with pytest.raises(ValueError, match="not an input"):
+        runner.carry(logits="cache")
+    with pytest.raises(ValueError, match="float32, input 'tokens' int32"):
+        runner.carry(logits="kv_cache_k_0", kv_cache_k_0="tokens")
+    with pytest.raises(ValueError, match="fed by more than one output"):
+        runner.carry(kv_cache_k_0="kv_cache_k_0", kv_cache_v_0="kv_cache_k_0")
+    runner.carry(logits="kv_cache_k_0")
+    with pytest.raises(ValueError, match="carried output 'logits' has shape"):
+        runner(tokens=tokens[0], input_pos=np.array([8], np.int32), **{n: first[n] for n in cache_names})
+    runner.carry()  # no longer carried: every input again, every output back
+    got = runner(tokens=tokens[0], input_pos=np.array([8], np.int32), **{n: first[n] for n in cache_names})
+    assert sorted(got) == sorted([*cache_names, "logits"])

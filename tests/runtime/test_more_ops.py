@@ -178,3 +178,36 @@ def test_int8_movement_refuses_an_output_quantized_unlike_its_input():
                      [((1, 4, 4, 1), np.int8, Quant(0.1, 3))], {"block_size": 2})
     with pytest.raises(InterpreterError, match="int8 output is quantized unlike the input .scale 0.1 zero point 3"):
         Interpreter(model_content=model).allocate_tensors()
+
+
+@pytest.mark.parametrize("op", ["SIN", "COS"])
+def test_sin_and_cos_on_every_path_within_a_few_ulp(op, monkeypatch):
+    """The x86 SIMD paths compute SIN and COS eight at a time (f32_unary__avx2.c) where |x| <= 8192, libm beyond
+    and for the last 1-7 values; the scalar path is libm's. Every path is within 4 ulp of the exact value, over a
+    rotary embedding's angles, a wide range, the points at and next to multiples of pi/2 and the specials (signed
+    zeros keep their sign, inf and NaN give NaN), and the angles close to LiteRT."""
+    from test_kernel_paths import PATHS, rillet_outputs
+
+    rng = np.random.default_rng(4)
+    near = np.arange(-40, 41) * (np.pi / 2)
+    x = np.concatenate([
+        rng.uniform(-64, 64, 3000), rng.uniform(-8192, 8192, 3000), rng.uniform(-1e5, 1e5, 50),
+        near, np.nextafter(near.astype(F32), np.inf), np.nextafter(near.astype(F32), -np.inf),
+        [0.0, -0.0, 1e-30, -1e-30, 8192.0, -8192.0, 8192.001, np.inf, -np.inf, np.nan],
+    ]).astype(F32)
+    with np.errstate(invalid="ignore"):  # inf
+        exact = (np.sin if op == "SIN" else np.cos)(x.astype(np.float64))
+    finite = np.isfinite(x)
+    tolerance = np.maximum(4 * np.spacing(np.abs(exact[finite]).astype(F32)).astype(np.float64), 2.0 ** -40)
+    model = op_model(op, [Input(x.shape)], [(x.shape, F32)])
+    for isa in PATHS:
+        (got,) = rillet_outputs(model, [x], isa, 1, monkeypatch)
+        error = np.abs(got[finite].astype(np.float64) - exact[finite])
+        worst = int(np.argmax(error - tolerance))
+        assert np.all(error <= tolerance), (isa, float(x[finite][worst]), float(got[finite][worst]), exact[finite][worst])
+        assert np.all(np.isnan(got[~finite])), isa
+        if op == "SIN":
+            assert np.signbit(got[x == 0]).tolist() == np.signbit(x[x == 0]).tolist(), isa
+    monkeypatch.delenv("RILLET_ISA")
+    angles = x[:3000]
+    assert_close_to_litert(op_model(op, [Input(angles.shape)], [(angles.shape, F32)]), [angles])

@@ -303,3 +303,59 @@ def test_every_call_after_the_mapped_file_shrank_raises_instead_of_faulting(tmp_
                 print(name, "refused")
     """, str(tmp_path / "add.tflite"))
     assert len(out.splitlines()) == 13 and all(line.endswith(" refused") for line in out.splitlines()), out
+
+
+def test_a_truncated_file_is_watched_only_where_an_invoke_can_read_it(tmp_path):
+    """A model whose subgraphs are only signatures (a decoder's prefill and decode), every constant packed,
+    reads nothing from the file at invoke: its runners run on after a truncation, with no check per call. An
+    IF may prepare a branch during invoke, which reads the mapping: that model is still checked and refuses."""
+    import copy
+
+    import test_control_flow as cf
+
+    from rillet.converter.format import Buffer, Options, SignatureDef, TensorMap, load, save
+
+    fc = load(op_model("FULLY_CONNECTED", [Input((8, 256)), np.full((256, 256), 0.5, np.float32), None],
+                       [((8, 256), np.float32)], {"fused_activation_function": 0}))
+    fc.subgraphs.append(copy.deepcopy(fc.subgraphs[0]))
+    fc.signature_defs = [SignatureDef(inputs=[TensorMap(name="x", tensor_index=0)],
+                                      outputs=[TensorMap(name="y", tensor_index=2)], signature_key=key,
+                                      subgraph_index=k) for k, key in enumerate(("prefill", "decode"))]
+    (tmp_path / "two.tflite").write_bytes(save(fc))
+    # y = IF(c, x): x * x or x + x; no constant anywhere, so only the IF makes the invoke read the file.
+    b = cf.buffers()
+    main, then, other = cf.Graph(b), cf.Graph(b), cf.Graph(b)
+    c, x, y = main.tensor([], np.bool_), main.tensor([2, 3]), main.tensor([2, 3])
+    main.op("IF", [c, x], [y], Options("IfOptions", then_subgraph_index=1, else_subgraph_index=2))
+    a, sq, a2, twice = then.tensor([2, 3]), then.tensor([2, 3]), other.tensor([2, 3]), other.tensor([2, 3])
+    then.op("MUL", [a, a], [sq], Options("MulOptions", fused_activation_function=0))
+    other.op("ADD", [a2, a2], [twice], Options("AddOptions", fused_activation_function=0))
+    branches = load(cf.model([main.subgraph([c, x], [y], "main"), then.subgraph([a], [sq], "then"),
+                              other.subgraph([a2], [twice], "else")]))
+    # Bytes no tensor reads, so that the file is mapped (a small one is read), as a real model's would be.
+    branches.buffers.append(Buffer(data=np.zeros(100_000, np.uint8)))
+    (tmp_path / "if.tflite").write_bytes(save(branches))
+    out = run_child("""
+        import os, sys
+        import numpy as np
+        from rillet.runtime import Interpreter, ModelFileChangedError
+        two, branches = sys.argv[1:]
+        it = Interpreter(model_path=two)
+        runners = [it.get_signature_runner(k) for k in ("prefill", "decode")]
+        x = np.ones((8, 256), np.float32)
+        before = [r(x=x)["y"] for r in runners]
+        os.truncate(two, 4096)
+        print("two", all(np.array_equal(r(x=x)["y"], b) for r, b in zip(runners, before)))
+        it = Interpreter(model_path=branches)
+        it.allocate_tensors()
+        it.set_tensor(0, np.array(True))
+        it.set_tensor(1, np.ones((2, 3), np.float32))
+        it.invoke()
+        os.truncate(branches, 4096)
+        try:
+            it.invoke()
+            print("if ran")
+        except ModelFileChangedError:
+            print("if refused")
+    """, str(tmp_path / "two.tflite"), str(tmp_path / "if.tflite"))
+    assert out.splitlines() == ["two True", "if refused"], out

@@ -101,3 +101,33 @@ def test_a_prepared_signature_stays_prepared_while_another_is_resized() -> None:
     np.testing.assert_array_equal(wide(x=_x(8, 2))["y"], first)
     ours.invoke()  # subgraph 0 ("wide") is prepared, at the runner's shape, as LiteRT's primary subgraph is
     np.testing.assert_array_equal(ours.get_tensor(3), first)
+
+
+def test_a_runner_called_again_and_again_checks_what_changed() -> None:
+    """After its first call a runner copies straight into the input views that call found: every later call
+    with the same names, shapes and types must still give LiteRT's answer, and anything else (a list, another
+    dtype, a new shape, a wrong name, a resize between calls) the checked path's answer or its error."""
+    content = _model()
+    ours, theirs = Interpreter(model_content=content), litert.Interpreter(model_content=content)
+    runner, peer = ours.get_signature_runner("wide"), theirs.get_signature_runner("wide")
+
+    def same(x) -> None:
+        got = runner(x=x)["y"]
+        assert np.array_equal(got, peer(x=np.asarray(x, np.float32))["y"])
+        got[...] = np.nan  # a copy: the next call cannot see it
+
+    for step in range(3):
+        same(_x(9, step))
+    same(memoryview(_x(9, 5)))  # not an ndarray: the checked path converts it
+    same(_x(7, 6))  # a new shape: resized and prepared again
+    same(_x(7, 7))
+    with pytest.raises(ValueError, match="Invalid Input name"):
+        runner(z=_x(7, 8))
+    with pytest.raises(ValueError, match="Invalid number of inputs"):
+        runner(x=_x(7, 8), z=_x(7, 8))
+    with pytest.raises(ValueError, match="FLOAT64"):
+        runner(x=_x(7, 8).astype(np.float64))
+    ours.resize_tensor_input(ours.get_signature_runner("wide").get_input_details()["x"]["index"], [1, 1, 9, 1])
+    same(_x(7, 9))  # prepared again: no view kept for the runner blocks it
+    ours.get_signature_runner("narrow")(x=_x(5, 10))  # another runner's plan; this one's views stay valid
+    same(_x(7, 11))
