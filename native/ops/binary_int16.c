@@ -163,6 +163,9 @@ rl_status rl_prepare_binary_s16(rl_plan *plan, rl_op *op) {
         }
     }
     const int general_add_sub = p->kind == RL_S16_ADD || p->kind == RL_S16_SUB;
+    /* LiteRT 2.3 runs a same-shape general ADD on its optimized int16 kernel (one rounding of the inputs in blocks
+     * of 16) and broadcasts and SUB on the reference one (measured on x86). */
+    p->one_rounding_blocks = p->kind == RL_S16_ADD && op->prep.bc.contiguous == 1;
     const int64_t sa = op->prep.bc.a_strides[7], sb = op->prep.bc.b_strides[7];
     const int rows = op->prep.bc.contiguous == 1 || ((sa == 0 || sa == 1) && (sb == 0 || sb == 1));
     if (general_add_sub && rows && op->prep.bc.contiguous != 1)

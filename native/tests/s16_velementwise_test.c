@@ -38,17 +38,22 @@ static int prepare(double sa, double sb, double so, int sub, int32_t lo, int32_t
 
 static int check_addsub(const char *path, rl_s16_vaddsub_fn kernel) {
     static const double sets[][3] = {{0.001, 0.0015, 0.002}, {0.002, 0.002, 0.002}, {1e-4, 0.01, 0.006},
-                                     {0.01, 1e-4, 0.02},     {3e-4, 2e-4, 4.6e-4}, {1.0, 0.5, 1.0}};
+                                     {0.01, 1e-4, 0.02},     {3e-4, 2e-4, 4.6e-4}, {1.0, 0.5, 1.0},
+                                     /* input 0's multiplier 2^30 + 2^10: exact ties where input 0 is 64 times an
+                                      * odd number, an output step of about one unit of the sum */
+                                     {0.5 + 0x1p-21, 1.0, 0x1p-14 * (1.0 + 0x1p-10)}};
     static const int32_t clamps[][2] = {{-32768, 32767}, {0, 32767}, {0, 3000}, {-100, 100}};
     int16_t a[MAX_N + PAD], b[MAX_N + PAD], want[MAX_N + PAD], got[MAX_N + PAD];
     for (size_t s = 0; s < sizeof sets / sizeof sets[0]; ++s)
         for (size_t c = 0; c < sizeof clamps / sizeof clamps[0]; ++c)
-            for (int sub = 0; sub < 2; ++sub) {
+            for (int kind = 0; kind < 3; ++kind) { /* ADD, SUB, ADD with one_rounding_blocks */
+                const int sub = kind == 1;
                 rl_s16_binary_params p;
                 if (prepare(sets[s][0], sets[s][1], sets[s][2], sub, clamps[c][0], clamps[c][1], &p)) {
                     printf("set %zu: prepare refused its scales\n", s);
                     return 1;
                 }
+                p.one_rounding_blocks = kind == 2;
                 for (int n = 0; n <= MAX_N; ++n) {
                     const int at = n % PAD;
                     for (int i = 0; i < MAX_N + PAD; ++i) {
@@ -63,7 +68,7 @@ static int check_addsub(const char *path, rl_s16_vaddsub_fn kernel) {
                     for (int i = 0; i < n; ++i)
                         if (got[i] != want[i]) {
                             printf("%s s16_vaddsub: set %zu clamp %zu %s n=%d: element %d is %d, scalar %d\n", path,
-                                   s, c, sub ? "SUB" : "ADD", n, i, got[i], want[i]);
+                                   s, c, kind == 2 ? "ADD in blocks" : sub ? "SUB" : "ADD", n, i, got[i], want[i]);
                             return 1;
                         }
                     if (got[n] != 0x5555) {

@@ -176,6 +176,33 @@ def test_the_pot_scale_int16_option_picks_the_arithmetic():
     assert not np.array_equal(results[0], results[1])
 
 
+def test_same_shape_add_rounds_its_inputs_once_in_blocks_of_16(monkeypatch):
+    """LiteRT's same-shape general int16 ADD rescales each input of the first n - n % 16 values with one rounding
+    (ties up), the rest, broadcasts and SUB with TFLite's two. Input 0's multiplier 2^30 + 2^10 puts an exact tie
+    at every 64 * odd value, and an output step of about one unit of the sum shows which rounding ran."""
+    from test_kernel_paths import PATHS
+
+    sa, sb, so = np.float32(0.5 + 2**-21), np.float32(1.0), np.float32(2**-14 * (1 + 2**-10))
+    k = np.resize(np.array([1, -1, 3, -3, -511, 511]), 40)
+    a, b = (64 * k).astype(I16), (-32 * k).astype(I16)
+    cases = [("ADD", a, b), ("SUB", a, -b), ("ADD", a.reshape(2, 20), b[:20])]
+    # a Whisper-sized same-shape ADD (its positional embedding) where two roundings put 4 of 576,000 values off
+    big = op_model("ADD", [x16((1, 1500, 384), 3.9895607e-05), x16((1500, 384), 5.5128636e-05)],
+                   [((1, 1500, 384), I16, q(8.2951265e-05))], {"pot_scale_int16": False})
+    big_feeds = [int16s(7, (1, 1500, 384)), int16s(8, (1500, 384))]
+    for isa in PATHS:
+        monkeypatch.setenv("RILLET_ISA", isa)
+        for op, x, y in cases:
+            m = op_model(op, [x16(x.shape, sa), x16(y.shape, sb)], [(x.shape, I16, q(so))], {"pot_scale_int16": False})
+            assert_same_bits_as_litert(m, [x, y])
+        assert_same_bits_as_litert(big, big_feeds)
+    (blocks,) = litert_default(op_model("ADD", [x16(a.shape, sa), x16(b.shape, sb)], [(a.shape, I16, q(so))],
+                                        {"pot_scale_int16": False}), [a, b])
+    once = np.floor(k / 2 + 0.5)  # k / 2 rounded half up: the sum input 0 + input 1 is that tie's rounding
+    twice = np.where(k < 0, np.ceil(k / 2 - 0.5), once)  # half away from zero
+    assert np.array_equal(blocks[:32], once[:32]) and np.array_equal(blocks[32:], twice[32:])
+
+
 @EXAMPLES
 @given(seeds, broadcast_pair(), log_uniform(1e-4, 1e-2), log_uniform(1e-4, 1e-2), log_uniform(1e-5, 1e-2),
        st.sampled_from([0, 1, 3]))
