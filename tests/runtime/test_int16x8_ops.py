@@ -362,6 +362,14 @@ def test_reduce_prod(seed, shape, data, s_in, keep_dims):
     assert_same_bits_as_litert(m, [int16s(seed, shape, -300 // reduced - 3, 300 // reduced + 4)])
 
 
+def test_reduce_prod_steps_past_2_to_the_7():
+    """The int8 kernel's rule on int16 values: per-step rescales up to 2^14 run, a product of one value copies."""
+    for shape, s_in, s_out in (((4, 1, 3), 1.0, 1 / 148), ((3, 2), 1.0, 1 / 148**2), ((3, 2), 1.0, 1e-8)):
+        m = op_model("REDUCE_PROD", [x16(shape, s_in), np.array([1], np.int32)],
+                     [(tuple(d for i, d in enumerate(shape) if i != 1), I16, q(s_out))], {"keep_dims": False})
+        assert_same_bits_as_litert(m, [int16s(len(shape), shape, -3, 4)])
+
+
 @EXAMPLES
 @given(seeds, st.sampled_from(["MAX_POOL_2D", "AVERAGE_POOL_2D"]), st.integers(1, 9), st.integers(1, 9),
        st.integers(1, 4), st.integers(1, 3), st.integers(1, 3), st.sampled_from([0, 1]), st.sampled_from([0, 1, 3]))
