@@ -46,7 +46,8 @@ static inline __m512 sigmoid16(__m512 x) {
     const __m512 magic_bias = _mm512_set1_ps(0x1.800000p18f), one = _mm512_set1_ps(1.0f);
     const __m512 z = _mm512_castsi512_ps(_mm512_or_epi32(_mm512_castps_si512(x), sign));
     __m512 n = _mm512_fmadd_ps(z, _mm512_set1_ps(0x1.715476p0f), magic_bias);
-    const __m512 l = _mm512_permutex2var_ps(_mm512_loadu_ps(table), _mm512_castps_si512(n), _mm512_loadu_ps(table + 16));
+    const __m512 l =
+        _mm512_permutex2var_ps(_mm512_loadu_ps(table), _mm512_castps_si512(n), _mm512_loadu_ps(table + 16));
     n = _mm512_sub_ps(n, magic_bias);
     __m512 t = _mm512_fmadd_ps(n, _mm512_set1_ps(-0x1.62E430p-1f), z);
     t = _mm512_fmadd_ps(n, _mm512_set1_ps(0x1.05C61p-29f), t);
