@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cpu_features.h"
 #include "quant.h"
 #include "s16_velementwise.h"
 
@@ -148,9 +149,35 @@ static int check_vlut(const char *path, rl_s16_vlut_fn kernel) {
     return 0;
 }
 
-int main(void) {
+/* With no argument: the scalar path and every x86 path this CPU has. With one (scalar|avx2|neon|neondot): that
+ * path's kernels against the scalar ones, exit 77 where it is not built or the CPU lacks it (the Arm testers under
+ * qemu, tests/native/test_arm_kernels.py). */
+int main(int argc, char **argv) {
     int failed = 0, paths = 0;
     const rl_s16_velementwise_config scalar = rl_s16_velementwise_config_for(RL_ISA_SCALAR);
+    if (argc == 2) {
+        rl_isa isa = RL_ISA_SCALAR;
+        if (strcmp(argv[1], "avx2") == 0) isa = RL_ISA_AVX2;
+        else if (strcmp(argv[1], "neon") == 0) isa = RL_ISA_NEON;
+        else if (strcmp(argv[1], "neondot") == 0) isa = RL_ISA_NEONDOT;
+        else if (strcmp(argv[1], "scalar") != 0) return 2;
+        const rl_s16_velementwise_config cfg = rl_s16_velementwise_config_for(isa);
+        if (isa != RL_ISA_SCALAR && cfg.vaddsub == scalar.vaddsub) {
+            printf("%s is not built for this architecture\n", argv[1]);
+            return 77;
+        }
+#if RL_HAVE_NEON_KERNELS
+        if ((isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) && !rl_isa_supported(isa)) { /* HWCAP, as dispatch */
+            printf("skipped: this CPU lacks %s\n", argv[1]);
+            return 77;
+        }
+        if (cfg.vaddsub == s16_vaddsub__neon) printf("kernel s16_vaddsub__neon\n");
+#endif
+        failed = check_addsub(argv[1], cfg.vaddsub) || check_vcvt(argv[1], cfg.f32_s16_vcvt) ||
+                 check_vlut(argv[1], cfg.vlut);
+        if (!failed) printf("%s: all passed\n", argv[1]);
+        return failed;
+    }
     failed |= check_addsub("scalar", scalar.vaddsub) || check_vcvt("scalar", scalar.f32_s16_vcvt) ||
               check_vlut("scalar", scalar.vlut);
     ++paths;
