@@ -53,7 +53,8 @@ typedef struct {
     rl_s16_vlut_fn vlut;
 } rl_s16_velementwise_config;
 
-/* AVX2's on every x86 SIMD path, NEON's ADD / SUB on both Arm paths, else scalar (s16_velementwise_configs.c). */
+/* AVX2's on every x86 SIMD path, NEON's ADD / SUB and lookup on both Arm paths (QUANTIZE scalar), else scalar
+ * (s16_velementwise_configs.c). */
 rl_s16_velementwise_config rl_s16_velementwise_config_for(rl_isa isa);
 
 void s16_vaddsub__scalar(size_t n, const rl_s16_binary_params *p, const int16_t *a, const int16_t *b, int16_t *y);
@@ -66,6 +67,7 @@ void s16_vlut__avx2(size_t n, const int16_t *lut, const int16_t *x, int16_t *y);
 #endif
 #if RL_HAVE_NEON_KERNELS
 void s16_vaddsub__neon(size_t n, const rl_s16_binary_params *p, const int16_t *a, const int16_t *b, int16_t *y);
+void s16_vlut__neon(size_t n, const int16_t *lut, const int16_t *x, int16_t *y);
 #endif
 
 #endif

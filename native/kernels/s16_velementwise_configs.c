@@ -11,7 +11,7 @@ rl_s16_velementwise_config rl_s16_velementwise_config_for(rl_isa isa) {
     return isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI ? avx2 : scalar;
 #elif RL_HAVE_NEON_KERNELS
     const rl_s16_velementwise_config neon = {.vaddsub = s16_vaddsub__neon, .f32_s16_vcvt = f32_s16_vcvt__scalar,
-                                              .vlut = s16_vlut__scalar};
+                                              .vlut = s16_vlut__neon};
     return isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT ? neon : scalar;
 #else
     (void)isa;
