@@ -182,6 +182,8 @@ def test_same_shape_add_rounds_its_inputs_once_in_blocks_of_16(monkeypatch):
     at every 64 * odd value, and an output step of about one unit of the sum shows which rounding ran."""
     from test_kernel_paths import PATHS
 
+    from rillet.runtime import Interpreter
+
     sa, sb, so = np.float32(0.5 + 2**-21), np.float32(1.0), np.float32(2**-14 * (1 + 2**-10))
     k = np.resize(np.array([1, -1, 3, -3, -511, 511]), 40)
     a, b = (64 * k).astype(I16), (-32 * k).astype(I16)
@@ -190,12 +192,21 @@ def test_same_shape_add_rounds_its_inputs_once_in_blocks_of_16(monkeypatch):
     big = op_model("ADD", [x16((1, 1500, 384), 3.9895607e-05), x16((1500, 384), 5.5128636e-05)],
                    [((1, 1500, 384), I16, q(8.2951265e-05))], {"pot_scale_int16": False})
     big_feeds = [int16s(7, (1, 1500, 384)), int16s(8, (1500, 384))]
+    # ties throughout a tensor of 142,191 values (n % 16 = 15), long enough to be split over threads
+    long_k = np.random.default_rng(9).choice([1, -1, 3, -3], (3, 777, 61))
+    long_feeds = [(64 * long_k).astype(I16), (-32 * long_k).astype(I16)]
+    long_ties = op_model("ADD", [x16(long_k.shape, sa), x16(long_k.shape, sb)], [(long_k.shape, I16, q(so))],
+                         {"pot_scale_int16": False})
     for isa in PATHS:
         monkeypatch.setenv("RILLET_ISA", isa)
         for op, x, y in cases:
             m = op_model(op, [x16(x.shape, sa), x16(y.shape, sb)], [(x.shape, I16, q(so))], {"pot_scale_int16": False})
             assert_same_bits_as_litert(m, [x, y])
         assert_same_bits_as_litert(big, big_feeds)
+        for model, feeds in ((big, big_feeds), (long_ties, long_feeds)):
+            for threads in (1, 2, 3):  # runs of 64 over the threads round as one run over the tensor would
+                assert run(Interpreter, model, feeds, num_threads=threads)[0].tobytes() == \
+                    litert_default(model, feeds)[0].tobytes(), (isa, threads)
     (blocks,) = litert_default(op_model("ADD", [x16(a.shape, sa), x16(b.shape, sb)], [(a.shape, I16, q(so))],
                                         {"pot_scale_int16": False}), [a, b])
     once = np.floor(k / 2 + 0.5)  # k / 2 rounded half up: the sum input 0 + input 1 is that tie's rounding
