@@ -106,7 +106,9 @@ typedef enum {
 /* Per-op parameters, one struct per op kind, filled from the model's builtin options. */
 typedef struct { int32_t padding, stride_w, stride_h, dilation_w, dilation_h, depth_multiplier, activation; } rl_conv_params;
 typedef struct { int32_t padding, stride_w, stride_h, filter_w, filter_h, activation; } rl_pool_params;
-typedef struct { int32_t activation, keep_num_dims; } rl_fully_connected_params;
+/* quantized_bias_type: the rl_dtype a 16x8 FULLY_CONNECTED's bias has or would have (0: not said); LiteRT
+ * runs a bias-less one said to be int64 on its reference kernel. */
+typedef struct { int32_t activation, keep_num_dims, quantized_bias_type; } rl_fully_connected_params;
 typedef struct { int32_t adj_x, adj_y; } rl_batch_matmul_params;
 typedef struct { int32_t activation, pot_scale_int16; } rl_arithmetic_params; /* the second: ADD/SUB */
 typedef struct { int32_t keep_dims; } rl_reducer_params;

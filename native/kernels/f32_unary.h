@@ -16,8 +16,10 @@
  * it to every x86 SIMD path. */
 void f32_unary__avx2(rl_unary_op op, int64_t count, const float *x, float *y);
 
-/* RSQRT as XNNPACK's AVX-512 kernel (vrsqrt14ps and one Newton-Raphson step, within 2 ulp of the reference's);
- * every other op through f32_unary__avx2. kernel_table.c gives it to the AVX-512 paths. */
+/* RSQRT as XNNPACK's AVX-512 kernel (vrsqrt14ps and one Newton-Raphson step, within 2 ulp of the reference's)
+ * and LOGISTIC as its AVX-512 sigmoid (a 32-entry table and vscalefps, within an ulp of the reference's, NaN from
+ * |x| ~ 2^88 as XNNPACK's); every other op through f32_unary__avx2. kernel_table.c gives it to the AVX-512
+ * paths. */
 void f32_unary__avx512(rl_unary_op op, int64_t count, const float *x, float *y);
 
 /* LOGISTIC as XNNPACK's AVX2 kernel computes it (f32_vsigmoid rr1_p5_div), which LiteRT's default Interpreter
@@ -27,8 +29,8 @@ void f32_unary__avx512(rl_unary_op op, int64_t count, const float *x, float *y);
  * Horner form; sigmoid(z) = e^z / (e^z + 1), 0 below the cutoff where e^z is subnormal, and 1 - sigmoid(z) for
  * positive x. Every multiply-add is fused as XNNPACK's are (fmaf: correctly rounded on any CPU), and a
  * subnormal step is flushed to zero, as XNNPACK runs with the CPU's flush-to-zero set (results below 2^-126 for
- * x below -87). XNNPACK's AVX-512 and Arm kernels use other approximations, so there LiteRT's own results
- * differ from these by an ulp. */
+ * x below -87). XNNPACK's AVX-512 kernel (f32_unary__avx512.c) and Arm kernels use other approximations, so
+ * there LiteRT's own results differ from these by an ulp. */
 static inline float f32_flush_subnormal(float v) { return fabsf(v) < FLT_MIN ? copysignf(0.0f, v) : v; }
 
 static inline float f32_sigmoid_as_xnnpack_avx2(float x) {

@@ -26,12 +26,13 @@
 /* Which arithmetic turns a sum into an output, each measured against LiteRT 2.3's default Interpreter:
  * - REDUCED64 (CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV): TFLite's MultiplyByQuantizedMultiplier for an
  *   int64 sum: the multiplier first rounded to 16 bits, then one rounding, ties up.
- * - DOUBLE64 (FULLY_CONNECTED with an int64 bias: its reference kernel, which takes the scales): the int64 sum
- *   to double, times input_scale * filter_scale / output_scale in double, rounded half away from zero (exact
- *   ties of power-of-two scales, and near-ties where a 31-bit multiplier would round the other way, say so).
- * - DOUBLE32 (FULLY_CONNECTED with an int32 bias or none: ruy, its sums in int32, wrapping): the high half of
- *   sum * multiplier rounded (ties up), then the right shift rounded again (ties up), as NEON's sqrdmulh and
- *   srshl and ruy's x86 kernels compute it. */
+ * - DOUBLE64 (FULLY_CONNECTED with an int64 bias, or none and quantized_bias_type int64: its reference kernel,
+ *   which takes the scales): the int64 sum to double, times input_scale * filter_scale / output_scale in
+ *   double, rounded half away from zero (exact ties of power-of-two scales, and near-ties where a 31-bit
+ *   multiplier would round the other way, say so).
+ * - DOUBLE32 (FULLY_CONNECTED with an int32 bias, or none whose quantized_bias_type is not int64: ruy, its sums
+ *   in int32, wrapping): the high half of sum * multiplier rounded (ties up), then the right shift rounded
+ *   again (ties up), as NEON's sqrdmulh and srshl and ruy's x86 kernels compute it. */
 enum { RL_QS16_REDUCED64 = 0, RL_QS16_DOUBLE64 = 1, RL_QS16_DOUBLE32 = 2 };
 
 /* One output channel's factors: TFLite's multiplier in [2^30, 2^31) and shift (rl_quantize_multiplier of scale,

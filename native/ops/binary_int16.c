@@ -6,6 +6,7 @@
  * TensorFlow's converter writes) and all three scales are powers of two. */
 #include <math.h>
 
+#include "conv_gemm.h" /* rl_parallelize_rows */
 #include "ops.h"
 #include "s16_elementwise.h"
 
@@ -26,6 +27,28 @@ static rl_status run_div_s16(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
+/* A same-shape ADD / SUB over the plan's threads in runs of 64 values, the last run to the end: every run but the
+ * last is whole blocks of 16 and the last keeps the tensor's n % 16, so one_rounding_blocks rounds each value as
+ * one call over the whole tensor would. */
+enum { S16_ADDSUB_RUN = 64 };
+
+typedef struct {
+    const rl_plan *plan;
+    const rl_s16_binary_params *p;
+    size_t count;
+    const int16_t *a, *b;
+    int16_t *y;
+} rl_s16_addsub_job;
+
+static void run_addsub_s16_tile(void *context, size_t i, size_t j, size_t tile_i, size_t tile_j) {
+    (void)j;
+    (void)tile_j;
+    const rl_s16_addsub_job *job = (const rl_s16_addsub_job *)context;
+    const size_t start = i * S16_ADDSUB_RUN, end = (i + tile_i) * S16_ADDSUB_RUN;
+    const size_t n = (end < job->count ? end : job->count) - start;
+    job->plan->kernels->s16_velementwise.vaddsub(n, job->p, job->a + start, job->b + start, job->y + start);
+}
+
 /* General ADD / SUB whose operands each walk the output's rows or hold one value per row (same shapes, x + [width],
  * x - [rows, 1]): the kernel table's SIMD path a row at a time, a one-value row spread into arena scratch first. */
 static rl_status run_addsub_s16(rl_plan *plan, rl_op *op) {
@@ -34,7 +57,10 @@ static rl_status run_addsub_s16(rl_plan *plan, rl_op *op) {
     const int16_t *a = (const int16_t *)rl_input(plan, op, 0)->data, *b = (const int16_t *)rl_input(plan, op, 1)->data;
     int16_t *y = (int16_t *)rl_output(plan, op, 0)->data;
     if (bc->contiguous == 1) {
-        plan->kernels->s16_velementwise.vaddsub((size_t)bc->count, &st->p, a, b, y);
+        const size_t count = (size_t)bc->count;
+        if (count == 0) return RL_OK;
+        rl_s16_addsub_job job = {.plan = plan, .p = &st->p, .count = count, .a = a, .b = b, .y = y};
+        rl_parallelize_rows(plan, run_addsub_s16_tile, &job, (count + S16_ADDSUB_RUN - 1) / S16_ADDSUB_RUN, count);
         return RL_OK;
     }
     if (bc->count == 0) return RL_OK;
@@ -163,6 +189,9 @@ rl_status rl_prepare_binary_s16(rl_plan *plan, rl_op *op) {
         }
     }
     const int general_add_sub = p->kind == RL_S16_ADD || p->kind == RL_S16_SUB;
+    /* LiteRT 2.3 runs a same-shape general ADD on its optimized int16 kernel (one rounding of the inputs in blocks
+     * of 16) and broadcasts and SUB on the reference one (measured on x86). */
+    p->one_rounding_blocks = p->kind == RL_S16_ADD && op->prep.bc.contiguous == 1;
     const int64_t sa = op->prep.bc.a_strides[7], sb = op->prep.bc.b_strides[7];
     const int rows = op->prep.bc.contiguous == 1 || ((sa == 0 || sa == 1) && (sb == 0 || sb == 1));
     if (general_add_sub && rows && op->prep.bc.contiguous != 1)

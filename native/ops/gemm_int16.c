@@ -187,8 +187,17 @@ rl_status rl_prepare_fully_connected_int16(rl_plan *plan, rl_op *op) {
     proto.ks = 1;
     if (proto.m == 0 || proto.n == 0 || proto.kc == 0)
         return rl_fail(plan, RL_UNSUPPORTED, "16x8 FULLY_CONNECTED of an empty tensor");
-    /* LiteRT: an int64 bias takes TFLite's reference kernel, an int32 bias or none ruy (qs16_gemm.h). */
-    const int reference = bias && bias->dtype == RL_INT64;
+    /* LiteRT 2.3 refuses a quantized_bias_type other than int32 or int64, or one the bias does not have. */
+    const int32_t bias_type = op->params.fully_connected.quantized_bias_type;
+    if (bias_type != RL_FLOAT32 && bias_type != RL_INT32 && bias_type != RL_INT64)
+        return rl_fail(plan, RL_UNSUPPORTED, "16x8 FULLY_CONNECTED's quantized_bias_type is %s; int32 or int64 "
+                       "expected", rl_dtype_name(bias_type));
+    if (bias && bias_type != RL_FLOAT32 && (bias->dtype == RL_INT64) != (bias_type == RL_INT64))
+        return rl_fail(plan, RL_UNSUPPORTED, "16x8 FULLY_CONNECTED has an %s bias but quantized_bias_type %s",
+                       rl_dtype_name(bias->dtype), rl_dtype_name(bias_type));
+    /* LiteRT: an int64 bias takes TFLite's reference kernel, an int32 bias or none ruy (qs16_gemm.h), except
+     * that no bias with quantized_bias_type int64 (a converter's bias-less layer) is the reference kernel's. */
+    const int reference = bias ? bias->dtype == RL_INT64 : bias_type == RL_INT64;
     return build_state(plan, op, &proto, reference ? RL_QS16_DOUBLE64 : RL_QS16_DOUBLE32,
                        op->params.fully_connected.activation, !reference && weights->q_count == 1);
 }

@@ -104,12 +104,16 @@ rl_status rl_prepare_reduce_prod_s16(rl_plan *plan, rl_op *op, const int64_t *di
         st->dims[d] = view[d];
         st->reduced[d] = marked[d];
     }
+    op->run = run_reduce_prod_s16;
+    /* A product of one value is that value's integer (s16_reduce_ref.c): no rescale, whatever the scales. */
+    if (in_count == out_count) return RL_OK;
     const double step = (double)rl_tensor_scale(input, 0) /
                         pow((double)rl_tensor_scale(output, 0), 1.0 / (double)(in_count / out_count));
-    /* TFLite's 64-bit rescale shifts right by 15 - shift: it needs a shift in [-31, 7] */
-    if (rl_quantize_multiplier(step, &st->multiplier, &st->shift) || st->shift < -31 || st->shift > 7)
+    /* TFLite's 64-bit rescale shifts right by 15 - shift: defined up to a shift of 14 (as the int8 kernel's,
+     * reduce_prod_any.c) */
+    if (rl_quantize_multiplier(step, &st->multiplier, &st->shift) || st->shift < -31 || st->shift > 14)
         return rl_fail(plan, RL_UNSUPPORTED, "the per-step rescale %g (input scale over the output scale's "
-                       "%lld-th root) is outside TFLite's range", step, (long long)(in_count / out_count));
-    op->run = run_reduce_prod_s16;
+                       "%lld-th root) is 2^14 or more, where TFLite's rescale shifts by a negative amount", step,
+                       (long long)(in_count / out_count));
     return RL_OK;
 }

@@ -39,14 +39,18 @@ static rl_status prepare_s8_prod(rl_plan *plan, const rl_tensor *input, const rl
     const int64_t in_count = rl_shape_count(&input->shape), out_count = rl_shape_count(&output->shape);
     if (in_count == 0 || out_count == 0)
         return rl_fail(plan, RL_UNSUPPORTED, "an empty int8 product (LiteRT leaves its output unwritten)");
-    const double step = (double)rl_tensor_scale(input, 0) /
-                        pow((double)rl_tensor_scale(output, 0), 1.0 / (double)(in_count / out_count));
-    /* TFLite's 64-bit rescale shifts right by 15 - shift: it needs a shift in [-31, 7] */
-    if (rl_quantize_multiplier(step, &q->multiplier, &q->shift) || q->shift < -31 || q->shift > 7)
-        return rl_fail(plan, RL_UNSUPPORTED, "the per-step rescale %g (input scale over the output scale's "
-                       "%lld-th root) is outside TFLite's range", step, (long long)(in_count / out_count));
     q->input_zero_point = rl_tensor_zero_point(input, 0);
     q->output_zero_point = rl_tensor_zero_point(output, 0);
+    /* A product of one value is that value's integer (s8_reduce_prod_ref.c): no rescale, whatever the scales. */
+    if (in_count == out_count) return RL_OK;
+    const double step = (double)rl_tensor_scale(input, 0) /
+                        pow((double)rl_tensor_scale(output, 0), 1.0 / (double)(in_count / out_count));
+    /* TFLite's 64-bit rescale shifts right by 15 - shift: defined up to a shift of 14 (its comment asks for at
+     * most 7, but only in a debug check, so LiteRT runs shifts 8-14 and rillet computes them the same way). */
+    if (rl_quantize_multiplier(step, &q->multiplier, &q->shift) || q->shift < -31 || q->shift > 14)
+        return rl_fail(plan, RL_UNSUPPORTED, "the per-step rescale %g (input scale over the output scale's "
+                       "%lld-th root) is 2^14 or more, where TFLite's rescale shifts by a negative amount", step,
+                       (long long)(in_count / out_count));
     return RL_OK;
 }
 

@@ -20,7 +20,7 @@ typedef enum {
     F_HALF_PIXEL_CENTERS, F_RADIUS, F_BIAS, F_MODE, F_EXCLUSIVE, F_REVERSE, F_APPROXIMATE, F_THEN_SUBGRAPH_INDEX,
     F_ELSE_SUBGRAPH_INDEX, F_COND_SUBGRAPH_INDEX, F_BODY_SUBGRAPH_INDEX, F_CELL_CLIP, F_PROJ_CLIP, F_TIME_MAJOR,
     F_INIT_SUBGRAPH_INDEX, F_CONTAINER, F_SHARED_NAME, F_BLOCK_SIZE, F_SEED, F_SEED2, F_ASYMMETRIC_QUANTIZE_INPUTS,
-    F_POT_SCALE_INT16
+    F_POT_SCALE_INT16, F_QUANTIZED_BIAS_TYPE
 } option_field_name;
 
 typedef struct {
@@ -36,6 +36,7 @@ static const option_field option_fields[] = {
     /* option-fields-begin (generated from schema.py; tests/native/test_tflite_reader.py checks it) */
     /* Conv2DOptions */ {1, F_PADDING, 0, FB_I8, 0}, {1, F_STRIDE_W, 1, FB_I32, 0}, {1, F_STRIDE_H, 2, FB_I32, 0},
     {1, F_ACTIVATION, 3, FB_I8, 0}, {1, F_DILATION_W, 4, FB_I32, 1}, {1, F_DILATION_H, 5, FB_I32, 1},
+    {1, F_QUANTIZED_BIAS_TYPE, 6, FB_I8, 0},
     /* DepthwiseConv2DOptions */ {2, F_PADDING, 0, FB_I8, 0}, {2, F_STRIDE_W, 1, FB_I32, 0},
     {2, F_STRIDE_H, 2, FB_I32, 0}, {2, F_DEPTH_MULTIPLIER, 3, FB_I32, 0}, {2, F_ACTIVATION, 4, FB_I8, 0},
     {2, F_DILATION_W, 5, FB_I32, 1}, {2, F_DILATION_H, 6, FB_I32, 1},
@@ -45,6 +46,7 @@ static const option_field option_fields[] = {
     /* RNNOptions */ {7, F_ACTIVATION, 0, FB_I8, 0}, {7, F_ASYMMETRIC_QUANTIZE_INPUTS, 1, FB_BOOL, 0},
     /* FullyConnectedOptions */ {8, F_ACTIVATION, 0, FB_I8, 0}, {8, F_WEIGHTS_FORMAT, 1, FB_I8, 0},
     {8, F_KEEP_NUM_DIMS, 2, FB_BOOL, 0}, {8, F_ASYMMETRIC_QUANTIZE_INPUTS, 3, FB_BOOL, 0},
+    {8, F_QUANTIZED_BIAS_TYPE, 4, FB_I8, 0},
     /* SoftmaxOptions */ {9, F_BETA, 0, FB_F32, 0},
     /* ConcatenationOptions */ {10, F_AXIS, 0, FB_I32, 0}, {10, F_ACTIVATION, 1, FB_I8, 0},
     /* AddOptions */ {11, F_ACTIVATION, 0, FB_I8, 0}, {11, F_POT_SCALE_INT16, 1, FB_BOOL, 1},
@@ -68,7 +70,7 @@ static const option_field option_fields[] = {
     {32, F_ELLIPSIS_MASK, 2, FB_I32, 0}, {32, F_NEW_AXIS_MASK, 3, FB_I32, 0},
     {32, F_SHRINK_AXIS_MASK, 4, FB_I32, 0}, {32, F_OFFSET, 5, FB_BOOL, 0},
     /* TransposeConvOptions */ {49, F_PADDING, 0, FB_I8, 0}, {49, F_STRIDE_W, 1, FB_I32, 0},
-    {49, F_STRIDE_H, 2, FB_I32, 0}, {49, F_ACTIVATION, 3, FB_I8, 0},
+    {49, F_STRIDE_H, 2, FB_I32, 0}, {49, F_ACTIVATION, 3, FB_I8, 0}, {49, F_QUANTIZED_BIAS_TYPE, 4, FB_I8, 0},
     /* ShapeOptions */ {55, F_OUT_TYPE, 0, FB_I8, 0},
     /* PackOptions */ {59, F_VALUES_COUNT, 0, FB_I32, 0}, {59, F_AXIS, 1, FB_I32, 0},
     /* OneHotOptions */ {61, F_AXIS, 0, FB_I32, 0},
@@ -137,6 +139,7 @@ static const op_parameter op_parameters[] = {
     {RL_OP_FULLY_CONNECTED, F_WEIGHTS_FORMAT, P_MUST_BE_ZERO, 0, 0},
     {RL_OP_FULLY_CONNECTED, F_ACTIVATION, P_INT, AT(fully_connected.activation), 0},
     {RL_OP_FULLY_CONNECTED, F_KEEP_NUM_DIMS, P_BOOL, AT(fully_connected.keep_num_dims), 0},
+    {RL_OP_FULLY_CONNECTED, F_QUANTIZED_BIAS_TYPE, P_INT, AT(fully_connected.quantized_bias_type), 0},
     {RL_OP_BATCH_MATMUL, F_ADJ_X, P_BOOL, AT(batch_matmul.adj_x), 0},
     {RL_OP_BATCH_MATMUL, F_ADJ_Y, P_BOOL, AT(batch_matmul.adj_y), 0},
     ARITHMETIC(RL_OP_ADD), ARITHMETIC(RL_OP_SUB),

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cpu_features.h"
 #include "quant.h"
 #include "s16_velementwise.h"
 
@@ -38,17 +39,22 @@ static int prepare(double sa, double sb, double so, int sub, int32_t lo, int32_t
 
 static int check_addsub(const char *path, rl_s16_vaddsub_fn kernel) {
     static const double sets[][3] = {{0.001, 0.0015, 0.002}, {0.002, 0.002, 0.002}, {1e-4, 0.01, 0.006},
-                                     {0.01, 1e-4, 0.02},     {3e-4, 2e-4, 4.6e-4}, {1.0, 0.5, 1.0}};
+                                     {0.01, 1e-4, 0.02},     {3e-4, 2e-4, 4.6e-4}, {1.0, 0.5, 1.0},
+                                     /* input 0's multiplier 2^30 + 2^10: exact ties where input 0 is 64 times an
+                                      * odd number, an output step of about one unit of the sum */
+                                     {0.5 + 0x1p-21, 1.0, 0x1p-14 * (1.0 + 0x1p-10)}};
     static const int32_t clamps[][2] = {{-32768, 32767}, {0, 32767}, {0, 3000}, {-100, 100}};
     int16_t a[MAX_N + PAD], b[MAX_N + PAD], want[MAX_N + PAD], got[MAX_N + PAD];
     for (size_t s = 0; s < sizeof sets / sizeof sets[0]; ++s)
         for (size_t c = 0; c < sizeof clamps / sizeof clamps[0]; ++c)
-            for (int sub = 0; sub < 2; ++sub) {
+            for (int kind = 0; kind < 3; ++kind) { /* ADD, SUB, ADD with one_rounding_blocks */
+                const int sub = kind == 1;
                 rl_s16_binary_params p;
                 if (prepare(sets[s][0], sets[s][1], sets[s][2], sub, clamps[c][0], clamps[c][1], &p)) {
                     printf("set %zu: prepare refused its scales\n", s);
                     return 1;
                 }
+                p.one_rounding_blocks = kind == 2;
                 for (int n = 0; n <= MAX_N; ++n) {
                     const int at = n % PAD;
                     for (int i = 0; i < MAX_N + PAD; ++i) {
@@ -63,7 +69,7 @@ static int check_addsub(const char *path, rl_s16_vaddsub_fn kernel) {
                     for (int i = 0; i < n; ++i)
                         if (got[i] != want[i]) {
                             printf("%s s16_vaddsub: set %zu clamp %zu %s n=%d: element %d is %d, scalar %d\n", path,
-                                   s, c, sub ? "SUB" : "ADD", n, i, got[i], want[i]);
+                                   s, c, kind == 2 ? "ADD in blocks" : sub ? "SUB" : "ADD", n, i, got[i], want[i]);
                             return 1;
                         }
                     if (got[n] != 0x5555) {
@@ -143,9 +149,35 @@ static int check_vlut(const char *path, rl_s16_vlut_fn kernel) {
     return 0;
 }
 
-int main(void) {
+/* With no argument: the scalar path and every x86 path this CPU has. With one (scalar|avx2|neon|neondot): that
+ * path's kernels against the scalar ones, exit 77 where it is not built or the CPU lacks it (the Arm testers under
+ * qemu, tests/native/test_arm_kernels.py). */
+int main(int argc, char **argv) {
     int failed = 0, paths = 0;
     const rl_s16_velementwise_config scalar = rl_s16_velementwise_config_for(RL_ISA_SCALAR);
+    if (argc == 2) {
+        rl_isa isa = RL_ISA_SCALAR;
+        if (strcmp(argv[1], "avx2") == 0) isa = RL_ISA_AVX2;
+        else if (strcmp(argv[1], "neon") == 0) isa = RL_ISA_NEON;
+        else if (strcmp(argv[1], "neondot") == 0) isa = RL_ISA_NEONDOT;
+        else if (strcmp(argv[1], "scalar") != 0) return 2;
+        const rl_s16_velementwise_config cfg = rl_s16_velementwise_config_for(isa);
+        if (isa != RL_ISA_SCALAR && cfg.vaddsub == scalar.vaddsub) {
+            printf("%s is not built for this architecture\n", argv[1]);
+            return 77;
+        }
+#if RL_HAVE_NEON_KERNELS
+        if ((isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) && !rl_isa_supported(isa)) { /* HWCAP, as dispatch */
+            printf("skipped: this CPU lacks %s\n", argv[1]);
+            return 77;
+        }
+        if (cfg.vaddsub == s16_vaddsub__neon) printf("kernel s16_vaddsub__neon\n");
+#endif
+        failed = check_addsub(argv[1], cfg.vaddsub) || check_vcvt(argv[1], cfg.f32_s16_vcvt) ||
+                 check_vlut(argv[1], cfg.vlut);
+        if (!failed) printf("%s: all passed\n", argv[1]);
+        return failed;
+    }
     failed |= check_addsub("scalar", scalar.vaddsub) || check_vcvt("scalar", scalar.f32_s16_vcvt) ||
               check_vlut("scalar", scalar.vlut);
     ++paths;

@@ -74,6 +74,9 @@ TESTERS = {
                                            "f32_binary_ref.c", "f32_unary_ref.c", "xx_index_ref.c")),
     # TFLite's 16x8 IGEMM (qs16_gemm.h)
     "qs16": ("qs16_kernels_test.c", ("qs16_qc8w_*.c", "qs16_pack.c", "qs16_configs.c")),
+    # int16 ADD / SUB, QUANTIZE and table lookup (s16_velementwise.h)
+    "s16_velementwise": ("s16_velementwise_test.c", ("s16_vaddsub__*.c", "f32_s16_vcvt__*.c", "s16_vlut__*.c",
+                                                     "s16_lut_ref.c", "s16_velementwise_configs.c")),
     # softmax's row passes, GELU and the row sum (f32_vexp.h)
     "f32_vexp": ("f32_vexp_test.c", ("f32_rmax__*.c", "f32_raddstoreexpminusmax__*.c", "f32_vscale__*.c",
                                      "f32_vgelu__*.c", "f32_rsum__*.c", "f32_vexp_configs.c")),
@@ -112,7 +115,8 @@ def sources_of_tester(config: ModuleType, arch: Arch, which: str) -> list[Path]:
     files = sorted({p for pattern in patterns for p in KERNELS.glob(pattern)})
     built = [p for p in files if config.isa_of(str(p)) is None
              or arch.name in config.ISA_ARCHES.get(config.isa_of(str(p)), ())]
-    return [*built, SRC / "cpu_features.c", TESTS / main]
+    extra = [SRC / "quant.c"] if which == "s16_velementwise" else []  # its tester's prepare takes the scales
+    return [*built, *extra, SRC / "cpu_features.c", TESTS / main]
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +146,7 @@ def testers(tmp_path_factory: pytest.TempPathFactory):
     return get
 
 
-@pytest.mark.parametrize("which", ["f32", "qs8", "qd8", "f32_vbinary", "f32_vexp", "qs16"])
+@pytest.mark.parametrize("which", ["f32", "qs8", "qd8", "f32_vbinary", "f32_vexp", "qs16", "s16_velementwise"])
 @pytest.mark.parametrize(("arch", "cpu", "path", "expected"), RUNS)
 def test_kernels_match_scalar_under_qemu(testers, which: str, arch: str, cpu: str, path: str, expected: str) -> None:
     """float32 within 1e-6 of the scalar kernels, int8 bit for bit with them and the formula, no over-read."""
@@ -159,6 +163,7 @@ def test_kernels_match_scalar_under_qemu(testers, which: str, arch: str, cpu: st
         tile = "f32_vbinary__neon" if which == "f32_vbinary" else tile
         tile = "f32_vgelu__neon" if which == "f32_vexp" else tile
         tile = "qs16_qc8w_igemm_4x8c2__neon" if which == "qs16" else tile
+        tile = "s16_vaddsub__neon" if which == "s16_velementwise" else tile
         assert tile in output, output
 
 

@@ -78,10 +78,16 @@ def scales(rng, channels: int, depth: int, ties: bool, per_channel: bool = True)
     return sx, sw, so
 
 
+INT32_TYPE, INT64_TYPE = 2, 4  # TensorType codes, as FullyConnectedOptions.quantized_bias_type names them
+BIAS_TYPE_OPTION = {"none_int64": INT64_TYPE, "int64_typed": INT64_TYPE, "int32_typed": INT32_TYPE}
+
+
 def bias_const(rng, kind: str, sx, sw, channels: int):
-    if kind == "none":
+    """kind: none, int32 or int64, each optionally _typed (quantized_bias_type said too); none_int64: no bias
+    and quantized_bias_type int64, as TensorFlow's converter writes a bias-less 16x8 layer."""
+    if kind.startswith("none"):
         return None
-    dtype = np.int64 if kind == "int64" else np.int32
+    dtype = np.int64 if kind.startswith("int64") else np.int32
     return Const(rng.integers(-3_000_000, 3_000_000, channels).astype(dtype),
                  Quant(np.float32(sx) * np.broadcast_to(sw, (channels,)).astype(np.float32), 0))
 
@@ -101,6 +107,10 @@ FC_CASES = [  # rows (or a 3-D shape), depth, units, bias, per_channel, activati
     ((2, 5, 24), 24, 13, "int64", True, NONE, False, False), ((1, 3, 4, 9), 9, 11, "none", True, RELU, False, False),
     (64, 20, 8, "int64", True, NONE, True, False), (64, 20, 8, "none", True, NONE, True, False),
     (64, 20, 8, "int32", False, NONE, True, False), (1, 1, 1, "int64", True, NONE, False, False),
+    # no bias but quantized_bias_type int64: LiteRT's reference kernel (one rounding), not ruy's two
+    (64, 20, 8, "none_int64", True, NONE, True, False), (6, 301, 9, "none_int64", False, NONE, False, True),
+    ((2, 17, 24), 24, 24, "none_int64", True, RELU, False, False), (5, 33, 12, "int64_typed", True, NONE, True, False),
+    (64, 20, 8, "int32_typed", True, NONE, True, False),
 ]
 
 
@@ -116,7 +126,8 @@ def fc_model(rng, rows, depth, units, bias, per_channel, act, ties, big):
     model = op_model("FULLY_CONNECTED", [Input(shape, I16, Quant(sx, 0)), Const(w, Quant(sw, 0)),
                                          bias_const(rng, bias, sx, sw, units)],
                      [(out_shape, I16, Quant(so, 0))],
-                     {"fused_activation_function": act, "keep_num_dims": isinstance(rows, tuple)}, version=11)
+                     {"fused_activation_function": act, "keep_num_dims": isinstance(rows, tuple),
+                      "quantized_bias_type": BIAS_TYPE_OPTION.get(bias, 0)}, version=11)
     return model, [activations(rng, shape, big)]
 
 
@@ -206,7 +217,7 @@ def test_transpose_conv(case, monkeypatch):
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=st.integers(1, 11), depth=st.integers(1, 300), units=st.integers(1, 20),
-       bias=st.sampled_from(["int64", "int32", "none"]), per_channel=st.booleans(),
+       bias=st.sampled_from(["int64", "int32", "none", "none_int64"]), per_channel=st.booleans(),
        act=st.sampled_from([NONE, RELU, RELU6]), ties=st.booleans(), seed=st.integers(0, 2**16))
 def test_fully_connected_random(rows, depth, units, bias, per_channel, act, ties, seed, monkeypatch):
     model, feeds = fc_model(np.random.default_rng(seed), rows, depth, units, bias, per_channel, act, ties, False)
@@ -243,6 +254,18 @@ def test_refusals_name_the_problem():
                   [((2, 4), I16, Quant(0.01, 0))], {}, version=11)
     with pytest.raises(UnsupportedOpsError, match="zero point 5"):
         Interpreter(model_content=zp).allocate_tensors()
+    # LiteRT 2.3 refuses a quantized_bias_type the bias does not have, and one that is neither int32 nor int64
+    for bias, bias_type, message in ((np.int32, INT64_TYPE, "int32 bias but quantized_bias_type int64"),
+                                     (np.int64, INT32_TYPE, "int64 bias but quantized_bias_type int32"),
+                                     (None, 7, "quantized_bias_type is int16")):
+        b = None if bias is None else Const(np.zeros(4, bias), Quant(np.full(4, 1e-5, np.float32), 0))
+        typed = op_model("FULLY_CONNECTED", [Input((2, 3), I16, Quant(0.001, 0)),
+                                             Const(np.ones((4, 3), I8), Quant(0.01, 0)), b],
+                         [((2, 4), I16, Quant(0.01, 0))], {"quantized_bias_type": bias_type}, version=11)
+        with pytest.raises(RuntimeError):
+            litert_default(typed, [np.zeros((2, 3), I16)])
+        with pytest.raises(UnsupportedOpsError, match=message):
+            Interpreter(model_content=typed).allocate_tensors()
 
 
 @pytest.mark.parametrize("bias", ["int64", "int32", "none"])

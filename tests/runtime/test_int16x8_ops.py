@@ -176,6 +176,44 @@ def test_the_pot_scale_int16_option_picks_the_arithmetic():
     assert not np.array_equal(results[0], results[1])
 
 
+def test_same_shape_add_rounds_its_inputs_once_in_blocks_of_16(monkeypatch):
+    """LiteRT's same-shape general int16 ADD rescales each input of the first n - n % 16 values with one rounding
+    (ties up), the rest, broadcasts and SUB with TFLite's two. Input 0's multiplier 2^30 + 2^10 puts an exact tie
+    at every 64 * odd value, and an output step of about one unit of the sum shows which rounding ran."""
+    from test_kernel_paths import PATHS
+
+    from rillet.runtime import Interpreter
+
+    sa, sb, so = np.float32(0.5 + 2**-21), np.float32(1.0), np.float32(2**-14 * (1 + 2**-10))
+    k = np.resize(np.array([1, -1, 3, -3, -511, 511]), 40)
+    a, b = (64 * k).astype(I16), (-32 * k).astype(I16)
+    cases = [("ADD", a, b), ("SUB", a, -b), ("ADD", a.reshape(2, 20), b[:20])]
+    # a Whisper-sized same-shape ADD (its positional embedding) where two roundings put 4 of 576,000 values off
+    big = op_model("ADD", [x16((1, 1500, 384), 3.9895607e-05), x16((1500, 384), 5.5128636e-05)],
+                   [((1, 1500, 384), I16, q(8.2951265e-05))], {"pot_scale_int16": False})
+    big_feeds = [int16s(7, (1, 1500, 384)), int16s(8, (1500, 384))]
+    # ties throughout a tensor of 142,191 values (n % 16 = 15), long enough to be split over threads
+    long_k = np.random.default_rng(9).choice([1, -1, 3, -3], (3, 777, 61))
+    long_feeds = [(64 * long_k).astype(I16), (-32 * long_k).astype(I16)]
+    long_ties = op_model("ADD", [x16(long_k.shape, sa), x16(long_k.shape, sb)], [(long_k.shape, I16, q(so))],
+                         {"pot_scale_int16": False})
+    for isa in PATHS:
+        monkeypatch.setenv("RILLET_ISA", isa)
+        for op, x, y in cases:
+            m = op_model(op, [x16(x.shape, sa), x16(y.shape, sb)], [(x.shape, I16, q(so))], {"pot_scale_int16": False})
+            assert_same_bits_as_litert(m, [x, y])
+        assert_same_bits_as_litert(big, big_feeds)
+        for model, feeds in ((big, big_feeds), (long_ties, long_feeds)):
+            for threads in (1, 2, 3):  # runs of 64 over the threads round as one run over the tensor would
+                assert run(Interpreter, model, feeds, num_threads=threads)[0].tobytes() == \
+                    litert_default(model, feeds)[0].tobytes(), (isa, threads)
+    (blocks,) = litert_default(op_model("ADD", [x16(a.shape, sa), x16(b.shape, sb)], [(a.shape, I16, q(so))],
+                                        {"pot_scale_int16": False}), [a, b])
+    once = np.floor(k / 2 + 0.5)  # k / 2 rounded half up: the sum input 0 + input 1 is that tie's rounding
+    twice = np.where(k < 0, np.ceil(k / 2 - 0.5), once)  # half away from zero
+    assert np.array_equal(blocks[:32], once[:32]) and np.array_equal(blocks[32:], twice[32:])
+
+
 @EXAMPLES
 @given(seeds, broadcast_pair(), log_uniform(1e-4, 1e-2), log_uniform(1e-4, 1e-2), log_uniform(1e-5, 1e-2),
        st.sampled_from([0, 1, 3]))
@@ -333,6 +371,14 @@ def test_reduce_prod(seed, shape, data, s_in, keep_dims):
     m = op_model("REDUCE_PROD", [x16(shape, s_in), np.array(axes, np.int32)], [((1,), I16, q(s_out))],
                  {"keep_dims": keep_dims})
     assert_same_bits_as_litert(m, [int16s(seed, shape, -300 // reduced - 3, 300 // reduced + 4)])
+
+
+def test_reduce_prod_steps_past_2_to_the_7():
+    """The int8 kernel's rule on int16 values: per-step rescales up to 2^14 run, a product of one value copies."""
+    for shape, s_in, s_out in (((4, 1, 3), 1.0, 1 / 148), ((3, 2), 1.0, 1 / 148**2), ((3, 2), 1.0, 1e-8)):
+        m = op_model("REDUCE_PROD", [x16(shape, s_in), np.array([1], np.int32)],
+                     [(tuple(d for i, d in enumerate(shape) if i != 1), I16, q(s_out))], {"keep_dims": False})
+        assert_same_bits_as_litert(m, [int16s(len(shape), shape, -3, 4)])
 
 
 @EXAMPLES

@@ -2,7 +2,7 @@
 (the model declares 4-D outputs, so LiteRT does delegate): the same bits as LiteRT on every kernel path this
 CPU runs. AVERAGE_POOL_2D (x-major taps in nine-tap trees, times 1 / count), MEAN (times 1 / count; over the
 last axis in XNNPACK's rsum order, as SUM), HARD_SWISH (a fused multiply-add), LOGISTIC (XNNPACK's AVX2
-approximation) and Convolution2DTransposeBias (fused multiply-adds from the bias). Ulp differences in these grew through MediaPipe's selfie segmentation
+or AVX-512 approximation) and Convolution2DTransposeBias (fused multiply-adds from the bias). Ulp differences in these grew through MediaPipe's selfie segmentation
 to 2.6e-5 of its mask (bench/trace_float_error.py finds such ops)."""
 
 from __future__ import annotations
@@ -102,10 +102,41 @@ def test_hard_swish_is_xnnpacks(monkeypatch):
 
 
 def test_logistic_is_xnnpacks(monkeypatch):
-    """XNNPACK's AVX-512 kernel is another approximation: there LiteRT's own result is an ulp away."""
-    x = activation_inputs()  # with logits below -87, whose results LiteRT flushes from subnormal to 0
+    """XNNPACK's AVX2 kernel on the scalar and AVX2 paths, its AVX-512 kernel (a table and vscalefps,
+    f32_unary__avx512.c) on the AVX-512 paths: LiteRT runs the one for this CPU, and the paths that follow it
+    give its bits, the others are within 1e-6 (the AVX-512 path gave the AVX2 kernel's before: an ulp off on a
+    quarter of these)."""
+    from rillet.runtime import Interpreter
+
+    rng = np.random.default_rng(3)
+    bits = rng.integers(0, 2**32, 20000, dtype=np.uint64).astype(np.uint32).view(F32)
+    bits = bits[np.abs(bits) < 2.0**88]  # beyond, XNNPACK's AVX-512 kernel gives NaN (the next test)
+    x = np.concatenate([activation_inputs().ravel(), bits, rng.standard_normal(4003).astype(F32)]).astype(F32)
     model = op_model("LOGISTIC", [Input(x.shape)], [(x.shape, F32)])
-    assert_litert_bits_on_every_path(model, [x], monkeypatch, exact=not cpu_has_avx512f())
+    (expected,) = litert_default(model, [x])
+    for isa in ["scalar", *PATHS]:
+        monkeypatch.setenv("RILLET_ISA", isa)
+        (got,) = run(Interpreter, model, [x])
+        if isa.startswith("avx512") == cpu_has_avx512f():
+            assert got.tobytes() == expected.tobytes(), (isa, np.count_nonzero(got != expected), got.size)
+        else:
+            np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-30, err_msg=isa)
+
+
+def test_logistic_of_huge_logits_is_xnnpacks(monkeypatch):
+    """Past |x| ~ 2^88 XNNPACK's AVX-512 sigmoid overflows its polynomial into NaN; its AVX2 one gives 0 and 1.
+    The paths of this CPU's kernel give LiteRT's bits."""
+    from rillet.runtime import Interpreter
+
+    x = (F32(2.0) ** np.arange(0, 128, 0.25).astype(F32)).astype(F32)
+    x = np.concatenate([x, -x, [np.inf, -np.inf, np.finfo(F32).max, -np.finfo(F32).max]]).astype(F32)
+    model = op_model("LOGISTIC", [Input(x.shape)], [(x.shape, F32)])
+    (expected,) = litert_default(model, [x])
+    assert np.isnan(expected).any() == cpu_has_avx512f()
+    for isa in [p for p in ["scalar", *PATHS] if p.startswith("avx512") == cpu_has_avx512f()]:
+        monkeypatch.setenv("RILLET_ISA", isa)
+        (got,) = run(Interpreter, model, [x])
+        assert got.tobytes() == expected.tobytes(), (isa, np.count_nonzero(got != expected), got.size)
 
 
 @pytest.mark.parametrize("padding", [1, 2])  # SAME, VALID
