@@ -1,0 +1,98 @@
+"""Element-wise ops that split their elements across the plan's threads (conv_gemm.h's rl_parallelize_elements,
+the int8 binary driver's rows and runs): the same bits on 1, 2 and 3 threads as LiteRT's, and at 2 threads the
+worker really does part of the work (Interpreter.thread_profile: each thread runs its own share while it
+profiles, so a worker's CPU time of 0 means the op ran on one thread).
+
+Sizes are odd (not whole 64-element blocks) and on both sides of the split threshold (8192 elements)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from single_op import Input, Quant, litert_default, op_model
+
+from rillet.runtime import Interpreter
+
+pytest.importorskip("ai_edge_litert")
+
+I8 = np.int8
+PATHS = ["ref", "avx2", None]  # None: the machine's best path
+
+
+def rillet_run(model: bytes, feeds: list[np.ndarray], threads: int) -> tuple[list[np.ndarray], Interpreter]:
+    it = Interpreter(model_content=model, num_threads=threads)
+    it.allocate_tensors()
+    for detail, value in zip(it.get_input_details(), feeds):
+        it.set_tensor(detail["index"], value)
+    it.invoke()
+    return [it.get_tensor(d["index"]) for d in it.get_output_details()], it
+
+
+def assert_split_and_same_bits(model: bytes, feeds: list[np.ndarray], monkeypatch, splits: bool = True) -> None:
+    expected = litert_default(model, feeds)[0].tobytes()
+    for isa in PATHS:
+        if isa:
+            monkeypatch.setenv("RILLET_ISA", isa)
+        else:
+            monkeypatch.delenv("RILLET_ISA", raising=False)
+        for threads in (1, 2, 3):
+            (got,), it = rillet_run(model, feeds, threads)
+            assert got.tobytes() == expected, (isa, threads)
+        (_, it) = rillet_run(model, feeds, 2)
+        (row,) = [r for r in it.thread_profile(runs=1) if not r["folded"]]
+        assert (row["thread_seconds"][1] > 0) == splits, (isa, row)
+        (again,), _ = rillet_run(model, feeds, 2)
+        assert again.tobytes() == expected  # a profiled invoke leaves the plan as it was
+
+
+SIZES = [(3, 2731), (1, 197, 192), (5, 13, 127), (1, 8191)]
+
+
+@pytest.mark.parametrize("shape", SIZES)
+def test_dequantize_splits(shape, monkeypatch):
+    x = np.random.default_rng(len(shape)).integers(-128, 128, shape).astype(I8)
+    model = op_model("DEQUANTIZE", [Input(shape, I8, Quant(0.037, -7))], [(shape, np.float32)])
+    assert_split_and_same_bits(model, [x], monkeypatch, splits=x.size >= 8192)
+
+
+@pytest.mark.parametrize("shape", SIZES)
+def test_quantize_from_float_and_int8_splits(shape, monkeypatch):
+    rng = np.random.default_rng(len(shape))
+    x = (rng.standard_normal(shape) * 3).astype(np.float32)
+    model = op_model("QUANTIZE", [Input(shape, np.float32)], [(shape, I8, Quant(0.05, 3))])
+    assert_split_and_same_bits(model, [x], monkeypatch, splits=x.size >= 8192)
+    q = rng.integers(-128, 128, shape).astype(I8)
+    model = op_model("QUANTIZE", [Input(shape, I8, Quant(0.05, 3))], [(shape, I8, Quant(0.07, -11))])
+    assert_split_and_same_bits(model, [q], monkeypatch, splits=q.size >= 8192)
+
+
+@pytest.mark.parametrize("shape", [(3, 2731), (1, 197, 768)])
+def test_int8_gelu_table_splits(shape, monkeypatch):
+    x = np.random.default_rng(1).integers(-128, 128, shape).astype(I8)
+    model = op_model("GELU", [Input(shape, I8, Quant(0.06, 10))], [(shape, I8, Quant(0.03, -100))])
+    assert_split_and_same_bits(model, [x], monkeypatch)
+
+
+# (a shape, b shape): one long row (same shape, a single value), many rows against a per-row value, few long
+# rows against a vector, the tiled short vector, and a broadcast in the middle.
+BINARY = [
+    ((1, 6, 150, 151), (1, 6, 150, 151)),
+    ((1, 6, 150, 151), ()),
+    ((), (3, 2731)),
+    ((1, 197, 192), (1, 197, 1)),
+    ((3, 4099), (4099,)),
+    ((1, 197, 192), (192,)),
+    ((7, 1, 1301), (7, 5, 1301)),
+]
+
+
+@pytest.mark.parametrize("op", ["MUL", "ADD", "SUB"])
+@pytest.mark.parametrize("a_shape, b_shape", BINARY, ids=[str(i) for i in range(len(BINARY))])
+def test_int8_binary_splits(op, a_shape, b_shape, monkeypatch):
+    rng = np.random.default_rng(len(a_shape) + 7 * len(b_shape))
+    a = rng.integers(-128, 128, a_shape).astype(I8)
+    b = rng.integers(-128, 128, b_shape).astype(I8)
+    out = np.broadcast_shapes(a.shape, b.shape)
+    model = op_model(op, [Input(a.shape, I8, Quant(0.03, 5)), Input(b.shape, I8, Quant(0.05, -9))],
+                     [(out, I8, Quant(0.08 if op != "MUL" else 0.05, -3))])
+    assert_split_and_same_bits(model, [a, b], monkeypatch)
