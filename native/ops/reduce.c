@@ -1,6 +1,7 @@
 /* reduce.c — MEAN and SUM over constant axes: sums in float, then MEAN multiplies by 1.0f / the count, as
  * XNNPACK does (LiteRT's default Interpreter delegates MEAN to it; a division differs in the last bit when the
  * count is not a power of two); int8: reduce_int8.c. REDUCE_MAX and REDUCE_MIN, float32 and int8. */
+#include "conv_gemm.h" /* rl_pool_for, RL_ELEMENT_WORK */
 #include "f32_rsum.h"
 #include "ops.h"
 
@@ -13,37 +14,75 @@ typedef struct {
     float divisor;
 } rl_reduce_state;
 
-static rl_status run_f32_reduce(rl_plan *plan, rl_op *op) {
-    const rl_reduce_state *st = (const rl_reduce_state *)op->state;
-    const float *x = (const float *)rl_input(plan, op, 0)->data;
-    float *y = (float *)rl_output(plan, op, 0)->data;
-    if (st->inner == 1) {
-        for (size_t o = 0; o < st->outer; ++o) {
-            const float sum = plan->kernels->f32_vexp.rsum(st->reduced, x + o * st->reduced);
+/* Outer slices o .. o + count - 1 (each summed on its own: any split of them gives the same bits). */
+typedef struct {
+    const rl_plan *plan;
+    const rl_op *op;
+} rl_reduce_job;
+
+static void f32_reduce_slices(void *context, size_t first, size_t unused_j, size_t count, size_t unused_columns) {
+    (void)unused_j;
+    (void)unused_columns;
+    const rl_reduce_job *job = (const rl_reduce_job *)context;
+    const rl_reduce_state *st = (const rl_reduce_state *)job->op->state;
+    const float *x = (const float *)rl_input(job->plan, job->op, 0)->data;
+    float *y = (float *)rl_output(job->plan, job->op, 0)->data;
+    for (size_t o = first; o < first + count; ++o) {
+        if (st->inner == 1) {
+            const float sum = job->plan->kernels->f32_vexp.rsum(st->reduced, x + o * st->reduced);
             y[o] = st->divisor != 1.0f ? sum * (1.0f / st->divisor) : sum;
+            continue;
         }
-        return RL_OK;
-    }
-    for (size_t o = 0; o < st->outer; ++o) {
         float *out = y + o * st->inner;
         f32_rdsum__scalar(st->reduced, st->inner, x + o * st->reduced * st->inner, out);
         if (st->divisor != 1.0f)
             for (size_t c = 0; c < st->inner; ++c) out[c] = out[c] * (1.0f / st->divisor);
     }
+}
+
+/* int8 sums of a slice go to int32 first: on the stack when the slice's outputs are few (a tile may run on
+ * any thread), else in the op's arena scratch, which only the caller's single run uses. */
+#define RL_S8_REDUCE_STACK 256
+
+static void s8_reduce_slices(void *context, size_t first, size_t unused_j, size_t count, size_t unused_columns) {
+    (void)unused_j;
+    (void)unused_columns;
+    const rl_reduce_job *job = (const rl_reduce_job *)context;
+    const rl_reduce_state *st = (const rl_reduce_state *)job->op->state;
+    const rl_s8_reduce_params *p = (const rl_s8_reduce_params *)job->op->scratch;
+    const int8_t *x = (const int8_t *)rl_input(job->plan, job->op, 0)->data;
+    int8_t *y = (int8_t *)rl_output(job->plan, job->op, 0)->data;
+    int32_t stack[RL_S8_REDUCE_STACK];
+    int32_t *acc = st->inner <= RL_S8_REDUCE_STACK ? stack : (int32_t *)job->op->arena_scratch;
+    for (size_t o = first; o < first + count; ++o) {
+        qs8_rdsum__scalar(st->reduced, st->inner, x + o * st->reduced * st->inner, acc);
+        for (size_t c = 0; c < st->inner; ++c) y[o * st->inner + c] = rl_s8_reduce_output(acc[c], p);
+    }
+}
+
+/* Outer slices split across the plan's threads (a layer norm's MEAN over channels is one slice per token);
+ * the float path is vectorised, the int8 one a scalar loop (four times the work an element). */
+static rl_status run_reduce_slices(rl_plan *plan, rl_op *op, rl_tile_2d_fn fn, size_t work_per_element) {
+    const rl_reduce_state *st = (const rl_reduce_state *)op->state;
+    rl_reduce_job job = {.plan = plan, .op = op};
+    rl_threadpool *pool = rl_pool_for(plan, st->outer * st->reduced * st->inner * work_per_element);
+    const size_t want = RL_TILES_PER_THREAD * (size_t)rl_threadpool_threads(pool);
+    rl_parallelize_2d_tile_2d(pool, fn, &job, st->outer, 1, pool ? (st->outer + want - 1) / want : st->outer, 1);
     return RL_OK;
+}
+
+static rl_status run_f32_reduce(rl_plan *plan, rl_op *op) {
+    return run_reduce_slices(plan, op, f32_reduce_slices, RL_ELEMENT_WORK);
 }
 
 static rl_status run_s8_reduce(rl_plan *plan, rl_op *op) {
     const rl_reduce_state *st = (const rl_reduce_state *)op->state;
-    const rl_s8_reduce_params *p = (const rl_s8_reduce_params *)op->scratch;
-    const int8_t *x = (const int8_t *)rl_input(plan, op, 0)->data;
-    int8_t *y = (int8_t *)rl_output(plan, op, 0)->data;
-    int32_t *acc = (int32_t *)op->arena_scratch;
-    for (size_t o = 0; o < st->outer; ++o) {
-        qs8_rdsum__scalar(st->reduced, st->inner, x + o * st->reduced * st->inner, acc);
-        for (size_t c = 0; c < st->inner; ++c) y[o * st->inner + c] = rl_s8_reduce_output(acc[c], p);
+    if (st->inner > RL_S8_REDUCE_STACK) { /* one arena block of sums: the caller alone */
+        rl_reduce_job job = {.plan = plan, .op = op};
+        s8_reduce_slices(&job, 0, 0, st->outer, 1);
+        return RL_OK;
     }
-    return RL_OK;
+    return run_reduce_slices(plan, op, s8_reduce_slices, 4 * RL_ELEMENT_WORK);
 }
 
 static rl_status use_middle_axis_driver(rl_plan *plan, rl_op *op, int is_s8) {
@@ -68,7 +107,7 @@ static rl_status use_middle_axis_driver(rl_plan *plan, rl_op *op, int is_s8) {
     rl_reduce_state *st = (rl_reduce_state *)rl_op_state(plan, op, sizeof *st);
     if (!st) return RL_NO_MEMORY;
     *st = (rl_reduce_state){.outer = outer, .reduced = reduced, .inner = inner, .divisor = op->prep.divisor};
-    if (is_s8) rl_request_arena_scratch(op, inner * sizeof(int32_t));
+    if (is_s8 && inner > RL_S8_REDUCE_STACK) rl_request_arena_scratch(op, inner * sizeof(int32_t));
     op->run = is_s8 ? run_s8_reduce : run_f32_reduce;
     return RL_OK;
 }

@@ -96,3 +96,32 @@ def test_int8_binary_splits(op, a_shape, b_shape, monkeypatch):
     model = op_model(op, [Input(a.shape, I8, Quant(0.03, 5)), Input(b.shape, I8, Quant(0.05, -9))],
                      [(out, I8, Quant(0.08 if op != "MUL" else 0.05, -3))])
     assert_split_and_same_bits(model, [a, b], monkeypatch)
+
+
+@pytest.mark.parametrize("shape, axis", [((1, 64, 128), -1), ((1, 197, 192), 2), ((5, 31, 67), 1), ((3, 40, 300), 1)])
+def test_mean_slices_split(shape, axis, monkeypatch):
+    """A layer norm's MEAN over channels (one slice per token), int8 and float; a middle axis (slices of rows),
+    and int8 slices too wide for the stack sums (300 outputs: the caller alone, same bits)."""
+    rng = np.random.default_rng(len(shape))
+    out = list(shape)
+    out[axis] = 1
+    axes = np.array([axis], np.int32)
+    x = rng.integers(-128, 128, shape).astype(I8)
+    model = op_model("MEAN", [Input(shape, I8, Quant(0.04, 3)), axes], [(tuple(out), I8, Quant(0.02, -5))],
+                     options={"keep_dims": True})
+    assert_split_and_same_bits(model, [x], monkeypatch, splits=shape[-1] != 300)  # inner 300: stack too small
+    f = rng.standard_normal(shape).astype(np.float32)
+    model = op_model("MEAN", [Input(shape, np.float32), axes], [(tuple(out), np.float32)], options={"keep_dims": True})
+    assert_split_and_same_bits(model, [f], monkeypatch)
+
+
+@pytest.mark.parametrize("a_shape, b_shape", [((1, 64, 128), (1, 64, 1)), ((1, 64, 1), (1, 64, 128)),
+                                              ((7, 1, 1301), (7, 5, 1301)), ((3, 4099), ())])
+def test_int8_squared_difference_rows_split(a_shape, b_shape, monkeypatch):
+    rng = np.random.default_rng(3)
+    a = rng.integers(-128, 128, a_shape).astype(I8)
+    b = rng.integers(-128, 128, b_shape).astype(I8)
+    out = np.broadcast_shapes(a.shape, b.shape)
+    model = op_model("SQUARED_DIFFERENCE", [Input(a.shape, I8, Quant(0.03, 5)), Input(b.shape, I8, Quant(0.07, -9))],
+                     [(out, I8, Quant(0.2, -100))])
+    assert_split_and_same_bits(model, [a, b], monkeypatch)
