@@ -130,7 +130,7 @@ static int64_t row_step_of(const rl_broadcast *bc, const int64_t *strides) {
     return 0;
 }
 
-/* Outside bands, large element-wise ops split across the plan's threads in runs of whole rows (a form's row,
+/* Outside bands, element-wise ops of 8192 elements and more (RL_ELEMENT_WORK) split across the plan's threads in runs of whole rows (a form's row,
  * or 64 elements for the same-shape and single-value forms): transformer tensors are rank 3, never banded.
  * Every element is computed by the same kernel as on one thread. */
 typedef struct {
@@ -157,7 +157,7 @@ static rl_status run_f32_binary(rl_plan *plan, rl_op *op) {
         plan->kernels->f32_binary(st->op, &op->prep.bc, a, b, out);
         return RL_OK;
     }
-    rl_threadpool *pool = rl_pool_for(plan, count);
+    rl_threadpool *pool = rl_pool_for(plan, count * RL_ELEMENT_WORK);
     const size_t unit = st->form == F32_BINARY_PER_CHANNEL || st->form == F32_BINARY_ROW_VALUE ? st->channels : 64;
     if (!pool || count % unit != 0) {
         run_f32_binary_span(plan, st, 0, count, a, b, out);

@@ -125,3 +125,21 @@ def test_int8_squared_difference_rows_split(a_shape, b_shape, monkeypatch):
     model = op_model("SQUARED_DIFFERENCE", [Input(a.shape, I8, Quant(0.03, 5)), Input(b.shape, I8, Quant(0.07, -9))],
                      [(out, I8, Quant(0.2, -100))])
     assert_split_and_same_bits(model, [a, b], monkeypatch)
+
+
+@pytest.mark.parametrize("op, b_shape", [("ADD", (1, 197, 192)), ("MUL", (1, 197, 1)), ("SQUARED_DIFFERENCE", (1, 197, 1))])
+def test_float_binary_of_a_token_block_splits(op, b_shape, monkeypatch):
+    """A ViT's [197, 192] residual ADD and layer-norm MUL / SQUARED_DIFFERENCE: 37,824 elements, which stayed on
+    the caller under the GEMMs' threshold."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((1, 197, 192)).astype(np.float32)
+    b = rng.standard_normal(b_shape).astype(np.float32)
+    model = op_model(op, [Input(a.shape, np.float32), Input(b.shape, np.float32)], [(a.shape, np.float32)])
+    assert_split_and_same_bits(model, [a, b], monkeypatch)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, I8])
+def test_attention_head_transpose_splits(dtype, monkeypatch):
+    x = np.random.default_rng(6).integers(-100, 100, (1, 197, 3, 64)).astype(dtype)
+    model = op_model("TRANSPOSE", [Input(x.shape, dtype), np.array([0, 2, 1, 3], np.int32)], [((1, 3, 197, 64), dtype)])
+    assert_split_and_same_bits(model, [x], monkeypatch)
