@@ -11,6 +11,7 @@
  * order (a layer norm's MEAN over channels). */
 typedef struct {
     size_t outer, reduced, inner;
+    size_t parts; /* int8, one outer slice: its rows summed in this many parts (rl_s8_reduce_parts) */
     float divisor;
 } rl_reduce_state;
 
@@ -75,8 +76,37 @@ static rl_status run_f32_reduce(rl_plan *plan, rl_op *op) {
     return run_reduce_slices(plan, op, f32_reduce_slices, RL_ELEMENT_WORK);
 }
 
+/* One int8 slice (a global average pool: MEAN over H and W of a batch of one) split by rows instead: part p
+ * sums its rows into its own `inner` int32 of the arena scratch, the caller adds the parts. Integer sums, so
+ * the result is the one-thread one whatever the split. */
+static void s8_reduce_part(void *context, size_t part, size_t unused_j, size_t count, size_t unused_columns) {
+    (void)unused_j;
+    (void)unused_columns;
+    const rl_reduce_job *job = (const rl_reduce_job *)context;
+    const rl_reduce_state *st = (const rl_reduce_state *)job->op->state;
+    const int8_t *x = (const int8_t *)rl_input(job->plan, job->op, 0)->data;
+    int32_t *acc = (int32_t *)job->op->arena_scratch;
+    for (size_t p = part; p < part + count; ++p) {
+        const size_t first = st->reduced * p / st->parts, end = st->reduced * (p + 1) / st->parts;
+        qs8_rdsum__scalar(end - first, st->inner, x + first * st->inner, acc + p * st->inner);
+    }
+}
+
 static rl_status run_s8_reduce(rl_plan *plan, rl_op *op) {
     const rl_reduce_state *st = (const rl_reduce_state *)op->state;
+    if (st->parts > 1 && rl_pool_for(plan, st->reduced * st->inner * 4 * RL_ELEMENT_WORK)) {
+        rl_reduce_job job = {.plan = plan, .op = op};
+        rl_parallelize_2d_tile_2d(plan->pool, s8_reduce_part, &job, st->parts, 1, 1, 1);
+        const rl_s8_reduce_params *p = (const rl_s8_reduce_params *)op->scratch;
+        const int32_t *acc = (const int32_t *)op->arena_scratch;
+        int8_t *y = (int8_t *)rl_output(plan, op, 0)->data;
+        for (size_t c = 0; c < st->inner; ++c) {
+            int32_t sum = 0;
+            for (size_t k = 0; k < st->parts; ++k) sum += acc[k * st->inner + c];
+            y[c] = rl_s8_reduce_output(sum, p);
+        }
+        return RL_OK;
+    }
     if (st->inner > RL_S8_REDUCE_STACK) { /* one arena block of sums: the caller alone */
         rl_reduce_job job = {.plan = plan, .op = op};
         s8_reduce_slices(&job, 0, 0, st->outer, 1);
@@ -106,8 +136,13 @@ static rl_status use_middle_axis_driver(rl_plan *plan, rl_op *op, int is_s8) {
     }
     rl_reduce_state *st = (rl_reduce_state *)rl_op_state(plan, op, sizeof *st);
     if (!st) return RL_NO_MEMORY;
-    *st = (rl_reduce_state){.outer = outer, .reduced = reduced, .inner = inner, .divisor = op->prep.divisor};
-    if (is_s8 && inner > RL_S8_REDUCE_STACK) rl_request_arena_scratch(op, inner * sizeof(int32_t));
+    /* A lone int8 slice of many rows is summed in parts, about RL_TILES_PER_THREAD per thread. */
+    const size_t threads = (size_t)rl_threadpool_threads(plan->pool);
+    const size_t parts = is_s8 && outer == 1 && threads > 1 && reduced >= 2 * threads
+                             ? (reduced < RL_TILES_PER_THREAD * threads ? reduced : RL_TILES_PER_THREAD * threads) : 1;
+    *st = (rl_reduce_state){.outer = outer, .reduced = reduced, .inner = inner, .parts = parts,
+                            .divisor = op->prep.divisor};
+    if (is_s8 && (inner > RL_S8_REDUCE_STACK || parts > 1)) rl_request_arena_scratch(op, parts * inner * sizeof(int32_t));
     op->run = is_s8 ? run_s8_reduce : run_f32_reduce;
     return RL_OK;
 }

@@ -143,3 +143,14 @@ def test_attention_head_transpose_splits(dtype, monkeypatch):
     x = np.random.default_rng(6).integers(-100, 100, (1, 197, 3, 64)).astype(dtype)
     model = op_model("TRANSPOSE", [Input(x.shape, dtype), np.array([0, 2, 1, 3], np.int32)], [((1, 3, 197, 64), dtype)])
     assert_split_and_same_bits(model, [x], monkeypatch)
+
+
+@pytest.mark.parametrize("shape", [(1, 56, 56, 24), (1, 7, 7, 1152), (1, 13, 11, 300), (1, 4, 1, 4099)])
+def test_int8_global_average_pool_splits_its_rows(shape, monkeypatch):
+    """A squeeze-and-excite's MEAN over H and W (one slice: its rows summed in parts, the parts added by the
+    caller); 4 rows: a part a row on 2 threads, on 3 too few rows for parts (the caller alone, same bits)."""
+    x = np.random.default_rng(7).integers(-128, 128, shape).astype(I8)
+    out = (1, 1, 1, shape[3])
+    model = op_model("MEAN", [Input(shape, I8, Quant(0.04, 3)), np.array([1, 2], np.int32)],
+                     [(out, I8, Quant(0.02, -5))], options={"keep_dims": True})
+    assert_split_and_same_bits(model, [x], monkeypatch)
