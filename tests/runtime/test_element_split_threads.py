@@ -154,3 +154,13 @@ def test_int8_global_average_pool_splits_its_rows(shape, monkeypatch):
     model = op_model("MEAN", [Input(shape, I8, Quant(0.04, 3)), np.array([1, 2], np.int32)],
                      [(out, I8, Quant(0.02, -5))], options={"keep_dims": True})
     assert_split_and_same_bits(model, [x], monkeypatch)
+
+
+@pytest.mark.parametrize("shape", [(1, 2, 64, 64), (3, 37, 129)])
+def test_int8_softmax_rows_split(shape, monkeypatch):
+    x = np.random.default_rng(8).integers(-128, 128, shape).astype(I8)
+    model = op_model("SOFTMAX", [Input(shape, I8, Quant(0.1, 4))], [(shape, I8, Quant(1 / 256, -128))],
+                     options={"beta": 1.0})
+    assert_split_and_same_bits(model, [x], monkeypatch)
+    model = op_model("LOG_SOFTMAX", [Input(shape, I8, Quant(0.1, 4))], [(shape, I8, Quant(16 / 256, 127))])
+    assert_split_and_same_bits(model, [x], monkeypatch)
