@@ -2,7 +2,7 @@
 
 The same constructor arguments, methods, detail dictionaries and exception types (tests/runtime/
 test_dropin_parity.py runs one script against both). What rillet adds is named plainly: `profile()` (time
-and output shape per op), `memory_report()`, `kernel_path`, and the resource variables' checkpoints
+and output shape per op), `thread_profile()` (each thread's CPU time per op), `memory_report()`, `kernel_path`, and the resource variables' checkpoints
 (runtime/variables.py).
 
 One interpreter may be shared by threads: every call that reads or moves its tensors holds its lock, so

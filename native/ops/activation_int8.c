@@ -163,8 +163,8 @@ rl_status rl_prepare_softmax_s8(rl_plan *plan, rl_op *op) {
 /* Rows of an int8 SOFTMAX or LOG_SOFTMAX split across the plan's threads (each row on its own: the same bits
  * on any split); the table lookups, sums and divisions are about four times an element-wise op's work. */
 typedef struct {
-    const rl_plan *plan;
-    const rl_op *op;
+    rl_plan *plan;
+    rl_op *op;
     int log;
 } rl_s8_softmax_job;
 
@@ -172,7 +172,7 @@ static void s8_softmax_rows(void *context, size_t row, size_t unused_j, size_t r
     (void)unused_j;
     (void)unused_columns;
     const rl_s8_softmax_job *job = (const rl_s8_softmax_job *)context;
-    const rl_op *op = job->op;
+    rl_op *op = job->op;
     const rl_tensor *in = rl_input(job->plan, op, 0), *out = rl_output(job->plan, op, 0);
     const size_t at = row * (size_t)op->prep.inner;
     const int8_t *x = (const int8_t *)in->data + at;

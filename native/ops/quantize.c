@@ -52,8 +52,8 @@ rl_status rl_prepare_quantize(rl_plan *plan, rl_op *op) {
 /* A run of elements of a QUANTIZE or a per-tensor DEQUANTIZE, split across the plan's threads (every element
  * converted on its own, so any split gives the same bits). */
 typedef struct {
-    const rl_plan *plan;
-    const rl_op *op;
+    rl_plan *plan;
+    rl_op *op;
     const void *x;
     void *y;
 } rl_conversion_job;

@@ -17,8 +17,8 @@ typedef struct {
 
 /* Outer slices o .. o + count - 1 (each summed on its own: any split of them gives the same bits). */
 typedef struct {
-    const rl_plan *plan;
-    const rl_op *op;
+    rl_plan *plan;
+    rl_op *op;
 } rl_reduce_job;
 
 static void f32_reduce_slices(void *context, size_t first, size_t unused_j, size_t count, size_t unused_columns) {
