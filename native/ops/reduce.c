@@ -15,15 +15,14 @@ typedef struct {
     float divisor;
 } rl_reduce_state;
 
-/* Outer slices o .. o + count - 1 (each summed on its own: any split of them gives the same bits). */
+/* Outer slices first .. first + count - 1, channels channel .. channel + channels - 1 of each (each summed on
+ * its own: any split gives the same bits). */
 typedef struct {
     rl_plan *plan;
     rl_op *op;
 } rl_reduce_job;
 
-static void f32_reduce_slices(void *context, size_t first, size_t unused_j, size_t count, size_t unused_columns) {
-    (void)unused_j;
-    (void)unused_columns;
+static void f32_reduce_slices(void *context, size_t first, size_t channel, size_t count, size_t channels) {
     const rl_reduce_job *job = (const rl_reduce_job *)context;
     const rl_reduce_state *st = (const rl_reduce_state *)job->op->state;
     const float *x = (const float *)rl_input(job->plan, job->op, 0)->data;
@@ -34,10 +33,10 @@ static void f32_reduce_slices(void *context, size_t first, size_t unused_j, size
             y[o] = st->divisor != 1.0f ? sum * (1.0f / st->divisor) : sum;
             continue;
         }
-        float *out = y + o * st->inner;
-        f32_rdsum__scalar(st->reduced, st->inner, x + o * st->reduced * st->inner, out);
+        float *out = y + o * st->inner + channel;
+        f32_rdsum__scalar(st->reduced, channels, st->inner, x + o * st->reduced * st->inner + channel, out);
         if (st->divisor != 1.0f)
-            for (size_t c = 0; c < st->inner; ++c) out[c] = out[c] * (1.0f / st->divisor);
+            for (size_t c = 0; c < channels; ++c) out[c] = out[c] * (1.0f / st->divisor);
     }
 }
 
@@ -68,12 +67,25 @@ static rl_status run_reduce_slices(rl_plan *plan, rl_op *op, rl_tile_2d_fn fn, s
     rl_reduce_job job = {.plan = plan, .op = op};
     rl_threadpool *pool = rl_pool_for(plan, st->outer * st->reduced * st->inner * work_per_element);
     const size_t want = RL_TILES_PER_THREAD * (size_t)rl_threadpool_threads(pool);
-    rl_parallelize_2d_tile_2d(pool, fn, &job, st->outer, 1, pool ? (st->outer + want - 1) / want : st->outer, 1);
+    /* every slice's channels in one tile: fn(context, first, 0, count, inner) */
+    rl_parallelize_2d_tile_2d(pool, fn, &job, st->outer, st->inner, pool ? (st->outer + want - 1) / want : st->outer,
+                              st->inner);
     return RL_OK;
 }
 
+/* Float slices; fewer slices than tiles wanted (a global average pool: one) split their channels too, in
+ * blocks of RL_ELEMENT_BLOCK: each channel's sum adds the same terms in the same order on any split. */
 static rl_status run_f32_reduce(rl_plan *plan, rl_op *op) {
-    return run_reduce_slices(plan, op, f32_reduce_slices, RL_ELEMENT_WORK);
+    const rl_reduce_state *st = (const rl_reduce_state *)op->state;
+    rl_threadpool *pool = rl_pool_for(plan, st->outer * st->reduced * st->inner * RL_ELEMENT_WORK);
+    const size_t want = RL_TILES_PER_THREAD * (size_t)rl_threadpool_threads(pool);
+    if (!pool || st->outer >= want || st->inner < 2 * RL_ELEMENT_BLOCK)
+        return run_reduce_slices(plan, op, f32_reduce_slices, RL_ELEMENT_WORK);
+    rl_reduce_job job = {.plan = plan, .op = op};
+    const size_t per_slice = (want + st->outer - 1) / st->outer, blocks = (st->inner + RL_ELEMENT_BLOCK - 1) / RL_ELEMENT_BLOCK;
+    rl_parallelize_2d_tile_2d(pool, f32_reduce_slices, &job, st->outer, st->inner, 1,
+                              RL_ELEMENT_BLOCK * ((blocks + per_slice - 1) / per_slice));
+    return RL_OK;
 }
 
 /* One int8 slice (a global average pool: MEAN over H and W of a batch of one) split by rows instead: part p

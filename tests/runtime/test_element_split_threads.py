@@ -184,3 +184,12 @@ def test_float_unary_outside_bands_splits(op, shape, monkeypatch):
     options = {"alpha": 0.2} if op == "LEAKY_RELU" else None
     model = op_model(op, [Input(shape, np.float32)], [(shape, np.float32)], options=options)
     assert_split_and_same_bits(model, [x], monkeypatch, litert_bits=False)
+
+
+@pytest.mark.parametrize("shape", [(1, 7, 7, 576), (1, 14, 14, 1000), (2, 5, 5, 300), (1, 56, 56, 131)])
+def test_float_global_average_pool_splits_its_channels(shape, monkeypatch):
+    """A squeeze-and-excite's float MEAN over H and W: one slice a batch, split in blocks of 64 channels."""
+    x = np.random.default_rng(10).standard_normal(shape).astype(np.float32)
+    model = op_model("MEAN", [Input(shape, np.float32), np.array([1, 2], np.int32)],
+                     [((shape[0], 1, 1, shape[3]), np.float32)], options={"keep_dims": True})
+    assert_split_and_same_bits(model, [x], monkeypatch, litert_bits=False)
