@@ -2,7 +2,7 @@
 
 The same constructor arguments, methods, detail dictionaries and exception types (tests/runtime/
 test_dropin_parity.py runs one script against both). What rillet adds is named plainly: `profile()` (time
-and output shape per op), `memory_report()`, `kernel_path`, and the resource variables' checkpoints
+and output shape per op), `thread_profile()` (each thread's CPU time per op), `memory_report()`, `kernel_path`, and the resource variables' checkpoints
 (runtime/variables.py).
 
 One interpreter may be shared by threads: every call that reads or moves its tensors holds its lock, so
@@ -688,6 +688,33 @@ class Interpreter(ResourceVariables):
                     "op": self._plan.op_names[i],
                     "output_shape": self._plan.shape(outs[0]) if outs else [],
                     "seconds": float(np.median(times[:, i])) if len(times) else 0.0,
+                    "folded": self._plan.op_folded(i),
+                })
+        return report
+
+    def thread_profile(self, runs: int = 1) -> list[dict[str, Any]]:
+        """Where each op's work ran: per op as profile(), plus `thread_seconds` (each thread's CPU seconds on
+        it, the calling thread's first, medians over `runs`) and `segment_last` (an op that starts a run of ops
+        executed in bands carries the whole run; the run's other ops read 0). CPU time, not wall time: a
+        worker's share near 0 marks an op that does not split, however loaded the machine is."""
+        with self._lock:
+            if 0 not in self._prepared:
+                raise RuntimeError("thread_profile called on a model that is not ready (call allocate_tensors first)")
+            if self._watch_file:
+                self._check_model_file()
+            results = [self._plan.invoke_thread_profiled() for _ in range(max(1, runs))]
+            seconds = np.array([r[0] for r in results])
+            per_thread = np.array([r[1] for r in results])  # runs x ops x threads
+            report = []
+            for i, op in enumerate(self._sg.operators):
+                outs = [o for o in (op.outputs or []) if o >= 0]
+                report.append({
+                    "index": i,
+                    "op": self._plan.op_names[i],
+                    "output_shape": self._plan.shape(outs[0]) if outs else [],
+                    "seconds": float(np.median(seconds[:, i])),
+                    "thread_seconds": [float(v) for v in np.median(per_thread[:, i, :], axis=0)],
+                    "segment_last": self._plan.op_segment_last(i),
                     "folded": self._plan.op_folded(i),
                 })
         return report

@@ -231,6 +231,14 @@ class NativePlan:
         self._check(lib.rl_plan_invoke_profiled(self._plan, self._op_seconds))
         return [float(self._op_seconds[i]) for i in range(len(self.op_names))]
 
+    def invoke_thread_profiled(self) -> tuple[list[float], list[list[float]]]:
+        """Per op its time and each thread's CPU seconds on it (rl_plan_invoke_thread_profiled)."""
+        ops, threads = len(self.op_names), self.threads()
+        per_thread = ffi.new("double[]", max(1, ops * threads))
+        self._check(lib.rl_plan_invoke_thread_profiled(self._plan, self._op_seconds, per_thread))
+        return ([float(self._op_seconds[i]) for i in range(ops)],
+                [[float(per_thread[i * threads + k]) for k in range(threads)] for i in range(ops)])
+
     # ---- tensors ----
 
     def shape(self, tensor: int) -> list[int]:

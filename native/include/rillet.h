@@ -259,6 +259,13 @@ int32_t rl_plan_is_prepared(const rl_plan *plan);
  * double per op, rl_plan_op_count of them) receives per-op times. */
 rl_status rl_plan_invoke(rl_plan *plan);
 rl_status rl_plan_invoke_profiled(rl_plan *plan, double *op_seconds);
+/* Where each op's work ran, for finding ops whose threads idle: op_seconds as above (a segment of ops run in
+ * bands is timed as its first op, its others 0: rl_plan_op_segment_last), and op_thread_seconds (threads
+ * doubles per op, rl_plan_threads of them) each thread's CPU time on the op: the calling thread's CPU time
+ * less its waits for the workers, each worker's time running the op's tiles. A worker's share near 0 marks an
+ * op that runs on one thread. The ops run as rl_plan_invoke runs them. At most RL_MAX_PROFILED_THREADS. */
+#define RL_MAX_PROFILED_THREADS 64
+rl_status rl_plan_invoke_thread_profiled(rl_plan *plan, double *op_seconds, double *op_thread_seconds);
 /* Stops the invoke running on the plan, or on any plan of its program (a WHILE body), at the next op boundary
  * or loop iteration: it returns RL_CANCELLED and the plan stays ready for the next invoke. Safe from any
  * thread; as TFLite's Interpreter::Cancel, a call while no invoke runs does not reach the next one. */

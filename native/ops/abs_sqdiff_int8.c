@@ -2,6 +2,7 @@
  * quantizer writes them; other dtypes go on to the float unary and broadcasting element-wise families
  * (elementwise.c). LiteRT 2.3's default Interpreter runs both int8 ops in TFLite's builtin kernels (probed:
  * AUTO, BUILTIN_WITHOUT_DEFAULT_DELEGATES and BUILTIN_REF agree), so their arithmetic is rillet's. */
+#include "conv_gemm.h" /* rl_pool_for, RL_ELEMENT_WORK */
 #include "ops.h"
 
 /* SQUARED_DIFFERENCE runs in rows of the broadcast's last axis (s8_vsqrdiff / s8_vsqrdiffc), its operands'
@@ -63,19 +64,31 @@ static void squared_difference_row(const rl_abs_sqdiff_state *st, size_t n, cons
     else s8_vsqrdiffc__scalar(1, a, b, y, &st->rows); /* a one-element row (n is 1 here) */
 }
 
-static rl_status run_squared_difference(rl_plan *plan, rl_op *op) {
-    const rl_abs_sqdiff_state *st = (const rl_abs_sqdiff_state *)op->state;
-    const rl_broadcast *bc = &st->bc;
-    const int8_t *a = (const int8_t *)rl_input(plan, op, 0)->data, *b = (const int8_t *)rl_input(plan, op, 1)->data;
-    int8_t *y = (int8_t *)rl_output(plan, op, 0)->data;
-    if (bc->count == 0) return RL_OK;
+/* Rows i .. i + rows - 1 of the collapsed output ([.., inner]). */
+typedef struct {
+    const rl_abs_sqdiff_state *st;
+    const int8_t *a, *b;
+    int8_t *y;
+} rl_sqdiff_job;
+
+static void squared_difference_rows(void *context, size_t i, size_t unused_j, size_t rows, size_t unused_columns) {
+    (void)unused_j;
+    (void)unused_columns;
+    const rl_sqdiff_job *job = (const rl_sqdiff_job *)context;
+    const rl_broadcast *bc = &job->st->bc;
     const int64_t inner = bc->out_dims[7];
-    int64_t index[7] = {0}, ia = 0, ib = 0;
-    for (;;) {
-        squared_difference_row(st, (size_t)inner, a + ia, bc->a_strides[7], b + ib, bc->b_strides[7], y);
-        y += inner;
-        int d = 6; /* the odometer over the outer axes, offsets kept incrementally */
-        for (; d >= 0; --d) {
+    int64_t index[7], ia = 0, ib = 0;
+    size_t rest = i;
+    for (int d = 6; d >= 0; --d) { /* row i's position on the outer axes */
+        index[d] = (int64_t)(rest % (size_t)bc->out_dims[d]);
+        rest /= (size_t)bc->out_dims[d];
+        ia += index[d] * bc->a_strides[d];
+        ib += index[d] * bc->b_strides[d];
+    }
+    int8_t *y = job->y + i * (size_t)inner;
+    for (size_t r = 0; r < rows; ++r, y += inner) {
+        squared_difference_row(job->st, (size_t)inner, job->a + ia, bc->a_strides[7], job->b + ib, bc->b_strides[7], y);
+        for (int d = 6; d >= 0; --d) { /* the odometer over the outer axes, offsets kept incrementally */
             ia += bc->a_strides[d];
             ib += bc->b_strides[d];
             if (++index[d] < bc->out_dims[d]) break;
@@ -83,8 +96,22 @@ static rl_status run_squared_difference(rl_plan *plan, rl_op *op) {
             ib -= bc->b_strides[d] * bc->out_dims[d];
             index[d] = 0;
         }
-        if (d < 0) return RL_OK;
     }
+}
+
+/* Whole rows split across the plan's threads (a layer norm's x against its mean: a row per token); the row
+ * kernels are scalar, four times an element's work. */
+static rl_status run_squared_difference(rl_plan *plan, rl_op *op) {
+    const rl_abs_sqdiff_state *st = (const rl_abs_sqdiff_state *)op->state;
+    const rl_broadcast *bc = &st->bc;
+    rl_sqdiff_job job = {.st = st, .a = (const int8_t *)rl_input(plan, op, 0)->data,
+                         .b = (const int8_t *)rl_input(plan, op, 1)->data, .y = (int8_t *)rl_output(plan, op, 0)->data};
+    if (bc->count == 0) return RL_OK;
+    const size_t rows = (size_t)bc->count / (size_t)bc->out_dims[7];
+    rl_threadpool *pool = rl_pool_for(plan, (size_t)bc->count * 4 * RL_ELEMENT_WORK);
+    const size_t want = RL_TILES_PER_THREAD * (size_t)rl_threadpool_threads(pool);
+    rl_parallelize_2d_tile_2d(pool, squared_difference_rows, &job, rows, 1, pool ? (rows + want - 1) / want : rows, 1);
+    return RL_OK;
 }
 
 /* Input i's scaled value for each of its 256 codes, by the reference's formula (s8_squared_difference_ref.c). */

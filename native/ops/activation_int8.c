@@ -15,6 +15,7 @@
  */
 #include <math.h>
 
+#include "conv_gemm.h" /* rl_parallelize_rows, RL_ELEMENT_WORK */
 #include "ops.h"
 
 static int8_t saturate_s8(int32_t v) { return (int8_t)rl_clamp_i32(v, -128, 127); }
@@ -159,22 +160,43 @@ rl_status rl_prepare_softmax_s8(rl_plan *plan, rl_op *op) {
     return prepare_exp_table(plan, op, "SOFTMAX", op->params.softmax.beta, 1.0f / 256.0f, "1/256", -128);
 }
 
-rl_status rl_eval_softmax_s8(rl_plan *plan, rl_op *op) {
-    const rl_tensor *out = rl_output(plan, op, 0);
-    plan->kernels->s8_softmax(op->prep.outer, (int32_t)op->prep.inner, (const float *)op->scratch, rl_tensor_scale(out, 0),
-                              rl_tensor_zero_point(out, 0), (const int8_t *)rl_input(plan, op, 0)->data,
-                              (int8_t *)out->data);
+/* Rows of an int8 SOFTMAX or LOG_SOFTMAX split across the plan's threads (each row on its own: the same bits
+ * on any split); the table lookups, sums and divisions are about four times an element-wise op's work. */
+typedef struct {
+    rl_plan *plan;
+    rl_op *op;
+    int log;
+} rl_s8_softmax_job;
+
+static void s8_softmax_rows(void *context, size_t row, size_t unused_j, size_t rows, size_t unused_columns) {
+    (void)unused_j;
+    (void)unused_columns;
+    const rl_s8_softmax_job *job = (const rl_s8_softmax_job *)context;
+    rl_op *op = job->op;
+    const rl_tensor *in = rl_input(job->plan, op, 0), *out = rl_output(job->plan, op, 0);
+    const size_t at = row * (size_t)op->prep.inner;
+    const int8_t *x = (const int8_t *)in->data + at;
+    int8_t *y = (int8_t *)out->data + at;
+    if (job->log)
+        job->plan->kernels->s8_log_softmax((int64_t)rows, (int32_t)op->prep.inner, (const float *)op->scratch,
+                                           rl_tensor_scale(in, 0), rl_tensor_scale(out, 0),
+                                           rl_tensor_zero_point(out, 0), x, y);
+    else
+        job->plan->kernels->s8_softmax((int64_t)rows, (int32_t)op->prep.inner, (const float *)op->scratch,
+                                       rl_tensor_scale(out, 0), rl_tensor_zero_point(out, 0), x, y);
+}
+
+static rl_status run_s8_softmax(rl_plan *plan, rl_op *op, int log) {
+    rl_s8_softmax_job job = {.plan = plan, .op = op, .log = log};
+    const size_t rows = (size_t)op->prep.outer;
+    rl_parallelize_rows(plan, s8_softmax_rows, &job, rows, rows * (size_t)op->prep.inner * 4 * RL_ELEMENT_WORK);
     return RL_OK;
 }
+
+rl_status rl_eval_softmax_s8(rl_plan *plan, rl_op *op) { return run_s8_softmax(plan, op, 0); }
 
 rl_status rl_prepare_log_softmax_s8(rl_plan *plan, rl_op *op) {
     return prepare_exp_table(plan, op, "LOG_SOFTMAX", 1.0f, 16.0f / 256.0f, "16/256", 127);
 }
 
-rl_status rl_eval_log_softmax_s8(rl_plan *plan, rl_op *op) {
-    const rl_tensor *in = rl_input(plan, op, 0), *out = rl_output(plan, op, 0);
-    plan->kernels->s8_log_softmax(op->prep.outer, (int32_t)op->prep.inner, (const float *)op->scratch,
-                                  rl_tensor_scale(in, 0), rl_tensor_scale(out, 0), rl_tensor_zero_point(out, 0),
-                                  (const int8_t *)in->data, (int8_t *)out->data);
-    return RL_OK;
-}
+rl_status rl_eval_log_softmax_s8(rl_plan *plan, rl_op *op) { return run_s8_softmax(plan, op, 1); }

@@ -32,6 +32,26 @@ static inline void rl_parallelize_rows(const rl_plan *plan, rl_tile_2d_fn fn, vo
     rl_parallelize_2d_tile_2d(pool, fn, context, rows, 1, pool ? (rows + want - 1) / want : rows, 1);
 }
 
+/* An element-wise op's work in rl_pool_for's units, per element: a vectorised int8 or float conversion or
+ * binary costs about what 8 multiply-adds of a GEMM do (whisper's int8 MUL of 13.5M elements took 0.2 ns an
+ * element, a DEQUANTIZE 0.3 ns), so ops of 8192 elements and more split. */
+#define RL_ELEMENT_WORK 8
+/* Element runs are cut at multiples of this many elements: every run but the last starts and ends on a whole
+ * SIMD block of every path, so each element is computed by the same lanes (and the one tail by the same
+ * scalar code) as in one call over the whole tensor, and results do not depend on the thread count. */
+#define RL_ELEMENT_BLOCK 64
+
+/* fn(context, first, 0, count, 1) over elements 0 .. count - 1 in runs of whole RL_ELEMENT_BLOCKs, split
+ * across the plan's threads when count * work_per_element reaches RL_PARALLEL_MIN_MACS (one call on the
+ * caller otherwise): the driver of element-wise ops that have no rows of their own. */
+static inline void rl_parallelize_elements(const rl_plan *plan, rl_tile_2d_fn fn, void *context, size_t count,
+                                           size_t work_per_element) {
+    rl_threadpool *pool = rl_pool_for(plan, count * work_per_element);
+    const size_t want = RL_TILES_PER_THREAD * (size_t)rl_threadpool_threads(pool);
+    const size_t blocks = (count + RL_ELEMENT_BLOCK - 1) / RL_ELEMENT_BLOCK;
+    rl_parallelize_2d_tile_2d(pool, fn, context, count, 1, pool ? RL_ELEMENT_BLOCK * ((blocks + want - 1) / want) : count, 1);
+}
+
 /* fn(context, i, j, rows, columns) over an m x n output in tiles of whole mr-row blocks and, only when there are
  * too few rows to keep every thread busy, whole nr-column panels, split across the plan's threads (all on the
  * caller when `work` is below RL_PARALLEL_MIN_MACS): the GEMM and IGEMM drivers' split. */

@@ -130,7 +130,7 @@ static int64_t row_step_of(const rl_broadcast *bc, const int64_t *strides) {
     return 0;
 }
 
-/* Outside bands, large element-wise ops split across the plan's threads in runs of whole rows (a form's row,
+/* Outside bands, element-wise ops of 8192 elements and more (RL_ELEMENT_WORK) split across the plan's threads in runs of whole rows (a form's row,
  * or 64 elements for the same-shape and single-value forms): transformer tensors are rank 3, never banded.
  * Every element is computed by the same kernel as on one thread. */
 typedef struct {
@@ -157,7 +157,7 @@ static rl_status run_f32_binary(rl_plan *plan, rl_op *op) {
         plan->kernels->f32_binary(st->op, &op->prep.bc, a, b, out);
         return RL_OK;
     }
-    rl_threadpool *pool = rl_pool_for(plan, count);
+    rl_threadpool *pool = rl_pool_for(plan, count * RL_ELEMENT_WORK);
     const size_t unit = st->form == F32_BINARY_PER_CHANNEL || st->form == F32_BINARY_ROW_VALUE ? st->channels : 64;
     if (!pool || count % unit != 0) {
         run_f32_binary_span(plan, st, 0, count, a, b, out);
@@ -321,10 +321,33 @@ static rl_unary_op unary_of(int32_t code) {
     }
 }
 
+/* Outside bands a float unary op or LEAKY_RELU splits its elements across the plan's threads (runs of whole
+ * 64-element blocks, rl_parallelize_elements: the same lanes for every element as on one thread). */
+typedef struct {
+    rl_plan *plan;
+    const rl_op *op;
+} rl_f32_unary_job;
+
+static void f32_unary_elements(void *context, size_t first, size_t unused_j, size_t count, size_t unused_columns) {
+    (void)unused_j;
+    (void)unused_columns;
+    const rl_f32_unary_job *job = (const rl_f32_unary_job *)context;
+    const float *x = (const float *)rl_input(job->plan, job->op, 0)->data + first;
+    float *y = (float *)rl_output(job->plan, job->op, 0)->data + first;
+    if (job->op->code == RL_OP_LEAKY_RELU)
+        job->plan->kernels->f32_vbinary.vlrelu(count, job->op->params.leaky_relu.alpha, x, y);
+    else
+        job->plan->kernels->f32_unary(unary_of(job->op->code), (int64_t)count, x, y);
+}
+
+static void run_f32_unary(rl_plan *plan, const rl_op *op) {
+    rl_f32_unary_job job = {.plan = plan, .op = op};
+    rl_parallelize_elements(plan, f32_unary_elements, &job, (size_t)op->prep.count, RL_ELEMENT_WORK);
+}
+
 rl_status rl_eval_unary(rl_plan *plan, rl_op *op) {
     if (rl_input(plan, op, 0)->dtype == RL_INT8) return rl_eval_activation_s8(plan, op);
-    plan->kernels->f32_unary(unary_of(op->code), op->prep.count, (const float *)rl_input(plan, op, 0)->data,
-                             (float *)rl_output(plan, op, 0)->data);
+    run_f32_unary(plan, op);
     return RL_OK;
 }
 
@@ -338,8 +361,7 @@ static void run_f32_unary_rows(rl_plan *plan, const rl_op *op, size_t first, siz
 
 rl_status rl_eval_leaky_relu(rl_plan *plan, rl_op *op) {
     if (rl_input(plan, op, 0)->dtype == RL_INT8) return rl_eval_activation_s8(plan, op);
-    plan->kernels->f32_vbinary.vlrelu((size_t)op->prep.count, op->params.leaky_relu.alpha,
-                                      (const float *)rl_input(plan, op, 0)->data, (float *)rl_output(plan, op, 0)->data);
+    run_f32_unary(plan, op);
     return RL_OK;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bands.h"
+#include "conv_gemm.h" /* rl_parallelize_elements' constants, rl_pool_for */
 #include "ops.h"
 
 /* XNNPACK's xnn_qs8_quantize of a fused activation's float bound: division and zero point in float,
@@ -122,35 +123,34 @@ static void binary_row(const rl_s8_binary_state *st, size_t n, const int8_t *a, 
     else st->constant(1, a, b, out, &st->params); /* a one-element row (n is 1 here) */
 }
 
-/* The collapsed [rows, C] case with one operand a vector of C: tile_rows rows per kernel call. */
-static void run_tiled(const rl_s8_binary_state *st, const int8_t *a, const int8_t *b, int8_t *out) {
-    const size_t rows = (size_t)st->bc.out_dims[6], c = (size_t)st->bc.out_dims[7];
-    const int8_t *vector = st->vector_is_a ? a : b, *full = st->vector_is_a ? b : a;
-    const rl_s8_binary_params *params = st->vector_is_a ? &st->swapped : &st->params;
-    for (size_t t = 0; t < st->tile_rows; ++t) memcpy(st->tiled + t * c, vector, c);
-    for (size_t r = 0; r < rows; r += st->tile_rows) {
-        const size_t n = (rows - r < st->tile_rows ? rows - r : st->tile_rows) * c;
-        st->vector(n, full + r * c, st->tiled, out + r * c, params);
-    }
-}
+/* Outside bands the rows of the collapsed output ([.., inner]) split across the plan's threads: whole rows
+ * when there are enough of them, else runs of RL_ELEMENT_BLOCK elements within the rows (a same-shape or
+ * single-value operation collapses to one row). Every element is computed by the same kernel call sequence
+ * position within its row's SIMD blocks as on one thread, so the bits do not depend on the split. */
+typedef struct {
+    const rl_s8_binary_state *st;
+    const int8_t *a, *b;
+    int8_t *out;
+} rl_s8_binary_job;
 
-static rl_status run_xnnpack_binary(rl_plan *plan, rl_op *op) {
-    const rl_s8_binary_state *st = (const rl_s8_binary_state *)op->state;
+/* Columns j .. j + n - 1 of rows i .. i + rows - 1. */
+static void binary_tile(void *context, size_t i, size_t j, size_t rows, size_t n) {
+    const rl_s8_binary_job *job = (const rl_s8_binary_job *)context;
+    const rl_s8_binary_state *st = job->st;
     const rl_broadcast *bc = &st->bc;
-    const int8_t *a = (const int8_t *)rl_input(plan, op, 0)->data, *b = (const int8_t *)rl_input(plan, op, 1)->data;
-    int8_t *out = (int8_t *)rl_output(plan, op, 0)->data;
-    if (bc->count == 0) return RL_OK;
-    if (st->tile_rows > 1) {
-        run_tiled(st, a, b, out);
-        return RL_OK;
+    const int64_t inner = bc->out_dims[7], sa = bc->a_strides[7], sb = bc->b_strides[7];
+    int64_t index[7], ia = (int64_t)j * sa, ib = (int64_t)j * sb;
+    size_t rest = i;
+    for (int d = 6; d >= 0; --d) { /* row i's position on the outer axes */
+        index[d] = (int64_t)(rest % (size_t)bc->out_dims[d]);
+        rest /= (size_t)bc->out_dims[d];
+        ia += index[d] * bc->a_strides[d];
+        ib += index[d] * bc->b_strides[d];
     }
-    const int64_t inner = bc->out_dims[7];
-    int64_t index[7] = {0}, ia = 0, ib = 0;
-    for (;;) {
-        binary_row(st, (size_t)inner, a + ia, bc->a_strides[7], b + ib, bc->b_strides[7], out);
-        out += inner;
-        int d = 6; /* the odometer over the outer axes, offsets kept incrementally */
-        for (; d >= 0; --d) {
+    int8_t *out = job->out + i * (size_t)inner + j;
+    for (size_t r = 0; r < rows; ++r, out += inner) {
+        binary_row(st, n, job->a + ia, sa, job->b + ib, sb, out);
+        for (int d = 6; d >= 0; --d) { /* the odometer over the outer axes, offsets kept incrementally */
             ia += bc->a_strides[d];
             ib += bc->b_strides[d];
             if (++index[d] < bc->out_dims[d]) break;
@@ -158,8 +158,53 @@ static rl_status run_xnnpack_binary(rl_plan *plan, rl_op *op) {
             ib -= bc->b_strides[d] * bc->out_dims[d];
             index[d] = 0;
         }
-        if (d < 0) return RL_OK;
     }
+}
+
+/* The collapsed [rows, C] case with one operand a vector of C: tile_rows rows per kernel call, tile_rows rows
+ * per unit of the split. */
+static void tiled_rows(void *context, size_t unit, size_t unused_j, size_t units, size_t unused_columns) {
+    (void)unused_j;
+    (void)unused_columns;
+    const rl_s8_binary_job *job = (const rl_s8_binary_job *)context;
+    const rl_s8_binary_state *st = job->st;
+    const size_t rows = (size_t)st->bc.out_dims[6], c = (size_t)st->bc.out_dims[7];
+    const int8_t *full = st->vector_is_a ? job->b : job->a;
+    const rl_s8_binary_params *params = st->vector_is_a ? &st->swapped : &st->params;
+    const size_t end = (unit + units) * st->tile_rows < rows ? (unit + units) * st->tile_rows : rows;
+    for (size_t r = unit * st->tile_rows; r < end; r += st->tile_rows) {
+        const size_t n = (end - r < st->tile_rows ? end - r : st->tile_rows) * c;
+        st->vector(n, full + r * c, st->tiled, job->out + r * c, params);
+    }
+}
+
+static rl_status run_xnnpack_binary(rl_plan *plan, rl_op *op) {
+    const rl_s8_binary_state *st = (const rl_s8_binary_state *)op->state;
+    const rl_broadcast *bc = &st->bc;
+    rl_s8_binary_job job = {.st = st, .a = (const int8_t *)rl_input(plan, op, 0)->data,
+                            .b = (const int8_t *)rl_input(plan, op, 1)->data,
+                            .out = (int8_t *)rl_output(plan, op, 0)->data};
+    if (bc->count == 0) return RL_OK;
+    rl_threadpool *pool = rl_pool_for(plan, (size_t)bc->count * RL_ELEMENT_WORK);
+    const size_t want = RL_TILES_PER_THREAD * (size_t)rl_threadpool_threads(pool);
+    if (st->tile_rows > 1) {
+        const size_t c = (size_t)bc->out_dims[7];
+        for (size_t t = 0; t < st->tile_rows; ++t) memcpy(st->tiled + t * c, st->vector_is_a ? job.a : job.b, c);
+        const size_t units = ((size_t)bc->out_dims[6] + st->tile_rows - 1) / st->tile_rows;
+        rl_parallelize_2d_tile_2d(pool, tiled_rows, &job, units, 1, pool ? (units + want - 1) / want : units, 1);
+        return RL_OK;
+    }
+    const size_t inner = (size_t)bc->out_dims[7], rows = (size_t)bc->count / inner;
+    size_t tile_rows = rows, tile_columns = inner;
+    if (pool && rows >= want) {
+        tile_rows = (rows + want - 1) / want;
+    } else if (pool) { /* few long rows: each row in runs of whole blocks */
+        tile_rows = 1;
+        const size_t per_row = (want + rows - 1) / rows, blocks = (inner + RL_ELEMENT_BLOCK - 1) / RL_ELEMENT_BLOCK;
+        tile_columns = RL_ELEMENT_BLOCK * ((blocks + per_row - 1) / per_row);
+    }
+    rl_parallelize_2d_tile_2d(pool, binary_tile, &job, rows, inner, tile_rows, tile_columns);
+    return RL_OK;
 }
 
 static rl_status run_tflite_binary(rl_plan *plan, rl_op *op) {

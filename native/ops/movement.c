@@ -119,8 +119,9 @@ static void transpose_tile(void *context, size_t i, size_t j, size_t tile_i, siz
     xx_transpose_range__scalar(&job->layout, (int64_t)i, (int64_t)tile_i, job->x, job->y, job->x32_transpose_2d);
 }
 
-/* Large transposes split the output's outermost (merged) axis across the plan's threads: each part is the same
- * copy, so the bytes do not depend on the thread count. */
+/* Transposes of 8192 elements and more (RL_ELEMENT_WORK: a copy costs about a conversion) split the output's
+ * outermost (merged) axis across the plan's threads: each part is the same copy, so the bytes do not depend
+ * on the thread count. */
 rl_status rl_eval_transpose(rl_plan *plan, rl_op *op) {
     const rl_tensor *input = rl_input(plan, op, 0);
     const size_t elem = rl_dtype_size(input->dtype);
@@ -134,7 +135,7 @@ rl_status rl_eval_transpose(rl_plan *plan, rl_op *op) {
     xx_transpose_layout(input->shape.rank, op->prep.dims, op->prep.perm, elem, &job.layout);
     if (job.layout.count == 0) return RL_OK;
     const size_t outer = (size_t)job.layout.dims[0];
-    rl_threadpool *pool = outer > 1 ? rl_pool_for(plan, (size_t)job.layout.count) : NULL;
+    rl_threadpool *pool = outer > 1 ? rl_pool_for(plan, (size_t)job.layout.count * RL_ELEMENT_WORK) : NULL;
     const size_t want = RL_TILES_PER_THREAD * (size_t)rl_threadpool_threads(pool);
     rl_parallelize_2d_tile_2d(pool, transpose_tile, &job, outer, 1, pool ? (outer + want - 1) / want : outer, 1);
     return RL_OK;

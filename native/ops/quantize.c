@@ -6,6 +6,7 @@
  * weights) is folded when the plan is prepared. */
 #include <math.h>
 
+#include "conv_gemm.h" /* rl_parallelize_elements */
 #include "ops.h"
 
 static rl_status same_shape(rl_plan *plan, rl_op *op) {
@@ -48,17 +49,34 @@ rl_status rl_prepare_quantize(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
-rl_status rl_eval_quantize(rl_plan *plan, rl_op *op) {
-    const rl_tensor *input = rl_input(plan, op, 0);
-    rl_tensor *output = rl_output(plan, op, 0);
-    const rl_quant_params *q = &op->prep.q;
-    const int64_t count = rl_shape_count(&output->shape);
-    if (input->dtype == RL_FLOAT32)
-        plan->kernels->f32_s8_quantize(count, op->prep.divisor, q->output_zero_point, (const float *)input->data,
-                                       (int8_t *)output->data);
+/* A run of elements of a QUANTIZE or a per-tensor DEQUANTIZE, split across the plan's threads (every element
+ * converted on its own, so any split gives the same bits). */
+typedef struct {
+    rl_plan *plan;
+    rl_op *op;
+    const void *x;
+    void *y;
+} rl_conversion_job;
+
+static void quantize_elements(void *context, size_t first, size_t unused_j, size_t count, size_t unused_columns) {
+    (void)unused_j;
+    (void)unused_columns;
+    const rl_conversion_job *job = (const rl_conversion_job *)context;
+    const rl_quant_params *q = &job->op->prep.q;
+    int8_t *y = (int8_t *)job->y + first;
+    if (rl_input(job->plan, job->op, 0)->dtype == RL_FLOAT32)
+        job->plan->kernels->f32_s8_quantize((int64_t)count, job->op->prep.divisor, q->output_zero_point,
+                                            (const float *)job->x + first, y);
     else
-        plan->kernels->s8_requantize(count, q->input_zero_point[0], q->multiplier[0], q->output_zero_point,
-                                     (const int8_t *)input->data, (int8_t *)output->data);
+        job->plan->kernels->s8_requantize((int64_t)count, q->input_zero_point[0], q->multiplier[0],
+                                          q->output_zero_point, (const int8_t *)job->x + first, y);
+}
+
+rl_status rl_eval_quantize(rl_plan *plan, rl_op *op) {
+    rl_conversion_job job = {.plan = plan, .op = op, .x = rl_input(plan, op, 0)->data,
+                             .y = rl_output(plan, op, 0)->data};
+    rl_parallelize_elements(plan, quantize_elements, &job, (size_t)rl_shape_count(&rl_output(plan, op, 0)->shape),
+                            RL_ELEMENT_WORK);
     return RL_OK;
 }
 
@@ -109,6 +127,16 @@ rl_status rl_prepare_dequantize(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
+static void dequantize_elements(void *context, size_t first, size_t unused_j, size_t count, size_t unused_columns) {
+    (void)unused_j;
+    (void)unused_columns;
+    const rl_conversion_job *job = (const rl_conversion_job *)context;
+    const float *scales = (const float *)job->op->scratch;
+    const int32_t *zero_points = (const int32_t *)(scales + 1);
+    job->plan->kernels->qs8_f32_vcvt(count, scales[0], zero_points[0], (const int8_t *)job->x + first,
+                                     (float *)job->y + first);
+}
+
 rl_status rl_eval_dequantize(rl_plan *plan, rl_op *op) {
     const rl_tensor *input = rl_input(plan, op, 0);
     rl_tensor *output = rl_output(plan, op, 0);
@@ -118,7 +146,12 @@ rl_status rl_eval_dequantize(rl_plan *plan, rl_op *op) {
         return RL_OK;
     }
     /* An [outer, channels, inner] view: each run of `inner` elements shares its channel's scale (one channel
-     * and one run for a per-tensor scale). */
+     * and one run for a per-tensor scale, split across the threads: activations in a transformer). */
+    if (op->prep.outer == 1 && op->prep.axis == 1) {
+        rl_conversion_job job = {.plan = plan, .op = op, .x = input->data, .y = output->data};
+        rl_parallelize_elements(plan, dequantize_elements, &job, (size_t)op->prep.inner, RL_ELEMENT_WORK);
+        return RL_OK;
+    }
     const float *scales = (const float *)op->scratch;
     const int32_t *zero_points = (const int32_t *)(scales + op->prep.axis);
     const int8_t *x = (const int8_t *)input->data;

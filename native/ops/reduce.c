@@ -1,6 +1,7 @@
 /* reduce.c — MEAN and SUM over constant axes: sums in float, then MEAN multiplies by 1.0f / the count, as
  * XNNPACK does (LiteRT's default Interpreter delegates MEAN to it; a division differs in the last bit when the
  * count is not a power of two); int8: reduce_int8.c. REDUCE_MAX and REDUCE_MIN, float32 and int8. */
+#include "conv_gemm.h" /* rl_pool_for, RL_ELEMENT_WORK */
 #include "f32_rsum.h"
 #include "ops.h"
 
@@ -10,40 +11,120 @@
  * order (a layer norm's MEAN over channels). */
 typedef struct {
     size_t outer, reduced, inner;
+    size_t parts; /* int8, one outer slice: its rows summed in this many parts (rl_s8_reduce_parts) */
     float divisor;
 } rl_reduce_state;
 
+/* Outer slices first .. first + count - 1, channels channel .. channel + channels - 1 of each (each summed on
+ * its own: any split gives the same bits). */
+typedef struct {
+    rl_plan *plan;
+    rl_op *op;
+} rl_reduce_job;
+
+static void f32_reduce_slices(void *context, size_t first, size_t channel, size_t count, size_t channels) {
+    const rl_reduce_job *job = (const rl_reduce_job *)context;
+    const rl_reduce_state *st = (const rl_reduce_state *)job->op->state;
+    const float *x = (const float *)rl_input(job->plan, job->op, 0)->data;
+    float *y = (float *)rl_output(job->plan, job->op, 0)->data;
+    for (size_t o = first; o < first + count; ++o) {
+        if (st->inner == 1) {
+            const float sum = job->plan->kernels->f32_vexp.rsum(st->reduced, x + o * st->reduced);
+            y[o] = st->divisor != 1.0f ? sum * (1.0f / st->divisor) : sum;
+            continue;
+        }
+        float *out = y + o * st->inner + channel;
+        f32_rdsum__scalar(st->reduced, channels, st->inner, x + o * st->reduced * st->inner + channel, out);
+        if (st->divisor != 1.0f)
+            for (size_t c = 0; c < channels; ++c) out[c] = out[c] * (1.0f / st->divisor);
+    }
+}
+
+/* int8 sums of a slice go to int32 first: on the stack when the slice's outputs are few (a tile may run on
+ * any thread), else in the op's arena scratch, which only the caller's single run uses. */
+#define RL_S8_REDUCE_STACK 256
+
+static void s8_reduce_slices(void *context, size_t first, size_t unused_j, size_t count, size_t unused_columns) {
+    (void)unused_j;
+    (void)unused_columns;
+    const rl_reduce_job *job = (const rl_reduce_job *)context;
+    const rl_reduce_state *st = (const rl_reduce_state *)job->op->state;
+    const rl_s8_reduce_params *p = (const rl_s8_reduce_params *)job->op->scratch;
+    const int8_t *x = (const int8_t *)rl_input(job->plan, job->op, 0)->data;
+    int8_t *y = (int8_t *)rl_output(job->plan, job->op, 0)->data;
+    int32_t stack[RL_S8_REDUCE_STACK];
+    int32_t *acc = st->inner <= RL_S8_REDUCE_STACK ? stack : (int32_t *)job->op->arena_scratch;
+    for (size_t o = first; o < first + count; ++o) {
+        qs8_rdsum__scalar(st->reduced, st->inner, x + o * st->reduced * st->inner, acc);
+        for (size_t c = 0; c < st->inner; ++c) y[o * st->inner + c] = rl_s8_reduce_output(acc[c], p);
+    }
+}
+
+/* Outer slices split across the plan's threads (a layer norm's MEAN over channels is one slice per token);
+ * the float path is vectorised, the int8 one a scalar loop (four times the work an element). */
+static rl_status run_reduce_slices(rl_plan *plan, rl_op *op, rl_tile_2d_fn fn, size_t work_per_element) {
+    const rl_reduce_state *st = (const rl_reduce_state *)op->state;
+    rl_reduce_job job = {.plan = plan, .op = op};
+    rl_threadpool *pool = rl_pool_for(plan, st->outer * st->reduced * st->inner * work_per_element);
+    const size_t want = RL_TILES_PER_THREAD * (size_t)rl_threadpool_threads(pool);
+    /* every slice's channels in one tile: fn(context, first, 0, count, inner) */
+    rl_parallelize_2d_tile_2d(pool, fn, &job, st->outer, st->inner, pool ? (st->outer + want - 1) / want : st->outer,
+                              st->inner);
+    return RL_OK;
+}
+
+/* Float slices; fewer slices than tiles wanted (a global average pool: one) split their channels too, in
+ * blocks of RL_ELEMENT_BLOCK: each channel's sum adds the same terms in the same order on any split. */
 static rl_status run_f32_reduce(rl_plan *plan, rl_op *op) {
     const rl_reduce_state *st = (const rl_reduce_state *)op->state;
-    const float *x = (const float *)rl_input(plan, op, 0)->data;
-    float *y = (float *)rl_output(plan, op, 0)->data;
-    if (st->inner == 1) {
-        for (size_t o = 0; o < st->outer; ++o) {
-            const float sum = plan->kernels->f32_vexp.rsum(st->reduced, x + o * st->reduced);
-            y[o] = st->divisor != 1.0f ? sum * (1.0f / st->divisor) : sum;
-        }
-        return RL_OK;
-    }
-    for (size_t o = 0; o < st->outer; ++o) {
-        float *out = y + o * st->inner;
-        f32_rdsum__scalar(st->reduced, st->inner, x + o * st->reduced * st->inner, out);
-        if (st->divisor != 1.0f)
-            for (size_t c = 0; c < st->inner; ++c) out[c] = out[c] * (1.0f / st->divisor);
-    }
+    rl_threadpool *pool = rl_pool_for(plan, st->outer * st->reduced * st->inner * RL_ELEMENT_WORK);
+    const size_t want = RL_TILES_PER_THREAD * (size_t)rl_threadpool_threads(pool);
+    if (!pool || st->outer >= want || st->inner < 2 * RL_ELEMENT_BLOCK)
+        return run_reduce_slices(plan, op, f32_reduce_slices, RL_ELEMENT_WORK);
+    rl_reduce_job job = {.plan = plan, .op = op};
+    const size_t per_slice = (want + st->outer - 1) / st->outer, blocks = (st->inner + RL_ELEMENT_BLOCK - 1) / RL_ELEMENT_BLOCK;
+    rl_parallelize_2d_tile_2d(pool, f32_reduce_slices, &job, st->outer, st->inner, 1,
+                              RL_ELEMENT_BLOCK * ((blocks + per_slice - 1) / per_slice));
     return RL_OK;
+}
+
+/* One int8 slice (a global average pool: MEAN over H and W of a batch of one) split by rows instead: part p
+ * sums its rows into its own `inner` int32 of the arena scratch, the caller adds the parts. Integer sums, so
+ * the result is the one-thread one whatever the split. */
+static void s8_reduce_part(void *context, size_t part, size_t unused_j, size_t count, size_t unused_columns) {
+    (void)unused_j;
+    (void)unused_columns;
+    const rl_reduce_job *job = (const rl_reduce_job *)context;
+    const rl_reduce_state *st = (const rl_reduce_state *)job->op->state;
+    const int8_t *x = (const int8_t *)rl_input(job->plan, job->op, 0)->data;
+    int32_t *acc = (int32_t *)job->op->arena_scratch;
+    for (size_t p = part; p < part + count; ++p) {
+        const size_t first = st->reduced * p / st->parts, end = st->reduced * (p + 1) / st->parts;
+        qs8_rdsum__scalar(end - first, st->inner, x + first * st->inner, acc + p * st->inner);
+    }
 }
 
 static rl_status run_s8_reduce(rl_plan *plan, rl_op *op) {
     const rl_reduce_state *st = (const rl_reduce_state *)op->state;
-    const rl_s8_reduce_params *p = (const rl_s8_reduce_params *)op->scratch;
-    const int8_t *x = (const int8_t *)rl_input(plan, op, 0)->data;
-    int8_t *y = (int8_t *)rl_output(plan, op, 0)->data;
-    int32_t *acc = (int32_t *)op->arena_scratch;
-    for (size_t o = 0; o < st->outer; ++o) {
-        qs8_rdsum__scalar(st->reduced, st->inner, x + o * st->reduced * st->inner, acc);
-        for (size_t c = 0; c < st->inner; ++c) y[o * st->inner + c] = rl_s8_reduce_output(acc[c], p);
+    if (st->parts > 1 && rl_pool_for(plan, st->reduced * st->inner * 4 * RL_ELEMENT_WORK)) {
+        rl_reduce_job job = {.plan = plan, .op = op};
+        rl_parallelize_2d_tile_2d(plan->pool, s8_reduce_part, &job, st->parts, 1, 1, 1);
+        const rl_s8_reduce_params *p = (const rl_s8_reduce_params *)op->scratch;
+        const int32_t *acc = (const int32_t *)op->arena_scratch;
+        int8_t *y = (int8_t *)rl_output(plan, op, 0)->data;
+        for (size_t c = 0; c < st->inner; ++c) {
+            int32_t sum = 0;
+            for (size_t k = 0; k < st->parts; ++k) sum += acc[k * st->inner + c];
+            y[c] = rl_s8_reduce_output(sum, p);
+        }
+        return RL_OK;
     }
-    return RL_OK;
+    if (st->inner > RL_S8_REDUCE_STACK) { /* one arena block of sums: the caller alone */
+        rl_reduce_job job = {.plan = plan, .op = op};
+        s8_reduce_slices(&job, 0, 0, st->outer, 1);
+        return RL_OK;
+    }
+    return run_reduce_slices(plan, op, s8_reduce_slices, 4 * RL_ELEMENT_WORK);
 }
 
 static rl_status use_middle_axis_driver(rl_plan *plan, rl_op *op, int is_s8) {
@@ -67,8 +148,13 @@ static rl_status use_middle_axis_driver(rl_plan *plan, rl_op *op, int is_s8) {
     }
     rl_reduce_state *st = (rl_reduce_state *)rl_op_state(plan, op, sizeof *st);
     if (!st) return RL_NO_MEMORY;
-    *st = (rl_reduce_state){.outer = outer, .reduced = reduced, .inner = inner, .divisor = op->prep.divisor};
-    if (is_s8) rl_request_arena_scratch(op, inner * sizeof(int32_t));
+    /* A lone int8 slice of many rows is summed in parts, about RL_TILES_PER_THREAD per thread. */
+    const size_t threads = (size_t)rl_threadpool_threads(plan->pool);
+    const size_t parts = is_s8 && outer == 1 && threads > 1 && reduced >= 2 * threads
+                             ? (reduced < RL_TILES_PER_THREAD * threads ? reduced : RL_TILES_PER_THREAD * threads) : 1;
+    *st = (rl_reduce_state){.outer = outer, .reduced = reduced, .inner = inner, .parts = parts,
+                            .divisor = op->prep.divisor};
+    if (is_s8 && (inner > RL_S8_REDUCE_STACK || parts > 1)) rl_request_arena_scratch(op, parts * inner * sizeof(int32_t));
     op->run = is_s8 ? run_s8_reduce : run_f32_reduce;
     return RL_OK;
 }

@@ -1,9 +1,23 @@
 /* s8_table.c — the driver shared by every int8 op computed as a 256-entry table over its input's bits
  * (activation_int8.c: RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH, HARD_SWISH; unary_math_int8.c: RSQRT, SQRT, LOG,
  * EXP, ELU, GELU): the checks, the typed state the op's prepare fills the table of, and the run (s8_lut). */
+#include "conv_gemm.h" /* rl_parallelize_elements */
 #include "ops.h"
 
 RL_STATIC_ASSERT(sizeof(rl_s8_table_state) <= 512, "rl_s8_table_state is a small struct");
+
+typedef struct {
+    const rl_plan *plan;
+    const int8_t *table, *x;
+    int8_t *y;
+} rl_s8_table_job;
+
+static void table_elements(void *context, size_t first, size_t unused_j, size_t count, size_t unused_columns) {
+    (void)unused_j;
+    (void)unused_columns;
+    const rl_s8_table_job *job = (const rl_s8_table_job *)context;
+    job->plan->kernels->s8_lut((int64_t)count, job->table, job->x + first, job->y + first);
+}
 
 rl_status rl_s8_table_run(rl_plan *plan, rl_op *op) {
     const rl_s8_table_state *st = (const rl_s8_table_state *)op->state;
@@ -13,7 +27,8 @@ rl_status rl_s8_table_run(rl_plan *plan, rl_op *op) {
             if (x[i] < st->lowest_input)
                 return rl_fail(plan, RL_INVALID, "int8 %s is only defined for values >= 0: input %lld is %d, below "
                                "the zero point %d", op->kind->name, (long long)i, x[i], st->lowest_input);
-    plan->kernels->s8_lut(st->count, st->table, x, (int8_t *)rl_output(plan, op, 0)->data);
+    rl_s8_table_job job = {.plan = plan, .table = st->table, .x = x, .y = (int8_t *)rl_output(plan, op, 0)->data};
+    rl_parallelize_elements(plan, table_elements, &job, (size_t)st->count, RL_ELEMENT_WORK);
     return RL_OK;
 }
 

@@ -380,7 +380,7 @@ static inline int64_t rl_reduce_output_strides(const int64_t *dims, const int32_
 
 /* Sums over the middle axis of [reduced, channels] (MEAN/SUM over a block of adjacent axes, e.g. a global
  * average pool): the reduce ops' driver walks the outer axis. */
-void f32_rdsum__scalar(size_t reduced, size_t channels, const float *x, float *y);
+void f32_rdsum__scalar(size_t reduced, size_t channels, size_t row_stride, const float *x, float *y);
 void qs8_rdsum__scalar(size_t reduced, size_t channels, const int8_t *x, int32_t *acc);
 
 /* int8 MAXIMUM / MINIMUM on raw values, operands and output quantized alike (s8_minmax_ref.c). */

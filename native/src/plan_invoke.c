@@ -47,7 +47,33 @@ rl_status rl_invoke_check_stop(rl_plan *plan) {
     return RL_OK;
 }
 
-static rl_status run_ops(rl_plan *plan, double *op_seconds) {
+static int64_t thread_cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Where each op's work went (rl_plan_invoke_thread_profiled): `slots` is the pool's accounting, threads + 1
+ * of them (rl_threadpool_set_accounting), zeroed before each op and read after it. */
+typedef struct {
+    double *op_thread_seconds; /* threads per op */
+    int64_t *slots;
+    int32_t threads;
+} rl_thread_profile;
+
+static void thread_profile_begin(rl_thread_profile *tp, int64_t *cpu_start) {
+    for (int32_t k = 0; k <= tp->threads; ++k) tp->slots[k] = 0;
+    *cpu_start = thread_cpu_ns();
+}
+
+/* The caller's work is its CPU time over the op less its waits for the workers (spinning is not work). */
+static void thread_profile_end(rl_thread_profile *tp, int32_t op, int64_t cpu_start) {
+    double *row = tp->op_thread_seconds + (size_t)op * (size_t)tp->threads;
+    row[0] = 1e-9 * (double)(thread_cpu_ns() - cpu_start - tp->slots[tp->threads]);
+    for (int32_t k = 1; k < tp->threads; ++k) row[k] = 1e-9 * (double)__atomic_load_n(&tp->slots[k], __ATOMIC_RELAXED);
+}
+
+static rl_status run_ops(rl_plan *plan, double *op_seconds, rl_thread_profile *tp) {
     const rl_invoke_guard *g = plan->guard;
     for (int32_t i = 0; i < plan->n_ops; ++i) {
         rl_op *op = &plan->ops[i];
@@ -61,21 +87,30 @@ static rl_status run_ops(rl_plan *plan, double *op_seconds) {
             const rl_status s = rl_invoke_check_stop(plan);
             if (s != RL_OK) return s;
         }
-        if (op->segment_last >= 0 && !op_seconds) { /* the ops up to segment_last, in bands (bands.h) */
+        int64_t cpu_start = 0;
+        if (tp) thread_profile_begin(tp, &cpu_start);
+        const double start = op_seconds ? now_seconds() : 0.0;
+        /* The ops up to segment_last, in bands (bands.h); a thread profile times the segment as its first op
+         * (the others read 0), a plain profile runs its ops one by one to time each. */
+        if (op->segment_last >= 0 && (!op_seconds || tp)) {
+            const int32_t head = i;
             i = rl_plan_run_segment(plan, i);
+            for (int32_t j = head + 1; op_seconds && j <= i; ++j) op_seconds[j] = 0.0;
+            if (op_seconds) op_seconds[head] = now_seconds() - start;
+            if (tp) thread_profile_end(tp, head, cpu_start);
             continue;
         }
-        const double start = op_seconds ? now_seconds() : 0.0;
         rl_status s = op->dynamic ? rl_plan_refresh_dynamic_op(plan, op) : RL_OK;
         if (s == RL_OK) s = op->run ? op->run(plan, op) : op->kind->eval(plan, op);
         if (s != RL_OK) return s;
         if (op_seconds) op_seconds[i] = now_seconds() - start;
+        if (tp) thread_profile_end(tp, i, cpu_start);
     }
     plan->current_op = -1;
     return RL_OK;
 }
 
-rl_status rl_plan_invoke_profiled(rl_plan *plan, double *op_seconds) {
+static rl_status invoke(rl_plan *plan, double *op_seconds, rl_thread_profile *tp) {
     if (!plan->prepared) {
         plan->current_op = -1;
         return rl_fail(plan, RL_BAD_STATE, "invoke before the plan is prepared (call allocate_tensors)");
@@ -85,9 +120,24 @@ rl_status rl_plan_invoke_profiled(rl_plan *plan, double *op_seconds) {
         __atomic_store_n(&g->cancel, 0, __ATOMIC_RELAXED);
         g->deadline_ns = g->timeout_ns ? now_ns() + g->timeout_ns : 0;
     }
-    const rl_status s = run_ops(plan, op_seconds);
+    const rl_status s = run_ops(plan, op_seconds, tp);
     if (--g->depth == 0) g->deadline_ns = 0;
     return s;
 }
 
-rl_status rl_plan_invoke(rl_plan *plan) { return rl_plan_invoke_profiled(plan, NULL); }
+rl_status rl_plan_invoke(rl_plan *plan) { return invoke(plan, NULL, NULL); }
+rl_status rl_plan_invoke_profiled(rl_plan *plan, double *op_seconds) { return invoke(plan, op_seconds, NULL); }
+
+rl_status rl_plan_invoke_thread_profiled(rl_plan *plan, double *op_seconds, double *op_thread_seconds) {
+    const int32_t threads = rl_threadpool_threads(plan->pool);
+    int64_t slots[RL_MAX_PROFILED_THREADS + 1];
+    if (threads > RL_MAX_PROFILED_THREADS)
+        return rl_fail(plan, RL_INVALID, "a thread profile covers at most %d threads, the plan runs on %d",
+                       RL_MAX_PROFILED_THREADS, (int)threads);
+    for (int32_t i = 0; i < plan->n_ops * threads; ++i) op_thread_seconds[i] = 0.0;
+    rl_thread_profile tp = {.op_thread_seconds = op_thread_seconds, .slots = slots, .threads = threads};
+    rl_threadpool_set_accounting(plan->pool, slots);
+    const rl_status s = invoke(plan, op_seconds, &tp);
+    rl_threadpool_set_accounting(plan->pool, NULL);
+    return s;
+}

@@ -8,6 +8,7 @@
  * cores trade each activation through the caches, and two threads ran slower than one). */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -78,7 +79,14 @@ struct rl_threadpool {
     pthread_mutex_t mutex;
     pthread_cond_t wake, done;
     rl_tile_range *ranges; /* one per thread, the caller's first */
+    int64_t *accounting;   /* rl_threadpool_set_accounting's slots, or NULL */
 };
+
+static int64_t thread_cpu_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (int64_t)t.tv_sec * 1000000000 + (int64_t)t.tv_nsec;
+}
 
 static void run_tile(rl_threadpool *pool, size_t t) {
     const size_t tile_i = pool->job.tile_i, tile_j = pool->job.tile_j;
@@ -89,7 +97,7 @@ static void run_tile(rl_threadpool *pool, size_t t) {
     pool->job.fn(pool->job.context, i, j, ti, tj);
 }
 
-static void run_tiles(rl_threadpool *pool, int32_t self) {
+static void run_tiles_unaccounted(rl_threadpool *pool, int32_t self) {
     rl_tile_range *own = &pool->ranges[self];
     while (__atomic_fetch_sub(&own->length, 1, __ATOMIC_ACQ_REL) > 0)
         run_tile(pool, __atomic_fetch_add(&own->start, 1, __ATOMIC_RELAXED));
@@ -100,6 +108,34 @@ static void run_tiles(rl_threadpool *pool, int32_t self) {
                __atomic_fetch_sub(&victim->length, 1, __ATOMIC_ACQ_REL) > 0)
             run_tile(pool, __atomic_sub_fetch(&victim->end, 1, __ATOMIC_RELAXED));
     }
+}
+
+/* Accounting's way: each thread runs its own share and steals nothing, so that the CPU time per thread says
+ * how the op divides its work, not which thread the OS happened to run first (on a loaded machine a thread
+ * that is running steals the share of one that is not, and every op looks serial). */
+static void run_own_tiles(rl_threadpool *pool, int32_t self) {
+    rl_tile_range *own = &pool->ranges[self];
+    while (__atomic_fetch_sub(&own->length, 1, __ATOMIC_ACQ_REL) > 0)
+        run_tile(pool, __atomic_fetch_add(&own->start, 1, __ATOMIC_RELAXED));
+}
+
+static void run_tiles(rl_threadpool *pool, int32_t self) {
+    int64_t *accounting = pool->accounting;
+    if (!accounting) {
+        run_tiles_unaccounted(pool, self);
+        return;
+    }
+    const int64_t start = thread_cpu_ns();
+    run_own_tiles(pool, self);
+    /* Each slot has one writer; the caller reads them after the job's `active` count says every worker is out. */
+    __atomic_add_fetch(&accounting[self], thread_cpu_ns() - start, __ATOMIC_RELAXED);
+}
+
+/* Whether every thread's share has been claimed (accounting: the caller keeps the job open until then). */
+static int all_claimed(rl_threadpool *pool) {
+    for (int32_t k = 0; k < pool->threads; ++k)
+        if (__atomic_load_n(&pool->ranges[k].length, __ATOMIC_ACQUIRE) > 0) return 0;
+    return 1;
 }
 
 typedef struct rl_worker_start {
@@ -196,6 +232,23 @@ void rl_threadpool_destroy(rl_threadpool *pool) {
 
 int32_t rl_threadpool_threads(const rl_threadpool *pool) { return pool ? pool->threads : 1; }
 
+void rl_threadpool_set_accounting(rl_threadpool *pool, int64_t *thread_ns) {
+    if (pool) pool->accounting = thread_ns;
+}
+
+/* The caller's end of a job: wait until every worker that checked in is out. */
+static void wait_for_workers(rl_threadpool *pool) {
+    int64_t start = 0;
+    for (int spin = 0; __atomic_load_n(&pool->active, __ATOMIC_ACQUIRE) > 0 && keep_spinning(&start, spin); ++spin)
+        spin_pause();
+    if (__atomic_load_n(&pool->active, __ATOMIC_SEQ_CST) == 0) return;
+    pthread_mutex_lock(&pool->mutex);
+    __atomic_store_n(&pool->caller_waiting, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&pool->active, __ATOMIC_SEQ_CST) > 0) pthread_cond_wait(&pool->done, &pool->mutex);
+    __atomic_store_n(&pool->caller_waiting, 0, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&pool->mutex);
+}
+
 void rl_parallelize_2d_tile_2d(rl_threadpool *pool, rl_tile_2d_fn fn, void *context, size_t range_i,
                                size_t range_j, size_t tile_i, size_t tile_j) {
     if (range_i == 0 || range_j == 0) return;
@@ -228,14 +281,15 @@ void rl_parallelize_2d_tile_2d(rl_threadpool *pool, rl_tile_2d_fn fn, void *cont
         pthread_mutex_unlock(&pool->mutex);
     }
     run_tiles(pool, 0); /* returns once every tile is claimed: the caller steals whatever the workers have not */
+    int64_t *accounting = pool->accounting;
+    if (!accounting) {
+        __atomic_store_n(&pool->job.open, 0, __ATOMIC_SEQ_CST);
+        wait_for_workers(pool);
+        return;
+    }
+    const int64_t start = thread_cpu_ns();
+    while (!all_claimed(pool)) sched_yield(); /* the workers' shares wait for them, however late they run */
     __atomic_store_n(&pool->job.open, 0, __ATOMIC_SEQ_CST);
-    int64_t start = 0;
-    for (int spin = 0; __atomic_load_n(&pool->active, __ATOMIC_ACQUIRE) > 0 && keep_spinning(&start, spin); ++spin)
-        spin_pause();
-    if (__atomic_load_n(&pool->active, __ATOMIC_SEQ_CST) == 0) return;
-    pthread_mutex_lock(&pool->mutex);
-    __atomic_store_n(&pool->caller_waiting, 1, __ATOMIC_SEQ_CST);
-    while (__atomic_load_n(&pool->active, __ATOMIC_SEQ_CST) > 0) pthread_cond_wait(&pool->done, &pool->mutex);
-    __atomic_store_n(&pool->caller_waiting, 0, __ATOMIC_SEQ_CST);
-    pthread_mutex_unlock(&pool->mutex);
+    wait_for_workers(pool);
+    accounting[pool->threads] += thread_cpu_ns() - start;
 }

@@ -20,6 +20,15 @@ rl_threadpool *rl_threadpool_create(int32_t threads);
 void rl_threadpool_destroy(rl_threadpool *pool);
 int32_t rl_threadpool_threads(const rl_threadpool *pool);
 
+/* Work accounting, for finding ops whose threads idle (bench/thread_shares.py): while `thread_ns` is set
+ * (one int64 per thread, the caller's first), every thread adds the CPU time (CLOCK_THREAD_CPUTIME_ID) it
+ * spends running tiles to its slot, and the caller adds the CPU time it spends waiting for the workers at
+ * the end of a job to `thread_ns[threads]`, so that an op's caller-side work is its CPU time less that wait.
+ * Meanwhile no thread steals: each runs its own share of every job (the same tiles, so the same results),
+ * and the times say how each op divides its work whatever else the machine runs. NULL (the default) turns
+ * it off: one load per job per thread. Set between invokes only. */
+void rl_threadpool_set_accounting(rl_threadpool *pool, int64_t *thread_ns);
+
 void rl_parallelize_2d_tile_2d(rl_threadpool *pool, rl_tile_2d_fn fn, void *context, size_t range_i,
                                size_t range_j, size_t tile_i, size_t tile_j);
 

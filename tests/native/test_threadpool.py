@@ -1,5 +1,6 @@
 """The thread pool under stress (native/tests/threadpool_test.c): every tile of every job runs exactly once
-for 1 to 5 threads, back to back and after the workers fall asleep; also under ThreadSanitizer where the
+for 1 to 5 threads, back to back and after the workers fall asleep, and with work accounting on each thread
+runs its own share; also under ThreadSanitizer where the
 compiler has it."""
 
 from __future__ import annotations
