@@ -53,11 +53,28 @@ def _slots(table: str) -> list[tuple[int, str | None, str, Any]]:
     return out
 
 
-SLOTS = {name: _slots(name) for name in TABLES}
-NUM_SLOTS = {name: (s[-1][0] + 1 if s else 0) for name, s in SLOTS.items()}
+class _PerTable(dict):
+    """A table name -> `build(name)`, built on first use and kept: a start reads a dozen of the schema's
+    ~230 tables, and building all of them at import cost it ~2M instructions (x86). Only the schema's
+    tables: another name is a KeyError, as in a full dict."""
+
+    def __init__(self, build: Callable[[str], Any]) -> None:
+        super().__init__()
+        self._build = build
+
+    def __missing__(self, table: str) -> Any:
+        if table not in TABLES:
+            raise KeyError(table)
+        value = self[table] = self._build(table)
+        return value
+
+
+SLOTS: dict[str, list[tuple[int, str | None, str, Any]]] = _PerTable(_slots)
+NUM_SLOTS: dict[str, int] = _PerTable(lambda table: SLOTS[table][-1][0] + 1 if SLOTS[table] else 0)
 # Per table, its named fields: (slot, name, type, default, whether a union).
-_NAMED_SLOTS = {table: [(slot, name, ftype, default, union_of(ftype) is not None)
-                        for slot, name, ftype, default in slots if name is not None] for table, slots in SLOTS.items()}
+_NAMED_SLOTS: dict[str, list[tuple[int, str, str, Any, bool]]] = _PerTable(
+    lambda table: [(slot, name, ftype, default, union_of(ftype) is not None)
+                   for slot, name, ftype, default in SLOTS[table] if name is not None])
 
 
 # ---------------------------------------------------------------------------------------------- reading

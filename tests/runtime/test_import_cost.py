@@ -18,17 +18,19 @@ from support import golden, model_path
 LAZY_MODULES = [
     "flatbuffers",  # the format layer's writer
     "zipfile", "tempfile", "json",  # checkpoints, atomic writes, variable roles
+    "threading",  # the interpreter's lock is _thread's
     "rillet.atomic_file", "rillet.runtime.export", "rillet.converter.format.variable_roles",
     "rillet.converter.to_graph", "rillet.converter.dense_weights", "rillet.converter.format.prune",
     "rillet.converter.format.summary", "rillet.graph", "rillet.targets",
 ]
 
 
-def imported_by(script: str, *args: str) -> set[str]:
-    """The modules `script` adds to those `import numpy` loads, in a fresh interpreter."""
-    child = textwrap.dedent("""
+def imported_by(script: str, *args: str, preload: str = "") -> set[str]:
+    """The modules `script` adds to those `import numpy` (and `preload`) loads, in a fresh interpreter."""
+    child = textwrap.dedent(f"""
         import sys
         import numpy
+        {preload}
         before = set(sys.modules)
     """) + textwrap.dedent(script) + "\nprint(repr(sorted(set(sys.modules) - before)))\n"
     done = subprocess.run([sys.executable, "-c", child, *args], capture_output=True, text=True, check=False,
@@ -54,8 +56,8 @@ def test_load_and_invoke_leave_them_out_too(name):
         it.set_tensor(d["index"], np.load(sys.argv[2])["x"].astype(d["dtype"]))
         it.invoke()
         it.get_tensor(it.get_output_details()[0]["index"])
-        sys.modules.pop("zipfile", None)  # np.load of the .npz feed imports it, not the interpreter
-    """, str(model_path(name)), str(model_path(name).with_suffix(".npz")))
+    """, str(model_path(name)), str(model_path(name).with_suffix(".npz")),
+        preload="import zipfile")  # np.load of the .npz feed imports it (and threading), not the interpreter
     assert sorted(set(LAZY_MODULES) & loaded) == []
 
 
