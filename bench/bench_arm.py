@@ -410,9 +410,11 @@ def main() -> None:
             print("### aarch64: rillet against LiteRT 2.3 (XNNPACK, 1 thread), guest instructions under "
                   "qemu-user\n")
             print("M = millions of guest instructions. invoke: (3 invokes - 1) / 2 in one process; start: exec "
-                  "through the first invoke. outputs: rillet's against LiteRT's on the same CPU.\n", flush=True)
+                  "through the first invoke. Outputs: rillet's against LiteRT's on the same CPU, and each against the .npz's (LiteRT "
+                  "on the host, x86 XNNPACK).\n", flush=True)
             header = ("| model | cpu | rillet M/invoke | LiteRT M/invoke | rillet/LiteRT | rillet start M | "
-                      "LiteRT start M | outputs |\n|---|---|---:|---:|---:|---:|---:|---|")
+                      "LiteRT start M | rillet vs LiteRT | rillet vs host | LiteRT vs host |\n"
+                      "|---|---|---:|---:|---:|---:|---:|---|---|---|")
             print(header, flush=True)
             header_due = False
             for path in args.models:
@@ -427,7 +429,9 @@ def main() -> None:
                         header_due = False
                     print(f"| {job.name} | {cpu} | {millions(rillet.invoke)} | {millions(litert.invoke)} | "
                           f"{rillet.invoke / litert.invoke:.2f} | {millions(rillet.start)} | "
-                          f"{millions(litert.start)} | {agreement(rillet.outputs, litert.outputs)} |", flush=True)
+                          f"{millions(litert.start)} | {agreement(rillet.outputs, litert.outputs)} | "
+                          f"{agreement(rillet.outputs, job.reference)} | {agreement(litert.outputs, job.reference)} |",
+                          flush=True)
                     if op_here:
                         per_op_tables(job, cpu, rillet, litert, args.top)
                         header_due = True

@@ -46,12 +46,36 @@ MODELS = {
 
 
 def build(family: str):
+    """The Keras application with random weights whose batch normalizations hold the statistics of a random
+    batch. Keras's initial moving mean 0 and variance 1 let the activations fade layer after layer (the
+    output came out uniform: every class 0.001, int8 -128 everywhere, which would make any runtime agree);
+    one forward pass in training mode with momentum 0 stores each layer's batch statistics instead, as
+    training would have, so every layer sees activations of a trained network's scale. The classifier is
+    scaled so the outputs differ from class to class (int8 softmax outputs not all -128)."""
     import tensorflow as tf
 
-    constructor, kwargs, _, _ = MODELS[family]
+    constructor, kwargs, value_range, _ = MODELS[family]
     tf.keras.utils.set_random_seed(0)
-    return getattr(tf.keras.applications, constructor)(input_shape=(SIZE, SIZE, 3), weights=None,
-                                                       classes=1000, **kwargs)
+    model = getattr(tf.keras.applications, constructor)(input_shape=(SIZE, SIZE, 3), weights=None,
+                                                        classes=1000, **kwargs)
+    norms = [layer for layer in model._flatten_layers() if isinstance(layer, tf.keras.layers.BatchNormalization)]
+    for layer in norms:
+        layer.momentum = 0.0
+    batch = np.random.default_rng(3).uniform(*value_range, (4, SIZE, SIZE, 3)).astype(np.float32)
+    model(batch, training=True)
+    for layer in norms:
+        layer.momentum = 0.99
+    # An untrained classifier's logits hardly differ (softmax ~0.001 each, below int8's 1/256 step): scale
+    # the last layer with weights so the logits spread like a trained one's (standard deviation 3).
+    # The last such layer is a Dense (softmax inside it) or a 1x1 convolution on [N, 1, 1, C]: logits are
+    # its input times its kernel either way.
+    last = [layer for layer in model.layers if layer.get_weights()][-1]
+    features = np.asarray(tf.keras.Model(model.inputs, last.input)(batch, training=False))
+    kernel, bias = last.get_weights()
+    logits = features.reshape(len(batch), -1) @ kernel.reshape(-1, kernel.shape[-1]) + bias
+    factor = 3.0 / float(np.std(logits))
+    last.set_weights([w * factor for w in last.get_weights()])
+    return model
 
 
 def convert(model, kind: str, value_range: tuple[float, float]) -> bytes:
