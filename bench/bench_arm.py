@@ -278,9 +278,9 @@ class Guest:
 
 def agreement(got: dict[str, np.ndarray], want: dict[str, np.ndarray]) -> str:
     """int8/int16 etc.: "bit-exact" or how many elements differ; float: the largest difference relative to
-    the largest magnitude of the reference (the project's 1e-5 criterion)."""
+    the largest magnitude of the reference (the project's 1e-5 criterion). Several outputs: each by tensor."""
     words = []
-    for key, w in want.items():
+    for key, w in sorted(want.items()):
         g = got.get(key)
         if g is None or g.shape != w.shape:
             words.append(f"{key}: shape {None if g is None else g.shape} vs {w.shape}")
@@ -291,6 +291,8 @@ def agreement(got: dict[str, np.ndarray], want: dict[str, np.ndarray]) -> str:
             differ = int(np.count_nonzero(g != w))
             words.append("bit-exact" if differ == 0 else
                          f"{differ}/{w.size} differ (max {int(np.max(np.abs(g.astype(np.int64) - w)))})")
+    if len(words) > 1:  # several outputs: each named by its tensor
+        words = [f"{key} {word}" for key, word in zip(sorted(want), words)]
     return ", ".join(words)
 
 

@@ -69,6 +69,8 @@ def test_counts_and_tables(bench, capsys):
     assert bench.agreement(rillet.outputs, rillet.outputs) == "bit-exact"
     assert bench.agreement(rillet.outputs, litert.outputs) == "1/2 differ (max 1)"
     assert bench.agreement({"t0": np.array([1.0, 2.0 + 2e-6])}, {"t0": np.array([1.0, 2.0])}) == "rel 1.0e-06"
+    two = {"t7": np.array([1.0]), "t3": np.array([4], np.int8)}
+    assert bench.agreement(two, two) == "t3 bit-exact, t7 rel 0.0e+00"
     job = bench.Job("m", Path("."), {}, ops={0: "CONV_2D", 1: "ADD"})
     bench.per_op_tables(job, "cortex-a76", rillet, litert, top=4)
     text = capsys.readouterr().out
