@@ -121,3 +121,11 @@ rl_s8_ibilinear_fn rl_s8_ibilinear_for(rl_isa isa) {
     (void)isa;
     return s8_ibilinear__scalar;
 }
+
+rl_s8_lut_fn rl_s8_lut_for(rl_isa isa) {
+#if RL_HAVE_NEON_KERNELS
+    if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return s8_lut__neon;
+#endif
+    (void)isa;
+    return s8_lut_ref;
+}

@@ -486,8 +486,10 @@ void qs8_vaddc_minmax__neon(size_t n, const int8_t *a, const int8_t *b, int8_t *
 void qs8_vmul_minmax_fp32__neon(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
 void qs8_vmulc_minmax_fp32__neon(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                  const rl_s8_binary_params *p);
+void s8_lut__neon(int64_t count, const int8_t *table, const int8_t *x, int8_t *y);
 #endif
 /* table indexed by the input's bits as uint8 (x = -128 at index 128). */
+typedef void (*rl_s8_lut_fn)(int64_t count, const int8_t *table, const int8_t *x, int8_t *y);
 void s8_lut_ref(int64_t count, const int8_t *table, const int8_t *x, int8_t *y);
 /* int8 pooling, NHWC; act_min/act_max clamp in the output's integers (scales equal in and out). */
 void s8_maxpool2d_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
