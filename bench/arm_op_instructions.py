@@ -98,7 +98,8 @@ def cut(model: ModelFile, op_indices: list[int]) -> bytes:
             codes.append(code)
         new_inputs = [tensor(t, False) for t in op.inputs]
         new_outputs = [tensor(t, True) for t in op.outputs]
-        operators.append(dataclasses.replace(op, opcode_index=codes.index(code), inputs=new_inputs, outputs=new_outputs))
+        operators.append(dataclasses.replace(op, opcode_index=codes.index(code), inputs=new_inputs,
+                                             outputs=new_outputs))
     return bytes(save(ModelFile(version=3, operator_codes=codes, buffers=buffers,
                                 subgraphs=[SubGraph(tensors=tensors, inputs=inputs, outputs=outputs,
                                                     operators=operators, name="main")])))
