@@ -68,6 +68,7 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .f32_reduce_sum = f32_reduce_sum_ref,
         .s8_binary = s8_binary_ref,
         .s8_lut = rl_s8_lut_for(isa),
+        .qs8_rdsum = rl_qs8_rdsum_for(isa),
         .s8_maxpool2d = s8_maxpool2d_ref,
         .s8_avgpool2d = s8_avgpool2d_ref,
         .s8_softmax = s8_softmax_for(isa),

@@ -40,7 +40,7 @@ static rl_status run_s8_reduce(rl_plan *plan, rl_op *op) {
     int8_t *y = (int8_t *)rl_output(plan, op, 0)->data;
     int32_t *acc = (int32_t *)op->arena_scratch;
     for (size_t o = 0; o < st->outer; ++o) {
-        qs8_rdsum__scalar(st->reduced, st->inner, x + o * st->reduced * st->inner, acc);
+        plan->kernels->qs8_rdsum(st->reduced, st->inner, x + o * st->reduced * st->inner, acc);
         for (size_t c = 0; c < st->inner; ++c) y[o * st->inner + c] = rl_s8_reduce_output(acc[c], p);
     }
     return RL_OK;

@@ -719,6 +719,50 @@ static int test_lut(rng *r, const char *name, rl_isa isa, size_t *cases) {
     return failures;
 }
 
+/* ---- int8 sums over the middle axis (an int8 MEAN's over H and W; qs8_rdsum__scalar.c the specification) ---- */
+/* reduced rows of `channels` bytes ending at a PROT_NONE page; extreme cases fill them with -128 or 127 throughout,
+ * the sums an int16 partial sum must hold at 256 rows and must not at 257. */
+static int rdsum_case(rng *r, const char *name, rl_qs8_rdsum_fn kernel, size_t reduced, size_t channels, int fill) {
+    guard_set *g = calloc(1, sizeof *g);
+    int8_t *x = guard_alloc(g, reduced * channels);
+    for (size_t i = 0; i < reduced * channels; ++i) x[i] = (int8_t)(fill ? fill : rng_range(r, -128, 127));
+    int32_t *expected = malloc((channels + 1) * sizeof *expected), *got = guard_alloc(g, channels * sizeof *got);
+    qs8_rdsum__scalar(reduced, channels, x, expected);
+    memset(got, 0x5A, channels * sizeof *got);
+    kernel(reduced, channels, x, got);
+    int failures = 0;
+    for (size_t c = 0; c < channels && !failures; ++c)
+        if (got[c] != expected[c]) {
+            fprintf(stderr, "%s: rdsum reduced=%zu channels=%zu fill=%d: channel %zu got %d, scalar gives %d\n", name,
+                    reduced, channels, fill, c, got[c], expected[c]);
+            failures = 1;
+        }
+    free(expected);
+    guard_free_all(g);
+    free(g);
+    return failures;
+}
+
+static int test_rdsum(rng *r, const char *name, rl_isa isa, size_t *cases) {
+    const rl_qs8_rdsum_fn kernel = rl_qs8_rdsum_for(isa);
+    /* every channel count to 40 (the 16- and 8-channel steps and the 1-7 tails), then wider rows; row counts
+     * around the 256-row int16 sums */
+    static const size_t rows[] = {1, 2, 3, 17, 255, 256, 257, 513};
+    static const size_t wider[] = {64, 100, 576};
+    int failures = 0;
+    for (size_t i = 1; i < 41 + sizeof wider / sizeof *wider && !failures; ++i) {
+        const size_t channels = i < 41 ? i : wider[i - 41];
+        for (size_t k = 0; k < sizeof rows / sizeof *rows && !failures; ++k) {
+            const int fills[3] = {0, -128, 127};
+            for (int f = 0; f < 3 && !failures; ++f) {
+                failures += rdsum_case(r, name, kernel, rows[k], channels, fills[f]);
+                ++*cases;
+            }
+        }
+    }
+    return failures;
+}
+
 /* ---- which paths this CPU runs ---- */
 /* ---- speed check ---- */
 static double now_s(void) {
@@ -864,14 +908,16 @@ static int run(rl_isa isa, const char *name) {
     if (!failures) failures = test_ibilinear(&r, name, isa, &ibilinear_cases);
     size_t lut_cases = 0;
     if (!failures) failures = test_lut(&r, name, isa, &lut_cases);
+    size_t rdsum_cases = 0;
+    if (!failures) failures = test_rdsum(&r, name, isa, &rdsum_cases);
     if (failures) return 1;
     printf("%s: gemm/igemm %ux%uc%u (input_offset %d): %zu cases; dwconv %uc: %zu cases, small %uc: %zu cases; "
            "bit-exact with the scalar kernels and the formula; vadd/vaddc/vmul/vmulc: %zu cases, max/avg pool: %zu "
-           "cases, bit-exact with the scalar kernels; ibilinear: %zu cases, lut: %zu cases, bit-exact with the scalar "
-           "kernel\n",
+           "cases, bit-exact with the scalar kernels; ibilinear: %zu cases, lut: %zu cases, rdsum: %zu cases, "
+           "bit-exact with the scalar kernels\n",
            name, path.config.mr, path.config.nr, path.config.kr, path.config.input_offset, gemm_cases,
            dpath.config.channel_tile, dwconv_cases, dsmall.config.channel_tile, small_cases, vbinary_cases,
-           pool_cases, ibilinear_cases, lut_cases);
+           pool_cases, ibilinear_cases, lut_cases, rdsum_cases);
     return 0;
 }
 
