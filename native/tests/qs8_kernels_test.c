@@ -510,7 +510,7 @@ static int vbinary_case(rng *r, const char *name, const rl_qs8_vbinary_config *p
 static int test_vbinary(rng *r, const char *name, rl_isa isa, size_t *cases) {
     const rl_qs8_vbinary_config path = rl_qs8_vbinary_config_for(isa);
     /* every length to 70 (the 16-element blocks' edges and tails), then long rows */
-    static const size_t longer[] = {127, 128, 129, 1000, 1024};
+    static const size_t longer[] = {127, 128, 129, 511, 512, 513, 1000, 1024, 4099};
     int failures = 0;
     for (int which = 0; which < 4; ++which) {
         for (size_t i = 0; i < 71 + sizeof longer / sizeof *longer && !failures; ++i) {
