@@ -18,7 +18,7 @@ void qd8_f32_qc8w_gemm_4x8c1__neon(size_t mr, size_t nc, size_t kc, const int8_t
     for (size_t n0 = 0; n0 < nc; n0 += NR) {
         int32x4_t acc[2 * MR];
         start_accumulators(panel, rq, acc);
-        const int8_t *wk = accumulate_4x8c1(in, kc, (const int8_t *)(panel + NR * sizeof(int32_t)), acc);
+        const int8_t *wk = accumulate_4x8c1(in, kc, (const int8_t *)(panel + NR * sizeof(int32_t)), acc, MR);
         float *c_at[MR] = {out[0] + n0, out[1] + n0, out[2] + n0, out[3] + n0};
         store_floats_4x8(c_at, nc - n0 < NR ? nc - n0 : NR, acc, (const unsigned char *)wk, rq, params);
         panel = (const unsigned char *)wk + 2 * NR * sizeof(float);

@@ -22,7 +22,7 @@ void qd8_f32_qc8w_igemm_4x8c1__neon(size_t mr, size_t nc, size_t kc, size_t ks, 
             const int8_t *const *tap = indirection + p * MR;
             const int8_t *in[MR];
             for (size_t i = 0; i < MR; ++i) in[i] = tap[i < mr ? i : mr - 1];
-            wk = accumulate_4x8c1(in, kc, wk, acc);
+            wk = accumulate_4x8c1(in, kc, wk, acc, MR);
         }
         float *c_at[MR] = {out[0] + n0, out[1] + n0, out[2] + n0, out[3] + n0};
         store_floats_4x8(c_at, nc - n0 < NR ? nc - n0 : NR, acc, (const unsigned char *)wk, rq, params);

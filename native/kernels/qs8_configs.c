@@ -121,3 +121,19 @@ rl_s8_ibilinear_fn rl_s8_ibilinear_for(rl_isa isa) {
     (void)isa;
     return s8_ibilinear__scalar;
 }
+
+rl_s8_lut_fn rl_s8_lut_for(rl_isa isa) {
+#if RL_HAVE_NEON_KERNELS
+    if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return s8_lut__neon;
+#endif
+    (void)isa;
+    return s8_lut_ref;
+}
+
+rl_qs8_rdsum_fn rl_qs8_rdsum_for(rl_isa isa) {
+#if RL_HAVE_NEON_KERNELS
+    if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return qs8_rdsum__neon;
+#endif
+    (void)isa;
+    return qs8_rdsum__scalar;
+}

@@ -18,10 +18,10 @@
 enum { MR = 4, NR = 16, NARROW_NR = 8 };
 
 /* acc[4 i + q]: row i's columns 4q .. 4q + 3; w0..w3 one block's weights (w0, w1 when not wide); x[i] row i's
- * 8 bytes. */
-#define DOT_ROWS(acc, w, x, lane, wide)                                                                       \
+ * 8 bytes; rows: MR, or 1 (a one-row GEMM, which would otherwise do four rows' work for one). */
+#define DOT_ROWS(acc, w, x, lane, wide, rows)                                                                 \
     do {                                                                                                      \
-        for (size_t i_ = 0; i_ < MR; ++i_) {                                                                  \
+        for (size_t i_ = 0; i_ < (rows); ++i_) {                                                                  \
             acc[4 * i_] = vdotq_lane_s32(acc[4 * i_], w[0], x[i_], lane);                                     \
             acc[4 * i_ + 1] = vdotq_lane_s32(acc[4 * i_ + 1], w[1], x[i_], lane);                             \
             if (wide) {                                                                                       \
@@ -59,35 +59,38 @@ static inline int8x8_t load_last_block(const int8_t *row, size_t k, size_t kc) {
     return vreinterpret_s8_u32(vdup_n_u32(bits));
 }
 
-/* Adds rows a[0..MR)'s kc inputs times the packed weights at w (NR columns, NARROW_NR when not wide); returns
- * the weights past them (kc rounded up to 4). */
+/* Adds rows a[0..rows)'s kc inputs (rows: MR or 1, a constant where it inlines) times the packed weights at w
+ * (NR columns, NARROW_NR when not wide); returns the weights past them (kc rounded up to 4). */
 static inline __attribute__((always_inline)) const int8_t *accumulate_4x16c4(const int8_t *const *a, size_t kc,
                                                                             const int8_t *w, int32x4_t *acc,
-                                                                            int wide) {
+                                                                            int wide, size_t rows) {
     const size_t width = wide ? NR : NARROW_NR;
     int8x16_t block[4];
+    int8x8_t x[MR];
     size_t k = 0;
     for (; k + 8 <= kc; k += 8, w += 8 * width) {
-        const int8x8_t x[MR] = {vld1_s8(a[0] + k), vld1_s8(a[1] + k), vld1_s8(a[2] + k), vld1_s8(a[3] + k)};
+        for (size_t i = 0; i < rows; ++i) x[i] = vld1_s8(a[i] + k);
         load_block(w, block, wide);
-        DOT_ROWS(acc, block, x, 0, wide);
+        DOT_ROWS(acc, block, x, 0, wide, rows);
         load_block(w + 4 * width, block, wide);
-        DOT_ROWS(acc, block, x, 1, wide);
+        DOT_ROWS(acc, block, x, 1, wide, rows);
     }
     for (; k < kc; k += 4, w += 4 * width) { /* at most two: a whole block, then a partial one */
-        const int8x8_t x[MR] = {load_last_block(a[0], k, kc), load_last_block(a[1], k, kc),
-                                load_last_block(a[2], k, kc), load_last_block(a[3], k, kc)};
+        for (size_t i = 0; i < rows; ++i) x[i] = load_last_block(a[i], k, kc);
         load_block(w, block, wide);
-        DOT_ROWS(acc, block, x, 0, wide);
+        DOT_ROWS(acc, block, x, 0, wide, rows);
     }
     return w;
 }
 
-/* Requantizes the MR rows' 16 sums with the scales at `scales` and writes n (<= 16) columns of each row c[i]. */
-static inline void requantize_store_4x16(int8_t *const *c, size_t n, const int32x4_t *acc, const void *scales,
-                                         const rl_neon_requantization *rq) {
+/* Requantizes the rows' (MR or 1) 16 sums with the scales at `scales` and writes n (<= 16) columns of each row
+ * c[i]. */
+static inline __attribute__((always_inline)) void requantize_store_4x16(int8_t *const *c, size_t n,
+                                                                        const int32x4_t *acc, const void *scales,
+                                                                        const rl_neon_requantization *rq,
+                                                                        size_t rows) {
     const unsigned char *s = scales;
-    for (size_t i = MR; i-- > 0;) {
+    for (size_t i = rows; i-- > 0;) {
         const int8x8_t lo = rl_neon_requantize8(acc[4 * i], acc[4 * i + 1], s, rq);
         int8_t *out = c[i];
         if (n == NR) {

@@ -1,8 +1,28 @@
 /* qs8_qc8w_gemm_4x16c4__neondot.c — int8 GEMM, per-channel int8 weights, 4 rows x 16 columns, kr 4, aarch64
  * with the dot-product instructions (Cortex-A76 / Pi 5 and later): sdot by lane (qs8_qc8w_4x16c4__neondot.h),
  * then the fp32 requantization of qs8_requantize__neon.h, bit for bit with the scalar kernel. Rows past mr
- * alias the last real one: computed twice, stored twice with the same bytes, never read past. */
+ * alias the last real one: computed twice, stored twice with the same bytes, never read past. One row (a
+ * batch-1 FULLY_CONNECTED-like 1x1 convolution: a squeeze-and-excite block's, a classifier's) runs the same loop
+ * on one row's accumulators instead: four rows' sdots for one would cost it 3-4x the instructions. */
 #include "qs8_qc8w_4x16c4__neondot.h"
+
+static inline __attribute__((always_inline)) void gemm_rows(size_t rows, size_t nc, size_t kc,
+                                                            const int8_t *const *a, const void *w,
+                                                            int8_t *const *out, const rl_neon_requantization *rq) {
+    const unsigned char *panel = w;
+    for (size_t n0 = 0; n0 < nc; n0 += NR) {
+        const size_t n = nc - n0 < NR ? nc - n0 : NR, width = n > NARROW_NR ? NR : NARROW_NR;
+        int32x4_t acc[4 * MR];
+        load_biases(panel, width == NR, acc);
+        const int8_t *wk = (const int8_t *)(panel + width * sizeof(int32_t));
+        /* Two call sites, so each inlines with its width a constant. */
+        const int8_t *scales = width == NR ? accumulate_4x16c4(a, kc, wk, acc, 1, rows)
+                                           : accumulate_4x16c4(a, kc, wk, acc, 0, rows);
+        int8_t *c_at[MR] = {out[0] + n0, out[1] + n0, out[2] + n0, out[3] + n0};
+        requantize_store_4x16(c_at, n, acc, scales, rq, rows);
+        panel = (const unsigned char *)scales + width * sizeof(float);
+    }
+}
 
 void qs8_qc8w_gemm_4x16c4__neondot(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,
                                    int8_t *c, size_t c_stride, const rl_qs8_requantization_params *params) {
@@ -13,17 +33,8 @@ void qs8_qc8w_gemm_4x16c4__neondot(size_t mr, size_t nc, size_t kc, const int8_t
         out[i] = c + (i < mr ? i : mr - 1) * c_stride;
     }
     const rl_neon_requantization rq = rl_neon_requantization_of(params);
-    const unsigned char *panel = w;
-    for (size_t n0 = 0; n0 < nc; n0 += NR) {
-        const size_t n = nc - n0 < NR ? nc - n0 : NR, width = n > NARROW_NR ? NR : NARROW_NR;
-        int32x4_t acc[4 * MR];
-        load_biases(panel, width == NR, acc);
-        const int8_t *wk = (const int8_t *)(panel + width * sizeof(int32_t));
-        /* Two call sites, so each inlines with its width a constant. */
-        const int8_t *scales = width == NR ? accumulate_4x16c4(rows, kc, wk, acc, 1)
-                                           : accumulate_4x16c4(rows, kc, wk, acc, 0);
-        int8_t *c_at[MR] = {out[0] + n0, out[1] + n0, out[2] + n0, out[3] + n0};
-        requantize_store_4x16(c_at, n, acc, scales, &rq);
-        panel = (const unsigned char *)scales + width * sizeof(float);
-    }
+    if (mr == 1)
+        gemm_rows(1, nc, kc, rows, w, out, &rq);
+    else
+        gemm_rows(MR, nc, kc, rows, w, out, &rq);
 }

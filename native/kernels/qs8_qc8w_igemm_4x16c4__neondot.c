@@ -24,10 +24,10 @@ void qs8_qc8w_igemm_4x16c4__neondot(size_t mr, size_t nc, size_t kc, size_t ks, 
             const int8_t *rows[MR];
             for (size_t i = 0; i < MR; ++i) rows[i] = tap[i < mr ? i : mr - 1];
             /* Two call sites, so each inlines with its width a constant. */
-            wk = width == NR ? accumulate_4x16c4(rows, kc, wk, acc, 1) : accumulate_4x16c4(rows, kc, wk, acc, 0);
+            wk = width == NR ? accumulate_4x16c4(rows, kc, wk, acc, 1, MR) : accumulate_4x16c4(rows, kc, wk, acc, 0, MR);
         }
         int8_t *c_at[MR] = {out[0] + n0, out[1] + n0, out[2] + n0, out[3] + n0};
-        requantize_store_4x16(c_at, n, acc, wk, &rq);
+        requantize_store_4x16(c_at, n, acc, wk, &rq, MR);
         panel = (const unsigned char *)wk + width * sizeof(float);
     }
 }

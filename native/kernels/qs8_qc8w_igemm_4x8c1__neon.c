@@ -21,10 +21,10 @@ void qs8_qc8w_igemm_4x8c1__neon(size_t mr, size_t nc, size_t kc, size_t ks, cons
             const int8_t *const *tap = indirection + p * MR;
             const int8_t *rows[MR];
             for (size_t i = 0; i < MR; ++i) rows[i] = tap[i < mr ? i : mr - 1];
-            wk = accumulate_4x8c1(rows, kc, wk, acc);
+            wk = accumulate_4x8c1(rows, kc, wk, acc, MR);
         }
         int8_t *c_at[MR] = {out[0] + n0, out[1] + n0, out[2] + n0, out[3] + n0};
-        requantize_store_4x8(c_at, nc - n0 < NR ? nc - n0 : NR, acc, wk, &rq);
+        requantize_store_4x8(c_at, nc - n0 < NR ? nc - n0 : NR, acc, wk, &rq, MR);
         panel = (const unsigned char *)wk + NR * sizeof(float);
     }
 }

@@ -82,10 +82,58 @@ static int32_t srdhm16(int32_t a, int32_t b) {
 
 static int32_t saturate_s16(int32_t v) { return rl_clamp_i32(v, -32768, 32767); }
 
+/* NEON's vqrdmulh on int16 lanes: the doubled product plus 2^15, high half (ties up), saturated. */
+static int32_t vqrdmulh16(int32_t a, int32_t b) { return saturate_s16((int32_t)((2 * (int64_t)a * b + (1 << 15)) >> 16)); }
+
+/* NEON's vrshl by -n on int16 lanes: add 2^(n-1), shift right arithmetically (ties up). */
+static int32_t vrshr32(int32_t v, int32_t n) { return n > 0 ? (v + (1 << (n - 1))) >> n : v; }
+
+/* LiteRT's builtin HARD_SWISH runs its NEON loop where TFLite is built with NEON (aarch64, armv7 with NEON). */
+#if defined(__aarch64__) || defined(__ARM_NEON)
+#define TFLITE_HARD_SWISH_NEON 1
+#else
+#define TFLITE_HARD_SWISH_NEON 0
+#endif
+
 /* TFLite's DownScaleInt32ToInt16Multiplier. */
 static int32_t int16_multiplier(int32_t m) { return m >= INT32_MAX - (1 << 15) ? 32767 : (m + (1 << 15)) >> 16; }
 
-static rl_status hard_swish_table(rl_plan *plan, const rl_tensor *in, const rl_tensor *out, int8_t *table) {
+/* TFLite's HARD_SWISH arithmetic on one input value. `neon`: its NEON loop (Arm builds), whose instructions round
+ * half up (vqrdmulh, vrshl) and floor (vqdmulh) where the reference rounds half away from zero and truncates toward
+ * zero; the loop takes 8 values a step and leaves the last count % 8 to the reference. */
+static int8_t hard_swish_value(int32_t x, int32_t zi, int32_t zo, int32_t out_m16, int32_t out_e, int32_t rel_m16,
+                               int32_t rel_e, int neon) {
+    const int32_t hires = (x - zi) * 128;
+    const int32_t preshift_output = neon ? vqrdmulh16(hires, out_m16) : srdhm16(hires, out_m16);
+    int32_t reluish = hires;
+    if (rel_e > 0) reluish = saturate_s16(reluish * (1 << (rel_e - 1)));
+    reluish = neon ? vqrdmulh16(reluish, rel_m16) : srdhm16(reluish, rel_m16);
+    if (rel_e > 0) reluish = saturate_s16(reluish * 2);
+    if (rel_e < 0) reluish = neon ? vrshr32(reluish, -rel_e) : rl_rounding_divide_by_pot(reluish, -rel_e);
+    reluish = (reluish + (1 << 15)) >> 1; /* [-1, 1] on 2^-15 to [0, 1] */
+    int32_t product;
+    if (neon) { /* vqdmulh: the doubled product's high half, floored (reluish >= 0: no saturation) */
+        product = (int32_t)(((int64_t)reluish * preshift_output * 2) >> 16);
+    } else { /* TFLite's int16 SaturatingDoublingHighMul: truncating, not rounding */
+        product = (reluish == -32768 && preshift_output == -32768) ? 32767 : (reluish * preshift_output) / (1 << 15);
+    }
+    return saturate_s8((neon ? vrshr32(product, -out_e) : rl_rounding_divide_by_pot(product, -out_e)) + zo);
+}
+
+/* Where LiteRT runs its NEON loop, the last count % 8 values take the reference arithmetic: a second table in
+ * the op's scratch for them. */
+static rl_status hard_swish_run_with_tail(rl_plan *plan, rl_op *op) {
+    const rl_s8_table_state *st = (const rl_s8_table_state *)op->state;
+    const int8_t *x = (const int8_t *)rl_input(plan, op, 0)->data;
+    int8_t *y = (int8_t *)rl_output(plan, op, 0)->data;
+    const int64_t body = st->count - st->count % 8;
+    plan->kernels->s8_lut(body, st->table, x, y);
+    plan->kernels->s8_lut(st->count - body, (const int8_t *)op->scratch, x + body, y + body);
+    return RL_OK;
+}
+
+static rl_status hard_swish_table(rl_plan *plan, rl_op *op, const rl_tensor *in, const rl_tensor *out,
+                                  rl_s8_table_state *st) {
     const int32_t zi = rl_tensor_zero_point(in, 0), zo = rl_tensor_zero_point(out, 0);
     /* As TFLite's HardSwishPrepare: the input on a 2^-7 finer "hires" scale, ReLU6(x + 3) on scale 3/32768. */
     const float hires_input_scale = (1.0f / 128.0f) * rl_tensor_scale(in, 0);
@@ -97,19 +145,14 @@ static rl_status hard_swish_table(rl_plan *plan, const rl_tensor *in, const rl_t
         return rl_fail(plan, RL_INVALID, "input to output scale ratio %g is too large for int8 HARD_SWISH",
                        (double)(rl_tensor_scale(in, 0) / rl_tensor_scale(out, 0)));
     const int32_t out_m16 = int16_multiplier(out_m), rel_m16 = int16_multiplier(rel_m);
-    for (int32_t x = -128; x < 128; ++x) {
-        const int32_t hires = (x - zi) * 128;
-        const int32_t preshift_output = srdhm16(hires, out_m16);
-        int32_t reluish = hires;
-        if (rel_e > 0) reluish = saturate_s16(reluish * (1 << (rel_e - 1)));
-        reluish = srdhm16(reluish, rel_m16);
-        if (rel_e > 0) reluish = saturate_s16(reluish * 2);
-        if (rel_e < 0) reluish = rl_rounding_divide_by_pot(reluish, -rel_e);
-        reluish = (reluish + (1 << 15)) >> 1; /* [-1, 1] on 2^-15 to [0, 1] */
-        /* TFLite's int16 SaturatingDoublingHighMul: truncating, not rounding. */
-        const int32_t product = (reluish == -32768 && preshift_output == -32768) ? 32767
-                                                                                : (reluish * preshift_output) / (1 << 15);
-        table[(uint8_t)x] = saturate_s8(rl_rounding_divide_by_pot(product, -out_e) + zo);
+    for (int32_t x = -128; x < 128; ++x)
+        st->table[(uint8_t)x] = hard_swish_value(x, zi, zo, out_m16, out_e, rel_m16, rel_e, TFLITE_HARD_SWISH_NEON);
+    if (TFLITE_HARD_SWISH_NEON && st->count % 8) {
+        int8_t *tail = rl_op_scratch(plan, op, 256);
+        if (!tail) return RL_NO_MEMORY;
+        for (int32_t x = -128; x < 128; ++x)
+            tail[(uint8_t)x] = hard_swish_value(x, zi, zo, out_m16, out_e, rel_m16, rel_e, 0);
+        op->run = hard_swish_run_with_tail;
     }
     return RL_OK;
 }
@@ -125,7 +168,7 @@ rl_status rl_prepare_activation_s8(rl_plan *plan, rl_op *op) {
     case RL_OP_LEAKY_RELU: return leaky_relu_table(plan, op->params.leaky_relu.alpha, in, out, st->table);
     case RL_OP_LOGISTIC:
     case RL_OP_TANH: float_table(op->code, in, out, st->table); return RL_OK;
-    case RL_OP_HARD_SWISH: return hard_swish_table(plan, in, out, st->table);
+    case RL_OP_HARD_SWISH: return hard_swish_table(plan, op, in, out, st);
     default: return rl_fail(plan, RL_UNSUPPORTED, "no int8 kernel");
     }
 }

@@ -55,13 +55,13 @@ static void s8_reduce_slices(void *context, size_t first, size_t unused_j, size_
     int32_t stack[RL_S8_REDUCE_STACK];
     int32_t *acc = st->inner <= RL_S8_REDUCE_STACK ? stack : (int32_t *)job->op->arena_scratch;
     for (size_t o = first; o < first + count; ++o) {
-        qs8_rdsum__scalar(st->reduced, st->inner, x + o * st->reduced * st->inner, acc);
+        job->plan->kernels->qs8_rdsum(st->reduced, st->inner, x + o * st->reduced * st->inner, acc);
         for (size_t c = 0; c < st->inner; ++c) y[o * st->inner + c] = rl_s8_reduce_output(acc[c], p);
     }
 }
 
 /* Outer slices split across the plan's threads (a layer norm's MEAN over channels is one slice per token);
- * the float path is vectorised, the int8 one a scalar loop (four times the work an element). */
+ * the float path is vectorised, the int8 one too on NEON only (counted at four times the work an element). */
 static rl_status run_reduce_slices(rl_plan *plan, rl_op *op, rl_tile_2d_fn fn, size_t work_per_element) {
     const rl_reduce_state *st = (const rl_reduce_state *)op->state;
     rl_reduce_job job = {.plan = plan, .op = op};
@@ -100,7 +100,7 @@ static void s8_reduce_part(void *context, size_t part, size_t unused_j, size_t c
     int32_t *acc = (int32_t *)job->op->arena_scratch;
     for (size_t p = part; p < part + count; ++p) {
         const size_t first = st->reduced * p / st->parts, end = st->reduced * (p + 1) / st->parts;
-        qs8_rdsum__scalar(end - first, st->inner, x + first * st->inner, acc + p * st->inner);
+        job->plan->kernels->qs8_rdsum(end - first, st->inner, x + first * st->inner, acc + p * st->inner);
     }
 }
 

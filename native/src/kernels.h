@@ -249,6 +249,7 @@ typedef struct {
     void (*s8_binary)(const rl_broadcast *bc, const struct rl_s8_binary_params *p, const int8_t *a,
                       const int8_t *b, int8_t *out);
     void (*s8_lut)(int64_t count, const int8_t *table, const int8_t *x, int8_t *y);
+    void (*qs8_rdsum)(size_t reduced, size_t channels, const int8_t *x, int32_t *acc); /* int8 MEAN/SUM over H, W */
     void (*s8_maxpool2d)(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
     void (*s8_avgpool2d)(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
     void (*s8_softmax)(int64_t rows, int32_t depth, const float *exp_table, float output_scale, int32_t output_zero_point,
@@ -382,6 +383,7 @@ static inline int64_t rl_reduce_output_strides(const int64_t *dims, const int32_
  * average pool): the reduce ops' driver walks the outer axis. */
 void f32_rdsum__scalar(size_t reduced, size_t channels, size_t row_stride, const float *x, float *y);
 void qs8_rdsum__scalar(size_t reduced, size_t channels, const int8_t *x, int32_t *acc);
+typedef void (*rl_qs8_rdsum_fn)(size_t reduced, size_t channels, const int8_t *x, int32_t *acc);
 
 /* int8 MAXIMUM / MINIMUM on raw values, operands and output quantized alike (s8_minmax_ref.c). */
 void s8_minmax_ref(int32_t take_max, const rl_broadcast *bc, const int8_t *a, const int8_t *b, int8_t *out);
@@ -486,8 +488,11 @@ void qs8_vaddc_minmax__neon(size_t n, const int8_t *a, const int8_t *b, int8_t *
 void qs8_vmul_minmax_fp32__neon(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
 void qs8_vmulc_minmax_fp32__neon(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                  const rl_s8_binary_params *p);
+void s8_lut__neon(int64_t count, const int8_t *table, const int8_t *x, int8_t *y);
+void qs8_rdsum__neon(size_t reduced, size_t channels, const int8_t *x, int32_t *acc);
 #endif
 /* table indexed by the input's bits as uint8 (x = -128 at index 128). */
+typedef void (*rl_s8_lut_fn)(int64_t count, const int8_t *table, const int8_t *x, int8_t *y);
 void s8_lut_ref(int64_t count, const int8_t *table, const int8_t *x, int8_t *y);
 /* int8 pooling, NHWC; act_min/act_max clamp in the output's integers (scales equal in and out). */
 void s8_maxpool2d_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);

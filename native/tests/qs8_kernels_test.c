@@ -510,7 +510,7 @@ static int vbinary_case(rng *r, const char *name, const rl_qs8_vbinary_config *p
 static int test_vbinary(rng *r, const char *name, rl_isa isa, size_t *cases) {
     const rl_qs8_vbinary_config path = rl_qs8_vbinary_config_for(isa);
     /* every length to 70 (the 16-element blocks' edges and tails), then long rows */
-    static const size_t longer[] = {127, 128, 129, 1000, 1024};
+    static const size_t longer[] = {127, 128, 129, 511, 512, 513, 1000, 1024, 4099};
     int failures = 0;
     for (int which = 0; which < 4; ++which) {
         for (size_t i = 0; i < 71 + sizeof longer / sizeof *longer && !failures; ++i) {
@@ -665,6 +665,104 @@ static int test_ibilinear(rng *r, const char *name, rl_isa isa, size_t *cases) {
     return failures;
 }
 
+/* ---- an int8 function as a 256-entry table (s8_lut_ref.c the specification) ---- */
+/* n bytes through a random table, the input ending at a PROT_NONE page; in place (x == y) every fourth case. The
+ * input holds every byte value when n allows, so each table chunk's edges (0, 63, 64, ..., 255) are looked up. */
+static int lut_case(rng *r, const char *name, rl_s8_lut_fn kernel, size_t n, int in_place) {
+    enum { GUARD = 32 };
+    guard_set *g = calloc(1, sizeof *g);
+    int8_t *table = guard_alloc(g, 256), *x = guard_alloc(g, n + 1);
+    for (int i = 0; i < 256; ++i) table[i] = (int8_t)rng_range(r, -128, 127);
+    for (size_t i = 0; i < n; ++i) x[i] = (int8_t)(i < 256 && n >= 256 ? (int)i - 128 : rng_range(r, -128, 127));
+    int8_t *expected = malloc(n + 1);
+    s8_lut_ref((int64_t)n, table, x, expected);
+    unsigned char *out = malloc(n + 2 * GUARD);
+    memset(out, 0x5A, n + 2 * GUARD);
+    if (in_place) {
+        memcpy(out + GUARD, x, n);
+        kernel((int64_t)n, table, (const int8_t *)(out + GUARD), (int8_t *)(out + GUARD));
+    } else {
+        kernel((int64_t)n, table, x, (int8_t *)(out + GUARD));
+    }
+    int failures = 0;
+    for (size_t i = 0; i < n + 2 * GUARD && !failures; ++i) {
+        const int inside = i >= GUARD && i < GUARD + n;
+        if ((inside && (int8_t)out[i] != expected[i - GUARD]) || (!inside && out[i] != 0x5A)) {
+            fprintf(stderr, "%s: lut n=%zu%s\n", name, n, in_place ? " (in place)" : "");
+            if (inside)
+                fprintf(stderr, "  element %zu (input %d): got %d, scalar gives %d\n", i - GUARD, x[i - GUARD],
+                        (int8_t)out[i], expected[i - GUARD]);
+            else
+                fprintf(stderr, "  wrote outside its output: byte %zu (guard %d)\n", i, GUARD);
+            failures = 1;
+        }
+    }
+    free(out);
+    free(expected);
+    guard_free_all(g);
+    free(g);
+    return failures;
+}
+
+static int test_lut(rng *r, const char *name, rl_isa isa, size_t *cases) {
+    const rl_s8_lut_fn kernel = rl_s8_lut_for(isa);
+    /* every length to 70 (the 16- and 32-byte steps and the 1-15 byte tails), then long runs */
+    static const size_t longer[] = {255, 256, 257, 1000, 4099};
+    int failures = 0;
+    for (size_t i = 0; i < 71 + sizeof longer / sizeof *longer && !failures; ++i) {
+        const size_t n = i < 71 ? i : longer[i - 71];
+        for (int rep = 0; rep < 4 && !failures; ++rep) {
+            failures += lut_case(r, name, kernel, n, rep == 3);
+            ++*cases;
+        }
+    }
+    return failures;
+}
+
+/* ---- int8 sums over the middle axis (an int8 MEAN's over H and W; qs8_rdsum__scalar.c the specification) ---- */
+/* reduced rows of `channels` bytes ending at a PROT_NONE page; extreme cases fill them with -128 or 127 throughout,
+ * the sums an int16 partial sum must hold at 256 rows and must not at 257. */
+static int rdsum_case(rng *r, const char *name, rl_qs8_rdsum_fn kernel, size_t reduced, size_t channels, int fill) {
+    guard_set *g = calloc(1, sizeof *g);
+    int8_t *x = guard_alloc(g, reduced * channels);
+    for (size_t i = 0; i < reduced * channels; ++i) x[i] = (int8_t)(fill ? fill : rng_range(r, -128, 127));
+    int32_t *expected = malloc((channels + 1) * sizeof *expected), *got = guard_alloc(g, channels * sizeof *got);
+    qs8_rdsum__scalar(reduced, channels, x, expected);
+    memset(got, 0x5A, channels * sizeof *got);
+    kernel(reduced, channels, x, got);
+    int failures = 0;
+    for (size_t c = 0; c < channels && !failures; ++c)
+        if (got[c] != expected[c]) {
+            fprintf(stderr, "%s: rdsum reduced=%zu channels=%zu fill=%d: channel %zu got %d, scalar gives %d\n", name,
+                    reduced, channels, fill, c, got[c], expected[c]);
+            failures = 1;
+        }
+    free(expected);
+    guard_free_all(g);
+    free(g);
+    return failures;
+}
+
+static int test_rdsum(rng *r, const char *name, rl_isa isa, size_t *cases) {
+    const rl_qs8_rdsum_fn kernel = rl_qs8_rdsum_for(isa);
+    /* every channel count to 40 (the 16- and 8-channel steps and the 1-7 tails), then wider rows; row counts
+     * around the 256-row int16 sums */
+    static const size_t rows[] = {1, 2, 3, 17, 255, 256, 257, 513};
+    static const size_t wider[] = {64, 100, 576};
+    int failures = 0;
+    for (size_t i = 1; i < 41 + sizeof wider / sizeof *wider && !failures; ++i) {
+        const size_t channels = i < 41 ? i : wider[i - 41];
+        for (size_t k = 0; k < sizeof rows / sizeof *rows && !failures; ++k) {
+            const int fills[3] = {0, -128, 127};
+            for (int f = 0; f < 3 && !failures; ++f) {
+                failures += rdsum_case(r, name, kernel, rows[k], channels, fills[f]);
+                ++*cases;
+            }
+        }
+    }
+    return failures;
+}
+
 /* ---- which paths this CPU runs ---- */
 /* ---- speed check ---- */
 static double now_s(void) {
@@ -808,13 +906,18 @@ static int run(rl_isa isa, const char *name) {
     if (!failures) failures = test_pool(&r, name, isa, &pool_cases);
     size_t ibilinear_cases = 0;
     if (!failures) failures = test_ibilinear(&r, name, isa, &ibilinear_cases);
+    size_t lut_cases = 0;
+    if (!failures) failures = test_lut(&r, name, isa, &lut_cases);
+    size_t rdsum_cases = 0;
+    if (!failures) failures = test_rdsum(&r, name, isa, &rdsum_cases);
     if (failures) return 1;
     printf("%s: gemm/igemm %ux%uc%u (input_offset %d): %zu cases; dwconv %uc: %zu cases, small %uc: %zu cases; "
            "bit-exact with the scalar kernels and the formula; vadd/vaddc/vmul/vmulc: %zu cases, max/avg pool: %zu "
-           "cases, bit-exact with the scalar kernels; ibilinear: %zu cases, bit-exact with the scalar kernel\n",
+           "cases, bit-exact with the scalar kernels; ibilinear: %zu cases, lut: %zu cases, rdsum: %zu cases, "
+           "bit-exact with the scalar kernels\n",
            name, path.config.mr, path.config.nr, path.config.kr, path.config.input_offset, gemm_cases,
            dpath.config.channel_tile, dwconv_cases, dsmall.config.channel_tile, small_cases, vbinary_cases,
-           pool_cases, ibilinear_cases);
+           pool_cases, ibilinear_cases, lut_cases, rdsum_cases);
     return 0;
 }
 

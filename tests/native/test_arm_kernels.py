@@ -64,8 +64,8 @@ TESTERS = {
     "f32": ("f32_kernels_test.c", ("f32_gemm_*__*.c", "f32_igemm_*__*.c", "f32_dwconv*__*.c", "f32_maxpool__*.c",
                                    "f32_avgpool__*.c", "f32_qs8_vcvt__*.c", "qs8_f32_vcvt__*.c",
                                    "f32_s8_quantize_ref.c", "f32_pack.c", "f32_configs.c")),
-    "qs8": ("qs8_kernels_test.c", ("qs8_qc8w_*.c", "qs8_v*__*.c", "qs8_*pool__*.c", "s8_ibilinear__*.c", "qs8_pack.c",
-                                   "qs8_configs.c")),
+    "qs8": ("qs8_kernels_test.c", ("qs8_qc8w_*.c", "qs8_v*__*.c", "qs8_*pool__*.c", "s8_ibilinear__*.c", "s8_lut*.c",
+                                   "qs8_rdsum__*.c", "qs8_pack.c", "qs8_configs.c")),
     # hybrid GEMM/IGEMM/depthwise micro-kernels and quantizations, with the reference quantizations they reproduce
     "qd8": ("qd8_kernels_test.c", ("qd8_f32_qc8w_*__*.c", "qd8_f32_qc8w_pack.c", "qd8_f32_qc8w_fully_connected_ref.c",
                                    "f32_qs8_asymmetric_quantize_tflite_ref.c", "f32_qd8_quantize__*.c")),

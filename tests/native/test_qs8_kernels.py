@@ -42,7 +42,8 @@ def kernel_sources(build_config: ModuleType) -> list[Path]:
     found = [kernels / "qs8_pack.c", kernels / "qs8_configs.c"]
     # GEMM/IGEMM/depthwise, element-wise (qs8_v*) and pooling micro-kernels: qs8_configs.c names them all
     for path in sorted({*kernels.glob("qs8_qc8w_*.c"), *kernels.glob("qs8_v*__*.c"), *kernels.glob("qs8_*pool__*.c"),
-                        *kernels.glob("s8_ibilinear__*.c")}):
+                        *kernels.glob("s8_ibilinear__*.c"), *kernels.glob("s8_lut*.c"),
+                        *kernels.glob("qs8_rdsum__*.c")}):
         isa = build_config.isa_of(str(path))
         if isa is None or arch in build_config.ISA_ARCHES.get(isa, ()):
             found.append(path)
