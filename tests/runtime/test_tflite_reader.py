@@ -59,6 +59,7 @@ def _fully_connected(p: Any, o: Options | None) -> None:
         raise ValueError("shuffled weights are not supported")
     p.fully_connected.activation = _get(o, "fused_activation_function", 0)
     p.fully_connected.keep_num_dims = int(bool(_get(o, "keep_num_dims", False)))
+    p.fully_connected.quantized_bias_type = _get(o, "quantized_bias_type", 0)
 
 
 def _batch_matmul(p: Any, o: Options | None) -> None:
