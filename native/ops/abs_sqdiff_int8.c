@@ -1,5 +1,5 @@
 /* abs_sqdiff_int8.c — ABS and SQUARED_DIFFERENCE on int8 (s8_abs_ref.c, s8_squared_difference_ref.c), as the
- * quantizer writes them; other dtypes go on to the float unary and broadcasting element-wise families
+ * quantizer writes them, and ABS on int32; other dtypes go on to the float unary and broadcasting element-wise families
  * (elementwise.c). LiteRT 2.3's default Interpreter runs both int8 ops in TFLite's builtin kernels (probed:
  * AUTO, BUILTIN_WITHOUT_DEFAULT_DELEGATES and BUILTIN_REF agree), so their arithmetic is rillet's. */
 #include "conv_gemm.h" /* rl_pool_for, RL_ELEMENT_WORK */
@@ -30,10 +30,27 @@ static rl_status run_abs(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
+/* int32 ABS (T5's relative position buckets take |i - j|): the most negative value stays itself, as the
+ * two's-complement negation LiteRT's std::abs compiles to leaves it. */
+static rl_status run_abs_s32(rl_plan *plan, rl_op *op) {
+    const rl_tensor *x = rl_input(plan, op, 0);
+    const int32_t *in = (const int32_t *)x->data;
+    int32_t *out = (int32_t *)rl_output(plan, op, 0)->data;
+    const size_t n = rl_shape_count(&x->shape);
+    for (size_t i = 0; i < n; ++i) out[i] = in[i] < 0 ? (int32_t)(0u - (uint32_t)in[i]) : in[i];
+    return RL_OK;
+}
+
 rl_status rl_prepare_abs(rl_plan *plan, rl_op *op) {
     rl_status s = rl_expect_inputs(plan, op, 1, 1);
     if (s != RL_OK) return s;
     rl_tensor *x = rl_input(plan, op, 0), *y = rl_output(plan, op, 0);
+    if (x->dtype == RL_INT32) {
+        if ((s = rl_expect_dtype(plan, y, "output", RL_INT32)) != RL_OK) return s;
+        y->shape = x->shape;
+        op->run = run_abs_s32;
+        return RL_OK;
+    }
     if (x->dtype != RL_INT8) return rl_prepare_same_shape_f32(plan, op);
     if ((s = rl_expect_dtype(plan, y, "output", RL_INT8)) != RL_OK) return s;
     if ((s = rl_expect_per_tensor_quantization(plan, x, "input")) != RL_OK) return s;

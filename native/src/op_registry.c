@@ -77,7 +77,7 @@ static const rl_op_kind op_kinds[] = {
 
     {.code = RL_OP_SIN, .name = "SIN", .dtypes = F32, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
     {.code = RL_OP_COS, .name = "COS", .dtypes = F32, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
-    {.code = RL_OP_ABS, .name = "ABS", .dtypes = F32 | S8 | S16, .prepare = rl_prepare_abs, .eval = rl_eval_abs},
+    {.code = RL_OP_ABS, .name = "ABS", .dtypes = F32 | RL_TAKES_I32 | S8 | S16, .prepare = rl_prepare_abs, .eval = rl_eval_abs},
     {.code = RL_OP_SQRT, .name = "SQRT", .dtypes = F32 | S8 | S16, .prepare = rl_prepare_unary_math_s8, .eval = rl_eval_unary_math_s8},
     {.code = RL_OP_SQUARE, .name = "SQUARE", .dtypes = F32, .prepare = rl_prepare_same_shape_f32, .eval = rl_eval_unary},
     {.code = RL_OP_SPLIT, .name = "SPLIT", .dtypes = ANY, .prepare = rl_prepare_split, .eval = rl_eval_split},

@@ -38,6 +38,14 @@ def test_abs_takes_the_scale_ratio_in_float():
     m = op_model("ABS", [Input(x.shape, I8, Quant(0.5, 0))], [(x.shape, I8, Quant(1 / 3, 0))])
     assert_same_bits_as_litert(m, [x])
 
+
+def test_abs_of_int32():
+    """T5's relative position buckets take an int32 |i - j| (litert-torch); the most negative value stays itself."""
+    x = np.array([[-5, 0, 7, -2**31, 2**31 - 1, -1]], np.int32)
+    m = op_model("ABS", [Input(x.shape, np.int32)], [(x.shape, np.int32)])
+    assert_same_bits_as_litert(m, [x])
+
+
 @EXAMPLES
 @given(st.integers(0, 2**31 - 1), st.lists(st.integers(1, 5), min_size=1, max_size=4), st.data(), scales, zero_points,
        scales, zero_points, scales, zero_points)
