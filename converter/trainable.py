@@ -36,6 +36,7 @@ from .format import (
     save,
 )
 from .format.prune import drop_unused_buffers, drop_unused_tensors
+from .float_copy import float_copy
 from .frozen_copy import (
     ancestors,
     boundary_name,
@@ -128,7 +129,7 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
         tail_outputs[output] = target
     elif outputs[output] not in tail_outputs.values():
         raise ModelError(f'output "{output}" does not depend on the trained layers')
-    tail_model = _float_tail(_extract(m, sg_index, tail, boundary, tail_outputs))
+    tail_model = float_copy(_extract(m, sg_index, tail, boundary, tail_outputs))
     training, variables = _training_file(tail_model, [sg.tensors[w].name for w in trained], loss, optimizer,
                                          learning_rate, output)
     made_after = _made_by(sg, after)
@@ -315,49 +316,6 @@ def _extract(m: ModelFile, sg_index: int, ops: list[int], inputs: list[int], out
                      description="rillet trainable tail")
 
 
-def _float_tail(tail: ModelFile) -> ModelFile:
-    """The tail of a quantized model in float: its quantized constants dequantized with their scales (an int8
-    filter per channel, its int32 bias), its quantized activations float32, and its QUANTIZE/DEQUANTIZE ops
-    of activations dropped (each output read as its input). The tail's inputs and outputs keep their
-    indices; the splice puts a DEQUANTIZE in front of an int8 input and, in `infer`, a QUANTIZE after an
-    int8 output, so the frozen part and the model's outputs keep the original's types."""
-    sg = tail.subgraphs[0]
-    if not any(is_quantized(t) for t in sg.tensors):
-        return tail
-    buffers, tensors = list(tail.buffers), list(sg.tensors)
-    for k, t in enumerate(sg.tensors):
-        if not is_quantized(t):
-            continue
-        q = t.quantization
-        if is_constant(tail, t):
-            values = np.asarray(tail.buffers[t.buffer].data).view(t.dtype).reshape(t.shape).astype(np.float64)
-            scale, zero = np.asarray(q.scale, np.float64), np.asarray(q.zero_point or [0], np.float64)
-            if scale.size > 1:
-                axis_shape = [1] * len(t.shape)
-                axis_shape[q.quantized_dimension] = scale.size
-                scale, zero = scale.reshape(axis_shape), zero.reshape(axis_shape) if zero.size > 1 else zero
-            real = ((values - zero) * scale).astype(np.float32)
-            buffers.append(Buffer(data=np.frombuffer(real.tobytes(), np.uint8)))
-            tensors[k] = dataclasses.replace(t, type=_FLOAT32, quantization=None, buffer=len(buffers) - 1)
-        else:
-            tensors[k] = dataclasses.replace(t, type=_FLOAT32, quantization=None)
-    alias: dict[int, int] = {}
-    operators = []
-    for op in sg.operators:
-        inputs = [alias.get(i, i) for i in op.inputs or []]
-        kind = tail.op_name(op)
-        if kind in ("QUANTIZE", "DEQUANTIZE") and not is_constant(tail, sg.tensors[inputs[0]]):
-            alias[op.outputs[0]] = inputs[0]
-            continue
-        operators.append(dataclasses.replace(op, inputs=inputs))
-    sig = tail.signature_defs[0]
-    outputs = [TensorMap(name=tm.name, tensor_index=alias.get(tm.tensor_index, tm.tensor_index)) for tm in sig.outputs]
-    sub = dataclasses.replace(sg, tensors=tensors, operators=operators, outputs=[tm.tensor_index for tm in outputs])
-    return dataclasses.replace(tail, subgraphs=[sub], buffers=buffers,
-                               signature_defs=[dataclasses.replace(sig, outputs=outputs)])
-
-
-_FLOAT32 = 0  # TensorType
 
 
 def _training_file(tail: ModelFile, trained: list[str], loss: str, optimizer: str, learning_rate: float,

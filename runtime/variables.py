@@ -165,12 +165,15 @@ class ResourceVariables:
                 write_variable(self._program, ids[name], value)
             self._program.mark_initialized()
 
-    def export_model(self, path: str | os.PathLike, signature_key: str = "infer") -> None:
+    def export_model(self, path: str | os.PathLike, signature_key: str = "infer", calibration: Any = None) -> None:
         """Writes an inference .tflite of `signature_key` with the variables' current values baked in as
         constants and the ops that then read only constants folded: the trained model, for LiteRT or rillet,
         with no resource variables left (a fine-tuned int8 model's weights int8 again, at the original's
-        scales). Written as save_checkpoint writes (atomically; a symbolic link followed; a FIFO, device or
-        directory refused)."""
+        scales). calibration (a quantized model): samples of the inputs, as `signature_key` takes them (an
+        array, samples on axis 0, or a dict by input name); the model is then quantized again over them
+        (fresh weight scales and activation ranges, rillet.converter.recalibrate) instead of keeping the
+        original's. Written as save_checkpoint writes (atomically; a symbolic link followed; a FIFO,
+        device or directory refused)."""
         from rillet.atomic_file import write_atomically
         from rillet.converter.format import save
 
@@ -187,4 +190,8 @@ class ResourceVariables:
         from rillet.converter.fold_constants import fold_constant_ops
 
         data = save(fold_constant_ops(bake_variables(self.model, signatures[signature_key], by_key)))
+        if calibration is not None:
+            from rillet.converter.recalibrate import recalibrated
+
+            data = recalibrated(data, calibration)
         write_atomically(path, lambda f: f.write(data))  # as checkpoints: never half a model, never over a FIFO

@@ -23,6 +23,7 @@ from typing import Any
 from .common import ParagraphFormatter, UsageError, WorkError, npz_names, output_file
 
 OPTIMIZERS = ("sgd", "momentum", "adam")
+RECALIBRATION_SAMPLES = 256  # --recalibrate's calibration set: enough for the ranges, quick to run
 ARGS_VARIABLE = "RILLET_TRAIN_ARGS"  # a local launch hands its processes the parsed arguments here
 # XLA's defaults, applied after the check that the device backend was not given these flags (its train
 # signature has its loss and optimizer built in)
@@ -71,6 +72,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     device.add_argument("--threads", type=int, help="the interpreter's threads (default 1)")
     device.add_argument("--validation-split", type=float, default=0.0, metavar="F",
                         help="hold out this fraction of --data (its last examples) as validation data")
+    device.add_argument("--recalibrate", action="store_true",
+                        help="with -o and an int8 model: quantize the trained model again over --data's inputs "
+                             "(its first 256 examples) instead of keeping the original's scales")
     p.set_defaults(func=run)
 
 
@@ -127,11 +131,15 @@ def _check_usage(args: argparse.Namespace, backend: str) -> None:
         args.threads = args.threads or 1
         if not 0.0 <= args.validation_split < 1.0:
             raise UsageError(f"--validation-split {args.validation_split:g}: must be in [0, 1)")
+        if args.recalibrate and not args.output:
+            raise UsageError("--recalibrate quantizes the model -o writes: give -o")
         if args.validation_split and args.validation:
             raise UsageError("--validation-split holds out part of --data; --validation gives other data: not both")
     else:
         if args.target.endswith(".tflite"):
             raise UsageError("the XLA backend trains a graph: give FILE.py:FUNCTION returning a rillet Model")
+        if args.recalibrate:
+            raise UsageError("--recalibrate quantizes a trained int8 .tflite: device backend only")
         if args.validation_split:
             raise UsageError("--validation-split: device backend only (XLA takes --validation data)")
         if args.threads is not None:
@@ -200,8 +208,21 @@ def _train_on_device(args: argparse.Namespace) -> int:
                           validation_split=args.validation_split, on_epoch=epoch_line)
     _report(history, args, before)
     if args.output:
-        trainer.interpreter.export_model(args.output)
-        print(f"wrote {args.output}: the infer signature with the trained weights")
+        calibration = None
+        if args.recalibrate:
+            from rillet.targets.fit_data import load_arrays
+
+            if trainer.infer is None:
+                raise UsageError("--recalibrate needs a training file `rillet trainable` wrote (its infer signature)")
+            arrays = load_arrays(args.data, trainer.names)
+            if arrays is None:
+                raise UsageError("--recalibrate needs --data as arrays (an .npz)")
+            import numpy as np
+
+            calibration = {n: np.asarray(arrays[n])[:RECALIBRATION_SAMPLES] for n in trainer.infer_inputs}
+        trainer.interpreter.export_model(args.output, calibration=calibration)
+        how = ", quantized again over --data" if calibration is not None else ""
+        print(f"wrote {args.output}: the infer signature with the trained weights{how}")
     return 0
 
 
