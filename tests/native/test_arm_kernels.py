@@ -159,7 +159,9 @@ def test_kernels_match_scalar_under_qemu(testers, which: str, arch: str, cpu: st
         return
     assert done.returncode == 0, f"{which} {path} kernels on {arch} {cpu}:\n{output}"
     if path != "scalar":  # the path really ran its own kernels, not scalar's under another name
-        tile = "4x8" if which == "f32" else ("4x16c4" if path == "neondot" and which == "qs8" else "4x8c1")
+        # float32: aarch64's 32 q registers hold the 6x8 tile, armv7's 16 the 4x8
+        f32_tile = "6x8" if arch == "aarch64" else "4x8"
+        tile = f32_tile if which == "f32" else ("4x16c4" if path == "neondot" and which == "qs8" else "4x8c1")
         tile = "f32_vbinary__neon" if which == "f32_vbinary" else tile
         tile = "f32_vgelu__neon" if which == "f32_vexp" else tile
         tile = "qs16_qc8w_igemm_4x8c2__neon" if which == "qs16" else tile
@@ -177,8 +179,10 @@ def test_threadpool_under_qemu(testers, arch: str) -> None:
 
 # The whole library per architecture: (compiler arch, target flags, symbols it must hold, symbols it must not).
 LIBRARIES = {
-    "aarch64": (AARCH64, (), ("qs8_qc8w_gemm_4x16c4__neondot", "f32_gemm_4x8__neon", "rl_kernel_table_for"), ()),
-    "armv7l": (ARMV7, (), ("qs8_qc8w_gemm_4x8c1__neon", "f32_dwconv__neon"), ("qs8_qc8w_gemm_4x16c4__neondot",)),
+    "aarch64": (AARCH64, (), ("qs8_qc8w_gemm_4x16c4__neondot", "f32_gemm_6x8__neon", "f32_gemm_4x8__neon",
+                               "rl_kernel_table_for"), ()),
+    "armv7l": (ARMV7, (), ("qs8_qc8w_gemm_4x8c1__neon", "f32_dwconv__neon"),
+               ("qs8_qc8w_gemm_4x16c4__neondot", "f32_gemm_6x8__neon")),
     # The Pi Zero: armv6 + VFP, ARM state; no NEON file is built and no config names one.
     "armv6l": (ARMV7, ("-march=armv6", "-mfpu=vfp", "-marm"), ("f32_gemm_4x4__scalar",),
                ("f32_gemm_4x8__neon", "qs8_qc8w_dwconv_16c__neon")),
