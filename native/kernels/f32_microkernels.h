@@ -50,6 +50,7 @@ RL_F32_GEMM_FN(f32_gemm_6x8__neon);
 RL_F32_IGEMM_FN(f32_igemm_6x8__neon);
 #endif
 RL_F32_DWCONV_FN(f32_dwconv__neon); /* channel tile 8 */
+RL_F32_GEMM_PACKW_FN(f32_gemm_packw_goi_x8__neon); /* nr 8 */
 #endif
 
 #endif
