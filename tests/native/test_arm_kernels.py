@@ -382,6 +382,9 @@ def elementwise_files(folder: Path) -> dict[str, tuple[Path, np.ndarray]]:
                         {"fused_activation_function": 3}),
         "mul_row_value": op_model("MUL", [Input(shape), Const(rng.uniform(-2, 2, (1, 5, 7, 1)).astype(f32))],
                                   [(shape, f32)], {}),
+        # channels first: a 35 x 19 transpose (x32_transpose_2d: 4 x 4 register blocks and 3-wide edges both ways)
+        "transpose": op_model("TRANSPOSE", [Input(shape), Const(np.array([0, 3, 1, 2], np.int32))],
+                              [((1, 19, 5, 7), f32)]),
     }
     found = {}
     for name, content in models.items():
@@ -391,11 +394,11 @@ def elementwise_files(folder: Path) -> dict[str, tuple[Path, np.ndarray]]:
 
 
 @pytest.mark.parametrize(("arch", "cpu", "path"), MODEL_RUNS)
-@pytest.mark.parametrize("op", ["prelu", "leaky_relu", "maximum", "sub", "mul_row_value"])
+@pytest.mark.parametrize("op", ["prelu", "leaky_relu", "maximum", "sub", "mul_row_value", "transpose"])
 def test_float_elementwise_on_arm_path_matches_scalar_and_litert(model_runner, tmp_path_factory, op: str, arch: str,
                                                                  cpu: str, path: str):
-    """The f32_vbinary / f32_vlrelu NEON kernels in a whole model: the scalar path's bits on the same emulated
-    CPU, and LiteRT's values (run on this host)."""
+    """The f32_vbinary / f32_vlrelu / x32_transpose_2d NEON kernels in a whole model: the scalar path's bits on the
+    same emulated CPU, and LiteRT's values (run on this host)."""
     litert = pytest.importorskip("ai_edge_litert.interpreter")
     file, feed = elementwise_files(tmp_path_factory.mktemp("elementwise-files"))[op]
     view = ModelView(file.read_bytes())
