@@ -45,7 +45,12 @@ RL_F32_DWCONV_FN(f32_dwconv__avx512); /* channel tile 32 */
 #if RL_HAVE_NEON_KERNELS /* aarch64, and armv7 built with NEON */
 RL_F32_GEMM_FN(f32_gemm_4x8__neon);
 RL_F32_IGEMM_FN(f32_igemm_4x8__neon);
+#if defined(__aarch64__) /* 6 rows need more than armv7's 16 q registers */
+RL_F32_GEMM_FN(f32_gemm_6x8__neon);
+RL_F32_IGEMM_FN(f32_igemm_6x8__neon);
+#endif
 RL_F32_DWCONV_FN(f32_dwconv__neon); /* channel tile 8 */
+RL_F32_GEMM_PACKW_FN(f32_gemm_packw_goi_x8__neon); /* nr 8 */
 #endif
 
 #endif

@@ -2,8 +2,11 @@
  * step, then 4, then the last 1-3 with the scalar arithmetic (aarch64 and armv7). vmaxq_f32 / vminq_f32 would
  * let a NaN win and order the zeros, so MAXIMUM, MINIMUM, PRELU and the clamp are the scalar kernel's own
  * compares and selects; no fused multiply-add; DIV is vdivq_f32 on aarch64 and, as armv7's NEON has no divide
- * (only a reciprocal estimate), four VFP divides there. */
+ * (only a reciprocal estimate), four VFP divides there. Without an activation (bounds -inf and +inf, every
+ * ADD / MUL / SUB / SQUARED_DIFFERENCE of a transformer) the clamp is skipped: it returns every value, NaN
+ * included, unchanged, and its compares and selects were half the loop's instructions. */
 #include <arm_neon.h>
+#include <math.h>
 
 #include "f32_vbinary_scalar.h"
 
@@ -40,40 +43,43 @@ typedef struct {
     float min, max;
 } bounds;
 
-INLINE float32x4_t step4(rl_binary_op op, int reversed, float32x4_t x, float32x4_t y, const bounds *b) {
+INLINE float32x4_t step4(rl_binary_op op, int reversed, int clamped, float32x4_t x, float32x4_t y, const bounds *b) {
     float32x4_t v = reversed ? apply4(op, y, x) : apply4(op, x, y);
+    if (!clamped) return v;
     v = vbslq_f32(vcltq_f32(v, b->lo), b->lo, v);
     return vbslq_f32(vcgtq_f32(v, b->hi), b->hi, v);
 }
 
-/* n outputs of x against y: n values of y (y_vector), or the one value y[0]. */
-INLINE void run(rl_binary_op op, int reversed, int y_vector, size_t n, const float *x, const float *y, float *out,
-                const bounds *b) {
+/* n outputs of x against y: n values of y (y_vector), or the one value y[0]; clamped 0 where the bounds are
+ * -inf and +inf. */
+INLINE void run(rl_binary_op op, int reversed, int y_vector, int clamped, size_t n, const float *x, const float *y,
+                float *out, const bounds *b) {
     const float32x4_t yv = vdupq_n_f32(y[0]);
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         const float32x4_t y0 = y_vector ? vld1q_f32(y + i) : yv, y1 = y_vector ? vld1q_f32(y + i + 4) : yv;
-        const float32x4_t v0 = step4(op, reversed, vld1q_f32(x + i), y0, b);
-        const float32x4_t v1 = step4(op, reversed, vld1q_f32(x + i + 4), y1, b);
+        const float32x4_t v0 = step4(op, reversed, clamped, vld1q_f32(x + i), y0, b);
+        const float32x4_t v1 = step4(op, reversed, clamped, vld1q_f32(x + i + 4), y1, b);
         vst1q_f32(out + i, v0);
         vst1q_f32(out + i + 4, v1);
     }
     if (i + 4 <= n) {
-        vst1q_f32(out + i, step4(op, reversed, vld1q_f32(x + i), y_vector ? vld1q_f32(y + i) : yv, b));
+        vst1q_f32(out + i, step4(op, reversed, clamped, vld1q_f32(x + i), y_vector ? vld1q_f32(y + i) : yv, b));
         i += 4;
     }
     for (; i < n; ++i) {
         const float xi = x[i], yi = y[y_vector ? i : 0];
-        out[i] = rl_f32_binary_clamp(reversed ? rl_f32_binary_apply(op, yi, xi) : rl_f32_binary_apply(op, xi, yi),
-                                     b->min, b->max);
+        const float v = reversed ? rl_f32_binary_apply(op, yi, xi) : rl_f32_binary_apply(op, xi, yi);
+        out[i] = clamped ? rl_f32_binary_clamp(v, b->min, b->max) : v;
     }
 }
 
 void f32_vbinary__neon(rl_binary_op op, size_t n, const float *a, const float *b, float *out,
                        const rl_f32_minmax_params *p) {
     const bounds k = {vdupq_n_f32(p->min), vdupq_n_f32(p->max), p->min, p->max};
+    const int clamped = !(p->min == -INFINITY && p->max == INFINITY);
     if (n == 0) return; /* run reads y[0] */
-#define SAME_SHAPE(OP) run(OP, 0, 1, n, a, b, out, &k)
+#define SAME_SHAPE(OP) clamped ? run(OP, 0, 1, 1, n, a, b, out, &k) : run(OP, 0, 1, 0, n, a, b, out, &k)
     RL_F32_BINARY_DISPATCH(op, SAME_SHAPE)
 #undef SAME_SHAPE
 }
@@ -81,8 +87,11 @@ void f32_vbinary__neon(rl_binary_op op, size_t n, const float *a, const float *b
 void f32_vbinaryc__neon(rl_binary_op op, int reversed, size_t n, const float *x, const float *v, float *out,
                         const rl_f32_minmax_params *p) {
     const bounds k = {vdupq_n_f32(p->min), vdupq_n_f32(p->max), p->min, p->max};
+    const int clamped = !(p->min == -INFINITY && p->max == INFINITY);
     const float value = v[0]; /* a copy the stores cannot alias */
-#define ONE_VALUE(OP) reversed ? run(OP, 1, 0, n, x, &value, out, &k) : run(OP, 0, 0, n, x, &value, out, &k)
+#define ONE_VALUE(OP)                                                                                            \
+    clamped ? (reversed ? run(OP, 1, 0, 1, n, x, &value, out, &k) : run(OP, 0, 0, 1, n, x, &value, out, &k))     \
+            : (reversed ? run(OP, 1, 0, 0, n, x, &value, out, &k) : run(OP, 0, 0, 0, n, x, &value, out, &k))
     RL_F32_BINARY_DISPATCH(op, ONE_VALUE)
 #undef ONE_VALUE
 }
@@ -90,11 +99,14 @@ void f32_vbinaryc__neon(rl_binary_op op, int reversed, size_t n, const float *x,
 void f32_vbinary_rows__neon(rl_binary_op op, int reversed, size_t rows, size_t channels, const float *x,
                             const float *v, float *out, const rl_f32_minmax_params *p) {
     const bounds k = {vdupq_n_f32(p->min), vdupq_n_f32(p->max), p->min, p->max};
+    const int clamped = !(p->min == -INFINITY && p->max == INFINITY);
     if (channels == 0) return;
 #define ROWS(OP)                                                                                                 \
     for (size_t r = 0; r < rows; ++r)                                                                            \
-        reversed ? run(OP, 1, 1, channels, x + r * channels, v, out + r * channels, &k)                          \
-                 : run(OP, 0, 1, channels, x + r * channels, v, out + r * channels, &k)
+        clamped ? (reversed ? run(OP, 1, 1, 1, channels, x + r * channels, v, out + r * channels, &k)            \
+                            : run(OP, 0, 1, 1, channels, x + r * channels, v, out + r * channels, &k))           \
+                : (reversed ? run(OP, 1, 1, 0, channels, x + r * channels, v, out + r * channels, &k)            \
+                            : run(OP, 0, 1, 0, channels, x + r * channels, v, out + r * channels, &k))
     RL_F32_BINARY_DISPATCH(op, ROWS)
 #undef ROWS
 }

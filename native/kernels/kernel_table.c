@@ -25,6 +25,9 @@ static rl_x32_transpose_2d_fn x32_transpose_2d_for(rl_isa isa) {
 #if defined(__x86_64__) || defined(_M_X64)
     if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return x32_transpose_2d__avx2;
 #endif
+#if RL_HAVE_NEON_KERNELS
+    if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return x32_transpose_2d__neon;
+#endif
     (void)isa;
     return x32_transpose_2d__scalar;
 }

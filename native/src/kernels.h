@@ -399,6 +399,9 @@ void x32_transpose_2d__scalar(int64_t rows, int64_t cols, int64_t in_step, int64
 #if defined(__x86_64__) || defined(_M_X64)
 void x32_transpose_2d__avx2(int64_t rows, int64_t cols, int64_t in_step, int64_t out_step, const void *x, void *y);
 #endif
+#if RL_HAVE_NEON_KERNELS
+void x32_transpose_2d__neon(int64_t rows, int64_t cols, int64_t in_step, int64_t out_step, const void *x, void *y);
+#endif
 /* The same result, the permutation simplified and copied in runs or tiles (TRANSPOSE's eval); 4-byte
  * elements' 2-D transposes on x32_transpose_2d. Element sizes 1, 2, 4 and 8; others go to the reference. */
 void xx_transpose__scalar(int32_t rank, const int64_t *in_dims, const int32_t *perm, size_t elem, const void *x,

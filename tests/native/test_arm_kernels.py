@@ -159,7 +159,9 @@ def test_kernels_match_scalar_under_qemu(testers, which: str, arch: str, cpu: st
         return
     assert done.returncode == 0, f"{which} {path} kernels on {arch} {cpu}:\n{output}"
     if path != "scalar":  # the path really ran its own kernels, not scalar's under another name
-        tile = "4x8" if which == "f32" else ("4x16c4" if path == "neondot" and which == "qs8" else "4x8c1")
+        # float32: aarch64's 32 q registers hold the 6x8 tile, armv7's 16 the 4x8
+        f32_tile = "6x8" if arch == "aarch64" else "4x8"
+        tile = f32_tile if which == "f32" else ("4x16c4" if path == "neondot" and which == "qs8" else "4x8c1")
         tile = "f32_vbinary__neon" if which == "f32_vbinary" else tile
         tile = "f32_vgelu__neon" if which == "f32_vexp" else tile
         tile = "qs16_qc8w_igemm_4x8c2__neon" if which == "qs16" else tile
@@ -177,8 +179,10 @@ def test_threadpool_under_qemu(testers, arch: str) -> None:
 
 # The whole library per architecture: (compiler arch, target flags, symbols it must hold, symbols it must not).
 LIBRARIES = {
-    "aarch64": (AARCH64, (), ("qs8_qc8w_gemm_4x16c4__neondot", "f32_gemm_4x8__neon", "rl_kernel_table_for"), ()),
-    "armv7l": (ARMV7, (), ("qs8_qc8w_gemm_4x8c1__neon", "f32_dwconv__neon"), ("qs8_qc8w_gemm_4x16c4__neondot",)),
+    "aarch64": (AARCH64, (), ("qs8_qc8w_gemm_4x16c4__neondot", "f32_gemm_6x8__neon", "f32_gemm_4x8__neon",
+                               "rl_kernel_table_for"), ()),
+    "armv7l": (ARMV7, (), ("qs8_qc8w_gemm_4x8c1__neon", "f32_dwconv__neon"),
+               ("qs8_qc8w_gemm_4x16c4__neondot", "f32_gemm_6x8__neon")),
     # The Pi Zero: armv6 + VFP, ARM state; no NEON file is built and no config names one.
     "armv6l": (ARMV7, ("-march=armv6", "-mfpu=vfp", "-marm"), ("f32_gemm_4x4__scalar",),
                ("f32_gemm_4x8__neon", "qs8_qc8w_dwconv_16c__neon")),
@@ -378,6 +382,9 @@ def elementwise_files(folder: Path) -> dict[str, tuple[Path, np.ndarray]]:
                         {"fused_activation_function": 3}),
         "mul_row_value": op_model("MUL", [Input(shape), Const(rng.uniform(-2, 2, (1, 5, 7, 1)).astype(f32))],
                                   [(shape, f32)], {}),
+        # channels first: a 35 x 19 transpose (x32_transpose_2d: 4 x 4 register blocks and 3-wide edges both ways)
+        "transpose": op_model("TRANSPOSE", [Input(shape), Const(np.array([0, 3, 1, 2], np.int32))],
+                              [((1, 19, 5, 7), f32)]),
     }
     found = {}
     for name, content in models.items():
@@ -387,11 +394,11 @@ def elementwise_files(folder: Path) -> dict[str, tuple[Path, np.ndarray]]:
 
 
 @pytest.mark.parametrize(("arch", "cpu", "path"), MODEL_RUNS)
-@pytest.mark.parametrize("op", ["prelu", "leaky_relu", "maximum", "sub", "mul_row_value"])
+@pytest.mark.parametrize("op", ["prelu", "leaky_relu", "maximum", "sub", "mul_row_value", "transpose"])
 def test_float_elementwise_on_arm_path_matches_scalar_and_litert(model_runner, tmp_path_factory, op: str, arch: str,
                                                                  cpu: str, path: str):
-    """The f32_vbinary / f32_vlrelu NEON kernels in a whole model: the scalar path's bits on the same emulated
-    CPU, and LiteRT's values (run on this host)."""
+    """The f32_vbinary / f32_vlrelu / x32_transpose_2d NEON kernels in a whole model: the scalar path's bits on the
+    same emulated CPU, and LiteRT's values (run on this host)."""
     litert = pytest.importorskip("ai_edge_litert.interpreter")
     file, feed = elementwise_files(tmp_path_factory.mktemp("elementwise-files"))[op]
     view = ModelView(file.read_bytes())
