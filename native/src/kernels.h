@@ -497,6 +497,7 @@ void qs8_rdsum__neon(size_t reduced, size_t channels, const int8_t *x, int32_t *
 /* table indexed by the input's bits as uint8 (x = -128 at index 128). */
 typedef void (*rl_s8_lut_fn)(int64_t count, const int8_t *table, const int8_t *x, int8_t *y);
 void s8_lut_ref(int64_t count, const int8_t *table, const int8_t *x, int8_t *y);
+void s8_lut__avx2(int64_t count, const int8_t *table, const int8_t *x, int8_t *y); /* x86-64 builds */
 /* int8 pooling, NHWC; act_min/act_max clamp in the output's integers (scales equal in and out). */
 void s8_maxpool2d_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
 void s8_avgpool2d_ref(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
