@@ -153,6 +153,7 @@ static rl_status run_f32_binary(rl_plan *plan, rl_op *op) {
     const float *a = (const float *)rl_input(plan, op, 0)->data, *b = (const float *)rl_input(plan, op, 1)->data;
     float *out = (float *)rl_output(plan, op, 0)->data;
     const size_t count = (size_t)op->prep.bc.count;
+    if (count == 0) return RL_OK; /* an empty tensor's data may be NULL, and NULL + 0 is undefined */
     if (st->form == F32_BINARY_BROADCAST) {
         plan->kernels->f32_binary(st->op, &op->prep.bc, a, b, out);
         return RL_OK;

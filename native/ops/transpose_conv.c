@@ -77,10 +77,11 @@ void rl_transpose_conv_ran(rl_plan *plan, rl_op *op) {
     if (!rl_known_data(rl_input(plan, op, 0))) op->stale = 1; /* read output_shape's values again next time */
 }
 
-/* The padding before the first row of a convolution over `size` with this window, and its output size. */
-static int32_t padding_before(int32_t padding, int32_t size, int32_t filter, int32_t stride, int32_t *out) {
-    *out = padding == 0 ? (size + stride - 1) / stride : (size - filter + stride) / stride;
-    const int32_t total = (*out - 1) * stride + filter - size;
+/* The padding before the first row of a convolution over `size` with this window (in 64 bits: a hostile
+ * stride near 2^31 overflows 32), and its output size. */
+static int64_t padding_before(int32_t padding, int32_t size, int32_t filter, int32_t stride, int64_t *out) {
+    *out = padding == 0 ? ((int64_t)size + stride - 1) / stride : ((int64_t)size - filter + stride) / stride;
+    const int64_t total = (*out - 1) * stride + filter - size;
     return total > 0 ? total / 2 : 0;
 }
 
@@ -131,9 +132,13 @@ rl_status rl_transpose_conv_geometry(rl_plan *plan, rl_op *op, rl_window_geometr
         return rl_fail(plan, RL_INVALID, "bias has %lld elements, the output %d channels",
                        (long long)rl_shape_count(&bias->shape), g->in_c);
     if (p->padding != 0 && p->padding != 1) return rl_fail(plan, RL_INVALID, "padding %d is not SAME or VALID", p->padding);
-    int32_t unused_h, unused_w;
-    g->pad_h = padding_before(p->padding, g->in_h, g->filter_h, g->stride_h, &unused_h);
-    g->pad_w = padding_before(p->padding, g->in_w, g->filter_w, g->stride_w, &unused_w);
+    int64_t unused_h, unused_w;
+    const int64_t pad_h = padding_before(p->padding, g->in_h, g->filter_h, g->stride_h, &unused_h);
+    const int64_t pad_w = padding_before(p->padding, g->in_w, g->filter_w, g->stride_w, &unused_w);
+    if (pad_h > INT32_MAX || pad_w > INT32_MAX)
+        return rl_fail(plan, RL_INVALID, "strides %d x %d pad the output by more than 2^31", p->stride_h, p->stride_w);
+    g->pad_h = (int32_t)pad_h;
+    g->pad_w = (int32_t)pad_w;
     return RL_OK;
 }
 
