@@ -171,8 +171,9 @@ rl_status rl_prepare_reduce(rl_plan *plan, rl_op *op) {
     if (s != RL_OK) return s;
     rl_tensor *input = rl_input(plan, op, 0), *axes = rl_input(plan, op, 1), *output = rl_output(plan, op, 0);
     const int is_s8 = input->dtype == RL_INT8, is_s16 = input->dtype == RL_INT16;
-    if (!is_s8 && !is_s16 && (s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
-    if (!is_s8 && !is_s16 && (s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
+    const int is_int = input->dtype == RL_INT32 || input->dtype == RL_INT64, is_float = !is_s8 && !is_s16 && !is_int;
+    if (is_float && (s = rl_expect_dtype(plan, input, "input", RL_FLOAT32)) != RL_OK) return s;
+    if (is_float && (s = rl_expect_dtype(plan, output, "output", RL_FLOAT32)) != RL_OK) return s;
     if ((s = rl_known_indices(plan, axes, "axis")) != RL_OK) return s;
     const int32_t rank = input->shape.rank;
     int32_t reduced[RL_MAX_DIMS] = {0};
@@ -202,6 +203,7 @@ rl_status rl_prepare_reduce(rl_plan *plan, rl_op *op) {
     op->prep.divisor = op->code == RL_OP_MEAN ? divisor : 1.0f;
     op->prep.count = rl_shape_count(&output->shape);
     if (is_s16) return rl_prepare_reduce_s16(plan, op, reduced_count); /* reduce_int16.c */
+    if (is_int) return rl_prepare_reduce_int(plan, op); /* reduce_int.c */
     if (op->code == RL_OP_REDUCE_MAX || op->code == RL_OP_REDUCE_MIN) {
         if (is_s8 && (s = rl_expect_dtype(plan, output, "output", RL_INT8)) != RL_OK) return s;
         if ((s = rl_expect_quantized_alike(plan, output, "output", input, "input")) != RL_OK) return s;

@@ -541,6 +541,12 @@ int xx_gather_nd_ref(int64_t n_slices, int32_t index_depth, const int64_t *param
                      const void *indices, int32_t indices_are_int64, size_t elem, const void *params, void *y);
 void xx_arg_minmax_ref(int32_t dtype, int32_t take_max, int64_t outer, int64_t axis_size, int64_t inner, const void *x,
                        int32_t out_is_int64, void *y);
+/* SUM, MEAN, REDUCE_MAX, REDUCE_MIN of plain int32 / int64 values (xx_reduce_int_ref.c); scratch holds
+ * RL_INT_REDUCE_SCRATCH bytes per output element. */
+typedef enum { RL_INT_REDUCE_SUM, RL_INT_REDUCE_MEAN, RL_INT_REDUCE_MAX, RL_INT_REDUCE_MIN } rl_int_reduce_op;
+#define RL_INT_REDUCE_SCRATCH (2 * sizeof(int64_t))
+void xx_reduce_int_ref(int32_t is_int64, rl_int_reduce_op op, const int64_t *dims, const int32_t *reduced,
+                       const void *x, void *y, int64_t out_count, void *scratch);
 void xx_reduce_prod_any_ref(int32_t dtype, int32_t bool_all, const int64_t *dims, const int32_t *reduced,
                             const void *x, void *y, int64_t out_count);
 void b8_logical_ref(int32_t is_or, const rl_broadcast *bc, const uint8_t *a, const uint8_t *b, uint8_t *out);

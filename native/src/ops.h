@@ -93,6 +93,7 @@ rl_status rl_prepare_prelu_s16(rl_plan *plan, rl_op *op);      /* prelu_compare_
 rl_status rl_prepare_compare_s16(rl_plan *plan, rl_op *op);    /* prelu_compare_int16.c */
 rl_status rl_prepare_resize_s16(rl_plan *plan, rl_op *op);     /* resize_int16.c */
 rl_status rl_prepare_reduce_s16(rl_plan *plan, rl_op *op, int64_t reduced_count); /* reduce_int16.c */
+rl_status rl_prepare_reduce_int(rl_plan *plan, rl_op *op); /* reduce_int.c: int32 / int64 */
 rl_status rl_prepare_reduce_prod_s16(rl_plan *plan, rl_op *op, const int64_t *dims, const int32_t *reduced);
 rl_status rl_prepare_pool2d_s16(rl_plan *plan, rl_op *op, const rl_window_geometry *g); /* pool_int16.c */
 rl_status rl_prepare_dequantize(rl_plan *plan, rl_op *op);
