@@ -598,7 +598,10 @@ class Interpreter(ResourceVariables):
         runner's next call, where a DYNAMIC_UPDATE_SLICE of a carried cache may write in place, and that call
         takes the checked path."""
         with self._lock:
-            self._plans[subgraph].set_carried(outputs_to_inputs)
+            plan = self._plans[subgraph]
+            inputs, outputs = set(plan.subgraph.inputs), set(plan.subgraph.outputs)
+            # a signature's name for a tensor that is no graph edge (not seen in a converter's file) stays copied
+            plan.set_carried({o: i for o, i in outputs_to_inputs.items() if o in outputs and i in inputs})
             self._prepared.discard(subgraph)
             self._signature_calls.pop(subgraph, None)
 
