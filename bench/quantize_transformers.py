@@ -6,7 +6,7 @@ outputs are compared with LiteRT's bit for bit.
 Calibration is PT2E's own: make_transformers.py calibrated on 8 inputs, standard normal from
 numpy.random.default_rng(seed) for seeds 1..8; evaluation takes seeds 100.. (never calibrated on).
 
-    python bench/quantize_transformers.py [--models /work/txmodels] [--only vit whisper] [--eval N]
+    python bench/quantize_transformers.py [--models /work/txmodels] [--only vit whisper t5] [--eval N]
         [--recipe NAME=FLAGS ...]   # e.g. --recipe "mse=--calibration mse"
 
 Measured (LiteRT 2.3, 3 held-out inputs; rillet's files run in rillet too):
@@ -25,6 +25,11 @@ The default and --no-auto rows: two runs (2026-11-28, a loaded 2-core machine) w
 33.97 / 39.91 in the same run, default 38.86 / 40.03, --no-auto 26.73 / 31.72, rillet's outputs LiteRT's bit for
 bit in all four files. Quantization time, second run (histograms without a sort, mse's candidates in one numpy
 pass): default 8 s / 152 s (mse), --no-auto 2 s / 52 s (first run, before: 21 s / 534 s and 4 s / 86 s).
+T5 encoder (bench/make_more_transformers.py's t5_encoder_tiny, token inputs; `--only t5`): litert-torch's PT2E
+cannot quantize it (histogram_cpu on its int64 position buckets), and rillet's quantizer refused it until the
+ops that read constants alone (the relative position buckets: ABS, CAST, LOG, MULs, CAST back, the bias table's
+EMBEDDING_LOOKUP) stayed float (quant/rewrite.py constant_ops). 8 held-out inputs, LiteRT 2.3 (2026-11-28): int8
+default 33.0 dB, --no-auto 30.0, int16x8 40.2; rillet's outputs LiteRT's bit for bit in each.
 Tried on the Whisper-sized encoder and left out: the P.V BATCH_MATMULs float too, 40.01 dB; every
 BATCH_MATMUL float, 40.02 (the int8 error is in the FULLY_CONNECTEDs). On ViT: minmax ranges 37.61,
 percentile 38.64, mse 38.86.
@@ -40,7 +45,9 @@ from pathlib import Path
 
 import numpy as np
 
-MODELS = {"vit": "vit_tiny", "whisper": "whisper_tiny_encoder"}
+MODELS = {"vit": "vit_tiny", "whisper": "whisper_tiny_encoder", "t5": "more/t5_encoder_tiny"}
+# Token inputs: the vocabulary bench/make_more_transformers.py's token_input draws from (and calibrated on)
+VOCABULARY = {"t5": 1000}
 CALIBRATION_SEEDS = range(1, 9)  # make_transformers.py's float_and_int8: make_input(1 + i), 8 samples
 EVAL_SEED = 100
 # PT2E's split: the residual stream, layer norms and softmax float, int8 around the matrix products (README)
@@ -69,7 +76,7 @@ def run(interpreter, inputs: list[np.ndarray]) -> list[np.ndarray]:
     i, o = interpreter.get_input_details()[0], interpreter.get_output_details()[0]
     found = []
     for x in inputs:
-        if i["dtype"] != np.float32:  # an integer input (PT2E's ViT): quantized with its parameters
+        if i["dtype"] in (np.int8, np.int16):  # a quantized input (PT2E's ViT): quantized with its parameters
             scale, zero_point = i["quantization"]
             info = np.iinfo(i["dtype"])
             x = np.clip(np.round(x / scale) + zero_point, info.min, info.max).astype(i["dtype"])
@@ -128,18 +135,26 @@ def main(argv: list[str]) -> int:
         probe = LiteRT(model_path=str(float_path))
         detail = probe.get_input_details()[0]
         shape = tuple(detail["shape"])
-        calib = args.work / f"{stem}_calib.npz"
-        np.savez(calib, **{detail["name"]: np.stack([np.random.default_rng(s).standard_normal(shape).astype(
-            np.float32) for s in CALIBRATION_SEEDS])})
-        inputs = [np.random.default_rng(EVAL_SEED + k).standard_normal(shape).astype(np.float32)
-                  for k in range(args.eval)]
+
+        def make_input(seed: int) -> np.ndarray:
+            rng = np.random.default_rng(seed)
+            if key in VOCABULARY:  # token ids, as make_more_transformers.py's token_input
+                return rng.integers(0, VOCABULARY[key], shape).astype(detail["dtype"])
+            return rng.standard_normal(shape).astype(np.float32)
+
+        calib = args.work / f"{Path(stem).name}_calib.npz"
+        np.savez(calib, **{detail["name"]: np.stack([make_input(s) for s in CALIBRATION_SEEDS])})
+        inputs = [make_input(EVAL_SEED + k) for k in range(args.eval)]
         reference = run(LiteRT(model_path=str(float_path)), inputs)
-        pt2e = LiteRT(model_path=str(pt2e_path))
-        rows.append((stem, "PT2E int8 (litert-torch)", sqnr_db(reference, as_float(run(pt2e, inputs), pt2e)),
-                     "", ""))
+        if pt2e_path.exists():
+            pt2e = LiteRT(model_path=str(pt2e_path))
+            rows.append((stem, "PT2E int8 (litert-torch)", sqnr_db(reference, as_float(run(pt2e, inputs), pt2e)),
+                         "", ""))
+        else:  # T5: PT2E's histogram observer fails on its int64 position buckets (histogram_cpu on Long)
+            rows.append((stem, "PT2E int8 (litert-torch)", float("nan"), "", "no file: PT2E cannot quantize it"))
         print(rows[-1], flush=True)
         for name, flags in recipes.items():
-            out = args.work / f"{stem}_{name.replace(' ', '_').replace('-', '')}.tflite"
+            out = args.work / f"{Path(stem).name}_{name.replace(' ', '_').replace('-', '')}.tflite"
             try:
                 seconds, _ = quantize(float_path, calib, out, flags)
             except Exception as e:  # noqa: BLE001 - what stops the quantizer is the row's point

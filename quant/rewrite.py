@@ -227,6 +227,7 @@ def _decide_ops(model: ModelFile, k: int, keep: set[str], allowed: frozenset[str
     sg = model.subgraphs[k]
     matched: set[str] = set()
     quantized, kept = [], []
+    from_constants = constant_ops(model, k)
     for j, op in enumerate(sg.operators):
         name = model.op_name(op)
         tensors = [i for i in (op.inputs or []) + (op.outputs or []) if i >= 0]
@@ -235,6 +236,9 @@ def _decide_ops(model: ModelFile, k: int, keep: set[str], allowed: frozenset[str
         matched |= hits
         if not any(sg.tensors[i].type == FLOAT32 for i in tensors):
             quantized.append(False)  # integer-only ops (shape arithmetic) stay as they are
+        elif j in from_constants:
+            quantized.append(False)  # computed from constants alone: no activation (constant_ops)
+            kept.append(_op_label(model, j, k))
         elif hits or name in BOUNDARY or (allowed is not None and name not in allowed):
             quantized.append(False)
             kept.append(_op_label(model, j, k))
@@ -250,6 +254,36 @@ def _decide_ops(model: ModelFile, k: int, keep: set[str], allowed: frozenset[str
                                         f"keep_float=[{name!r}] (or --keep-float {name})")
             quantized.append(True)
     return quantized, kept, matched
+
+
+def constant_ops(model: ModelFile, k: int) -> set[int]:
+    """The ops of subgraph k that read constants alone, directly or through other such ops: T5's relative
+    position buckets (ABS, CAST to float, LOG, MULs, CAST back to int32, then an EMBEDDING_LOOKUP of the bias
+    table). They stay float: their values do not depend on the input (rillet folds them at prepare), int8
+    would only round them, and a bucket index cast from int8 arithmetic would pick other rows of the table.
+    Ops without inputs (VAR_HANDLE) and those that touch variables or other subgraphs are not among them."""
+    sg = model.subgraphs[k]
+    known = {i for i in range(len(sg.tensors)) if _constant(model, i, k) is not None}
+    found = set()
+    for j, op in enumerate(sg.operators):
+        inputs = [i for i in op.inputs or [] if i >= 0]
+        if inputs and model.op_name(op) not in BOUNDARY and all(i in known for i in inputs):
+            found.add(j)
+            known.update(o for o in op.outputs or [] if o >= 0)
+    return found
+
+
+def _constant_op_notes(model: ModelFile) -> dict[int, list[str]]:
+    """One note per subgraph naming its float ops that constant_ops keeps float."""
+    notes: dict[int, list[str]] = {}
+    for k, sg in enumerate(model.subgraphs):
+        labels = [_op_label(model, j, k) for j in sorted(constant_ops(model, k)) if any(
+            sg.tensors[i].type == FLOAT32 for i in (sg.operators[j].inputs or []) + (sg.operators[j].outputs or [])
+            if i >= 0)]
+        if labels:
+            notes[k] = [f"{', '.join(labels)} kept float: computed from constants alone, not from the input "
+                        "(rillet folds them at prepare)"]
+    return notes
 
 
 def _constrain(model: ModelFile, k: int, quantized: list[bool], c: _Constraints, int8_inputs: bool,
@@ -462,7 +496,9 @@ def plan_int8_subgraphs(model: ModelFile, ranges: dict[int, dict[int, tuple[floa
     unknown = sorted(keep - set().union(*(matched for _, _, matched in decisions)))
     if unknown:
         raise QuantizationError(f"keep_float: {unknown} name no op type, op index or output tensor of the model")
-    notes = _keep_mask_ops_float(model, decisions, ranges)
+    notes = _constant_op_notes(model)
+    for k, more in _keep_mask_ops_float(model, decisions, ranges).items():
+        notes.setdefault(k, []).extend(more)
     if allowed is not None:
         for k, (quantized, kept, _) in enumerate(decisions):
             for j in _variance_ops(model, k):

@@ -185,11 +185,13 @@ class Interpreter(ResourceVariables):
         self._model: ModelFile | None = None
         self._views: dict[tuple[int, int], np.ndarray] = {}
         # Per subgraph, what its signature runner's last call found: the runner's names dict, input views by
-        # name, (output name, view, copy or scalar), the native plan and output views by name. A loop's next
-        # call with the same names, shapes and types copies in, invokes and copies out with nothing else
-        # looked up. Emptied with the views at allocate_tensors and whenever a plan is prepared again.
+        # name, (output name, view, copy or scalar), the native plan, and the carried copies (input view, output
+        # view; none where the plan gave both one memory). A loop's next call with the same names, shapes and
+        # types copies in, invokes and copies out with nothing else looked up. Emptied with the views at
+        # allocate_tensors and whenever a plan is prepared again.
         self._signature_calls: dict[int, tuple[dict[str, int], dict[str, np.ndarray],
-                                               list[tuple[str, np.ndarray, bool]], Any, dict[str, np.ndarray]]] = {}
+                                               list[tuple[str, np.ndarray, bool]], Any,
+                                               list[tuple[np.ndarray, np.ndarray]]]] = {}
         # The subgraphs whose plans are prepared for their current input shapes. As in LiteRT, a signature
         # runner prepares its own subgraph only (and what its control flow calls), at its first call after a
         # resize: another signature's default shapes, which may be too small for its ops, are not prepared.
@@ -591,9 +593,16 @@ class Interpreter(ResourceVariables):
                 return found
             return self._run_signature_locked(subgraph, names, outputs, kwargs, carried)
 
-    def _forget_signature_call(self, subgraph: int) -> None:
-        """The next runner call on `subgraph` takes the checked path (SignatureRunner.carry changed)."""
+    def _set_carried(self, subgraph: int, outputs_to_inputs: dict[int, int]) -> None:
+        """SignatureRunner.carry changed (tensor indices, output -> input): the plan is prepared again at the
+        runner's next call, where a DYNAMIC_UPDATE_SLICE of a carried cache may write in place, and that call
+        takes the checked path."""
         with self._lock:
+            plan = self._plans[subgraph]
+            inputs, outputs = set(plan.subgraph.inputs), set(plan.subgraph.outputs)
+            # a signature's name for a tensor that is no graph edge (not seen in a converter's file) stays copied
+            plan.set_carried({o: i for o, i in outputs_to_inputs.items() if o in outputs and i in inputs})
+            self._prepared.discard(subgraph)
             self._signature_calls.pop(subgraph, None)
 
     def _run_signature_again(self, subgraph: int, names: dict[str, int], kwargs: dict[str, Any],
@@ -618,10 +627,12 @@ class Interpreter(ResourceVariables):
             self._check_model_file()
         status = _invoke_plan(known[3])
         if status:
+            if carried:  # a cache written in place may be partly updated: the next call passes it again
+                self._signature_calls.pop(subgraph, None)
             self._plans[subgraph]._check(status)
         if carried:
-            for output, name in carried.items():
-                np.copyto(views[name], known[4][output])
+            for view, output in known[4]:
+                np.copyto(view, output)
             return {name: v.copy() if copy else v[()] for name, v, copy in known[2] if name not in carried}
         return {name: v.copy() if copy else v[()] for name, v, copy in known[2]}
 
@@ -659,15 +670,18 @@ class Interpreter(ResourceVariables):
                                  f"{list(want)}")
         self._invoke(subgraph)
         found = {name: self._view(index, subgraph) for name, index in outputs.items()}
-        for output, name in (carried or {}).items():
-            np.copyto(self._view(names[name], subgraph), found[output])
+        copies = [(self._view(names[name], subgraph), found[output]) for output, name in (carried or {}).items()]
+        copies = [(view, output) for view, output in copies  # a cache updated in place is there already
+                  if view.__array_interface__["data"][0] != output.__array_interface__["data"][0]]
+        for view, output in copies:
+            np.copyto(view, output)
         writable = all(self._view(index, subgraph).flags.writeable for index in inputs) and not any(
             self._plans[subgraph].is_dynamic(index) for index in outputs.values())  # copies, not views
         if writable:
             # Dropped whenever a plan is prepared again (_prepare), so a view never outlives its arena.
             self._signature_calls[subgraph] = (
                 names, {name: self._view(index, subgraph) for name, index in names.items()},
-                [(name, v, v.ndim != 0) for name, v in found.items()], self._plans[subgraph]._plan, found)
+                [(name, v, v.ndim != 0) for name, v in found.items()], self._plans[subgraph]._plan, copies)
         return {name: v[()] if v.ndim == 0 else v.copy() for name, v in found.items()
                 if not carried or name not in carried}
 

@@ -212,6 +212,13 @@ class NativePlan:
         shape = [int(d) for d in shape]
         self._check(lib.rl_plan_set_tensor_shape(self._plan, tensor, len(shape), ffi.new("int32_t[]", shape or [0])))
 
+    def set_carried(self, outputs_to_inputs: dict[int, int]) -> None:
+        """Tells the plan which outputs the caller copies into which inputs after each invoke (rl_plan_set_carried):
+        at its next prepare a DYNAMIC_UPDATE_SLICE of such a cache writes in place, its output the input's memory."""
+        outputs, inputs = list(outputs_to_inputs), list(outputs_to_inputs.values())
+        self._check(lib.rl_plan_set_carried(self._plan, len(outputs), ffi.new("int32_t[]", outputs or [0]),
+                                            ffi.new("int32_t[]", inputs or [0])), "carry")
+
     def has_arena_views(self) -> bool:
         return len(self._arena_views) > 0
 

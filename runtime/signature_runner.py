@@ -55,6 +55,10 @@ class SignatureRunner:
         again, a new prompt's cache). The first call after carry() must pass every input, as must the first
         after allocate_tensors() or another runner's call on the same subgraph (ValueError otherwise).
         `carry()` with no arguments stops carrying. rillet's own API: LiteRT's runner has no such method.
+        A DYNAMIC_UPDATE_SLICE that writes a carried cache (its operand the carried input, its result the output)
+        updates the input in place, so a step writes one slot instead of copying the cache twice; the input then
+        holds the output after every invoke of this subgraph, as the copy would leave it. The plan is prepared
+        again at the next call; after a call that fails, the next passes every input again.
 
         Raises:
             ValueError: a name that is not one of the signature's outputs or inputs, an input fed by two outputs,
@@ -76,7 +80,8 @@ class SignatureRunner:
             twice = next(name for name in fed if fed.count(name) > 1)
             raise ValueError(f"carry: input {twice!r} is fed by more than one output")
         self._carried = dict(outputs_to_inputs) or None
-        self._interpreter._forget_signature_call(self._subgraph_index)
+        self._interpreter._set_carried(self._subgraph_index, {self._output_indices[output]: self._inputs[name]
+                                                              for output, name in outputs_to_inputs.items()})
 
     def get_input_details(self) -> dict[str, dict[str, Any]]:
         """The signature's inputs by name, each as `Interpreter.get_input_details()` describes one."""

@@ -240,6 +240,14 @@ rl_status rl_plan_set_tensor_shape(rl_plan *plan, int32_t tensor, int32_t rank, 
 /* 1: every intermediate tensor keeps its own memory, readable after invoke (debugging, the quantization report);
  * 0 (the default): tensors whose lifetimes do not overlap share arena memory. Before rl_plan_prepare. */
 void rl_plan_set_preserve_all_tensors(rl_plan *plan, int32_t preserve);
+/* Declares that the caller feeds output outputs[i] back as input inputs[i] after every invoke (a decoder's KV
+ * cache: SignatureRunner.carry): a DYNAMIC_UPDATE_SLICE whose operand is such an input, read by no other op,
+ * then writes its update into that input's memory and the output is that memory, so a step writes the slice
+ * instead of copying the whole cache, and the caller's copy has nothing left to do (rl_plan_tensor_data gives
+ * both the same address). The input then holds the output after each invoke, as the caller's copy would leave
+ * it, and also after a failed one, partly written. Graph outputs and inputs (each input once); count 0 stops
+ * carrying. The indices are copied; before rl_plan_prepare. */
+rl_status rl_plan_set_carried(rl_plan *plan, int32_t count, const int32_t *outputs, const int32_t *inputs);
 /* The most one allocation of the plan (its arena, an op's state, a folded constant) may take; larger is
  * RL_NO_MEMORY naming it, before anything is allocated. Default: physical memory, or RILLET_MEMORY_LIMIT_MB.
  * 0 lifts the limit. */

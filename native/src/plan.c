@@ -136,6 +136,7 @@ void rl_plan_destroy(rl_plan *plan) {
     free(plan->ops);
     free(plan->graph_inputs);
     free(plan->graph_outputs);
+    free(plan->carried);
     free(plan);
 }
 
@@ -312,6 +313,43 @@ rl_status rl_plan_set_tensor_shape(rl_plan *plan, int32_t tensor, int32_t rank, 
     return RL_OK;
 }
 
+static int is_graph_input(const rl_plan *plan, int32_t tensor) {
+    for (int32_t i = 0; i < plan->n_graph_inputs; ++i)
+        if (plan->graph_inputs[i] == tensor) return 1;
+    return 0;
+}
+
+static int is_graph_output(const rl_plan *plan, int32_t tensor) {
+    for (int32_t i = 0; i < plan->n_graph_outputs; ++i)
+        if (plan->graph_outputs[i] == tensor) return 1;
+    return 0;
+}
+
+rl_status rl_plan_set_carried(rl_plan *plan, int32_t count, const int32_t *outputs, const int32_t *inputs) {
+    plan->current_op = -1;
+    if (count < 0) return rl_fail(plan, RL_INVALID, "carried pairs: count %d is negative", count);
+    for (int32_t i = 0; i < count; ++i) {
+        if (!is_graph_output(plan, outputs[i]))
+            return rl_fail(plan, RL_INVALID, "carried output %d: tensor %d is not a graph output", i, outputs[i]);
+        if (!is_graph_input(plan, inputs[i]))
+            return rl_fail(plan, RL_INVALID, "carried input %d: tensor %d is not a graph input", i, inputs[i]);
+        for (int32_t k = 0; k < i; ++k)
+            if (inputs[k] == inputs[i])
+                return rl_fail(plan, RL_INVALID, "carried input tensor %d is fed by two outputs", inputs[i]);
+    }
+    int32_t *pairs = (int32_t *)malloc(sizeof *pairs * (size_t)(2 * count + 1));
+    if (!pairs) return rl_fail(plan, RL_NO_MEMORY, "out of memory");
+    for (int32_t i = 0; i < count; ++i) {
+        pairs[2 * i] = outputs[i];
+        pairs[2 * i + 1] = inputs[i];
+    }
+    free(plan->carried);
+    plan->carried = pairs;
+    plan->n_carried = count;
+    plan->prepared = 0;
+    return RL_OK;
+}
+
 void rl_plan_set_preserve_all_tensors(rl_plan *plan, int32_t preserve) {
     plan->preserve_all = preserve;
     plan->prepared = 0;
@@ -462,11 +500,7 @@ static void touch(rl_tensor *t, int32_t step) {
 }
 
 static int is_graph_edge(const rl_plan *plan, int32_t tensor) {
-    for (int32_t i = 0; i < plan->n_graph_inputs; ++i)
-        if (plan->graph_inputs[i] == tensor) return 1;
-    for (int32_t i = 0; i < plan->n_graph_outputs; ++i)
-        if (plan->graph_outputs[i] == tensor) return 1;
-    return 0;
+    return is_graph_input(plan, tensor) || is_graph_output(plan, tensor);
 }
 
 /* DYNAMIC_UPDATE_SLICE (op i) may write over its operand x: no op after it reads x's block (x and every view
@@ -483,6 +517,25 @@ static int updates_in_place(const rl_plan *plan, const int32_t *root, int32_t i)
     return 1;
 }
 
+/* DYNAMIC_UPDATE_SLICE (op i) writes a carried cache in place: its operand x is a graph input the caller feeds
+ * with this op's output y after every invoke (rl_plan_set_carried), so y's values are x's next ones and x's
+ * block may become y's. No other op reads x (it would see the update), x is not an output itself, and neither
+ * the update nor the start indices are x. */
+static int carries_in_place(const rl_plan *plan, int32_t i) {
+    const rl_op *op = &plan->ops[i];
+    if (op->kind->eval != rl_eval_dynamic_update_slice || op->n_inputs != 3) return 0;
+    const int32_t x = op->inputs[0], y = op->outputs[0];
+    int carried = 0;
+    for (int32_t k = 0; k < plan->n_carried; ++k) carried |= plan->carried[2 * k] == y && plan->carried[2 * k + 1] == x;
+    if (!carried || is_graph_output(plan, x)) return 0;
+    for (int32_t j = 0; j < plan->n_ops; ++j) {
+        const rl_op *other = &plan->ops[j];
+        for (int32_t k = 0; k < other->n_inputs; ++k)
+            if (other->inputs[k] == x && (j != i || k != 0)) return 0;
+    }
+    return 1;
+}
+
 /* A view op (RESHAPE, SQUEEZE, EXPAND_DIMS: the ops whose eval is rl_eval_copy) gives its output its input's
  * block instead of a copy of it: Whisper's attention reshapes [6, 1500, 1500] to [1, 6, 1500, 1500] and back,
  * 54 MB copied each way. root[t] is the tensor whose block t uses (t itself for every other tensor), and a root
@@ -493,18 +546,21 @@ static int updates_in_place(const rl_plan *plan, const int32_t *root, int32_t i)
  * everything under preserve_all (each intermediate is inspected as it was written).
  * DYNAMIC_UPDATE_SLICE's output takes its operand's block too when this op is the last to read that block
  * (updates_in_place): the op then writes only the update (its kernel skips the copy when x == y), where
- * a decoder's KV cache would otherwise be copied whole at every step. */
+ * a decoder's KV cache would otherwise be copied whole at every step; and so does it, graph edges though they
+ * are, when the caller carries the output back into the operand (carries_in_place). */
 static void share_view_blocks(rl_plan *plan, int32_t *root) {
     for (int32_t i = 0; i < plan->n_tensors; ++i) root[i] = i;
     if (plan->preserve_all) return;
     for (int32_t i = 0; i < plan->n_ops; ++i) { /* in order: an input's root is final before its views' */
         const rl_op *op = &plan->ops[i];
         if (op->folded || op->dynamic || op->n_inputs < 1 || op->n_outputs != 1 || op->inputs[0] < 0) continue;
-        if (op->kind->eval != rl_eval_copy && !updates_in_place(plan, root, i)) continue;
+        const int carried = carries_in_place(plan, i);
+        if (op->kind->eval != rl_eval_copy && !carried && !updates_in_place(plan, root, i)) continue;
         const int32_t x = op->inputs[0], y = op->outputs[0];
         rl_tensor *tx = &plan->tensors[x], *ty = &plan->tensors[y];
         if (x == y || tx->storage != RL_STORAGE_ARENA || ty->storage != RL_STORAGE_ARENA ||
-            rl_tensor_bytes(tx) != rl_tensor_bytes(ty) || is_graph_edge(plan, x) || is_graph_edge(plan, y))
+            rl_tensor_bytes(tx) != rl_tensor_bytes(ty) ||
+            (!carried && (is_graph_edge(plan, x) || is_graph_edge(plan, y))))
             continue;
         rl_tensor *r = &plan->tensors[root[x]];
         root[y] = root[x];

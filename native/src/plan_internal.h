@@ -161,6 +161,8 @@ struct rl_plan {
     int32_t n_ops, cap_ops;
     int32_t *graph_inputs, *graph_outputs;
     int32_t n_graph_inputs, n_graph_outputs;
+    int32_t *carried; /* pairs (graph output, graph input the caller feeds it back to): rl_plan_set_carried */
+    int32_t n_carried;
     void *arena;
     rl_zeroed_block arena_block;
     size_t arena_bytes;

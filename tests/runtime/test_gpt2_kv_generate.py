@@ -48,10 +48,12 @@ def interpreters():
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_greedy_tokens_are_litert_s(seed):
+    """bench/generate_gpt2.py's loop: rillet feeding the cache back by hand and carrying it in the runner."""
     runs_here()
     prompt = np.random.default_rng(seed).integers(0, 53, 8)
-    tokens, differences, _ = generate_gpt2().generate(interpreters, prompt, 32)
-    assert tokens[1] == tokens[0]
+    tokens, differences, _ = generate_gpt2().generate(lambda: [*interpreters(), Interpreter(model_path=str(MODEL))],
+                                                      prompt, 32, carry=(2,))
+    assert tokens[1] == tokens[0] and tokens[2] == tokens[0]
     assert len(tokens[0]) == 33 and max(differences) < 1e-5, differences
 
 
@@ -118,3 +120,47 @@ def test_a_carried_cache_gives_the_steps_of_a_cache_fed_back_by_hand():
     runner.carry()  # no longer carried: every input again, every output back
     got = runner(tokens=tokens[0], input_pos=np.array([8], np.int32), **{n: first[n] for n in cache_names})
     assert sorted(got) == sorted([*cache_names, "logits"])
+
+
+def test_a_carried_cache_is_updated_in_place_and_only_when_carried():
+    """With the cache carried, each DYNAMIC_UPDATE_SLICE writes its slot into the cache input itself (its output
+    is that input's memory: the arena drops the four output caches) and the steps keep the bits of the loop that
+    copies the cache by hand; the input holds each step's cache. A runner that does not carry, or no longer does,
+    gets its own output caches again and its inputs stay as it set them."""
+    runs_here()
+    by_hand, carried = Interpreter(model_path=str(MODEL)), Interpreter(model_path=str(MODEL))
+    decode, runner = by_hand.get_signature_runner("decode"), carried.get_signature_runner("decode")
+    details = decode.get_input_details()
+    cache_names = [n for n in details if n.startswith("kv_cache")]
+    cache_bytes = sum(int(np.prod(details[n]["shape"])) * 4 for n in cache_names)
+    rng = np.random.default_rng(7)
+    cache = {n: rng.standard_normal(details[n]["shape"]).astype(np.float32) for n in cache_names}
+    first = {n: v.copy() for n, v in cache.items()}
+
+    def call(token, position, **given):
+        return runner(tokens=np.array([[token]], np.int32), input_pos=np.array([position], np.int32), **given)
+
+    call(3, 8, **first)
+    plain_arena = carried.memory_report()["arena_bytes"]
+    runner.carry(**{n: n for n in cache_names})
+    subgraph = runner._subgraph_index
+    for step in range(6):
+        position = 8 + 3 * step  # not in order: every slot written lands where the position says
+        expected = decode(tokens=np.array([[step]], np.int32), input_pos=np.array([position], np.int32), **cache)
+        cache = {n: expected[n] for n in cache_names}
+        got = call(step, position, **(first if step == 0 else {}))
+        assert got["logits"].tobytes() == expected["logits"].tobytes(), step
+        for n in cache_names:
+            assert carried.get_tensor(details[n]["index"], subgraph).tobytes() == cache[n].tobytes(), (step, n)
+    assert carried.memory_report()["arena_bytes"] <= plain_arena - cache_bytes
+    for stop in (False, True):  # a runner that never carried, and one that stopped
+        interpreter = by_hand if not stop else carried
+        plain = interpreter.get_signature_runner("decode")
+        if stop:
+            plain.carry()
+        out = plain(tokens=np.array([[1]], np.int32), input_pos=np.array([20], np.int32), **first)
+        for n in cache_names:
+            assert interpreter.get_tensor(details[n]["index"], subgraph).tobytes() == first[n].tobytes(), (stop, n)
+            assert np.abs(out[n][:, 20] - first[n][:, 20]).max() > 0, (stop, n)  # the slot written is the output's
+            assert out[n][:, :20].tobytes() == first[n][:, :20].tobytes()
+    assert carried.memory_report()["arena_bytes"] == plain_arena
