@@ -10,6 +10,7 @@
  * are run a time step at a time over the whole batch: every row of a step is independent, so this gives the
  * bits of TFLite's row-by-row loop. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lstm.h"
@@ -36,9 +37,10 @@ static const rl_tensor *optional_input(rl_plan *plan, const rl_op *op, int32_t i
 
 /* A tensor's one scale, or an error naming the input (index -1: the output). */
 static rl_status scale_of(rl_plan *plan, const rl_tensor *t, int32_t index, float *scale) {
-    if (t->q_count != 1 || !(t->q_scales[0] > 0.0f))
-        return rl_fail(plan, RL_UNSUPPORTED, "%s %d needs one positive scale (per-tensor quantization), has %d",
-                       index < 0 ? "output" : "input", index < 0 ? 0 : index, t->q_count);
+    char what[16]; /* the zero point too: a hostile one past its type overflows the kernel's int arithmetic */
+    snprintf(what, sizeof what, index < 0 ? "output" : "input %d", index);
+    const rl_status s = rl_expect_per_tensor_quantization(plan, t, what);
+    if (s != RL_OK) return s;
     *scale = t->q_scales[0];
     return RL_OK;
 }
@@ -155,6 +157,11 @@ static rl_status intermediate_scales(rl_plan *plan, const rl_op *op, int layer_n
             return rl_fail(plan, RL_INVALID, "intermediate tensor %d has no quantization", k);
         scale[k] = used ? lp->intermediate_scale[k] : 1.0f / 4096.0f;
         zero_point[k] = used ? lp->intermediate_zero_point[k] : 0;
+        /* the gates' (int16) and the hidden state's (int8) zero points, added in int arithmetic */
+        const int32_t bound = k == 4 ? 128 : 32768;
+        if (zero_point[k] < -bound || zero_point[k] >= bound)
+            return rl_fail(plan, RL_INVALID, "intermediate tensor %d has zero point %d, outside %s's range", k,
+                           zero_point[k], k == 4 ? "int8" : "int16");
     }
     return RL_OK;
 }

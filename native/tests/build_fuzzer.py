@@ -26,20 +26,28 @@ def compiler() -> str:
 
 
 def up_to_date(src: str, obj: str, include_dirs: list[str]) -> bool:
-    """`obj` is newer than `src` and than each header `src` includes by name (one level: enough for a fix)."""
+    """`obj` is newer than `src` and than every project header `src` reaches through its includes (all levels:
+    a struct that gains a field in a header two includes down changes the layout every object sees, and a
+    stale object with the old layout reads the wrong fields)."""
     if not os.path.exists(obj):
         return False
     built = os.path.getmtime(obj)
-    with open(src, encoding="utf-8") as f:
-        headers = re.findall(r'^#include "([^"]+)"', f.read(), flags=re.MULTILINE)
-    for name in headers:
-        for folder in (os.path.dirname(src), *include_dirs):
-            path = os.path.join(folder, name)
-            if os.path.exists(path):
-                if os.path.getmtime(path) > built:
-                    return False
-                break
-    return os.path.getmtime(src) <= built
+    seen, pending = set(), [src]
+    while pending:
+        path = pending.pop()
+        if os.path.getmtime(path) > built:
+            return False
+        with open(path, encoding="utf-8") as f:
+            names = re.findall(r'^#include "([^"]+)"', f.read(), flags=re.MULTILINE)
+        for name in names:
+            for folder in (os.path.dirname(path), *include_dirs):
+                header = os.path.normpath(os.path.join(folder, name))
+                if os.path.exists(header):
+                    if header not in seen:
+                        seen.add(header)
+                        pending.append(header)
+                    break
+    return True
 
 
 def main() -> int:
