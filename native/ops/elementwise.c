@@ -170,8 +170,8 @@ static rl_status run_f32_binary(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
-/* Banded execution (bands.h): pixel p of the 4-D output is its elements p * C ..., and reads the same elements
- * of the full operands and the whole of a single value or a vector of C. */
+/* Banded execution (bands.h): pixel p of the output is its elements p * C ..., and reads the same elements
+ * of the full operands, value p of a row-value operand, and the whole of a single value or a vector of C. */
 static void run_f32_binary_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
     const rl_f32_binary_state *st = (const rl_f32_binary_state *)op->state;
     run_f32_binary_span(plan, st, first * st->pixel_channels, count * st->pixel_channels,
@@ -213,12 +213,14 @@ static rl_status prepare_f32_binary(rl_plan *plan, rl_op *op) {
         st->form = F32_BINARY_BROADCAST;
     }
     op->run = run_f32_binary;
+    /* Bands of pixels, any rank (a layer norm's chain over tokens): a row-value operand holds one value per
+     * pixel, a per-channel one a whole pixel's vector (read whole). */
     const rl_shape *s = &output->shape;
-    const size_t pixel_channels = s->rank == 4 ? (size_t)s->dims[3] : 0;
-    if (st->form != F32_BINARY_BROADCAST && st->form != F32_BINARY_ROW_VALUE && pixel_channels > 0 &&
+    const size_t pixel_channels = s->rank > 0 ? (size_t)s->dims[s->rank - 1] : 0;
+    if (st->form != F32_BINARY_BROADCAST && pixel_channels > 0 &&
         (st->form != F32_BINARY_PER_CHANNEL || st->channels == pixel_channels)) {
         st->pixel_channels = pixel_channels;
-        rl_offer_elementwise_rows(op, output, run_f32_binary_rows);
+        rl_offer_pixel_rows(op, output, run_f32_binary_rows);
     }
     return RL_OK;
 }
@@ -294,11 +296,16 @@ rl_status rl_prepare_same_shape_f32(rl_plan *plan, rl_op *op) {
         op->prep.outer = op->prep.inner ? op->prep.count / op->prep.inner : 0;
         if (op->code == RL_OP_SOFTMAX) return rl_prepare_softmax_f32(plan, op);
     }
-    /* LEAKY_RELU and the unary ops (LOGISTIC, TANH, RELU...) compute each pixel from that pixel alone */
+    /* LEAKY_RELU and the unary ops (every other float op that comes here: LOGISTIC, TANH, RELU, and NEG, RSQRT,
+     * ABS... from their own prepares, run by rl_eval_unary) compute each pixel from that pixel alone, each
+     * element by the same operations wherever it lies in a call, except AVX2's SIN and COS (libm for the last
+     * n % 8 values): those only in bands of whole 64-element blocks. */
     const int leaky = op->code == RL_OP_LEAKY_RELU;
-    if (input->shape.rank == 4 && (leaky || op->kind->eval == rl_eval_unary)) {
-        op->prep.inner = input->shape.dims[3];
-        rl_offer_elementwise_rows(op, output, leaky ? run_f32_leaky_relu_rows : run_f32_unary_rows);
+    const int32_t last = input->shape.rank > 0 ? input->shape.dims[input->shape.rank - 1] : 0;
+    const int anywhere = op->code != RL_OP_SIN && op->code != RL_OP_COS;
+    if (last > 0 && !op->run && (anywhere || last % RL_ELEMENT_BLOCK == 0)) {
+        op->prep.inner = last;
+        rl_offer_pixel_rows(op, output, leaky ? run_f32_leaky_relu_rows : run_f32_unary_rows);
     }
     return RL_OK;
 }
@@ -352,7 +359,7 @@ rl_status rl_eval_unary(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
-/* Banded execution (bands.h) of a float unary op: pixels of its 4-D output, op->prep.inner elements each. */
+/* Banded execution (bands.h) of a float unary op: pixels of its output, op->prep.inner elements each. */
 static void run_f32_unary_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
     const size_t at = first * (size_t)op->prep.inner;
     const float *x = (const float *)rl_input(plan, op, 0)->data + at;
@@ -366,7 +373,7 @@ rl_status rl_eval_leaky_relu(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
-/* Banded execution (bands.h) of a float LEAKY_RELU: pixels of its 4-D output, op->prep.inner elements each. */
+/* Banded execution (bands.h) of a float LEAKY_RELU: pixels of its output, op->prep.inner elements each. */
 static void run_f32_leaky_relu_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
     const size_t at = first * (size_t)op->prep.inner;
     plan->kernels->f32_vbinary.vlrelu(count * (size_t)op->prep.inner, op->params.leaky_relu.alpha,

@@ -1,11 +1,13 @@
 /* unary_math.c — float32 FLOOR, CEIL, ROUND, ELU, GELU and RELU_N1_TO_1 (f32_unary_math_ref.c), and int8
  * RELU_N1_TO_1 as a 256-entry table with TFLite's builtin ReluX arithmetic (the input rescaled with
  * MultiplyByQuantizedMultiplier, clamped to the quantized [-1, 1]). */
+#include "bands.h"
 #include "conv_gemm.h"
 #include "ops.h"
 
 typedef struct {
     int64_t count;
+    size_t pixel; /* GELU in bands: the values of one output pixel (bands.h) */
     rl_math_unary_op op;
     int8_t table[256]; /* int8: indexed by the input's bits as uint8 */
 } rl_unary_math_state;
@@ -38,6 +40,16 @@ static rl_status run_f32_gelu(rl_plan *plan, rl_op *op) {
     /* about 30 steps per value (two degree-5 polynomials and a divide, or e^x and a divide) */
     rl_parallelize_rows(plan, gelu_blocks, &job, (job.count + GELU_BLOCK - 1) / GELU_BLOCK, job.count * 30);
     return RL_OK;
+}
+
+/* Banded execution (bands.h) of a float GELU: pixels of its output, `pixel` values each; a value's result
+ * does not depend on where a call starts (the kernels' last values go through masked vectors, not other code). */
+static void run_f32_gelu_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    const rl_unary_math_state *st = (const rl_unary_math_state *)op->state;
+    const rl_f32_vexp_config *k = &plan->kernels->f32_vexp;
+    const rl_f32_vgelu_fn gelu = st->op == RL_MATH_GELU_TANH ? k->gelu_tanh : k->gelu;
+    gelu(count * st->pixel, (const float *)rl_input(plan, op, 0)->data + first * st->pixel,
+         (float *)rl_output(plan, op, 0)->data + first * st->pixel);
 }
 
 static rl_status run_unary_math(rl_plan *plan, rl_op *op) {
@@ -90,6 +102,10 @@ rl_status rl_prepare_unary_math(rl_plan *plan, rl_op *op) {
     output->shape = input->shape;
     if (s8 && (s = relu_n1_to_1_table(plan, input, output, st->table)) != RL_OK) return s;
     op->run = op->code == RL_OP_GELU ? run_f32_gelu : run_unary_math;
+    if (op->code == RL_OP_GELU && output->shape.rank > 0) {
+        st->pixel = (size_t)output->shape.dims[output->shape.rank - 1];
+        rl_offer_pixel_rows(op, output, run_f32_gelu_rows);
+    }
     return RL_OK;
 }
 

@@ -19,6 +19,34 @@ void rl_offer_elementwise_rows(rl_op *op, const rl_tensor *output,
     op->run_rows = run_rows;
 }
 
+void rl_band_pixels_of(const rl_shape *s, size_t *rows, size_t *row_pixels) {
+    *rows = *row_pixels = 0;
+    if (s->rank < 1) return;
+    size_t vectors = 1;
+    for (int32_t d = 0; d < s->rank; ++d) {
+        if (s->dims[d] <= 0) return;
+        if (d < s->rank - 1) vectors *= (size_t)s->dims[d];
+    }
+    if (s->rank == 4) {
+        *rows = (size_t)s->dims[0] * (size_t)s->dims[1];
+        *row_pixels = (size_t)s->dims[2];
+    } else {
+        *rows = vectors;
+        *row_pixels = 1;
+    }
+}
+
+void rl_offer_pixel_rows(rl_op *op, const rl_tensor *output,
+                         void (*run_rows)(rl_plan *plan, const rl_op *op, size_t first, size_t count)) {
+    size_t rows, row_pixels;
+    rl_band_pixels_of(&output->shape, &rows, &row_pixels);
+    if (rows * row_pixels < 2) return;
+    op->band_rows = rows;
+    op->band_row_pixels = row_pixels;
+    op->band_pointwise = 1;
+    op->run_rows = run_rows;
+}
+
 void rl_plan_form_segments(rl_plan *plan) {
     for (int32_t i = 0; i < plan->n_ops; ++i) plan->ops[i].segment_last = -1;
     const size_t threads = (size_t)rl_threadpool_threads(plan->pool);
