@@ -59,7 +59,6 @@ typedef struct {
     size_t channels;        /* F32_BINARY_PER_CHANNEL: the vector's length, each row of the full operand's;
                              * F32_BINARY_ROW_VALUE: the row's length */
     size_t row_step;        /* F32_BINARY_ROW_VALUE: the other operand's step from row to row (0: the last axis) */
-    size_t pixel_channels;  /* elements per pixel of a banded 4-D output (bands.h), 0 when not banded */
     rl_f32_minmax_params clamp;
 } rl_f32_binary_state;
 
@@ -174,9 +173,10 @@ static rl_status run_f32_binary(rl_plan *plan, rl_op *op) {
  * of the full operands, value p of a row-value operand, and the whole of a single value or a vector of C. */
 static void run_f32_binary_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
     const rl_f32_binary_state *st = (const rl_f32_binary_state *)op->state;
-    run_f32_binary_span(plan, st, first * st->pixel_channels, count * st->pixel_channels,
-                        (const float *)rl_input(plan, op, 0)->data, (const float *)rl_input(plan, op, 1)->data,
-                        (float *)rl_output(plan, op, 0)->data);
+    const rl_tensor *output = rl_output(plan, op, 0);
+    const size_t pixel = rl_band_pixel_elements(op, output);
+    run_f32_binary_span(plan, st, first * pixel, count * pixel, (const float *)rl_input(plan, op, 0)->data,
+                        (const float *)rl_input(plan, op, 1)->data, (float *)output->data);
 }
 
 /* A float arithmetic op's state: its form, and bands where each pixel's outputs read their own inputs. */
@@ -213,14 +213,18 @@ static rl_status prepare_f32_binary(rl_plan *plan, rl_op *op) {
         st->form = F32_BINARY_BROADCAST;
     }
     op->run = run_f32_binary;
-    /* Bands of pixels, any rank (a layer norm's chain over tokens): a row-value operand holds one value per
-     * pixel, a per-channel one a whole pixel's vector (read whole). */
+    /* Bands (bands.h), any rank (a layer norm's chain over tokens): same-shape and single-value forms by
+     * chunks of elements; a per-channel form by pixels of its vector's length, one value per row by rows
+     * (the value operand holds one per pixel). Single values and vectors are read whole. */
+    const uint32_t a_whole = st->reversed ? 2u : 1u, b_whole = st->reversed ? 1u : 2u;
     const rl_shape *s = &output->shape;
-    const size_t pixel_channels = s->rank > 0 ? (size_t)s->dims[s->rank - 1] : 0;
-    if (st->form != F32_BINARY_BROADCAST && pixel_channels > 0 &&
-        (st->form != F32_BINARY_PER_CHANNEL || st->channels == pixel_channels)) {
-        st->pixel_channels = pixel_channels;
+    const size_t last = s->rank > 0 ? (size_t)s->dims[s->rank - 1] : 0;
+    if (st->form == F32_BINARY_SAME_SHAPE || st->form == F32_BINARY_ONE_VALUE) {
+        rl_offer_chunk_rows(op, output, run_f32_binary_rows);
+        op->band_whole_inputs = st->form == F32_BINARY_ONE_VALUE ? b_whole : 0;
+    } else if ((st->form == F32_BINARY_PER_CHANNEL && st->channels == last) || st->form == F32_BINARY_ROW_VALUE) {
         rl_offer_pixel_rows(op, output, run_f32_binary_rows);
+        op->band_whole_inputs = st->form == F32_BINARY_PER_CHANNEL ? b_whole : st->row_step == 0 ? a_whole : 0;
     }
     return RL_OK;
 }
@@ -302,11 +306,11 @@ rl_status rl_prepare_same_shape_f32(rl_plan *plan, rl_op *op) {
      * n % 8 values): those only in bands of whole 64-element blocks. */
     const int leaky = op->code == RL_OP_LEAKY_RELU;
     const int32_t last = input->shape.rank > 0 ? input->shape.dims[input->shape.rank - 1] : 0;
-    const int anywhere = op->code != RL_OP_SIN && op->code != RL_OP_COS;
-    if (last > 0 && !op->run && (anywhere || last % RL_ELEMENT_BLOCK == 0)) {
-        op->prep.inner = last;
-        rl_offer_pixel_rows(op, output, leaky ? run_f32_leaky_relu_rows : run_f32_unary_rows);
-    }
+    if (op->run || last <= 0) return RL_OK;
+    if (op->code != RL_OP_SIN && op->code != RL_OP_COS)
+        rl_offer_chunk_rows(op, output, leaky ? run_f32_leaky_relu_rows : run_f32_unary_rows);
+    else if (last % RL_ELEMENT_BLOCK == 0)
+        rl_offer_pixel_rows(op, output, run_f32_unary_rows);
     return RL_OK;
 }
 
@@ -359,12 +363,12 @@ rl_status rl_eval_unary(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
-/* Banded execution (bands.h) of a float unary op: pixels of its output, op->prep.inner elements each. */
+/* Banded execution (bands.h) of a float unary op: chunks of its elements (SIN and COS: whole pixels). */
 static void run_f32_unary_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
-    const size_t at = first * (size_t)op->prep.inner;
-    const float *x = (const float *)rl_input(plan, op, 0)->data + at;
-    plan->kernels->f32_unary(unary_of(op->code), (int64_t)(count * (size_t)op->prep.inner), x,
-                             (float *)rl_output(plan, op, 0)->data + at);
+    const rl_tensor *output = rl_output(plan, op, 0);
+    const size_t pixel = rl_band_pixel_elements(op, output);
+    plan->kernels->f32_unary(unary_of(op->code), (int64_t)(count * pixel),
+                             (const float *)rl_input(plan, op, 0)->data + first * pixel, (float *)output->data + first * pixel);
 }
 
 rl_status rl_eval_leaky_relu(rl_plan *plan, rl_op *op) {
@@ -373,12 +377,13 @@ rl_status rl_eval_leaky_relu(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
-/* Banded execution (bands.h) of a float LEAKY_RELU: pixels of its output, op->prep.inner elements each. */
+/* Banded execution (bands.h) of a float LEAKY_RELU: chunks of its elements. */
 static void run_f32_leaky_relu_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
-    const size_t at = first * (size_t)op->prep.inner;
-    plan->kernels->f32_vbinary.vlrelu(count * (size_t)op->prep.inner, op->params.leaky_relu.alpha,
-                                      (const float *)rl_input(plan, op, 0)->data + at,
-                                      (float *)rl_output(plan, op, 0)->data + at);
+    const rl_tensor *output = rl_output(plan, op, 0);
+    const size_t pixel = rl_band_pixel_elements(op, output);
+    plan->kernels->f32_vbinary.vlrelu(count * pixel, op->params.leaky_relu.alpha,
+                                      (const float *)rl_input(plan, op, 0)->data + first * pixel,
+                                      (float *)output->data + first * pixel);
 }
 
 rl_status rl_eval_softmax(rl_plan *plan, rl_op *op) {

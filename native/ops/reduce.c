@@ -128,8 +128,8 @@ static rl_status run_s8_reduce(rl_plan *plan, rl_op *op) {
     return run_reduce_slices(plan, op, s8_reduce_slices, 4 * RL_ELEMENT_WORK);
 }
 
-/* Banded execution (bands.h) of a float MEAN or SUM over the last axis alone, dimensions kept: output pixel p
- * is the sum of input pixel p. */
+/* Banded execution (bands.h) of a float MEAN or SUM over the last axis alone: output value p is the sum of
+ * input pixel p. */
 static void run_f32_reduce_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
     rl_reduce_job job = {.plan = plan, .op = op};
     f32_reduce_slices(&job, first, 0, count, 1);
@@ -164,9 +164,12 @@ static rl_status use_middle_axis_driver(rl_plan *plan, rl_op *op, int is_s8) {
                             .divisor = op->prep.divisor};
     if (is_s8 && (inner > RL_S8_REDUCE_STACK || parts > 1)) rl_request_arena_scratch(op, parts * inner * sizeof(int32_t));
     op->run = is_s8 ? run_s8_reduce : run_f32_reduce;
-    const rl_shape *in = &rl_input(plan, op, 0)->shape, *out = &rl_output(plan, op, 0)->shape;
-    if (!is_s8 && inner == 1 && in->rank > 0 && out->rank == in->rank && reduced == (size_t)in->dims[in->rank - 1])
-        rl_offer_pixel_rows(op, rl_output(plan, op, 0), run_f32_reduce_rows);
+    /* Bands of the input's pixels (its vectors along the reduced last axis), one output value each, whether the
+     * output keeps the axis ([tokens, 1]) or not ([tokens]). */
+    const rl_tensor *input = rl_input(plan, op, 0);
+    if (!is_s8 && inner == 1 && input->shape.rank > 0 && reduced == (size_t)input->shape.dims[input->shape.rank - 1]) {
+        rl_offer_pixel_rows(op, input, run_f32_reduce_rows);
+    }
     return RL_OK;
 }
 

@@ -7,7 +7,6 @@
 
 typedef struct {
     int64_t count;
-    size_t pixel; /* GELU in bands: the values of one output pixel (bands.h) */
     rl_math_unary_op op;
     int8_t table[256]; /* int8: indexed by the input's bits as uint8 */
 } rl_unary_math_state;
@@ -42,14 +41,15 @@ static rl_status run_f32_gelu(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
-/* Banded execution (bands.h) of a float GELU: pixels of its output, `pixel` values each; a value's result
- * does not depend on where a call starts (the kernels' last values go through masked vectors, not other code). */
+/* Banded execution (bands.h) of a float GELU: chunks of its elements; a value's result does not depend on
+ * where a call starts (the kernels' last values go through masked vectors, not other code). */
 static void run_f32_gelu_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
     const rl_unary_math_state *st = (const rl_unary_math_state *)op->state;
     const rl_f32_vexp_config *k = &plan->kernels->f32_vexp;
     const rl_f32_vgelu_fn gelu = st->op == RL_MATH_GELU_TANH ? k->gelu_tanh : k->gelu;
-    gelu(count * st->pixel, (const float *)rl_input(plan, op, 0)->data + first * st->pixel,
-         (float *)rl_output(plan, op, 0)->data + first * st->pixel);
+    const rl_tensor *output = rl_output(plan, op, 0);
+    const size_t pixel = rl_band_pixel_elements(op, output);
+    gelu(count * pixel, (const float *)rl_input(plan, op, 0)->data + first * pixel, (float *)output->data + first * pixel);
 }
 
 static rl_status run_unary_math(rl_plan *plan, rl_op *op) {
@@ -102,10 +102,7 @@ rl_status rl_prepare_unary_math(rl_plan *plan, rl_op *op) {
     output->shape = input->shape;
     if (s8 && (s = relu_n1_to_1_table(plan, input, output, st->table)) != RL_OK) return s;
     op->run = op->code == RL_OP_GELU ? run_f32_gelu : run_unary_math;
-    if (op->code == RL_OP_GELU && output->shape.rank > 0) {
-        st->pixel = (size_t)output->shape.dims[output->shape.rank - 1];
-        rl_offer_pixel_rows(op, output, run_f32_gelu_rows);
-    }
+    if (op->code == RL_OP_GELU) rl_offer_chunk_rows(op, output, run_f32_gelu_rows);
     return RL_OK;
 }
 

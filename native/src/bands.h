@@ -36,6 +36,15 @@ void rl_band_pixels_of(const rl_shape *s, size_t *rows, size_t *row_pixels);
 void rl_offer_pixel_rows(rl_op *op, const rl_tensor *output,
                          void (*run_rows)(rl_plan *plan, const rl_op *op, size_t first, size_t count));
 
+/* For an element-wise op or a view (band_chunks, plan_internal.h): offers `run_rows`. Heading a segment its
+ * pixels are rl_band_pixels_of its output's; later in one, the segment's (rl_band_pixel_elements). Nothing for
+ * an empty output. */
+void rl_offer_chunk_rows(rl_op *op, const rl_tensor *output,
+                         void (*run_rows)(rl_plan *plan, const rl_op *op, size_t first, size_t count));
+
+/* The elements of tensor `t` in one pixel of op's bands: t's count over band_rows * band_row_pixels. */
+size_t rl_band_pixel_elements(const rl_op *op, const rl_tensor *t);
+
 /* Sets each op's segment_last (after every op is prepared and folded, before lifetimes are planned): only
  * when the plan has worker threads and no dynamic ops; segments of one op are left to the op's own run. */
 void rl_plan_form_segments(rl_plan *plan);
