@@ -120,3 +120,26 @@ def test_sin_bands_only_whole_blocks(d):
     got, segments, _ = run(model, feed, 2)
     np.testing.assert_array_equal(got, want)
     assert segments == ([(0, 2)] if d % 64 == 0 else [])
+
+
+@pytest.mark.parametrize("heads, seq, width", [(2, 64, 64), (3, 17, 8), (4, 9, 16)])
+def test_heads_merged_by_a_transpose_head_the_projection_s_segment(heads, seq, width):
+    """Attention's output [1, heads, seq, width] transposed to [1, seq, heads, width] (reading every head: it
+    only heads a segment), reshaped to [1, seq, heads * width] and projected: one segment over the tokens."""
+    rng = np.random.default_rng(seq)
+    d = heads * width
+    x, t, r = (1, heads, seq, width), (1, seq, heads, width), (1, seq, d)
+    consts = {"perm": np.array([0, 2, 1, 3], np.int32), "shape": np.array(r, np.int32),
+              "w": (rng.standard_normal((d, d)) / np.sqrt(d)).astype(F32), "b": rng.standard_normal(d).astype(F32)}
+    ops = [("TRANSPOSE", ["x", "perm"], "t", None), ("RESHAPE", ["t", "shape"], "r", None),
+           ("FULLY_CONNECTED", ["r", "w", "b"], "p", None), ("ADD", ["p", "r"], "y", None)]
+    model = graph_model({"x": x}, consts, ops, "y", {"t": t, "r": r, "p": r, "y": r})
+    feed = rng.standard_normal(x).astype(F32)
+    want, _, _ = run(model, feed, 1)
+    for threads in (2, 3):
+        got, segments, _ = run(model, feed, threads)
+        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
+    _, segments, _ = run(model, feed, 2)
+    assert segments == [(0, 3)]
+    (expected,) = litert_default(model, [feed])
+    np.testing.assert_allclose(want, expected, rtol=1e-5, atol=1e-5)
