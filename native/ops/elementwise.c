@@ -130,7 +130,8 @@ static int64_t row_step_of(const rl_broadcast *bc, const int64_t *strides) {
 }
 
 /* Outside bands, element-wise ops of 8192 elements and more (RL_ELEMENT_WORK) split across the plan's threads in runs of whole rows (a form's row,
- * or 64 elements for the same-shape and single-value forms): transformer tensors are rank 3, never banded.
+ * or 64 elements for the same-shape and single-value forms): an op alone, or the first of a run too short or
+ * uneven to band.
  * Every element is computed by the same kernel as on one thread. */
 typedef struct {
     const rl_plan *plan;
