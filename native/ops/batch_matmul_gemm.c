@@ -34,6 +34,11 @@ typedef struct {
     /* The split across threads, chosen at prepare: row_tile rows (a multiple of mr; row_tiles of them per
      * batch) by column_tile columns (a multiple of nr). */
     size_t row_tile, row_tiles, column_tile;
+    /* pack_in_tiles: y changes at every invoke, each product has its own (y_count == batches), and packing them
+     * all is too little work to split while the products split: each tile packs the panels it reads and
+     * multiplies all of its product's rows by them, pack_column_tile columns (a multiple of nr) at a time. */
+    int32_t pack_in_tiles;
+    size_t pack_column_tile;
     size_t mr, nr;
     rl_f32_gemm_config f32;
     rl_f32_minmax_params params;
@@ -125,6 +130,25 @@ static void product_tile(void *context, size_t t, size_t j, size_t one, size_t c
     }
 }
 
+/* Output batch b's columns j .. j + columns - 1, every row, after packing the panels of b's y that they read
+ * (pack_in_tiles): attention's per-head K or V at a short sequence, packed by the tiles that use it in the
+ * products' one parallel pass instead of by the caller alone before it. The same panels and kernel calls per
+ * output element as packing first, so the same bits. */
+static void pack_and_product_tile(void *context, size_t b, size_t j, size_t one, size_t columns) {
+    (void)one;
+    const rl_batch_matmul_state *st = (const rl_batch_matmul_state *)context;
+    size_t xi, yi;
+    batch_operands(st, b, &xi, &yi);
+    pack_y_panels(context, yi, j / st->nr, 1, (columns + st->nr - 1) / st->nr);
+    const float *a = st->rows + xi * st->m * st->k;
+    const float *w = st->packed + yi * st->packed_y_floats + j / st->nr * st->panel_floats;
+    float *c = st->out + b * st->m * st->n + j;
+    for (size_t r = 0; r < st->m; r += st->mr) {
+        const size_t mr = st->m - r < st->mr ? st->m - r : st->mr;
+        st->f32.gemm(mr, columns, st->k, a + r * st->k, st->k, w, c + r * st->n, st->n, &st->params);
+    }
+}
+
 /* Output batch b's columns j .. j + columns - 1 from y in place: one row of x times y's [k][n] rows. */
 static void vecmat_tile(void *context, size_t b, size_t j, size_t one, size_t columns) {
     (void)one;
@@ -146,6 +170,11 @@ static rl_status run_batch_matmul(rl_plan *plan, rl_op *op) {
         return RL_OK;
     }
     const size_t panels = (st->n + st->nr - 1) / st->nr;
+    if (st->pack_in_tiles) {
+        st->packed = (float *)op->arena_scratch;
+        rl_parallelize_2d_tile_2d(plan->pool, pack_and_product_tile, st, st->batches, st->n, 1, st->pack_column_tile);
+        return RL_OK;
+    }
     if (st->pack_each_run) {
         st->packed = (float *)op->arena_scratch;
         /* Whole matrices per tile, or one matrix's panels in RL_TILES_PER_THREAD runs. */
@@ -223,6 +252,18 @@ rl_status rl_use_gemm_batch_matmul(rl_plan *plan, rl_op *op, int32_t m, int32_t 
     if (proto.pack_each_run && m == 1 && !proto.adj_x && !proto.adj_y && proto.batches == (size_t)bc->count) {
         /* One row per product (batches not folded into the rows of one GEMM): y is read in place. */
         proto.vecmat = plan->kernels->f32_rowdot.vecmat;
+    }
+    /* Products that split but whose y packing would not (below RL_PARALLEL_MIN_MACS: BERT-tiny's heads, seq 64
+     * by 64 wide) pack in their tiles, one tile per run of about want / batches column panels. */
+    const size_t threads = (size_t)rl_threadpool_threads(plan->pool);
+    const size_t panels = (proto.n + proto.nr - 1) / proto.nr;
+    if (proto.pack_each_run && !proto.adj_x && proto.y_count == proto.batches && !proto.vecmat &&
+        !rl_pool_for(plan, proto.y_count * proto.k * proto.n) &&
+        rl_pool_for(plan, proto.batches * proto.m * proto.n * proto.k) && proto.batches * panels >= 2 * threads) {
+        const size_t want = RL_TILES_PER_THREAD * threads, runs = (want + proto.batches - 1) / proto.batches;
+        const size_t cuts = runs < panels ? runs : panels;
+        proto.pack_in_tiles = 1;
+        proto.pack_column_tile = proto.nr * ((panels + cuts - 1) / cuts);
     }
     const size_t packed_bytes = proto.y_count * proto.packed_y_floats * sizeof(float);
     if (!proto.vecmat && (proto.pack_each_run || proto.adj_x)) {

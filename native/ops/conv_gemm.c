@@ -5,6 +5,7 @@
 #include <float.h>
 #include <string.h>
 
+#include "bands.h"
 #include "conv_gemm.h"
 #include "fc_rowdot.h"
 #include "row_taps.h"
@@ -286,5 +287,13 @@ rl_status rl_use_gemm_fully_connected(rl_plan *plan, rl_op *op, int64_t rows, in
     proto.ks = 1;
     proto.direct = 1;
     fill_params(op, &proto, op->prep.act_min, op->prep.act_max, plan);
-    return build_state(plan, op, &proto);
+    const rl_status s = build_state(plan, op, &proto);
+    /* Output row p (a transformer's token) reads only input row p, which is the input's pixel p when its last
+     * axis is the depth: a band of tokens runs on from the layer norm before it, as a 1x1 convolution does. */
+    const rl_shape *in = &rl_input(plan, op, 0)->shape;
+    if (s == RL_OK && !proto.pack_each_run && in->rank > 0 && in->dims[in->rank - 1] == depth) {
+        rl_offer_pixel_rows(op, rl_output(plan, op, 0), run_gemm_rows);
+        op->begin_rows = begin_gemm_rows;
+    }
+    return s;
 }

@@ -59,7 +59,6 @@ typedef struct {
     size_t channels;        /* F32_BINARY_PER_CHANNEL: the vector's length, each row of the full operand's;
                              * F32_BINARY_ROW_VALUE: the row's length */
     size_t row_step;        /* F32_BINARY_ROW_VALUE: the other operand's step from row to row (0: the last axis) */
-    size_t pixel_channels;  /* elements per pixel of a banded 4-D output (bands.h), 0 when not banded */
     rl_f32_minmax_params clamp;
 } rl_f32_binary_state;
 
@@ -131,7 +130,8 @@ static int64_t row_step_of(const rl_broadcast *bc, const int64_t *strides) {
 }
 
 /* Outside bands, element-wise ops of 8192 elements and more (RL_ELEMENT_WORK) split across the plan's threads in runs of whole rows (a form's row,
- * or 64 elements for the same-shape and single-value forms): transformer tensors are rank 3, never banded.
+ * or 64 elements for the same-shape and single-value forms): an op alone, or the first of a run too short or
+ * uneven to band.
  * Every element is computed by the same kernel as on one thread. */
 typedef struct {
     const rl_plan *plan;
@@ -170,13 +170,14 @@ static rl_status run_f32_binary(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
-/* Banded execution (bands.h): pixel p of the 4-D output is its elements p * C ..., and reads the same elements
- * of the full operands and the whole of a single value or a vector of C. */
+/* Banded execution (bands.h): pixel p of the output is its elements p * C ..., and reads the same elements
+ * of the full operands, value p of a row-value operand, and the whole of a single value or a vector of C. */
 static void run_f32_binary_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
     const rl_f32_binary_state *st = (const rl_f32_binary_state *)op->state;
-    run_f32_binary_span(plan, st, first * st->pixel_channels, count * st->pixel_channels,
-                        (const float *)rl_input(plan, op, 0)->data, (const float *)rl_input(plan, op, 1)->data,
-                        (float *)rl_output(plan, op, 0)->data);
+    const rl_tensor *output = rl_output(plan, op, 0);
+    const size_t pixel = rl_band_pixel_elements(op, output);
+    run_f32_binary_span(plan, st, first * pixel, count * pixel, (const float *)rl_input(plan, op, 0)->data,
+                        (const float *)rl_input(plan, op, 1)->data, (float *)output->data);
 }
 
 /* A float arithmetic op's state: its form, and bands where each pixel's outputs read their own inputs. */
@@ -213,12 +214,18 @@ static rl_status prepare_f32_binary(rl_plan *plan, rl_op *op) {
         st->form = F32_BINARY_BROADCAST;
     }
     op->run = run_f32_binary;
+    /* Bands (bands.h), any rank (a layer norm's chain over tokens): same-shape and single-value forms by
+     * chunks of elements; a per-channel form by pixels of its vector's length, one value per row by rows
+     * (the value operand holds one per pixel). Single values and vectors are read whole. */
+    const uint32_t a_whole = st->reversed ? 2u : 1u, b_whole = st->reversed ? 1u : 2u;
     const rl_shape *s = &output->shape;
-    const size_t pixel_channels = s->rank == 4 ? (size_t)s->dims[3] : 0;
-    if (st->form != F32_BINARY_BROADCAST && st->form != F32_BINARY_ROW_VALUE && pixel_channels > 0 &&
-        (st->form != F32_BINARY_PER_CHANNEL || st->channels == pixel_channels)) {
-        st->pixel_channels = pixel_channels;
-        rl_offer_elementwise_rows(op, output, run_f32_binary_rows);
+    const size_t last = s->rank > 0 ? (size_t)s->dims[s->rank - 1] : 0;
+    if (st->form == F32_BINARY_SAME_SHAPE || st->form == F32_BINARY_ONE_VALUE) {
+        rl_offer_chunk_rows(op, output, run_f32_binary_rows);
+        op->band_whole_inputs = st->form == F32_BINARY_ONE_VALUE ? b_whole : 0;
+    } else if ((st->form == F32_BINARY_PER_CHANNEL && st->channels == last) || st->form == F32_BINARY_ROW_VALUE) {
+        rl_offer_pixel_rows(op, output, run_f32_binary_rows);
+        op->band_whole_inputs = st->form == F32_BINARY_PER_CHANNEL ? b_whole : st->row_step == 0 ? a_whole : 0;
     }
     return RL_OK;
 }
@@ -294,12 +301,17 @@ rl_status rl_prepare_same_shape_f32(rl_plan *plan, rl_op *op) {
         op->prep.outer = op->prep.inner ? op->prep.count / op->prep.inner : 0;
         if (op->code == RL_OP_SOFTMAX) return rl_prepare_softmax_f32(plan, op);
     }
-    /* LEAKY_RELU and the unary ops (LOGISTIC, TANH, RELU...) compute each pixel from that pixel alone */
+    /* LEAKY_RELU and the unary ops (every other float op that comes here: LOGISTIC, TANH, RELU, and NEG, RSQRT,
+     * ABS... from their own prepares, run by rl_eval_unary) compute each pixel from that pixel alone, each
+     * element by the same operations wherever it lies in a call, except AVX2's SIN and COS (libm for the last
+     * n % 8 values): those only in bands of whole 64-element blocks. */
     const int leaky = op->code == RL_OP_LEAKY_RELU;
-    if (input->shape.rank == 4 && (leaky || op->kind->eval == rl_eval_unary)) {
-        op->prep.inner = input->shape.dims[3];
-        rl_offer_elementwise_rows(op, output, leaky ? run_f32_leaky_relu_rows : run_f32_unary_rows);
-    }
+    const int32_t last = input->shape.rank > 0 ? input->shape.dims[input->shape.rank - 1] : 0;
+    if (op->run || last <= 0) return RL_OK;
+    if (op->code != RL_OP_SIN && op->code != RL_OP_COS)
+        rl_offer_chunk_rows(op, output, leaky ? run_f32_leaky_relu_rows : run_f32_unary_rows);
+    else if (last % RL_ELEMENT_BLOCK == 0)
+        rl_offer_pixel_rows(op, output, run_f32_unary_rows);
     return RL_OK;
 }
 
@@ -352,12 +364,12 @@ rl_status rl_eval_unary(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
-/* Banded execution (bands.h) of a float unary op: pixels of its 4-D output, op->prep.inner elements each. */
+/* Banded execution (bands.h) of a float unary op: chunks of its elements (SIN and COS: whole pixels). */
 static void run_f32_unary_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
-    const size_t at = first * (size_t)op->prep.inner;
-    const float *x = (const float *)rl_input(plan, op, 0)->data + at;
-    plan->kernels->f32_unary(unary_of(op->code), (int64_t)(count * (size_t)op->prep.inner), x,
-                             (float *)rl_output(plan, op, 0)->data + at);
+    const rl_tensor *output = rl_output(plan, op, 0);
+    const size_t pixel = rl_band_pixel_elements(op, output);
+    plan->kernels->f32_unary(unary_of(op->code), (int64_t)(count * pixel),
+                             (const float *)rl_input(plan, op, 0)->data + first * pixel, (float *)output->data + first * pixel);
 }
 
 rl_status rl_eval_leaky_relu(rl_plan *plan, rl_op *op) {
@@ -366,12 +378,13 @@ rl_status rl_eval_leaky_relu(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
-/* Banded execution (bands.h) of a float LEAKY_RELU: pixels of its 4-D output, op->prep.inner elements each. */
+/* Banded execution (bands.h) of a float LEAKY_RELU: chunks of its elements. */
 static void run_f32_leaky_relu_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
-    const size_t at = first * (size_t)op->prep.inner;
-    plan->kernels->f32_vbinary.vlrelu(count * (size_t)op->prep.inner, op->params.leaky_relu.alpha,
-                                      (const float *)rl_input(plan, op, 0)->data + at,
-                                      (float *)rl_output(plan, op, 0)->data + at);
+    const rl_tensor *output = rl_output(plan, op, 0);
+    const size_t pixel = rl_band_pixel_elements(op, output);
+    plan->kernels->f32_vbinary.vlrelu(count * pixel, op->params.leaky_relu.alpha,
+                                      (const float *)rl_input(plan, op, 0)->data + first * pixel,
+                                      (float *)output->data + first * pixel);
 }
 
 rl_status rl_eval_softmax(rl_plan *plan, rl_op *op) {

@@ -83,6 +83,15 @@ rl_status rl_eval_concatenation(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
+/* Banded execution (bands.h) of a transpose that heads a segment: output indices [first, first + count) of the
+ * layout's outermost axis (attention's heads merged back: [heads, tokens, width] to [tokens, heads, width],
+ * whose tokens the RESHAPE and the output projection after it then carry on with). */
+static void run_transpose_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    xx_transpose_range__scalar((const rl_transpose_layout *)op->state, (int64_t)first, (int64_t)count,
+                               rl_input(plan, op, 0)->data, rl_output(plan, op, 0)->data,
+                               plan->kernels->x32_transpose_2d);
+}
+
 rl_status rl_prepare_transpose(rl_plan *plan, rl_op *op) {
     rl_status s = rl_expect_inputs(plan, op, 2, 2);
     if (s != RL_OK) return s;
@@ -102,6 +111,20 @@ rl_status rl_prepare_transpose(rl_plan *plan, rl_op *op) {
         output->shape.dims[d] = input->shape.dims[p];
     }
     dims_of(&input->shape, op->prep.dims);
+    /* It reads its input whole, so it only heads a segment (not pointwise), its units the outermost axis. */
+    const size_t elem = rl_dtype_size(input->dtype);
+    if (plan->pool && (elem == 1 || elem == 2 || elem == 4 || elem == 8)) {
+        rl_transpose_layout layout;
+        xx_transpose_layout(rank, op->prep.dims, op->prep.perm, elem, &layout);
+        if (layout.count > 0 && layout.dims[0] >= 2) {
+            rl_transpose_layout *st = (rl_transpose_layout *)rl_op_state(plan, op, sizeof *st);
+            if (!st) return RL_NO_MEMORY;
+            *st = layout;
+            op->band_rows = (size_t)layout.dims[0];
+            op->band_row_pixels = 1;
+            op->run_rows = run_transpose_rows;
+        }
+    }
     return RL_OK;
 }
 

@@ -1,6 +1,7 @@
 /* reduce.c — MEAN and SUM over constant axes: sums in float, then MEAN multiplies by 1.0f / the count, as
  * XNNPACK does (LiteRT's default Interpreter delegates MEAN to it; a division differs in the last bit when the
  * count is not a power of two); int8: reduce_int8.c. REDUCE_MAX and REDUCE_MIN, float32 and int8. */
+#include "bands.h"
 #include "conv_gemm.h" /* rl_pool_for, RL_ELEMENT_WORK */
 #include "f32_rsum.h"
 #include "ops.h"
@@ -19,7 +20,7 @@ typedef struct {
  * its own: any split gives the same bits). */
 typedef struct {
     rl_plan *plan;
-    rl_op *op;
+    const rl_op *op;
 } rl_reduce_job;
 
 static void f32_reduce_slices(void *context, size_t first, size_t channel, size_t count, size_t channels) {
@@ -127,6 +128,13 @@ static rl_status run_s8_reduce(rl_plan *plan, rl_op *op) {
     return run_reduce_slices(plan, op, s8_reduce_slices, 4 * RL_ELEMENT_WORK);
 }
 
+/* Banded execution (bands.h) of a float MEAN or SUM over the last axis alone: output value p is the sum of
+ * input pixel p. */
+static void run_f32_reduce_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    rl_reduce_job job = {.plan = plan, .op = op};
+    f32_reduce_slices(&job, first, 0, count, 1);
+}
+
 static rl_status use_middle_axis_driver(rl_plan *plan, rl_op *op, int is_s8) {
     int32_t first = -1, last = -1;
     for (int32_t d = 0; d < 8; ++d) {
@@ -156,6 +164,12 @@ static rl_status use_middle_axis_driver(rl_plan *plan, rl_op *op, int is_s8) {
                             .divisor = op->prep.divisor};
     if (is_s8 && (inner > RL_S8_REDUCE_STACK || parts > 1)) rl_request_arena_scratch(op, parts * inner * sizeof(int32_t));
     op->run = is_s8 ? run_s8_reduce : run_f32_reduce;
+    /* Bands of the input's pixels (its vectors along the reduced last axis), one output value each, whether the
+     * output keeps the axis ([tokens, 1]) or not ([tokens]). */
+    const rl_tensor *input = rl_input(plan, op, 0);
+    if (!is_s8 && inner == 1 && input->shape.rank > 0 && reduced == (size_t)input->shape.dims[input->shape.rank - 1]) {
+        rl_offer_pixel_rows(op, input, run_f32_reduce_rows);
+    }
     return RL_OK;
 }
 

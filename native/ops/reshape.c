@@ -1,6 +1,7 @@
 /* reshape.c — RESHAPE, SQUEEZE, EXPAND_DIMS (copies with a new shape) and SHAPE (known at prepare). */
 #include <string.h>
 
+#include "bands.h"
 #include "ops.h"
 
 static rl_status same_dtype(rl_plan *plan, const rl_tensor *input, const rl_tensor *output) {
@@ -14,6 +15,15 @@ rl_status rl_eval_copy(rl_plan *plan, rl_op *op) {
     /* An empty tensor may have no memory at all: memcpy from NULL is undefined even for 0 bytes. */
     if (bytes && output->data != input->data) memcpy(output->data, input->data, bytes);
     return RL_OK;
+}
+
+/* Banded execution (bands.h): a view's chunk is the same bytes of its input, copied only when the view has a
+ * block of its own (a graph output); usually it shares its input's and a band does nothing. */
+static void run_copy_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    const rl_tensor *input = rl_input(plan, op, 0), *output = rl_output(plan, op, 0);
+    if (output->data == input->data) return;
+    const size_t pixel = rl_tensor_bytes(input) / (op->band_rows * op->band_row_pixels);
+    memcpy((char *)output->data + first * pixel, (const char *)input->data + first * pixel, count * pixel);
 }
 
 rl_status rl_prepare_reshape(rl_plan *plan, rl_op *op) {
@@ -58,6 +68,7 @@ rl_status rl_prepare_reshape(rl_plan *plan, rl_op *op) {
     if (known != count)
         return rl_fail(plan, RL_INVALID, "cannot reshape %lld elements into %lld", (long long)count, (long long)known);
     output->shape = target;
+    rl_offer_chunk_rows(op, output, run_copy_rows);
     return RL_OK;
 }
 
@@ -82,6 +93,7 @@ rl_status rl_prepare_squeeze(rl_plan *plan, rl_op *op) {
         const int squeeze = p->count > 0 ? drop[d] : input->shape.dims[d] == 1;
         if (!squeeze) output->shape.dims[output->shape.rank++] = input->shape.dims[d];
     }
+    rl_offer_chunk_rows(op, output, run_copy_rows);
     return RL_OK;
 }
 
@@ -98,6 +110,7 @@ rl_status rl_prepare_expand_dims(rl_plan *plan, rl_op *op) {
     if (a < 0) a += rank + 1;
     output->shape.rank = rank + 1;
     for (int32_t d = 0, k = 0; d < rank + 1; ++d) output->shape.dims[d] = d == a ? 1 : input->shape.dims[k++];
+    rl_offer_chunk_rows(op, output, run_copy_rows);
     return RL_OK;
 }
 

@@ -5,6 +5,7 @@
  * betas, is within an ulp or two). A row's values do not depend on which thread runs it. int8 SOFTMAX:
  * activation_int8.c. */
 
+#include "bands.h"
 #include "conv_gemm.h"
 #include "ops.h"
 
@@ -41,6 +42,15 @@ static rl_status run_softmax_f32(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
+/* Banded execution (bands.h): output pixel p is the softmax of input row p alone. */
+static void run_softmax_f32_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    rl_softmax_state st = *(const rl_softmax_state *)op->state;
+    st.x = (const float *)rl_input(plan, op, 0)->data;
+    st.y = (float *)rl_output(plan, op, 0)->data;
+    st.kernels = plan->kernels;
+    softmax_rows(&st, first, 0, count, 1);
+}
+
 /* After rl_prepare_same_shape_f32 has set op->prep.outer (rows) and op->prep.inner (the last axis). */
 rl_status rl_prepare_softmax_f32(rl_plan *plan, rl_op *op) {
     rl_softmax_state *st = (rl_softmax_state *)rl_op_state(plan, op, sizeof *st);
@@ -48,5 +58,6 @@ rl_status rl_prepare_softmax_f32(rl_plan *plan, rl_op *op) {
     st->depth = (size_t)op->prep.inner;
     st->beta = op->params.softmax.beta;
     op->run = run_softmax_f32;
+    if (st->depth > 0) rl_offer_pixel_rows(op, rl_output(plan, op, 0), run_softmax_f32_rows);
     return RL_OK;
 }

@@ -1,6 +1,7 @@
 /* unary_math.c — float32 FLOOR, CEIL, ROUND, ELU, GELU and RELU_N1_TO_1 (f32_unary_math_ref.c), and int8
  * RELU_N1_TO_1 as a 256-entry table with TFLite's builtin ReluX arithmetic (the input rescaled with
  * MultiplyByQuantizedMultiplier, clamped to the quantized [-1, 1]). */
+#include "bands.h"
 #include "conv_gemm.h"
 #include "ops.h"
 
@@ -38,6 +39,17 @@ static rl_status run_f32_gelu(rl_plan *plan, rl_op *op) {
     /* about 30 steps per value (two degree-5 polynomials and a divide, or e^x and a divide) */
     rl_parallelize_rows(plan, gelu_blocks, &job, (job.count + GELU_BLOCK - 1) / GELU_BLOCK, job.count * 30);
     return RL_OK;
+}
+
+/* Banded execution (bands.h) of a float GELU: chunks of its elements; a value's result does not depend on
+ * where a call starts (the kernels' last values go through masked vectors, not other code). */
+static void run_f32_gelu_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    const rl_unary_math_state *st = (const rl_unary_math_state *)op->state;
+    const rl_f32_vexp_config *k = &plan->kernels->f32_vexp;
+    const rl_f32_vgelu_fn gelu = st->op == RL_MATH_GELU_TANH ? k->gelu_tanh : k->gelu;
+    const rl_tensor *output = rl_output(plan, op, 0);
+    const size_t pixel = rl_band_pixel_elements(op, output);
+    gelu(count * pixel, (const float *)rl_input(plan, op, 0)->data + first * pixel, (float *)output->data + first * pixel);
 }
 
 static rl_status run_unary_math(rl_plan *plan, rl_op *op) {
@@ -90,6 +102,7 @@ rl_status rl_prepare_unary_math(rl_plan *plan, rl_op *op) {
     output->shape = input->shape;
     if (s8 && (s = relu_n1_to_1_table(plan, input, output, st->table)) != RL_OK) return s;
     op->run = op->code == RL_OP_GELU ? run_f32_gelu : run_unary_math;
+    if (op->code == RL_OP_GELU) rl_offer_chunk_rows(op, output, run_f32_gelu_rows);
     return RL_OK;
 }
 

@@ -19,13 +19,85 @@ void rl_offer_elementwise_rows(rl_op *op, const rl_tensor *output,
     op->run_rows = run_rows;
 }
 
+void rl_band_pixels_of(const rl_shape *s, size_t *rows, size_t *row_pixels) {
+    *rows = *row_pixels = 0;
+    if (s->rank < 1) return;
+    size_t vectors = 1;
+    for (int32_t d = 0; d < s->rank; ++d) {
+        if (s->dims[d] <= 0) return;
+        if (d < s->rank - 1) vectors *= (size_t)s->dims[d];
+    }
+    if (s->rank == 4) {
+        *rows = (size_t)s->dims[0] * (size_t)s->dims[1];
+        *row_pixels = (size_t)s->dims[2];
+    } else {
+        *rows = vectors;
+        *row_pixels = 1;
+    }
+}
+
+void rl_offer_pixel_rows(rl_op *op, const rl_tensor *output,
+                         void (*run_rows)(rl_plan *plan, const rl_op *op, size_t first, size_t count)) {
+    size_t rows, row_pixels;
+    rl_band_pixels_of(&output->shape, &rows, &row_pixels);
+    if (rows * row_pixels < 2) return;
+    op->band_rows = rows;
+    op->band_row_pixels = row_pixels;
+    op->band_pointwise = 1;
+    op->run_rows = run_rows;
+}
+
+void rl_offer_chunk_rows(rl_op *op, const rl_tensor *output,
+                         void (*run_rows)(rl_plan *plan, const rl_op *op, size_t first, size_t count)) {
+    size_t rows, row_pixels;
+    rl_band_pixels_of(&output->shape, &rows, &row_pixels);
+    if (rows == 0) return;
+    /* One pixel of its own (a [tokens] vector's is all of it) heads nothing, but joins a segment as chunks. */
+    op->band_rows = rows;
+    op->band_row_pixels = row_pixels;
+    op->band_pointwise = 1;
+    op->band_chunks = 1;
+    op->run_rows = run_rows;
+}
+
+size_t rl_band_pixel_elements(const rl_op *op, const rl_tensor *t) {
+    return (size_t)rl_shape_count(&t->shape) / (op->band_rows * op->band_row_pixels);
+}
+
+/* Whether op i may run in the bands of the segment that op `start` heads: it reads per pixel the tensors a band
+ * writes (band_pointwise), its pixels are the head's (an element-wise op's output splits into as many equal
+ * chunks: a layer norm's [tokens] statistics in a segment of [tokens, channels]), and no op of the segment
+ * writes what it reads whole (a vector of channels would be read while other bands still write it). */
+static int joins_segment(rl_plan *plan, int32_t start, int32_t i) {
+    rl_op *head = &plan->ops[start], *op = &plan->ops[i];
+    if (!op->band_pointwise) return 0;
+    const size_t units = head->band_rows * head->band_row_pixels;
+    if (op->band_chunks) {
+        const int64_t count = rl_shape_count(&rl_output(plan, op, 0)->shape);
+        if (count <= 0 || (size_t)count % units != 0) return 0;
+    } else if (op->band_rows != head->band_rows || op->band_row_pixels != head->band_row_pixels) {
+        return 0;
+    }
+    for (int32_t k = 0; k < op->n_inputs; ++k) {
+        if (!(op->band_whole_inputs >> k & 1u) || op->inputs[k] < 0) continue;
+        for (int32_t j = start; j < i; ++j)
+            for (int32_t o = 0; o < plan->ops[j].n_outputs; ++o)
+                if (!plan->ops[j].folded && plan->ops[j].outputs[o] == op->inputs[k]) return 0;
+    }
+    if (op->band_chunks) { /* from here on its bands are the segment's pixels */
+        op->band_rows = head->band_rows;
+        op->band_row_pixels = head->band_row_pixels;
+    }
+    return 1;
+}
+
 void rl_plan_form_segments(rl_plan *plan) {
     for (int32_t i = 0; i < plan->n_ops; ++i) plan->ops[i].segment_last = -1;
     const size_t threads = (size_t)rl_threadpool_threads(plan->pool);
     if (threads < 2) return;
     for (int32_t i = 0; i < plan->n_ops; ++i)
         if (plan->ops[i].dynamic) return;
-    /* Runs of ops by their shapes alone: a bandable op starts one, pointwise ops of the same rows extend it. */
+    /* Runs of ops by their shapes alone: a bandable op starts one, pointwise ops of the same pixels extend it. */
     int32_t start = -1;
     for (int32_t i = 0; i < plan->n_ops; ++i) {
         rl_op *op = &plan->ops[i];
@@ -36,9 +108,7 @@ void rl_plan_form_segments(rl_plan *plan) {
             start = -1;
             continue;
         }
-        const rl_op *head = start >= 0 ? &plan->ops[start] : NULL;
-        if (head && op->band_pointwise && op->band_rows == head->band_rows &&
-            op->band_row_pixels == head->band_row_pixels) {
+        if (start >= 0 && joins_segment(plan, start, i)) {
             plan->ops[start].segment_last = i;
             continue;
         }

@@ -23,6 +23,28 @@
 void rl_offer_elementwise_rows(rl_op *op, const rl_tensor *output,
                                void (*run_rows)(rl_plan *plan, const rl_op *op, size_t first, size_t count));
 
+/* The pixels of an output of any rank, as bands count them: a 4-D output's are NHWC's (N * H rows of W
+ * pixels, as rl_offer_elementwise_rows and the convolutions offer them); any other rank's are its vectors
+ * along the last axis, one row of one pixel each (a transformer's [batch, tokens, channels]: its tokens).
+ * Both 0 when an axis is empty or the shape has none. */
+void rl_band_pixels_of(const rl_shape *s, size_t *rows, size_t *row_pixels);
+
+/* For an op whose output pixel p (rl_band_pixels_of of its output) reads only pixel p of those inputs a band
+ * may be writing, i.e. inputs with the output's pixels, and reads any other input whole (a constant, a
+ * single value, a vector of channels: tensors of other pixels, which no op of the segment writes): offers
+ * `run_rows` over pixels, pointwise. Nothing when the output has fewer than two pixels. */
+void rl_offer_pixel_rows(rl_op *op, const rl_tensor *output,
+                         void (*run_rows)(rl_plan *plan, const rl_op *op, size_t first, size_t count));
+
+/* For an element-wise op or a view (band_chunks, plan_internal.h): offers `run_rows`. Heading a segment its
+ * pixels are rl_band_pixels_of its output's; later in one, the segment's (rl_band_pixel_elements). Nothing for
+ * an empty output. */
+void rl_offer_chunk_rows(rl_op *op, const rl_tensor *output,
+                         void (*run_rows)(rl_plan *plan, const rl_op *op, size_t first, size_t count));
+
+/* The elements of tensor `t` in one pixel of op's bands: t's count over band_rows * band_row_pixels. */
+size_t rl_band_pixel_elements(const rl_op *op, const rl_tensor *t);
+
 /* Sets each op's segment_last (after every op is prepared and folded, before lifetimes are planned): only
  * when the plan has worker threads and no dynamic ops; segments of one op are left to the op's own run. */
 void rl_plan_form_segments(rl_plan *plan);

@@ -641,6 +641,8 @@ static rl_status prepare_op(rl_plan *plan, rl_op *op) {
     op->band_row_pixels = 0;
     op->band_pointwise = 0;
     op->band_whole_rows = 0;
+    op->band_chunks = 0;
+    op->band_whole_inputs = 0;
     op->begin_rows = NULL;
     op->run_rows = NULL;
     release_op_state(plan, op);

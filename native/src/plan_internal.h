@@ -114,6 +114,12 @@ struct rl_op {
      * for the other bands. */
     size_t band_rows, band_row_pixels;
     int32_t band_pointwise, band_whole_rows;
+    /* band_chunks: an element-wise op (or a view) that computes any contiguous chunk of its output from the same
+     * chunk of each input it reads per element, so it joins a segment of U units whenever its output splits into
+     * U equal chunks (its rows and pixels then become the segment's); band_whole_inputs: bit k when input k is
+     * read whole (a single value, a vector of channels), which no earlier op of its segment may write. */
+    int32_t band_chunks;
+    uint32_t band_whole_inputs;
     void (*begin_rows)(rl_plan *plan, rl_op *op);
     void (*run_rows)(rl_plan *plan, const rl_op *op, size_t first, size_t count);
     /* Set by rl_plan_form_segments: for the first op of a segment, the index of its last op, and whether its

@@ -28,7 +28,9 @@ NO_ACTIVATION = {"fused_activation_function": 0}
 OPTIONS = {"MEAN": ("ReducerOptions", {"keep_dims": True}), "SQUARED_DIFFERENCE": ("SquaredDifferenceOptions", {}),
            "ADD": ("AddOptions", NO_ACTIVATION), "SUB": ("SubOptions", NO_ACTIVATION),
            "MUL": ("MulOptions", NO_ACTIVATION), "RSQRT": (None, None),
-           "SOFTMAX": ("SoftmaxOptions", {"beta": 1.0}), "GELU": ("GeluOptions", {"approximate": False})}
+           "SOFTMAX": ("SoftmaxOptions", {"beta": 1.0}), "GELU": ("GeluOptions", {"approximate": False}),
+           "FULLY_CONNECTED": ("FullyConnectedOptions", {"fused_activation_function": 0, "keep_num_dims": True}),
+           "RESHAPE": (None, None), "NEG": (None, None), "SIN": (None, None), "TRANSPOSE": (None, None)}
 
 
 def graph_model(inputs: dict[str, tuple[int, ...]], consts: dict[str, np.ndarray],

@@ -1,0 +1,145 @@
+"""Bands over a transformer's tokens (native/src/bands.h): on several threads a layer norm's chain (MEAN,
+SQUARED_DIFFERENCE or SUB, RSQRT, the MULs and ADDs, the [tokens] statistics of a MEAN that drops the axis and
+the RESHAPE back), the MLP (FULLY_CONNECTED, GELU, FULLY_CONNECTED), the residual ADD and the next projection
+run as one job, each thread carrying its band of tokens through every op. The results must be the bits one
+thread gives for any token count (uneven splits run op by op) and LiteRT's values; the segments must form; and
+an op that reads a tensor whole (a vector of channels) must not join a segment whose earlier op writes it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from single_op import litert_default
+from transformer_graphs import graph_model
+
+from rillet.runtime import Interpreter
+
+pytest.importorskip("ai_edge_litert")
+
+F32 = np.float32
+
+
+def encoder_block(seq: int, d: int, hidden: int, keep_dims: bool, seed: int = 0) -> bytes:
+    """x [1, seq, d] + a torch-style layer norm (keep_dims False: MEAN to [seq], RESHAPE to [1, seq, 1], as
+    litert-torch writes ViT's), an MLP with GELU, the residual ADD, and a projection."""
+    rng = np.random.default_rng(seed)
+    x, row = (1, seq, d), (1, seq, 1)
+
+    def w(*shape):
+        return (rng.standard_normal(shape) / np.sqrt(shape[-1])).astype(F32)
+
+    consts = {"axis": np.array([-1], np.int32), "eps": np.array(1e-5, F32), "row": np.array(row, np.int32),
+              "gamma": rng.uniform(0.5, 1.5, d).astype(F32), "beta": rng.uniform(-0.5, 0.5, d).astype(F32),
+              "w1": w(hidden, d), "b1": w(hidden), "w2": w(d, hidden), "b2": w(d), "wq": w(d, d), "bq": w(d)}
+    stat = (seq,) if not keep_dims else row
+    reduce = {"keep_dims": keep_dims}
+
+    def statistic(name, source):  # a MEAN over the last axis, back to [1, seq, 1]
+        if keep_dims:
+            return [("MEAN", [source, "axis"], name, reduce)]
+        return [("MEAN", [source, "axis"], name + "_flat", reduce), ("RESHAPE", [name + "_flat", "row"], name, None)]
+
+    ops = [("ADD", ["x", "x"], "h", None), *statistic("mean", "h"), ("SUB", ["h", "mean"], "xc", None),
+           ("MUL", ["xc", "xc"], "sq", None), *statistic("var", "sq"), ("ADD", ["var", "eps"], "var_eps", None),
+           ("RSQRT", ["var_eps"], "inv", None), ("MUL", ["xc", "inv"], "xn", None),
+           ("MUL", ["xn", "gamma"], "xg", None), ("ADD", ["xg", "beta"], "ln", None),
+           ("FULLY_CONNECTED", ["ln", "w1", "b1"], "up", None), ("GELU", ["up"], "act", None),
+           ("FULLY_CONNECTED", ["act", "w2", "b2"], "down", None), ("ADD", ["down", "ln"], "res", None),
+           ("FULLY_CONNECTED", ["res", "wq", "bq"], "y", None)]
+    shapes = {"h": x, "mean": row, "mean_flat": stat, "xc": x, "sq": x, "var": row, "var_flat": stat,
+              "var_eps": row, "inv": row, "xn": x, "xg": x, "ln": x, "up": (1, seq, hidden),
+              "act": (1, seq, hidden), "down": x, "res": x, "y": x}
+    return graph_model({"x": x}, consts, ops, "y", shapes)
+
+
+def run(model: bytes, x: np.ndarray, threads: int) -> tuple[np.ndarray, list[tuple[int, int]], list[str]]:
+    it = Interpreter(model_content=model, num_threads=threads)
+    it.allocate_tensors()
+    it.set_tensor(it.get_input_details()[0]["index"], x)
+    it.invoke()
+    it.invoke()  # twice: the second reads no stale band of the first
+    plan = it._plan
+    segments = [(i, plan.op_segment_last(i)) for i in range(len(plan.op_names)) if plan.op_segment_last(i) >= 0]
+    return it.get_tensor(it.get_output_details()[0]["index"]).copy(), segments, list(plan.op_names)
+
+
+# 3 tokens: 2 against 1 on two threads (op by op); 9 and 17: bands that end inside the GEMM's 6- and 7-row
+# tiles; 64: BERT-tiny's; 197: ViT's.
+@pytest.mark.parametrize("keep_dims", [True, False])
+@pytest.mark.parametrize("seq, d, hidden", [(3, 16, 32), (9, 24, 40), (17, 33, 64), (64, 128, 512), (197, 64, 96)])
+def test_token_bands_give_one_threads_bits_and_litert_values(seq, d, hidden, keep_dims):
+    model = encoder_block(seq, d, hidden, keep_dims)
+    x = (np.random.default_rng(seq).standard_normal((1, seq, d)) * 2 + 0.5).astype(F32)
+    want, none, _ = run(model, x, 1)
+    assert none == []  # one thread never bands
+    for threads in (2, 3, 4):
+        got, segments, names = run(model, x, threads)
+        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
+        if threads == 2 and seq > 3:  # the whole block is one segment
+            assert segments == [(0, len(names) - 1)], (segments, names)
+    (expected,) = litert_default(model, [x])
+    np.testing.assert_allclose(want, expected, rtol=1e-5, atol=1e-5 * float(np.abs(expected).max()))
+
+
+def test_uneven_tokens_run_op_by_op():
+    _, segments, _ = run(encoder_block(3, 16, 32, keep_dims=True), np.ones((1, 3, 16), F32), 2)
+    assert segments == []
+
+
+def test_a_vector_written_in_a_segment_is_not_read_whole_in_it():
+    """NEG of a [8] vector splits into 4 chunks as [4, 8] does, so it joins the ADD's segment; the MUL reads
+    the vector whole (per channel), so it must start a segment of its own."""
+    x, v = (4, 8), (8,)
+    ops = [("ADD", ["x", "x"], "h", None), ("NEG", ["v"], "nv", None), ("MUL", ["h", "nv"], "m", None),
+           ("ADD", ["m", "x"], "y", None)]
+    model = graph_model({"x": x, "v": v}, {}, ops, "y", {"h": x, "nv": v, "m": x, "y": x})
+    feeds = [np.arange(32, dtype=F32).reshape(x), np.linspace(-1, 1, 8, dtype=F32)]
+    outputs = {}
+    for threads in (1, 2):
+        it = Interpreter(model_content=model, num_threads=threads)
+        it.allocate_tensors()
+        for detail, value in zip(it.get_input_details(), feeds):
+            it.set_tensor(detail["index"], value)
+        it.invoke()
+        outputs[threads] = it.get_tensor(it.get_output_details()[0]["index"]).copy()
+        segments = [(i, it._plan.op_segment_last(i)) for i in range(4) if it._plan.op_segment_last(i) >= 0]
+    assert segments == [(0, 1), (2, 3)]
+    np.testing.assert_array_equal(outputs[2], outputs[1])
+    np.testing.assert_array_equal(outputs[1], (2 * feeds[0]) * -feeds[1] + feeds[0])
+
+
+@pytest.mark.parametrize("d", [48, 64])
+def test_sin_bands_only_whole_blocks(d):
+    """AVX2's SIN sends the last n % 8 values through libm: it bands only when a token is whole 64-value
+    blocks, and either way gives one thread's bits."""
+    x = (1, 6, d)
+    ops = [("ADD", ["x", "x"], "h", None), ("SIN", ["h"], "s", None), ("ADD", ["s", "x"], "y", None)]
+    model = graph_model({"x": x}, {}, ops, "y", {"h": x, "s": x, "y": x})
+    feed = np.random.default_rng(d).uniform(-9, 9, x).astype(F32)
+    want, _, _ = run(model, feed, 1)
+    got, segments, _ = run(model, feed, 2)
+    np.testing.assert_array_equal(got, want)
+    assert segments == ([(0, 2)] if d % 64 == 0 else [])
+
+
+@pytest.mark.parametrize("heads, seq, width", [(2, 64, 64), (3, 17, 8), (4, 9, 16)])
+def test_heads_merged_by_a_transpose_head_the_projection_s_segment(heads, seq, width):
+    """Attention's output [1, heads, seq, width] transposed to [1, seq, heads, width] (reading every head: it
+    only heads a segment), reshaped to [1, seq, heads * width] and projected: one segment over the tokens."""
+    rng = np.random.default_rng(seq)
+    d = heads * width
+    x, t, r = (1, heads, seq, width), (1, seq, heads, width), (1, seq, d)
+    consts = {"perm": np.array([0, 2, 1, 3], np.int32), "shape": np.array(r, np.int32),
+              "w": (rng.standard_normal((d, d)) / np.sqrt(d)).astype(F32), "b": rng.standard_normal(d).astype(F32)}
+    ops = [("TRANSPOSE", ["x", "perm"], "t", None), ("RESHAPE", ["t", "shape"], "r", None),
+           ("FULLY_CONNECTED", ["r", "w", "b"], "p", None), ("ADD", ["p", "r"], "y", None)]
+    model = graph_model({"x": x}, consts, ops, "y", {"t": t, "r": r, "p": r, "y": r})
+    feed = rng.standard_normal(x).astype(F32)
+    want, _, _ = run(model, feed, 1)
+    for threads in (2, 3):
+        got, segments, _ = run(model, feed, threads)
+        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
+    _, segments, _ = run(model, feed, 2)
+    assert segments == [(0, 3)]
+    (expected,) = litert_default(model, [feed])
+    np.testing.assert_allclose(want, expected, rtol=1e-5, atol=1e-5)
