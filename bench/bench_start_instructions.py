@@ -121,7 +121,10 @@ def _quote(text: str) -> str:
 
 def feed_file(tmp: Path, name: str, models: Path) -> Path:
     feed = tmp / f"{name}.bin"
-    feed.write_bytes(np.ascontiguousarray(np.load(models / f"{name}.npz")["x"]).tobytes())
+    arrays = np.load(models / f"{name}.npz")
+    # tests/data's files name the input x; bench/make_*.py's (/work/txmodels) name it <signature>/in/<name>
+    key = "x" if "x" in arrays.files else next(k for k in arrays.files if "/in/" in k)
+    feed.write_bytes(np.ascontiguousarray(arrays[key]).tobytes())
     return feed
 
 

@@ -26,6 +26,59 @@ size_t rl_qs8_gemm_packed_size(size_t n, size_t ks, size_t kc, size_t nr, size_t
     return columns * (sizeof(int32_t) + ks * round_up(kc, kr) + sizeof(float));
 }
 
+/* Byte i of row j of an 8x8 byte block (a[j], little-endian) to byte j of a[i]: three stages of swapping the
+ * off-diagonal blocks (4x4, then 2x2, then single bytes) with masks and shifts. */
+static void transpose_8x8_bytes(uint64_t a[8]) {
+    for (size_t j = 0; j < 4; ++j) {
+        const uint64_t t = ((a[j] >> 32) ^ a[j + 4]) & 0x00000000FFFFFFFFull;
+        a[j] ^= t << 32;
+        a[j + 4] ^= t;
+    }
+    static const size_t upper[4] = {0, 1, 4, 5};
+    for (size_t u = 0; u < 4; ++u) {
+        const size_t j = upper[u];
+        const uint64_t t = ((a[j] >> 16) ^ a[j + 2]) & 0x0000FFFF0000FFFFull;
+        a[j] ^= t << 16;
+        a[j + 2] ^= t;
+    }
+    for (size_t j = 0; j < 8; j += 2) {
+        const uint64_t t = ((a[j] >> 8) ^ a[j + 1]) & 0x00FF00FF00FF00FFull;
+        a[j] ^= t << 8;
+        a[j + 1] ^= t;
+    }
+}
+
+/* The weights of a full panel (nr columns, all below n) whose rows are whole kr-byte groups (kc % kr == 0):
+ * row j's ks * kc bytes are then its groups in order, and the panel is their transpose, group by group. The
+ * general loop below computes each group's row, bound and size per group: most of an int8 model's prepare on
+ * aarch64 (kr 1, a byte at a time), where XNNPACK's packers move whole vectors. */
+static unsigned char *pack_full_panel(size_t nr, size_t kr, size_t depth, const int8_t *rows, unsigned char *out) {
+    const size_t groups = depth / kr;
+    size_t g = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (kr == 1 && nr == 8) { /* 8 groups of the 8 rows at a time: one 8x8 byte transpose */
+        for (; g + 8 <= groups; g += 8, out += 64) {
+            uint64_t a[8];
+            for (size_t j = 0; j < 8; ++j) memcpy(&a[j], rows + j * depth + g, 8);
+            transpose_8x8_bytes(a);
+            memcpy(out, a, 64);
+        }
+    }
+#endif
+#define RL_PACK_GROUPS(KR)                                                                   \
+    for (; g < groups; ++g)                                                                  \
+        for (size_t j = 0; j < nr; ++j, out += (KR)) memcpy(out, rows + j * depth + g * (KR), (KR))
+    switch (kr) { /* fixed sizes: one load and one store each, never a call */
+    case 1: RL_PACK_GROUPS(1); break;
+    case 2: RL_PACK_GROUPS(2); break;
+    case 4: RL_PACK_GROUPS(4); break;
+    case 8: RL_PACK_GROUPS(8); break;
+    default: RL_PACK_GROUPS(kr);
+    }
+#undef RL_PACK_GROUPS
+    return out;
+}
+
 void rl_pack_qs8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, int32_t input_zero_point,
                       int32_t input_offset, const int8_t *w, const int32_t *bias, const float *scales, void *packed) {
     const size_t kcr = round_up(kc, kr);
@@ -44,30 +97,34 @@ void rl_pack_qs8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, int3
             store_u32(out, folded);
             out += sizeof(uint32_t);
         }
-        /* Each kr-byte group is a run of one weight row: copied whole, the zero padding (past kc, past n)
-         * written apart. A start packs every GEMM's weights, and a byte-by-byte loop that tests both bounds
-         * per byte was most of a small model's prepare. */
-        for (size_t p = 0; p < ks; ++p) {
-            for (size_t k0 = 0; k0 < kcr; k0 += kr) {
-                const size_t run = kc - k0 < kr ? kc - k0 : kr; /* k0 < kcr: at least one byte of the row */
-                for (size_t j = 0; j < width; ++j, out += kr) {
-                    const size_t col = n0 + j;
-                    if (col >= n) {
-                        for (size_t r = 0; r < kr; ++r) out[r] = 0;
-                        continue;
-                    }
-                    const int8_t *row = w + (col * ks + p) * kc + k0;
-                    if (run == kr) {
-                        switch (kr) { /* fixed sizes: one load and one store each, never a call */
-                        case 1: *out = (unsigned char)*row; break;
-                        case 2: memcpy(out, row, 2); break;
-                        case 4: memcpy(out, row, 4); break;
-                        case 8: memcpy(out, row, 8); break;
-                        default:
-                            for (size_t r = 0; r < kr; ++r) out[r] = (unsigned char)row[r];
+        if (n0 + width <= n && kc % kr == 0) {
+            out = pack_full_panel(width, kr, ks * kc, w + n0 * ks * kc, out);
+        } else {
+            /* Each kr-byte group is a run of one weight row: copied whole, the zero padding (past kc, past n)
+             * written apart. A start packs every GEMM's weights, and a byte-by-byte loop that tests both bounds
+             * per byte was most of a small model's prepare. */
+            for (size_t p = 0; p < ks; ++p) {
+                for (size_t k0 = 0; k0 < kcr; k0 += kr) {
+                    const size_t run = kc - k0 < kr ? kc - k0 : kr; /* k0 < kcr: at least one byte of the row */
+                    for (size_t j = 0; j < width; ++j, out += kr) {
+                        const size_t col = n0 + j;
+                        if (col >= n) {
+                            for (size_t r = 0; r < kr; ++r) out[r] = 0;
+                            continue;
                         }
-                    } else {
-                        for (size_t r = 0; r < kr; ++r) out[r] = r < run ? (unsigned char)row[r] : 0;
+                        const int8_t *row = w + (col * ks + p) * kc + k0;
+                        if (run == kr) {
+                            switch (kr) { /* fixed sizes: one load and one store each, never a call */
+                            case 1: *out = (unsigned char)*row; break;
+                            case 2: memcpy(out, row, 2); break;
+                            case 4: memcpy(out, row, 4); break;
+                            case 8: memcpy(out, row, 8); break;
+                            default:
+                                for (size_t r = 0; r < kr; ++r) out[r] = (unsigned char)row[r];
+                            }
+                        } else {
+                            for (size_t r = 0; r < kr; ++r) out[r] = r < run ? (unsigned char)row[r] : 0;
+                        }
                     }
                 }
             }

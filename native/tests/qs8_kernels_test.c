@@ -884,6 +884,60 @@ static int bench(rl_isa isa, const char *name) {
     return 0;
 }
 
+/* rl_pack_qs8_gemm against gemm.h's layout written out byte by byte (the packer copies whole panels and 8x8
+ * blocks where it can): every nr and kr of the configs, n around the panel and narrow-panel edges, kc around kr
+ * and the 8-group blocks. */
+static int test_gemm_pack(rng *r, size_t *cases) {
+    static const size_t nrs[] = {4, 8, 16}, krs[] = {1, 2, 4, 8};
+    for (size_t a = 0; a < sizeof nrs / sizeof *nrs; ++a)
+        for (size_t b = 0; b < sizeof krs / sizeof *krs; ++b)
+            for (size_t n = 1; n <= 41; n += n < 18 ? 1 : 7)
+                for (size_t ks = 1; ks <= 3; ks += 2)
+                    for (size_t kc = 1; kc <= 27; kc += kc < 18 ? 1 : 9) {
+                        const size_t nr = nrs[a], kr = krs[b], kcr = (kc + kr - 1) / kr * kr;
+                        const size_t bytes = rl_qs8_gemm_packed_size(n, ks, kc, nr, kr);
+                        int8_t *w = malloc(n * ks * kc);
+                        int32_t *bias = malloc(n * sizeof *bias);
+                        float *scales = malloc(n * sizeof *scales);
+                        unsigned char *got = malloc(bytes), *want = calloc(bytes, 1);
+                        for (size_t i = 0; i < n * ks * kc; ++i) w[i] = (int8_t)rng_range(r, -128, 127);
+                        for (size_t j = 0; j < n; ++j) bias[j] = rng_range(r, -100000, 100000), scales[j] = (float)j + 0.5f;
+                        memset(got, 0xA5, bytes);
+                        rl_pack_qs8_gemm(n, ks, kc, nr, kr, 7, 0, w, bias, scales, got);
+                        unsigned char *out = want;
+                        for (size_t n0 = 0; n0 < n; n0 += nr) {
+                            const size_t width = rl_qs8_gemm_panel_width(n, n0, nr);
+                            for (size_t j = 0; j < width; ++j, out += 4) {
+                                uint32_t sum = 0, folded = 0;
+                                if (n0 + j < n) {
+                                    for (size_t k = 0; k < ks * kc; ++k) sum += (uint32_t)(int32_t)w[(n0 + j) * ks * kc + k];
+                                    folded = (uint32_t)bias[n0 + j] - 7u * sum;
+                                }
+                                memcpy(out, &folded, 4);
+                            }
+                            for (size_t p = 0; p < ks; ++p)
+                                for (size_t k0 = 0; k0 < kcr; k0 += kr)
+                                    for (size_t j = 0; j < width; ++j)
+                                        for (size_t q = 0; q < kr; ++q, ++out)
+                                            *out = n0 + j < n && k0 + q < kc
+                                                       ? (unsigned char)w[((n0 + j) * ks + p) * kc + k0 + q] : 0;
+                            for (size_t j = 0; j < width; ++j, out += 4) {
+                                const float scale = n0 + j < n ? scales[n0 + j] : 0.0f;
+                                memcpy(out, &scale, 4);
+                            }
+                        }
+                        const int same = (size_t)(out - want) == bytes && memcmp(got, want, bytes) == 0;
+                        free(w), free(bias), free(scales), free(got), free(want);
+                        if (!same) {
+                            fprintf(stderr, "rl_pack_qs8_gemm n %zu ks %zu kc %zu nr %zu kr %zu: bytes differ from the layout\n",
+                                    n, ks, kc, nr, kr);
+                            return 1;
+                        }
+                        ++*cases;
+                    }
+    return 0;
+}
+
 static int run(rl_isa isa, const char *name) {
     rng r = {UINT64_C(0x243F6A8885A308D3) ^ (uint64_t)isa};
     const gemm_path scalar = {"scalar", rl_qs8_gemm_config_for(RL_ISA_SCALAR)};
@@ -910,12 +964,14 @@ static int run(rl_isa isa, const char *name) {
     if (!failures) failures = test_lut(&r, name, isa, &lut_cases);
     size_t rdsum_cases = 0;
     if (!failures) failures = test_rdsum(&r, name, isa, &rdsum_cases);
+    size_t pack_cases = 0;
+    if (!failures) failures = test_gemm_pack(&r, &pack_cases);
     if (failures) return 1;
-    printf("%s: gemm/igemm %ux%uc%u (input_offset %d): %zu cases; dwconv %uc: %zu cases, small %uc: %zu cases; "
+    printf("%s: gemm packing: %zu cases, as gemm.h's layout; gemm/igemm %ux%uc%u (input_offset %d): %zu cases; dwconv %uc: %zu cases, small %uc: %zu cases; "
            "bit-exact with the scalar kernels and the formula; vadd/vaddc/vmul/vmulc: %zu cases, max/avg pool: %zu "
            "cases, bit-exact with the scalar kernels; ibilinear: %zu cases, lut: %zu cases, rdsum: %zu cases, "
            "bit-exact with the scalar kernels\n",
-           name, path.config.mr, path.config.nr, path.config.kr, path.config.input_offset, gemm_cases,
+           name, pack_cases, path.config.mr, path.config.nr, path.config.kr, path.config.input_offset, gemm_cases,
            dpath.config.channel_tile, dwconv_cases, dsmall.config.channel_tile, small_cases, vbinary_cases,
            pool_cases, ibilinear_cases, lut_cases, rdsum_cases);
     return 0;
