@@ -6,8 +6,10 @@
  * row, a BATCH_MATMUL row of x, or a pixel of a 1x1 stride-1 convolution: inside the tiles, FUSED_BLOCK_BYTES)
  * or per image (IGEMM: in parts across the threads, conv_hybrid_quantize.h) into arena scratch, with each
  * row's or image's zero point and scale beside it; the IGEMM's padding taps point at a buffer per image that
- * holds that image's zero point, so they add nothing, as in the reference. Each output value is one kernel's
- * sum and epilogue, whatever the tile it falls in, so the result does not depend on the thread count. */
+ * holds that image's zero point, so they add nothing, as in the reference. A GEMM's rows are stored as the
+ * path's gemm_u8 reads them where it has one (qd8_gemm.h: each byte plus 128, the same quantization). Each
+ * output value is one kernel's sum and epilogue, whatever the tile it falls in, so the result does not depend
+ * on the thread count. */
 #include <math.h>
 #include <string.h>
 
@@ -40,6 +42,9 @@ typedef struct {
     rl_row_tap_edges edges;
     size_t mr, nr, panel_bytes;
     rl_qd8_gemm_config qd8;
+    /* direct: the GEMM and the row quantization it reads (the path's gemm_u8 and quantize_u8 where it has
+     * them: its rows' bytes plus 128, multiplied as they are) */
+    rl_qd8_gemm_fn gemm;
     rl_f32_quantize_fn quantize;
     rl_image_quantizer images; /* IGEMM: each image in parts across the threads */
     rl_f32_minmax_params params;
@@ -74,8 +79,8 @@ static void qd8_tile(void *context, size_t i, size_t j, size_t rows, size_t colu
                 rq[k].scale = st->quantize((int64_t)st->kc, st->a + (chunk + k) * st->kc, q + k * st->kc,
                                            &rq[k].zero_point);
             for (size_t k = 0; k < count; k += st->mr)
-                st->qd8.gemm(count - k < st->mr ? count - k : st->mr, columns, st->kc, q + k * st->kc, st->kc, w,
-                             st->c + (chunk + k) * st->n + j, st->n, rq + k, &st->params);
+                st->gemm(count - k < st->mr ? count - k : st->mr, columns, st->kc, q + k * st->kc, st->kc, w,
+                         st->c + (chunk + k) * st->n + j, st->n, rq + k, &st->params);
         }
         return;
     }
@@ -83,8 +88,8 @@ static void qd8_tile(void *context, size_t i, size_t j, size_t rows, size_t colu
         const size_t mr = i + rows - r < st->mr ? i + rows - r : st->mr;
         float *c = st->c + r * st->n + j;
         if (st->direct) {
-            st->qd8.gemm(mr, columns, st->kc, st->q + r * st->kc, st->kc, w, c, st->n, st->row_quantization + r,
-                         &st->params);
+            st->gemm(mr, columns, st->kc, st->q + r * st->kc, st->kc, w, c, st->n, st->row_quantization + r,
+                     &st->params);
         } else {
             rl_qd8_row_quantization rq[16]; /* each pixel's image's; mr is at most 16 */
             for (size_t k = 0; k < mr; ++k) rq[k] = st->row_quantization[(r + k) / st->pixels_per_image];
@@ -175,7 +180,9 @@ static rl_status setup_qd8_indirection(rl_plan *plan, rl_op *op) {
 static rl_status build_qd8_state(rl_plan *plan, rl_op *op, rl_qd8_gemm_state *proto) {
     const rl_tensor *filter = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
     proto->qd8 = plan->kernels->qd8_gemm;
-    proto->quantize = plan->kernels->qd8_quantize.qd8;
+    const int u8 = proto->direct && proto->qd8.gemm_u8 && proto->qd8.quantize_u8;
+    proto->gemm = u8 ? proto->qd8.gemm_u8 : proto->qd8.gemm;
+    proto->quantize = u8 ? proto->qd8.quantize_u8 : plan->kernels->qd8_quantize.qd8;
     proto->mr = proto->qd8.mr;
     proto->nr = proto->qd8.nr;
     if (proto->mr > 16) return RL_OK; /* qd8_tile's row buffer */
