@@ -283,7 +283,8 @@ static int quantize_u8_case(rng *r, rl_f32_quantize_fn quantize_u8, size_t n) {
     for (size_t i = 0; i < n; ++i) q[1][i] = (int8_t)(q[1][i] ^ 0x80);
     const int failed = zp[0] != zp[1] || memcmp(&scale[0], &scale[1], sizeof(float)) != 0 ||
                        memcmp(q[0], q[1], n + GUARD) != 0;
-    if (failed) printf("quantize_u8 n %zu: zero point %d vs %d, scale %.9g vs %.9g\n", n, zp[0], zp[1], scale[0], scale[1]);
+    if (failed)
+        printf("quantize_u8 n %zu: zero point %d vs %d, scale %.9g vs %.9g\n", n, zp[0], zp[1], scale[0], scale[1]);
     free(x), free(q[0]), free(q[1]);
     return failed;
 }
