@@ -44,7 +44,7 @@ typedef struct {
     rl_qd8_gemm_config qd8;
     /* direct: the GEMM and the row quantization it reads (the path's gemm_u8 and quantize_u8 where it has
      * them: its rows' bytes plus 128, multiplied as they are) */
-    rl_qd8_gemm_fn gemm;
+    rl_qd8_gemm_fn gemm, gemm_1row; /* gemm_1row: for a block of one row, or NULL */
     rl_f32_quantize_fn quantize;
     rl_image_quantizer images; /* IGEMM: each image in parts across the threads */
     rl_f32_minmax_params params;
@@ -66,6 +66,13 @@ RL_STATIC_ASSERT(sizeof(rl_qd8_gemm_state) <= 512, "rl_qd8_gemm_state stays a sm
 
 static size_t round_up(size_t x, size_t multiple) { return (x + multiple - 1) / multiple * multiple; }
 
+/* A direct GEMM's block of mr rows or fewer. */
+static inline void gemm_block(const rl_qd8_gemm_state *st, size_t mr, size_t columns, const int8_t *q, const void *w,
+                              float *c, const rl_qd8_row_quantization *rq) {
+    (mr == 1 && st->gemm_1row ? st->gemm_1row : st->gemm)(mr, columns, st->kc, q, st->kc, w, c, st->n, rq,
+                                                          &st->params);
+}
+
 /* Rows i .. i + rows - 1 (i a multiple of mr), columns j .. j + columns - 1 (j a multiple of nr). */
 static void qd8_tile(void *context, size_t i, size_t j, size_t rows, size_t columns) {
     const rl_qd8_gemm_state *st = (const rl_qd8_gemm_state *)context;
@@ -79,8 +86,8 @@ static void qd8_tile(void *context, size_t i, size_t j, size_t rows, size_t colu
                 rq[k].scale = st->quantize((int64_t)st->kc, st->a + (chunk + k) * st->kc, q + k * st->kc,
                                            &rq[k].zero_point);
             for (size_t k = 0; k < count; k += st->mr)
-                st->gemm(count - k < st->mr ? count - k : st->mr, columns, st->kc, q + k * st->kc, st->kc, w,
-                         st->c + (chunk + k) * st->n + j, st->n, rq + k, &st->params);
+                gemm_block(st, count - k < st->mr ? count - k : st->mr, columns, q + k * st->kc, w,
+                           st->c + (chunk + k) * st->n + j, rq + k);
         }
         return;
     }
@@ -88,8 +95,7 @@ static void qd8_tile(void *context, size_t i, size_t j, size_t rows, size_t colu
         const size_t mr = i + rows - r < st->mr ? i + rows - r : st->mr;
         float *c = st->c + r * st->n + j;
         if (st->direct) {
-            st->gemm(mr, columns, st->kc, st->q + r * st->kc, st->kc, w, c, st->n, st->row_quantization + r,
-                     &st->params);
+            gemm_block(st, mr, columns, st->q + r * st->kc, w, c, st->row_quantization + r);
         } else {
             rl_qd8_row_quantization rq[16]; /* each pixel's image's; mr is at most 16 */
             for (size_t k = 0; k < mr; ++k) rq[k] = st->row_quantization[(r + k) / st->pixels_per_image];
@@ -199,6 +205,7 @@ static rl_status build_qd8_state(rl_plan *plan, rl_op *op, rl_qd8_gemm_state *pr
     proto->qd8 = plan->kernels->qd8_gemm;
     const int u8 = proto->direct && proto->qd8.gemm_u8 && proto->qd8.quantize_u8;
     proto->gemm = u8 ? proto->qd8.gemm_u8 : proto->qd8.gemm;
+    proto->gemm_1row = u8 ? proto->qd8.gemm_u8_1row : NULL;
     proto->quantize = u8 ? proto->qd8.quantize_u8 : plan->kernels->qd8_quantize.qd8;
     proto->mr = proto->qd8.mr;
     proto->nr = proto->qd8.nr;

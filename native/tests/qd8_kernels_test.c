@@ -100,19 +100,23 @@ static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_c
     int8_t *const replaced = data[ks * mr - 1];
     if (igemm && ks > 1) data[ks * mr - 1] = data[0]; /* a shared tap, as padding taps share the zero buffer */
     int failed = 0;
-    float *outs[3];
-    /* the third: the path's gemm_u8 on the same rows plus 128 (GEMM only; the path's gemm where it has none) */
-    const rl_qd8_gemm_config *cfgs[3] = {path, scalar, path};
-    for (int which = 0; which < 3; ++which) {
+    float *outs[4];
+    /* the third: the path's gemm_u8 on the same rows plus 128, the fourth its gemm_u8_1row a row at a time
+     * (GEMM only; the path's gemm where it has none) */
+    const rl_qd8_gemm_config *cfgs[4] = {path, scalar, path, path};
+    for (int which = 0; which < 4; ++which) {
         const rl_qd8_gemm_config *cfg = cfgs[which];
-        const int u8 = which == 2 && !igemm && cfg->gemm_u8;
+        const int one_row = which == 3 && !igemm && cfg->gemm_u8_1row;
+        const int u8 = (which == 2 && !igemm && cfg->gemm_u8) || one_row;
+        const size_t step = one_row ? 1 : cfg->mr;
+        const rl_qd8_gemm_fn gemm = one_row ? cfg->gemm_u8_1row : u8 ? cfg->gemm_u8 : cfg->gemm;
         const size_t c_stride = n + GUARD;
         float *c = malloc(mr * c_stride * sizeof(float));
         for (size_t i = 0; i < mr * c_stride; ++i) c[i] = -12345.0f;
         void *packed = malloc(rl_qd8_gemm_packed_size(n, ks, kc, cfg->nr, cfg->kr));
         rl_pack_qd8_gemm(n, ks, kc, cfg->nr, cfg->kr, w, scales, bias, packed);
-        for (size_t i0 = 0; i0 < mr; i0 += cfg->mr) {
-            const size_t m = mr - i0 < cfg->mr ? mr - i0 : cfg->mr;
+        for (size_t i0 = 0; i0 < mr; i0 += step) {
+            const size_t m = mr - i0 < step ? mr - i0 : step;
             if (igemm) {
                 const int8_t *ind[64 * MAX_MR];
                 for (size_t p = 0; p < ks; ++p)
@@ -128,8 +132,7 @@ static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_c
                 if (u8)
                     for (size_t i = 0; i < m; ++i)
                         for (size_t k = 0; k < kc; ++k) a[i * a_stride + k] = (int8_t)(a[i * a_stride + k] ^ 0x80);
-                (u8 ? cfg->gemm_u8 : cfg->gemm)(m, nc, kc, a, a_stride, packed, c + i0 * c_stride, c_stride,
-                                                rows + i0, &params);
+                gemm(m, nc, kc, a, a_stride, packed, c + i0 * c_stride, c_stride, rows + i0, &params);
                 guard_free(a, (m - 1) * a_stride + kc, map);
             }
         }
@@ -141,13 +144,13 @@ static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_c
         for (size_t p = 0; p < ks; ++p) taps[p] = data[i * ks + p];
         for (size_t j = 0; j < n + GUARD; ++j) {
             const float a = outs[0][i * (n + GUARD) + j], s = outs[1][i * (n + GUARD) + j];
-            const float u = outs[2][i * (n + GUARD) + j];
+            const float u = outs[2][i * (n + GUARD) + j], o = outs[3][i * (n + GUARD) + j];
             const float want = j < n ? formula(taps, igemm ? ks : 1, kc, w, j, scales, bias, rows[i], &params)
                                      : -12345.0f;
             if (memcmp(&a, &want, sizeof a) != 0 || memcmp(&s, &want, sizeof s) != 0 ||
-                memcmp(&u, &want, sizeof u) != 0) {
-                printf("%s mr %zu nc %zu kc %zu ks %zu row %zu col %zu: path %.9g scalar %.9g u8 %.9g want %.9g\n",
-                       igemm ? "igemm" : "gemm", mr, nc, kc, ks, i, j, a, s, u, want);
+                memcmp(&u, &want, sizeof u) != 0 || memcmp(&o, &want, sizeof o) != 0) {
+                printf("%s mr %zu nc %zu kc %zu ks %zu row %zu col %zu: path %.9g scalar %.9g u8 %.9g 1-row %.9g "
+                       "want %.9g\n", igemm ? "igemm" : "gemm", mr, nc, kc, ks, i, j, a, s, u, o, want);
                 failed = 1;
                 break;
             }
@@ -156,7 +159,7 @@ static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_c
     if (igemm && ks > 1) data[ks * mr - 1] = replaced;
     for (size_t t = 0; t < ks * mr; ++t)
         if (data[t]) guard_free(data[t], kc, mapped[t]);
-    free(outs[0]), free(outs[1]), free(outs[2]), free(w), free(scales), free(bias);
+    free(outs[0]), free(outs[1]), free(outs[2]), free(outs[3]), free(w), free(scales), free(bias);
     return failed;
 }
 
