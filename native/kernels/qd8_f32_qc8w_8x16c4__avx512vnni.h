@@ -43,8 +43,8 @@ static inline __m512i load_columns(const void *p, __mmask16 lanes) { return _mm5
 /* acc += the 4 input bytes at row (+ 128 each: vsign, unless the u8 row holds them so) times the 16 columns' 4
  * weights. The bytes are broadcast from memory and flipped in the vector unit: flipped in a general register
  * first (what gcc makes of set1(bits ^ sign)), each needs a move from that register to the vector unit, and
- * those moves, not the products, bounded the loop. A u8 row needs no flip: vpdpbusd takes the broadcast from
- * memory itself, half the loop's instructions (XNNPACK's qdu8 kernels). */
+ * those moves, not the products, bounded the loop. A u8 row needs no flip: its broadcast is a load alone, and
+ * the step's vector work is the products only (XNNPACK's qdu8 kernels). */
 static inline __m512i dot_block(__m512i vacc, const int8_t *row, __m512i vw, __m512i vsign, int u8) {
     int32_t bits;
     memcpy(&bits, row, sizeof bits);
