@@ -17,10 +17,16 @@ The models (full size; --fixtures shrinks sequence, width and vocabulary but kee
 - bert_tiny_{f32,dynamic,int8}: a BERT encoder (2 layers, hidden 128, 2 heads, seq 64, vocab 30522) written
   by hand in Keras (MultiHeadAttention, LayerNormalization, GELU) and converted by tf.lite: float32,
   dynamic-range (Optimize.DEFAULT with no data) and full int8 (representative data, int8 builtins, float I/O).
-- vit_tiny_{f32,int8}: transformers' ViTModel (4 blocks, 224x224, patch 16, hidden 192, 3 heads) through
-  litert-torch; int8 by litert-torch's PT2E quantizer (static, per-channel weights).
-- whisper_tiny_encoder_{f32,int8}: transformers' WhisperEncoder at whisper-tiny's sizes (d_model 384, 4
-  layers, 6 heads, input features [1, 80, 3000], 1500 frames after the conv stem), litert-torch, PT2E int8.
+- vit_tiny_{f32,dynamic,int8}: transformers' ViTModel (4 blocks, 224x224, patch 16, hidden 192, 3 heads)
+  through litert-torch; int8 by litert-torch's PT2E quantizer (static, per-channel weights); dynamic-range by
+  ai_edge_quantizer's dynamic_wi8_afp32 recipe on the float file (per-channel int8 weights, float
+  activations quantized per row at run time: hybrid FULLY_CONNECTED and CONV_2D), the path LiteRT documents
+  for a torch model, whose graph TensorFlow's converter never sees.
+- whisper_tiny_encoder_{f32,dynamic,int8}: transformers' WhisperEncoder at whisper-tiny's sizes (d_model 384,
+  4 layers, 6 heads, input features [1, 80, 3000], 1500 frames after the conv stem), litert-torch, PT2E int8,
+  dynamic-range as ViT's.
+  `--only dynamic [--floats DIR]` makes both dynamic-range files from the float files already in DIR (default
+  --out), on the same inputs.
 - gpt2_small_f32: transformers' GPT2LMHeadModel (2 layers, n_embd 128, 2 heads, vocab 1000, seq 64), one
   forward over token ids through litert-torch.
 - gpt2_kv_f32: a GPT-2-shaped decoder (layer norm, GELU-tanh, biases) from litert-torch's generative API with
@@ -239,6 +245,15 @@ class FirstOutput:
         return Wrapped().eval()
 
 
+def dynamic_range(content: bytes) -> bytes:
+    """ai_edge_quantizer's dynamic-range recipe: int8 per-channel weights, float activations."""
+    from ai_edge_quantizer import quantizer, recipe
+
+    q = quantizer.Quantizer(bytearray(content))
+    q.load_quantization_recipe(recipe.dynamic_wi8_afp32())
+    return bytes(q.quantize().quantized_model)
+
+
 def float_and_int8(out: Path, stem: str, module, make_input, s: Sizes, int_high: int = 0) -> None:
     import torch
 
@@ -248,6 +263,7 @@ def float_and_int8(out: Path, stem: str, module, make_input, s: Sizes, int_high:
         content = torch_to_tflite(module, sample)
     inputs = signature_inputs(content, lambda n, d: random_like(np.random.default_rng(3), d, int_high))
     write_model(out, f"{stem}_f32", content, inputs)
+    write_model(out, f"{stem}_dynamic", dynamic_range(content), inputs)
     calibration = [(make_input(1 + i),) for i in range(s.calibration_samples)]
     quantized, config = pt2e_int8(module, sample, calibration)
     content = torch_to_tflite(quantized, sample, quant_config=config)
@@ -355,8 +371,25 @@ def gpt2_kv(out: Path, s: Sizes) -> None:
     write_model(out, "gpt2_kv_f32", content, {prefill_sig: prefill_in, "decode": decode_in})
 
 
+FLOATS: Path | None = None  # --floats: where dynamic_from_float finds the float files
+
+
+def dynamic_from_float(out: Path, s: Sizes) -> None:
+    """The litert-torch models' dynamic-range files from their float files, on the same inputs."""
+    floats = FLOATS or out
+    for stem in ("vit_tiny", "whisper_tiny_encoder"):
+        content = (floats / f"{stem}_f32.tflite").read_bytes()
+        with np.load(floats / f"{stem}_f32.npz") as saved:
+            inputs: dict[str, Arrays] = {}
+            for key in saved.files:
+                sig, kind, name = key.split("/", 2)
+                if kind == "in":
+                    inputs.setdefault(sig, {})[name] = saved[key]
+        write_model(out, f"{stem}_dynamic", dynamic_range(content), inputs)
+
+
 FAMILIES = {"bert": bert_models, "vit": vit_models, "whisper": whisper_models, "gpt2": gpt2_plain,
-            "gpt2_kv": gpt2_kv}
+            "gpt2_kv": gpt2_kv, "dynamic": dynamic_from_float}
 
 
 def main() -> int:
@@ -364,7 +397,9 @@ def main() -> int:
     parser.add_argument("--out", type=Path, help="output folder (default /work/txmodels, or with --fixtures "
                                                  "tests/data/transformers)")
     parser.add_argument("--fixtures", action="store_true", help="the small copies the tests run")
-    parser.add_argument("--only", nargs="+", choices=sorted(FAMILIES), default=list(FAMILIES))
+    parser.add_argument("--only", nargs="+", choices=sorted(FAMILIES),
+                        default=[f for f in FAMILIES if f != "dynamic"])  # vit and whisper make theirs
+    parser.add_argument("--floats", type=Path, help="--only dynamic: the folder of the float files")
     args = parser.parse_args()
     out = args.out or (REPO / "tests" / "data" / "transformers" if args.fixtures else Path("/work/txmodels"))
     out.mkdir(parents=True, exist_ok=True)
@@ -374,11 +409,14 @@ def main() -> int:
         failed = []
         for family in args.only:
             command = [sys.executable, __file__, "--out", str(out), "--only", family]
+            command += ["--floats", str(args.floats)] if args.floats else []
             if subprocess.run(command + (["--fixtures"] if args.fixtures else [])).returncode != 0:
                 failed.append(family)
         if failed:
             print(f"FAILED: {' '.join(failed)}", file=sys.stderr)
         return 1 if failed else 0
+    global FLOATS
+    FLOATS = args.floats
     FAMILIES[args.only[0]](out, FIXTURES if args.fixtures else FULL)
     return 0
 

@@ -3,7 +3,8 @@
  * (f32_qs8_quantization.h) on the vector min and max, the same clamp and ties-to-even conversion. A hybrid
  * FULLY_CONNECTED quantizes every row at every invoke: on bert_tiny_dynamic's 64 rows of 512 the AVX2 loops
  * (one min and one max chain of 8 lanes) cost a quarter of the op. Four chains of 16 here, the quantized
- * values' tail under a mask. TFLite's quantization (DEPTHWISE_CONV_2D's) stays AVX2's. */
+ * values' tail under a mask. TFLite's quantization (DEPTHWISE_CONV_2D's) stays AVX2's. The qdu8 form writes each
+ * byte plus 128 (flipped top bit) for the VNNI GEMM that multiplies it unsigned (qd8_gemm.h's gemm_u8). */
 #include <immintrin.h>
 
 #include "f32_qs8_quantization.h"
@@ -45,7 +46,8 @@ static inline __m512i qd8_lanes(__m512 x, __m512 vscale, __m512 vbelow, __m512 v
     return _mm512_add_epi32(_mm512_cvtps_epi32(v), vzp);
 }
 
-static inline void qd8_values(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p) {
+/* flip: 0, or 0x80 in every byte (the qdu8 form), XORed into the converted bytes. */
+static inline void qd8_values(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p, __m128i flip) {
     const int32_t zp = p->zero_point;
     const __m512 vscale = _mm512_set1_ps(p->multiplier);
     const __m512 vbelow = _mm512_set1_ps((float)(-128 - zp)), vabove = _mm512_set1_ps((float)(127 - zp));
@@ -53,25 +55,35 @@ static inline void qd8_values(int64_t n, const float *x, int8_t *q, const rl_f32
     int64_t i = 0;
     for (; i + 16 <= n; i += 16)
         _mm_storeu_si128((__m128i *)(void *)(q + i),
-                         _mm512_cvtsepi32_epi8(qd8_lanes(_mm512_loadu_ps(x + i), vscale, vbelow, vabove, vzp)));
+                         _mm_xor_si128(_mm512_cvtsepi32_epi8(qd8_lanes(_mm512_loadu_ps(x + i), vscale, vbelow, vabove,
+                                                                       vzp)), flip));
     if (i < n) {
         const __mmask16 tail = (__mmask16)((UINT32_C(1) << (n - i)) - 1);
-        _mm_mask_storeu_epi8(q + i, tail, _mm512_cvtsepi32_epi8(qd8_lanes(_mm512_maskz_loadu_ps(tail, x + i), vscale,
-                                                                          vbelow, vabove, vzp)));
+        _mm_mask_storeu_epi8(q + i, tail, _mm_xor_si128(_mm512_cvtsepi32_epi8(qd8_lanes(
+                                                            _mm512_maskz_loadu_ps(tail, x + i), vscale, vbelow,
+                                                            vabove, vzp)), flip));
     }
 }
 
 void f32_rminmax__avx512(int64_t n, const float *x, float *lo, float *hi) { rminmax(n, x, lo, hi); }
 
 void f32_qd8_quantize_values__avx512(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p) {
-    qd8_values(n, x, q, p);
+    qd8_values(n, x, q, p, _mm_setzero_si128());
 }
 
-float f32_qd8_quantize__avx512(int64_t n, const float *x, int8_t *q, int32_t *zero_point) {
+static inline float quantize(int64_t n, const float *x, int8_t *q, int32_t *zero_point, __m128i flip) {
     float lo = 0.0f, hi = 0.0f;
     rminmax(n, x, &lo, &hi);
     const rl_f32_qs8_quantization p = rl_qd8_quantization_of(lo, hi);
-    qd8_values(n, x, q, &p);
+    qd8_values(n, x, q, &p, flip);
     *zero_point = p.zero_point;
     return p.scale;
+}
+
+float f32_qd8_quantize__avx512(int64_t n, const float *x, int8_t *q, int32_t *zero_point) {
+    return quantize(n, x, q, zero_point, _mm_setzero_si128());
+}
+
+float f32_qdu8_quantize__avx512(int64_t n, const float *x, int8_t *q, int32_t *zero_point) {
+    return quantize(n, x, q, zero_point, _mm_set1_epi8((char)0x80));
 }

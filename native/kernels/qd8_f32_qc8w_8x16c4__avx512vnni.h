@@ -15,9 +15,9 @@
 
 enum { MR = 8, NR = 16 };
 
-/* 4 input bytes from k, plus 128 each, broadcast: the rem (1..3) left when the row ends sooner, reading only the
- * row (their weights are zero past kc, so the bytes beside them add nothing). */
-static inline __m512i broadcast_block(const int8_t *row, size_t k, size_t kc) {
+/* The 4 input bytes from k as they are stored: the rem (1..3) left when the row ends sooner, reading only the row
+ * (their weights are zero past kc, so the bytes beside them add nothing). */
+static inline uint32_t block_bits(const int8_t *row, size_t k, size_t kc) {
     uint32_t bits;
     if (k + 4 <= kc) {
         memcpy(&bits, row + k, sizeof bits);
@@ -28,21 +28,28 @@ static inline __m512i broadcast_block(const int8_t *row, size_t k, size_t kc) {
         bits = 0;
         for (size_t i = 0; i < kc; ++i) bits |= (uint32_t)(uint8_t)row[i] << (8 * i);
     }
-    return _mm512_set1_epi32((int)(bits ^ UINT32_C(0x80808080)));
+    return bits;
+}
+
+/* 4 input bytes from k, plus 128 each (signed rows: flipped here; u8 rows hold them so), broadcast. */
+static inline __m512i broadcast_block(const int8_t *row, size_t k, size_t kc, int u8) {
+    const uint32_t bits = block_bits(row, k, kc);
+    return _mm512_set1_epi32((int)(u8 ? bits : bits ^ UINT32_C(0x80808080)));
 }
 
 /* The first 16 (lanes 0xFFFF), or 8 (0x00FF: a narrow panel), 4-byte values at p; the rest zero. */
 static inline __m512i load_columns(const void *p, __mmask16 lanes) { return _mm512_maskz_loadu_epi32(lanes, p); }
 
-/* acc += the 4 input bytes at row (+ 128 each: vsign) times the 16 columns' 4 weights. The bytes are broadcast
- * from memory and flipped in the vector unit: flipped in a general register first (what gcc makes of
- * set1(bits ^ sign)), each needs a move from that register to the vector unit, and those moves, not the
- * products, bounded the loop. */
-static inline __m512i dot_block(__m512i vacc, const int8_t *row, __m512i vw, __m512i vsign) {
+/* acc += the 4 input bytes at row (+ 128 each: vsign, unless the u8 row holds them so) times the 16 columns' 4
+ * weights. The bytes are broadcast from memory and flipped in the vector unit: flipped in a general register
+ * first (what gcc makes of set1(bits ^ sign)), each needs a move from that register to the vector unit, and
+ * those moves, not the products, bounded the loop. A u8 row needs no flip: its broadcast is a load alone, and
+ * the step's vector work is the products only (XNNPACK's qdu8 kernels). */
+static inline __m512i dot_block(__m512i vacc, const int8_t *row, __m512i vw, __m512i vsign, int u8) {
     int32_t bits;
     memcpy(&bits, row, sizeof bits);
     const __m512i va = _mm512_set1_epi32(bits);
-    return _mm512_dpbusd_epi32(vacc, _mm512_xor_si512(va, vsign), vw);
+    return _mm512_dpbusd_epi32(vacc, u8 ? va : _mm512_xor_si512(va, vsign), vw);
 }
 
 /* v, through an empty asm statement: gcc 12, seeing the sums converted to float after the loop, gave every
@@ -70,6 +77,87 @@ static inline void store_row(float *c, __mmask16 vmask, __m512i vacc, const rl_q
     const __m512 y = _mm512_min_ps(_mm512_max_ps(_mm512_fmadd_ps(scaled, vscale, vbias), _mm512_set1_ps(params->min)),
                                    _mm512_set1_ps(params->max));
     _mm512_mask_storeu_ps(c, vmask, y);
+}
+
+/* The GEMM of both kernels: u8 (a constant in each caller) says whether the rows hold the signed bytes (flipped
+ * here) or the bytes plus 128 (qd8_gemm.h's gemm_u8). */
+static inline __attribute__((always_inline)) void gemm_8x16c4(size_t mr, size_t nc, size_t kc, const int8_t *a,
+                                                              size_t a_stride, const void *w, float *c,
+                                                              size_t c_stride, const rl_qd8_row_quantization *rows,
+                                                              const rl_f32_minmax_params *params, int u8) {
+    /* Rows past mr alias the last real one: computed twice, stored twice with the same values. */
+    const int8_t *in[MR];
+    float *out[MR];
+    const rl_qd8_row_quantization *rq[MR];
+    for (size_t i = 0; i < MR; ++i) {
+        in[i] = i < mr ? a + i * a_stride : in[i - 1];
+        out[i] = i < mr ? c + i * c_stride : out[i - 1];
+        rq[i] = i < mr ? rows + i : rq[i - 1];
+    }
+    const int8_t *a0 = in[0], *a1 = in[1], *a2 = in[2], *a3 = in[3], *a4 = in[4], *a5 = in[5], *a6 = in[6], *a7 = in[7];
+    const size_t kfull = kc & ~(size_t)3;
+    const __m512i vsign = _mm512_set1_epi32((int)UINT32_C(0x80808080));
+    const unsigned char *panel = w;
+    for (size_t n0 = 0; n0 < nc; n0 += NR) {
+        const size_t width = nc - n0 <= 8 ? 8 : NR;
+        const __mmask16 lanes = (__mmask16)((UINT32_C(1) << width) - 1);
+        const __m512i vksum = load_columns(panel, lanes);
+        __m512i vacc0 = start_row(vksum, rq[0]);
+        __m512i vacc1 = start_row(vksum, rq[1]);
+        __m512i vacc2 = start_row(vksum, rq[2]);
+        __m512i vacc3 = start_row(vksum, rq[3]);
+        __m512i vacc4 = start_row(vksum, rq[4]);
+        __m512i vacc5 = start_row(vksum, rq[5]);
+        __m512i vacc6 = start_row(vksum, rq[6]);
+        __m512i vacc7 = start_row(vksum, rq[7]);
+        const int8_t *wk = (const int8_t *)(panel + width * sizeof(int32_t));
+        size_t k = 0;
+        for (; k < kfull; k += 4, wk += 4 * width) {
+            const __m512i vw = load_columns(wk, lanes);
+            vacc0 = dot_block(vacc0, a0 + k, vw, vsign, u8);
+            vacc1 = dot_block(vacc1, a1 + k, vw, vsign, u8);
+            vacc2 = dot_block(vacc2, a2 + k, vw, vsign, u8);
+            vacc3 = dot_block(vacc3, a3 + k, vw, vsign, u8);
+            vacc4 = dot_block(vacc4, a4 + k, vw, vsign, u8);
+            vacc5 = dot_block(vacc5, a5 + k, vw, vsign, u8);
+            vacc6 = dot_block(vacc6, a6 + k, vw, vsign, u8);
+            vacc7 = dot_block(vacc7, a7 + k, vw, vsign, u8);
+        }
+        if (k < kc) {
+            const __m512i vw = load_columns(wk, lanes);
+            vacc0 = _mm512_dpbusd_epi32(vacc0, broadcast_block(a0, k, kc, u8), vw);
+            vacc1 = _mm512_dpbusd_epi32(vacc1, broadcast_block(a1, k, kc, u8), vw);
+            vacc2 = _mm512_dpbusd_epi32(vacc2, broadcast_block(a2, k, kc, u8), vw);
+            vacc3 = _mm512_dpbusd_epi32(vacc3, broadcast_block(a3, k, kc, u8), vw);
+            vacc4 = _mm512_dpbusd_epi32(vacc4, broadcast_block(a4, k, kc, u8), vw);
+            vacc5 = _mm512_dpbusd_epi32(vacc5, broadcast_block(a5, k, kc, u8), vw);
+            vacc6 = _mm512_dpbusd_epi32(vacc6, broadcast_block(a6, k, kc, u8), vw);
+            vacc7 = _mm512_dpbusd_epi32(vacc7, broadcast_block(a7, k, kc, u8), vw);
+            wk += 4 * width;
+        }
+        vacc0 = settled(vacc0);
+        vacc1 = settled(vacc1);
+        vacc2 = settled(vacc2);
+        vacc3 = settled(vacc3);
+        vacc4 = settled(vacc4);
+        vacc5 = settled(vacc5);
+        vacc6 = settled(vacc6);
+        vacc7 = settled(vacc7);
+        const float *tail = (const float *)(const void *)wk;
+        const __m512 vscale = _mm512_castsi512_ps(load_columns(tail, lanes));
+        const __m512 vbias = _mm512_castsi512_ps(load_columns(tail + width, lanes));
+        const size_t n = nc - n0 < NR ? nc - n0 : NR;
+        const __mmask16 vmask = (__mmask16)((UINT32_C(1) << n) - 1);
+        store_row(out[0] + n0, vmask, vacc0, rq[0], vscale, vbias, params);
+        store_row(out[1] + n0, vmask, vacc1, rq[1], vscale, vbias, params);
+        store_row(out[2] + n0, vmask, vacc2, rq[2], vscale, vbias, params);
+        store_row(out[3] + n0, vmask, vacc3, rq[3], vscale, vbias, params);
+        store_row(out[4] + n0, vmask, vacc4, rq[4], vscale, vbias, params);
+        store_row(out[5] + n0, vmask, vacc5, rq[5], vscale, vbias, params);
+        store_row(out[6] + n0, vmask, vacc6, rq[6], vscale, vbias, params);
+        store_row(out[7] + n0, vmask, vacc7, rq[7], vscale, vbias, params);
+        panel = (const unsigned char *)(tail + 2 * width); /* past the scales and biases */
+    }
 }
 
 #endif

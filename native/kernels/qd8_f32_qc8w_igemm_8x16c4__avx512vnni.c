@@ -42,25 +42,25 @@ void qd8_f32_qc8w_igemm_8x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size
             size_t k = 0;
             for (; k < kfull; k += 4, wk += 4 * width) {
                 const __m512i vw = load_columns(wk, lanes);
-                vacc0 = dot_block(vacc0, a0 + k, vw, vsign);
-                vacc1 = dot_block(vacc1, a1 + k, vw, vsign);
-                vacc2 = dot_block(vacc2, a2 + k, vw, vsign);
-                vacc3 = dot_block(vacc3, a3 + k, vw, vsign);
-                vacc4 = dot_block(vacc4, a4 + k, vw, vsign);
-                vacc5 = dot_block(vacc5, a5 + k, vw, vsign);
-                vacc6 = dot_block(vacc6, a6 + k, vw, vsign);
-                vacc7 = dot_block(vacc7, a7 + k, vw, vsign);
+                vacc0 = dot_block(vacc0, a0 + k, vw, vsign, 0);
+                vacc1 = dot_block(vacc1, a1 + k, vw, vsign, 0);
+                vacc2 = dot_block(vacc2, a2 + k, vw, vsign, 0);
+                vacc3 = dot_block(vacc3, a3 + k, vw, vsign, 0);
+                vacc4 = dot_block(vacc4, a4 + k, vw, vsign, 0);
+                vacc5 = dot_block(vacc5, a5 + k, vw, vsign, 0);
+                vacc6 = dot_block(vacc6, a6 + k, vw, vsign, 0);
+                vacc7 = dot_block(vacc7, a7 + k, vw, vsign, 0);
             }
             if (k < kc) {
                 const __m512i vw = load_columns(wk, lanes);
-                vacc0 = _mm512_dpbusd_epi32(vacc0, broadcast_block(a0, k, kc), vw);
-                vacc1 = _mm512_dpbusd_epi32(vacc1, broadcast_block(a1, k, kc), vw);
-                vacc2 = _mm512_dpbusd_epi32(vacc2, broadcast_block(a2, k, kc), vw);
-                vacc3 = _mm512_dpbusd_epi32(vacc3, broadcast_block(a3, k, kc), vw);
-                vacc4 = _mm512_dpbusd_epi32(vacc4, broadcast_block(a4, k, kc), vw);
-                vacc5 = _mm512_dpbusd_epi32(vacc5, broadcast_block(a5, k, kc), vw);
-                vacc6 = _mm512_dpbusd_epi32(vacc6, broadcast_block(a6, k, kc), vw);
-                vacc7 = _mm512_dpbusd_epi32(vacc7, broadcast_block(a7, k, kc), vw);
+                vacc0 = _mm512_dpbusd_epi32(vacc0, broadcast_block(a0, k, kc, 0), vw);
+                vacc1 = _mm512_dpbusd_epi32(vacc1, broadcast_block(a1, k, kc, 0), vw);
+                vacc2 = _mm512_dpbusd_epi32(vacc2, broadcast_block(a2, k, kc, 0), vw);
+                vacc3 = _mm512_dpbusd_epi32(vacc3, broadcast_block(a3, k, kc, 0), vw);
+                vacc4 = _mm512_dpbusd_epi32(vacc4, broadcast_block(a4, k, kc, 0), vw);
+                vacc5 = _mm512_dpbusd_epi32(vacc5, broadcast_block(a5, k, kc, 0), vw);
+                vacc6 = _mm512_dpbusd_epi32(vacc6, broadcast_block(a6, k, kc, 0), vw);
+                vacc7 = _mm512_dpbusd_epi32(vacc7, broadcast_block(a7, k, kc, 0), vw);
                 wk += 4 * width;
             }
         }

@@ -32,10 +32,22 @@ typedef void (*rl_qd8_igemm_fn)(size_t mr, size_t nc, size_t kc, size_t ks, cons
                                 const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
                                 const rl_f32_minmax_params *params);
 
+/* The hybrid ops' input quantization of n floats (an image or a row) to int8: returns the dequantizing scale
+ * and sets the zero point. XNNPACK's (f32_qd8_quantize_ref) for CONV_2D, FULLY_CONNECTED and BATCH_MATMUL;
+ * TFLite's (f32_qs8_asymmetric_quantize_tflite_ref) for DEPTHWISE_CONV_2D. */
+typedef float (*rl_f32_quantize_fn)(int64_t n, const float *x, int8_t *q, int32_t *zero_point);
+
 typedef struct {
     uint32_t mr, nr, kr;
     rl_qd8_gemm_fn gemm;
     rl_qd8_igemm_fn igemm;
+    /* Optional (NULL on paths without them): a GEMM whose rows hold every byte plus 128 (q ^ 0x80, read as
+     * uint8), as quantize_u8 writes them (XNNPACK's qdu8): vpdpbusd multiplies unsigned bytes, and the signed
+     * kernel flips each byte it broadcasts. Same scale and zero point, same sums, the same bits as gemm. */
+    rl_qd8_gemm_fn gemm_u8;
+    rl_f32_quantize_fn quantize_u8;
+    /* Optional: gemm_u8 for a block of one row (mr 1), where the mr-row kernel would compute the row mr times. */
+    rl_qd8_gemm_fn gemm_u8_1row;
 } rl_qd8_gemm_config;
 
 size_t rl_qd8_gemm_packed_size(size_t n, size_t ks, size_t kc, size_t nr, size_t kr);
@@ -46,11 +58,6 @@ void rl_pack_qd8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, cons
 /* A BATCH_MATMUL's y, [k][n] (adj_y false): the same panels, no bias. */
 void rl_pack_qd8_gemm_kn(size_t n, size_t k, size_t nr, size_t kr, const int8_t *y, const float *scales,
                          void *packed);
-
-/* The hybrid ops' input quantization of n floats (an image or a row) to int8: returns the dequantizing scale
- * and sets the zero point. XNNPACK's (f32_qd8_quantize_ref) for CONV_2D, FULLY_CONNECTED and BATCH_MATMUL;
- * TFLite's (f32_qs8_asymmetric_quantize_tflite_ref) for DEPTHWISE_CONV_2D. */
-typedef float (*rl_f32_quantize_fn)(int64_t n, const float *x, int8_t *q, int32_t *zero_point);
 
 /* The same two quantizations in three steps, for an image that several threads quantize in parts: each part's
  * range (rminmax), the quantization the whole range gives (rl_qd8_quantization_of_range, or TFLite's), then each
@@ -83,8 +90,9 @@ float f32_qs8_asymmetric_quantize_tflite__avx2(int64_t n, const float *x, int8_t
 void f32_rminmax__avx2(int64_t n, const float *x, float *lo, float *hi);
 void f32_qd8_quantize_values__avx2(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
 void f32_qs8_quantize_values_tflite__avx2(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
-/* The AVX-512 paths' qd8 quantization (TFLite's stays AVX2's there). */
+/* The AVX-512 paths' qd8 quantization (TFLite's stays AVX2's there); qdu8: the same bytes plus 128. */
 float f32_qd8_quantize__avx512(int64_t n, const float *x, int8_t *q, int32_t *zero_point);
+float f32_qdu8_quantize__avx512(int64_t n, const float *x, int8_t *q, int32_t *zero_point);
 void f32_rminmax__avx512(int64_t n, const float *x, float *lo, float *hi);
 void f32_qd8_quantize_values__avx512(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
 #endif
@@ -110,6 +118,12 @@ void qd8_f32_qc8w_igemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, size_t ks,
 void qd8_f32_qc8w_gemm_8x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
                                           const void *w, float *c, size_t c_stride,
                                           const rl_qd8_row_quantization *rows, const rl_f32_minmax_params *params);
+void qdu8_f32_qc8w_gemm_8x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
+                                           const void *w, float *c, size_t c_stride,
+                                           const rl_qd8_row_quantization *rows, const rl_f32_minmax_params *params);
+void qdu8_f32_qc8w_gemm_1x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
+                                           const void *w, float *c, size_t c_stride,
+                                           const rl_qd8_row_quantization *rows, const rl_f32_minmax_params *params);
 void qd8_f32_qc8w_igemm_8x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t ks,
                                            const int8_t *const *indirection, const void *w, float *c,
                                            size_t c_stride, const rl_qd8_row_quantization *rows,

@@ -6,8 +6,10 @@
  * row, a BATCH_MATMUL row of x, or a pixel of a 1x1 stride-1 convolution: inside the tiles, FUSED_BLOCK_BYTES)
  * or per image (IGEMM: in parts across the threads, conv_hybrid_quantize.h) into arena scratch, with each
  * row's or image's zero point and scale beside it; the IGEMM's padding taps point at a buffer per image that
- * holds that image's zero point, so they add nothing, as in the reference. Each output value is one kernel's
- * sum and epilogue, whatever the tile it falls in, so the result does not depend on the thread count. */
+ * holds that image's zero point, so they add nothing, as in the reference. A GEMM's rows are stored as the
+ * path's gemm_u8 reads them where it has one (qd8_gemm.h: each byte plus 128, the same quantization). Each
+ * output value is one kernel's sum and epilogue, whatever the tile it falls in, so the result does not depend
+ * on the thread count. */
 #include <math.h>
 #include <string.h>
 
@@ -40,6 +42,9 @@ typedef struct {
     rl_row_tap_edges edges;
     size_t mr, nr, panel_bytes;
     rl_qd8_gemm_config qd8;
+    /* direct: the GEMM and the row quantization it reads (the path's gemm_u8 and quantize_u8 where it has
+     * them: its rows' bytes plus 128, multiplied as they are) */
+    rl_qd8_gemm_fn gemm, gemm_1row; /* gemm_1row: for a block of one row, or NULL */
     rl_f32_quantize_fn quantize;
     rl_image_quantizer images; /* IGEMM: each image in parts across the threads */
     rl_f32_minmax_params params;
@@ -61,6 +66,19 @@ RL_STATIC_ASSERT(sizeof(rl_qd8_gemm_state) <= 512, "rl_qd8_gemm_state stays a sm
 
 static size_t round_up(size_t x, size_t multiple) { return (x + multiple - 1) / multiple * multiple; }
 
+/* A direct GEMM's block of mr rows or fewer. One or two rows take the one-row kernel where the path has one: the
+ * mr-row kernel computes a short block's rows again up to mr, and streaming the weights twice costs less
+ * (hybrid FULLY_CONNECTED of 2 rows, 768 -> 3072: 1.65x LiteRT+XNNPACK's time on the 8-row kernel, 0.93x). */
+static inline void gemm_block(const rl_qd8_gemm_state *st, size_t mr, size_t columns, const int8_t *q, const void *w,
+                              float *c, const rl_qd8_row_quantization *rq) {
+    if (mr <= 2 && st->gemm_1row) {
+        for (size_t i = 0; i < mr; ++i)
+            st->gemm_1row(1, columns, st->kc, q + i * st->kc, st->kc, w, c + i * st->n, st->n, rq + i, &st->params);
+        return;
+    }
+    st->gemm(mr, columns, st->kc, q, st->kc, w, c, st->n, rq, &st->params);
+}
+
 /* Rows i .. i + rows - 1 (i a multiple of mr), columns j .. j + columns - 1 (j a multiple of nr). */
 static void qd8_tile(void *context, size_t i, size_t j, size_t rows, size_t columns) {
     const rl_qd8_gemm_state *st = (const rl_qd8_gemm_state *)context;
@@ -74,8 +92,8 @@ static void qd8_tile(void *context, size_t i, size_t j, size_t rows, size_t colu
                 rq[k].scale = st->quantize((int64_t)st->kc, st->a + (chunk + k) * st->kc, q + k * st->kc,
                                            &rq[k].zero_point);
             for (size_t k = 0; k < count; k += st->mr)
-                st->qd8.gemm(count - k < st->mr ? count - k : st->mr, columns, st->kc, q + k * st->kc, st->kc, w,
-                             st->c + (chunk + k) * st->n + j, st->n, rq + k, &st->params);
+                gemm_block(st, count - k < st->mr ? count - k : st->mr, columns, q + k * st->kc, w,
+                           st->c + (chunk + k) * st->n + j, rq + k);
         }
         return;
     }
@@ -83,8 +101,7 @@ static void qd8_tile(void *context, size_t i, size_t j, size_t rows, size_t colu
         const size_t mr = i + rows - r < st->mr ? i + rows - r : st->mr;
         float *c = st->c + r * st->n + j;
         if (st->direct) {
-            st->qd8.gemm(mr, columns, st->kc, st->q + r * st->kc, st->kc, w, c, st->n, st->row_quantization + r,
-                         &st->params);
+            gemm_block(st, mr, columns, st->q + r * st->kc, w, c, st->row_quantization + r);
         } else {
             rl_qd8_row_quantization rq[16]; /* each pixel's image's; mr is at most 16 */
             for (size_t k = 0; k < mr; ++k) rq[k] = st->row_quantization[(r + k) / st->pixels_per_image];
@@ -106,6 +123,23 @@ static void quantize_rows(void *context, size_t first, size_t unused, size_t cou
     }
 }
 
+/* The tile split. A fused GEMM quantizes its rows in every tile that reads them, so a split across columns
+ * quantizes each row once per column tile: on bert_tiny's 64 rows of 128 (8 blocks of rows, 2 column tiles
+ * each on 2 threads) a third as many steps again as the tile's products. Whole rows, then, as long as every
+ * thread gets two blocks of rows or more; the shared split (columns too) below that and for the other forms. */
+static void parallelize_qd8_gemm(const rl_plan *plan, rl_qd8_gemm_state *st) {
+    const size_t work = st->m * st->n * st->kc * st->ks;
+    rl_threadpool *pool = rl_pool_for(plan, work);
+    const size_t threads = (size_t)rl_threadpool_threads(pool), row_tiles = (st->m + st->mr - 1) / st->mr;
+    if (st->fused && threads > 1 && row_tiles >= 2 * threads) {
+        const size_t want = RL_TILES_PER_THREAD * threads;
+        const size_t tile_i = st->mr * ((row_tiles + want - 1) / want);
+        rl_parallelize_2d_tile_2d(pool, qd8_tile, st, st->m, st->n, tile_i, st->n);
+        return;
+    }
+    rl_parallelize_gemm(plan, qd8_tile, st, st->m, st->n, st->mr, st->nr, work);
+}
+
 static rl_status run_qd8_gemm(rl_plan *plan, rl_op *op) {
     rl_qd8_gemm_state *st = (rl_qd8_gemm_state *)op->state;
     char *scratch = (char *)op->arena_scratch;
@@ -124,7 +158,7 @@ static rl_status run_qd8_gemm(rl_plan *plan, rl_op *op) {
     if (st->row_taps)
         rl_row_taps_fill_edges(&st->g, &st->edges, st->in_c, st->q, (const int8_t *)st->zero, st->kc,
                                (int8_t *)scratch + st->edge_offset);
-    rl_parallelize_gemm(plan, qd8_tile, st, st->m, st->n, st->mr, st->nr, st->m * st->n * st->kc * st->ks);
+    parallelize_qd8_gemm(plan, st);
     return RL_OK;
 }
 
@@ -175,7 +209,10 @@ static rl_status setup_qd8_indirection(rl_plan *plan, rl_op *op) {
 static rl_status build_qd8_state(rl_plan *plan, rl_op *op, rl_qd8_gemm_state *proto) {
     const rl_tensor *filter = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
     proto->qd8 = plan->kernels->qd8_gemm;
-    proto->quantize = plan->kernels->qd8_quantize.qd8;
+    const int u8 = proto->direct && proto->qd8.gemm_u8 && proto->qd8.quantize_u8;
+    proto->gemm = u8 ? proto->qd8.gemm_u8 : proto->qd8.gemm;
+    proto->gemm_1row = u8 ? proto->qd8.gemm_u8_1row : NULL;
+    proto->quantize = u8 ? proto->qd8.quantize_u8 : plan->kernels->qd8_quantize.qd8;
     proto->mr = proto->qd8.mr;
     proto->nr = proto->qd8.nr;
     if (proto->mr > 16) return RL_OK; /* qd8_tile's row buffer */

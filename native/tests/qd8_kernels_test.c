@@ -100,17 +100,23 @@ static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_c
     int8_t *const replaced = data[ks * mr - 1];
     if (igemm && ks > 1) data[ks * mr - 1] = data[0]; /* a shared tap, as padding taps share the zero buffer */
     int failed = 0;
-    float *outs[2];
-    const rl_qd8_gemm_config *cfgs[2] = {path, scalar};
-    for (int which = 0; which < 2; ++which) {
+    float *outs[4];
+    /* the third: the path's gemm_u8 on the same rows plus 128, the fourth its gemm_u8_1row a row at a time
+     * (GEMM only; the path's gemm where it has none) */
+    const rl_qd8_gemm_config *cfgs[4] = {path, scalar, path, path};
+    for (int which = 0; which < 4; ++which) {
         const rl_qd8_gemm_config *cfg = cfgs[which];
+        const int one_row = which == 3 && !igemm && cfg->gemm_u8_1row;
+        const int u8 = (which == 2 && !igemm && cfg->gemm_u8) || one_row;
+        const size_t step = one_row ? 1 : cfg->mr;
+        const rl_qd8_gemm_fn gemm = one_row ? cfg->gemm_u8_1row : u8 ? cfg->gemm_u8 : cfg->gemm;
         const size_t c_stride = n + GUARD;
         float *c = malloc(mr * c_stride * sizeof(float));
         for (size_t i = 0; i < mr * c_stride; ++i) c[i] = -12345.0f;
         void *packed = malloc(rl_qd8_gemm_packed_size(n, ks, kc, cfg->nr, cfg->kr));
         rl_pack_qd8_gemm(n, ks, kc, cfg->nr, cfg->kr, w, scales, bias, packed);
-        for (size_t i0 = 0; i0 < mr; i0 += cfg->mr) {
-            const size_t m = mr - i0 < cfg->mr ? mr - i0 : cfg->mr;
+        for (size_t i0 = 0; i0 < mr; i0 += step) {
+            const size_t m = mr - i0 < step ? mr - i0 : step;
             if (igemm) {
                 const int8_t *ind[64 * MAX_MR];
                 for (size_t p = 0; p < ks; ++p)
@@ -123,7 +129,10 @@ static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_c
                 const size_t a_stride = kc + (size_t)uniform(r, 0, 3);
                 int8_t *a = guard_alloc((m - 1) * a_stride + kc, &map);
                 for (size_t i = 0; i < m; ++i) memcpy(a + i * a_stride, data[(i0 + i) * ks], kc);
-                cfg->gemm(m, nc, kc, a, a_stride, packed, c + i0 * c_stride, c_stride, rows + i0, &params);
+                if (u8)
+                    for (size_t i = 0; i < m; ++i)
+                        for (size_t k = 0; k < kc; ++k) a[i * a_stride + k] = (int8_t)(a[i * a_stride + k] ^ 0x80);
+                gemm(m, nc, kc, a, a_stride, packed, c + i0 * c_stride, c_stride, rows + i0, &params);
                 guard_free(a, (m - 1) * a_stride + kc, map);
             }
         }
@@ -135,11 +144,13 @@ static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_c
         for (size_t p = 0; p < ks; ++p) taps[p] = data[i * ks + p];
         for (size_t j = 0; j < n + GUARD; ++j) {
             const float a = outs[0][i * (n + GUARD) + j], s = outs[1][i * (n + GUARD) + j];
+            const float u = outs[2][i * (n + GUARD) + j], o = outs[3][i * (n + GUARD) + j];
             const float want = j < n ? formula(taps, igemm ? ks : 1, kc, w, j, scales, bias, rows[i], &params)
                                      : -12345.0f;
-            if (memcmp(&a, &want, sizeof a) != 0 || memcmp(&s, &want, sizeof s) != 0) {
-                printf("%s mr %zu nc %zu kc %zu ks %zu row %zu col %zu: path %.9g scalar %.9g want %.9g\n",
-                       igemm ? "igemm" : "gemm", mr, nc, kc, ks, i, j, a, s, want);
+            if (memcmp(&a, &want, sizeof a) != 0 || memcmp(&s, &want, sizeof s) != 0 ||
+                memcmp(&u, &want, sizeof u) != 0 || memcmp(&o, &want, sizeof o) != 0) {
+                printf("%s mr %zu nc %zu kc %zu ks %zu row %zu col %zu: path %.9g scalar %.9g u8 %.9g 1-row %.9g "
+                       "want %.9g\n", igemm ? "igemm" : "gemm", mr, nc, kc, ks, i, j, a, s, u, o, want);
                 failed = 1;
                 break;
             }
@@ -148,7 +159,7 @@ static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_c
     if (igemm && ks > 1) data[ks * mr - 1] = replaced;
     for (size_t t = 0; t < ks * mr; ++t)
         if (data[t]) guard_free(data[t], kc, mapped[t]);
-    free(outs[0]), free(outs[1]), free(w), free(scales), free(bias);
+    free(outs[0]), free(outs[1]), free(outs[2]), free(outs[3]), free(w), free(scales), free(bias);
     return failed;
 }
 
@@ -264,6 +275,23 @@ static int quantize_case(rng *r, const rl_qd8_quantize_config *path, size_t n, i
     return failed;
 }
 
+/* The path's quantize_u8 (qd8_gemm.h): the reference's scale, zero point and bytes, each byte plus 128. */
+static int quantize_u8_case(rng *r, rl_f32_quantize_fn quantize_u8, size_t n) {
+    float *x = malloc(n * sizeof(float));
+    for (size_t i = 0; i < n; ++i) x[i] = uniform_f(r, -3.0f, 1.0f);
+    int8_t *q[2] = {malloc(n + GUARD), malloc(n + GUARD)};
+    memset(q[0], 0x55, n + GUARD), memset(q[1], 0x55, n + GUARD);
+    int32_t zp[2];
+    const float scale[2] = {quantize_u8((int64_t)n, x, q[0], &zp[0]), qd8_reference((int64_t)n, x, q[1], &zp[1])};
+    for (size_t i = 0; i < n; ++i) q[1][i] = (int8_t)(q[1][i] ^ 0x80);
+    const int failed = zp[0] != zp[1] || memcmp(&scale[0], &scale[1], sizeof(float)) != 0 ||
+                       memcmp(q[0], q[1], n + GUARD) != 0;
+    if (failed)
+        printf("quantize_u8 n %zu: zero point %d vs %d, scale %.9g vs %.9g\n", n, zp[0], zp[1], scale[0], scale[1]);
+    free(x), free(q[0]), free(q[1]);
+    return failed;
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: qd8_kernels_test scalar|avx2|avx512vnni|neon|neondot\n");
@@ -335,6 +363,8 @@ int main(int argc, char **argv) {
         for (int mode = 0; mode < 5; ++mode)
             for (int repeat = 0; repeat < 4; ++repeat, ++cases)
                 failed |= quantize_case(&r, &quantize, lengths[a], mode);
+    for (size_t a = 0; a < sizeof lengths / sizeof lengths[0] && path.quantize_u8; ++a, ++cases)
+        failed |= quantize_u8_case(&r, path.quantize_u8, lengths[a]);
     printf("%s (gemm %ux%uc%u): %zu cases, %s\n", argv[1], (unsigned)path.mr, (unsigned)path.nr, (unsigned)path.kr,
            cases, failed ? "MISMATCH" : "ok");
     return failed;

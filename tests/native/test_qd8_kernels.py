@@ -55,7 +55,8 @@ def tester(tmp_path_factory: pytest.TempPathFactory) -> Path:
     sources = []
     kernels = NATIVE / "kernels"
     # the micro-kernels, the input quantizations and the two reference quantizations they must reproduce
-    for path in sorted({*kernels.glob("qd8_f32_qc8w_*.c"), *kernels.glob("f32_qd8_quantize__*.c"),
+    for path in sorted({*kernels.glob("qd8_f32_qc8w_*.c"), *kernels.glob("qdu8_f32_qc8w_*.c"),
+                        *kernels.glob("f32_qd8_quantize__*.c"),
                         NATIVE / "src" / "cpu_features.c",
                         kernels / "qd8_f32_qc8w_fully_connected_ref.c",
                         kernels / "f32_qs8_asymmetric_quantize_tflite_ref.c"}):

@@ -70,6 +70,10 @@ CASES = {
     # per-pixel quantization: a GEMM on the input's pixels
     "conv 1x1 stride 1": lambda rng: conv_model(rng, 2, 16, 15, 40, 33, 1, 1, 0),
     "fully connected": lambda rng: fc_model(rng, 37, 200, 41),
+    # a decoder step: one row (AVX-512 VNNI's one-row kernel, four chains over k), a k tail, a narrow panel;
+    # blocks of two rows take that kernel row by row too
+    "fully connected, one row": lambda rng: fc_model(rng, 1, 517, 70),
+    "fully connected, 10 rows": lambda rng: fc_model(rng, 10, 300, 33),
     # one y for every batch of x, [k][n] or (adj_y) [n][k]
     "batch matmul": lambda rng: batch_matmul_model(rng, (3, 29, 70), 70, 37, False),
     "batch matmul adj_y": lambda rng: batch_matmul_model(rng, (2, 1, 40, 33), 33, 25, True),

@@ -77,6 +77,10 @@ SHAPES = {
     "conv 1x1": lambda rng: conv_model(rng, 2, 20, 20, 24, 40, 1, 1, 0),
     # rows too long to quantize in a tile on AVX2 (6 x 3,000 bytes): quantized first, in parallel
     "fully connected, rows of 3,000": lambda rng: fc_model(rng, 13, 3000, 20),
+    # rows quantized in the tiles that read them: split by whole rows (every thread two blocks of rows or
+    # more), and with fewer rows by columns too
+    "fully connected, 197 rows": lambda rng: fc_model(rng, 197, 192, 72),
+    "fully connected, 12 rows": lambda rng: fc_model(rng, 12, 64, 100),
 }
 
 
