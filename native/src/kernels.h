@@ -486,6 +486,7 @@ void qs8_vmulc_minmax_fp32__avx2(size_t n, const int8_t *a, const int8_t *b, int
                                  const rl_s8_binary_params *p);
 void qs8_vadd_minmax__avx512(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
 void qs8_vaddc_minmax__avx512(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
+void qs8_rdsum__avx2(size_t reduced, size_t channels, const int8_t *x, int32_t *acc);
 #endif
 #if RL_HAVE_NEON_KERNELS
 void qs8_vadd_minmax__neon(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
