@@ -32,6 +32,16 @@ static rl_x32_transpose_2d_fn x32_transpose_2d_for(rl_isa isa) {
     return x32_transpose_2d__scalar;
 }
 
+typedef void (*f32_rdsum_fn)(size_t reduced, size_t channels, size_t row_stride, const float *x, float *y);
+
+static f32_rdsum_fn f32_rdsum_for(rl_isa isa) {
+#if defined(__x86_64__) || defined(_M_X64)
+    if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return f32_rdsum__avx2;
+#endif
+    (void)isa;
+    return f32_rdsum__scalar;
+}
+
 typedef void (*s8_softmax_fn)(int64_t rows, int32_t depth, const float *exp_table, float output_scale,
                               int32_t output_zero_point, const int8_t *x, int8_t *y);
 
@@ -72,6 +82,7 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .s8_binary = s8_binary_ref,
         .s8_lut = rl_s8_lut_for(isa),
         .qs8_rdsum = rl_qs8_rdsum_for(isa),
+        .f32_rdsum = f32_rdsum_for(isa),
         .s8_maxpool2d = s8_maxpool2d_ref,
         .s8_avgpool2d = s8_avgpool2d_ref,
         .s8_softmax = s8_softmax_for(isa),

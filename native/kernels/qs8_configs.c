@@ -133,7 +133,9 @@ rl_s8_lut_fn rl_s8_lut_for(rl_isa isa) {
 }
 
 rl_qs8_rdsum_fn rl_qs8_rdsum_for(rl_isa isa) {
-#if RL_HAVE_NEON_KERNELS
+#if defined(__x86_64__) || defined(_M_X64)
+    if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return qs8_rdsum__avx2;
+#elif RL_HAVE_NEON_KERNELS
     if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return qs8_rdsum__neon;
 #endif
     (void)isa;

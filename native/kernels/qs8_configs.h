@@ -32,7 +32,8 @@ rl_qs8_pool_config rl_qs8_pool_config_for(rl_isa isa);
 rl_s8_ibilinear_fn rl_s8_ibilinear_for(rl_isa isa);
 /* An int8 function as a 256-entry table (kernels.h's rl_s8_lut_fn): NEON's table lookups on Arm. */
 rl_s8_lut_fn rl_s8_lut_for(rl_isa isa);
-/* int8 sums over the middle axis of [reduced, channels] (kernels.h's rl_qs8_rdsum_fn): NEON's on both Arm paths. */
+/* int8 sums over the middle axis of [reduced, channels] (kernels.h's rl_qs8_rdsum_fn): AVX2's on every x86 SIMD
+ * path, NEON's on both Arm paths. */
 rl_qs8_rdsum_fn rl_qs8_rdsum_for(rl_isa isa);
 
 /* Scalar: the specification. */

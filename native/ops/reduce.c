@@ -35,7 +35,7 @@ static void f32_reduce_slices(void *context, size_t first, size_t channel, size_
             continue;
         }
         float *out = y + o * st->inner + channel;
-        f32_rdsum__scalar(st->reduced, channels, st->inner, x + o * st->reduced * st->inner + channel, out);
+        job->plan->kernels->f32_rdsum(st->reduced, channels, st->inner, x + o * st->reduced * st->inner + channel, out);
         if (st->divisor != 1.0f)
             for (size_t c = 0; c < channels; ++c) out[c] = out[c] * (1.0f / st->divisor);
     }

@@ -250,6 +250,7 @@ typedef struct {
                       const int8_t *b, int8_t *out);
     void (*s8_lut)(int64_t count, const int8_t *table, const int8_t *x, int8_t *y);
     void (*qs8_rdsum)(size_t reduced, size_t channels, const int8_t *x, int32_t *acc); /* int8 MEAN/SUM over H, W */
+    void (*f32_rdsum)(size_t reduced, size_t channels, size_t row_stride, const float *x, float *y); /* float's */
     void (*s8_maxpool2d)(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
     void (*s8_avgpool2d)(const rl_window_geometry *g, int32_t act_min, int32_t act_max, const int8_t *x, int8_t *y);
     void (*s8_softmax)(int64_t rows, int32_t depth, const float *exp_table, float output_scale, int32_t output_zero_point,
@@ -382,6 +383,7 @@ static inline int64_t rl_reduce_output_strides(const int64_t *dims, const int32_
 /* Sums over the middle axis of [reduced, channels] (MEAN/SUM over a block of adjacent axes, e.g. a global
  * average pool): the reduce ops' driver walks the outer axis. */
 void f32_rdsum__scalar(size_t reduced, size_t channels, size_t row_stride, const float *x, float *y);
+void f32_rdsum__avx2(size_t reduced, size_t channels, size_t row_stride, const float *x, float *y);
 void qs8_rdsum__scalar(size_t reduced, size_t channels, const int8_t *x, int32_t *acc);
 typedef void (*rl_qs8_rdsum_fn)(size_t reduced, size_t channels, const int8_t *x, int32_t *acc);
 
@@ -484,6 +486,7 @@ void qs8_vmulc_minmax_fp32__avx2(size_t n, const int8_t *a, const int8_t *b, int
                                  const rl_s8_binary_params *p);
 void qs8_vadd_minmax__avx512(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
 void qs8_vaddc_minmax__avx512(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);
+void qs8_rdsum__avx2(size_t reduced, size_t channels, const int8_t *x, int32_t *acc);
 #endif
 #if RL_HAVE_NEON_KERNELS
 void qs8_vadd_minmax__neon(size_t n, const int8_t *a, const int8_t *b, int8_t *out, const rl_s8_binary_params *p);

@@ -193,3 +193,30 @@ def test_float_global_average_pool_splits_its_channels(shape, monkeypatch):
     model = op_model("MEAN", [Input(shape, np.float32), np.array([1, 2], np.int32)],
                      [((shape[0], 1, 1, shape[3]), np.float32)], options={"keep_dims": True})
     assert_split_and_same_bits(model, [x], monkeypatch, litert_bits=False)
+
+
+@pytest.mark.parametrize("shape", [(1, 3, 3, 1), (1, 2, 5, 7), (2, 4, 3, 8), (1, 3, 2, 9), (1, 5, 5, 31),
+                                   (1, 2, 2, 32), (1, 3, 1, 33), (2, 7, 7, 71), (1, 6, 6, 200)])
+def test_float_mean_over_h_w_gives_the_scalar_paths_bits(shape, monkeypatch):
+    """MEAN over H and W (f32_rdsum: AVX2's 32- and 8-channel steps and masked last 1-7 channels) on every path
+    and thread count gives the scalar path's bits (each channel summed in row order from 0), with -0.0 and
+    infinities among the terms, and LiteRT's values."""
+    rng = np.random.default_rng(sum(shape))
+    x = rng.standard_normal(shape).astype(np.float32)
+    x[0, 0, 0, :] = -0.0
+    x[-1, -1, -1, -1] = np.inf
+    if shape[3] > 1:
+        x[0, -1, 0, 0] = -np.inf  # another channel's
+    model = op_model("MEAN", [Input(shape, np.float32), np.array([1, 2], np.int32)],
+                     [((shape[0], 1, 1, shape[3]), np.float32)], options={"keep_dims": True})
+    monkeypatch.setenv("RILLET_ISA", "scalar")
+    (expected,), _ = rillet_run(model, [x], 1)
+    for isa in PATHS:
+        if isa:
+            monkeypatch.setenv("RILLET_ISA", isa)
+        else:
+            monkeypatch.delenv("RILLET_ISA", raising=False)
+        for threads in (1, 2):
+            (got,), _ = rillet_run(model, [x], threads)
+            assert got.tobytes() == expected.tobytes(), (isa, threads)
+    np.testing.assert_allclose(expected, litert_default(model, [x])[0], rtol=1e-5, atol=1e-6)

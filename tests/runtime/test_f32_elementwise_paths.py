@@ -130,6 +130,27 @@ def test_leaky_relu_on_every_path(shape, alpha, monkeypatch):
     np.testing.assert_allclose(got["scalar"], expected, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("shape", [(1,), (7,), (8,), (15,), (16,), (17,), (31,), (33,), (2, 3, 23), (1, 9, 7, 16)])
+def test_hard_swish_on_every_path(shape, monkeypatch):
+    """HARD_SWISH around the SIMD paths' 8- and 16-value steps, with infinities, zeros of both signs and the
+    seams at -3 and 3 (and their neighbouring floats): every path gives the scalar path's bits, and LiteRT's values."""
+    rng = np.random.default_rng(sum(shape))
+    x = rng.uniform(-5, 5, shape).astype(F32)
+    seams = np.array([-3, 3], F32)
+    specials = np.concatenate([[np.inf, -np.inf, 0.0, -0.0, 1e-30, -1e-30], seams, np.nextafter(seams, 0),
+                               np.nextafter(seams, np.array([-9, 9], F32))]).astype(F32)
+    flat = x.reshape(-1)
+    # Spread over the vector lanes and the scalar tail alike
+    at = rng.permutation(flat.size)[: min(flat.size, specials.size)]
+    flat[at] = specials[: at.size]
+    model = op_model("HARD_SWISH", [Input(shape)], [(shape, F32)])
+    (expected,) = litert_default(model, [x])
+    got = outputs_on_every_path(model, [x], monkeypatch)
+    for isa, y in got.items():
+        assert y.tobytes() == got["scalar"].tobytes(), (isa, np.count_nonzero(y != got["scalar"]))
+    np.testing.assert_allclose(got["scalar"], expected, rtol=1e-5, atol=1e-6)
+
+
 # ---- bands: a convolution and the element-wise ops after it, one segment ----
 
 def normal(rng, *shape):
