@@ -327,7 +327,10 @@ static rl_op *lone_table_producer(rl_plan *plan, const rl_op *op, int32_t tensor
 
 static rl_status use_unary_product(rl_plan *plan, rl_op *op, const rl_s8_binary_params *p, int *used) {
     *used = 0;
-    if (op->code != RL_OP_MUL || p->kind != RL_S8_MUL_XNNPACK || op->dynamic || op->prep.bc.contiguous != 1 ||
+    /* preserve_all: a user reading every tensor after invoke (LiteRT's experimental_preserve_all_tensors) sees
+     * f(x) too, so both ops run */
+    if (plan->preserve_all || op->code != RL_OP_MUL || p->kind != RL_S8_MUL_XNNPACK || op->dynamic ||
+        op->prep.bc.contiguous != 1 ||
         op->n_inputs < 2 || op->inputs[0] < 0 || op->inputs[1] < 0)
         return RL_OK;
     for (int32_t x_input = 0; x_input < 2; ++x_input) {

@@ -107,3 +107,19 @@ def test_a_product_with_another_operand_is_not_a_table():
     model = product_model("LOGISTIC", True, other_operand=True)
     (got,) = rillet_outputs(model, inputs, 2)
     assert got.tobytes() == litert_default(model, inputs)[0].tobytes()
+
+
+@pytest.mark.filterwarnings("ignore:Warning. Enabling `experimental_preserve_all_tensors`")
+def test_every_tensor_kept_runs_the_table_op_too():
+    """experimental_preserve_all_tensors: a user reads the LOGISTIC's output after invoke, as in LiteRT."""
+    from ai_edge_litert.interpreter import Interpreter as LiteRT
+
+    model, x = product_model("LOGISTIC", True), feeds(1)
+    kept = {}
+    for name, cls in (("rillet", Interpreter), ("litert", LiteRT)):
+        it = cls(model_content=model, experimental_preserve_all_tensors=True)
+        it.allocate_tensors()
+        it.set_tensor(it.get_input_details()[0]["index"], x[0])
+        it.invoke()
+        kept[name] = it.get_tensor(1)  # the LOGISTIC's output, read by the MUL alone
+    assert kept["rillet"].tobytes() == kept["litert"].tobytes()
