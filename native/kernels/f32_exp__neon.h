@@ -1,8 +1,8 @@
-/* f32_exp__neon.h — the pieces the NEON float element-wise kernels share: a multiply-add (fused where
- * the FPU has FMA: aarch64 and armv7's VFPv4, which the NEON files are built for), a division (armv7 has no
- * vector divide: a reciprocal estimate refined by three Newton-Raphson steps, within an ulp or two), 2^n from
- * n rounded with XNNPACK's magic bias, loads and stores of 8 values, and the load and store of a last n % 4 values through a block on the
- * stack (NEON has no masked loads; nothing past n is touched). */
+/* f32_exp__neon.h — the pieces the NEON float element-wise kernels share: a multiply-add (fused where the FPU
+ * has FMA: aarch64 and armv7's VFPv4, which the NEON files are built for), a division (armv7 has no vector
+ * divide: a reciprocal estimate refined by three Newton-Raphson steps, within an ulp or two), 2^n from n
+ * rounded with XNNPACK's magic bias, loads and stores of 8 values, and the load and store of a last n % 4
+ * values through a block on the stack (NEON has no masked loads; nothing past n is touched). */
 #ifndef RILLET_F32_EXP_NEON_H
 #define RILLET_F32_EXP_NEON_H
 

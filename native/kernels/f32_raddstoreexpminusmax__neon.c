@@ -30,7 +30,8 @@ static const float exp2_k_over_64[64] = {
 };
 
 /* Always inlined, as run is: scaled is then a constant in each of run's two copies, not a branch per vector. */
-static inline __attribute__((always_inline)) float32x4_t exp_of(float32x4_t x, float32x4_t vmax, float32x4_t vbeta, int scaled) {
+static inline __attribute__((always_inline)) float32x4_t exp_of(float32x4_t x, float32x4_t vmax, float32x4_t vbeta,
+                                                                 int scaled) {
     const float32x4_t magic_bias = vdupq_n_f32(0x1.800000p17f);
     float32x4_t z = vsubq_f32(x, vmax);
     if (scaled) z = vmulq_f32(z, vbeta);
@@ -55,7 +56,8 @@ static inline __attribute__((always_inline)) float32x4_t exp_of(float32x4_t x, f
     return vreinterpretq_f32_u32(vbicq_u32(vreinterpretq_u32_f32(f), underflow));
 }
 
-static inline __attribute__((always_inline)) float run(size_t n, const float *x, float max, float beta, float *y, int scaled) {
+static inline __attribute__((always_inline)) float run(size_t n, const float *x, float max, float beta, float *y,
+                                                        int scaled) {
     const float32x4_t vmax = vdupq_n_f32(max), vbeta = vdupq_n_f32(beta);
     float32x4_t sum = vdupq_n_f32(0.0f);
     size_t i = 0;
