@@ -27,7 +27,7 @@ rl_f32_gemm_config rl_f32_gemm_config_for(rl_isa isa) {
 #if RL_HAVE_NEON_KERNELS
     case RL_ISA_NEONDOT: /* no float32 use for dot products: NEON's */
     case RL_ISA_NEON: {
-#if defined(__aarch64__) /* 32 q registers: the 6x8 tile (f32_6x8__neon.h says why) */
+#if defined(__aarch64__) /* 32 q registers: the 6x8 tile (f32_mrx8__neon.h says why) */
         const rl_f32_gemm_config config = {.mr = 6, .nr = 8, .gemm = f32_gemm_6x8__neon, .igemm = f32_igemm_6x8__neon,
                                            .packw_goi = f32_gemm_packw_goi_x8__neon};
 #else

@@ -1,31 +1,13 @@
 /* f32_igemm_6x8__neon.c — float32 indirect GEMM (convolution through row pointers), 6 rows by 8 columns per
  * step, NEON on aarch64 only (armv7 keeps f32_igemm_4x8__neon; on armv7 this file compiles to nothing).
- *
- * As f32_gemm_6x8__neon, with the k loop walking the ks taps' rows in turn (tap p's rows are
- * indirection[p * MR6 + i]), so one sum runs over ks * kc products in packed order. Only the first mr pointers
- * of each tap are read: rows past mr alias the last valid one. */
+ * f32_mrx8__neon.h, the template of every NEON float GEMM tile, says how the sums run. */
 #if defined(__aarch64__)
-#include "f32_6x8__neon.h"
+#define RL_F32_NEON_MR 6
+#include "f32_mrx8__neon.h"
 
 void f32_igemm_6x8__neon(size_t mr, size_t nc, size_t kc, size_t ks, const float *const *indirection,
                          const float *w, float *c, size_t c_stride, const rl_f32_minmax_params *params) {
-    float *out[MR6];
-    for (size_t i = 0; i < MR6; ++i) out[i] = c + (i < mr ? i : mr - 1) * c_stride;
-    for (size_t n0 = 0; n0 < nc; n0 += NR8) {
-        const float32x4_t bias_lo = vld1q_f32(w), bias_hi = vld1q_f32(w + 4);
-        float32x4_t acc[2 * MR6] = {bias_lo, bias_hi, bias_lo, bias_hi, bias_lo, bias_hi,
-                                    bias_lo, bias_hi, bias_lo, bias_hi, bias_lo, bias_hi};
-        w += NR8;
-        for (size_t p = 0; p < ks; ++p) {
-            const float *const *tap = indirection + p * MR6;
-            const float *rows[MR6];
-            for (size_t i = 0; i < MR6; ++i) rows[i] = tap[i < mr ? i : mr - 1];
-            w = accumulate_6x8(rows, kc, w, acc);
-        }
-        float *c_at[MR6];
-        for (size_t i = 0; i < MR6; ++i) c_at[i] = out[i] + n0;
-        store_6x8(c_at, nc - n0 < NR8 ? nc - n0 : NR8, acc, params);
-    }
+    igemm(mr, nc, kc, ks, indirection, w, c, c_stride, params);
 }
 #else
 /* ISO C wants a declaration in every file: armv7 builds this one too (build_config's neon paths). */

@@ -29,20 +29,24 @@ static const float exp2_k_over_64[64] = {
     0x1.EA4AFAp+0f, 0x1.EFA1BEp+0f, 0x1.F50766p+0f, 0x1.FA7C18p+0f,
 };
 
-static inline float32x4_t exp_of(float32x4_t x, float32x4_t vmax, float32x4_t vbeta, int scaled) {
+/* Always inlined, as run is: scaled is then a constant in each of run's two copies, not a branch per vector. */
+static inline __attribute__((always_inline)) float32x4_t exp_of(float32x4_t x, float32x4_t vmax, float32x4_t vbeta,
+                                                                 int scaled) {
     const float32x4_t magic_bias = vdupq_n_f32(0x1.800000p17f);
     float32x4_t z = vsubq_f32(x, vmax);
     if (scaled) z = vmulq_f32(z, vbeta);
     float32x4_t n = RL_NEON_MULADD(magic_bias, z, vdupq_n_f32(RL_VEXP_LOG2E));
     const uint32x4_t bits = vreinterpretq_u32_f32(n);
     const uint32x4_t e = vshlq_n_u32(vbicq_u32(bits, vdupq_n_u32(0x3F)), 17);
-    const uint32x4_t k = vandq_u32(bits, vdupq_n_u32(0x3F));
-    float l[4];
-    l[0] = exp2_k_over_64[vgetq_lane_u32(k, 0)];
-    l[1] = exp2_k_over_64[vgetq_lane_u32(k, 1)];
-    l[2] = exp2_k_over_64[vgetq_lane_u32(k, 2)];
-    l[3] = exp2_k_over_64[vgetq_lane_u32(k, 3)];
-    const float32x4_t s = vreinterpretq_f32_u32(vaddq_u32(vreinterpretq_u32_f32(vld1q_f32(l)), e));
+    /* The four indices leave as two 64-bit lanes (two moves, not four) and the entries load straight into
+     * vector lanes, not through a block on the stack. */
+    const uint64x2_t k = vreinterpretq_u64_u32(vandq_u32(bits, vdupq_n_u32(0x3F)));
+    const uint64_t k01 = vgetq_lane_u64(k, 0), k23 = vgetq_lane_u64(k, 1);
+    float32x2_t l01 = vld1_dup_f32(&exp2_k_over_64[(uint32_t)k01]);
+    float32x2_t l23 = vld1_dup_f32(&exp2_k_over_64[(uint32_t)k23]);
+    l01 = vld1_lane_f32(&exp2_k_over_64[(uint32_t)(k01 >> 32)], l01, 1);
+    l23 = vld1_lane_f32(&exp2_k_over_64[(uint32_t)(k23 >> 32)], l23, 1);
+    const float32x4_t s = vreinterpretq_f32_u32(vaddq_u32(vreinterpretq_u32_f32(vcombine_f32(l01, l23)), e));
     n = vsubq_f32(n, magic_bias);
     const float32x4_t t = RL_NEON_MULADD(z, n, vdupq_n_f32(-0x1.62E430p-1f));
     float32x4_t p = vmulq_f32(t, vdupq_n_f32(0x1.FFFF0Ap-2f));
@@ -52,7 +56,8 @@ static inline float32x4_t exp_of(float32x4_t x, float32x4_t vmax, float32x4_t vb
     return vreinterpretq_f32_u32(vbicq_u32(vreinterpretq_u32_f32(f), underflow));
 }
 
-static inline float run(size_t n, const float *x, float max, float beta, float *y, int scaled) {
+static inline __attribute__((always_inline)) float run(size_t n, const float *x, float max, float beta, float *y,
+                                                        int scaled) {
     const float32x4_t vmax = vdupq_n_f32(max), vbeta = vdupq_n_f32(beta);
     float32x4_t sum = vdupq_n_f32(0.0f);
     size_t i = 0;

@@ -5,9 +5,9 @@
  * (only a reciprocal estimate), four VFP divides there. Without an activation (bounds -inf and +inf, every
  * ADD / MUL / SUB / SQUARED_DIFFERENCE of a transformer) the clamp is skipped: it returns every value, NaN
  * included, unchanged, and its compares and selects were half the loop's instructions. */
-#include <arm_neon.h>
 #include <math.h>
 
+#include "f32_exp__neon.h"
 #include "f32_vbinary_scalar.h"
 
 #define INLINE static inline __attribute__((always_inline))
@@ -51,23 +51,28 @@ INLINE float32x4_t step4(rl_binary_op op, int reversed, int clamped, float32x4_t
 }
 
 /* n outputs of x against y: n values of y (y_vector), or the one value y[0]; clamped 0 where the bounds are
- * -inf and +inf. */
+ * -inf and +inf. Each step loads before it stores, so out may be x or y. */
 INLINE void run(rl_binary_op op, int reversed, int y_vector, int clamped, size_t n, const float *x, const float *y,
                 float *out, const bounds *b) {
     const float32x4_t yv = vdupq_n_f32(y[0]);
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const float32x4_t y0 = y_vector ? vld1q_f32(y + i) : yv, y1 = y_vector ? vld1q_f32(y + i + 4) : yv;
-        const float32x4_t v0 = step4(op, reversed, clamped, vld1q_f32(x + i), y0, b);
-        const float32x4_t v1 = step4(op, reversed, clamped, vld1q_f32(x + i + 4), y1, b);
-        vst1q_f32(out + i, v0);
-        vst1q_f32(out + i + 4, v1);
+    for (; n >= 8; n -= 8) {
+        const float32x4x2_t xs = rl_neon_load8(x);
+        float32x4x2_t ys = {{yv, yv}};
+        if (y_vector) {
+            ys = rl_neon_load8(y);
+            y += 8;
+        }
+        x += 8;
+        rl_neon_store8(out, step4(op, reversed, clamped, xs.val[0], ys.val[0], b),
+               step4(op, reversed, clamped, xs.val[1], ys.val[1], b));
+        out += 8;
     }
-    if (i + 4 <= n) {
-        vst1q_f32(out + i, step4(op, reversed, clamped, vld1q_f32(x + i), y_vector ? vld1q_f32(y + i) : yv, b));
-        i += 4;
+    if (n >= 4) {
+        vst1q_f32(out, step4(op, reversed, clamped, vld1q_f32(x), y_vector ? vld1q_f32(y) : yv, b));
+        x += 4, out += 4, n -= 4;
+        if (y_vector) y += 4;
     }
-    for (; i < n; ++i) {
+    for (size_t i = 0; i < n; ++i) {
         const float xi = x[i], yi = y[y_vector ? i : 0];
         const float v = reversed ? rl_f32_binary_apply(op, yi, xi) : rl_f32_binary_apply(op, xi, yi);
         out[i] = clamped ? rl_f32_binary_clamp(v, b->min, b->max) : v;

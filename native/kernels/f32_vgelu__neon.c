@@ -2,7 +2,8 @@
  * scalar kernel's operations (XNNPACK's neon rational_12_10_div kernels: on aarch64 the same bits). Both forms
  * divide correctly rounded on armv7 too (a true division per lane): r + 1 cancels to 1e-7 near x = -5, where
  * the refined reciprocal's ulp would be a tenth of the result; armv7 without VFPv4 multiplies and adds unfused.
- * A last n % 4 values through a block on the stack. */
+ * Eight values a step (XNNPACK's u8: half the loop's counter, compare and branch per value), then four, then a
+ * last n % 4 through a block on the stack. */
 #include "f32_vexp__neon.h"
 
 /* a / b correctly rounded on both Arm paths (the file comment) */
@@ -20,9 +21,10 @@ static float32x4_t divide(float32x4_t a, float32x4_t b) {
 
 static inline float32x4_t gelu4(float32x4_t x, const rl_vgelu_rational *c) {
     const float32x4_t vmax = vdupq_n_f32(c->max), vmin = vdupq_n_f32(-c->max);
-    /* compares and selects, not vminq/vmaxq (which would make a NaN x the bound): a NaN stays, as on x86 */
-    float32x4_t v = vbslq_f32(vcgtq_f32(x, vmax), vmax, x);
-    v = vbslq_f32(vcltq_f32(v, vmin), vmin, v);
+    /* Arm's vminq/vmaxq return a NaN x as NaN (x86's minps would return the bound), and a NaN x makes y NaN
+     * through the unclamped x whatever the clamp gives, so one instruction each, as XNNPACK's, not the
+     * compare and select x86 needs. */
+    const float32x4_t v = vmaxq_f32(vminq_f32(x, vmax), vmin);
     const float32x4_t v2 = vmulq_f32(v, v);
     float32x4_t p = RL_NEON_MULADD(vdupq_n_f32(c->alpha[4]), v2, vdupq_n_f32(c->alpha[5]));
     for (int k = 3; k >= 0; --k) p = RL_NEON_MULADD(vdupq_n_f32(c->alpha[k]), v2, p);
@@ -36,7 +38,15 @@ static inline float32x4_t gelu4(float32x4_t x, const rl_vgelu_rational *c) {
 
 static inline void run(size_t n, const float *x, float *y, const rl_vgelu_rational *c) {
     size_t i = 0;
-    for (; i + 4 <= n; i += 4) vst1q_f32(y + i, gelu4(vld1q_f32(x + i), c));
+    for (; i + 8 <= n; i += 8) {
+        const float32x4_t a = vld1q_f32(x + i), b = vld1q_f32(x + i + 4);
+        vst1q_f32(y + i, gelu4(a, c));
+        vst1q_f32(y + i + 4, gelu4(b, c));
+    }
+    if (i + 4 <= n) {
+        vst1q_f32(y + i, gelu4(vld1q_f32(x + i), c));
+        i += 4;
+    }
     if (i < n) rl_neon_store_tail(y + i, gelu4(rl_neon_load_tail(x + i, n - i), c), n - i);
 }
 

@@ -23,13 +23,17 @@ typedef struct {
      * packed weights are zero there. */
     int32_t padded_input;
     size_t kernel_kc;
-    /* int8 convolution over few input channels (kc < 8: a first layer, RGB or one channel), dilation 1 along
-     * x: an IGEMM tap per filter row, not per filter tap (row_taps.h), ks = fh and kc = fw * kc here (the
-     * sums are the per-tap IGEMM's, in another order: wrapping int32 addition, the same bits). Per tap an
-     * IGEMM kernel loads and pads a row of a few bytes to its kr (kc 3 on AVX2's kr 2: 36 products for 27);
-     * per filter row it reads 9 bytes (30). The edge rows live in arena scratch. */
+    /* A convolution over few input channels (kc < 8: a first layer, RGB or one channel), dilation 1 along x:
+     * an IGEMM tap per filter row, not per filter tap (row_taps.h), ks = fh and kc = fw * kc here. int8: the
+     * sums are the per-tap IGEMM's, in another order (wrapping int32 addition, the same bits); per tap an
+     * IGEMM kernel loads and pads a row of a few bytes to its kr (kc 3 on AVX2's kr 2: 36 products for 27),
+     * per filter row it reads 9 bytes (30). float: the same products added in the same order (tap by tap,
+     * channel by channel), while a kernel's k loop runs whole vectors instead of a remainder per tap (ViT's
+     * 16 x 16 stride-16 patches of RGB: 256 taps of 3 floats, now 16 rows of 48). The edge rows live in
+     * arena scratch. */
     int32_t row_taps;
     size_t in_c;                                 /* the input's channels (kc is fw of them) */
+    size_t in_pixel_bytes;                       /* in_c * element_bytes: row_taps.h counts in bytes */
     rl_row_tap_edges edges; /* output columns whose filter rows straddle the padding */
     size_t mr, nr, panel_bytes;
     size_t element_bytes;
@@ -107,8 +111,8 @@ static rl_status run_gemm(rl_plan *plan, rl_op *op) {
         pack_y(st, (const float *)rl_input(plan, op, 1)->data, bias ? (const float *)bias->data : NULL);
     }
     if (st->row_taps)
-        rl_row_taps_fill_edges(&st->g, &st->edges, st->in_c, (const int8_t *)st->a, (const int8_t *)st->zero, 0,
-                               (int8_t *)op->arena_scratch);
+        rl_row_taps_fill_edges(&st->g, &st->edges, st->in_pixel_bytes, (const int8_t *)st->a,
+                               (const int8_t *)st->zero, 0, (int8_t *)op->arena_scratch);
     if (st->padded_input) {
         const size_t pixels = (size_t)st->g.batch * (size_t)st->g.in_h * (size_t)st->g.in_w;
         char *padded = (char *)op->arena_scratch;
@@ -123,7 +127,7 @@ static rl_status run_gemm(rl_plan *plan, rl_op *op) {
 static rl_status setup_indirection(rl_plan *plan, rl_op *op) {
     rl_gemm_state *st = (rl_gemm_state *)op->state;
     if (st->row_taps) {
-        rl_row_taps_indirection(&st->g, &st->edges, st->m, st->mr, st->in_c,
+        rl_row_taps_indirection(&st->g, &st->edges, st->m, st->mr, st->in_pixel_bytes,
                                 (const int8_t *)rl_input(plan, op, 0)->data, (const int8_t *)op->arena_scratch,
                                 (const int8_t *)st->zero, 0, st->indirection);
         return RL_OK;
@@ -168,7 +172,8 @@ static rl_status build_state(rl_plan *plan, rl_op *op, rl_gemm_state *proto) {
     proto->kernel_kc = kc;
     if (proto->row_taps) {
         proto->edges = rl_row_tap_edges_of(&proto->g);
-        rl_request_arena_scratch(op, rl_row_tap_edge_bytes(&proto->g, &proto->edges, proto->in_c));
+        proto->in_pixel_bytes = proto->in_c * proto->element_bytes;
+        rl_request_arena_scratch(op, rl_row_tap_edge_bytes(&proto->g, &proto->edges, proto->in_pixel_bytes));
     }
     /* Kernels with blocks of 2 read an odd row's last byte exactly; wider blocks are worth the copy. */
     if (proto->int8 && !proto->direct && !proto->row_taps && kc % proto->qs8.kr != 0 && proto->qs8.kr > 2) {
@@ -277,7 +282,8 @@ rl_status rl_use_gemm_conv2d(rl_plan *plan, rl_op *op, const rl_window_geometry 
         op->prep.act_max = g->act_max;
         return rl_use_fc_rowdot(plan, op, proto.m, proto.n, proto.kc, proto.int8);
     }
-    proto.row_taps = proto.int8 && !proto.direct && proto.kc < 8 && g->filter_w > 1 && g->dilation_w == 1;
+    /* Not with weights packed at every invoke: those take the arena scratch the edge rows would. */
+    proto.row_taps = !proto.direct && !proto.pack_each_run && proto.kc < 8 && g->filter_w > 1 && g->dilation_w == 1;
     if (proto.row_taps) {
         proto.ks = (size_t)g->filter_h;
         proto.kc = (size_t)g->filter_w * proto.in_c;

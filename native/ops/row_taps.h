@@ -1,10 +1,12 @@
 /* row_taps.h — an IGEMM tap per filter row, for convolutions over few input channels (a first layer: RGB or
- * one channel) with dilation 1 along x, shared by the int8 (conv_gemm.c) and hybrid (conv_hybrid_gemm.c)
- * drivers. A filter row's fw taps lie back to back in an NHWC input row (fw * in_c bytes), and the weights'
- * [n][fh][fw][in_c] order is that of one tap of fw * in_c channels, so the IGEMM runs with ks = fh and
- * kc = fw * in_c, reading each filter row in place. An output column whose filter row straddles the left or
- * right padding (an edge column) has no such run in the input: it reads an edge row, a copy with the zero
- * point in the padding, one per (batch, input row, edge column), rebuilt at every invoke. */
+ * one channel) with dilation 1 along x, shared by the int8 and float (conv_gemm.c) and hybrid
+ * (conv_hybrid_gemm.c) drivers. Everything here counts bytes: a float input passes in_c = 4 x its channels
+ * and a zero buffer of 0 bytes (0.0f). A filter row's fw taps lie back to back in an NHWC input row
+ * (fw * in_c bytes), and the weights' [n][fh][fw][in_c] order is that of one tap of fw * in_c channels, so
+ * the IGEMM runs with ks = fh and kc = fw * in_c, reading each filter row in place. An output column whose
+ * filter row straddles the left or right padding (an edge column) has no such run in the input: it reads an
+ * edge row, a copy with the zero point in the padding, one per (batch, input row, edge column), rebuilt at
+ * every invoke. */
 #ifndef RILLET_ROW_TAPS_H
 #define RILLET_ROW_TAPS_H
 

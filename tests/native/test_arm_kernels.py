@@ -386,15 +386,28 @@ def elementwise_files(folder: Path) -> dict[str, tuple[Path, np.ndarray]]:
         "transpose": op_model("TRANSPOSE", [Input(shape), Const(np.array([0, 3, 1, 2], np.int32))],
                               [((1, 19, 5, 7), f32)]),
     }
+    feeds = {name: feed for name in models}
+    # a tile's last 1-3 columns (x32_transpose_2d's store_last_columns): channels last from 3 (RGB: one vst3q per
+    # 4 pixels), 2 and 5 channels (5 = a 4 x 4 block and 1 column, stored a lane at a time as 42 floats apart are
+    # whole rows), and channels first from 5 (2 columns of 42-float output rows); 42 = 4 x 10 + 2 rows at the end
+    for name, (channels_first, perm) in {"transpose_rgb": ((1, 3, 6, 7), [0, 2, 3, 1]),
+                                         "transpose_two": ((1, 2, 6, 7), [0, 2, 3, 1]),
+                                         "transpose_five": ((1, 5, 6, 7), [0, 2, 3, 1]),
+                                         "transpose_to_first": ((1, 6, 7, 5), [0, 3, 1, 2])}.items():
+        feeds[name] = rng.uniform(-3, 3, channels_first).astype(f32)
+        out_shape = tuple(channels_first[p] for p in perm)
+        models[name] = op_model("TRANSPOSE", [Input(channels_first), Const(np.array(perm, np.int32))],
+                                [(out_shape, f32)])
     found = {}
     for name, content in models.items():
         (folder / f"{name}.tflite").write_bytes(content)
-        found[name] = (folder / f"{name}.tflite", feed)
+        found[name] = (folder / f"{name}.tflite", feeds[name])
     return found
 
 
 @pytest.mark.parametrize(("arch", "cpu", "path"), MODEL_RUNS)
-@pytest.mark.parametrize("op", ["prelu", "leaky_relu", "maximum", "sub", "mul_row_value", "transpose"])
+@pytest.mark.parametrize("op", ["prelu", "leaky_relu", "maximum", "sub", "mul_row_value", "transpose", "transpose_rgb",
+                                "transpose_two", "transpose_five", "transpose_to_first"])
 def test_float_elementwise_on_arm_path_matches_scalar_and_litert(model_runner, tmp_path_factory, op: str, arch: str,
                                                                  cpu: str, path: str):
     """The f32_vbinary / f32_vlrelu / x32_transpose_2d NEON kernels in a whole model: the scalar path's bits on the
