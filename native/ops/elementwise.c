@@ -282,6 +282,13 @@ rl_status rl_eval_binary(rl_plan *plan, rl_op *op) {
 static void run_f32_leaky_relu_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count);
 static void run_f32_unary_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count);
 
+/* Banded execution (bands.h): output pixel p is the log-softmax of input vector p alone. */
+static void run_f32_log_softmax_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    const size_t depth = (size_t)op->prep.inner;
+    const float *x = (const float *)rl_input(plan, op, 0)->data + first * depth;
+    plan->kernels->f32_log_softmax((int64_t)count, (int32_t)depth, x, (float *)rl_output(plan, op, 0)->data + first * depth);
+}
+
 rl_status rl_prepare_same_shape_f32(rl_plan *plan, rl_op *op) {
     rl_status s = rl_expect_inputs(plan, op, 1, 1);
     if (s != RL_OK) return s;
@@ -300,6 +307,9 @@ rl_status rl_prepare_same_shape_f32(rl_plan *plan, rl_op *op) {
         op->prep.inner = input->shape.dims[input->shape.rank - 1];
         op->prep.outer = op->prep.inner ? op->prep.count / op->prep.inner : 0;
         if (op->code == RL_OP_SOFTMAX) return rl_prepare_softmax_f32(plan, op);
+        /* a row op, not an element-wise one: bands of whole vectors along the last axis */
+        if (op->prep.inner > 0) rl_offer_pixel_rows(op, output, run_f32_log_softmax_rows);
+        return RL_OK;
     }
     /* LEAKY_RELU and the unary ops (every other float op that comes here: LOGISTIC, TANH, RELU, and NEG, RSQRT,
      * ABS... from their own prepares, run by rl_eval_unary) compute each pixel from that pixel alone, each

@@ -143,3 +143,21 @@ def test_heads_merged_by_a_transpose_head_the_projection_s_segment(heads, seq, w
     assert segments == [(0, 3)]
     (expected,) = litert_default(model, [feed])
     np.testing.assert_allclose(want, expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("rows", [8, 64])
+def test_a_log_softmax_joins_as_a_row_op(rows):
+    """A classifier's loss chain (ADD, LOG_SOFTMAX, EXP, MUL): LOG_SOFTMAX normalizes each whole vector, so in
+    bands it must take whole rows, never chunks of elements (it once ran as an element-wise op there, and a
+    training file's loss came out negative)."""
+    shape = (rows, 10)
+    ops = [("ADD", ["x", "x"], "h", None), ("LOG_SOFTMAX", ["h"], "logp", None), ("EXP", ["logp"], "p", None),
+           ("MUL", ["p", "logp"], "y", None)]
+    model = graph_model({"x": shape}, {}, ops, "y", {"h": shape, "logp": shape, "p": shape, "y": shape})
+    x = np.random.default_rng(rows).standard_normal(shape).astype(F32)
+    want, _, _ = run(model, x, 1)
+    got, segments, names = run(model, x, 2)
+    assert segments == [(0, 3)], (segments, names)
+    np.testing.assert_array_equal(got, want)
+    (expected,) = litert_default(model, [x])
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)

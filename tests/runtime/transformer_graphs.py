@@ -30,7 +30,8 @@ OPTIONS = {"MEAN": ("ReducerOptions", {"keep_dims": True}), "SQUARED_DIFFERENCE"
            "MUL": ("MulOptions", NO_ACTIVATION), "RSQRT": (None, None),
            "SOFTMAX": ("SoftmaxOptions", {"beta": 1.0}), "GELU": ("GeluOptions", {"approximate": False}),
            "FULLY_CONNECTED": ("FullyConnectedOptions", {"fused_activation_function": 0, "keep_num_dims": True}),
-           "RESHAPE": (None, None), "NEG": (None, None), "SIN": (None, None), "TRANSPOSE": (None, None)}
+           "RESHAPE": (None, None), "NEG": (None, None), "SIN": (None, None), "TRANSPOSE": (None, None),
+           "LOG_SOFTMAX": ("LogSoftmaxOptions", {}), "EXP": (None, None)}
 
 
 def graph_model(inputs: dict[str, tuple[int, ...]], consts: dict[str, np.ndarray],
