@@ -49,8 +49,7 @@ static inline void multiply_add16(int32x4_t *acc, int8x16_t x, int8x16_t w) {
 
 static inline void requantize_store16(int8_t *out, const int32x4_t *acc, const unsigned char *scales,
                                       const rl_neon_requantization *rq) {
-    vst1q_s8(out, vcombine_s8(rl_neon_requantize8(acc[0], acc[1], scales, rq),
-                              rl_neon_requantize8(acc[2], acc[3], scales + 32, rq)));
+    vst1q_s8(out, rl_neon_requantize16(acc, scales, rq));
 }
 
 /* The channels from c0 (a tile boundary, `tile` its tile) to the end, of one pixel. */
