@@ -61,6 +61,9 @@ typedef struct {
 typedef struct {
     uint32_t channel_tile;
     rl_qs8_dwconv_fn dwconv;
+    /* Optional (NULL where the path has none): the same tile for filters without a weight of -128, whose kernel
+     * may sum two taps' products in int16; the driver picks it after looking at the filter. */
+    rl_qs8_dwconv_fn dwconv_pairs;
 } rl_qs8_dwconv_config;
 
 #endif

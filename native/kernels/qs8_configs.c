@@ -52,7 +52,8 @@ rl_qs8_dwconv_config rl_qs8_dwconv_config_for(rl_isa isa) {
     default: return scalar;
     }
 #elif RL_HAVE_NEON_KERNELS
-    const rl_qs8_dwconv_config neon = {.channel_tile = 16, .dwconv = qs8_qc8w_dwconv_16c__neon};
+    const rl_qs8_dwconv_config neon = {.channel_tile = 16, .dwconv = qs8_qc8w_dwconv_16c__neon,
+                                       .dwconv_pairs = qs8_qc8w_dwconv_16c_pairs__neon};
     switch (isa) {
     case RL_ISA_NEONDOT: /* depthwise has no 4-byte dot products for sdot to speed up: NEON's */
     case RL_ISA_NEON: return neon;

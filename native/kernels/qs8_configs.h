@@ -80,6 +80,11 @@ void qs8_qc8w_igemm_4x8c1__neon(size_t mr, size_t nc, size_t kc, size_t ks, cons
 void qs8_qc8w_dwconv_16c__neon(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
                                size_t indirection_step, const int8_t *const *weights, const void *packed,
                                int8_t *output, size_t output_stride, const rl_qs8_requantization_params *params);
+/* Filters without a weight of -128 only (rl_qs8_dwconv_config.dwconv_pairs). */
+void qs8_qc8w_dwconv_16c_pairs__neon(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
+                                     size_t indirection_step, const int8_t *const *weights, const void *packed,
+                                     int8_t *output, size_t output_stride,
+                                     const rl_qs8_requantization_params *params);
 #endif
 #if defined(__aarch64__)
 /* aarch64 with the dot-product extension: sdot on kr 4, signed by signed (input_offset 0). */

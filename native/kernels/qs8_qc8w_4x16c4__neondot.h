@@ -5,12 +5,18 @@
  * kr 4: each block of 4 k holds, column by column, 4 weight bytes, so 64 bytes are 16 columns x 4 k: four
  * q registers. sdot by lane (vdotq_lane_s32) adds, to each column's int32, the dot product of its 4 weights
  * with 4 bytes of the row: signed by signed, so no input offset is needed (unlike x86's VNNI), every 4-product
- * sum is exact and the adds wrap like the specification's. A row is read 8 bytes (2 blocks) at a time, then
- * 4, then a last partial block of 1-3 bytes without reading past kc (its weights are packed as zeros). 16
+ * sum is exact and the adds wrap like the specification's. A row is read 16 bytes (4 blocks) at a time, then
+ * 8, then 4, then a last partial block of 1-3 bytes without reading past kc (its weights are packed as zeros). 16
  * accumulators, 8 weight and 4 input registers: 28 of aarch64's 32. A last panel of at most 8 columns is
  * packed 8 wide (gemm.h): 32 bytes a block, two q registers, and only the first two accumulators of a row. */
 #ifndef RILLET_QS8_QC8W_4X16C4_NEONDOT_H
 #define RILLET_QS8_QC8W_4X16C4_NEONDOT_H
+
+/* As f32_6x8__neon.h: gcc's first scheduling pass stretches the 16 accumulators' live ranges until the
+ * allocator copies some of them every k step; without it the loop is the loads, the sdots and the loop test. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-schedule-insns")
+#endif
 
 #include "qs8_configs.h"
 #include "qs8_requantize__neon.h"
@@ -18,15 +24,15 @@
 enum { MR = 4, NR = 16, NARROW_NR = 8 };
 
 /* acc[4 i + q]: row i's columns 4q .. 4q + 3; w0..w3 one block's weights (w0, w1 when not wide); x[i] row i's
- * 8 bytes; rows: MR, or 1 (a one-row GEMM, which would otherwise do four rows' work for one). */
-#define DOT_ROWS(acc, w, x, lane, wide, rows)                                                                 \
+ * 8 or 16 bytes (dot: vdotq_lane_s32 or vdotq_laneq_s32); rows: MR, or 1 (a one-row GEMM, which would otherwise do four rows' work for one). */
+#define DOT_ROWS(acc, w, x, lane, wide, rows, dot)                                                            \
     do {                                                                                                      \
-        for (size_t i_ = 0; i_ < (rows); ++i_) {                                                                  \
-            acc[4 * i_] = vdotq_lane_s32(acc[4 * i_], w[0], x[i_], lane);                                     \
-            acc[4 * i_ + 1] = vdotq_lane_s32(acc[4 * i_ + 1], w[1], x[i_], lane);                             \
+        for (size_t i_ = 0; i_ < (rows); ++i_) {                                                              \
+            acc[4 * i_] = dot(acc[4 * i_], w[0], x[i_], lane);                                                \
+            acc[4 * i_ + 1] = dot(acc[4 * i_ + 1], w[1], x[i_], lane);                                        \
             if (wide) {                                                                                       \
-                acc[4 * i_ + 2] = vdotq_lane_s32(acc[4 * i_ + 2], w[2], x[i_], lane);                         \
-                acc[4 * i_ + 3] = vdotq_lane_s32(acc[4 * i_ + 3], w[3], x[i_], lane);                         \
+                acc[4 * i_ + 2] = dot(acc[4 * i_ + 2], w[2], x[i_], lane);                                    \
+                acc[4 * i_ + 3] = dot(acc[4 * i_ + 3], w[3], x[i_], lane);                                    \
             }                                                                                                 \
         }                                                                                                     \
     } while (0)
@@ -60,48 +66,87 @@ static inline int8x8_t load_last_block(const int8_t *row, size_t k, size_t kc) {
 }
 
 /* Adds rows a[0..rows)'s kc inputs (rows: MR or 1, a constant where it inlines) times the packed weights at w
- * (NR columns, NARROW_NR when not wide); returns the weights past them (kc rounded up to 4). */
+ * (NR columns, NARROW_NR when not wide); returns the weights past them (kc rounded up to 4). The main step
+ * reads 16 bytes of each row (4 blocks: 4 input and 16 weight loads per 64 sdots; 8 bytes a step took 8 input
+ * loads and twice the loop's counting for the same 64), then one 8-byte step, then 4-byte blocks. */
 static inline __attribute__((always_inline)) const int8_t *accumulate_4x16c4(const int8_t *const *a, size_t kc,
                                                                             const int8_t *w, int32x4_t *acc,
                                                                             int wide, size_t rows) {
     const size_t width = wide ? NR : NARROW_NR;
     int8x16_t block[4];
-    int8x8_t x[MR];
     size_t k = 0;
-    for (; k + 8 <= kc; k += 8, w += 8 * width) {
+    for (; k + 16 <= kc; k += 16, w += 16 * width) {
+        int8x16_t x[MR];
+        for (size_t i = 0; i < rows; ++i) x[i] = vld1q_s8(a[i] + k);
+        load_block(w, block, wide);
+        DOT_ROWS(acc, block, x, 0, wide, rows, vdotq_laneq_s32);
+        load_block(w + 4 * width, block, wide);
+        DOT_ROWS(acc, block, x, 1, wide, rows, vdotq_laneq_s32);
+        load_block(w + 8 * width, block, wide);
+        DOT_ROWS(acc, block, x, 2, wide, rows, vdotq_laneq_s32);
+        load_block(w + 12 * width, block, wide);
+        DOT_ROWS(acc, block, x, 3, wide, rows, vdotq_laneq_s32);
+    }
+    int8x8_t x[MR];
+    if (k + 8 <= kc) {
         for (size_t i = 0; i < rows; ++i) x[i] = vld1_s8(a[i] + k);
         load_block(w, block, wide);
-        DOT_ROWS(acc, block, x, 0, wide, rows);
+        DOT_ROWS(acc, block, x, 0, wide, rows, vdotq_lane_s32);
         load_block(w + 4 * width, block, wide);
-        DOT_ROWS(acc, block, x, 1, wide, rows);
+        DOT_ROWS(acc, block, x, 1, wide, rows, vdotq_lane_s32);
+        k += 8, w += 8 * width;
     }
-    for (; k < kc; k += 4, w += 4 * width) { /* at most two: a whole block, then a partial one */
+    /* A whole block, then a partial one; written out rather than as a loop, which made gcc keep the
+     * accumulators in memory across it. */
+    if (k + 4 <= kc) {
+        for (size_t i = 0; i < rows; ++i) {
+            uint32_t bits;
+            memcpy(&bits, a[i] + k, sizeof bits);
+            x[i] = vreinterpret_s8_u32(vdup_n_u32(bits));
+        }
+        load_block(w, block, wide);
+        DOT_ROWS(acc, block, x, 0, wide, rows, vdotq_lane_s32);
+        k += 4, w += 4 * width;
+    }
+    if (k < kc) {
         for (size_t i = 0; i < rows; ++i) x[i] = load_last_block(a[i], k, kc);
         load_block(w, block, wide);
-        DOT_ROWS(acc, block, x, 0, wide, rows);
+        DOT_ROWS(acc, block, x, 0, wide, rows, vdotq_lane_s32);
+        w += 4 * width;
     }
     return w;
 }
 
 /* Requantizes the rows' (MR or 1) 16 sums with the scales at `scales` and writes n (<= 16) columns of each row
- * c[i]. */
+ * c[i]. The scales are loaded once for every row: the int8 stores may alias them, so the compiler would reload
+ * them per row. */
 static inline __attribute__((always_inline)) void requantize_store_4x16(int8_t *const *c, size_t n,
                                                                         const int32x4_t *acc, const void *scales,
                                                                         const rl_neon_requantization *rq,
                                                                         size_t rows) {
     const unsigned char *s = scales;
+    const float32x4_t s0 = rl_neon_load_f32(s), s1 = rl_neon_load_f32(s + 16);
+    float32x4_t s2 = s0, s3 = s1; /* a narrow panel has only 8 scales */
+    if (n > NARROW_NR) s2 = rl_neon_load_f32(s + 32), s3 = rl_neon_load_f32(s + 48);
+    /* Unrolled, so every accumulator is indexed by a constant and stays in a register (a loop over the rows
+     * made gcc keep all 16 in memory for the whole tile). */
+#pragma GCC unroll 4
     for (size_t i = rows; i-- > 0;) {
-        const int8x8_t lo = rl_neon_requantize8(acc[4 * i], acc[4 * i + 1], s, rq);
+        const int16x8_t lo = rl_neon_requantize_s16(acc[4 * i], acc[4 * i + 1], s0, s1, rq);
         int8_t *out = c[i];
         if (n == NR) {
-            vst1q_s8(out, vcombine_s8(lo, rl_neon_requantize8(acc[4 * i + 2], acc[4 * i + 3], s + 32, rq)));
-        } else if (n >= 8) {
-            vst1_s8(out, lo);
-            if (n > 8)
-                rl_neon_store_partial8(out + 8, rl_neon_requantize8(acc[4 * i + 2], acc[4 * i + 3], s + 32, rq),
-                                       n - 8);
+            vst1q_s8(out, rl_neon_clamp16(lo, rl_neon_requantize_s16(acc[4 * i + 2], acc[4 * i + 3], s2, s3, rq), rq));
+        } else if (n > 8) {
+            const int8x16_t v =
+                rl_neon_clamp16(lo, rl_neon_requantize_s16(acc[4 * i + 2], acc[4 * i + 3], s2, s3, rq), rq);
+            vst1_s8(out, vget_low_s8(v));
+            rl_neon_store_partial8(out + 8, vget_high_s8(v), n - 8);
         } else {
-            rl_neon_store_partial8(out, lo, n);
+            const int8x8_t v = vmin_s8(vmax_s8(vqmovn_s16(lo), vget_low_s8(rq->vmin8)), vget_low_s8(rq->vmax8));
+            if (n == 8)
+                vst1_s8(out, v);
+            else
+                rl_neon_store_partial8(out, v, n);
         }
     }
 }

@@ -11,9 +11,8 @@ static void qs8_vmulc_minmax_fp32_rows(size_t n, const int8_t *a, const int8_t *
     const int8x8_t za = vdup_n_s8((int8_t)p->a_zero_point);
     const int16_t vb = (int16_t)(b[0] - p->b_zero_point);
     const float32x4_t scale = vdupq_n_f32(p->scale);
-    const rl_neon_requantization rq = {vdupq_n_f32((float)(p->act_min - p->output_zero_point)),
-                                       vdupq_n_f32((float)(p->act_max - p->output_zero_point)),
-                                       vdupq_n_s32(p->output_zero_point)};
+    const rl_neon_requantization rq = rl_neon_requantization_make(
+        (float)(p->act_min - p->output_zero_point), (float)(p->act_max - p->output_zero_point), p->output_zero_point);
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         const int16x8_t va = vsubl_s8(vld1_s8(a + i), za);

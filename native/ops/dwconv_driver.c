@@ -149,9 +149,11 @@ rl_status rl_use_dwconv(rl_plan *plan, rl_op *op, const rl_window_geometry *g) {
     const rl_f32_dwconv_config f32 = small    ? plan->kernels->f32_dwconv_small
                                      : narrow ? plan->kernels->f32_dwconv_narrow
                                               : plan->kernels->f32_dwconv;
-    const rl_qs8_dwconv_config qs8 = small    ? plan->kernels->qs8_dwconv_small
-                                     : narrow ? plan->kernels->qs8_dwconv_narrow
-                                              : plan->kernels->qs8_dwconv;
+    rl_qs8_dwconv_config qs8 = small    ? plan->kernels->qs8_dwconv_small
+                               : narrow ? plan->kernels->qs8_dwconv_narrow
+                                        : plan->kernels->qs8_dwconv;
+    if (int8 && qs8.dwconv_pairs && constant && !memchr(filter->data, 0x80, channels * taps))
+        qs8.dwconv = qs8.dwconv_pairs; /* no weight of -128: two taps' products fit int16 */
     const size_t packed_bytes = int8 ? rl_qs8_dwconv_packed_size(channels, qs8.channel_tile)
                                      : rl_f32_dwconv_packed_size(channels, taps, f32.channel_tile);
     const size_t weight_taps_bytes = int8 ? taps * sizeof(const int8_t *) : 0;

@@ -306,6 +306,7 @@ static int test_gemm(rng *r, const gemm_path *path, const gemm_path *scalar, siz
 typedef struct {
     const char *name;
     rl_qs8_dwconv_config config;
+    int no_min_weight; /* config.dwconv is a dwconv_pairs kernel: no weight may be -128 */
 } dwconv_path;
 
 static int dwconv_case(rng *r, const dwconv_path *path, const dwconv_path *scalar, size_t channels, size_t taps,
@@ -313,6 +314,8 @@ static int dwconv_case(rng *r, const dwconv_path *path, const dwconv_path *scala
     guard_set *g = calloc(1, sizeof *g);
     problem pb;
     make_problem(r, &pb, channels, taps, 1, input_zero_point, -1);
+    if (path->no_min_weight) /* a kernel for filters without -128 (dwconv_pairs): its weights -127 at the least */
+        for (size_t i = 0; i < channels * taps; ++i) pb.w[i] = pb.w[i] == -128 ? -127 : pb.w[i];
     const size_t step = taps + (size_t)rng_range(r, 0, 1) * (size_t)rng_range(r, 1, 3);
     const size_t out_stride = channels + (size_t)rng_range(r, 0, 3), guard = 16;
     const unsigned char sentinel = (unsigned char)rng_range(r, 0, 255);
@@ -942,8 +945,8 @@ static int run(rl_isa isa, const char *name) {
     rng r = {UINT64_C(0x243F6A8885A308D3) ^ (uint64_t)isa};
     const gemm_path scalar = {"scalar", rl_qs8_gemm_config_for(RL_ISA_SCALAR)};
     const gemm_path path = {name, rl_qs8_gemm_config_for(isa)};
-    const dwconv_path dscalar = {"scalar", rl_qs8_dwconv_config_for(RL_ISA_SCALAR)};
-    const dwconv_path dpath = {name, rl_qs8_dwconv_config_for(isa)};
+    const dwconv_path dscalar = {"scalar", rl_qs8_dwconv_config_for(RL_ISA_SCALAR), 0};
+    const dwconv_path dpath = {name, rl_qs8_dwconv_config_for(isa), 0};
     const int same_gemm = path.config.gemm == scalar.config.gemm && isa != RL_ISA_SCALAR;
     const int same_dwconv = dpath.config.dwconv == dscalar.config.dwconv && isa != RL_ISA_SCALAR;
     size_t gemm_cases = 0, dwconv_cases = 0;
@@ -951,10 +954,20 @@ static int run(rl_isa isa, const char *name) {
     if (!failures) failures = test_dwconv(&r, isa == RL_ISA_SCALAR || same_dwconv ? &dscalar : &dpath, &dscalar,
                                           &dwconv_cases);
     /* The kernel for layers of few channels (rl_dwconv_wants_small), where the path has one of its own. */
-    const dwconv_path dsmall = {name, rl_qs8_dwconv_small_config_for(isa)};
+    const dwconv_path dsmall = {name, rl_qs8_dwconv_small_config_for(isa), 0};
     size_t small_cases = 0;
     if (!failures && dsmall.config.dwconv != dpath.config.dwconv && isa != RL_ISA_SCALAR)
         failures = test_dwconv(&r, &dsmall, &dscalar, &small_cases);
+    /* The kernel for filters without -128, where the path has one; its weights are drawn without -128 (the
+     * scalar kernel sees the same filter). */
+    size_t pairs_cases = 0;
+    if (!failures && dpath.config.dwconv_pairs && isa != RL_ISA_SCALAR) {
+        dwconv_path dpairs = {name, dpath.config, 1};
+        dpairs.config.dwconv = dpath.config.dwconv_pairs;
+        failures = test_dwconv(&r, &dpairs, &dscalar, &pairs_cases);
+        if (!failures) printf("%s: dwconv_pairs %uc: %zu cases, bit-exact with the scalar kernel\n", name,
+                              dpairs.config.channel_tile, pairs_cases);
+    }
     size_t vbinary_cases = 0, pool_cases = 0;
     if (!failures) failures = test_vbinary(&r, name, isa, &vbinary_cases);
     if (!failures) failures = test_pool(&r, name, isa, &pool_cases);
