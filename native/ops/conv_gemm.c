@@ -273,11 +273,13 @@ rl_status rl_use_gemm_conv2d(rl_plan *plan, rl_op *op, const rl_window_geometry 
     if (proto.m == 0 || proto.n == 0 || proto.kc == 0) return RL_OK;
     proto.direct = g->filter_h == 1 && g->filter_w == 1 && g->stride_h == 1 && g->stride_w == 1 && g->pad_h == 0 &&
                    g->pad_w == 0;
-    /* A 1x1 convolution of one or two pixels (a squeeze-and-excite block's two, a classifier head after the
-     * global pool) is a FULLY_CONNECTED of that many rows, its OHWI filter the [units][depth] matrix: the
-     * row-dot kernels read it in place. The GEMM ran its whole 6- or 7-row tile for the one row (MobileNetV3-
-     * small's 22 such convolutions: 2.6M of its 22M instructions per invoke on AVX2, XNNPACK's 1x16 0.7M). */
-    if (proto.direct && !proto.pack_each_run && proto.m <= RL_FC_ROWDOT_MAX_ROWS) {
+    /* An int8 1x1 convolution of one or two pixels (a squeeze-and-excite block's two, a classifier head after
+     * the global pool) is a FULLY_CONNECTED of that many rows, its OHWI filter the [units][depth] matrix: the
+     * row-dot kernels read it in place, where the GEMM ran its whole 6- or 7-row tile for the one row. int8
+     * only: integer sums are the same in any order, but the float row-dot kernels add in another order than
+     * the GEMM (and XNNPACK), and MediaPipe's selfie segmentation, whose squeeze-and-excite blocks feed a
+     * 256x256 mask, moved 3e-5 of its output's range from LiteRT's (bit for bit on the GEMM). */
+    if (proto.direct && !proto.pack_each_run && proto.int8 && proto.m <= RL_FC_ROWDOT_MAX_ROWS) {
         op->prep.act_min = g->act_min;
         op->prep.act_max = g->act_max;
         return rl_use_fc_rowdot(plan, op, proto.m, proto.n, proto.kc, proto.int8);

@@ -109,8 +109,8 @@ CONV_CASES = [  # n, h, w, cin, cout, k, stride, padding (0 SAME, 1 VALID), acti
     (1, 5, 5, 3, 16, 3, 1, 0, 0), (1, 7, 6, 8, 17, 3, 2, 0, 1), (2, 4, 5, 5, 15, 1, 1, 0, 3),
     (1, 9, 9, 16, 33, 3, 1, 1, 0), (1, 3, 3, 1, 1, 1, 1, 1, 0), (1, 6, 7, 33, 8, 1, 2, 0, 3),
     (1, 8, 8, 7, 31, 5, 1, 0, 1), (3, 2, 2, 9, 9, 2, 1, 1, 0),
-    # 1x1 convolutions of one and two pixels (squeeze-and-excite, a classifier head) run on the row-dot
-    # kernels; three pixels stay on the GEMM
+    # 1x1 convolutions of one and two pixels (squeeze-and-excite, a classifier head): int8 runs them on the
+    # row-dot kernels, float on the GEMM; three pixels stay on the GEMM
     (1, 1, 1, 40, 37, 1, 1, 0, 3), (2, 1, 1, 24, 17, 1, 1, 1, 1), (1, 1, 2, 33, 8, 1, 1, 0, 0),
     (3, 1, 1, 9, 20, 1, 1, 0, 0),
 ]
