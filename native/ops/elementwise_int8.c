@@ -270,19 +270,6 @@ static rl_status use_binary_driver(rl_plan *plan, rl_op *op, const rl_s8_binary_
  * on every (v, f(v)) pair (the two-op result, bit for bit), and the table op is skipped. EfficientNet-B0 int8's
  * 49 swishes ran a LOGISTIC table and a vmul over 6.2M elements; XNNPACK's delegate runs them as one table. */
 typedef struct {
-    const rl_plan *plan;
-    const int8_t *table, *x;
-    int8_t *y;
-} rl_s8_product_job;
-
-static void product_elements(void *context, size_t first, size_t unused_j, size_t count, size_t unused_columns) {
-    (void)unused_j;
-    (void)unused_columns;
-    const rl_s8_product_job *job = (const rl_s8_product_job *)context;
-    job->plan->kernels->s8_lut((int64_t)count, job->table, job->x + first, job->y + first);
-}
-
-typedef struct {
     int64_t count;
     int32_t x_input; /* the MUL's operand that is x (the other one is f(x), never read) */
     int8_t table[256];
@@ -290,9 +277,8 @@ typedef struct {
 
 static rl_status run_unary_product(rl_plan *plan, rl_op *op) {
     const rl_s8_unary_product_state *st = (const rl_s8_unary_product_state *)op->state;
-    rl_s8_product_job job = {.plan = plan, .table = st->table, .x = (const int8_t *)rl_input(plan, op, st->x_input)->data,
-                             .y = (int8_t *)rl_output(plan, op, 0)->data};
-    rl_parallelize_elements(plan, product_elements, &job, (size_t)st->count, RL_ELEMENT_WORK);
+    rl_s8_lut_elements(plan, st->table, (const int8_t *)rl_input(plan, op, st->x_input)->data,
+                       (int8_t *)rl_output(plan, op, 0)->data, st->count);
     return RL_OK;
 }
 

@@ -19,6 +19,11 @@ static void table_elements(void *context, size_t first, size_t unused_j, size_t 
     job->plan->kernels->s8_lut((int64_t)count, job->table, job->x + first, job->y + first);
 }
 
+void rl_s8_lut_elements(rl_plan *plan, const int8_t *table, const int8_t *x, int8_t *y, int64_t count) {
+    rl_s8_table_job job = {.plan = plan, .table = table, .x = x, .y = y};
+    rl_parallelize_elements(plan, table_elements, &job, (size_t)count, RL_ELEMENT_WORK);
+}
+
 rl_status rl_s8_table_run(rl_plan *plan, rl_op *op) {
     const rl_s8_table_state *st = (const rl_s8_table_state *)op->state;
     const int8_t *x = (const int8_t *)rl_input(plan, op, 0)->data;
@@ -27,8 +32,7 @@ rl_status rl_s8_table_run(rl_plan *plan, rl_op *op) {
             if (x[i] < st->lowest_input)
                 return rl_fail(plan, RL_INVALID, "int8 %s is only defined for values >= 0: input %lld is %d, below "
                                "the zero point %d", op->kind->name, (long long)i, x[i], st->lowest_input);
-    rl_s8_table_job job = {.plan = plan, .table = st->table, .x = x, .y = (int8_t *)rl_output(plan, op, 0)->data};
-    rl_parallelize_elements(plan, table_elements, &job, (size_t)st->count, RL_ELEMENT_WORK);
+    rl_s8_lut_elements(plan, st->table, x, (int8_t *)rl_output(plan, op, 0)->data, st->count);
     return RL_OK;
 }
 

@@ -162,6 +162,8 @@ typedef struct {
 } rl_s8_table_state;
 rl_status rl_s8_table_prepare(rl_plan *plan, rl_op *op, rl_s8_table_state **state);
 rl_status rl_s8_table_run(rl_plan *plan, rl_op *op);
+/* y[i] = table[x[i]] for count elements, split across the plan's threads (the run of every table op). */
+void rl_s8_lut_elements(rl_plan *plan, const int8_t *table, const int8_t *x, int8_t *y, int64_t count);
 
 /* int8 kernels (elementwise_int8.c, activation_int8.c, pool_int8.c, reduce_int8.c, resize_int8.c). */
 rl_status rl_prepare_binary_s8(rl_plan *plan, rl_op *op);
