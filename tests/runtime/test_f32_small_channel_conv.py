@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from single_op import Input, op_model, run
-from test_int8_small_channel_conv import CASES as INT8_CASES
+from test_int8_small_channel_conv import CASES as INT8_CASES, assert_each_invoke_reads_its_own_input
 from test_kernel_paths import PATHS, rillet_outputs
 
 F32 = np.float32
@@ -79,20 +79,5 @@ def test_best_path_agrees_with_litert(case, monkeypatch):
 
 def test_an_invoke_after_new_input_rebuilds_the_edge_rows():
     """The edge rows are copies of the input: a second invoke with other values must not read the first's."""
-    from rillet.runtime import Interpreter
-
     model, (x,), _, _ = conv_model(2, *CASES[0])
-    it = Interpreter(model_content=model)
-    it.allocate_tensors()
-    index, out = it.get_input_details()[0]["index"], it.get_output_details()[0]["index"]
-    results = []
-    for value in (x, np.flip(x, axis=2).copy(), x):
-        it.set_tensor(index, value)
-        it.invoke()
-        results.append(it.get_tensor(out).copy())
-    assert results[0].tobytes() == results[2].tobytes()
-    fresh = Interpreter(model_content=model)
-    fresh.allocate_tensors()
-    fresh.set_tensor(fresh.get_input_details()[0]["index"], np.flip(x, axis=2).copy())
-    fresh.invoke()
-    assert fresh.get_tensor(fresh.get_output_details()[0]["index"]).tobytes() == results[1].tobytes()
+    assert_each_invoke_reads_its_own_input(model, x)
