@@ -13,6 +13,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "bands.h"
 #include "conv_gemm.h"
 #include "conv_hybrid_gemm.h"
 #include "conv_hybrid_quantize.h"
@@ -293,6 +294,20 @@ rl_status rl_use_qd8_gemm_conv2d(rl_plan *plan, rl_op *op, const rl_window_geome
     return s;
 }
 
+/* A fused GEMM whose output row p (a transformer's token) reads only row p of its input, which is the input's
+ * pixel p when its last axis is the depth: a band of tokens quantizes its own rows in its tiles (no scratch) and
+ * runs on from the layer norm before it, as the float FULLY_CONNECTED does (bands.h). On two threads
+ * bert_tiny_dynamic's projections and MLP otherwise ran as 7 jobs per layer between the layer norms' bands. */
+static void offer_fused_rows(rl_plan *plan, rl_op *op, const rl_qd8_gemm_state *proto) {
+    const rl_shape *in = &rl_input(plan, op, 0)->shape;
+    const rl_tensor *output = rl_output(plan, op, 0);
+    if (op->run != run_qd8_gemm || !proto->fused || in->rank < 1 || (size_t)in->dims[in->rank - 1] != proto->kc ||
+        output->shape.rank < 1 || (size_t)output->shape.dims[output->shape.rank - 1] != proto->n)
+        return;
+    rl_offer_pixel_rows(op, output, run_qd8_gemm_rows);
+    op->begin_rows = begin_qd8_gemm_rows;
+}
+
 rl_status rl_use_qd8_gemm_fully_connected(rl_plan *plan, rl_op *op, int64_t rows, int32_t units, int32_t depth,
                                           float act_min, float act_max) {
     if (!constant_weights(plan, op) || rows <= 0 || units <= 0 || depth <= 0) return RL_OK;
@@ -306,7 +321,9 @@ rl_status rl_use_qd8_gemm_fully_connected(rl_plan *plan, rl_op *op, int64_t rows
     proto.rows = proto.m;
     proto.row_length = proto.kc;
     proto.params = (rl_f32_minmax_params){.min = act_min, .max = act_max};
-    return build_qd8_state(plan, op, &proto);
+    const rl_status s = build_qd8_state(plan, op, &proto);
+    offer_fused_rows(plan, op, &proto);
+    return s;
 }
 
 rl_status rl_use_qd8_gemm_batch_matmul(rl_plan *plan, rl_op *op, int32_t m, int32_t k, int32_t n) {
@@ -329,5 +346,7 @@ rl_status rl_use_qd8_gemm_batch_matmul(rl_plan *plan, rl_op *op, int32_t m, int3
     /* The reference's (float)acc * row scale * y's scale: the epilogue's fused add of a zero bias rounds the
      * product once, as the multiply does; no clamp. */
     proto.params = (rl_f32_minmax_params){.min = -INFINITY, .max = INFINITY};
-    return build_qd8_state(plan, op, &proto);
+    const rl_status s = build_qd8_state(plan, op, &proto);
+    offer_fused_rows(plan, op, &proto);
+    return s;
 }

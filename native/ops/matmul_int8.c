@@ -12,10 +12,12 @@ rl_status rl_prepare_fully_connected_quantized(rl_plan *plan, rl_op *op) {
         if (s != RL_OK) return s;
         float *scales = (float *)rl_op_scratch(plan, op, sizeof(float) * (size_t)(units > 0 ? units : 1));
         if (!scales) return RL_NO_MEMORY;
-        rl_request_arena_scratch(op, (size_t)depth + 1); /* one quantized input row */
         if ((s = rl_s8_filter_scales(plan, op, weights, units, 0, scales)) != RL_OK) return s;
-        return rl_use_qd8_gemm_fully_connected(plan, op, op->prep.outer, units, depth, op->prep.act_min,
-                                               op->prep.act_max); /* constant weights: the micro-kernels */
+        s = rl_use_qd8_gemm_fully_connected(plan, op, op->prep.outer, units, depth, op->prep.act_min,
+                                            op->prep.act_max); /* constant weights: the micro-kernels */
+        /* Only the reference quantizes a row into scratch: an op with arena scratch joins no band (bands.h). */
+        if (s == RL_OK && !op->run) rl_request_arena_scratch(op, (size_t)depth + 1);
+        return s;
     }
     if (input->dtype != RL_INT8)
         return rl_fail(plan, RL_UNSUPPORTED, "%s input with int8 weights has no kernel", rl_dtype_name(input->dtype));

@@ -1,0 +1,58 @@
+"""Transformers on several threads (tests/data/transformers): every fixture gives one thread's bits on 2 and 3
+threads, on every signature, and the ops that band over tokens (bands.h) form their segments: a hybrid
+FULLY_CONNECTED runs on from the layer norm before it as the float one does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rillet.runtime import Interpreter
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "transformers"
+MODELS = sorted(p.stem for p in DATA.glob("*.tflite"))
+
+
+def stored_inputs(name: str) -> dict[str, dict[str, np.ndarray]]:
+    found: dict[str, dict[str, np.ndarray]] = {}
+    with np.load(DATA / f"{name}.npz") as npz:
+        for key in npz.files:
+            sig, kind, tensor = key.split("/", 2)
+            if kind == "in":
+                found.setdefault(sig, {})[tensor] = npz[key]
+    return found
+
+
+def outputs(name: str, threads: int) -> dict[str, bytes]:
+    it = Interpreter(model_path=str(DATA / f"{name}.tflite"), num_threads=threads)
+    it.allocate_tensors()
+    got = {}
+    for sig, inputs in stored_inputs(name).items():
+        runner = it.get_signature_runner(sig)
+        runner(**inputs)  # twice: the second reads no stale band of the first
+        for key, value in runner(**inputs).items():
+            got[f"{sig}/{key}"] = np.asarray(value).tobytes()
+    return got
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_every_thread_count_gives_one_thread_s_bits(name):
+    one = outputs(name, 1)
+    for threads in (2, 3):
+        assert outputs(name, threads) == one, f"{name} on {threads} threads"
+
+
+def segments_of(name: str, threads: int) -> list[list[str]]:
+    it = Interpreter(model_path=str(DATA / f"{name}.tflite"), num_threads=threads)
+    it.allocate_tensors()
+    plan = it._plan
+    return [list(plan.op_names[i:plan.op_segment_last(i) + 1]) for i in range(len(plan.op_names))
+            if plan.op_segment_last(i) >= 0]
+
+
+@pytest.mark.parametrize("name", ["bert_tiny_dynamic", "vit_tiny_dynamic"])
+def test_hybrid_fully_connected_runs_in_the_layer_norm_s_bands(name):
+    segments = segments_of(name, 2)
+    assert any("FULLY_CONNECTED" in s and "RSQRT" in s for s in segments), segments
