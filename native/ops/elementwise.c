@@ -130,8 +130,8 @@ static int64_t row_step_of(const rl_broadcast *bc, const int64_t *strides) {
 }
 
 /* Outside bands, element-wise ops of 8192 elements and more (RL_ELEMENT_WORK) split across the plan's threads in runs of whole rows (a form's row,
- * or 64 elements for the same-shape and single-value forms): an op alone, or the first of a run too short or
- * uneven to band.
+ * or whole 64-element blocks for the same-shape and single-value forms, the tail in the last run:
+ * rl_parallelize_elements): an op alone, or the first of a run too short or uneven to band.
  * Every element is computed by the same kernel as on one thread. */
 typedef struct {
     const rl_plan *plan;
@@ -159,12 +159,18 @@ static rl_status run_f32_binary(rl_plan *plan, rl_op *op) {
         return RL_OK;
     }
     rl_threadpool *pool = rl_pool_for(plan, count * RL_ELEMENT_WORK);
-    const size_t unit = st->form == F32_BINARY_PER_CHANNEL || st->form == F32_BINARY_ROW_VALUE ? st->channels : 64;
+    const int rows = st->form == F32_BINARY_PER_CHANNEL || st->form == F32_BINARY_ROW_VALUE;
+    rl_f32_binary_job job = {.plan = plan, .st = st, .unit = 1, .a = a, .b = b, .out = out};
+    if (!rows) { /* runs of whole blocks, the tail in the last: ViT's attention scale, [3, 197, 197], ran on one */
+        rl_parallelize_elements(plan, run_f32_binary_tile, &job, count, RL_ELEMENT_WORK);
+        return RL_OK;
+    }
+    const size_t unit = st->channels;
     if (!pool || count % unit != 0) {
         run_f32_binary_span(plan, st, 0, count, a, b, out);
         return RL_OK;
     }
-    rl_f32_binary_job job = {.plan = plan, .st = st, .unit = unit, .a = a, .b = b, .out = out};
+    job.unit = unit;
     const size_t units = count / unit, want = RL_TILES_PER_THREAD * (size_t)rl_threadpool_threads(pool);
     rl_parallelize_2d_tile_2d(pool, run_f32_binary_tile, &job, units, 1, (units + want - 1) / want, 1);
     return RL_OK;

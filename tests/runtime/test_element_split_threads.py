@@ -146,6 +146,17 @@ def test_float_binary_of_a_token_block_splits(op, b_shape, monkeypatch):
     assert_split_and_same_bits(model, [a, b], monkeypatch)
 
 
+@pytest.mark.parametrize("b_shape", [(), (1, 3, 197, 197)])
+def test_float_binary_of_a_tail_splits(b_shape, monkeypatch):
+    """ViT's attention scores times their scale (a single value) or plus a mask: 3 * 197 * 197 elements are not
+    whole 64-element blocks, which kept the op on one thread; the last run takes the tail."""
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((1, 3, 197, 197)).astype(np.float32)
+    b = rng.standard_normal(b_shape).astype(np.float32)
+    model = op_model("MUL", [Input(a.shape, np.float32), Input(b.shape, np.float32)], [(a.shape, np.float32)])
+    assert_split_and_same_bits(model, [a, b], monkeypatch)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, I8])
 def test_attention_head_transpose_splits(dtype, monkeypatch):
     x = np.random.default_rng(6).integers(-100, 100, (1, 197, 3, 64)).astype(dtype)
