@@ -2,6 +2,7 @@
  * quantizer writes them, and ABS on int32; other dtypes go on to the float unary and broadcasting element-wise families
  * (elementwise.c). LiteRT 2.3's default Interpreter runs both int8 ops in TFLite's builtin kernels (probed:
  * AUTO, BUILTIN_WITHOUT_DEFAULT_DELEGATES and BUILTIN_REF agree), so their arithmetic is rillet's. */
+#include "bands.h"
 #include "conv_gemm.h" /* rl_pool_for, RL_ELEMENT_WORK */
 #include "ops.h"
 
@@ -131,6 +132,13 @@ static rl_status run_squared_difference(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
+/* Banded execution (bands.h): the band's rows of the output's last axis, each operand read by rows or whole. */
+static void run_squared_difference_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    rl_sqdiff_job job = {.st = (const rl_abs_sqdiff_state *)op->state, .a = (const int8_t *)rl_input(plan, op, 0)->data,
+                         .b = (const int8_t *)rl_input(plan, op, 1)->data, .y = (int8_t *)rl_output(plan, op, 0)->data};
+    squared_difference_rows(&job, first, 0, count, 1);
+}
+
 /* Input i's scaled value for each of its 256 codes, by the reference's formula (s8_squared_difference_ref.c). */
 static void fill_scaled_table(const rl_s8_squared_difference_params *p, int input, int32_t *table) {
     for (int32_t v = -128; v < 128; ++v)
@@ -173,6 +181,12 @@ rl_status rl_prepare_squared_difference(rl_plan *plan, rl_op *op) {
     st->swapped.scaled[0] = scaled_b;
     st->swapped.scaled[1] = scaled_a;
     op->run = run_squared_difference;
+    const rl_broadcast *bc = &st->bc;
+    const int ra = rl_band_read_of(bc, bc->a_strides), rb = rl_band_read_of(bc, bc->b_strides);
+    if (y->shape.rank > 0 && bc->out_dims[7] == y->shape.dims[y->shape.rank - 1] && ra && rb) {
+        rl_offer_pixel_rows(op, y, run_squared_difference_rows);
+        op->band_whole_inputs = (ra == RL_BAND_READ_WHOLE ? 1u : 0u) | (rb == RL_BAND_READ_WHOLE ? 2u : 0u);
+    }
     return RL_OK;
 }
 

@@ -6,6 +6,7 @@
  * weights) is folded when the plan is prepared. */
 #include <math.h>
 
+#include "bands.h"
 #include "conv_gemm.h" /* rl_parallelize_elements */
 #include "ops.h"
 
@@ -15,6 +16,10 @@ static rl_status same_shape(rl_plan *plan, rl_op *op) {
     rl_output(plan, op, 0)->shape = rl_input(plan, op, 0)->shape;
     return RL_OK;
 }
+
+/* Bands (bands.h): any chunk of elements, each converted on its own. */
+static void run_quantize_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count);
+static void run_dequantize_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count);
 
 rl_status rl_prepare_quantize(rl_plan *plan, rl_op *op) {
     rl_status s = same_shape(plan, op);
@@ -32,6 +37,7 @@ rl_status rl_prepare_quantize(rl_plan *plan, rl_op *op) {
     q->output_zero_point = rl_tensor_zero_point(output, 0);
     if (input->dtype == RL_FLOAT32) {
         op->prep.divisor = 1.0f / output_scale; /* XNNPACK multiplies by the float reciprocal */
+        rl_offer_chunk_rows(op, output, run_quantize_rows);
         return RL_OK;
     }
     if (input->dtype != RL_INT8)
@@ -46,6 +52,7 @@ rl_status rl_prepare_quantize(rl_plan *plan, rl_op *op) {
         return rl_fail(plan, RL_UNSUPPORTED, "int8 requantization with input/output scale ratio %g (outside "
                        "[1/256, 128]) has no kernel", (double)ratio);
     q->multiplier[0] = (int32_t)lrintf(ratio * 256.0f);
+    rl_offer_chunk_rows(op, output, run_quantize_rows);
     return RL_OK;
 }
 
@@ -70,6 +77,19 @@ static void quantize_elements(void *context, size_t first, size_t unused_j, size
     else
         job->plan->kernels->s8_requantize((int64_t)count, q->input_zero_point[0], q->multiplier[0],
                                           q->output_zero_point, (const int8_t *)job->x + first, y);
+}
+
+/* Banded execution (bands.h) of a conversion: the band's chunk of elements (an int8 layer norm's [tokens] mean). */
+static void run_conversion_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count,
+                                void (*elements)(void *, size_t, size_t, size_t, size_t)) {
+    const rl_tensor *output = rl_output(plan, op, 0);
+    const size_t pixel = rl_band_pixel_elements(op, output);
+    rl_conversion_job job = {.plan = plan, .op = (rl_op *)op, .x = rl_input(plan, op, 0)->data, .y = output->data};
+    elements(&job, first * pixel, 0, count * pixel, 1);
+}
+
+static void run_quantize_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    run_conversion_rows(plan, op, first, count, quantize_elements);
 }
 
 rl_status rl_eval_quantize(rl_plan *plan, rl_op *op) {
@@ -124,6 +144,7 @@ rl_status rl_prepare_dequantize(rl_plan *plan, rl_op *op) {
     op->prep.outer = outer;
     op->prep.inner = inner;
     op->prep.axis = channels;
+    if (outer == 1 && channels == 1) rl_offer_chunk_rows(op, output, run_dequantize_rows); /* one scale */
     return RL_OK;
 }
 
@@ -135,6 +156,10 @@ static void dequantize_elements(void *context, size_t first, size_t unused_j, si
     const int32_t *zero_points = (const int32_t *)(scales + 1);
     job->plan->kernels->qs8_f32_vcvt(count, scales[0], zero_points[0], (const int8_t *)job->x + first,
                                      (float *)job->y + first);
+}
+
+static void run_dequantize_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    run_conversion_rows(plan, op, first, count, dequantize_elements);
 }
 
 rl_status rl_eval_dequantize(rl_plan *plan, rl_op *op) {

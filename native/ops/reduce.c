@@ -135,6 +135,12 @@ static void run_f32_reduce_rows(rl_plan *plan, const rl_op *op, size_t first, si
     f32_reduce_slices(&job, first, 0, count, 1);
 }
 
+/* int8 likewise: one output per slice, its int32 sum on the stack (an int8 layer norm's MEAN over channels). */
+static void run_s8_reduce_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    rl_reduce_job job = {.plan = plan, .op = op};
+    s8_reduce_slices(&job, first, 0, count, 1);
+}
+
 static rl_status use_middle_axis_driver(rl_plan *plan, rl_op *op, int is_s8) {
     int32_t first = -1, last = -1;
     for (int32_t d = 0; d < 8; ++d) {
@@ -167,8 +173,9 @@ static rl_status use_middle_axis_driver(rl_plan *plan, rl_op *op, int is_s8) {
     /* Bands of the input's pixels (its vectors along the reduced last axis), one output value each, whether the
      * output keeps the axis ([tokens, 1]) or not ([tokens]). */
     const rl_tensor *input = rl_input(plan, op, 0);
-    if (!is_s8 && inner == 1 && input->shape.rank > 0 && reduced == (size_t)input->shape.dims[input->shape.rank - 1]) {
-        rl_offer_pixel_rows(op, input, run_f32_reduce_rows);
+    if ((!is_s8 || parts == 1) && inner == 1 && input->shape.rank > 0 &&
+        reduced == (size_t)input->shape.dims[input->shape.rank - 1]) {
+        rl_offer_pixel_rows(op, input, is_s8 ? run_s8_reduce_rows : run_f32_reduce_rows);
     }
     return RL_OK;
 }
@@ -225,7 +232,11 @@ rl_status rl_prepare_reduce(rl_plan *plan, rl_op *op) {
         return RL_OK;
     }
     if (is_s8 && (s = rl_prepare_reduce_s8(plan, op, reduced_count)) != RL_OK) return s;
-    return use_middle_axis_driver(plan, op, is_s8);
+    s = use_middle_axis_driver(plan, op, is_s8);
+    /* The reference's int32 sums, one per output; the driver keeps its own (an op with arena scratch joins no
+     * band: bands.h) */
+    if (s == RL_OK && is_s8 && !op->run) rl_request_arena_scratch(op, (size_t)op->prep.count * sizeof(int32_t));
+    return s;
 }
 
 rl_status rl_eval_reduce(rl_plan *plan, rl_op *op) {

@@ -23,7 +23,6 @@ rl_status rl_prepare_reduce_s8(rl_plan *plan, rl_op *op, int64_t reduced_count) 
                        (long long)reduced_count);
     rl_s8_reduce_params *p = rl_op_scratch(plan, op, sizeof *p);
     if (!p) return RL_NO_MEMORY;
-    rl_request_arena_scratch(op, (size_t)op->prep.count * sizeof(int32_t)); /* the int32 sums */
     const float ratio = rl_tensor_scale(in, 0) / rl_tensor_scale(out, 0);
     p->scale = op->code == RL_OP_MEAN ? ratio * (1.0f / (float)reduced_count) : ratio;
     p->bias = (float)rl_tensor_zero_point(out, 0) - (float)(reduced_count * rl_tensor_zero_point(in, 0)) * p->scale;

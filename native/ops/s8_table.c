@@ -1,6 +1,7 @@
 /* s8_table.c — the driver shared by every int8 op computed as a 256-entry table over its input's bits
  * (activation_int8.c: RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH, HARD_SWISH; unary_math_int8.c: RSQRT, SQRT, LOG,
  * EXP, ELU, GELU): the checks, the typed state the op's prepare fills the table of, and the run (s8_lut). */
+#include "bands.h"
 #include "conv_gemm.h" /* rl_parallelize_elements */
 #include "ops.h"
 
@@ -22,6 +23,21 @@ static void table_elements(void *context, size_t first, size_t unused_j, size_t 
 void rl_s8_lut_elements(rl_plan *plan, const int8_t *table, const int8_t *x, int8_t *y, int64_t count) {
     rl_s8_table_job job = {.plan = plan, .table = table, .x = x, .y = y};
     rl_parallelize_elements(plan, table_elements, &job, (size_t)count, RL_ELEMENT_WORK);
+}
+
+/* Banded execution (bands.h): the band's chunk of elements. Only for tables that take every input (a band
+ * cannot fail): rl_s8_table_refuse_below withdraws the offer. */
+static void run_table_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    const rl_s8_table_state *st = (const rl_s8_table_state *)op->state;
+    const rl_tensor *output = rl_output(plan, op, 0);
+    const size_t pixel = rl_band_pixel_elements(op, output);
+    plan->kernels->s8_lut((int64_t)(count * pixel), st->table, (const int8_t *)rl_input(plan, op, 0)->data + first * pixel,
+                          (int8_t *)output->data + first * pixel);
+}
+
+void rl_s8_table_refuse_below(rl_op *op, rl_s8_table_state *st, int32_t lowest_input) {
+    st->lowest_input = lowest_input;
+    op->run_rows = NULL;
 }
 
 rl_status rl_s8_table_run(rl_plan *plan, rl_op *op) {
@@ -49,6 +65,7 @@ rl_status rl_s8_table_prepare(rl_plan *plan, rl_op *op, rl_s8_table_state **stat
     st->lowest_input = -128;
     out->shape = in->shape;
     op->run = rl_s8_table_run;
+    rl_offer_chunk_rows(op, out, run_table_rows);
     *state = st;
     return RL_OK;
 }

@@ -99,11 +99,11 @@ rl_status rl_prepare_unary_math_s8(rl_plan *plan, rl_op *op) {
     const int32_t zi = rl_tensor_zero_point(in, 0), zo = rl_tensor_zero_point(out, 0);
     switch (op->code) {
     case RL_OP_RSQRT:
-        st->lowest_input = zi;
+        rl_s8_table_refuse_below(op, st, zi);
         if ((s = rsqrt_table(plan, si, zi, so, zo, st->table)) != RL_OK) return s;
         break;
     case RL_OP_SQRT:
-        st->lowest_input = zi;
+        rl_s8_table_refuse_below(op, st, zi);
         sqrt_table(si, zi, so, zo, st->table);
         break;
     case RL_OP_ELU: float_kernel_table(RL_MATH_ELU, si, zi, so, zo, st->table); break;

@@ -60,6 +60,19 @@ void rl_offer_chunk_rows(rl_op *op, const rl_tensor *output,
     op->run_rows = run_rows;
 }
 
+int rl_band_read_of(const rl_broadcast *bc, const int64_t *strides) {
+    if (strides[7] != 0 && strides[7] != 1) return 0;
+    int whole = 1, rows = 1;
+    int64_t step = strides[7] == 1 ? bc->out_dims[7] : 1;
+    for (int d = 6; d >= 0; --d) {
+        if (bc->out_dims[d] == 1) continue;
+        if (strides[d] != 0) whole = 0;
+        if (strides[d] != step) rows = 0;
+        step *= bc->out_dims[d];
+    }
+    return whole ? RL_BAND_READ_WHOLE : rows ? RL_BAND_READ_ROWS : 0;
+}
+
 size_t rl_band_pixel_elements(const rl_op *op, const rl_tensor *t) {
     return (size_t)rl_shape_count(&t->shape) / (op->band_rows * op->band_row_pixels);
 }

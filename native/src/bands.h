@@ -42,6 +42,13 @@ void rl_offer_pixel_rows(rl_op *op, const rl_tensor *output,
 void rl_offer_chunk_rows(rl_op *op, const rl_tensor *output,
                          void (*run_rows)(rl_plan *plan, const rl_op *op, size_t first, size_t count));
 
+/* How a band of the output's rows (its vectors along the last axis: out_dims[7] of the broadcast, which must be
+ * the output's last axis) reads an operand of broadcast `bc` with `strides`: RL_BAND_READ_WHOLE (no stride over
+ * the rows: a vector of channels, a single value), RL_BAND_READ_ROWS (its rows are the output's, or it holds one
+ * value per row), or 0 (neither: the op does not band). */
+enum { RL_BAND_READ_WHOLE = 1, RL_BAND_READ_ROWS = 2 };
+int rl_band_read_of(const rl_broadcast *bc, const int64_t *strides);
+
 /* The elements of tensor `t` in one pixel of op's bands: t's count over band_rows * band_row_pixels. */
 size_t rl_band_pixel_elements(const rl_op *op, const rl_tensor *t);
 

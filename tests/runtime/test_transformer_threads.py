@@ -56,3 +56,15 @@ def segments_of(name: str, threads: int) -> list[list[str]]:
 def test_hybrid_fully_connected_runs_in_the_layer_norm_s_bands(name):
     segments = segments_of(name, 2)
     assert any("FULLY_CONNECTED" in s and "RSQRT" in s for s in segments), segments
+
+
+def test_int8_layer_norm_runs_in_bands():
+    """bert_tiny_int8's layer norm: the residual ADD, MEAN over channels, the mean's DEQUANTIZE, NEG and QUANTIZE,
+    SQUARED_DIFFERENCE against it and the second MEAN run as one job; the normalizing MULs ([tokens, 1] times
+    [channels] and times x), the beta ADD and the projections after it as another, and the int8 GELU inside the
+    MLP's. (RSQRT, which refuses inputs below its zero point, and the epsilon ADD on TFLite's arithmetic run
+    on their own.)"""
+    segments = segments_of("bert_tiny_int8", 2)
+    assert ["ADD", "MEAN", "DEQUANTIZE", "NEG", "QUANTIZE", "SQUARED_DIFFERENCE", "MEAN"] in segments, segments
+    assert any(s[:6] == ["MUL", "MUL", "ADD", "MUL", "ADD", "FULLY_CONNECTED"] for s in segments), segments
+    assert any("GELU" in s and "FULLY_CONNECTED" in s for s in segments), segments
