@@ -1,6 +1,7 @@
 /* movement.c — CONCATENATION, PACK, TRANSPOSE, STRIDED_SLICE, SLICE, GATHER, CAST: any dtype. */
 #include <string.h>
 
+#include "bands.h"
 #include "conv_gemm.h" /* rl_pool_for */
 #include "ops.h"
 
@@ -83,13 +84,54 @@ rl_status rl_eval_concatenation(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
-/* Banded execution (bands.h) of a transpose that heads a segment: output indices [first, first + count) of the
- * layout's outermost axis (attention's heads merged back: [heads, tokens, width] to [tokens, heads, width],
- * whose tokens the RESHAPE and the output projection after it then carry on with). */
+/* A transpose's bands: heading a segment, the simplified layout's; ending one scattered, the input's first axis
+ * longer than 1 (`axis`, a projection's tokens) cut into the band's indices, each index's block of the later
+ * input axes copied to its places in the output (runs of the last axis where it stays last). */
+typedef struct {
+    rl_transpose_layout layout;
+    int32_t rank, axis;
+    size_t elem, run;            /* run: elements copied at a time (the last axis when it stays last, else 1) */
+    int64_t in_dims[RL_MAX_DIMS], out_strides[RL_MAX_DIMS]; /* per input axis: its size, its output stride */
+} rl_transpose_state;
+
+/* Heading a segment: output indices [first, first + count) of the layout's outermost axis (attention's heads
+ * merged back: [heads, tokens, width] to [tokens, heads, width], whose tokens the RESHAPE and the output
+ * projection after it then carry on with). */
 static void run_transpose_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
-    xx_transpose_range__scalar((const rl_transpose_layout *)op->state, (int64_t)first, (int64_t)count,
+    xx_transpose_range__scalar(&((const rl_transpose_state *)op->state)->layout, (int64_t)first, (int64_t)count,
                                rl_input(plan, op, 0)->data, rl_output(plan, op, 0)->data,
                                plan->kernels->x32_transpose_2d);
+}
+
+/* Ending a segment scattered (bands.h): the input's pixels [first, first + count), whole indices of `axis`
+ * (attention's heads split from a projection's tokens, [tokens, heads, width] to [heads, tokens, width] or to
+ * [heads, width, tokens], in the band that computed those tokens). */
+static void run_transpose_scattered(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    const rl_transpose_state *st = (const rl_transpose_state *)op->state;
+    const rl_tensor *input = rl_input(plan, op, 0);
+    const size_t pixel = rl_band_pixel_elements(op, input), per_index = op->band_scatter_granule;
+    const char *x = (const char *)input->data;
+    char *y = (char *)rl_output(plan, op, 0)->data;
+    const int32_t last = st->rank - 1;
+    const size_t blocks = per_index / st->run;
+    for (size_t i = first * pixel / per_index; i < (first + count) * pixel / per_index; ++i) {
+        int64_t index[RL_MAX_DIMS] = {0}, out = (int64_t)i * st->out_strides[st->axis];
+        const char *from = x + i * per_index * st->elem;
+        for (size_t b = 0; b < blocks; ++b, from += st->run * st->elem) {
+            if (st->run > 1) {
+                memcpy(y + (size_t)out * st->elem, from, st->run * st->elem);
+            } else {
+                for (size_t k = 0; k < st->elem; ++k) y[(size_t)out * st->elem + k] = from[k];
+            }
+            /* the odometer over the axes after `axis`, innermost first (the last one whole when copied in runs) */
+            for (int32_t d = st->run > 1 ? last - 1 : last; d > st->axis; --d) {
+                out += st->out_strides[d];
+                if (++index[d] < st->in_dims[d]) break;
+                out -= st->out_strides[d] * st->in_dims[d];
+                index[d] = 0;
+            }
+        }
+    }
 }
 
 rl_status rl_prepare_transpose(rl_plan *plan, rl_op *op) {
@@ -111,19 +153,35 @@ rl_status rl_prepare_transpose(rl_plan *plan, rl_op *op) {
         output->shape.dims[d] = input->shape.dims[p];
     }
     dims_of(&input->shape, op->prep.dims);
-    /* It reads its input whole, so it only heads a segment (not pointwise), its units the outermost axis. */
+    /* It reads its input whole, so it only heads a segment (not pointwise), its units the outermost axis, or
+     * ends one scattered. */
     const size_t elem = rl_dtype_size(input->dtype);
-    if (plan->pool && (elem == 1 || elem == 2 || elem == 4 || elem == 8)) {
-        rl_transpose_layout layout;
-        xx_transpose_layout(rank, op->prep.dims, op->prep.perm, elem, &layout);
-        if (layout.count > 0 && layout.dims[0] >= 2) {
-            rl_transpose_layout *st = (rl_transpose_layout *)rl_op_state(plan, op, sizeof *st);
-            if (!st) return RL_NO_MEMORY;
-            *st = layout;
-            op->band_rows = (size_t)layout.dims[0];
+    if (plan->pool && (elem == 1 || elem == 2 || elem == 4 || elem == 8) && rl_shape_count(&input->shape) > 0) {
+        rl_transpose_state *st = (rl_transpose_state *)rl_op_state(plan, op, sizeof *st);
+        if (!st) return RL_NO_MEMORY;
+        xx_transpose_layout(rank, op->prep.dims, op->prep.perm, elem, &st->layout);
+        if (st->layout.dims[0] >= 2) {
+            op->band_rows = (size_t)st->layout.dims[0];
             op->band_row_pixels = 1;
             op->run_rows = run_transpose_rows;
         }
+        st->rank = rank;
+        st->elem = elem;
+        st->axis = 0;
+        while (st->axis < rank - 1 && input->shape.dims[st->axis] == 1) ++st->axis;
+        int64_t stride = 1;
+        for (int32_t j = rank - 1; j >= 0; --j) { /* output position j holds input axis perm[j] */
+            st->out_strides[op->prep.perm[j]] = stride;
+            stride *= output->shape.dims[j];
+        }
+        size_t per_index = 1;
+        for (int32_t d = 0; d < rank; ++d) {
+            st->in_dims[d] = input->shape.dims[d];
+            if (d > st->axis) per_index *= (size_t)input->shape.dims[d];
+        }
+        st->run = op->prep.perm[rank - 1] == rank - 1 && rank - 1 > st->axis ? (size_t)input->shape.dims[rank - 1] : 1;
+        op->band_scatter_granule = per_index;
+        op->run_rows_scattered = run_transpose_scattered;
     }
     return RL_OK;
 }

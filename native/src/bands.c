@@ -77,13 +77,54 @@ size_t rl_band_pixel_elements(const rl_op *op, const rl_tensor *t) {
     return (size_t)rl_shape_count(&t->shape) / (op->band_rows * op->band_row_pixels);
 }
 
+/* Whether op i reads what a scattered op of the segment so far wrote (not in the bands' pixel order). */
+static int reads_scattered(const rl_plan *plan, int32_t start, int32_t i) {
+    const rl_op *op = &plan->ops[i];
+    for (int32_t k = 0; k < op->n_inputs; ++k)
+        for (int32_t j = start; j < i; ++j)
+            for (int32_t o = 0; o < plan->ops[j].n_outputs; ++o)
+                if (plan->ops[j].band_scattered && op->inputs[k] >= 0 && plan->ops[j].outputs[o] == op->inputs[k])
+                    return 1;
+    return 0;
+}
+
+/* Whether op i may end the segment's bands scattered (run_rows_scattered): its input splits into the segment's
+ * units in whole granules. */
+static int joins_scattered(rl_plan *plan, int32_t start, int32_t i) {
+    rl_op *head = &plan->ops[start], *op = &plan->ops[i];
+    const size_t units = head->band_rows * head->band_row_pixels;
+    const int64_t count = op->n_inputs > 0 && op->inputs[0] >= 0 ? rl_shape_count(&rl_input(plan, op, 0)->shape) : 0;
+    if (count <= 0 || (size_t)count % units != 0 || ((size_t)count / units) % op->band_scatter_granule != 0 ||
+        reads_scattered(plan, start, i))
+        return 0;
+    op->band_rows = head->band_rows;
+    op->band_row_pixels = head->band_row_pixels;
+    op->band_scattered = 1;
+    return 1;
+}
+
+/* Whether the op after op i reads its output in bands of its own: then op i heads a segment rather than ending
+ * one scattered (a TRANSPOSE merging heads back, before the output projection). */
+static int feeds_a_band(const rl_plan *plan, int32_t i) {
+    for (int32_t n = i + 1; n < plan->n_ops; ++n) {
+        const rl_op *next = &plan->ops[n];
+        if (next->folded) continue;
+        if (!next->run_rows) return 0;
+        for (int32_t k = 0; k < next->n_inputs; ++k)
+            for (int32_t o = 0; o < plan->ops[i].n_outputs; ++o)
+                if (next->inputs[k] >= 0 && next->inputs[k] == plan->ops[i].outputs[o]) return 1;
+        return 0;
+    }
+    return 0;
+}
+
 /* Whether op i may run in the bands of the segment that op `start` heads: it reads per pixel the tensors a band
  * writes (band_pointwise), its pixels are the head's (an element-wise op's output splits into as many equal
  * chunks: a layer norm's [tokens] statistics in a segment of [tokens, channels]), and no op of the segment
  * writes what it reads whole (a vector of channels would be read while other bands still write it). */
 static int joins_segment(rl_plan *plan, int32_t start, int32_t i) {
     rl_op *head = &plan->ops[start], *op = &plan->ops[i];
-    if (!op->band_pointwise) return 0;
+    if (!op->band_pointwise || reads_scattered(plan, start, i)) return 0;
     const size_t units = head->band_rows * head->band_row_pixels;
     if (op->band_chunks) {
         const int64_t count = rl_shape_count(&rl_output(plan, op, 0)->shape);
@@ -105,7 +146,10 @@ static int joins_segment(rl_plan *plan, int32_t start, int32_t i) {
 }
 
 void rl_plan_form_segments(rl_plan *plan) {
-    for (int32_t i = 0; i < plan->n_ops; ++i) plan->ops[i].segment_last = -1;
+    for (int32_t i = 0; i < plan->n_ops; ++i) {
+        plan->ops[i].segment_last = -1;
+        plan->ops[i].band_scattered = 0;
+    }
     const size_t threads = (size_t)rl_threadpool_threads(plan->pool);
     if (threads < 2) return;
     for (int32_t i = 0; i < plan->n_ops; ++i)
@@ -115,6 +159,11 @@ void rl_plan_form_segments(rl_plan *plan) {
     for (int32_t i = 0; i < plan->n_ops; ++i) {
         rl_op *op = &plan->ops[i];
         if (op->folded) continue; /* computed at prepare: nothing runs, nothing to wait for */
+        if (start >= 0 && op->run_rows_scattered && !op->arena_scratch_bytes && !feeds_a_band(plan, i) &&
+            joins_scattered(plan, start, i)) {
+            plan->ops[start].segment_last = i;
+            continue;
+        }
         /* Offered only with rows and pixels (bands.h); dynamic plans have no runs. An op's arena scratch lives
          * for its own step only, where a later op's output may lie, which other bands may still be writing. */
         if (!op->run_rows || op->arena_scratch_bytes) {
@@ -175,7 +224,9 @@ static void run_band(void *context, size_t band, size_t unused_j, size_t unused_
     if (end == first) return;
     for (int32_t i = job->first; i <= job->last; ++i) {
         const rl_op *op = &job->plan->ops[i];
-        if (!op->folded) op->run_rows(job->plan, op, first * job->unit_pixels, (end - first) * job->unit_pixels);
+        if (op->folded) continue;
+        (op->band_scattered ? op->run_rows_scattered : op->run_rows)(job->plan, op, first * job->unit_pixels,
+                                                                     (end - first) * job->unit_pixels);
     }
 }
 

@@ -122,6 +122,14 @@ struct rl_op {
     uint32_t band_whole_inputs;
     void (*begin_rows)(rl_plan *plan, rl_op *op);
     void (*run_rows)(rl_plan *plan, const rl_op *op, size_t first, size_t count);
+    /* run_rows_scattered (or NULL): an op that may end a segment's bands though its output is not in their pixel
+     * order (a TRANSPOSE splitting a projection's tokens into heads): it computes from the band's pixels of input
+     * 0, a range of whole indices of its first axis longer than 1 when their elements are a multiple of
+     * band_scatter_granule. Set by rl_plan_form_segments: band_scattered when it joined so, and then no later op
+     * of the segment reads its output. */
+    void (*run_rows_scattered)(rl_plan *plan, const rl_op *op, size_t first, size_t count);
+    size_t band_scatter_granule;
+    int32_t band_scattered;
     /* Set by rl_plan_form_segments: for the first op of a segment, the index of its last op, and whether its
      * bands are whole rows; else -1. */
     int32_t segment_last, segment_whole_rows;

@@ -161,3 +161,51 @@ def test_a_log_softmax_joins_as_a_row_op(rows):
     np.testing.assert_array_equal(got, want)
     (expected,) = litert_default(model, [x])
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("heads, seq, width", [(2, 64, 64), (3, 17, 8), (4, 9, 16)])
+def test_heads_split_by_transposes_end_the_projection_s_segment(heads, seq, width):
+    """Attention's queries and keys: one projection of [1, seq, d], reshaped to [1, seq, heads, width], then
+    transposed to [1, heads, seq, width] and (the keys) to [1, heads, width, seq]. Each TRANSPOSE copies the
+    tokens a band computed to their places in every head (scattered), so both end the projection's segment; the
+    BATCH_MATMUL of the two reads them whole after it."""
+    rng = np.random.default_rng(seq)
+    d = heads * width
+    x, r = (1, seq, d), (1, seq, heads, width)
+    consts = {"shape": np.array(r, np.int32), "q": np.array([0, 2, 1, 3], np.int32),
+              "k": np.array([0, 2, 3, 1], np.int32),
+              "w": (rng.standard_normal((d, d)) / np.sqrt(d)).astype(F32), "b": rng.standard_normal(d).astype(F32)}
+    ops = [("FULLY_CONNECTED", ["x", "w", "b"], "p", None), ("RESHAPE", ["p", "shape"], "r", None),
+           ("TRANSPOSE", ["r", "q"], "tq", None), ("TRANSPOSE", ["r", "k"], "tk", None),
+           ("BATCH_MATMUL", ["tq", "tk"], "y", None)]
+    shapes = {"p": x, "r": r, "tq": (1, heads, seq, width), "tk": (1, heads, width, seq), "y": (1, heads, seq, seq)}
+    model = graph_model({"x": x}, consts, ops, "y", shapes)
+    feed = rng.standard_normal(x).astype(F32)
+    want, _, _ = run(model, feed, 1)
+    for threads in (2, 3):
+        got, _, _ = run(model, feed, threads)
+        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
+    _, segments, _ = run(model, feed, 2)
+    assert segments == [(0, 3)]
+    (expected,) = litert_default(model, [feed])
+    np.testing.assert_allclose(want, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_a_scattered_output_is_not_read_in_its_segment():
+    """A TRANSPOSE that ends a segment scattered writes other bands' rows: an element-wise op after it in the
+    segment's pixels (NEG of the tokens, read by nothing) may join, one reading the transposed heads (ADD) may
+    not."""
+    seq, heads, width = 16, 2, 8
+    d = heads * width
+    x, r, t = (1, seq, d), (1, seq, heads, width), (1, heads, seq, width)
+    rng = np.random.default_rng(3)
+    consts = {"shape": np.array(r, np.int32), "perm": np.array([0, 2, 1, 3], np.int32),
+              "w": (rng.standard_normal((d, d)) / np.sqrt(d)).astype(F32), "b": rng.standard_normal(d).astype(F32)}
+    ops = [("FULLY_CONNECTED", ["x", "w", "b"], "p", None), ("RESHAPE", ["p", "shape"], "r", None),
+           ("TRANSPOSE", ["r", "perm"], "t", None), ("NEG", ["r"], "n", None), ("ADD", ["t", "t"], "y", None)]
+    model = graph_model({"x": x}, consts, ops, "y", {"p": x, "r": r, "t": t, "n": r, "y": t})
+    feed = rng.standard_normal(x).astype(F32)
+    want, _, _ = run(model, feed, 1)
+    got, segments, _ = run(model, feed, 2)
+    assert segments == [(0, 3)]
+    np.testing.assert_array_equal(got, want)

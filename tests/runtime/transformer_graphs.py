@@ -31,7 +31,8 @@ OPTIONS = {"MEAN": ("ReducerOptions", {"keep_dims": True}), "SQUARED_DIFFERENCE"
            "SOFTMAX": ("SoftmaxOptions", {"beta": 1.0}), "GELU": ("GeluOptions", {"approximate": False}),
            "FULLY_CONNECTED": ("FullyConnectedOptions", {"fused_activation_function": 0, "keep_num_dims": True}),
            "RESHAPE": (None, None), "NEG": (None, None), "SIN": (None, None), "TRANSPOSE": (None, None),
-           "LOG_SOFTMAX": ("LogSoftmaxOptions", {}), "EXP": (None, None)}
+           "LOG_SOFTMAX": ("LogSoftmaxOptions", {}), "EXP": (None, None),
+           "BATCH_MATMUL": ("BatchMatMulOptions", {"adj_x": False, "adj_y": False})}
 
 
 def graph_model(inputs: dict[str, tuple[int, ...]], consts: dict[str, np.ndarray],
