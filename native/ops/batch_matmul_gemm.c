@@ -16,6 +16,7 @@
 #include <float.h>
 #include <string.h>
 
+#include "bands.h"
 #include "batch_matmul_gemm.h"
 #include "conv_gemm.h"
 
@@ -75,6 +76,16 @@ static void pack_panel_kn(const rl_batch_matmul_state *st, const float *y, size_
         memcpy(to, from, cols * sizeof(float));
         for (size_t j = cols; j < width; ++j) to[j] = 0.0f;
     }
+}
+
+/* Panels j .. j + count - 1 (columns of y from j * nr) of y matrix `y` into `to`. */
+static void pack_panels_to(const rl_batch_matmul_state *st, const float *y, size_t j, size_t count, size_t columns,
+                           float *to) {
+    if (st->adj_y) { /* [n][k]: columns j * nr .. of y are its rows from there on */
+        st->f32.packw_goi(columns, st->k, st->nr, y + j * st->nr * st->k, to);
+        return;
+    }
+    for (size_t p = 0; p < count; ++p) pack_panel_kn(st, y, (j + p) * st->nr, to + p * st->panel_floats);
 }
 
 /* Panels j .. j + count - 1 of y matrix i. */
@@ -193,6 +204,46 @@ static rl_status run_batch_matmul(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
+/* Banded execution (bands.h) of products that each have their own y, packed at every invoke (attention's
+ * Q.K^T per head): output rows [first, first + count) of every product in turn (pixel p is row p % m of product
+ * p / m), each product's y packed by the band a few panels at a time on the stack and multiplied into the band's
+ * rows there, so the scale, mask and SOFTMAX after it run on in the same band. A head that two bands share is
+ * packed by both: the same panels and kernel calls per output element as the op's own run, so the same bits. */
+enum { BAND_PACK_FLOATS = 4096 }; /* 16 KB of panels on a band's stack */
+
+static void begin_batch_matmul_rows(rl_plan *plan, rl_op *op) {
+    rl_batch_matmul_state *st = (rl_batch_matmul_state *)op->state;
+    st->x = st->rows = (float *)rl_input(plan, op, 0)->data;
+    st->y = (const float *)rl_input(plan, op, 1)->data;
+    st->out = (float *)rl_output(plan, op, 0)->data;
+}
+
+static void run_batch_matmul_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    (void)plan;
+    const rl_batch_matmul_state *st = (const rl_batch_matmul_state *)op->state;
+    float panels[BAND_PACK_FLOATS];
+    const size_t chunk = BAND_PACK_FLOATS / st->panel_floats, all = (st->n + st->nr - 1) / st->nr;
+    for (size_t p = first; p < first + count;) {
+        const size_t b = p / st->m, r0 = p % st->m, r1 = first + count - b * st->m < st->m ? first + count - b * st->m
+                                                                                             : st->m;
+        size_t xi, yi;
+        batch_operands(st, b, &xi, &yi);
+        const float *a = st->rows + xi * st->m * st->k;
+        float *c = st->out + b * st->m * st->n;
+        for (size_t j = 0; j < all; j += chunk) {
+            const size_t count_panels = all - j < chunk ? all - j : chunk;
+            const size_t columns = (j + count_panels) * st->nr < st->n ? count_panels * st->nr : st->n - j * st->nr;
+            pack_panels_to(st, st->y + yi * st->k * st->n, j, count_panels, columns, panels);
+            for (size_t r = r0; r < r1; r += st->mr) {
+                const size_t mr = r1 - r < st->mr ? r1 - r : st->mr;
+                st->f32.gemm(mr, columns, st->k, a + r * st->k, st->k, panels, c + r * st->n + j * st->nr, st->n,
+                             &st->params);
+            }
+        }
+        p = b * st->m + r1;
+    }
+}
+
 /* About RL_TILES_PER_THREAD tiles per thread: whole products when there are that many batches, else each
  * product cut into blocks of rows and, when that is still too few, runs of column panels. */
 static void choose_split(rl_batch_matmul_state *st, size_t threads) {
@@ -286,5 +337,15 @@ rl_status rl_use_gemm_batch_matmul(rl_plan *plan, rl_op *op, int32_t m, int32_t 
         op->packed_inputs = 1u << 1;
     }
     op->run = run_batch_matmul;
+    /* Bands over the products' rows: y read whole (no op of the segment may write it), x by rows. */
+    if (st->pack_each_run && !st->adj_x && !st->vecmat && st->y_count == st->batches && st->batches > 0 &&
+        st->panel_floats <= BAND_PACK_FLOATS && x->shape.rank >= 2 && x->shape.dims[x->shape.rank - 1] == k &&
+        output->shape.rank >= 2 && output->shape.dims[output->shape.rank - 1] == n &&
+        rl_shape_count(&x->shape) == (int64_t)(st->batches * st->m * st->k)) {
+        rl_offer_pixel_rows(op, output, run_batch_matmul_rows);
+        op->begin_rows = begin_batch_matmul_rows;
+        op->band_whole_inputs = 2u;
+        op->band_no_scratch = 1; /* the band packs on its stack */
+    }
     return RL_OK;
 }

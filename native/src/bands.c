@@ -103,13 +103,17 @@ static int joins_scattered(rl_plan *plan, int32_t start, int32_t i) {
     return 1;
 }
 
-/* Whether the op after op i reads its output in bands of its own: then op i heads a segment rather than ending
- * one scattered (a TRANSPOSE merging heads back, before the output projection). */
+/* Whether the op after op i reads its output and could join a segment that op i heads: then op i heads one rather
+ * than ending one scattered (a TRANSPOSE merging heads back, before the output projection; not one splitting
+ * them before a BATCH_MATMUL, which heads its own over the heads' rows). */
 static int feeds_a_band(const rl_plan *plan, int32_t i) {
+    const rl_op *op = &plan->ops[i];
     for (int32_t n = i + 1; n < plan->n_ops; ++n) {
         const rl_op *next = &plan->ops[n];
         if (next->folded) continue;
-        if (!next->run_rows) return 0;
+        if (!next->run_rows || !next->band_pointwise ||
+            (!next->band_chunks && (next->band_rows != op->band_rows || next->band_row_pixels != op->band_row_pixels)))
+            return 0;
         for (int32_t k = 0; k < next->n_inputs; ++k)
             for (int32_t o = 0; o < plan->ops[i].n_outputs; ++o)
                 if (next->inputs[k] >= 0 && next->inputs[k] == plan->ops[i].outputs[o]) return 1;
@@ -166,7 +170,7 @@ void rl_plan_form_segments(rl_plan *plan) {
         }
         /* Offered only with rows and pixels (bands.h); dynamic plans have no runs. An op's arena scratch lives
          * for its own step only, where a later op's output may lie, which other bands may still be writing. */
-        if (!op->run_rows || op->arena_scratch_bytes) {
+        if (!op->run_rows || (op->arena_scratch_bytes && !op->band_no_scratch)) {
             start = -1;
             continue;
         }

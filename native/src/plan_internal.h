@@ -122,6 +122,9 @@ struct rl_op {
     uint32_t band_whole_inputs;
     void (*begin_rows)(rl_plan *plan, rl_op *op);
     void (*run_rows)(rl_plan *plan, const rl_op *op, size_t first, size_t count);
+    /* band_no_scratch: run_rows and begin_rows use none of the op's arena scratch (only its own run does), so
+     * the op may band though it has some. */
+    int32_t band_no_scratch;
     /* run_rows_scattered (or NULL): an op that may end a segment's bands though its output is not in their pixel
      * order (a TRANSPOSE splitting a projection's tokens into heads): it computes from the band's pixels of input
      * 0, a range of whole indices of its first axis longer than 1 when their elements are a multiple of

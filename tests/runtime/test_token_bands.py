@@ -209,3 +209,44 @@ def test_a_scattered_output_is_not_read_in_its_segment():
     got, segments, _ = run(model, feed, 2)
     assert segments == [(0, 3)]
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("heads, seq, width", [(2, 64, 64), (3, 17, 8), (4, 9, 16), (2, 197, 32)])
+def test_attention_scores_scale_and_softmax_run_as_one_job(heads, seq, width):
+    """Attention's scores: q [1, heads, seq, width] times k^T (here q's own transpose, a y that changes at every
+    invoke), scaled, then SOFTMAX: the BATCH_MATMUL heads a segment over the heads' query rows, each band
+    packing the heads' k^T it reads on its stack, and the MUL and SOFTMAX run on in the same band. A head that
+    two bands share is packed by both; one thread's bits on 2 and 3 threads and LiteRT's values."""
+    rng = np.random.default_rng(seq * heads)
+    x, kt, s = (1, heads, seq, width), (1, heads, width, seq), (1, heads, seq, seq)
+    consts = {"perm": np.array([0, 1, 3, 2], np.int32), "scale": np.array(width ** -0.5, F32)}
+    ops = [("TRANSPOSE", ["x", "perm"], "kt", None), ("BATCH_MATMUL", ["x", "kt"], "s", None),
+           ("MUL", ["s", "scale"], "z", None), ("SOFTMAX", ["z"], "y", None)]
+    model = graph_model({"x": x}, consts, ops, "y", {"kt": kt, "s": s, "z": s, "y": s})
+    feed = rng.standard_normal(x).astype(F32)
+    want, _, _ = run(model, feed, 1)
+    for threads in (2, 3):
+        got, _, _ = run(model, feed, threads)
+        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
+    _, segments, _ = run(model, feed, 2)
+    assert segments == [(1, 3)]
+    (expected,) = litert_default(model, [feed])
+    np.testing.assert_allclose(want, expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("heads, seq, width", [(2, 64, 64), (3, 17, 8)])
+def test_attention_scores_with_adj_y_run_as_one_job(heads, seq, width):
+    """The same with k as [heads, seq, width] and adj_y (litert-torch's form): the band packs k's rows."""
+    rng = np.random.default_rng(seq + heads)
+    x, s = (1, heads, seq, width), (1, heads, seq, seq)
+    ops = [("NEG", ["x"], "k", None), ("BATCH_MATMUL", ["x", "k"], "s", {"adj_y": True}), ("SOFTMAX", ["s"], "y", None)]
+    model = graph_model({"x": x}, {}, ops, "y", {"k": x, "s": s, "y": s})
+    feed = rng.standard_normal(x).astype(F32)
+    want, _, _ = run(model, feed, 1)
+    for threads in (2, 3):
+        got, _, _ = run(model, feed, threads)
+        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
+    _, segments, _ = run(model, feed, 2)
+    assert segments == [(1, 2)]
+    (expected,) = litert_default(model, [feed])
+    np.testing.assert_allclose(want, expected, rtol=1e-5, atol=1e-6)
