@@ -15,6 +15,7 @@
  */
 #include <math.h>
 
+#include "bands.h"
 #include "conv_gemm.h" /* rl_parallelize_rows, RL_ELEMENT_WORK */
 #include "ops.h"
 
@@ -199,8 +200,13 @@ static rl_status prepare_exp_table(rl_plan *plan, rl_op *op, const char *name, f
     return RL_OK;
 }
 
+static void run_s8_softmax_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count);
+static void run_s8_log_softmax_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count);
+
 rl_status rl_prepare_softmax_s8(rl_plan *plan, rl_op *op) {
-    return prepare_exp_table(plan, op, "SOFTMAX", op->params.softmax.beta, 1.0f / 256.0f, "1/256", -128);
+    const rl_status s = prepare_exp_table(plan, op, "SOFTMAX", op->params.softmax.beta, 1.0f / 256.0f, "1/256", -128);
+    if (s == RL_OK && op->prep.inner > 0) rl_offer_pixel_rows(op, rl_output(plan, op, 0), run_s8_softmax_rows);
+    return s;
 }
 
 /* Rows of an int8 SOFTMAX or LOG_SOFTMAX split across the plan's threads (each row on its own: the same bits
@@ -236,10 +242,23 @@ static rl_status run_s8_softmax(rl_plan *plan, rl_op *op, int log) {
     return RL_OK;
 }
 
+/* Banded execution (bands.h): the band's pixels are whole vectors of the last axis (rl_offer_pixel_rows). */
+static void run_s8_softmax_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    rl_s8_softmax_job job = {.plan = plan, .op = (rl_op *)op, .log = 0};
+    s8_softmax_rows(&job, first, 0, count, 1);
+}
+
+static void run_s8_log_softmax_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    rl_s8_softmax_job job = {.plan = plan, .op = (rl_op *)op, .log = 1};
+    s8_softmax_rows(&job, first, 0, count, 1);
+}
+
 rl_status rl_eval_softmax_s8(rl_plan *plan, rl_op *op) { return run_s8_softmax(plan, op, 0); }
 
 rl_status rl_prepare_log_softmax_s8(rl_plan *plan, rl_op *op) {
-    return prepare_exp_table(plan, op, "LOG_SOFTMAX", 1.0f, 16.0f / 256.0f, "16/256", 127);
+    const rl_status s = prepare_exp_table(plan, op, "LOG_SOFTMAX", 1.0f, 16.0f / 256.0f, "16/256", 127);
+    if (s == RL_OK && op->prep.inner > 0) rl_offer_pixel_rows(op, rl_output(plan, op, 0), run_s8_log_softmax_rows);
+    return s;
 }
 
 rl_status rl_eval_log_softmax_s8(rl_plan *plan, rl_op *op) { return run_s8_softmax(plan, op, 1); }

@@ -13,8 +13,9 @@
  */
 #include <string.h>
 
-#include "plan_internal.h"
+#include "bands.h"
 #include "ops.h"
+#include "plan_internal.h"
 
 typedef struct {
     rl_s8_batch_matmul_params p;
@@ -39,6 +40,7 @@ typedef struct {
     size_t x_rows_at; /* x's transpose under adj_x (the int8 GEMM), in the arena scratch */
     /* Set at every invoke. */
     const int8_t *x_rows_now;
+    const int8_t *x_now, *y_now; /* bands of the exact form (begin_exact_f32_rows) */
     int8_t *out;
 } rl_s8_batch_matmul_state;
 
@@ -309,6 +311,55 @@ static rl_status prepare_gemm(rl_plan *plan, rl_op *op, rl_s8_batch_matmul_state
     return RL_OK;
 }
 
+/* Banded execution (bands.h) of the exact form with an activation y (attention's Q.K^T at TFLite's fixed point):
+ * output rows [first, first + count) of every product in turn (pixel p is row p % m of product p / m). Each
+ * band packs the panels of its products' y - zy it reads, BAND_COLUMNS_MAX columns at most at a time, and
+ * converts its own rows of x - zx, all on its stack, where the op's own run converts all of x and packs all of
+ * y on the caller first; the scale and SOFTMAX after it then run on in the same band. The sums are exact
+ * integers (one depth chunk: k <= BAND_MAX_DEPTH), so the same bits on any split. */
+enum { BAND_PANEL_FLOATS = 4096, BAND_ROWS = 16, BAND_MAX_DEPTH = 128, BAND_COLUMNS_MAX = 128 };
+
+static void begin_exact_f32_rows(rl_plan *plan, rl_op *op) {
+    rl_s8_batch_matmul_state *st = (rl_s8_batch_matmul_state *)op->state;
+    st->x_now = (const int8_t *)rl_input(plan, op, 0)->data;
+    st->y_now = (const int8_t *)rl_input(plan, op, 1)->data;
+    st->out = (int8_t *)rl_output(plan, op, 0)->data;
+}
+
+static void run_exact_f32_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    (void)plan;
+    const rl_s8_batch_matmul_state *st = (const rl_s8_batch_matmul_state *)op->state;
+    const size_t m = st->m, k = st->k, n = st->n, mr = st->f32.mr, nr = st->f32.nr;
+    const size_t fit = BAND_PANEL_FLOATS / (nr * (1 + k)) * nr;
+    const size_t tile = fit < BAND_COLUMNS_MAX ? fit : BAND_COLUMNS_MAX;
+    const rl_f32_minmax_params unbounded = {-3.40282347e38f, 3.40282347e38f};
+    const float zx = (float)st->p.x_zero_point, zy = (float)st->p.y_zero_point;
+    float w[BAND_PANEL_FLOATS], xf[BAND_ROWS * BAND_MAX_DEPTH], sums[BAND_ROWS * BAND_COLUMNS_MAX];
+    int32_t total[BAND_COLUMNS_MAX];
+    for (size_t p = first; p < first + count;) {
+        const size_t b = p / m, r0 = p % m, r1 = first + count - b * m < m ? first + count - b * m : m;
+        const int8_t *x = st->x_now + (size_t)st->x_batch_of[b] * m * k;
+        const int8_t *y = st->y_now + (size_t)st->y_batch_of[b] * k * n;
+        for (size_t j = 0; j < n; j += tile) {
+            const size_t columns = n - j < tile ? n - j : tile;
+            pack_y_f32(columns, k, nr, 0, zy, y + j * (st->adj_y ? k : 1), st->adj_y ? k : 1, st->adj_y ? 1 : n, w);
+            for (size_t r = r0; r < r1; r += BAND_ROWS) {
+                const size_t rows = r1 - r < BAND_ROWS ? r1 - r : BAND_ROWS;
+                for (size_t e = 0; e < rows * k; ++e) xf[e] = (float)x[r * k + e] - zx;
+                for (size_t i = 0; i < rows; i += mr)
+                    st->f32.gemm(rows - i < mr ? rows - i : mr, columns, k, xf + i * k, k, w, sums + i * tile, tile,
+                                 &unbounded);
+                for (size_t i = 0; i < rows; ++i) {
+                    for (size_t c = 0; c < columns; ++c) total[c] = (int32_t)sums[i * tile + c]; /* exact */
+                    st->requantize(columns, total, st->p.multiplier, st->p.shift, st->p.output_zero_point,
+                                   st->p.output_min, st->p.output_max, st->out + (b * m + r + i) * n + j);
+                }
+            }
+        }
+        p = b * m + r1;
+    }
+}
+
 /* y's zero point not 0: x - zx as floats and y - zy packed into the float GEMM's panels, chunk by chunk; a
  * constant y at prepare, an activation y (and x always) at every invoke into arena scratch. */
 static rl_status prepare_exact_f32(rl_plan *plan, rl_op *op, rl_s8_batch_matmul_state *st, const int8_t *y_known,
@@ -342,6 +393,16 @@ static rl_status prepare_exact_f32(rl_plan *plan, rl_op *op, rl_s8_batch_matmul_
     }
     rl_request_arena_scratch(op, scratch);
     if (k > 0) op->run = run_batch_matmul_int8;
+    /* Bands over the products' rows: x by rows (its own matrix per product), y read whole. */
+    const rl_tensor *x = rl_input(plan, op, 0), *output = rl_output(plan, op, 0);
+    if (k > 0 && k <= BAND_MAX_DEPTH && st->f32.nr * (1 + k) <= BAND_PANEL_FLOATS && !y_constant && !st->adj_x &&
+        st->f32.mr <= BAND_ROWS && st->x_batches == st->batches && st->batches > 0 && st->m > 0 && n > 0 &&
+        x->shape.rank > 0 && output->shape.rank > 0 && x->shape.dims[x->shape.rank - 1] == (int32_t)k && output->shape.dims[output->shape.rank - 1] == (int32_t)n) {
+        rl_offer_pixel_rows(op, output, run_exact_f32_rows);
+        op->begin_rows = begin_exact_f32_rows;
+        op->band_whole_inputs = 2u;
+        op->band_no_scratch = 1; /* the band converts and packs on its stack */
+    }
     return RL_OK;
 }
 

@@ -68,3 +68,12 @@ def test_int8_layer_norm_runs_in_bands():
     assert ["ADD", "MEAN", "DEQUANTIZE", "NEG", "QUANTIZE", "SQUARED_DIFFERENCE", "MEAN"] in segments, segments
     assert any(s[:6] == ["MUL", "MUL", "ADD", "MUL", "ADD", "FULLY_CONNECTED"] for s in segments), segments
     assert any("GELU" in s and "FULLY_CONNECTED" in s for s in segments), segments
+
+
+@pytest.mark.parametrize("name", ["bert_tiny_f32", "bert_tiny_dynamic", "bert_tiny_int8"])
+def test_attention_scores_scale_and_softmax_are_one_segment(name):
+    """Q.K^T per head (float, or int8 at TFLite's fixed point: y's zero point is not 0), its scale and SOFTMAX:
+    the BATCH_MATMUL heads a segment over the heads' query rows; the Q and K transposes end the projection's."""
+    segments = segments_of(name, 2)
+    assert ["BATCH_MATMUL", "MUL", "SOFTMAX"] in segments, segments
+    assert any(s[-2:] == ["TRANSPOSE", "TRANSPOSE"] and "FULLY_CONNECTED" in s for s in segments), segments
