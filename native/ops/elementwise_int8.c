@@ -217,7 +217,7 @@ static rl_status run_tflite_binary(rl_plan *plan, rl_op *op) {
 /* Banded execution (bands.h). Chunks (one collapsed row: same shapes, or one operand a single value): the
  * band's elements of that row. Pixels (rows of the output's last axis, each operand the output's rows, one
  * value per row, or read whole: a transformer's layer norm over tokens): the band's rows, as binary_tile. */
-static void run_xnnpack_binary_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+static void run_s8_binary_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
     const rl_s8_binary_state *st = (const rl_s8_binary_state *)op->state;
     rl_s8_binary_job job = {.st = st, .a = (const int8_t *)rl_input(plan, op, 0)->data,
                             .b = (const int8_t *)rl_input(plan, op, 1)->data,
@@ -225,26 +225,37 @@ static void run_xnnpack_binary_rows(rl_plan *plan, const rl_op *op, size_t first
     const int64_t sa = st->bc.a_strides[7], sb = st->bc.b_strides[7];
     if (op->band_chunks) {
         const size_t elements = (size_t)st->bc.count / (op->band_rows * op->band_row_pixels), at = first * elements;
+        if (!st->vector) { /* TFLite's arithmetic: the reference over the chunk as a row of its own */
+            rl_broadcast row = {.count = (int64_t)(count * elements)};
+            for (int d = 0; d < 8; ++d) row.out_dims[d] = 1;
+            row.out_dims[7] = row.count;
+            row.a_strides[7] = sa;
+            row.b_strides[7] = sb;
+            plan->kernels->s8_binary(&row, &st->params, job.a + (int64_t)at * sa, job.b + (int64_t)at * sb,
+                                     job.out + at);
+            return;
+        }
         binary_row(st, count * elements, job.a + (int64_t)at * sa, sa, job.b + (int64_t)at * sb, sb, job.out + at);
         return;
     }
     binary_tile(&job, first, 0, count, (size_t)st->bc.out_dims[7]);
 }
 
-static void offer_xnnpack_binary_rows(rl_plan *plan, rl_op *op, const rl_s8_binary_state *st) {
+static void offer_s8_binary_rows(rl_plan *plan, rl_op *op, const rl_s8_binary_state *st) {
     const rl_broadcast *bc = &st->bc;
     const rl_tensor *output = rl_output(plan, op, 0);
     const int64_t sa = bc->a_strides[7], sb = bc->b_strides[7];
     if (bc->count <= 0 || (sa == 0 && sb == 0)) return;
     if ((int64_t)bc->out_dims[7] == bc->count) { /* one row: any chunk of it */
-        rl_offer_chunk_rows(op, output, run_xnnpack_binary_rows);
+        rl_offer_chunk_rows(op, output, run_s8_binary_rows);
         op->band_whole_inputs = (sa == 0 ? 1u : 0u) | (sb == 0 ? 2u : 0u);
         return;
     }
     const rl_shape *s = &output->shape;
+    if (!st->vector) return; /* TFLite's arithmetic: rows of the reference only as chunks of one row */
     const int ra = rl_band_read_of(bc, bc->a_strides), rb = rl_band_read_of(bc, bc->b_strides);
     if (s->rank < 1 || bc->out_dims[7] != s->dims[s->rank - 1] || !ra || !rb) return;
-    rl_offer_pixel_rows(op, output, run_xnnpack_binary_rows);
+    rl_offer_pixel_rows(op, output, run_s8_binary_rows);
     op->band_whole_inputs = (ra == RL_BAND_READ_WHOLE ? 1u : 0u) | (rb == RL_BAND_READ_WHOLE ? 2u : 0u);
 }
 
@@ -273,6 +284,7 @@ static rl_status use_binary_driver(rl_plan *plan, rl_op *op, const rl_s8_binary_
     st->params = *p;
     if (p->kind != RL_S8_ADDSUB_XNNPACK && p->kind != RL_S8_MUL_XNNPACK) {
         op->run = run_tflite_binary;
+        offer_s8_binary_rows(plan, op, st);
         return RL_OK;
     }
     const rl_qs8_vbinary_config *k = &plan->kernels->qs8_vbinary;
@@ -285,7 +297,7 @@ static rl_status use_binary_driver(rl_plan *plan, rl_op *op, const rl_s8_binary_
     st->swapped.xnn_a_multiplier = p->xnn_b_multiplier;
     st->swapped.xnn_b_multiplier = p->xnn_a_multiplier;
     op->run = run_xnnpack_binary;
-    offer_xnnpack_binary_rows(plan, op, st);
+    offer_s8_binary_rows(plan, op, st);
     return RL_OK;
 }
 

@@ -25,8 +25,19 @@ void rl_s8_lut_elements(rl_plan *plan, const int8_t *table, const int8_t *x, int
     rl_parallelize_elements(plan, table_elements, &job, (size_t)count, RL_ELEMENT_WORK);
 }
 
-/* Banded execution (bands.h): the band's chunk of elements. Only for tables that take every input (a band
- * cannot fail): rl_s8_table_refuse_below withdraws the offer. */
+/* Inputs below lowest_input are refused (RSQRT, SQRT): in bands, checked after the segment (end_rows). */
+static rl_status check_table_input(rl_plan *plan, rl_op *op) {
+    const rl_s8_table_state *st = (const rl_s8_table_state *)op->state;
+    const int8_t *x = (const int8_t *)rl_input(plan, op, 0)->data;
+    if (st->lowest_input > -128)
+        for (int64_t i = 0; i < st->count; ++i)
+            if (x[i] < st->lowest_input)
+                return rl_fail(plan, RL_INVALID, "int8 %s is only defined for values >= 0: input %lld is %d, below "
+                               "the zero point %d", op->kind->name, (long long)i, x[i], st->lowest_input);
+    return RL_OK;
+}
+
+/* Banded execution (bands.h): the band's chunk of elements. */
 static void run_table_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
     const rl_s8_table_state *st = (const rl_s8_table_state *)op->state;
     const rl_tensor *output = rl_output(plan, op, 0);
@@ -37,18 +48,15 @@ static void run_table_rows(rl_plan *plan, const rl_op *op, size_t first, size_t 
 
 void rl_s8_table_refuse_below(rl_op *op, rl_s8_table_state *st, int32_t lowest_input) {
     st->lowest_input = lowest_input;
-    op->run_rows = NULL;
+    op->end_rows = check_table_input;
 }
 
 rl_status rl_s8_table_run(rl_plan *plan, rl_op *op) {
     const rl_s8_table_state *st = (const rl_s8_table_state *)op->state;
-    const int8_t *x = (const int8_t *)rl_input(plan, op, 0)->data;
-    if (st->lowest_input > -128)
-        for (int64_t i = 0; i < st->count; ++i)
-            if (x[i] < st->lowest_input)
-                return rl_fail(plan, RL_INVALID, "int8 %s is only defined for values >= 0: input %lld is %d, below "
-                               "the zero point %d", op->kind->name, (long long)i, x[i], st->lowest_input);
-    rl_s8_lut_elements(plan, st->table, x, (int8_t *)rl_output(plan, op, 0)->data, st->count);
+    const rl_status s = check_table_input(plan, op);
+    if (s != RL_OK) return s;
+    rl_s8_lut_elements(plan, st->table, (const int8_t *)rl_input(plan, op, 0)->data,
+                       (int8_t *)rl_output(plan, op, 0)->data, st->count);
     return RL_OK;
 }
 

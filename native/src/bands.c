@@ -234,6 +234,17 @@ static void run_band(void *context, size_t band, size_t unused_j, size_t unused_
     }
 }
 
+rl_status rl_plan_check_segment(rl_plan *plan, int32_t first, int32_t last) {
+    for (int32_t i = first; i <= last; ++i) {
+        rl_op *op = &plan->ops[i];
+        if (op->folded || !op->end_rows) continue;
+        plan->current_op = i; /* the error names this op */
+        const rl_status s = op->end_rows(plan, op);
+        if (s != RL_OK) return s;
+    }
+    return RL_OK;
+}
+
 int32_t rl_plan_run_segment(rl_plan *plan, int32_t first) {
     const rl_op *head = &plan->ops[first];
     rl_segment_job job = {.plan = plan, .first = first, .last = head->segment_last,

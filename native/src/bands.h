@@ -62,4 +62,7 @@ void rl_plan_extend_segment_lifetimes(rl_plan *plan);
 /* Runs the segment that op `first` starts, on the plan's threads; returns its last op's index. */
 int32_t rl_plan_run_segment(rl_plan *plan, int32_t first);
 
+/* The end_rows checks of the segment's ops first .. last, after it ran; the first failure's status. */
+rl_status rl_plan_check_segment(rl_plan *plan, int32_t first, int32_t last);
+
 #endif

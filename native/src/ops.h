@@ -162,7 +162,7 @@ typedef struct {
 } rl_s8_table_state;
 rl_status rl_s8_table_prepare(rl_plan *plan, rl_op *op, rl_s8_table_state **state);
 rl_status rl_s8_table_run(rl_plan *plan, rl_op *op);
-/* Inputs below `lowest_input` refused at eval (RSQRT, SQRT): such an op runs on its own, not in bands. */
+/* Inputs below `lowest_input` refused at eval (RSQRT, SQRT); in bands, after its segment (end_rows). */
 void rl_s8_table_refuse_below(rl_op *op, rl_s8_table_state *st, int32_t lowest_input);
 /* y[i] = table[x[i]] for count elements, split across the plan's threads (the run of every table op). */
 void rl_s8_lut_elements(rl_plan *plan, const int8_t *table, const int8_t *x, int8_t *y, int64_t count);

@@ -131,6 +131,9 @@ struct rl_op {
      * band_scatter_granule. Set by rl_plan_form_segments: band_scattered when it joined so, and then no later op
      * of the segment reads its output. */
     void (*run_rows_scattered)(rl_plan *plan, const rl_op *op, size_t first, size_t count);
+    /* end_rows (or NULL): after a segment's bands, on the caller, the checks a band cannot fail on (an int8 RSQRT's
+     * inputs below its zero point); its error fails the invoke, naming the op, as the op's own run would. */
+    rl_status (*end_rows)(rl_plan *plan, rl_op *op);
     size_t band_scatter_granule;
     int32_t band_scattered;
     /* Set by rl_plan_form_segments: for the first op of a segment, the index of its last op, and whether its
