@@ -133,7 +133,10 @@ static int joins_segment(rl_plan *plan, int32_t start, int32_t i) {
     if (op->band_chunks) {
         const int64_t count = rl_shape_count(&rl_output(plan, op, 0)->shape);
         if (count <= 0 || (size_t)count % units != 0) return 0;
-    } else if (op->band_rows != head->band_rows || op->band_row_pixels != head->band_row_pixels) {
+    } else if ((op->band_rows != head->band_rows || op->band_row_pixels != head->band_row_pixels) &&
+               (op->band_whole_rows || op->band_rows * op->band_row_pixels != units)) {
+        /* The same pixels counted in other rows pass (a [heads, seq, seq] product's and its [1, heads, seq, seq]
+         * view's SOFTMAX): pixel p is vector p of the last axis in both, unless the op needs whole rows. */
         return 0;
     }
     for (int32_t k = 0; k < op->n_inputs; ++k) {
@@ -142,7 +145,7 @@ static int joins_segment(rl_plan *plan, int32_t start, int32_t i) {
             for (int32_t o = 0; o < plan->ops[j].n_outputs; ++o)
                 if (!plan->ops[j].folded && plan->ops[j].outputs[o] == op->inputs[k]) return 0;
     }
-    if (op->band_chunks) { /* from here on its bands are the segment's pixels */
+    if (op->band_chunks || op->band_rows != head->band_rows) { /* from here on its bands are the segment's pixels */
         op->band_rows = head->band_rows;
         op->band_row_pixels = head->band_row_pixels;
     }

@@ -250,3 +250,25 @@ def test_attention_scores_with_adj_y_run_as_one_job(heads, seq, width):
     assert segments == [(1, 2)]
     (expected,) = litert_default(model, [feed])
     np.testing.assert_allclose(want, expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("heads, seq, width", [(6, 30, 16), (3, 17, 8)])
+def test_scores_viewed_with_a_batch_axis_stay_in_the_product_s_band(heads, seq, width):
+    """Whisper's scores: a [heads, seq, seq] product, reshaped to [1, heads, seq, seq] before SOFTMAX. The
+    SOFTMAX counts the same pixels (vectors of the last axis) in other rows (heads of seq pixels, not heads * seq
+    of one), and joins the product's segment."""
+    rng = np.random.default_rng(seq * width)
+    x, s, v = (heads, seq, width), (heads, seq, seq), (1, heads, seq, seq)
+    consts = {"shape": np.array(v, np.int32)}
+    ops = [("NEG", ["x"], "k", None), ("BATCH_MATMUL", ["x", "k"], "s", {"adj_y": True}),
+           ("RESHAPE", ["s", "shape"], "r", None), ("SOFTMAX", ["r"], "y", None)]
+    model = graph_model({"x": x}, consts, ops, "y", {"k": x, "s": s, "r": v, "y": v})
+    feed = rng.standard_normal(x).astype(F32)
+    want, _, _ = run(model, feed, 1)
+    for threads in (2, 3):
+        got, _, _ = run(model, feed, threads)
+        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
+    _, segments, _ = run(model, feed, 2)
+    assert segments == [(1, 3)]
+    (expected,) = litert_default(model, [feed])
+    np.testing.assert_allclose(want, expected, rtol=1e-5, atol=1e-6)
