@@ -397,7 +397,8 @@ static rl_status prepare_exact_f32(rl_plan *plan, rl_op *op, rl_s8_batch_matmul_
     const rl_tensor *x = rl_input(plan, op, 0), *output = rl_output(plan, op, 0);
     if (k > 0 && k <= BAND_MAX_DEPTH && st->f32.nr * (1 + k) <= BAND_PANEL_FLOATS && !y_constant && !st->adj_x &&
         st->f32.mr <= BAND_ROWS && st->x_batches == st->batches && st->batches > 0 && st->m > 0 && n > 0 &&
-        x->shape.rank > 0 && output->shape.rank > 0 && x->shape.dims[x->shape.rank - 1] == (int32_t)k && output->shape.dims[output->shape.rank - 1] == (int32_t)n) {
+        x->shape.rank > 0 && output->shape.rank > 0 && x->shape.dims[x->shape.rank - 1] == (int32_t)k &&
+        output->shape.dims[output->shape.rank - 1] == (int32_t)n) {
         rl_offer_pixel_rows(op, output, run_exact_f32_rows);
         op->begin_rows = begin_exact_f32_rows;
         op->band_whole_inputs = 2u;

@@ -186,6 +186,50 @@ static void run_f32_binary_rows(rl_plan *plan, const rl_op *op, size_t first, si
                         (const float *)rl_input(plan, op, 1)->data, (float *)output->data);
 }
 
+/* Banded execution (bands.h) of the general broadcast form over rows of the output's last axis (ViT's scores
+ * [3, 197, 197] plus a [1, 1, 197, 197] bias): each row the reference kernel over a broadcast of that row alone,
+ * the same arithmetic per element as the op's own run. */
+static void run_f32_broadcast_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    const rl_f32_binary_state *st = (const rl_f32_binary_state *)op->state;
+    const rl_broadcast *bc = &op->prep.bc;
+    const float *a = (const float *)rl_input(plan, op, 0)->data, *b = (const float *)rl_input(plan, op, 1)->data;
+    float *out = (float *)rl_output(plan, op, 0)->data;
+    rl_broadcast row = {.count = bc->out_dims[7], .act_min = bc->act_min, .act_max = bc->act_max};
+    for (int d = 0; d < 7; ++d) row.out_dims[d] = 1;
+    row.out_dims[7] = bc->out_dims[7];
+    row.a_strides[7] = bc->a_strides[7];
+    row.b_strides[7] = bc->b_strides[7];
+    for (size_t r = first; r < first + count; ++r) {
+        int64_t ia = 0, ib = 0;
+        size_t rest = r;
+        for (int d = 6; d >= 0; --d) {
+            const int64_t index = (int64_t)(rest % (size_t)bc->out_dims[d]);
+            rest /= (size_t)bc->out_dims[d];
+            ia += index * bc->a_strides[d];
+            ib += index * bc->b_strides[d];
+        }
+        plan->kernels->f32_binary(st->op, &row, a + ia, b + ib, out + r * (size_t)bc->out_dims[7]);
+    }
+}
+
+/* Banded execution of a per-channel form whose vector is a block of several rows repeated (ViT's [1, 1, 197, 197]
+ * bias over [3, 197, 197] scores): each row against its row of the block. ADD, SUB and MUL only: one rounding per
+ * element on every path, so a row's kernel gives the block kernel's bits. */
+static void run_f32_repeated_block_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    const rl_f32_binary_state *st = (const rl_f32_binary_state *)op->state;
+    const rl_tensor *output = rl_output(plan, op, 0);
+    const size_t row = rl_band_pixel_elements(op, output);
+    const float *a = (const float *)rl_input(plan, op, 0)->data, *b = (const float *)rl_input(plan, op, 1)->data;
+    const float *full = st->reversed ? b : a, *block = st->reversed ? a : b;
+    float *out = (float *)output->data;
+    const rl_f32_vbinary_config *k = &plan->kernels->f32_vbinary;
+    for (size_t r = first; r < first + count; ++r) {
+        const size_t at = r * row, in_block = at % st->channels;
+        if (st->reversed) k->vbinary(st->op, row, block + in_block, full + at, out + at, &st->clamp);
+        else k->vbinary(st->op, row, full + at, block + in_block, out + at, &st->clamp);
+    }
+}
+
 /* A float arithmetic op's state: its form, and bands where each pixel's outputs read their own inputs. */
 static rl_status prepare_f32_binary(rl_plan *plan, rl_op *op) {
     rl_f32_binary_state *st = (rl_f32_binary_state *)rl_op_state(plan, op, sizeof *st);
@@ -232,6 +276,16 @@ static rl_status prepare_f32_binary(rl_plan *plan, rl_op *op) {
     } else if ((st->form == F32_BINARY_PER_CHANNEL && st->channels == last) || st->form == F32_BINARY_ROW_VALUE) {
         rl_offer_pixel_rows(op, output, run_f32_binary_rows);
         op->band_whole_inputs = st->form == F32_BINARY_PER_CHANNEL ? b_whole : st->row_step == 0 ? a_whole : 0;
+    } else if (st->form == F32_BINARY_PER_CHANNEL && last > 0 && st->channels % last == 0 &&
+               (st->op == RL_BIN_ADD || st->op == RL_BIN_SUB || st->op == RL_BIN_MUL)) {
+        rl_offer_pixel_rows(op, output, run_f32_repeated_block_rows);
+        op->band_whole_inputs = b_whole;
+    } else if (st->form == F32_BINARY_BROADCAST && bc->count > 0 && s->rank > 0 && bc->out_dims[7] == (int64_t)last &&
+               (bc->a_strides[7] == 0 || bc->a_strides[7] == 1) && (bc->b_strides[7] == 0 || bc->b_strides[7] == 1)) {
+        /* An operand whose rows are not the output's (repeated over heads) is read at other bands' rows: whole. */
+        rl_offer_pixel_rows(op, output, run_f32_broadcast_rows);
+        op->band_whole_inputs = (rl_band_read_of(bc, bc->a_strides) == RL_BAND_READ_ROWS ? 0u : 1u) |
+                                (rl_band_read_of(bc, bc->b_strides) == RL_BAND_READ_ROWS ? 0u : 2u);
     }
     return RL_OK;
 }

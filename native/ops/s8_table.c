@@ -42,8 +42,8 @@ static void run_table_rows(rl_plan *plan, const rl_op *op, size_t first, size_t 
     const rl_s8_table_state *st = (const rl_s8_table_state *)op->state;
     const rl_tensor *output = rl_output(plan, op, 0);
     const size_t pixel = rl_band_pixel_elements(op, output);
-    plan->kernels->s8_lut((int64_t)(count * pixel), st->table, (const int8_t *)rl_input(plan, op, 0)->data + first * pixel,
-                          (int8_t *)output->data + first * pixel);
+    plan->kernels->s8_lut((int64_t)(count * pixel), st->table,
+                          (const int8_t *)rl_input(plan, op, 0)->data + first * pixel, (int8_t *)output->data + first * pixel);
 }
 
 void rl_s8_table_refuse_below(rl_op *op, rl_s8_table_state *st, int32_t lowest_input) {

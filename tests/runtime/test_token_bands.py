@@ -272,3 +272,27 @@ def test_scores_viewed_with_a_batch_axis_stay_in_the_product_s_band(heads, seq, 
     assert segments == [(1, 3)]
     (expected,) = litert_default(model, [feed])
     np.testing.assert_allclose(want, expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("op, bias", [("ADD", (1, 1, 17, 17)), ("MUL", (1, 1, 17, 17)), ("SUB", (3, 1, 17))])
+def test_a_bias_over_the_heads_joins_the_scores_band(op, bias):
+    """ViT's scores plus a [1, 1, seq, seq] bias repeated over the heads (a block of several rows, read whole),
+    and a bias of one row per head ([heads, 1, seq], the general broadcast): each band takes its rows of the
+    bias, between the product and SOFTMAX."""
+    heads, seq, width = 3, 17, 8
+    rng = np.random.default_rng(len(bias))
+    x, s = (heads, seq, width), (heads, seq, seq)
+    out = (1, *s) if len(bias) == 4 else s
+    consts = {"bias": rng.standard_normal(bias).astype(F32)}
+    ops = [("NEG", ["x"], "k", None), ("BATCH_MATMUL", ["x", "k"], "s", {"adj_y": True}),
+           (op, ["s", "bias"], "z", None), ("SOFTMAX", ["z"], "y", None)]
+    model = graph_model({"x": x}, consts, ops, "y", {"k": x, "s": s, "z": out, "y": out})
+    feed = rng.standard_normal(x).astype(F32)
+    want, _, _ = run(model, feed, 1)
+    for threads in (2, 3):
+        got, _, _ = run(model, feed, threads)
+        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
+    _, segments, _ = run(model, feed, 2)
+    assert segments == [(1, 3)]
+    (expected,) = litert_default(model, [feed])
+    np.testing.assert_allclose(want, expected, rtol=1e-5, atol=1e-6)
