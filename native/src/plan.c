@@ -645,6 +645,11 @@ static rl_status prepare_op(rl_plan *plan, rl_op *op) {
     op->band_whole_inputs = 0;
     op->begin_rows = NULL;
     op->run_rows = NULL;
+    op->run_rows_scattered = NULL;
+    op->band_scatter_granule = 0;
+    op->band_scattered = 0;
+    op->band_no_scratch = 0;
+    op->end_rows = NULL;
     release_op_state(plan, op);
     const rl_status s = op->kind->prepare(plan, op);
     if (s != RL_OK) return s;
