@@ -24,8 +24,9 @@ from .passes import optimize
 
 
 def convert(model: Any = None, *, inputs: dict | None = None, outputs: dict | None = None,
-            signature_key: str = "infer", train: Any = None) -> bytes:
-    """Write `model` (a rillet Model, or named graph `inputs` and `outputs`) as a .tflite file. With
+            signature_key: str = "infer", train: Any = None, run: tuple = ()) -> bytes:
+    """Write `model` (a rillet Model, or named graph `inputs` and `outputs`) as a .tflite file; `run`: nodes
+    kept for their effect though no output needs them (a model's CALL_ONCE and state assignments). With
     `train=TrainSpec(...)`, a training file: `infer`, `train`, `save` and `restore` signatures over resource
     variables (converter/training.py)."""
     if train is not None:
@@ -34,16 +35,16 @@ def convert(model: Any = None, *, inputs: dict | None = None, outputs: dict | No
         if model is None:
             model = (inputs, outputs)
         return save(convert_for_training(model, train))
-    return save(convert_to_model_file(model, inputs=inputs, outputs=outputs, signature_key=signature_key))
+    return save(convert_to_model_file(model, inputs=inputs, outputs=outputs, signature_key=signature_key, run=run))
 
 
 def convert_to_model_file(model: Any = None, *, inputs: dict | None = None, outputs: dict | None = None,
-                          signature_key: str = "infer") -> ModelFile:
+                          signature_key: str = "infer", run: tuple = ()) -> ModelFile:
     if model is not None:
         inputs, outputs = endpoints(model)
     if not inputs or not outputs:
         raise ValueError("convert() needs a Model, or `inputs` and `outputs` as name -> tensor dicts")
-    ir = optimize(lower_graph(dict(inputs), dict(outputs)))
+    ir = optimize(lower_graph(dict(inputs), dict(outputs), run=tuple(run)))
     return write_ir(ir, signature_key)
 
 
@@ -80,9 +81,12 @@ def write_subgraphs(subgraphs: list[tuple[str, IR]], signed: int) -> ModelFile:
     codes: list[OperatorCode] = []
     code_index: dict[str, int] = {}
     written, signatures = [], []
+    subgraphs = _with_called(subgraphs)
+    position = {id(ir): k for k, (_key, ir) in enumerate(subgraphs)}
     for k, (key, ir) in enumerate(subgraphs):
         operators = []
         for op in ir.ops:
+            op.options.update({field_: position[id(called)] for field_, called in op.calls.items()})
             if op.builtin not in code_index:
                 code = BUILTIN_CODES[op.builtin]
                 code_index[op.builtin] = len(codes)
@@ -103,6 +107,19 @@ def write_subgraphs(subgraphs: list[tuple[str, IR]], signed: int) -> ModelFile:
             ))
     return ModelFile(operator_codes=codes, subgraphs=written, description="rillet", buffers=buffers,
                      signature_defs=signatures)
+
+
+def _with_called(subgraphs: list[tuple[str, IR]]) -> list[tuple[str, IR]]:
+    """`subgraphs`, then every subgraph their ops call (IF's branches, WHILE's condition and body, a CALL_ONCE
+    initialiser), and those that these call, each once, in the order first called."""
+    out, seen = list(subgraphs), {id(ir) for _key, ir in subgraphs}
+    for key, ir in out:  # grows as it goes
+        for op in ir.ops:
+            for field_, called in op.calls.items():
+                if id(called) not in seen:
+                    seen.add(id(called))
+                    out.append((f"{key}/{op.builtin.lower()}_{field_.removesuffix('_subgraph_index')}", called))
+    return out
 
 
 def _tensor(t, buffers: list[Buffer], shared: dict[bytes, int]) -> Tensor:

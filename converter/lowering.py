@@ -36,6 +36,7 @@ class IROp:
     options: dict[str, Any] = field(default_factory=dict)
     node: Any = None  # the graph node this op came from, for folding it on the numpy reference
     node_inputs: list[int] = field(default_factory=list)
+    calls: dict[str, IR] = field(default_factory=dict)  # an options field -> the subgraph it names (IF's branches)
 
 
 @dataclass
@@ -62,8 +63,9 @@ def lower_graph(inputs: dict[str, Any], outputs: dict[str, Any], resources: froz
                 run: tuple = ()) -> IR:
     """The IR of the subgraph that computes `outputs` from `inputs` (signature name -> graph Tensor).
 
-    `resources` names the variables kept as resource variables (read and assigned where the graph does);
-    every other variable is frozen to its current value. `run` adds nodes reached for their effect (a
+    `resources` names the variables kept as resource variables (read and assigned where the graph does), as is
+    every resource no Variable made (an imported model's state); every other Variable is frozen to its current
+    value. `run` adds nodes reached for their effect (a
     train op: the assignments it groups), followed through control edges as well as data edges.
     """
     ir = IR()
@@ -75,7 +77,8 @@ def lower_graph(inputs: dict[str, Any], outputs: dict[str, Any], resources: froz
     problems: list[str] = []
     for node in _needed_nodes(list(outputs.values()), set(inputs.values()), list(run)):
         try:
-            if node.op in VARIABLE_OPS and _variable_name(node) in resources:
+            if node.op in VARIABLE_OPS and (_variable_name(node) in resources
+                                            or _variable_name(node) not in node.graph.variables):
                 _lower_variable_op(ir, node, of_tensor)
                 continue
             _lower_node(ir, node, of_tensor)
@@ -151,6 +154,9 @@ def _lower_node(ir: IR, node, of_tensor: dict) -> None:
     spec = node.opdef.tflite
     if spec is None:
         raise _Unconvertible("has no TFLite lowering")
+    if node.op in CALLED_FUNCTIONS:
+        _lower_call(ir, node, of_tensor)
+        return
     node_inputs = [of_tensor[t] for t in node.inputs]
     attrs = node.attrs
     attr_tensors = {attr: ir.add_constant(f"{node.name}/{attr}", _attr_input(node, attr))
@@ -183,6 +189,40 @@ def _lower_node(ir: IR, node, of_tensor: dict) -> None:
     for t, index in zip(out, outputs):
         of_tensor[t] = index
     ir.ops.append(IROp(builtin, inputs, outputs, spec["options"], options, node, node_inputs))
+
+
+CALLED_FUNCTIONS = {"IF": {"then_subgraph_index": "then_branch", "else_subgraph_index": "else_branch"},
+                    "WHILE": {"cond_subgraph_index": "cond", "body_subgraph_index": "body"},
+                    "CALL_ONCE": {"init_subgraph_index": "init"}}
+"""The control-flow ops: each options field that names a subgraph, and the attr holding its graph Function."""
+
+
+def lower_function(function: Any) -> IR:
+    """The IR of a graph Function (graph/ops/control.py), optimized: its placeholders in, its outputs out (in
+    order), its effects run. The writer gives it a subgraph of its own."""
+    from .passes import optimize
+
+    ir = IR()
+    if function.outputs or function.effects:
+        ir = lower_graph({t.node.attrs["name"]: t for t in function.inputs},
+                         {f"output_{k}": t for k, t in enumerate(function.outputs)}, run=tuple(function.effects))
+        if len(set(ir.outputs.values())) != len(function.outputs):
+            raise _Unconvertible(f'function "{function.name}" gives one tensor twice, which a subgraph cannot')
+    return optimize(ir)
+
+
+def _lower_call(ir: IR, node, of_tensor: dict) -> None:
+    """IF, WHILE or CALL_ONCE: the op over the node's tensors, each function it calls lowered to its own IR."""
+    try:
+        calls = {field_: lower_function(node.attrs[attr]) for field_, attr in CALLED_FUNCTIONS[node.op].items()}
+    except ModelError as e:
+        raise _Unconvertible(str(e)) from None
+    node_inputs = [of_tensor[t] for t in node.inputs]
+    outputs = [ir.add_tensor(node.name if i == 0 else f"{node.name}:{i}", t.shape, t.dtype)
+               for i, t in enumerate(node.outputs)]
+    of_tensor.update(zip(node.outputs, outputs))
+    spec = node.opdef.tflite
+    ir.ops.append(IROp(spec["builtin"], list(node_inputs), outputs, spec["options"], {}, node, node_inputs, calls))
 
 
 def _lstm_inputs(ir: IR, node, node_inputs: list[int]) -> list[int]:

@@ -18,6 +18,7 @@ from . import (
     broadcast,
     compare,
     composite,
+    control,
     conv,
     core,
     elementwise,
@@ -41,6 +42,7 @@ from .arith import *
 from .broadcast import *
 from .compare import *
 from .composite import *
+from .control import *
 from .conv import *
 from .core import *
 from .elementwise import *
@@ -82,6 +84,7 @@ FAMILIES = {
     "spectral": spectral,
     "random": random,
     "composite": composite,
+    "control": control,
 }
 """The op families by name, each a module of this package holding its ops' builders, rules and gradients."""
 
@@ -102,6 +105,8 @@ NO_GRADIENT = {
     "ZEROS_LIKE", "RANGE", "RFFT2D", "RANDOM_UNIFORM",
     # state and structure
     "CONST", "PLACEHOLDER", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "NO_OP",
+    # control flow: forward only (a model's frozen part; `trainable` trains the layers after it)
+    "IF", "WHILE", "CALL_ONCE",
 }
 """Ops through which no gradient flows: integer or boolean results, steps, values independent of a float
 input's, complex results, state and structure."""
@@ -216,6 +221,9 @@ RESIZE_BILINEAR          resize       rule
 RESIZE_NEAREST_NEIGHBOR  resize       rule
 RFFT2D                   spectral     none
 RANDOM_UNIFORM           random       none
+CALL_ONCE                control      none
+IF                       control      none
+WHILE                    control      none
 """
 """Every op with its family and whether a gradient rule, none, or no gradient applies (a test checks it
 against the registry)."""

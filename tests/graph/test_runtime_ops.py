@@ -18,8 +18,6 @@ from rillet.runtime import Interpreter
 
 # Runtime ops with no graph op, and why. The list may only shrink.
 NOT_IN_GRAPH = {
-    # subgraphs: a Graph is one dataflow graph and the converter's IR one subgraph; these call others
-    "CALL_ONCE", "IF", "WHILE",
     # quantization: graph tensors carry no scale or zero point (to_graph refuses quantized files)
     "QUANTIZE", "DEQUANTIZE",
     # file structure: to_graph expands sparse weights to dense ones (converter/dense_weights.py)
@@ -113,6 +111,13 @@ CASES = {
     "rfft2d": (lambda x: ops.rfft2d(x, [4, 8]), (2, 3, 8), WIDE),
     "lstm": (lambda x: ops.lstm(x, *LSTM_WEIGHTS, cell_clip=0.8), (2, 5, 3), WIDE),
     "lstm_time_major": (lambda x: ops.lstm(x, *LSTM_WEIGHTS, time_major=True), (5, 2, 3), UNIT),
+    # control flow: each function a subgraph of its own (either branch, by the sign of x's sum; a loop whose
+    # count is a value: the floor of x's largest element, plus 2)
+    "if": (lambda x: ops.if_(ops.greater(ops.reduce_sum(x), np.float32(0)), lambda a: ops.tanh(a * 2.0),
+                             lambda a: a * a - 1.0, x), (2, 3), WIDE),
+    "while": (lambda x: ops.while_loop(
+        lambda i, n, v: ops.less(i, n), lambda i, n, v: [i + np.int32(1), n, ops.sin(v) * 1.5],
+        [ops.constant(np.int32(0)), ops.cast(ops.floor(ops.reduce_max(x) + 2.0), "int32"), x])[2], (2, 3), WIDE),
 }
 
 

@@ -18,8 +18,9 @@ litert = pytest.importorskip("ai_edge_litert.interpreter")
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
-# (model, options): float CNNs and an MLP of tests/data/models, and real models of tests/data/real: a PRELU
-# regressor, TFLM's sine, and BlazeFace (float16 weights, two outputs, a sigmoid head).
+# (model, options): float CNNs and an MLP of tests/data/models, a model with control flow in front of its dense
+# layers (tests/data/control_flow), and real models of tests/data/real: a PRELU regressor, TFLM's sine, and
+# BlazeFace (float16 weights, two outputs, a sigmoid head).
 CASES = [
     ("models/cnn_small_f32.tflite", {"loss": "softmax_cross_entropy"}),
     ("models/cnn_small_f32.tflite", {"loss": "softmax_cross_entropy", "train_last": 3, "optimizer": "adam",
@@ -27,6 +28,8 @@ CASES = [
     ("models/mobilenet_v2_035_96_f32.tflite", {"loss": "softmax_cross_entropy", "train_last": 2,
                                                "optimizer": "momentum"}),
     ("models/mlp_f32.tflite", {"loss": "mse", "train_last": 2}),
+    # IF, WHILE and a CALL_ONCE-initialised state in the frozen part (make_control_flow.py)
+    ("control_flow/control_flow_f32.tflite", {"loss": "softmax_cross_entropy", "train_last": 2}),
     ("real/sine_float.tflite", {"loss": "mse", "train_last": 3, "learning_rate": 0.001}),
     ("real/hand_recrop.tflite", {"loss": "mse", "train_last": 2, "learning_rate": 1e-7}),
     ("real/face_detection_short_range.tflite", {"loss": "sigmoid_cross_entropy", "train_last": 2,
