@@ -12,6 +12,7 @@ from .format import (
     Operator,
     OperatorCode,
     Options,
+    QuantizationParameters,
     SignatureDef,
     SubGraph,
     Tensor,
@@ -137,6 +138,9 @@ def _tensor(t, buffers: list[Buffer], shared: dict[bytes, int]) -> Tensor:
         shape = list(data.shape)
     else:
         shape = [1 if d < 0 else d for d in t.shape]
+    quantization = None
+    if t.quantization is not None:
+        quantization = QuantizationParameters(scale=[t.quantization[0]], zero_point=[t.quantization[1]])
     return Tensor(shape=shape, type=TENSOR_TYPES[np.dtype(t.dtype).name.upper()], buffer=buffer, name=t.name,
                   shape_signature=list(t.shape) if t.value is None and -1 in t.shape else None,
-                  is_variable=t.is_variable)
+                  is_variable=t.is_variable, quantization=quantization)

@@ -25,6 +25,7 @@ class IRTensor:
     dtype: str
     value: np.ndarray | None = None
     is_variable: bool = False  # TFLite's variable tensor: state an op keeps across invokes (an LSTM's h and c)
+    quantization: tuple[float, int] | None = None  # (scale, zero point) of integer levels: QUANTIZE's output
 
 
 @dataclass
@@ -188,7 +189,20 @@ def _lower_node(ir: IR, node, of_tensor: dict) -> None:
                for i, t in enumerate(out)]
     for t, index in zip(out, outputs):
         of_tensor[t] = index
+    if builtin in ("QUANTIZE", "DEQUANTIZE") and attrs["scale"] is not None:
+        _set_quantization(ir, outputs[0] if builtin == "QUANTIZE" else inputs[0], attrs)
     ir.ops.append(IROp(builtin, inputs, outputs, spec["options"], options, node, node_inputs))
+
+
+def _set_quantization(ir: IR, index: int, attrs: dict) -> None:
+    """The scale and zero point of the levels QUANTIZE makes or DEQUANTIZE reads, on their tensor: a graph
+    tensor has none, a file's integer tensor needs them. _Unconvertible when two ops give one tensor two."""
+    params = (float(attrs["scale"]), int(attrs["zero_point"]))
+    t = ir.tensors[index]
+    if t.quantization is not None and t.quantization != params:
+        raise _Unconvertible(f'tensor "{t.name}" has scale and zero point {t.quantization}, this op reads it as '
+                             f"{params}")
+    t.quantization = params
 
 
 CALLED_FUNCTIONS = {"IF": {"then_subgraph_index": "then_branch", "else_subgraph_index": "else_branch"},

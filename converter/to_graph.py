@@ -101,7 +101,12 @@ class _Importer:
 
         model, graph = self.model, get_default_graph()
         sg = model.subgraphs[sg_index]
-        quantized = next((i for i, t in enumerate(sg.tensors) if _is_quantized(t)), None)
+        at_edges = {i for op in sg.operators if model.op_name(op) in QUANTIZATION_OPS
+                    for i in (op.inputs or []) + (op.outputs or [])}
+        inside = {i for op in sg.operators if model.op_name(op) not in QUANTIZATION_OPS
+                  for i in (op.inputs or []) + (op.outputs or [])}
+        quantized = next((i for i, t in enumerate(sg.tensors)
+                          if _is_quantized(t) and (i in inside or i not in at_edges)), None)
         if quantized is not None:
             t = sg.tensors[quantized]
             raise ModelError(f"tensor {quantized} {t.name!r} is quantized ({t.dtype.name}, scale "
@@ -166,6 +171,8 @@ class _Importer:
                 attrs["to"] = sg.tensors[op.outputs[0]].dtype.name
             if builtin == "VAR_HANDLE":  # TFLite's handle has no shape: its reads' and assignments' say it
                 attrs["shape"], attrs["dtype"] = self.resources.get(attrs["shared_name"], ((), "float32"))
+            if builtin in QUANTIZATION_OPS:
+                attrs.update(_quantization_attrs(sg, op, builtin, name))
             if builtin == "READ_VARIABLE":
                 out = sg.tensors[op.outputs[0]]
                 attrs["shape"], attrs["dtype"] = tuple(out.shape_signature or out.shape), out.dtype.name
@@ -184,6 +191,29 @@ class _Importer:
             for index, t in zip(op.outputs or [], outputs):
                 tensors[index] = t
         return value_of, variables, effects
+
+
+QUANTIZATION_OPS = ("QUANTIZE", "DEQUANTIZE")
+"""The ops a quantized tensor may meet in an imported model: its levels' scale and zero point become their attrs
+(a float model's edges: an int8 input or output, a QAT model's QUANTIZE -> DEQUANTIZE pairs)."""
+
+
+def _quantization_attrs(sg: Any, op: Any, builtin: str, name: str) -> dict[str, Any]:
+    """QUANTIZE's attrs from its output tensor, DEQUANTIZE's from its input (float16: none)."""
+    levels = sg.tensors[op.outputs[0] if builtin == "QUANTIZE" else op.inputs[0]]
+    if builtin == "QUANTIZE" and sg.tensors[op.inputs[0]].dtype != np.float32:
+        raise ModelError(f'QUANTIZE "{name}": requantizes {sg.tensors[op.inputs[0]].dtype.name} levels, which '
+                         "the graph cannot (it quantizes float32)")
+    if not _is_quantized(levels):
+        return {"scale": None, "zero_point": 0} if builtin == "DEQUANTIZE" else {}
+    q = levels.quantization
+    if len(q.scale) != 1:
+        raise ModelError(f'{builtin} "{name}": tensor {levels.name!r} is quantized per channel ({len(q.scale)} '
+                         "scales); the graph's QUANTIZE and DEQUANTIZE take one")
+    attrs = {"scale": float(q.scale[0]), "zero_point": int((q.zero_point or [0])[0])}
+    if builtin == "QUANTIZE":
+        attrs["dtype"] = levels.dtype.name
+    return attrs
 
 
 def _resource_specs(model: ModelFile) -> dict[str, tuple[tuple, str]]:

@@ -28,6 +28,7 @@ from . import (
     normalization,
     padding,
     pool,
+    quantization,
     random,
     rearrange,
     recurrent,
@@ -52,6 +53,7 @@ from .movement import *
 from .normalization import *
 from .padding import *
 from .pool import *
+from .quantization import *
 from .random import *
 from .rearrange import *
 from .recurrent import *
@@ -85,6 +87,7 @@ FAMILIES = {
     "random": random,
     "composite": composite,
     "control": control,
+    "quantization": quantization,
 }
 """The op families by name, each a module of this package holding its ops' builders, rules and gradients."""
 
@@ -107,6 +110,8 @@ NO_GRADIENT = {
     "CONST", "PLACEHOLDER", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "NO_OP",
     # control flow: forward only (a model's frozen part; `trainable` trains the layers after it)
     "IF", "WHILE", "CALL_ONCE",
+    # quantization: levels are steps (TensorFlow gives them no gradient either); a model's frozen part
+    "QUANTIZE", "DEQUANTIZE",
 }
 """Ops through which no gradient flows: integer or boolean results, steps, values independent of a float
 input's, complex results, state and structure."""
@@ -224,6 +229,8 @@ RANDOM_UNIFORM           random       none
 CALL_ONCE                control      none
 IF                       control      none
 WHILE                    control      none
+DEQUANTIZE               quantization none
+QUANTIZE                 quantization none
 """
 """Every op with its family and whether a gradient rule, none, or no gradient applies (a test checks it
 against the registry)."""
