@@ -158,6 +158,9 @@ def _lower_node(ir: IR, node, of_tensor: dict) -> None:
     if node.op in CALLED_FUNCTIONS:
         _lower_call(ir, node, of_tensor)
         return
+    if node.op == "UNIDIRECTIONAL_SEQUENCE_LSTM" and not node.attrs["carry_state"]:
+        _lower_unrolled_lstm(ir, node, of_tensor)
+        return
     node_inputs = [of_tensor[t] for t in node.inputs]
     attrs = node.attrs
     attr_tensors = {attr: ir.add_constant(f"{node.name}/{attr}", _attr_input(node, attr))
@@ -237,6 +240,35 @@ def _lower_call(ir: IR, node, of_tensor: dict) -> None:
     of_tensor.update(zip(node.outputs, outputs))
     spec = node.opdef.tflite
     ir.ops.append(IROp(spec["builtin"], list(node_inputs), outputs, spec["options"], {}, node, node_inputs, calls))
+
+
+def _lower_unrolled_lstm(ir: IR, node, of_tensor: dict) -> None:
+    """An LSTM that starts from zero at every run as the builtins of its steps (recurrent.unrolled_lstm, built
+    in a graph of its own over stand-ins for the node's inputs, lowered, and spliced in over their tensors)."""
+    from rillet.graph import Graph, ops
+    from rillet.graph.ops.recurrent import unrolled_lstm
+
+    graph = Graph()
+    with graph.as_default():
+        stand_ins = {f"input_{k}": ops.placeholder(t.shape, t.dtype, name=f"input_{k}")
+                     for k, t in enumerate(node.inputs)}
+        try:
+            y = unrolled_lstm(node, list(stand_ins.values()))
+        except ValueError as e:
+            raise _Unconvertible(f"{e} (or carry_state=True: the fused op, its state carried between invokes)")
+    steps = lower_graph(stand_ins, {"y": y})
+    index = {steps.inputs[k]: of_tensor[t] for k, t in zip(stand_ins, node.inputs)}
+    for k, t in enumerate(steps.tensors):
+        if k not in index:
+            t.name = f"{node.name}/{t.name}"
+            ir.tensors.append(t)
+            index[k] = len(ir.tensors) - 1
+    for op in steps.ops:
+        op.inputs = [index[i] if i >= 0 else i for i in op.inputs]
+        op.outputs = [index[o] for o in op.outputs]
+        op.node_inputs = [index[i] for i in op.node_inputs]
+        ir.ops.append(op)
+    of_tensor[node.outputs[0]] = index[steps.outputs["y"]]
 
 
 def _lstm_inputs(ir: IR, node, node_inputs: list[int]) -> list[int]:

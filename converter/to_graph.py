@@ -39,11 +39,13 @@ class ImportedModel:
 
 
 def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None = None,
-             graph: Any = None) -> ImportedModel:
+             graph: Any = None, carry_lstm_state: bool = True) -> ImportedModel:
     """Import one signature of a float model (a ModelFile, a path, or the file's bytes) into `graph` (default:
     a new Graph): `signature` names it (default: the first, or subgraph 0 when the file has none). Inputs
     and outputs are keyed by the signature's names (the tensors' names without one). ModelError names what
-    cannot be imported: an op rillet.graph has no op for, a quantized tensor, an unknown signature."""
+    cannot be imported: an op rillet.graph has no op for, a quantized tensor, an unknown signature. An LSTM
+    carries its state from one run to the next as the file's does (`carry_lstm_state=False`: from zero at every
+    run, as training over independent samples needs)."""
     from rillet.graph import Graph, ops
 
     if not isinstance(model, ModelFile):
@@ -51,7 +53,7 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
     model = expand_weights(model)
     sg_index, input_names, output_names = _signature(model, signature)
     sg = model.subgraphs[sg_index]
-    importer = _Importer(model)
+    importer = _Importer(model, carry_lstm_state)
     graph = graph or Graph()
     with graph.as_default():
         inputs = {name: _placeholder(ops, sg.tensors[index], name) for name, index in input_names.items()}
@@ -69,10 +71,10 @@ class _Importer:
     """Imports subgraphs of one model: a signature's into the caller's graph, those its IF, WHILE and CALL_ONCE
     ops call into graph Functions (each once)."""
 
-    def __init__(self, model: ModelFile):
+    def __init__(self, model: ModelFile, carry_lstm_state: bool = True):
         from rillet.graph import REGISTRY
 
-        self.model = model
+        self.model, self.carry_lstm_state = model, carry_lstm_state
         self.by_builtin = {d.tflite["builtin"]: d for d in REGISTRY.values() if d.tflite}
         self.functions: dict[int, Any] = {}
         self.resources = _resource_specs(model)
@@ -155,6 +157,7 @@ class _Importer:
             attrs = _attrs_from_options(spec, op.builtin_options)
             if builtin == "UNIDIRECTIONAL_SEQUENCE_LSTM":
                 node_inputs, attr_slots = _lstm_node_inputs(model, sg, op, j), []
+                attrs.update(carry_state=self.carry_lstm_state, state_name=name)
             elif spec.get("order"):  # attrs among the inputs where TFLite puts them (SPLIT's axis first)
                 slots = list(zip(spec["order"], real_inputs))
                 node_inputs = [index for slot, index in slots if isinstance(slot, int)]

@@ -129,6 +129,11 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
         tail_outputs[output] = target
     elif outputs[output] not in tail_outputs.values():
         raise ModelError(f'output "{output}" does not depend on the trained layers')
+    flow = sorted({m.op_name(sg.operators[j]) for j in tail} & {"IF", "WHILE", "CALL_ONCE"})
+    if flow:
+        raise ModelError(f"the trained tail (every op after the first trained layer) holds {', '.join(flow)}, "
+                         "through which no gradient flows (control flow is forward only): train layers after it, "
+                         "or give the loss a tensor before it (output=NAME)")
     tail_model = float_copy(_extract(m, sg_index, tail, boundary, tail_outputs))
     training, variables = _training_file(tail_model, [sg.tensors[w].name for w in trained], loss, optimizer,
                                          learning_rate, output)
@@ -326,7 +331,7 @@ def _training_file(tail: ModelFile, trained: list[str], loss: str, optimizer: st
     from .training import TrainSpec, convert_for_training
 
     try:
-        imported = to_graph(tail)
+        imported = to_graph(tail, carry_lstm_state=False)  # each step's samples start from a zero state
     except ModelError as e:
         raise ModelError(f"the trained tail (every op after the first trained layer) cannot be imported: {e}; "
                          "train fewer layers") from None

@@ -10,6 +10,7 @@ from ai_edge_litert.interpreter import Interpreter as LiteRTInterpreter
 from graphcheck import RUNTIME_FLOAT_OPS
 
 import rillet.graph as rg
+from rillet.converter import load
 from rillet.converter.from_graph import convert
 from rillet.converter.to_graph import CUSTOM_IMPORTS, to_graph
 from rillet.graph import ops
@@ -211,14 +212,40 @@ def _runtime_lstm_models():
 
 
 @pytest.mark.parametrize("time_major", [False, True])
-def test_to_graph_imports_an_lstm_file_with_litert_first_invoke(time_major):
+def test_to_graph_imports_an_lstm_file_with_litert_invokes_carrying_the_state(time_major):
     models = _runtime_lstm_models()
     data = models.lstm_model(time_major=time_major, cell_clip=0.7)
-    x = RNG.uniform(-1, 1, size=(5, 2, 3) if time_major else (2, 5, 3)).astype(np.float32)
-    (want,) = models.run_invokes(LiteRTInterpreter, data, [x])
+    xs = [RNG.uniform(-1, 1, size=(5, 2, 3) if time_major else (2, 5, 3)).astype(np.float32) for _ in range(3)]
+    wants = models.run_invokes(LiteRTInterpreter, data, xs)
     imported = to_graph(data)
-    np.testing.assert_allclose(imported.run({"x": x})["y"], want, rtol=1e-5, atol=1e-6)
+    for x, want in zip(xs, wants):  # the state carries from one run to the next, as from invoke to invoke
+        np.testing.assert_allclose(imported.run({"x": x})["y"], want, rtol=1e-5, atol=1e-6)
     assert len(imported.variables) == 12  # the gates' weights and biases: trainable
+    from_zero = to_graph(data, carry_lstm_state=False)
+    for x in xs:
+        np.testing.assert_allclose(from_zero.run({"x": x})["y"], models.run_invokes(LiteRTInterpreter, data, [x])[0],
+                                   rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("carry_state", [False, True])
+def test_every_invoke_of_an_exported_lstm_gives_graph_runs_result(carry_state):
+    """From zero at every run (the unrolled steps' builtins) or carried (the fused op and its variable state):
+    three invokes in a row in LiteRT and rillet give three graph runs' outputs, not the first one alone."""
+    g = rg.Graph()
+    with g.as_default():
+        x = ops.placeholder((2, 5, 3), name="x")
+        y = ops.lstm(x, *LSTM_WEIGHTS, cell_clip=0.8, carry_state=carry_state)
+    data = convert(inputs={"x": x}, outputs={"y": y})
+    kinds = {op.builtin_code for op in load(data).operator_codes}
+    assert (kinds == {44}) == carry_state  # 44: UNIDIRECTIONAL_SEQUENCE_LSTM, alone when carried
+    xs = [RNG.uniform(-1, 1, size=(2, 5, 3)).astype(np.float32) for _ in range(3)]
+    wants = [g.run(y, {x: v}) for v in xs]
+    if carry_state:
+        assert np.abs(wants[1] - g.run(y, {x: xs[1]})).max() > 1e-3  # the state moved on
+    for cls in (LiteRTInterpreter, Interpreter):
+        runner = cls(model_content=data).get_signature_runner("infer")
+        for v, want in zip(xs, wants):
+            np.testing.assert_allclose(runner(x=v)["y"], want, rtol=1e-5, atol=1e-6, err_msg=cls.__module__)
 
 
 @pytest.mark.parametrize("variant, named", [({"peephole": True}, "peephole"), ({"cifg": True}, "input 1"),

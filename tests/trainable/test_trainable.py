@@ -448,3 +448,44 @@ def test_a_fine_tuned_int8_model_exports_and_runs_in_litert(tmp_path):
     (got,) = exported.get_signature_runner(next(iter(exported.get_signature_list())))(**{name: x}).values()
     assert got.dtype == np.int8
     np.testing.assert_array_equal(got, trained)
+
+
+def test_an_lstm_in_the_trained_tail_starts_each_step_from_zero():
+    """A dense layer, an LSTM carrying its state (the fused op), a dense head: training the two dense layers puts
+    the LSTM in the tail, where each step's samples start from a zero state (the unrolled steps' builtins, what
+    backpropagation through time assumes): the first step's loss is the graph's from zero, and rillet's and
+    LiteRT's losses agree and fall."""
+    import rillet.graph as rg
+    from rillet.converter.from_graph import convert
+    from rillet.graph import ops
+
+    rs = np.random.default_rng(1)
+    weights = ([rs.normal(size=(4, 6)).astype(np.float32) * 0.5 for _ in range(4)],
+               [rs.normal(size=(4, 4)).astype(np.float32) * 0.5 for _ in range(4)],
+               [rs.normal(size=4).astype(np.float32) for _ in range(4)])
+    g = rg.Graph()
+    with g.as_default():
+        x = ops.placeholder([2, 5, 3], name="x")
+        h = ops.fully_connected(ops.reshape(x, [10, 3]), rg.Variable(rs.normal(size=(6, 3)).astype(np.float32)))
+        y = ops.lstm(ops.reshape(h, [2, 5, 6]), *weights, carry_state=True)
+        last = ops.strided_slice(y, [0, 4, 0], [0, 5, 0], begin_mask=5, end_mask=5, shrink_axis_mask=2)
+        p = ops.softmax(ops.fully_connected(last, rg.Variable(rs.normal(size=(3, 4)).astype(np.float32)),
+                                            rg.Variable(np.zeros(3, np.float32))))
+    model = convert(inputs={"x": x}, outputs={"p": p})
+    assert "UNIDIRECTIONAL_SEQUENCE_LSTM" in {load(model).op_name(op) for op in load(model).subgraphs[0].operators}
+    content = rillet.trainable(model, train_last=2, learning_rate=0.1)
+    xv, label = rs.uniform(-1, 1, (2, 5, 3)).astype(np.float32), np.array([0, 2], np.int32)
+    p0 = g.run(p, {x: xv})  # the graph's first run: from zero (later ones carry its LSTM's state)
+    from_zero = float(-np.log(p0[[0, 1], label]).mean())
+    losses = {}
+    for key, cls in (("rillet", Interpreter), ("litert", litert.Interpreter)):
+        train = cls(model_content=content).get_signature_runner("train")
+        losses[key] = np.array([float(train(x=xv, y=label)["loss"]) for _ in range(20)])
+    np.testing.assert_allclose(losses["rillet"][0], from_zero, rtol=1e-5)
+    np.testing.assert_allclose(losses["rillet"], losses["litert"], rtol=1e-5)
+    assert losses["rillet"][-1] < losses["rillet"][0]
+    for cls in (Interpreter, litert.Interpreter):  # no state left behind from one invoke to the next
+        infer = cls(model_content=content).get_signature_runner("infer")
+        first = infer(x=xv)["p"]
+        np.testing.assert_array_equal(infer(x=xv)["p"], first)
+        np.testing.assert_allclose(first, p0, rtol=1e-5)
