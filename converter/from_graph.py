@@ -89,15 +89,19 @@ def write_subgraphs(subgraphs: list[tuple[str, IR]], signed: int) -> ModelFile:
         for op in ir.ops:
             op.options.update({field_: position[id(called)] for field_, called in op.calls.items()})
             if op.builtin not in code_index:
-                code = BUILTIN_CODES[op.builtin]
                 code_index[op.builtin] = len(codes)
-                codes.append(OperatorCode(
-                    deprecated_builtin_code=min(code, PLACEHOLDER_FOR_GREATER_OP_CODES), builtin_code=code,
-                    version=FIRST_VERSIONS.get(op.builtin, 1),
-                ))
+                if op.custom_options is not None:  # MediaPipe's pooling: CUSTOM (32) under its name
+                    codes.append(OperatorCode(deprecated_builtin_code=32, builtin_code=32, custom_code=op.builtin))
+                else:
+                    code = BUILTIN_CODES[op.builtin]
+                    codes.append(OperatorCode(
+                        deprecated_builtin_code=min(code, PLACEHOLDER_FOR_GREATER_OP_CODES), builtin_code=code,
+                        version=FIRST_VERSIONS.get(op.builtin, 1),
+                    ))
             options = Options(op.options_table, **op.options) if op.options_table else None
+            custom = None if op.custom_options is None else np.frombuffer(op.custom_options, np.uint8)
             operators.append(Operator(opcode_index=code_index[op.builtin], inputs=op.inputs, outputs=op.outputs,
-                                      builtin_options=options))
+                                      builtin_options=options, custom_options=custom))
         written.append(SubGraph(tensors=[_tensor(t, buffers, shared) for t in ir.tensors], inputs=list(ir.inputs.values()),
                                 outputs=list(ir.outputs.values()), operators=operators, name=key))
         if k < signed:

@@ -38,6 +38,7 @@ class IROp:
     node: Any = None  # the graph node this op came from, for folding it on the numpy reference
     node_inputs: list[int] = field(default_factory=list)
     calls: dict[str, IR] = field(default_factory=dict)  # an options field -> the subgraph it names (IF's branches)
+    custom_options: bytes | None = None  # a custom op's (MediaPipe's pooling: TfLitePoolParams)
 
 
 @dataclass
@@ -195,6 +196,10 @@ def _lower_node(ir: IR, node, of_tensor: dict) -> None:
     if builtin in ("QUANTIZE", "DEQUANTIZE") and attrs["scale"] is not None:
         _set_quantization(ir, outputs[0] if builtin == "QUANTIZE" else inputs[0], attrs)
     ir.ops.append(IROp(builtin, inputs, outputs, spec["options"], options, node, node_inputs))
+    if node.op in ("MaxPoolingWithArgmax2D", "MaxUnpooling2D"):
+        from rillet.graph.ops.mediapipe import pool_options
+
+        ir.ops[-1].custom_options = pool_options(attrs)
 
 
 def _set_quantization(ir: IR, index: int, attrs: dict) -> None:

@@ -174,6 +174,13 @@ class _Importer:
                 attrs["to"] = sg.tensors[op.outputs[0]].dtype.name
             if builtin == "VAR_HANDLE":  # TFLite's handle has no shape: its reads' and assignments' say it
                 attrs["shape"], attrs["dtype"] = self.resources.get(attrs["shared_name"], ((), "float32"))
+            if builtin in CUSTOM_OPS:  # MediaPipe's pooling: TfLitePoolParams in the custom options
+                from rillet.graph.ops.mediapipe import pool_attrs
+
+                try:
+                    attrs = pool_attrs(np.asarray(op.custom_options, np.uint8).tobytes(), f'{builtin} "{name}"')
+                except ValueError as e:
+                    raise ModelError(str(e)) from None
             if builtin in QUANTIZATION_OPS:
                 attrs.update(_quantization_attrs(sg, op, builtin, name))
             if builtin == "READ_VARIABLE":
@@ -195,6 +202,8 @@ class _Importer:
                 tensors[index] = t
         return value_of, variables, effects
 
+
+CUSTOM_OPS = ("MaxPoolingWithArgmax2D", "MaxUnpooling2D")  # graph ops read from a custom op's options
 
 QUANTIZATION_OPS = ("QUANTIZE", "DEQUANTIZE")
 """The ops a quantized tensor may meet in an imported model: its levels' scale and zero point become their attrs

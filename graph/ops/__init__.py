@@ -24,6 +24,7 @@ from . import (
     elementwise,
     indexing,
     matmul,
+    mediapipe,
     movement,
     normalization,
     padding,
@@ -49,6 +50,7 @@ from .core import *
 from .elementwise import *
 from .indexing import *
 from .matmul import *
+from .mediapipe import *
 from .movement import *
 from .normalization import *
 from .padding import *
@@ -88,6 +90,7 @@ FAMILIES = {
     "composite": composite,
     "control": control,
     "quantization": quantization,
+    "mediapipe": mediapipe,
 }
 """The op families by name, each a module of this package holding its ops' builders, rules and gradients."""
 
@@ -112,6 +115,8 @@ NO_GRADIENT = {
     "IF", "WHILE", "CALL_ONCE",
     # quantization: levels are steps (TensorFlow gives them no gradient either); a model's frozen part
     "QUANTIZE", "DEQUANTIZE",
+    # MediaPipe's pooling custom ops: forward only (segmentation models' frozen part)
+    "MaxPoolingWithArgmax2D", "MaxUnpooling2D",
 }
 """Ops through which no gradient flows: integer or boolean results, steps, values independent of a float
 input's, complex results, state and structure."""
@@ -231,6 +236,8 @@ IF                       control      none
 WHILE                    control      none
 DEQUANTIZE               quantization none
 QUANTIZE                 quantization none
+MaxPoolingWithArgmax2D   mediapipe    none
+MaxUnpooling2D           mediapipe    none
 """
 """Every op with its family and whether a gradient rule, none, or no gradient applies (a test checks it
 against the registry)."""

@@ -21,9 +21,9 @@ from rillet.runtime import Interpreter
 NOT_IN_GRAPH = {
     # file structure: to_graph expands sparse weights to dense ones (converter/dense_weights.py)
     "DENSIFY",
-    # MediaPipe custom ops: the converter writes builtins only (to_graph imports a Convolution2DTransposeBias
-    # as a TRANSPOSE_CONV and an ADD)
-    "Convolution2DTransposeBias", "MaxPoolingWithArgmax2D", "MaxUnpooling2D",
+    # MediaPipe's transposed convolution with a bias: to_graph imports it as a TRANSPOSE_CONV and an ADD, which
+    # the converter writes (builtins where builtins can express it)
+    "Convolution2DTransposeBias",
 }
 
 
@@ -120,6 +120,9 @@ CASES = {
     # quantization at a float model's edges: int8 levels out (bit for bit), int8 and int16 levels and back
     "quantize": (lambda x: ops.quantize(x, 0.03, -5), (3, 40), WIDE),
     "dequantize": (lambda x: ops.dequantize(ops.quantize(x * 3.0, 0.05, 7), 0.05, 7) * 2.0, (3, 40), WIDE),
+    # MediaPipe's pooling custom ops: the unpooling puts each value where its index says, so a wrong index shows
+    # (LiteRT's XNNPACK crashes on an argmax pooling whose indices nothing reads: they are read here)
+    "argmax_indices": (lambda x: ops.max_unpool(*ops.max_pool_with_argmax(x, (2, 2)), (2, 2)), (2, 4, 6, 3), WIDE),
     "dequantize_int16": (lambda x: ops.dequantize(ops.quantize(x, 1 / 4096, 0, "int16"), 1 / 4096), (3, 40), WIDE),
 }
 
@@ -255,3 +258,20 @@ def test_to_graph_names_the_lstm_parts_it_cannot_import(variant, named):
 
     with pytest.raises(ModelError, match=named):
         to_graph(_runtime_lstm_models().lstm_model(**variant))
+
+
+def test_argmax_pooling_indices_are_litert_tap_numbers():
+    """The indices output as the uint32 tap numbers (fx * filter_h + fy) LiteRT stores in its float32 tensor,
+    in LiteRT, rillet and the graph, bit for bit, through a file the converter wrote as the custom op."""
+    g = rg.Graph()
+    with g.as_default():
+        x = ops.placeholder((2, 5, 7, 3), name="x")
+        values, indices = ops.max_pool_with_argmax(x, (2, 3), "SAME")
+    data = convert(inputs={"x": x}, outputs={"values": values, "indices": indices})
+    assert [c.custom_code for c in load(data).operator_codes] == ["MaxPoolingWithArgmax2D"]
+    xv = np.round(RNG.uniform(-3, 3, size=(2, 5, 7, 3))).astype(np.float32)  # many ties
+    want = g.run(indices, {x: xv}).view(np.uint32)
+    assert want.max() == 5 and len(np.unique(want)) == 6
+    for cls in (LiteRTInterpreter, Interpreter):
+        np.testing.assert_array_equal(_run(cls, data, {"x": xv})["indices"].view(np.uint32), want)
+    np.testing.assert_array_equal(to_graph(data).run({"x": xv})["indices"].view(np.uint32), want)
