@@ -249,4 +249,5 @@ def call_once(init: Function | Callable, graph: Graph | None = None, name: str |
     return graph.add_node("CALL_ONCE", [], {"init": _as_function(init, [], "init")}, name)
 
 
-GRADIENTS: dict = {}  # forward only: IF, WHILE and CALL_ONCE are in NO_GRADIENT
+GRADIENTS: dict = {}
+"""This family's gradient rules: none (forward only: IF, WHILE and CALL_ONCE are in NO_GRADIENT)."""

@@ -20,7 +20,8 @@ from ..core import Tensor
 from ..registry import REQUIRED, OpDef, register
 from .core import _apply, _jnp, _tfl, as_tensor
 
-PADDING_CODES = {"SAME": 1, "VALID": 2}  # TfLitePadding
+PADDING_CODES = {"SAME": 1, "VALID": 2}
+"""TfLitePadding's codes, as TfLitePoolParams holds them."""
 
 
 def pool_options(attrs: dict) -> bytes:
@@ -152,4 +153,5 @@ def max_unpool(values: Any, indices: Any, filter_hw: Sequence[int], name: str | 
 CUSTOM_OPS = {"MaxPoolingWithArgmax2D", "MaxUnpooling2D"}
 """The graph ops written as custom ops (their options TfLitePoolParams: pool_options / pool_attrs)."""
 
-GRADIENTS: dict = {}  # forward only: both are in NO_GRADIENT
+GRADIENTS: dict = {}
+"""This family's gradient rules: none (forward only: both ops are in NO_GRADIENT)."""

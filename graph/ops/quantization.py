@@ -16,6 +16,7 @@ from ..registry import REQUIRED, OpDef, register
 from .core import _apply, _jnp, _tfl, as_tensor
 
 LEVELS = ("int8", "uint8", "int16")
+"""The integer types QUANTIZE makes and DEQUANTIZE reads."""
 
 
 def _levels(xp, a, x):
@@ -81,4 +82,5 @@ def dequantize(q: Any, scale: float | None = None, zero_point: int = 0, name: st
                                                  "zero_point": int(zero_point)}, name=name)
 
 
-GRADIENTS: dict = {}  # forward only: QUANTIZE and DEQUANTIZE are in NO_GRADIENT
+GRADIENTS: dict = {}
+"""This family's gradient rules: none (forward only: QUANTIZE and DEQUANTIZE are in NO_GRADIENT)."""
