@@ -489,3 +489,45 @@ def test_an_lstm_in_the_trained_tail_starts_each_step_from_zero():
         first = infer(x=xv)["p"]
         np.testing.assert_array_equal(infer(x=xv)["p"], first)
         np.testing.assert_allclose(first, p0, rtol=1e-5)
+
+
+def test_a_graph_built_model_with_every_forward_only_op_in_its_frozen_part_trains():
+    """IF, WHILE, QUANTIZE -> DEQUANTIZE and MediaPipe's argmax pooling and unpooling, written by the graph API in
+    front of a convolution and a dense head: the file round-trips through to_graph (LiteRT's outputs of the
+    original), and `trainable` on it trains the head with the same losses in rillet and LiteRT, falling."""
+    import rillet.graph as rg
+    from rillet.converter.from_graph import convert
+    from rillet.converter.to_graph import to_graph
+    from rillet.graph import ops
+
+    rs = np.random.default_rng(3)
+    g = rg.Graph()
+    with g.as_default():
+        x = ops.placeholder([1, 8, 8, 2], name="x")
+        h = ops.if_(ops.greater(ops.reduce_sum(x), np.float32(0)), lambda a: ops.tanh(a), lambda a: a * 0.5, x)
+        _, h = ops.while_loop(lambda i, v: ops.less(i, np.int32(2)), lambda i, v: [i + np.int32(1), v * 0.8 + 0.1],
+                              [ops.constant(np.int32(0)), h])
+        h = ops.dequantize(ops.quantize(h, 1 / 64, -3), 1 / 64, -3)
+        h = ops.max_unpool(*ops.max_pool_with_argmax(h, (2, 2)), (2, 2))
+        h = ops.relu(ops.conv2d(h, rs.normal(size=(4, 3, 3, 2)).astype(np.float32) * 0.5, padding="SAME"))
+        logits = ops.fully_connected(ops.reshape(h, [1, 256]), rs.normal(size=(3, 256)).astype(np.float32) * 0.1,
+                                     np.zeros(3, np.float32))
+        p = ops.softmax(logits)
+    model = convert(inputs={"x": x}, outputs={"p": p})
+    kinds = {load(model).op_name(op) for sg in load(model).subgraphs for op in sg.operators}
+    assert {"IF", "WHILE", "QUANTIZE", "DEQUANTIZE", "MaxPoolingWithArgmax2D", "MaxUnpooling2D"} <= kinds
+    xs = [rs.uniform(-1, 1, (1, 8, 8, 2)).astype(np.float32) * sign for sign in (1, -1)]  # both branches
+    imported = to_graph(model)
+    again = convert(inputs=imported.inputs, outputs=imported.outputs)
+    for xv in xs:
+        want = litert.Interpreter(model_content=model).get_signature_runner("infer")(x=xv)["p"]
+        for cls in (Interpreter, litert.Interpreter):
+            assert rel(cls(model_content=again).get_signature_runner("infer")(x=xv)["p"], want) <= 1e-5
+    content = rillet.trainable(model, train_last=1, learning_rate=0.5)
+    label = np.array([int(np.argmin(g.run(p, {x: xs[0]})))], np.int32)
+    losses = {}
+    for key, cls in (("rillet", Interpreter), ("litert", litert.Interpreter)):
+        train = cls(model_content=content).get_signature_runner("train")
+        losses[key] = np.array([float(train(x=xs[k % 2], y=label)["loss"]) for k in range(20)])
+    np.testing.assert_allclose(losses["rillet"], losses["litert"], rtol=1e-5)
+    assert losses["rillet"][-2:].mean() < losses["rillet"][:2].mean()
