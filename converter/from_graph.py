@@ -132,9 +132,12 @@ def _tensor(t, buffers: list[Buffer], shared: dict[bytes, int]) -> Tensor:
     if t.dtype == "resource":
         return Tensor(shape=[], type=TENSOR_TYPES["RESOURCE"], buffer=0, name=t.name)
     buffer = 0
+    sparsity = None
     if t.value is not None:
         data = np.asarray(t.value, dtype=t.dtype)  # not ascontiguousarray: it makes a scalar [1], so a value
         raw = data.tobytes()                        # read as [] and assigned as MUL([], [1]) had no one shape
+        if t.sparse:
+            sparsity, raw = _csr(data)
         if raw not in shared:
             buffers.append(Buffer(data=np.frombuffer(raw, np.uint8)))
             shared[raw] = len(buffers) - 1
@@ -147,4 +150,17 @@ def _tensor(t, buffers: list[Buffer], shared: dict[bytes, int]) -> Tensor:
         quantization = QuantizationParameters(scale=[t.quantization[0]], zero_point=[t.quantization[1]])
     return Tensor(shape=shape, type=TENSOR_TYPES[np.dtype(t.dtype).name.upper()], buffer=buffer, name=t.name,
                   shape_signature=list(t.shape) if t.value is None and -1 in t.shape else None,
-                  is_variable=t.is_variable, quantization=quantization)
+                  is_variable=t.is_variable, quantization=quantization, sparsity=sparsity)
+
+
+def _csr(matrix: np.ndarray) -> tuple[Options, bytes]:
+    """A matrix in TFLite's sparsity format, rows DENSE and columns SPARSE_CSR (what DENSIFY reads): the
+    SparsityParameters and the stored bytes, its nonzero values row by row."""
+    nonzero = matrix != 0
+    segments = np.concatenate([[0], np.cumsum(nonzero.sum(1))])
+    levels = [Options("DimensionMetadata", format=0, dense_size=int(matrix.shape[0])),
+              Options("DimensionMetadata", format=1, dense_size=0,
+                      array_segments=Options("Int32Vector", values=[int(v) for v in segments]),
+                      array_indices=Options("Int32Vector", values=[int(v) for v in np.nonzero(nonzero)[1]]))]
+    sparsity = Options("SparsityParameters", traversal_order=[0, 1], block_map=[], dim_metadata=levels)
+    return sparsity, np.ascontiguousarray(matrix[nonzero]).tobytes()

@@ -26,6 +26,7 @@ class IRTensor:
     value: np.ndarray | None = None
     is_variable: bool = False  # TFLite's variable tensor: state an op keeps across invokes (an LSTM's h and c)
     quantization: tuple[float, int] | None = None  # (scale, zero point) of integer levels: QUANTIZE's output
+    sparse: bool = False  # a constant written in TFLite's sparsity format (DENSIFY's input)
 
 
 @dataclass
@@ -164,6 +165,12 @@ def _lower_node(ir: IR, node, of_tensor: dict) -> None:
         return
     node_inputs = [of_tensor[t] for t in node.inputs]
     attrs = node.attrs
+    if node.op == "DENSIFY":  # its own copy of the constant, written sparse (another reader may need it dense)
+        weight = ir.tensors[node_inputs[0]]
+        if weight.value is None:
+            raise _Unconvertible(f'input "{node.inputs[0].name}" must be a constant (a weight) to store it sparse')
+        node_inputs = [ir.add_tensor(f"{node.name}/sparse", weight.shape, weight.dtype, weight.value)]
+        ir.tensors[node_inputs[0]].sparse = True
     attr_tensors = {attr: ir.add_constant(f"{node.name}/{attr}", _attr_input(node, attr))
                     for attr in spec["attr_inputs"]}
     if spec["builtin"] == "UNIDIRECTIONAL_SEQUENCE_LSTM":

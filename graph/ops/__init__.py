@@ -36,6 +36,7 @@ from . import (
     reduce,
     resize,
     scan,
+    sparse,
     spectral,
     splits,
 )
@@ -62,6 +63,7 @@ from .recurrent import *
 from .reduce import *
 from .resize import *
 from .scan import *
+from .sparse import *
 from .spectral import *
 from .splits import *
 
@@ -91,6 +93,7 @@ FAMILIES = {
     "control": control,
     "quantization": quantization,
     "mediapipe": mediapipe,
+    "sparse": sparse,
 }
 """The op families by name, each a module of this package holding its ops' builders, rules and gradients."""
 
@@ -117,6 +120,8 @@ NO_GRADIENT = {
     "QUANTIZE", "DEQUANTIZE",
     # MediaPipe's pooling custom ops: forward only (segmentation models' frozen part)
     "MaxPoolingWithArgmax2D", "MaxUnpooling2D",
+    # a weight's storage (a trained weight is a dense variable)
+    "DENSIFY",
 }
 """Ops through which no gradient flows: integer or boolean results, steps, values independent of a float
 input's, complex results, state and structure."""
@@ -238,6 +243,7 @@ DEQUANTIZE               quantization none
 QUANTIZE                 quantization none
 MaxPoolingWithArgmax2D   mediapipe    none
 MaxUnpooling2D           mediapipe    none
+DENSIFY                  sparse       none
 """
 """Every op with its family and whether a gradient rule, none, or no gradient applies (a test checks it
 against the registry)."""

@@ -19,8 +19,6 @@ from rillet.runtime import Interpreter
 
 # Runtime ops with no graph op, and why. The list may only shrink.
 NOT_IN_GRAPH = {
-    # file structure: to_graph expands sparse weights to dense ones (converter/dense_weights.py)
-    "DENSIFY",
     # MediaPipe's transposed convolution with a bias: to_graph imports it as a TRANSPOSE_CONV and an ADD, which
     # the converter writes (builtins where builtins can express it)
     "Convolution2DTransposeBias",
@@ -48,6 +46,9 @@ _OLDER_OPS = set(RUNTIME_FLOAT_OPS) | {"IDENTITY", "PLACEHOLDER", "CONST", "NO_O
 
 RNG = np.random.default_rng(5)
 WIDE, UNIT, POSITIVE = (-4.0, 4.0), (-1.0, 1.0), (0.5, 2.0)
+SPARSE_WEIGHT = np.where(np.random.default_rng(6).random((6, 16)) < 0.3, 1.5, 0.0).astype(np.float32)
+SPARSE_WEIGHT[1] = 0.0  # an empty row
+SPARSE_WEIGHT[SPARSE_WEIGHT != 0] = np.random.default_rng(7).normal(size=int((SPARSE_WEIGHT != 0).sum()))
 
 
 LSTM_WEIGHTS = ([RNG.normal(size=(4, 3)).astype(np.float32) for _ in range(4)],
@@ -123,6 +124,8 @@ CASES = {
     # MediaPipe's pooling custom ops: the unpooling puts each value where its index says, so a wrong index shows
     # (LiteRT's XNNPACK crashes on an argmax pooling whose indices nothing reads: they are read here)
     "argmax_indices": (lambda x: ops.max_unpool(*ops.max_pool_with_argmax(x, (2, 2)), (2, 2)), (2, 4, 6, 3), WIDE),
+    # a weight stored sparse (an empty row, 70% zeros): LiteRT and rillet densify it, to_graph expands it
+    "densify": (lambda x: ops.fully_connected(x, ops.densify(SPARSE_WEIGHT)), (2, 16), WIDE),
     "dequantize_int16": (lambda x: ops.dequantize(ops.quantize(x, 1 / 4096, 0, "int16"), 1 / 4096), (3, 40), WIDE),
 }
 
