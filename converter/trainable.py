@@ -45,6 +45,7 @@ from .frozen_copy import (
     is_quantized,
     keep_metadata,
     original_infer,
+    score_signature,
     splice_frozen,
 )
 from .new_classes import with_classes
@@ -144,6 +145,8 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
         # a quantized model's `infer` is the original's ops, its trained weights quantized from the variables
         original_infer(training, m, sg_index, inputs, outputs,
                        {w: sg.tensors[w].name for w in trained if sg.tensors[w].name in variables})
+    if internal:
+        score_signature(training, output)
     keep_metadata(training, m)
     task = {"loss": loss, "output": output, "optimizer": optimizer, "learning_rate": learning_rate,
             "layers": [layer.name for layer in chosen]}
