@@ -232,6 +232,11 @@ static void run_tiled_rows(rl_plan *plan, const rl_op *op, size_t first, size_t 
     const int8_t *full = (const int8_t *)rl_input(plan, op, st->vector_is_a ? 1 : 0)->data;
     int8_t *out = (int8_t *)rl_output(plan, op, 0)->data;
     const rl_s8_binary_params *params = st->vector_is_a ? &st->swapped : &st->params;
+    if (!st->tile_rows) { /* rows long enough on their own (C >= RL_S8_TILE_ELEMENTS): binary_tile's calls */
+        const int8_t *vector = (const int8_t *)rl_input(plan, op, st->vector_is_a ? 0 : 1)->data;
+        for (size_t r = first; r < end; ++r) st->vector(c, full + r * c, vector, out + r * c, params);
+        return;
+    }
     for (size_t r = first; r < end; r += st->tile_rows) {
         const size_t n = (end - r < st->tile_rows ? end - r : st->tile_rows) * c;
         st->vector(n, full + r * c, st->tiled, out + r * c, params);
@@ -285,10 +290,12 @@ static rl_status use_binary_driver(rl_plan *plan, rl_op *op, const rl_s8_binary_
     op->run = run_xnnpack_binary;
     if (op->prep.bc.contiguous == 1 && !tile_rows)
         rl_offer_elementwise_rows(op, rl_output(plan, op, 0), run_xnnpack_binary_rows);
-    if (tile_rows) { /* [rows, C] by [C]: a pixel is a row of C whatever the rank */
+    const rl_shape *out_shape = &rl_output(plan, op, 0)->shape;
+    const int channel_vector = out_shape->rank > 0 && c == out_shape->dims[out_shape->rank - 1]; /* not [W, C] */
+    if (one_outer && rows > 1 && c > 1 && (a_vector || b_vector) && channel_vector) { /* a pixel: a row of C */
         rl_offer_pixel_rows(op, rl_output(plan, op, 0), run_tiled_rows);
         op->band_whole_inputs = a_vector ? 1u : 2u;
-        op->begin_rows = begin_tiled_rows;
+        if (tile_rows) op->begin_rows = begin_tiled_rows;
     }
     return RL_OK;
 }

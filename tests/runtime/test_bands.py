@@ -132,12 +132,14 @@ def se_blocks(shape, channels=8, expand=4, blocks=2, activation="swish"):
 
 
 @pytest.mark.parametrize("activation", ["swish", "hard_swish"])
-@pytest.mark.parametrize("shape", [(1, 9, 9, 3), (1, 12, 17, 2), (2, 6, 5, 3)])
-def test_int8_activations_and_se_scales_join_bands_with_one_threads_bits(shape, activation):
+@pytest.mark.parametrize("shape,channels", [((1, 9, 9, 3), 8), ((1, 12, 17, 2), 8), ((2, 6, 5, 3), 8),
+                                            ((1, 6, 7, 3), 72)])
+def test_int8_activations_and_se_scales_join_bands_with_one_threads_bits(shape, channels, activation):
     """int8 table activations (the swish's one table, HARD_SWISH) run in the bands of the convolution before them,
-    and the squeeze-and-excite MUL by its [C] scales heads the bands of the projection after it: the bits of
-    one thread at 2, 3 and 4 threads, LiteRT's bits, and the segments hold those ops."""
-    model = se_blocks(shape, activation=activation)
+    and the squeeze-and-excite MUL by its [C] scales heads the bands of the projection after it (C = 32, a tiled
+    vector; C = 288, a kernel call per pixel): the bits of one thread at 2, 3 and 4 threads, LiteRT's bits, and
+    the segments hold those ops."""
+    model = se_blocks(shape, channels=channels, activation=activation)
     calibration = [RNG.uniform(-1, 1, size=shape).astype(np.float32) for _ in range(4)]
     q = quantize(model, calibration, mode="int8", progress=False)
     x = RNG.uniform(-1, 1, size=shape).astype(np.float32)
@@ -165,3 +167,24 @@ def test_float_se_blocks_give_one_threads_bits_and_litert_values(activation):
         got, _ = run(model, x, threads)
         np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
     np.testing.assert_allclose(want, litert(model, x), rtol=1e-5, atol=1e-5)
+
+
+def test_int8_mul_by_a_row_of_pixels_is_not_a_channel_vector():
+    """A MUL by a [1, 1, W, C] constant collapses to rows of W * C like a per-channel one; bands count pixels of
+    C, so it must not offer them as rows of W * C (it runs on its own): one thread's bits at 2, 3, 4 threads."""
+    shape = (1, 8, 5, 4)
+    g = Graph()
+    with g.as_default():
+        x = ops.placeholder(shape, name="x")
+        d = ops.depthwise_conv2d(x, normal(1, 3, 3, 4), normal(4), padding="SAME")
+        m = ops.mul(d, ops.constant(RNG.uniform(0.5, 1.5, size=(1, 1, 5, 4)).astype(np.float32)))
+        y = ops.conv2d(m, normal(8, 1, 1, 4), normal(8))
+    model = convert(inputs={"x": x}, outputs={"y": y})
+    q = quantize(model, [RNG.uniform(-1, 1, size=shape).astype(np.float32) for _ in range(4)], mode="int8",
+                 progress=False)
+    x = RNG.uniform(-1, 1, size=shape).astype(np.float32)
+    want, _ = run(q, x, 1)
+    for threads in (2, 3, 4):
+        got, _ = run(q, x, threads)
+        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
+    np.testing.assert_array_equal(want, litert(q, x))
