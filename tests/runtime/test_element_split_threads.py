@@ -153,10 +153,12 @@ def test_attention_head_transpose_splits(dtype, monkeypatch):
     assert_split_and_same_bits(model, [x], monkeypatch)
 
 
-@pytest.mark.parametrize("shape", [(1, 56, 56, 24), (1, 7, 7, 1152), (1, 13, 11, 300), (1, 4, 1, 4099)])
+@pytest.mark.parametrize("shape", [(1, 56, 56, 24), (1, 7, 7, 1152), (1, 13, 11, 300), (1, 4, 1, 4099),
+                                   (1, 20, 20, 1000)])
 def test_int8_global_average_pool_splits_its_rows(shape, monkeypatch):
-    """A squeeze-and-excite's MEAN over H and W (one slice: its rows summed in parts, the parts added by the
-    caller); 4 rows: a part a row on 2 threads, on 3 too few rows for parts (the caller alone, same bits)."""
+    """A squeeze-and-excite's MEAN over H and W (one slice: its rows summed in parts of 8 rows or more, the parts
+    added by channels, split too where there are many: 4099 and 1000 channels); 4 rows: a part a row on 2
+    threads, on 3 too few rows for parts (the caller alone, same bits)."""
     x = np.random.default_rng(7).integers(-128, 128, shape).astype(I8)
     out = (1, 1, 1, shape[3])
     model = op_model("MEAN", [Input(shape, I8, Quant(0.04, 3)), np.array([1, 2], np.int32)],
