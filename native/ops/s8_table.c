@@ -43,7 +43,8 @@ rl_status rl_s8_table_run(rl_plan *plan, rl_op *op) {
 static void run_s8_table_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
     const rl_s8_table_state *st = (const rl_s8_table_state *)op->state;
     const size_t pixel = rl_band_pixel_elements(op, rl_output(plan, op, 0));
-    plan->kernels->s8_lut((int64_t)(count * pixel), st->table, (const int8_t *)rl_input(plan, op, 0)->data + first * pixel,
+    plan->kernels->s8_lut((int64_t)(count * pixel), st->table,
+                          (const int8_t *)rl_input(plan, op, 0)->data + first * pixel,
                           (int8_t *)rl_output(plan, op, 0)->data + first * pixel);
 }
 
