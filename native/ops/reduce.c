@@ -76,17 +76,23 @@ static rl_status run_reduce_slices(rl_plan *plan, rl_op *op, rl_tile_2d_fn fn, s
 }
 
 /* Float slices; fewer slices than tiles wanted (a global average pool: one) split their channels too, in
- * blocks of RL_ELEMENT_BLOCK: each channel's sum adds the same terms in the same order on any split. */
+ * blocks of RL_F32_RDSUM_BLOCK: each channel's sum adds its terms from 0.0f in row order on every path
+ * (f32_rdsum's contract), so any split gives the same bits. Blocks of one AVX2 vector, not of
+ * RL_ELEMENT_BLOCK: MobileNetV3-small's squeeze-and-excite MEANs over 56x56x16 and 14x14x96 had fewer than
+ * two 64-channel blocks and ran on the caller alone. */
+#define RL_F32_RDSUM_BLOCK 8
+
 static rl_status run_f32_reduce(rl_plan *plan, rl_op *op) {
     const rl_reduce_state *st = (const rl_reduce_state *)op->state;
     rl_threadpool *pool = rl_pool_for(plan, st->outer * st->reduced * st->inner * RL_ELEMENT_WORK);
     const size_t want = RL_TILES_PER_THREAD * (size_t)rl_threadpool_threads(pool);
-    if (!pool || st->outer >= want || st->inner < 2 * RL_ELEMENT_BLOCK)
+    if (!pool || st->outer >= want || st->inner < 2 * RL_F32_RDSUM_BLOCK)
         return run_reduce_slices(plan, op, f32_reduce_slices, RL_ELEMENT_WORK);
     rl_reduce_job job = {.plan = plan, .op = op};
-    const size_t per_slice = (want + st->outer - 1) / st->outer, blocks = (st->inner + RL_ELEMENT_BLOCK - 1) / RL_ELEMENT_BLOCK;
+    const size_t per_slice = (want + st->outer - 1) / st->outer;
+    const size_t blocks = (st->inner + RL_F32_RDSUM_BLOCK - 1) / RL_F32_RDSUM_BLOCK;
     rl_parallelize_2d_tile_2d(pool, f32_reduce_slices, &job, st->outer, st->inner, 1,
-                              RL_ELEMENT_BLOCK * ((blocks + per_slice - 1) / per_slice));
+                              RL_F32_RDSUM_BLOCK * ((blocks + per_slice - 1) / per_slice));
     return RL_OK;
 }
 

@@ -188,9 +188,11 @@ def test_float_unary_outside_bands_splits(op, shape, monkeypatch):
     assert_split_and_same_bits(model, [x], monkeypatch, litert_bits=False)
 
 
-@pytest.mark.parametrize("shape", [(1, 7, 7, 576), (1, 14, 14, 1000), (2, 5, 5, 300), (1, 56, 56, 131)])
+@pytest.mark.parametrize("shape", [(1, 7, 7, 576), (1, 14, 14, 1000), (2, 5, 5, 300), (1, 56, 56, 131),
+                                   (1, 56, 56, 16), (1, 14, 14, 96), (1, 28, 28, 21)])
 def test_float_global_average_pool_splits_its_channels(shape, monkeypatch):
-    """A squeeze-and-excite's float MEAN over H and W: one slice a batch, split in blocks of 64 channels."""
+    """A squeeze-and-excite's float MEAN over H and W: one slice a batch, split in blocks of 8 channels (16 and
+    96: MobileNetV3-small's; 21: a block with a masked tail)."""
     x = np.random.default_rng(10).standard_normal(shape).astype(np.float32)
     model = op_model("MEAN", [Input(shape, np.float32), np.array([1, 2], np.int32)],
                      [((shape[0], 1, 1, shape[3]), np.float32)], options={"keep_dims": True})
