@@ -1,6 +1,7 @@
 /* s8_table.c — the driver shared by every int8 op computed as a 256-entry table over its input's bits
  * (activation_int8.c: RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH, HARD_SWISH; unary_math_int8.c: RSQRT, SQRT, LOG,
  * EXP, ELU, GELU): the checks, the typed state the op's prepare fills the table of, and the run (s8_lut). */
+#include "bands.h"
 #include "conv_gemm.h" /* rl_parallelize_elements */
 #include "ops.h"
 
@@ -36,6 +37,17 @@ rl_status rl_s8_table_run(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
+/* Banded execution (bands.h): a chunk of the elements, each looked up alone. An activation after a convolution
+ * (MobileNetV3's HARD_SWISH, EfficientNet's swish) then runs in the convolution's bands instead of as a job of
+ * its own, one join less per activation. */
+static void run_s8_table_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    const rl_s8_table_state *st = (const rl_s8_table_state *)op->state;
+    const size_t pixel = rl_band_pixel_elements(op, rl_output(plan, op, 0));
+    plan->kernels->s8_lut((int64_t)(count * pixel), st->table,
+                          (const int8_t *)rl_input(plan, op, 0)->data + first * pixel,
+                          (int8_t *)rl_output(plan, op, 0)->data + first * pixel);
+}
+
 rl_status rl_s8_table_prepare(rl_plan *plan, rl_op *op, rl_s8_table_state **state) {
     const rl_tensor *in = rl_input(plan, op, 0);
     rl_tensor *out = rl_output(plan, op, 0);
@@ -49,6 +61,9 @@ rl_status rl_s8_table_prepare(rl_plan *plan, rl_op *op, rl_s8_table_state **stat
     st->lowest_input = -128;
     out->shape = in->shape;
     op->run = rl_s8_table_run;
+    /* An op that refuses some inputs (lowest_input above -128) or treats the last values apart withdraws it
+     * (op->run_rows = NULL): a band cannot report an error, nor knows where the tensor ends. */
+    rl_offer_chunk_rows(op, out, run_s8_table_rows);
     *state = st;
     return RL_OK;
 }

@@ -112,6 +112,7 @@ rl_status rl_prepare_unary_math_s8(rl_plan *plan, rl_op *op) {
         break;
     default: log_or_exp_table(op->code, si, zi, so, zo, st->table); break;
     }
+    if (st->lowest_input > -128) op->run_rows = NULL; /* its run checks every input; a band could not fail */
     return RL_OK;
 }
 
