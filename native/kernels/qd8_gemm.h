@@ -46,8 +46,9 @@ typedef struct {
      * kernel flips each byte it broadcasts. Same scale and zero point, same sums, the same bits as gemm. */
     rl_qd8_gemm_fn gemm_u8;
     rl_f32_quantize_fn quantize_u8;
-    /* Optional: gemm_u8 for a block of one row (mr 1), where the mr-row kernel would compute the row mr times. */
-    rl_qd8_gemm_fn gemm_u8_1row;
+    /* Optional: gemm_u8 for a block of one row (mr 1), where the mr-row kernel would compute the row mr times, of up
+     * to 4 rows and of up to 5 (the same template at 4 and 5 rows), where it would compute them again up to mr. */
+    rl_qd8_gemm_fn gemm_u8_1row, gemm_u8_4row, gemm_u8_5row;
 } rl_qd8_gemm_config;
 
 size_t rl_qd8_gemm_packed_size(size_t n, size_t ks, size_t kc, size_t nr, size_t kr);
@@ -119,6 +120,12 @@ void qd8_f32_qc8w_gemm_8x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const
                                           const void *w, float *c, size_t c_stride,
                                           const rl_qd8_row_quantization *rows, const rl_f32_minmax_params *params);
 void qdu8_f32_qc8w_gemm_8x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
+                                           const void *w, float *c, size_t c_stride,
+                                           const rl_qd8_row_quantization *rows, const rl_f32_minmax_params *params);
+void qdu8_f32_qc8w_gemm_4x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
+                                           const void *w, float *c, size_t c_stride,
+                                           const rl_qd8_row_quantization *rows, const rl_f32_minmax_params *params);
+void qdu8_f32_qc8w_gemm_5x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
                                            const void *w, float *c, size_t c_stride,
                                            const rl_qd8_row_quantization *rows, const rl_f32_minmax_params *params);
 void qdu8_f32_qc8w_gemm_1x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,

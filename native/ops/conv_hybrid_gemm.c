@@ -44,7 +44,7 @@ typedef struct {
     rl_qd8_gemm_config qd8;
     /* direct: the GEMM and the row quantization it reads (the path's gemm_u8 and quantize_u8 where it has
      * them: its rows' bytes plus 128, multiplied as they are) */
-    rl_qd8_gemm_fn gemm, gemm_1row; /* gemm_1row: for a block of one row, or NULL */
+    rl_qd8_gemm_fn gemm, gemm_1row, gemm_4row, gemm_5row; /* for a block of one, 4, 5 rows or fewer, or NULL */
     rl_f32_quantize_fn quantize;
     rl_image_quantizer images; /* IGEMM: each image in parts across the threads */
     rl_f32_minmax_params params;
@@ -66,9 +66,12 @@ RL_STATIC_ASSERT(sizeof(rl_qd8_gemm_state) <= 512, "rl_qd8_gemm_state stays a sm
 
 static size_t round_up(size_t x, size_t multiple) { return (x + multiple - 1) / multiple * multiple; }
 
-/* A direct GEMM's block of mr rows or fewer. One or two rows take the one-row kernel where the path has one: the
- * mr-row kernel computes a short block's rows again up to mr, and streaming the weights twice costs less
- * (hybrid FULLY_CONNECTED of 2 rows, 768 -> 3072: 1.65x LiteRT+XNNPACK's time on the 8-row kernel, 0.93x). */
+/* A direct GEMM's block of mr rows or fewer. The mr-row kernel computes a short block's rows again up to mr, so
+ * where the path has them one or two rows take the one-row kernel (streaming the weights twice costs less: hybrid
+ * FULLY_CONNECTED of 2 rows, 768 -> 3072, 1.65x LiteRT+XNNPACK's time on the 8-row kernel, 0.93x), three or four
+ * the 4-row one and five the 5-row one (768 -> 768 at 3, 4 and 5 rows: 1.51x, 1.48x and 1.47x XNNPACK's time on
+ * the 8-row kernel; 0.82x, 0.83x and 1.04x). Six and seven stay on the 8-row kernel (0.80x: XNNPACK's tile is 5
+ * rows, so it runs two). */
 static inline void gemm_block(const rl_qd8_gemm_state *st, size_t mr, size_t columns, const int8_t *q, const void *w,
                               float *c, const rl_qd8_row_quantization *rq) {
     if (mr <= 2 && st->gemm_1row) {
@@ -76,7 +79,9 @@ static inline void gemm_block(const rl_qd8_gemm_state *st, size_t mr, size_t col
             st->gemm_1row(1, columns, st->kc, q + i * st->kc, st->kc, w, c + i * st->n, st->n, rq + i, &st->params);
         return;
     }
-    st->gemm(mr, columns, st->kc, q, st->kc, w, c, st->n, rq, &st->params);
+    const rl_qd8_gemm_fn gemm = mr <= 4 && st->gemm_4row ? st->gemm_4row : mr <= 5 && st->gemm_5row ? st->gemm_5row
+                                                                                                   : st->gemm;
+    gemm(mr, columns, st->kc, q, st->kc, w, c, st->n, rq, &st->params);
 }
 
 /* Rows i .. i + rows - 1 (i a multiple of mr), columns j .. j + columns - 1 (j a multiple of nr). */
@@ -212,6 +217,8 @@ static rl_status build_qd8_state(rl_plan *plan, rl_op *op, rl_qd8_gemm_state *pr
     const int u8 = proto->direct && proto->qd8.gemm_u8 && proto->qd8.quantize_u8;
     proto->gemm = u8 ? proto->qd8.gemm_u8 : proto->qd8.gemm;
     proto->gemm_1row = u8 ? proto->qd8.gemm_u8_1row : NULL;
+    proto->gemm_4row = u8 ? proto->qd8.gemm_u8_4row : NULL;
+    proto->gemm_5row = u8 ? proto->qd8.gemm_u8_5row : NULL;
     proto->quantize = u8 ? proto->qd8.quantize_u8 : plan->kernels->qd8_quantize.qd8;
     proto->mr = proto->qd8.mr;
     proto->nr = proto->qd8.nr;

@@ -100,16 +100,23 @@ static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_c
     int8_t *const replaced = data[ks * mr - 1];
     if (igemm && ks > 1) data[ks * mr - 1] = data[0]; /* a shared tap, as padding taps share the zero buffer */
     int failed = 0;
-    float *outs[4];
-    /* the third: the path's gemm_u8 on the same rows plus 128, the fourth its gemm_u8_1row a row at a time
-     * (GEMM only; the path's gemm where it has none) */
-    const rl_qd8_gemm_config *cfgs[4] = {path, scalar, path, path};
-    for (int which = 0; which < 4; ++which) {
+    float *outs[6];
+    /* the third: the path's gemm_u8 on the same rows plus 128, the fourth its gemm_u8_1row a row at a time, the
+     * fifth and sixth its gemm_u8_4row and gemm_u8_5row on blocks of up to 4 and 5 rows (GEMM only; the path's gemm
+     * where it has none) */
+    const rl_qd8_gemm_config *cfgs[6] = {path, scalar, path, path, path, path};
+    for (int which = 0; which < 6; ++which) {
         const rl_qd8_gemm_config *cfg = cfgs[which];
         const int one_row = which == 3 && !igemm && cfg->gemm_u8_1row;
-        const int u8 = (which == 2 && !igemm && cfg->gemm_u8) || one_row;
-        const size_t step = one_row ? 1 : cfg->mr;
-        const rl_qd8_gemm_fn gemm = one_row ? cfg->gemm_u8_1row : u8 ? cfg->gemm_u8 : cfg->gemm;
+        const int four_rows = which == 4 && !igemm && cfg->gemm_u8_4row;
+        const int five_rows = which == 5 && !igemm && cfg->gemm_u8_5row;
+        const int u8 = (which == 2 && !igemm && cfg->gemm_u8) || one_row || four_rows || five_rows;
+        const size_t step = one_row ? 1 : four_rows ? 4 : five_rows ? 5 : cfg->mr;
+        const rl_qd8_gemm_fn gemm = one_row     ? cfg->gemm_u8_1row
+                                    : four_rows ? cfg->gemm_u8_4row
+                                    : five_rows ? cfg->gemm_u8_5row
+                                    : u8        ? cfg->gemm_u8
+                                                : cfg->gemm;
         const size_t c_stride = n + GUARD;
         float *c = malloc(mr * c_stride * sizeof(float));
         for (size_t i = 0; i < mr * c_stride; ++i) c[i] = -12345.0f;
@@ -145,12 +152,15 @@ static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_c
         for (size_t j = 0; j < n + GUARD; ++j) {
             const float a = outs[0][i * (n + GUARD) + j], s = outs[1][i * (n + GUARD) + j];
             const float u = outs[2][i * (n + GUARD) + j], o = outs[3][i * (n + GUARD) + j];
+            const float f = outs[4][i * (n + GUARD) + j], v = outs[5][i * (n + GUARD) + j];
             const float want = j < n ? formula(taps, igemm ? ks : 1, kc, w, j, scales, bias, rows[i], &params)
                                      : -12345.0f;
             if (memcmp(&a, &want, sizeof a) != 0 || memcmp(&s, &want, sizeof s) != 0 ||
-                memcmp(&u, &want, sizeof u) != 0 || memcmp(&o, &want, sizeof o) != 0) {
+                memcmp(&u, &want, sizeof u) != 0 || memcmp(&o, &want, sizeof o) != 0 ||
+                memcmp(&f, &want, sizeof f) != 0 || memcmp(&v, &want, sizeof v) != 0) {
                 printf("%s mr %zu nc %zu kc %zu ks %zu row %zu col %zu: path %.9g scalar %.9g u8 %.9g 1-row %.9g "
-                       "want %.9g\n", igemm ? "igemm" : "gemm", mr, nc, kc, ks, i, j, a, s, u, o, want);
+                       "4-row %.9g 5-row %.9g want %.9g\n", igemm ? "igemm" : "gemm", mr, nc, kc, ks, i, j, a, s, u, o, f,
+                       v, want);
                 failed = 1;
                 break;
             }
@@ -159,7 +169,8 @@ static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_c
     if (igemm && ks > 1) data[ks * mr - 1] = replaced;
     for (size_t t = 0; t < ks * mr; ++t)
         if (data[t]) guard_free(data[t], kc, mapped[t]);
-    free(outs[0]), free(outs[1]), free(outs[2]), free(outs[3]), free(w), free(scales), free(bias);
+    for (int which = 0; which < 6; ++which) free(outs[which]);
+    free(w), free(scales), free(bias);
     return failed;
 }
 
