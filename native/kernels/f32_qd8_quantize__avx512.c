@@ -87,3 +87,7 @@ float f32_qd8_quantize__avx512(int64_t n, const float *x, int8_t *q, int32_t *ze
 float f32_qdu8_quantize__avx512(int64_t n, const float *x, int8_t *q, int32_t *zero_point) {
     return quantize(n, x, q, zero_point, _mm_set1_epi8((char)0x80));
 }
+
+void f32_qdu8_quantize_values__avx512(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p) {
+    qd8_values(n, x, q, p, _mm_set1_epi8((char)0x80));
+}

@@ -72,7 +72,9 @@ rl_qd8_gemm_config rl_qd8_gemm_config_for(rl_isa isa) {
                                            .quantize_u8 = f32_qdu8_quantize__avx512,
                                            .gemm_u8_1row = qdu8_f32_qc8w_gemm_1x16c4__avx512vnni,
                                            .gemm_u8_4row = qdu8_f32_qc8w_gemm_4x16c4__avx512vnni,
-                                           .gemm_u8_5row = qdu8_f32_qc8w_gemm_5x16c4__avx512vnni};
+                                           .gemm_u8_5row = qdu8_f32_qc8w_gemm_5x16c4__avx512vnni,
+                                           .igemm_u8 = qdu8_f32_qc8w_igemm_8x16c4__avx512vnni,
+                                           .quantize_values_u8 = f32_qdu8_quantize_values__avx512};
     if (isa == RL_ISA_AVX512VNNI) return avx512vnni;
     if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512) return avx2;
 #elif RL_HAVE_NEON_KERNELS
