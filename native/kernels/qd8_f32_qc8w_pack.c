@@ -65,7 +65,8 @@ rl_qd8_gemm_config rl_qd8_gemm_config_for(rl_isa isa) {
                                        .igemm = qd8_f32_qc8w_igemm_2x4c1__scalar};
 #if defined(__x86_64__) || defined(_M_X64)
     const rl_qd8_gemm_config avx2 = {.mr = 6, .nr = 16, .kr = 2, .gemm = qd8_f32_qc8w_gemm_6x16c2__avx2,
-                                     .igemm = qd8_f32_qc8w_igemm_6x16c2__avx2};
+                                     .igemm = qd8_f32_qc8w_igemm_6x16c2__avx2,
+                                     .gemm_1row = qd8_f32_qc8w_gemm_1x16c2__avx2};
     const rl_qd8_gemm_config avx512vnni = {.mr = 8, .nr = 16, .kr = 4, .gemm = qd8_f32_qc8w_gemm_8x16c4__avx512vnni,
                                            .igemm = qd8_f32_qc8w_igemm_8x16c4__avx512vnni,
                                            .gemm_u8 = qdu8_f32_qc8w_gemm_8x16c4__avx512vnni,

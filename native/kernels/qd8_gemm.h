@@ -63,6 +63,8 @@ typedef struct {
     /* Optional: gemm_u8 for a block of one row (mr 1), where the mr-row kernel would compute the row mr times, of up
      * to 4 rows and of up to 5 (the same template at 4 and 5 rows), where it would compute them again up to mr. */
     rl_qd8_gemm_fn gemm_u8_1row, gemm_u8_4row, gemm_u8_5row;
+    /* Optional: gemm for a block of one row, on paths without gemm_u8. */
+    rl_qd8_gemm_fn gemm_1row;
     /* Optional: igemm on an image whose bytes hold every value plus 128, as quantize_values_u8 writes them (the
      * three-step form, qd8_values' bytes plus 128), its padding taps at the zero point plus 128. */
     rl_qd8_igemm_fn igemm_u8;
@@ -117,6 +119,9 @@ void qd8_f32_qc8w_igemm_2x4c1__scalar(size_t mr, size_t nc, size_t kc, size_t ks
                                       const rl_f32_minmax_params *params);
 #if defined(__x86_64__) || defined(_M_X64)
 void qd8_f32_qc8w_gemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
+                                    const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
+                                    const rl_f32_minmax_params *params);
+void qd8_f32_qc8w_gemm_1x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
                                     const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
                                     const rl_f32_minmax_params *params);
 void qd8_f32_qc8w_igemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,

@@ -221,7 +221,7 @@ static rl_status build_qd8_state(rl_plan *plan, rl_op *op, rl_qd8_gemm_state *pr
     const rl_qd8_gemm_config *qd8 = &plan->kernels->qd8_gemm;
     const int u8 = proto->direct && qd8->gemm_u8 && qd8->quantize_u8;
     proto->gemm = u8 ? qd8->gemm_u8 : qd8->gemm;
-    proto->gemm_1row = u8 ? qd8->gemm_u8_1row : NULL;
+    proto->gemm_1row = u8 ? qd8->gemm_u8_1row : proto->direct ? qd8->gemm_1row : NULL;
     proto->gemm_4row = u8 ? qd8->gemm_u8_4row : NULL;
     proto->gemm_5row = u8 ? qd8->gemm_u8_5row : NULL;
     proto->quantize = u8 ? qd8->quantize_u8 : plan->kernels->qd8_quantize.qd8;

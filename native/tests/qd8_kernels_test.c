@@ -101,19 +101,19 @@ static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_c
     if (igemm && ks > 1) data[ks * mr - 1] = data[0]; /* a shared tap, as padding taps share the zero buffer */
     int failed = 0;
     float *outs[6];
-    /* the third: the path's gemm_u8 (igemm_u8) on the same rows plus 128, the fourth its gemm_u8_1row a row at a time, the
-     * fifth and sixth its gemm_u8_4row and gemm_u8_5row on blocks of up to 4 and 5 rows (GEMM only; the path's gemm
-     * where it has none) */
+    /* the third: the path's gemm_u8 (igemm_u8) on the same rows plus 128, the fourth its gemm_u8_1row (or gemm_1row
+     * on the signed rows) a row at a time, the fifth and sixth its gemm_u8_4row and gemm_u8_5row on blocks of up to
+     * 4 and 5 rows (GEMM only; the path's gemm where it has none) */
     const rl_qd8_gemm_config *cfgs[6] = {path, scalar, path, path, path, path};
     for (int which = 0; which < 6; ++which) {
         const rl_qd8_gemm_config *cfg = cfgs[which];
-        const int one_row = which == 3 && !igemm && cfg->gemm_u8_1row;
+        const int one_row = which == 3 && !igemm && (cfg->gemm_u8_1row || cfg->gemm_1row);
         const int four_rows = which == 4 && !igemm && cfg->gemm_u8_4row;
         const int five_rows = which == 5 && !igemm && cfg->gemm_u8_5row;
-        const int u8 = (which == 2 && (igemm ? cfg->igemm_u8 != NULL : cfg->gemm_u8 != NULL)) || one_row ||
-                       four_rows || five_rows;
+        const int u8 = (which == 2 && (igemm ? cfg->igemm_u8 != NULL : cfg->gemm_u8 != NULL)) ||
+                       (one_row && cfg->gemm_u8_1row) || four_rows || five_rows;
         const size_t step = one_row ? 1 : four_rows ? 4 : five_rows ? 5 : cfg->mr;
-        const rl_qd8_gemm_fn gemm = one_row     ? cfg->gemm_u8_1row
+        const rl_qd8_gemm_fn gemm = one_row     ? (u8 ? cfg->gemm_u8_1row : cfg->gemm_1row)
                                     : four_rows ? cfg->gemm_u8_4row
                                     : five_rows ? cfg->gemm_u8_5row
                                     : u8        ? cfg->gemm_u8
