@@ -11,6 +11,8 @@ work does not split. Printed per model:
   bandwidth, joins and the OS;
 - the wall-clock speed-ups of rillet and LiteRT (XNNPACK) from 1 to N threads, timed in one interleaved loop
   (on a shared machine these are noise; the two columns at least share it);
+- `units`: the ops and band runs an invoke executes (each ends in a join when it splits), and how many of them
+  split (their workers did some of the work): the parallel jobs per invoke;
 - the op kinds with the most idle thread time (t1 * (largest share - 1/N)).
 
     python bench/thread_shares.py [--models /work/txmodels] [--only vit_tiny_f32 ...] [--threads 2] [--runs 10]
@@ -76,6 +78,7 @@ def analyse(path: Path, threads: int, runs: int) -> dict:
     t1 = np.array([sum(row["thread_seconds"]) for row in one.thread_profile(runs=runs)])
     report = many.thread_profile(runs=runs)
     serial = total = bounded = 0.0
+    unit_count = parallel_count = 0
     idle_by_kind: dict[str, float] = defaultdict(float)
     time_by_kind: dict[str, float] = defaultdict(float)
     unsplit_kinds: dict[str, float] = defaultdict(float)
@@ -89,6 +92,8 @@ def analyse(path: Path, threads: int, runs: int) -> dict:
             kind = f"bands[{kind}]"
         share = work / work.sum() if work.sum() > 0 else np.eye(threads)[0]
         workers = float(share[1:].sum())
+        unit_count += 1
+        parallel_count += workers > 0
         total += unit_t1
         bounded += unit_t1 * float(share.max())
         idle_by_kind[kind] += unit_t1 * (float(share.max()) - 1.0 / threads)
@@ -96,7 +101,8 @@ def analyse(path: Path, threads: int, runs: int) -> dict:
         if workers < SERIAL_SHARE:
             serial += unit_t1
             unsplit_kinds[kind] += unit_t1
-    return {"serial": serial / total, "bound": total / bounded, "t1": total,
+    return {"serial": serial / total, "bound": total / bounded, "t1": total, "units": unit_count,
+            "parallel": parallel_count,
             "idle": sorted(idle_by_kind.items(), key=lambda kv: -kv[1]), "time": time_by_kind,
             "unsplit": sorted(unsplit_kinds.items(), key=lambda kv: -kv[1])}
 
@@ -142,7 +148,8 @@ def main() -> int:
             print(f"{path.stem}: cannot run: {str(e).splitlines()[0][:200]}")
             continue
         line = (f"{path.stem}: t1 {1e3 * result['t1']:.1f} ms, serial {100 * result['serial']:.1f}% of it, "
-                f"balance bound {result['bound']:.2f}x at {args.threads} threads")
+                f"balance bound {result['bound']:.2f}x at {args.threads} threads, "
+                f"{result['units']} units ({result['parallel']} parallel)")
         if args.wall_runs:
             wall = wall_speedups(path, args.threads, args.wall_runs)
             line += "; wall " + ", ".join(f"{k} {v:.2f}" for k, v in wall.items())

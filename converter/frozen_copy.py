@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .format import Buffer, ModelFile, Operator, OperatorCode, Options, SubGraph, TensorMap
+from .format import Buffer, ModelError, ModelFile, Operator, OperatorCode, Options, SignatureDef, SubGraph, TensorMap
 from .format.schema import BUILTIN_CODES
 from .format.variable_roles import METADATA_NAME as ROLES_METADATA
 
@@ -287,3 +287,23 @@ def keep_metadata(t: ModelFile, m: ModelFile) -> None:
     t.metadata = [*kept, *(t.metadata or [])]
     if m.description:
         t.description = m.description
+
+
+def score_signature(t: ModelFile, name: str) -> None:
+    """Adds a `score` signature to `t`: `infer`'s ops up to the tensor `name` (inside the model: the one the
+    loss reads, before ops such as an IF that post-process it), given as its one output. The trainer's accuracy
+    and validation read the loss's tensor here, so `infer` keeps the original's outputs, all a user sees."""
+    sd = next(s for s in t.signature_defs if s.signature_key == "infer")
+    sub = t.subgraphs[sd.subgraph_index]
+    made = [o for op in sub.operators for o in op.outputs or [] if o >= 0 and sub.tensors[o].name == name]
+    if len(made) != 1:
+        raise ModelError(f"infer makes {len(made)} tensors named {name!r}, not one")
+    needed = ancestors(sub, made)
+    if sub.operators and t.op_name(sub.operators[0]) == "CALL_ONCE":
+        needed.add(0)  # the variables' initialisation, whichever signature runs first
+    inputs = [TensorMap(name=tm.name, tensor_index=tm.tensor_index) for tm in sd.inputs]
+    t.subgraphs.append(dataclasses.replace(
+        sub, tensors=list(sub.tensors), operators=[op for j, op in enumerate(sub.operators) if j in needed],
+        inputs=[tm.tensor_index for tm in inputs], outputs=made, name="score"))
+    t.signature_defs.append(SignatureDef(inputs=inputs, outputs=[TensorMap(name=name, tensor_index=made[0])],
+                                         signature_key="score", subgraph_index=len(t.subgraphs) - 1))

@@ -25,6 +25,8 @@ class IRTensor:
     dtype: str
     value: np.ndarray | None = None
     is_variable: bool = False  # TFLite's variable tensor: state an op keeps across invokes (an LSTM's h and c)
+    quantization: tuple[float, int] | None = None  # (scale, zero point) of integer levels: QUANTIZE's output
+    sparse: bool = False  # a constant written in TFLite's sparsity format (DENSIFY's input)
 
 
 @dataclass
@@ -36,6 +38,8 @@ class IROp:
     options: dict[str, Any] = field(default_factory=dict)
     node: Any = None  # the graph node this op came from, for folding it on the numpy reference
     node_inputs: list[int] = field(default_factory=list)
+    calls: dict[str, IR] = field(default_factory=dict)  # an options field -> the subgraph it names (IF's branches)
+    custom_options: bytes | None = None  # a custom op's (MediaPipe's pooling: TfLitePoolParams)
 
 
 @dataclass
@@ -62,8 +66,9 @@ def lower_graph(inputs: dict[str, Any], outputs: dict[str, Any], resources: froz
                 run: tuple = ()) -> IR:
     """The IR of the subgraph that computes `outputs` from `inputs` (signature name -> graph Tensor).
 
-    `resources` names the variables kept as resource variables (read and assigned where the graph does);
-    every other variable is frozen to its current value. `run` adds nodes reached for their effect (a
+    `resources` names the variables kept as resource variables (read and assigned where the graph does), as is
+    every resource no Variable made (an imported model's state); every other Variable is frozen to its current
+    value. `run` adds nodes reached for their effect (a
     train op: the assignments it groups), followed through control edges as well as data edges.
     """
     ir = IR()
@@ -75,7 +80,8 @@ def lower_graph(inputs: dict[str, Any], outputs: dict[str, Any], resources: froz
     problems: list[str] = []
     for node in _needed_nodes(list(outputs.values()), set(inputs.values()), list(run)):
         try:
-            if node.op in VARIABLE_OPS and _variable_name(node) in resources:
+            if node.op in VARIABLE_OPS and (_variable_name(node) in resources
+                                            or _variable_name(node) not in node.graph.variables):
                 _lower_variable_op(ir, node, of_tensor)
                 continue
             _lower_node(ir, node, of_tensor)
@@ -151,8 +157,20 @@ def _lower_node(ir: IR, node, of_tensor: dict) -> None:
     spec = node.opdef.tflite
     if spec is None:
         raise _Unconvertible("has no TFLite lowering")
+    if node.op in CALLED_FUNCTIONS:
+        _lower_call(ir, node, of_tensor)
+        return
+    if node.op == "UNIDIRECTIONAL_SEQUENCE_LSTM" and not node.attrs["carry_state"]:
+        _lower_unrolled_lstm(ir, node, of_tensor)
+        return
     node_inputs = [of_tensor[t] for t in node.inputs]
     attrs = node.attrs
+    if node.op == "DENSIFY":  # its own copy of the constant, written sparse (another reader may need it dense)
+        weight = ir.tensors[node_inputs[0]]
+        if weight.value is None:
+            raise _Unconvertible(f'input "{node.inputs[0].name}" must be a constant (a weight) to store it sparse')
+        node_inputs = [ir.add_tensor(f"{node.name}/sparse", weight.shape, weight.dtype, weight.value)]
+        ir.tensors[node_inputs[0]].sparse = True
     attr_tensors = {attr: ir.add_constant(f"{node.name}/{attr}", _attr_input(node, attr))
                     for attr in spec["attr_inputs"]}
     if spec["builtin"] == "UNIDIRECTIONAL_SEQUENCE_LSTM":
@@ -182,7 +200,87 @@ def _lower_node(ir: IR, node, of_tensor: dict) -> None:
                for i, t in enumerate(out)]
     for t, index in zip(out, outputs):
         of_tensor[t] = index
+    if builtin in ("QUANTIZE", "DEQUANTIZE") and attrs["scale"] is not None:
+        _set_quantization(ir, outputs[0] if builtin == "QUANTIZE" else inputs[0], attrs)
     ir.ops.append(IROp(builtin, inputs, outputs, spec["options"], options, node, node_inputs))
+    if node.op in ("MaxPoolingWithArgmax2D", "MaxUnpooling2D"):
+        from rillet.graph.ops.mediapipe import pool_options
+
+        ir.ops[-1].custom_options = pool_options(attrs)
+
+
+def _set_quantization(ir: IR, index: int, attrs: dict) -> None:
+    """The scale and zero point of the levels QUANTIZE makes or DEQUANTIZE reads, on their tensor: a graph
+    tensor has none, a file's integer tensor needs them. _Unconvertible when two ops give one tensor two."""
+    params = (float(attrs["scale"]), int(attrs["zero_point"]))
+    t = ir.tensors[index]
+    if t.quantization is not None and t.quantization != params:
+        raise _Unconvertible(f'tensor "{t.name}" has scale and zero point {t.quantization}, this op reads it as '
+                             f"{params}")
+    t.quantization = params
+
+
+CALLED_FUNCTIONS = {"IF": {"then_subgraph_index": "then_branch", "else_subgraph_index": "else_branch"},
+                    "WHILE": {"cond_subgraph_index": "cond", "body_subgraph_index": "body"},
+                    "CALL_ONCE": {"init_subgraph_index": "init"}}
+"""The control-flow ops: each options field that names a subgraph, and the attr holding its graph Function."""
+
+
+def lower_function(function: Any) -> IR:
+    """The IR of a graph Function (graph/ops/control.py), optimized: its placeholders in, its outputs out (in
+    order), its effects run. The writer gives it a subgraph of its own."""
+    from .passes import optimize
+
+    ir = IR()
+    if function.outputs or function.effects:
+        ir = lower_graph({t.node.attrs["name"]: t for t in function.inputs},
+                         {f"output_{k}": t for k, t in enumerate(function.outputs)}, run=tuple(function.effects))
+        if len(set(ir.outputs.values())) != len(function.outputs):
+            raise _Unconvertible(f'function "{function.name}" gives one tensor twice, which a subgraph cannot')
+    return optimize(ir)
+
+
+def _lower_call(ir: IR, node, of_tensor: dict) -> None:
+    """IF, WHILE or CALL_ONCE: the op over the node's tensors, each function it calls lowered to its own IR."""
+    try:
+        calls = {field_: lower_function(node.attrs[attr]) for field_, attr in CALLED_FUNCTIONS[node.op].items()}
+    except ModelError as e:
+        raise _Unconvertible(str(e)) from None
+    node_inputs = [of_tensor[t] for t in node.inputs]
+    outputs = [ir.add_tensor(node.name if i == 0 else f"{node.name}:{i}", t.shape, t.dtype)
+               for i, t in enumerate(node.outputs)]
+    of_tensor.update(zip(node.outputs, outputs))
+    spec = node.opdef.tflite
+    ir.ops.append(IROp(spec["builtin"], list(node_inputs), outputs, spec["options"], {}, node, node_inputs, calls))
+
+
+def _lower_unrolled_lstm(ir: IR, node, of_tensor: dict) -> None:
+    """An LSTM that starts from zero at every run as the builtins of its steps (recurrent.unrolled_lstm, built
+    in a graph of its own over stand-ins for the node's inputs, lowered, and spliced in over their tensors)."""
+    from rillet.graph import Graph, ops
+    from rillet.graph.ops.recurrent import unrolled_lstm
+
+    graph = Graph()
+    with graph.as_default():
+        stand_ins = {f"input_{k}": ops.placeholder(t.shape, t.dtype, name=f"input_{k}")
+                     for k, t in enumerate(node.inputs)}
+        try:
+            y = unrolled_lstm(node, list(stand_ins.values()))
+        except ValueError as e:
+            raise _Unconvertible(f"{e} (or carry_state=True: the fused op, its state carried between invokes)")
+    steps = lower_graph(stand_ins, {"y": y})
+    index = {steps.inputs[k]: of_tensor[t] for k, t in zip(stand_ins, node.inputs)}
+    for k, t in enumerate(steps.tensors):
+        if k not in index:
+            t.name = f"{node.name}/{t.name}"
+            ir.tensors.append(t)
+            index[k] = len(ir.tensors) - 1
+    for op in steps.ops:
+        op.inputs = [index[i] if i >= 0 else i for i in op.inputs]
+        op.outputs = [index[o] for o in op.outputs]
+        op.node_inputs = [index[i] for i in op.node_inputs]
+        ir.ops.append(op)
+    of_tensor[node.outputs[0]] = index[steps.outputs["y"]]
 
 
 def _lstm_inputs(ir: IR, node, node_inputs: list[int]) -> list[int]:

@@ -25,11 +25,12 @@ def optimize(ir: IR) -> IR:
 
 
 def fold_constants(ir: IR) -> None:
-    """Evaluate, once, every op whose inputs are all constant (on the graph's numpy reference)."""
+    """Evaluate, once, every op whose inputs are all constant (on the graph's numpy reference), but DENSIFY,
+    whose constant is there to be stored sparse."""
     kept = []
     for op in ir.ops:
         values = [ir.tensors[i].value for i in op.node_inputs]
-        if op.node is None or op.node.opdef.stateful or any(v is None for v in values):
+        if op.node is None or op.node.opdef.stateful or op.builtin == "DENSIFY" or any(v is None for v in values):
             kept.append(op)
             continue
         results = op.node.opdef.numpy(op.node.attrs, *values)

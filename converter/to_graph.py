@@ -3,7 +3,9 @@
 Each builtin maps back to the graph op whose TFLite lowering it is (the registry's `tflite` records);
 float weights of more than one element become Variables, so `rl.gradients` and the optimizers can train
 them; float16 and sparse weights (a DEQUANTIZE of a float16 constant, a DENSIFY of a sparse one) become
-dense float32 ones. A quantized model (int8 activations or weights: full-integer or dynamic-range) is
+dense float32 ones. The subgraphs that IF, WHILE and CALL_ONCE call become graph Functions (each once), and
+a model's resource variables (its state, set by a CALL_ONCE initialiser) stay resources: `effects` lists the
+nodes run for what they do, to pass to `convert(run=...)`. A quantized model (int8 activations or weights: full-integer or dynamic-range) is
 refused, naming a quantized tensor: the graph's ops compute in float and would ignore its scales and zero
 points.
 """
@@ -19,6 +21,7 @@ import numpy as np
 from .dense_weights import expand_weights
 from .format import ModelError, ModelFile, load
 from .format.schema import ACTIVATIONS, PADDING, TENSOR_TYPE_DTYPES
+from .lowering import CALLED_FUNCTIONS
 
 
 @dataclass
@@ -29,50 +32,101 @@ class ImportedModel:
     inputs: dict[str, Any]
     outputs: dict[str, Any]
     variables: list[Any] = field(default_factory=list)
+    effects: list[Any] = field(default_factory=list)  # nodes run for what they do: CALL_ONCE, ASSIGN_VARIABLE
 
     def run(self, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        return self.graph.run(self.outputs, {self.inputs[k]: v for k, v in feeds.items()})
+        return self.graph.run([self.outputs, self.effects], {self.inputs[k]: v for k, v in feeds.items()})[0]
 
 
 def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None = None,
-             graph: Any = None) -> ImportedModel:
+             graph: Any = None, carry_lstm_state: bool = True) -> ImportedModel:
     """Import one signature of a float model (a ModelFile, a path, or the file's bytes) into `graph` (default:
     a new Graph): `signature` names it (default: the first, or subgraph 0 when the file has none). Inputs
     and outputs are keyed by the signature's names (the tensors' names without one). ModelError names what
-    cannot be imported: an op rillet.graph has no op for, a quantized tensor, an unknown signature."""
-    from rillet.graph import REGISTRY, Graph, Variable, ops
+    cannot be imported: an op rillet.graph has no op for, a quantized tensor, an unknown signature. An LSTM
+    carries its state from one run to the next as the file's does (`carry_lstm_state=False`: from zero at every
+    run, as training over independent samples needs)."""
+    from rillet.graph import Graph, ops
 
     if not isinstance(model, ModelFile):
         model = load(model)
     model = expand_weights(model)
     sg_index, input_names, output_names = _signature(model, signature)
     sg = model.subgraphs[sg_index]
-    quantized = next((i for i, t in enumerate(sg.tensors) if _is_quantized(t)), None)
-    if quantized is not None:
-        t = sg.tensors[quantized]
-        raise ModelError(f"tensor {quantized} {t.name!r} is quantized ({t.dtype.name}, scale "
-                         f"{t.quantization.scale[0]:g}): to_graph imports float models; import the float model "
-                         "this one was quantized from")
-    by_builtin = {d.tflite["builtin"]: d for d in REGISTRY.values() if d.tflite}
-    unsupported = sorted({model.op_name(op) for op in sg.operators
-                          if model.op_name(op) not in by_builtin and model.op_name(op) not in CUSTOM_IMPORTS})
-    if unsupported:
-        raise ModelError("cannot import operators rillet.graph has no op for: " + ", ".join(unsupported))
+    importer = _Importer(model, carry_lstm_state)
     graph = graph or Graph()
-    tensors: dict[int, Any] = {}
-    variables = []
     with graph.as_default():
-        for name, index in input_names.items():
-            t = sg.tensors[index]
-            shape = t.shape_signature if t.shape_signature else t.shape
-            tensors[index] = ops.placeholder([None if d < 0 else d for d in shape], t.dtype.name, name=name)
+        inputs = {name: _placeholder(ops, sg.tensors[index], name) for name, index in input_names.items()}
+        tensors, variables, effects = importer.subgraph(sg_index, dict(zip(input_names.values(), inputs.values())))
+        outputs = {k: tensors(v) for k, v in output_names.items()}
+    return ImportedModel(graph, inputs, outputs, variables, effects)
+
+
+def _placeholder(ops: Any, t: Any, name: str) -> Any:
+    shape = t.shape_signature if t.shape_signature else t.shape
+    return ops.placeholder([None if d < 0 else d for d in shape], t.dtype.name, name=name)
+
+
+class _Importer:
+    """Imports subgraphs of one model: a signature's into the caller's graph, those its IF, WHILE and CALL_ONCE
+    ops call into graph Functions (each once)."""
+
+    def __init__(self, model: ModelFile, carry_lstm_state: bool = True):
+        from rillet.graph import REGISTRY
+
+        self.model, self.carry_lstm_state = model, carry_lstm_state
+        self.by_builtin = {d.tflite["builtin"]: d for d in REGISTRY.values() if d.tflite}
+        self.functions: dict[int, Any] = {}
+        self.resources = _resource_specs(model)
+
+    def function(self, k: int) -> Any:
+        """Subgraph k as a graph Function of its own graph."""
+        from rillet.graph import Graph, ops
+
+        if k not in self.functions:
+            sg = self.model.subgraphs[k]
+            graph = Graph()
+            with graph.as_default():
+                inputs = [_placeholder(ops, sg.tensors[i], f"arg{n}") for n, i in enumerate(sg.inputs)]
+                tensors, _variables, effects = self.subgraph(k, dict(zip(sg.inputs, inputs)), weights_as_variables=False)
+                outputs = [tensors(i) for i in sg.outputs]
+            self.functions[k] = ops.Function(graph, inputs, outputs, effects, name=sg.name or f"subgraph_{k}")
+        return self.functions[k]
+
+    def subgraph(self, sg_index: int, given: dict[int, Any], weights_as_variables: bool = True
+                 ) -> tuple[Any, list, list]:
+        """Subgraph `sg_index`'s ops into the default graph, `given` its inputs (tensor index -> graph tensor):
+        a function giving the graph tensor of a file's tensor, the Variables made for its float weights (constants
+        in a called subgraph: nothing trains there), and the nodes run for their effect (CALL_ONCE,
+        ASSIGN_VARIABLE)."""
+        from rillet.graph import Variable, get_default_graph, ops
+
+        model, graph = self.model, get_default_graph()
+        sg = model.subgraphs[sg_index]
+        at_edges = {i for op in sg.operators if model.op_name(op) in QUANTIZATION_OPS
+                    for i in (op.inputs or []) + (op.outputs or [])}
+        inside = {i for op in sg.operators if model.op_name(op) not in QUANTIZATION_OPS
+                  for i in (op.inputs or []) + (op.outputs or [])}
+        quantized = next((i for i, t in enumerate(sg.tensors)
+                          if _is_quantized(t) and (i in inside or i not in at_edges)), None)
+        if quantized is not None:
+            t = sg.tensors[quantized]
+            raise ModelError(f"tensor {quantized} {t.name!r} is quantized ({t.dtype.name}, scale "
+                             f"{t.quantization.scale[0]:g}): to_graph imports float models; import the float model "
+                             "this one was quantized from")
+        unsupported = sorted({model.op_name(op) for op in sg.operators
+                              if model.op_name(op) not in self.by_builtin and model.op_name(op) not in CUSTOM_IMPORTS})
+        if unsupported:
+            raise ModelError("cannot import operators rillet.graph has no op for: " + ", ".join(unsupported))
+        tensors: dict[int, Any] = dict(given)
+        variables, effects = [], []
 
         def value_of(index: int) -> Any:
             if index not in tensors:
                 data = model.tensor_data(sg_index, index)
                 if data is None:
                     raise ModelError(f"tensor {index} {sg.tensors[index].name!r} is used before it is computed")
-                if data.dtype == np.float32 and data.size > 1:
+                if weights_as_variables and data.dtype == np.float32 and data.size > 1:
                     var = Variable(np.array(data), name=sg.tensors[index].name or f"tensor_{index}")
                     variables.append(var)
                     tensors[index] = var.value
@@ -82,17 +136,28 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
 
         for j, op in enumerate(sg.operators):
             builtin = model.op_name(op)
+            name = sg.tensors[op.outputs[0]].name if op.outputs else ""
+            name = name or f"op_{j}"
             if builtin in CUSTOM_IMPORTS:
                 inputs = [value_of(i) if i >= 0 else None for i in op.inputs or []]
-                out = CUSTOM_IMPORTS[builtin](ops, op, inputs, sg.tensors[op.outputs[0]].name or f"op_{j}")
-                tensors[op.outputs[0]] = out
+                tensors[op.outputs[0]] = CUSTOM_IMPORTS[builtin](ops, op, inputs, name)
                 continue
-            opdef = by_builtin[builtin]
+            if builtin in CALLED_FUNCTIONS:
+                attrs = {attr: self.function(getattr(op.builtin_options, field_))
+                         for field_, attr in CALLED_FUNCTIONS[builtin].items()}
+                node = graph.add_node(builtin, [value_of(i) for i in op.inputs or []], attrs,
+                                      name=name if op.outputs else builtin.lower())
+                if not op.outputs:
+                    effects.append(node)
+                tensors.update(zip(op.outputs or [], node.outputs))
+                continue
+            opdef = self.by_builtin[builtin]
             spec = opdef.tflite
             real_inputs = [i for i in (op.inputs or [])]
             attrs = _attrs_from_options(spec, op.builtin_options)
             if builtin == "UNIDIRECTIONAL_SEQUENCE_LSTM":
                 node_inputs, attr_slots = _lstm_node_inputs(model, sg, op, j), []
+                attrs.update(carry_state=self.carry_lstm_state, state_name=name)
             elif spec.get("order"):  # attrs among the inputs where TFLite puts them (SPLIT's axis first)
                 slots = list(zip(spec["order"], real_inputs))
                 node_inputs = [index for slot, index in slots if isinstance(slot, int)]
@@ -107,21 +172,75 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
                     attrs[attr] = _attr_from_tensor(model, sg_index, index, op, attr)
             if builtin == "CAST":  # the options may be absent; the output tensor's type is the target
                 attrs["to"] = sg.tensors[op.outputs[0]].dtype.name
+            if builtin == "VAR_HANDLE":  # TFLite's handle has no shape: its reads' and assignments' say it
+                attrs["shape"], attrs["dtype"] = self.resources.get(attrs["shared_name"], ((), "float32"))
+            if builtin in CUSTOM_OPS:  # MediaPipe's pooling: TfLitePoolParams in the custom options
+                from rillet.graph.ops.mediapipe import pool_attrs
+
+                try:
+                    attrs = pool_attrs(np.asarray(op.custom_options, np.uint8).tobytes(), f'{builtin} "{name}"')
+                except ValueError as e:
+                    raise ModelError(str(e)) from None
+            if builtin in QUANTIZATION_OPS:
+                attrs.update(_quantization_attrs(sg, op, builtin, name))
+            if builtin == "READ_VARIABLE":
+                out = sg.tensors[op.outputs[0]]
+                attrs["shape"], attrs["dtype"] = tuple(out.shape_signature or out.shape), out.dtype.name
             attrs = {k: v for k, v in attrs.items() if k in opdef.attrs}
             inputs = [value_of(i) for i in node_inputs if i >= 0]
             if builtin == "FULLY_CONNECTED" and len(inputs[0].shape) != 2:
                 # TFLite flattens the input to [-1, in_features] unless keep_num_dims is set.
                 inputs[0] = ops.reshape(inputs[0], (None, inputs[1].shape[1]))
-            name = sg.tensors[op.outputs[0]].name or f"op_{j}"
             node = graph.add_node(opdef.name, inputs, attrs, name=name)
+            if not op.outputs:
+                effects.append(node)
             outputs = list(node.outputs)
             activation = ACTIVATIONS.get(getattr(op.builtin_options, "fused_activation_function", 0), "NONE")
             if activation != "NONE" and builtin != "UNIDIRECTIONAL_SEQUENCE_LSTM":  # its cells', not after it
                 outputs[0] = _activation(ops, activation, outputs[0], builtin, j)
-            for index, t in zip(op.outputs, outputs):
+            for index, t in zip(op.outputs or [], outputs):
                 tensors[index] = t
-    return ImportedModel(graph, {k: tensors[v] for k, v in input_names.items()},
-                         {k: value_of(v) for k, v in output_names.items()}, variables)
+        return value_of, variables, effects
+
+
+CUSTOM_OPS = ("MaxPoolingWithArgmax2D", "MaxUnpooling2D")  # graph ops read from a custom op's options
+
+QUANTIZATION_OPS = ("QUANTIZE", "DEQUANTIZE")
+"""The ops a quantized tensor may meet in an imported model: its levels' scale and zero point become their attrs
+(a float model's edges: an int8 input or output, a QAT model's QUANTIZE -> DEQUANTIZE pairs)."""
+
+
+def _quantization_attrs(sg: Any, op: Any, builtin: str, name: str) -> dict[str, Any]:
+    """QUANTIZE's attrs from its output tensor, DEQUANTIZE's from its input (float16: none)."""
+    levels = sg.tensors[op.outputs[0] if builtin == "QUANTIZE" else op.inputs[0]]
+    if builtin == "QUANTIZE" and sg.tensors[op.inputs[0]].dtype != np.float32:
+        raise ModelError(f'QUANTIZE "{name}": requantizes {sg.tensors[op.inputs[0]].dtype.name} levels, which '
+                         "the graph cannot (it quantizes float32)")
+    if not _is_quantized(levels):
+        return {"scale": None, "zero_point": 0} if builtin == "DEQUANTIZE" else {}
+    q = levels.quantization
+    if len(q.scale) != 1:
+        raise ModelError(f'{builtin} "{name}": tensor {levels.name!r} is quantized per channel ({len(q.scale)} '
+                         "scales); the graph's QUANTIZE and DEQUANTIZE take one")
+    attrs = {"scale": float(q.scale[0]), "zero_point": int((q.zero_point or [0])[0])}
+    if builtin == "QUANTIZE":
+        attrs["dtype"] = levels.dtype.name
+    return attrs
+
+
+def _resource_specs(model: ModelFile) -> dict[str, tuple[tuple, str]]:
+    """Each resource variable's (shape, dtype), by shared name, from what its READ_VARIABLEs give or its
+    ASSIGN_VARIABLEs store, in any subgraph (a CALL_ONCE initialiser assigns what a signature reads)."""
+    specs = {}
+    for sg in model.subgraphs:
+        handles = {op.outputs[0]: op.builtin_options.shared_name for op in sg.operators
+                   if model.op_name(op) == "VAR_HANDLE" and op.builtin_options is not None}
+        for op in sg.operators:
+            kind = model.op_name(op)
+            if kind in ("READ_VARIABLE", "ASSIGN_VARIABLE") and op.inputs and op.inputs[0] in handles:
+                t = sg.tensors[op.outputs[0] if kind == "READ_VARIABLE" else op.inputs[1]]
+                specs.setdefault(handles[op.inputs[0]], (tuple(t.shape_signature or t.shape), t.dtype.name))
+    return specs
 
 
 def _lstm_node_inputs(model: ModelFile, sg: Any, op: Any, index: int) -> list[int]:

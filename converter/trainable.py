@@ -45,6 +45,7 @@ from .frozen_copy import (
     is_quantized,
     keep_metadata,
     original_infer,
+    score_signature,
     splice_frozen,
 )
 from .new_classes import with_classes
@@ -129,6 +130,11 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
         tail_outputs[output] = target
     elif outputs[output] not in tail_outputs.values():
         raise ModelError(f'output "{output}" does not depend on the trained layers')
+    flow = sorted({m.op_name(sg.operators[j]) for j in tail} & {"IF", "WHILE", "CALL_ONCE"})
+    if flow:
+        raise ModelError(f"the trained tail (every op after the first trained layer) holds {', '.join(flow)}, "
+                         "through which no gradient flows (control flow is forward only): train layers after it, "
+                         "or give the loss a tensor before it (output=NAME)")
     tail_model = float_copy(_extract(m, sg_index, tail, boundary, tail_outputs))
     training, variables = _training_file(tail_model, [sg.tensors[w].name for w in trained], loss, optimizer,
                                          learning_rate, output)
@@ -139,6 +145,8 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
         # a quantized model's `infer` is the original's ops, its trained weights quantized from the variables
         original_infer(training, m, sg_index, inputs, outputs,
                        {w: sg.tensors[w].name for w in trained if sg.tensors[w].name in variables})
+    if internal:
+        score_signature(training, output)
     keep_metadata(training, m)
     task = {"loss": loss, "output": output, "optimizer": optimizer, "learning_rate": learning_rate,
             "layers": [layer.name for layer in chosen]}
@@ -326,7 +334,7 @@ def _training_file(tail: ModelFile, trained: list[str], loss: str, optimizer: st
     from .training import TrainSpec, convert_for_training
 
     try:
-        imported = to_graph(tail)
+        imported = to_graph(tail, carry_lstm_state=False)  # each step's samples start from a zero state
     except ModelError as e:
         raise ModelError(f"the trained tail (every op after the first trained layer) cannot be imported: {e}; "
                          "train fewer layers") from None

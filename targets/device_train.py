@@ -7,7 +7,8 @@ never interrupted. What `rillet train model.tflite` runs.
 A file `rillet trainable` wrote records its loss: with a classification loss (softmax or sigmoid
 cross-entropy) each epoch also reports the accuracy of the `infer` signature's predictions on each batch just
 before its step, and validation data (held-out arrays, or a fraction of the data set aside before shuffling)
-is scored by `infer` after each epoch: val_accuracy, and val_loss where `infer`'s output is float.
+is scored by `infer` after each epoch: val_accuracy, and val_loss where `infer`'s output is float. Where the
+loss reads a tensor inside the model (`trainable(output=...)`), the file's `score` signature gives it instead.
 """
 
 from __future__ import annotations
@@ -48,9 +49,12 @@ class DeviceTrainer:
         self.fixed_batch = batch_dims.pop() if len(batch_dims) == 1 and None not in batch_dims else None
         self.task = _task(model_path)
         self.infer = None
-        if self.task is not None and "infer" in signatures and self.task.get("output") in signatures["infer"]["outputs"]:
-            self.infer = self.interpreter.get_signature_runner("infer")
-            self.infer_inputs = list(signatures["infer"]["inputs"])
+        # the loss's tensor: one of infer's outputs, or (a loss inside the model) the `score` signature's
+        scoring = next((key for key in ("infer", "score") if self.task is not None and key in signatures
+                        and self.task.get("output") in signatures[key]["outputs"]), None)
+        if scoring is not None:
+            self.infer = self.interpreter.get_signature_runner(scoring)
+            self.infer_inputs = list(signatures[scoring]["inputs"])
             out = self.infer.get_output_details()[self.task["output"]]
             scale, zero = out.get("quantization", (0.0, 0))
             self.output_scale = (float(scale), int(zero)) if out["dtype"] != np.float32 and scale else None

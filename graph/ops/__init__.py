@@ -18,21 +18,25 @@ from . import (
     broadcast,
     compare,
     composite,
+    control,
     conv,
     core,
     elementwise,
     indexing,
     matmul,
+    mediapipe,
     movement,
     normalization,
     padding,
     pool,
+    quantization,
     random,
     rearrange,
     recurrent,
     reduce,
     resize,
     scan,
+    sparse,
     spectral,
     splits,
 )
@@ -41,21 +45,25 @@ from .arith import *
 from .broadcast import *
 from .compare import *
 from .composite import *
+from .control import *
 from .conv import *
 from .core import *
 from .elementwise import *
 from .indexing import *
 from .matmul import *
+from .mediapipe import *
 from .movement import *
 from .normalization import *
 from .padding import *
 from .pool import *
+from .quantization import *
 from .random import *
 from .rearrange import *
 from .recurrent import *
 from .reduce import *
 from .resize import *
 from .scan import *
+from .sparse import *
 from .spectral import *
 from .splits import *
 
@@ -82,6 +90,10 @@ FAMILIES = {
     "spectral": spectral,
     "random": random,
     "composite": composite,
+    "control": control,
+    "quantization": quantization,
+    "mediapipe": mediapipe,
+    "sparse": sparse,
 }
 """The op families by name, each a module of this package holding its ops' builders, rules and gradients."""
 
@@ -102,6 +114,14 @@ NO_GRADIENT = {
     "ZEROS_LIKE", "RANGE", "RFFT2D", "RANDOM_UNIFORM",
     # state and structure
     "CONST", "PLACEHOLDER", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "NO_OP",
+    # control flow: forward only (a model's frozen part; `trainable` trains the layers after it)
+    "IF", "WHILE", "CALL_ONCE",
+    # quantization: levels are steps (TensorFlow gives them no gradient either); a model's frozen part
+    "QUANTIZE", "DEQUANTIZE",
+    # MediaPipe's pooling custom ops: forward only (segmentation models' frozen part)
+    "MaxPoolingWithArgmax2D", "MaxUnpooling2D",
+    # a weight's storage (a trained weight is a dense variable)
+    "DENSIFY",
 }
 """Ops through which no gradient flows: integer or boolean results, steps, values independent of a float
 input's, complex results, state and structure."""
@@ -216,6 +236,14 @@ RESIZE_BILINEAR          resize       rule
 RESIZE_NEAREST_NEIGHBOR  resize       rule
 RFFT2D                   spectral     none
 RANDOM_UNIFORM           random       none
+CALL_ONCE                control      none
+IF                       control      none
+WHILE                    control      none
+DEQUANTIZE               quantization none
+QUANTIZE                 quantization none
+MaxPoolingWithArgmax2D   mediapipe    none
+MaxUnpooling2D           mediapipe    none
+DENSIFY                  sparse       none
 """
 """Every op with its family and whether a gradient rule, none, or no gradient applies (a test checks it
 against the registry)."""

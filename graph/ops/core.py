@@ -177,6 +177,9 @@ def _read_np(attrs, handle, state):
 
 
 def _assign_np(attrs, handle, value, state):
+    if handle not in state.store:  # a resource variable no Variable made (a model's state, imported): its first
+        state.store[handle] = np.array(value)  # assignment, in its CALL_ONCE initialiser, makes it
+        return ()
     current = state.store[handle]
     if value.shape != current.shape:
         raise ValueError(f'assigning shape {value.shape} to variable "{handle}" of shape {current.shape}')

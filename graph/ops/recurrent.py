@@ -1,7 +1,11 @@
 """Recurrent: UNIDIRECTIONAL_SEQUENCE_LSTM, TFLite's fused LSTM in the form Keras' LSTM layer converts to (four
 gates with input and recurrent weights and biases; no peepholes, projection or layer norms; tanh), run over one
-sequence from a zero state. The runtimes keep the state in variable tensors and carry it from one invoke to the
-next (until reset_all_variables), so graph.run matches an invoke made after allocate_tensors or a reset.
+sequence. Its state either starts from zero at every run (`carry_state=False`, the default: what a training
+step over independent samples needs, and what its gradient assumes) or is carried from one run to the next
+(`carry_state=True`: a streaming model; what a TFLite file's LSTM does, keeping it in variable tensors until
+reset_all_variables). The converter writes a carried LSTM as the fused op; a zero-start one as the builtins of
+its unrolled steps, since the fused op cannot start from zero again (its state is a variable tensor no builtin
+writes): either way every invoke gives graph.run's result, not the first one alone.
 
 Its gradient rule unrolls the op into builtins (FULLY_CONNECTED, LOGISTIC, TANH, MUL, ADD per step) and
 differentiates that: backpropagation through time, lowered like any other backward graph."""
@@ -37,14 +41,19 @@ def _lstm_infer(attrs, specs):
     return [(xs[:2] + (n_cell,), xd)]
 
 
-def _lstm(xp, a, x, *w):
-    """The sequence of outputs h_t; xp is numpy or jax.numpy."""
+def _lstm(xp, a, x, *w, state=None):
+    """The sequence of outputs h_t; xp is numpy or jax.numpy. With `state` (a Graph, for a carried state): the
+    run starts from the h and c its store holds (zeros the first time) and leaves the last ones there."""
     wx, wh, b = w[0:4], w[4:8], w[8:12]
     if a["time_major"]:
         x = xp.swapaxes(x, 0, 1)
     batch, steps = x.shape[0], x.shape[1]
     h = xp.zeros((batch, wh[0].shape[1]), x.dtype)
     c = xp.zeros((batch, wh[0].shape[0]), x.dtype)
+    keys = (f"{a['state_name']}/h_state", f"{a['state_name']}/c_state")
+    if a["carry_state"]:
+        h, c = (state.store[k] if k in state.store and state.store[k].shape == v.shape else v
+                for k, v in zip(keys, (h, c)))
     outs = []
     for t in range(steps):
         z = [x[:, t] @ wx[k].T + h @ wh[k].T + b[k] for k in range(4)]
@@ -54,37 +63,49 @@ def _lstm(xp, a, x, *w):
             c = xp.clip(c, -a["cell_clip"], a["cell_clip"])
         h = o * xp.tanh(c)
         outs.append(h)
+    if a["carry_state"]:
+        state.store.update(zip(keys, (np.asarray(h), np.asarray(c))))
     y = xp.stack(outs, axis=1)
     return xp.swapaxes(y, 0, 1) if a["time_major"] else y
 
 
 def _jnp_lstm(a, *args):
     import jax.numpy as jnp
+    if a["carry_state"]:
+        raise NotImplementedError(f'LSTM "{a["state_name"]}": a carried state is not lowered to JAX (the desktop '
+                                  "backend trains from a zero state: carry_state=False)")
     return _lstm(jnp, a, *args)
 
 
-register(OpDef("UNIDIRECTIONAL_SEQUENCE_LSTM", attrs={"time_major": False, "cell_clip": 0.0}, infer=_lstm_infer,
-               numpy=lambda a, *args: _lstm(np, a, *args), jax=_jnp_lstm,
+register(OpDef("UNIDIRECTIONAL_SEQUENCE_LSTM", attrs={"time_major": False, "cell_clip": 0.0, "carry_state": False,
+                                                      "state_name": "lstm"},
+               infer=_lstm_infer, numpy=lambda a, *args, state: _lstm(np, a, *args, state=state), jax=_jnp_lstm,
+               stateful=True,
                tflite=_tfl("UNIDIRECTIONAL_SEQUENCE_LSTM", "UnidirectionalSequenceLSTMOptions",
                            {"time_major": "time_major", "cell_clip": "cell_clip"},
-                           notes="24 inputs as LSTM_SLOTS; fused_activation_function TANH; zero variable states")))
+                           notes="24 inputs as LSTM_SLOTS; fused_activation_function TANH; carried: zeroed variable "
+                                 "states; from zero: the unrolled steps' builtins")))
 
 
 def lstm(x, input_weights, recurrent_weights, biases, time_major: bool = False, cell_clip: float = 0.0,
-         name: str | None = None) -> Tensor:
-    """UNIDIRECTIONAL_SEQUENCE_LSTM over x [batch, time, features] ([time, batch, ...] with `time_major`) from a
-    zero state: the outputs h_t [batch, time, cells]. Each of `input_weights` [cells, features],
-    `recurrent_weights` [cells, cells] and `biases` [cells] is four tensors or values, one per gate in TFLite's
-    order (input, forget, cell, output). `cell_clip` > 0 clips the cell state."""
+         carry_state: bool = False, name: str | None = None) -> Tensor:
+    """UNIDIRECTIONAL_SEQUENCE_LSTM over x [batch, time, features] ([time, batch, ...] with `time_major`): the
+    outputs h_t [batch, time, cells]. Each of `input_weights` [cells, features], `recurrent_weights` [cells, cells]
+    and `biases` [cells] is four tensors or values, one per gate in TFLite's order (input, forget, cell, output).
+    `cell_clip` > 0 clips the cell state. The state starts from zero at every run, or with `carry_state` from
+    where the last run left it (zero the first time; a streaming model, written as TFLite's fused op)."""
     x = as_tensor(x)
     weights = [as_tensor(w, dtype=x.dtype, graph=x.graph)
                for group in (input_weights, recurrent_weights, biases) for w in group]
+    state_name = x.graph.unique_name(x.graph.scoped(name or "unidirectional_sequence_lstm"), reserve=False)
     return _apply("UNIDIRECTIONAL_SEQUENCE_LSTM", [x, *weights],
-                  {"time_major": bool(time_major), "cell_clip": float(cell_clip)}, name=name)
+                  {"time_major": bool(time_major), "cell_clip": float(cell_clip), "carry_state": bool(carry_state),
+                   "state_name": state_name}, name=name)
 
 
-def _unrolled(node, inputs: list[Tensor]) -> Tensor:
-    """The node's outputs rebuilt from builtins over `inputs` (stand-ins for the node's)."""
+def unrolled_lstm(node, inputs: list[Tensor]) -> Tensor:
+    """A zero-start LSTM node's outputs rebuilt from builtins over `inputs` (stand-ins for the node's, or the
+    node's own): what its gradient differentiates, and what the converter writes."""
     x, *w = inputs
     wx, wh, b = w[0:4], w[4:8], w[8:12]
     if node.attrs["time_major"]:
@@ -111,10 +132,15 @@ def _unrolled(node, inputs: list[Tensor]) -> Tensor:
 def _grad_lstm(node, dys):
     from ..autodiff import gradients
 
+    if node.attrs["carry_state"]:
+        raise NotImplementedError(f'gradient of UNIDIRECTIONAL_SEQUENCE_LSTM "{node.name}": its state is carried '
+                                  "from the last run, which backpropagation through time from zero would ignore; "
+                                  "train an LSTM that starts from zero (carry_state=False)")
+
     # over stand-ins (IDENTITY: no op in a file): a weight that reaches the node twice (through another of its
     # inputs) would otherwise take that path's share here and again from the outer walk
     stand_ins = [ops.identity(t) for t in node.inputs]
-    return gradients(_unrolled(node, stand_ins), stand_ins, grad_ys=dys[0], name="bptt")
+    return gradients(unrolled_lstm(node, stand_ins), stand_ins, grad_ys=dys[0], name="bptt")
 
 
 GRADIENTS = {

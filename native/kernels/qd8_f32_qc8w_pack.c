@@ -65,12 +65,17 @@ rl_qd8_gemm_config rl_qd8_gemm_config_for(rl_isa isa) {
                                        .igemm = qd8_f32_qc8w_igemm_2x4c1__scalar};
 #if defined(__x86_64__) || defined(_M_X64)
     const rl_qd8_gemm_config avx2 = {.mr = 6, .nr = 16, .kr = 2, .gemm = qd8_f32_qc8w_gemm_6x16c2__avx2,
-                                     .igemm = qd8_f32_qc8w_igemm_6x16c2__avx2};
+                                     .igemm = qd8_f32_qc8w_igemm_6x16c2__avx2,
+                                     .gemm_1row = qd8_f32_qc8w_gemm_1x16c2__avx2};
     const rl_qd8_gemm_config avx512vnni = {.mr = 8, .nr = 16, .kr = 4, .gemm = qd8_f32_qc8w_gemm_8x16c4__avx512vnni,
                                            .igemm = qd8_f32_qc8w_igemm_8x16c4__avx512vnni,
                                            .gemm_u8 = qdu8_f32_qc8w_gemm_8x16c4__avx512vnni,
                                            .quantize_u8 = f32_qdu8_quantize__avx512,
-                                           .gemm_u8_1row = qdu8_f32_qc8w_gemm_1x16c4__avx512vnni};
+                                           .gemm_u8_1row = qdu8_f32_qc8w_gemm_1x16c4__avx512vnni,
+                                           .gemm_u8_4row = qdu8_f32_qc8w_gemm_4x16c4__avx512vnni,
+                                           .gemm_u8_5row = qdu8_f32_qc8w_gemm_5x16c4__avx512vnni,
+                                           .igemm_u8 = qdu8_f32_qc8w_igemm_8x16c4__avx512vnni,
+                                           .quantize_values_u8 = f32_qdu8_quantize_values__avx512};
     if (isa == RL_ISA_AVX512VNNI) return avx512vnni;
     if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512) return avx2;
 #elif RL_HAVE_NEON_KERNELS

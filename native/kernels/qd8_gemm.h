@@ -37,28 +37,6 @@ typedef void (*rl_qd8_igemm_fn)(size_t mr, size_t nc, size_t kc, size_t ks, cons
  * TFLite's (f32_qs8_asymmetric_quantize_tflite_ref) for DEPTHWISE_CONV_2D. */
 typedef float (*rl_f32_quantize_fn)(int64_t n, const float *x, int8_t *q, int32_t *zero_point);
 
-typedef struct {
-    uint32_t mr, nr, kr;
-    rl_qd8_gemm_fn gemm;
-    rl_qd8_igemm_fn igemm;
-    /* Optional (NULL on paths without them): a GEMM whose rows hold every byte plus 128 (q ^ 0x80, read as
-     * uint8), as quantize_u8 writes them (XNNPACK's qdu8): vpdpbusd multiplies unsigned bytes, and the signed
-     * kernel flips each byte it broadcasts. Same scale and zero point, same sums, the same bits as gemm. */
-    rl_qd8_gemm_fn gemm_u8;
-    rl_f32_quantize_fn quantize_u8;
-    /* Optional: gemm_u8 for a block of one row (mr 1), where the mr-row kernel would compute the row mr times. */
-    rl_qd8_gemm_fn gemm_u8_1row;
-} rl_qd8_gemm_config;
-
-size_t rl_qd8_gemm_packed_size(size_t n, size_t ks, size_t kc, size_t nr, size_t kr);
-/* w: [n][ks][kc] int8; scales: n floats; bias: n floats or NULL. */
-void rl_pack_qd8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, const int8_t *w, const float *scales,
-                      const float *bias, void *packed);
-
-/* A BATCH_MATMUL's y, [k][n] (adj_y false): the same panels, no bias. */
-void rl_pack_qd8_gemm_kn(size_t n, size_t k, size_t nr, size_t kr, const int8_t *y, const float *scales,
-                         void *packed);
-
 /* The same two quantizations in three steps, for an image that several threads quantize in parts: each part's
  * range (rminmax), the quantization the whole range gives (rl_qd8_quantization_of_range, or TFLite's), then each
  * part's values. A range is a min and a max, exact, so the parts' ranges combine in any order into the whole's
@@ -72,6 +50,36 @@ typedef struct {
 /* Widens [*lo, *hi] to hold the n values (NaN is skipped, as the one-step functions skip it); start at 0, 0. */
 typedef void (*rl_f32_rminmax_fn)(int64_t n, const float *x, float *lo, float *hi);
 typedef void (*rl_f32_quantize_values_fn)(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
+
+typedef struct {
+    uint32_t mr, nr, kr;
+    rl_qd8_gemm_fn gemm;
+    rl_qd8_igemm_fn igemm;
+    /* Optional (NULL on paths without them): a GEMM whose rows hold every byte plus 128 (q ^ 0x80, read as
+     * uint8), as quantize_u8 writes them (XNNPACK's qdu8): vpdpbusd multiplies unsigned bytes, and the signed
+     * kernel flips each byte it broadcasts. Same scale and zero point, same sums, the same bits as gemm. */
+    rl_qd8_gemm_fn gemm_u8;
+    rl_f32_quantize_fn quantize_u8;
+    /* Optional: gemm_u8 for a block of one row (mr 1), where the mr-row kernel would compute the row mr times, of up
+     * to 4 rows and of up to 5 (the same template at 4 and 5 rows), where it would compute them again up to mr. */
+    rl_qd8_gemm_fn gemm_u8_1row, gemm_u8_4row, gemm_u8_5row;
+    /* Optional: gemm for a block of one row, on paths without gemm_u8. */
+    rl_qd8_gemm_fn gemm_1row;
+    /* Optional: igemm on an image whose bytes hold every value plus 128, as quantize_values_u8 writes them (the
+     * three-step form, qd8_values' bytes plus 128), its padding taps at the zero point plus 128. */
+    rl_qd8_igemm_fn igemm_u8;
+    rl_f32_quantize_values_fn quantize_values_u8;
+} rl_qd8_gemm_config;
+
+size_t rl_qd8_gemm_packed_size(size_t n, size_t ks, size_t kc, size_t nr, size_t kr);
+/* w: [n][ks][kc] int8; scales: n floats; bias: n floats or NULL. */
+void rl_pack_qd8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, const int8_t *w, const float *scales,
+                      const float *bias, void *packed);
+
+/* A BATCH_MATMUL's y, [k][n] (adj_y false): the same panels, no bias. */
+void rl_pack_qd8_gemm_kn(size_t n, size_t k, size_t nr, size_t kr, const int8_t *y, const float *scales,
+                         void *packed);
+
 rl_f32_qs8_quantization rl_qd8_quantization_of_range(float lo, float hi);
 rl_f32_qs8_quantization rl_tflite_quantization_of_range(float lo, float hi);
 
@@ -95,6 +103,7 @@ float f32_qd8_quantize__avx512(int64_t n, const float *x, int8_t *q, int32_t *ze
 float f32_qdu8_quantize__avx512(int64_t n, const float *x, int8_t *q, int32_t *zero_point);
 void f32_rminmax__avx512(int64_t n, const float *x, float *lo, float *hi);
 void f32_qd8_quantize_values__avx512(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
+void f32_qdu8_quantize_values__avx512(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
 #endif
 
 /* The path's kernels: AVX-512 VNNI's 8x16c4 on that path, AVX2's on the other x86 SIMD paths, NEON's 4x8c1 on
@@ -112,6 +121,9 @@ void qd8_f32_qc8w_igemm_2x4c1__scalar(size_t mr, size_t nc, size_t kc, size_t ks
 void qd8_f32_qc8w_gemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
                                     const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
                                     const rl_f32_minmax_params *params);
+void qd8_f32_qc8w_gemm_1x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
+                                    const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
+                                    const rl_f32_minmax_params *params);
 void qd8_f32_qc8w_igemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
                                      const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
                                      const rl_f32_minmax_params *params);
@@ -121,6 +133,12 @@ void qd8_f32_qc8w_gemm_8x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const
 void qdu8_f32_qc8w_gemm_8x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
                                            const void *w, float *c, size_t c_stride,
                                            const rl_qd8_row_quantization *rows, const rl_f32_minmax_params *params);
+void qdu8_f32_qc8w_gemm_4x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
+                                           const void *w, float *c, size_t c_stride,
+                                           const rl_qd8_row_quantization *rows, const rl_f32_minmax_params *params);
+void qdu8_f32_qc8w_gemm_5x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
+                                           const void *w, float *c, size_t c_stride,
+                                           const rl_qd8_row_quantization *rows, const rl_f32_minmax_params *params);
 void qdu8_f32_qc8w_gemm_1x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
                                            const void *w, float *c, size_t c_stride,
                                            const rl_qd8_row_quantization *rows, const rl_f32_minmax_params *params);
@@ -128,6 +146,10 @@ void qd8_f32_qc8w_igemm_8x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size
                                            const int8_t *const *indirection, const void *w, float *c,
                                            size_t c_stride, const rl_qd8_row_quantization *rows,
                                            const rl_f32_minmax_params *params);
+void qdu8_f32_qc8w_igemm_8x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t ks,
+                                            const int8_t *const *indirection, const void *w, float *c,
+                                            size_t c_stride, const rl_qd8_row_quantization *rows,
+                                            const rl_f32_minmax_params *params);
 #endif
 #if RL_HAVE_NEON_KERNELS
 void qd8_f32_qc8w_gemm_4x8c1__neon(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,

@@ -3,7 +3,8 @@
  * mr alias the last), and one row's products in one chain wait on vpdpbusd's latency at every step: here four
  * chains over k, 16 bytes a step, added at the end (int32 sums wrap, so in any order they are the 8-row
  * kernel's: the same bits). */
-#include "qd8_f32_qc8w_8x16c4__avx512vnni.h"
+#define RL_QD8_VNNI_MR 1
+#include "qd8_f32_qc8w_mrx16c4__avx512vnni.h"
 
 void qdu8_f32_qc8w_gemm_1x16c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
                                            const void *w, float *c, size_t c_stride,

@@ -11,7 +11,10 @@
 
 /* KBLOCK: the int16 inputs a row's buffer holds (plus 2 for extend_row's writes past len); 336 is
  * mobilenet_v2's deepest 1x1 convolution, and the 6 rows' buffer stays under 4 KiB of stack. */
-enum { MR = 6, NR = 16, KBLOCK = 336 };
+#ifndef RL_QS8_AVX2_MR
+#define RL_QS8_AVX2_MR 6 /* the hybrid kernels' one-row tile sets 1 (qd8_f32_qc8w_gemm_1x16c2__avx2.c) */
+#endif
+enum { MR = RL_QS8_AVX2_MR, NR = 16, KBLOCK = 336 };
 /* A narrow last panel (gemm.h: 1 to 8 columns left) is packed 8 columns wide. */
 enum { NARROW_NR = 8 };
 

@@ -154,6 +154,7 @@ static rl_status hard_swish_table(rl_plan *plan, rl_op *op, const rl_tensor *in,
         for (int32_t x = -128; x < 128; ++x)
             tail[(uint8_t)x] = hard_swish_value(x, zi, zo, out_m16, out_e, rel_m16, rel_e, 0);
         op->run = hard_swish_run_with_tail;
+        op->run_rows = NULL; /* the tail is where the tensor ends, which a band does not know */
     }
     return RL_OK;
 }

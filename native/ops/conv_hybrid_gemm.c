@@ -6,8 +6,9 @@
  * row, a BATCH_MATMUL row of x, or a pixel of a 1x1 stride-1 convolution: inside the tiles, FUSED_BLOCK_BYTES)
  * or per image (IGEMM: in parts across the threads, conv_hybrid_quantize.h) into arena scratch, with each
  * row's or image's zero point and scale beside it; the IGEMM's padding taps point at a buffer per image that
- * holds that image's zero point, so they add nothing, as in the reference. A GEMM's rows are stored as the
- * path's gemm_u8 reads them where it has one (qd8_gemm.h: each byte plus 128, the same quantization). Each
+ * holds that image's zero point, so they add nothing, as in the reference. A GEMM's rows and an IGEMM's images
+ * are stored as the path's gemm_u8 and igemm_u8 read them where it has them (qd8_gemm.h: each byte plus 128, the
+ * same quantization; the zero buffers likewise). Each
  * output value is one kernel's sum and epilogue, whatever the tile it falls in, so the result does not depend
  * on the thread count. */
 #include <math.h>
@@ -41,12 +42,15 @@ typedef struct {
     int32_t y_is_kn; /* BATCH_MATMUL with adj_y false: the weights are [k][n] */
     size_t in_c;
     rl_row_tap_edges edges;
-    size_t mr, nr, panel_bytes;
-    rl_qd8_gemm_config qd8;
+    size_t mr, nr, kr, panel_bytes;
     /* direct: the GEMM and the row quantization it reads (the path's gemm_u8 and quantize_u8 where it has
      * them: its rows' bytes plus 128, multiplied as they are) */
-    rl_qd8_gemm_fn gemm, gemm_1row; /* gemm_1row: for a block of one row, or NULL */
+    rl_qd8_gemm_fn gemm, gemm_1row, gemm_4row, gemm_5row; /* for a block of one, 4, 5 rows or fewer, or NULL */
     rl_f32_quantize_fn quantize;
+    /* IGEMM: the kernel and whether it reads the image's bytes plus 128 (the path's igemm_u8; the image quantizer
+     * then writes them so, and the zero buffers hold the zero point plus 128) */
+    rl_qd8_igemm_fn igemm;
+    int32_t image_u8;
     rl_image_quantizer images; /* IGEMM: each image in parts across the threads */
     rl_f32_minmax_params params;
     rl_window_geometry g;
@@ -67,9 +71,12 @@ RL_STATIC_ASSERT(sizeof(rl_qd8_gemm_state) <= 512, "rl_qd8_gemm_state stays a sm
 
 static size_t round_up(size_t x, size_t multiple) { return (x + multiple - 1) / multiple * multiple; }
 
-/* A direct GEMM's block of mr rows or fewer. One or two rows take the one-row kernel where the path has one: the
- * mr-row kernel computes a short block's rows again up to mr, and streaming the weights twice costs less
- * (hybrid FULLY_CONNECTED of 2 rows, 768 -> 3072: 1.65x LiteRT+XNNPACK's time on the 8-row kernel, 0.93x). */
+/* A direct GEMM's block of mr rows or fewer. The mr-row kernel computes a short block's rows again up to mr, so
+ * where the path has them one or two rows take the one-row kernel (streaming the weights twice costs less: hybrid
+ * FULLY_CONNECTED of 2 rows, 768 -> 3072, 1.65x LiteRT+XNNPACK's time on the 8-row kernel, 0.93x), three or four
+ * the 4-row one and five the 5-row one (768 -> 768 at 3, 4 and 5 rows: 1.51x, 1.48x and 1.47x XNNPACK's time on
+ * the 8-row kernel; 0.82x, 0.83x and 1.04x). Six and seven stay on the 8-row kernel (0.80x: XNNPACK's tile is 5
+ * rows, so it runs two). */
 static inline void gemm_block(const rl_qd8_gemm_state *st, size_t mr, size_t columns, const int8_t *q, const void *w,
                               float *c, const rl_qd8_row_quantization *rq) {
     if (mr <= 2 && st->gemm_1row) {
@@ -77,7 +84,9 @@ static inline void gemm_block(const rl_qd8_gemm_state *st, size_t mr, size_t col
             st->gemm_1row(1, columns, st->kc, q + i * st->kc, st->kc, w, c + i * st->n, st->n, rq + i, &st->params);
         return;
     }
-    st->gemm(mr, columns, st->kc, q, st->kc, w, c, st->n, rq, &st->params);
+    const rl_qd8_gemm_fn gemm = mr <= 4 && st->gemm_4row ? st->gemm_4row : mr <= 5 && st->gemm_5row ? st->gemm_5row
+                                                                                                   : st->gemm;
+    gemm(mr, columns, st->kc, q, st->kc, w, c, st->n, rq, &st->params);
 }
 
 /* Rows i .. i + rows - 1 (i a multiple of mr), columns j .. j + columns - 1 (j a multiple of nr). */
@@ -106,7 +115,7 @@ static void qd8_tile(void *context, size_t i, size_t j, size_t rows, size_t colu
         } else {
             rl_qd8_row_quantization rq[16]; /* each pixel's image's; mr is at most 16 */
             for (size_t k = 0; k < mr; ++k) rq[k] = st->row_quantization[(r + k) / st->pixels_per_image];
-            st->qd8.igemm(mr, columns, st->kc, st->ks, (const int8_t *const *)(st->indirection + r * st->ks), w, c,
+            st->igemm(mr, columns, st->kc, st->ks, (const int8_t *const *)(st->indirection + r * st->ks), w, c,
                           st->n, rq, &st->params);
         }
     }
@@ -153,8 +162,9 @@ static rl_status run_qd8_gemm(rl_plan *plan, rl_op *op) {
         rl_parallelize_rows(plan, quantize_rows, st, st->rows, st->rows * st->row_length);
     } else if (!st->direct) {
         rl_quantize_images(plan, &st->images, st->a, st->q, scratch + st->quantizer_offset, st->row_quantization);
+        const int32_t flip = st->image_u8 ? 0x80 : 0; /* a u8 image's zero byte: the zero point plus 128 */
         for (size_t b = 0; b < st->rows; ++b)
-            memset(st->zero + b * st->kc, (int)(int8_t)st->row_quantization[b].zero_point, st->kc);
+            memset(st->zero + b * st->kc, (int)(uint8_t)(st->row_quantization[b].zero_point ^ flip), st->kc);
     }
     if (st->row_taps)
         rl_row_taps_fill_edges(&st->g, &st->edges, st->in_c, st->q, (const int8_t *)st->zero, st->kc,
@@ -209,17 +219,22 @@ static rl_status setup_qd8_indirection(rl_plan *plan, rl_op *op) {
  * the weights ([n][ks][kc]) with the scales prepare left in op->scratch. */
 static rl_status build_qd8_state(rl_plan *plan, rl_op *op, rl_qd8_gemm_state *proto) {
     const rl_tensor *filter = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
-    proto->qd8 = plan->kernels->qd8_gemm;
-    const int u8 = proto->direct && proto->qd8.gemm_u8 && proto->qd8.quantize_u8;
-    proto->gemm = u8 ? proto->qd8.gemm_u8 : proto->qd8.gemm;
-    proto->gemm_1row = u8 ? proto->qd8.gemm_u8_1row : NULL;
-    proto->quantize = u8 ? proto->qd8.quantize_u8 : plan->kernels->qd8_quantize.qd8;
-    proto->mr = proto->qd8.mr;
-    proto->nr = proto->qd8.nr;
+    const rl_qd8_gemm_config *qd8 = &plan->kernels->qd8_gemm;
+    const int u8 = proto->direct && qd8->gemm_u8 && qd8->quantize_u8;
+    proto->gemm = u8 ? qd8->gemm_u8 : qd8->gemm;
+    proto->gemm_1row = u8 ? qd8->gemm_u8_1row : proto->direct ? qd8->gemm_1row : NULL;
+    proto->gemm_4row = u8 ? qd8->gemm_u8_4row : NULL;
+    proto->gemm_5row = u8 ? qd8->gemm_u8_5row : NULL;
+    proto->quantize = u8 ? qd8->quantize_u8 : plan->kernels->qd8_quantize.qd8;
+    proto->image_u8 = !proto->direct && qd8->igemm_u8 && qd8->quantize_values_u8;
+    proto->igemm = proto->image_u8 ? qd8->igemm_u8 : qd8->igemm;
+    proto->mr = qd8->mr;
+    proto->nr = qd8->nr;
+    proto->kr = qd8->kr;
     if (proto->mr > 16) return RL_OK; /* qd8_tile's row buffer */
     const size_t n = proto->n, ks = proto->ks, kc = proto->kc;
-    const size_t packed_bytes = rl_qd8_gemm_packed_size(n, ks, kc, proto->nr, proto->qd8.kr);
-    proto->panel_bytes = rl_qd8_gemm_packed_size(proto->nr, ks, kc, proto->nr, proto->qd8.kr);
+    const size_t packed_bytes = rl_qd8_gemm_packed_size(n, ks, kc, proto->nr, qd8->kr);
+    proto->panel_bytes = rl_qd8_gemm_packed_size(proto->nr, ks, kc, proto->nr, qd8->kr);
     proto->fused = proto->direct && proto->mr * kc <= FUSED_BLOCK_BYTES;
     proto->chunk_rows = (FUSED_BLOCK_BYTES / kc < FUSED_CHUNK_ROWS ? FUSED_BLOCK_BYTES / kc : FUSED_CHUNK_ROWS) /
                         proto->mr * proto->mr;
@@ -232,6 +247,7 @@ static rl_status build_qd8_state(rl_plan *plan, rl_op *op, rl_qd8_gemm_state *pr
     const size_t quantizer_bytes = proto->direct ? 0 : rl_image_quantizer_init(&proto->images,
                                                                                &plan->kernels->qd8_quantize, 0,
                                                                                proto->rows, proto->row_length);
+    if (proto->image_u8) proto->images.values = qd8->quantize_values_u8;
     if (!proto->fused) rl_request_arena_scratch(op, proto->quantizer_offset + quantizer_bytes);
     const size_t indirection_bytes = proto->direct ? 0 : (proto->m + proto->mr - 1) / proto->mr * ks * proto->mr *
                                                              sizeof(void *);
@@ -243,10 +259,10 @@ static rl_status build_qd8_state(rl_plan *plan, rl_op *op, rl_qd8_gemm_state *pr
     st->packed = parts[1];
     st->indirection = (const void **)parts[2];
     if (st->y_is_kn)
-        rl_pack_qd8_gemm_kn(n, kc, st->nr, st->qd8.kr, (const int8_t *)filter->data, (const float *)op->scratch,
+        rl_pack_qd8_gemm_kn(n, kc, st->nr, st->kr, (const int8_t *)filter->data, (const float *)op->scratch,
                             st->packed);
     else
-        rl_pack_qd8_gemm(n, ks, kc, st->nr, st->qd8.kr, (const int8_t *)filter->data, (const float *)op->scratch,
+        rl_pack_qd8_gemm(n, ks, kc, st->nr, st->kr, (const int8_t *)filter->data, (const float *)op->scratch,
                          bias ? (const float *)bias->data : NULL, st->packed);
     op->packed_weight_bytes = packed_bytes;
     op->packed_inputs = bias ? RL_PACKED_FILTER_AND_BIAS : 1u << 1;

@@ -259,6 +259,34 @@ static void offer_s8_binary_rows(rl_plan *plan, rl_op *op, const rl_s8_binary_st
     op->band_whole_inputs = (ra == RL_BAND_READ_WHOLE ? 1u : 0u) | (rb == RL_BAND_READ_WHOLE ? 2u : 0u);
 }
 
+/* Banded execution of the tiled case: pixels first .. first + count - 1 (each a row of C), a kernel call per
+ * tile_rows of them, as tiled_rows calls it; `tiled` was filled by begin_tiled_rows before the bands. An SE
+ * block's MUL by its [C] scales then heads the bands of the 1x1 convolution after it. */
+static void run_tiled_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    const rl_s8_binary_state *st = (const rl_s8_binary_state *)op->state;
+    const size_t c = (size_t)st->bc.out_dims[7], end = first + count;
+    const int8_t *full = (const int8_t *)rl_input(plan, op, st->vector_is_a ? 1 : 0)->data;
+    int8_t *out = (int8_t *)rl_output(plan, op, 0)->data;
+    const rl_s8_binary_params *params = st->vector_is_a ? &st->swapped : &st->params;
+    if (!st->tile_rows) { /* rows long enough on their own (C >= RL_S8_TILE_ELEMENTS): binary_tile's calls */
+        const int8_t *vector = (const int8_t *)rl_input(plan, op, st->vector_is_a ? 0 : 1)->data;
+        for (size_t r = first; r < end; ++r) st->vector(c, full + r * c, vector, out + r * c, params);
+        return;
+    }
+    for (size_t r = first; r < end; r += st->tile_rows) {
+        const size_t n = (end - r < st->tile_rows ? end - r : st->tile_rows) * c;
+        st->vector(n, full + r * c, st->tiled, out + r * c, params);
+    }
+}
+
+/* The vector is complete before the segment starts (bands.c: no op of it writes an input read whole). */
+static void begin_tiled_rows(rl_plan *plan, rl_op *op) {
+    const rl_s8_binary_state *st = (const rl_s8_binary_state *)op->state;
+    const size_t c = (size_t)st->bc.out_dims[7];
+    const int8_t *vector = (const int8_t *)rl_input(plan, op, st->vector_is_a ? 0 : 1)->data;
+    for (size_t t = 0; t < st->tile_rows; ++t) memcpy(st->tiled + t * c, vector, c);
+}
+
 /* XNNPACK's kinds run as rows of micro-kernels; the exchanged parameters serve rows whose left operand is the
  * one element (a SUB's constant minuend): for ADD/SUB the multipliers and zero points change places (the
  * bias holds both terms already), for MUL the zero points. */
@@ -298,6 +326,14 @@ static rl_status use_binary_driver(rl_plan *plan, rl_op *op, const rl_s8_binary_
     st->swapped.xnn_b_multiplier = p->xnn_a_multiplier;
     op->run = run_xnnpack_binary;
     offer_s8_binary_rows(plan, op, st);
+    /* A vector of the output's channels (a squeeze-and-excite block's scales) takes the tiled rows instead. */
+    const rl_shape *out_shape = &rl_output(plan, op, 0)->shape;
+    const int channel_vector = out_shape->rank > 0 && c == out_shape->dims[out_shape->rank - 1]; /* not [W, C] */
+    if (one_outer && rows > 1 && c > 1 && (a_vector || b_vector) && channel_vector) { /* a pixel: a row of C */
+        rl_offer_pixel_rows(op, rl_output(plan, op, 0), run_tiled_rows);
+        op->band_whole_inputs = a_vector ? 1u : 2u;
+        if (tile_rows) op->begin_rows = begin_tiled_rows;
+    }
     return RL_OK;
 }
 
@@ -318,11 +354,29 @@ static rl_status run_unary_product(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
+/* Banded execution (bands.h): a chunk of the elements, as the table ops' own (s8_table.c). */
+static void run_unary_product_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    const rl_s8_unary_product_state *st = (const rl_s8_unary_product_state *)op->state;
+    const size_t pixel = rl_band_pixel_elements(op, rl_output(plan, op, 0));
+    plan->kernels->s8_lut((int64_t)(count * pixel), st->table,
+                          (const int8_t *)rl_input(plan, op, st->x_input)->data + first * pixel,
+                          (int8_t *)rl_output(plan, op, 0)->data + first * pixel);
+}
+
 /* The table op this MUL's f(x) operand is skipped as: its output is read by no one. */
 static rl_status skipped_table_op(rl_plan *plan, rl_op *op) {
     (void)plan;
     (void)op;
     return RL_OK;
+}
+
+/* Its bands do nothing either, but it keeps its offer: a segment running through it (a convolution, the
+ * skipped LOGISTIC, the swish) goes on to the MUL. */
+static void skipped_table_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
+    (void)plan;
+    (void)op;
+    (void)first;
+    (void)count;
 }
 
 /* The plain table op writing `tensor` from `x`, read by this op alone and not a graph output; else NULL. */
@@ -371,8 +425,9 @@ static rl_status use_unary_product(rl_plan *plan, rl_op *op, const rl_s8_binary_
         st->x_input = x_input;
         memcpy(st->table, product, sizeof product);
         op->run = run_unary_product;
+        rl_offer_chunk_rows(op, rl_output(plan, op, 0), run_unary_product_rows);
         producer->run = skipped_table_op;
-        producer->run_rows = NULL; /* nor in bands */
+        if (producer->run_rows) producer->run_rows = skipped_table_rows;
         *used = 1;
         return RL_OK;
     }

@@ -44,6 +44,7 @@ static void f32_reduce_slices(void *context, size_t first, size_t channel, size_
 /* int8 sums of a slice go to int32 first: on the stack when the slice's outputs are few (a tile may run on
  * any thread), else in the op's arena scratch, which only the caller's single run uses. */
 #define RL_S8_REDUCE_STACK 256
+#define RL_S8_PART_ROWS 8
 
 static void s8_reduce_slices(void *context, size_t first, size_t unused_j, size_t count, size_t unused_columns) {
     (void)unused_j;
@@ -75,17 +76,23 @@ static rl_status run_reduce_slices(rl_plan *plan, rl_op *op, rl_tile_2d_fn fn, s
 }
 
 /* Float slices; fewer slices than tiles wanted (a global average pool: one) split their channels too, in
- * blocks of RL_ELEMENT_BLOCK: each channel's sum adds the same terms in the same order on any split. */
+ * blocks of RL_F32_RDSUM_BLOCK: each channel's sum adds its terms from 0.0f in row order on every path
+ * (f32_rdsum's contract), so any split gives the same bits. Blocks of one AVX2 vector, not of
+ * RL_ELEMENT_BLOCK: MobileNetV3-small's squeeze-and-excite MEANs over 56x56x16 and 14x14x96 had fewer than
+ * two 64-channel blocks and ran on the caller alone. */
+#define RL_F32_RDSUM_BLOCK 8
+
 static rl_status run_f32_reduce(rl_plan *plan, rl_op *op) {
     const rl_reduce_state *st = (const rl_reduce_state *)op->state;
     rl_threadpool *pool = rl_pool_for(plan, st->outer * st->reduced * st->inner * RL_ELEMENT_WORK);
     const size_t want = RL_TILES_PER_THREAD * (size_t)rl_threadpool_threads(pool);
-    if (!pool || st->outer >= want || st->inner < 2 * RL_ELEMENT_BLOCK)
+    if (!pool || st->outer >= want || st->inner < 2 * RL_F32_RDSUM_BLOCK)
         return run_reduce_slices(plan, op, f32_reduce_slices, RL_ELEMENT_WORK);
     rl_reduce_job job = {.plan = plan, .op = op};
-    const size_t per_slice = (want + st->outer - 1) / st->outer, blocks = (st->inner + RL_ELEMENT_BLOCK - 1) / RL_ELEMENT_BLOCK;
+    const size_t per_slice = (want + st->outer - 1) / st->outer;
+    const size_t blocks = (st->inner + RL_F32_RDSUM_BLOCK - 1) / RL_F32_RDSUM_BLOCK;
     rl_parallelize_2d_tile_2d(pool, f32_reduce_slices, &job, st->outer, st->inner, 1,
-                              RL_ELEMENT_BLOCK * ((blocks + per_slice - 1) / per_slice));
+                              RL_F32_RDSUM_BLOCK * ((blocks + per_slice - 1) / per_slice));
     return RL_OK;
 }
 
@@ -105,19 +112,35 @@ static void s8_reduce_part(void *context, size_t part, size_t unused_j, size_t c
     }
 }
 
+/* Channels first .. first + count - 1 of the parts' sums added into part 0's and requantized: a pass over each
+ * part's row of sums (vectorised, where a loop over the parts per channel was not). */
+static void s8_combine_parts(void *context, size_t unused_i, size_t first, size_t unused_rows, size_t count) {
+    (void)unused_i;
+    (void)unused_rows;
+    const rl_reduce_job *job = (const rl_reduce_job *)context;
+    const rl_reduce_state *st = (const rl_reduce_state *)job->op->state;
+    const rl_s8_reduce_params *p = (const rl_s8_reduce_params *)job->op->scratch;
+    int32_t *acc = (int32_t *)job->op->arena_scratch + first;
+    int8_t *y = (int8_t *)rl_output(job->plan, job->op, 0)->data + first;
+    for (size_t k = 1; k < st->parts; ++k) {
+        const int32_t *part = acc + k * st->inner;
+        for (size_t c = 0; c < count; ++c) acc[c] += part[c];
+    }
+    for (size_t c = 0; c < count; ++c) y[c] = rl_s8_reduce_output(acc[c], p);
+}
+
 static rl_status run_s8_reduce(rl_plan *plan, rl_op *op) {
     const rl_reduce_state *st = (const rl_reduce_state *)op->state;
     if (st->parts > 1 && rl_pool_for(plan, st->reduced * st->inner * 4 * RL_ELEMENT_WORK)) {
         rl_reduce_job job = {.plan = plan, .op = op};
         rl_parallelize_2d_tile_2d(plan->pool, s8_reduce_part, &job, st->parts, 1, 1, 1);
-        const rl_s8_reduce_params *p = (const rl_s8_reduce_params *)op->scratch;
-        const int32_t *acc = (const int32_t *)op->arena_scratch;
-        int8_t *y = (int8_t *)rl_output(plan, op, 0)->data;
-        for (size_t c = 0; c < st->inner; ++c) {
-            int32_t sum = 0;
-            for (size_t k = 0; k < st->parts; ++k) sum += acc[k * st->inner + c];
-            y[c] = rl_s8_reduce_output(sum, p);
-        }
+        /* The combine, split by channels when it is worth a join of its own (EfficientNet-B0's 7x7x1152 global
+         * pools: as many sums to add as the parts summed, on the caller alone while the second thread waited). */
+        rl_threadpool *pool = rl_pool_for(plan, st->parts * st->inner * RL_ELEMENT_WORK);
+        const size_t want = RL_TILES_PER_THREAD * (size_t)rl_threadpool_threads(pool);
+        const size_t blocks = (st->inner + RL_ELEMENT_BLOCK - 1) / RL_ELEMENT_BLOCK;
+        rl_parallelize_2d_tile_2d(pool, s8_combine_parts, &job, 1, st->inner, 1,
+                                  pool ? RL_ELEMENT_BLOCK * ((blocks + want - 1) / want) : st->inner);
         return RL_OK;
     }
     if (st->inner > RL_S8_REDUCE_STACK) { /* one arena block of sums: the caller alone */
@@ -162,10 +185,13 @@ static rl_status use_middle_axis_driver(rl_plan *plan, rl_op *op, int is_s8) {
     }
     rl_reduce_state *st = (rl_reduce_state *)rl_op_state(plan, op, sizeof *st);
     if (!st) return RL_NO_MEMORY;
-    /* A lone int8 slice of many rows is summed in parts, about RL_TILES_PER_THREAD per thread. */
+    /* A lone int8 slice of many rows is summed in parts, about RL_TILES_PER_THREAD per thread, of at least
+     * RL_S8_PART_ROWS rows each (but one a thread): each part adds a row of sums to combine, and a 7x7 pool in 16
+     * parts of 3 rows combined as many sums as it summed. */
     const size_t threads = (size_t)rl_threadpool_threads(plan->pool);
+    const size_t most = RL_TILES_PER_THREAD * threads, by_rows = reduced / RL_S8_PART_ROWS;
     const size_t parts = is_s8 && outer == 1 && threads > 1 && reduced >= 2 * threads
-                             ? (reduced < RL_TILES_PER_THREAD * threads ? reduced : RL_TILES_PER_THREAD * threads) : 1;
+                             ? (by_rows < threads ? threads : by_rows < most ? by_rows : most) : 1;
     *st = (rl_reduce_state){.outer = outer, .reduced = reduced, .inner = inner, .parts = parts,
                             .divisor = op->prep.divisor};
     if (is_s8 && (inner > RL_S8_REDUCE_STACK || parts > 1)) rl_request_arena_scratch(op, parts * inner * sizeof(int32_t));

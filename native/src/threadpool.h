@@ -21,9 +21,11 @@ void rl_threadpool_destroy(rl_threadpool *pool);
 int32_t rl_threadpool_threads(const rl_threadpool *pool);
 
 /* Work accounting, for finding ops whose threads idle (bench/thread_shares.py): while `thread_ns` is set
- * (one int64 per thread, the caller's first), every thread adds the CPU time (CLOCK_THREAD_CPUTIME_ID) it
- * spends running tiles to its slot, and the caller adds the CPU time it spends waiting for the workers at
- * the end of a job to `thread_ns[threads]`, so that an op's caller-side work is its CPU time less that wait.
+ * (one int64 per thread, the caller's first), every worker adds the CPU time (CLOCK_THREAD_CPUTIME_ID) it
+ * spends running tiles to its slot, and the caller adds the CPU time it spends waking and waiting for the
+ * workers to `thread_ns[threads]`, so that an op's caller-side work is its CPU time less that wait (the
+ * caller's own slot stays 0: a clock read is a system call, and two more per job on the caller alone would
+ * count as its work).
  * Meanwhile no thread steals: each runs its own share of every job (the same tiles, so the same results),
  * and the times say how each op divides its work whatever else the machine runs. NULL (the default) turns
  * it off: one load per job per thread. Set between invokes only. */

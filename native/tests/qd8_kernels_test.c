@@ -100,16 +100,24 @@ static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_c
     int8_t *const replaced = data[ks * mr - 1];
     if (igemm && ks > 1) data[ks * mr - 1] = data[0]; /* a shared tap, as padding taps share the zero buffer */
     int failed = 0;
-    float *outs[4];
-    /* the third: the path's gemm_u8 on the same rows plus 128, the fourth its gemm_u8_1row a row at a time
-     * (GEMM only; the path's gemm where it has none) */
-    const rl_qd8_gemm_config *cfgs[4] = {path, scalar, path, path};
-    for (int which = 0; which < 4; ++which) {
+    float *outs[6];
+    /* the third: the path's gemm_u8 (igemm_u8) on the same rows plus 128, the fourth its gemm_u8_1row (or gemm_1row
+     * on the signed rows) a row at a time, the fifth and sixth its gemm_u8_4row and gemm_u8_5row on blocks of up to
+     * 4 and 5 rows (GEMM only; the path's gemm where it has none) */
+    const rl_qd8_gemm_config *cfgs[6] = {path, scalar, path, path, path, path};
+    for (int which = 0; which < 6; ++which) {
         const rl_qd8_gemm_config *cfg = cfgs[which];
-        const int one_row = which == 3 && !igemm && cfg->gemm_u8_1row;
-        const int u8 = (which == 2 && !igemm && cfg->gemm_u8) || one_row;
-        const size_t step = one_row ? 1 : cfg->mr;
-        const rl_qd8_gemm_fn gemm = one_row ? cfg->gemm_u8_1row : u8 ? cfg->gemm_u8 : cfg->gemm;
+        const int one_row = which == 3 && !igemm && (cfg->gemm_u8_1row || cfg->gemm_1row);
+        const int four_rows = which == 4 && !igemm && cfg->gemm_u8_4row;
+        const int five_rows = which == 5 && !igemm && cfg->gemm_u8_5row;
+        const int u8 = (which == 2 && (igemm ? cfg->igemm_u8 != NULL : cfg->gemm_u8 != NULL)) ||
+                       (one_row && cfg->gemm_u8_1row) || four_rows || five_rows;
+        const size_t step = one_row ? 1 : four_rows ? 4 : five_rows ? 5 : cfg->mr;
+        const rl_qd8_gemm_fn gemm = one_row     ? (u8 ? cfg->gemm_u8_1row : cfg->gemm_1row)
+                                    : four_rows ? cfg->gemm_u8_4row
+                                    : five_rows ? cfg->gemm_u8_5row
+                                    : u8        ? cfg->gemm_u8
+                                                : cfg->gemm;
         const size_t c_stride = n + GUARD;
         float *c = malloc(mr * c_stride * sizeof(float));
         for (size_t i = 0; i < mr * c_stride; ++i) c[i] = -12345.0f;
@@ -122,7 +130,16 @@ static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_c
                 for (size_t p = 0; p < ks; ++p)
                     for (size_t i = 0; i < cfg->mr; ++i) /* slots past m repeat the last row */
                         ind[p * cfg->mr + i] = data[(i0 + (i < m ? i : m - 1)) * ks + p];
-                cfg->igemm(m, nc, kc, ks, ind, packed, c + i0 * c_stride, c_stride, rows + i0, &params);
+                if (u8) /* the rows plus 128, in place (the shared tap once); flipped back below */
+                    for (size_t t = 0; t < ks * mr; ++t)
+                        if (ks == 1 || t != ks * mr - 1) /* not the shared tap again */
+                            for (size_t k = 0; k < kc; ++k) data[t][k] = (int8_t)(data[t][k] ^ 0x80);
+                (u8 ? cfg->igemm_u8 : cfg->igemm)(m, nc, kc, ks, ind, packed, c + i0 * c_stride, c_stride, rows + i0,
+                                                  &params);
+                if (u8)
+                    for (size_t t = 0; t < ks * mr; ++t)
+                        if (ks == 1 || t != ks * mr - 1) /* not the shared tap again */
+                            for (size_t k = 0; k < kc; ++k) data[t][k] = (int8_t)(data[t][k] ^ 0x80);
             } else {
                 /* GEMM rows a_stride apart in one guarded block */
                 size_t map = 0;
@@ -145,12 +162,15 @@ static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_c
         for (size_t j = 0; j < n + GUARD; ++j) {
             const float a = outs[0][i * (n + GUARD) + j], s = outs[1][i * (n + GUARD) + j];
             const float u = outs[2][i * (n + GUARD) + j], o = outs[3][i * (n + GUARD) + j];
+            const float f = outs[4][i * (n + GUARD) + j], v = outs[5][i * (n + GUARD) + j];
             const float want = j < n ? formula(taps, igemm ? ks : 1, kc, w, j, scales, bias, rows[i], &params)
                                      : -12345.0f;
             if (memcmp(&a, &want, sizeof a) != 0 || memcmp(&s, &want, sizeof s) != 0 ||
-                memcmp(&u, &want, sizeof u) != 0 || memcmp(&o, &want, sizeof o) != 0) {
+                memcmp(&u, &want, sizeof u) != 0 || memcmp(&o, &want, sizeof o) != 0 ||
+                memcmp(&f, &want, sizeof f) != 0 || memcmp(&v, &want, sizeof v) != 0) {
                 printf("%s mr %zu nc %zu kc %zu ks %zu row %zu col %zu: path %.9g scalar %.9g u8 %.9g 1-row %.9g "
-                       "want %.9g\n", igemm ? "igemm" : "gemm", mr, nc, kc, ks, i, j, a, s, u, o, want);
+                       "4-row %.9g 5-row %.9g want %.9g\n", igemm ? "igemm" : "gemm", mr, nc, kc, ks, i, j, a, s, u, o,
+                       f, v, want);
                 failed = 1;
                 break;
             }
@@ -159,7 +179,8 @@ static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_c
     if (igemm && ks > 1) data[ks * mr - 1] = replaced;
     for (size_t t = 0; t < ks * mr; ++t)
         if (data[t]) guard_free(data[t], kc, mapped[t]);
-    free(outs[0]), free(outs[1]), free(outs[2]), free(outs[3]), free(w), free(scales), free(bias);
+    for (int which = 0; which < 6; ++which) free(outs[which]);
+    free(w), free(scales), free(bias);
     return failed;
 }
 
@@ -275,20 +296,32 @@ static int quantize_case(rng *r, const rl_qd8_quantize_config *path, size_t n, i
     return failed;
 }
 
-/* The path's quantize_u8 (qd8_gemm.h): the reference's scale, zero point and bytes, each byte plus 128. */
-static int quantize_u8_case(rng *r, rl_f32_quantize_fn quantize_u8, size_t n) {
+/* The path's quantize_u8 and quantize_values_u8 (qd8_gemm.h; the second on the range of the whole row): the
+ * reference's scale, zero point and bytes, each byte plus 128. */
+static int quantize_u8_case(rng *r, const rl_qd8_gemm_config *path, size_t n) {
     float *x = malloc(n * sizeof(float));
     for (size_t i = 0; i < n; ++i) x[i] = uniform_f(r, -3.0f, 1.0f);
-    int8_t *q[2] = {malloc(n + GUARD), malloc(n + GUARD)};
-    memset(q[0], 0x55, n + GUARD), memset(q[1], 0x55, n + GUARD);
+    int8_t *q[3] = {malloc(n + GUARD), malloc(n + GUARD), malloc(n + GUARD)};
+    memset(q[0], 0x55, n + GUARD), memset(q[1], 0x55, n + GUARD), memset(q[2], 0x55, n + GUARD);
     int32_t zp[2];
-    const float scale[2] = {quantize_u8((int64_t)n, x, q[0], &zp[0]), qd8_reference((int64_t)n, x, q[1], &zp[1])};
+    const float scale[2] = {path->quantize_u8((int64_t)n, x, q[0], &zp[0]),
+                            qd8_reference((int64_t)n, x, q[1], &zp[1])};
     for (size_t i = 0; i < n; ++i) q[1][i] = (int8_t)(q[1][i] ^ 0x80);
-    const int failed = zp[0] != zp[1] || memcmp(&scale[0], &scale[1], sizeof(float)) != 0 ||
-                       memcmp(q[0], q[1], n + GUARD) != 0;
+    int failed = zp[0] != zp[1] || memcmp(&scale[0], &scale[1], sizeof(float)) != 0 ||
+                 memcmp(q[0], q[1], n + GUARD) != 0;
     if (failed)
         printf("quantize_u8 n %zu: zero point %d vs %d, scale %.9g vs %.9g\n", n, zp[0], zp[1], scale[0], scale[1]);
-    free(x), free(q[0]), free(q[1]);
+    if (path->quantize_values_u8) {
+        float lo = 0.0f, hi = 0.0f;
+        f32_rminmax__scalar((int64_t)n, x, &lo, &hi);
+        const rl_f32_qs8_quantization p = rl_qd8_quantization_of_range(lo, hi);
+        path->quantize_values_u8((int64_t)n, x, q[2], &p);
+        if (memcmp(q[2], q[1], n + GUARD) != 0) {
+            printf("quantize_values_u8 n %zu: bytes differ from the reference's plus 128\n", n);
+            failed = 1;
+        }
+    }
+    free(x), free(q[0]), free(q[1]), free(q[2]);
     return failed;
 }
 
@@ -364,7 +397,7 @@ int main(int argc, char **argv) {
             for (int repeat = 0; repeat < 4; ++repeat, ++cases)
                 failed |= quantize_case(&r, &quantize, lengths[a], mode);
     for (size_t a = 0; a < sizeof lengths / sizeof lengths[0] && path.quantize_u8; ++a, ++cases)
-        failed |= quantize_u8_case(&r, path.quantize_u8, lengths[a]);
+        failed |= quantize_u8_case(&r, &path, lengths[a]);
     printf("%s (gemm %ux%uc%u): %zu cases, %s\n", argv[1], (unsigned)path.mr, (unsigned)path.nr, (unsigned)path.kr,
            cases, failed ? "MISMATCH" : "ok");
     return failed;

@@ -130,3 +130,30 @@ def test_float16_mode_keeps_a_sparse_float16_weight_as_it_is():
     x = np.random.default_rng(4).standard_normal((1, 16)).astype(np.float32)
     np.testing.assert_allclose(run(Interpreter, data, [x])[0], litert(data, [x])[0], rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(litert(data, [x])[0], litert(content, [x])[0], rtol=1e-2, atol=1e-2)  # bias float16
+
+
+def test_the_graphs_densify_writes_its_weight_sparse():
+    """ops.densify: the file holds the weight's nonzero values alone (rows DENSE, columns SPARSE_CSR) and a
+    DENSIFY; LiteRT runs it with graph.run's result, and densify gives the dense weight back."""
+    import rillet.graph as rg
+    from rillet.converter.from_graph import convert
+    from rillet.graph import ops
+
+    rs = np.random.default_rng(4)
+    w = np.where(rs.random((8, 24)) < 0.25, rs.normal(size=(8, 24)), 0).astype(np.float32)
+    w[3] = 0  # an empty row
+    g = rg.Graph()
+    with g.as_default():
+        x = ops.placeholder([2, 24], name="x")
+        y = ops.fully_connected(x, ops.densify(w))
+    model = load(convert(inputs={"x": x}, outputs={"y": y}))
+    sg = model.subgraphs[0]
+    (sparse,) = [k for k, t in enumerate(sg.tensors) if t.sparsity is not None]
+    assert model.buffers[sg.tensors[sparse].buffer].data.size == 4 * np.count_nonzero(w)
+    assert [model.op_name(op) for op in sg.operators] == ["DENSIFY", "FULLY_CONNECTED"]
+    np.testing.assert_array_equal(densify(model, 0, sparse), w)
+    xv = rs.uniform(-1, 1, (2, 24)).astype(np.float32)
+    from ai_edge_litert.interpreter import Interpreter
+
+    got = Interpreter(model_content=save(model)).get_signature_runner("infer")(x=xv)["y"]
+    np.testing.assert_allclose(got, g.run(y, {x: xv}), rtol=1e-5, atol=1e-6)

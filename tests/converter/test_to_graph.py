@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from ai_edge_litert.interpreter import Interpreter
 
 from rillet.converter import ModelError, load
+from rillet.converter.format.schema import BUILTIN_CODES
 from rillet.converter.from_graph import convert
 from rillet.converter.to_graph import to_graph
 from rillet.graph import gradients, ops
@@ -71,5 +74,8 @@ def test_unknown_signature_is_named():
 
 def test_ops_without_a_graph_op_are_listed():
     model = load(model_path("train_mlp"))
-    with pytest.raises(ModelError, match="CALL_ONCE"):
+    k = next(k for k, c in enumerate(model.operator_codes) if c.builtin_code == BUILTIN_CODES["GREATER"])
+    model.operator_codes[k] = dataclasses.replace(model.operator_codes[k], deprecated_builtin_code=32,
+                                                  builtin_code=32, custom_code="NotAnOp")
+    with pytest.raises(ModelError, match="rillet.graph has no op for: NotAnOp"):
         to_graph(model, signature="infer")

@@ -10,6 +10,7 @@ from ai_edge_litert.interpreter import Interpreter as LiteRTInterpreter
 from graphcheck import RUNTIME_FLOAT_OPS
 
 import rillet.graph as rg
+from rillet.converter import load
 from rillet.converter.from_graph import convert
 from rillet.converter.to_graph import CUSTOM_IMPORTS, to_graph
 from rillet.graph import ops
@@ -18,15 +19,9 @@ from rillet.runtime import Interpreter
 
 # Runtime ops with no graph op, and why. The list may only shrink.
 NOT_IN_GRAPH = {
-    # subgraphs: a Graph is one dataflow graph and the converter's IR one subgraph; these call others
-    "CALL_ONCE", "IF", "WHILE",
-    # quantization: graph tensors carry no scale or zero point (to_graph refuses quantized files)
-    "QUANTIZE", "DEQUANTIZE",
-    # file structure: to_graph expands sparse weights to dense ones (converter/dense_weights.py)
-    "DENSIFY",
-    # MediaPipe custom ops: the converter writes builtins only (to_graph imports a Convolution2DTransposeBias
-    # as a TRANSPOSE_CONV and an ADD)
-    "Convolution2DTransposeBias", "MaxPoolingWithArgmax2D", "MaxUnpooling2D",
+    # MediaPipe's transposed convolution with a bias: to_graph imports it as a TRANSPOSE_CONV and an ADD, which
+    # the converter writes (builtins where builtins can express it)
+    "Convolution2DTransposeBias",
 }
 
 
@@ -51,6 +46,9 @@ _OLDER_OPS = set(RUNTIME_FLOAT_OPS) | {"IDENTITY", "PLACEHOLDER", "CONST", "NO_O
 
 RNG = np.random.default_rng(5)
 WIDE, UNIT, POSITIVE = (-4.0, 4.0), (-1.0, 1.0), (0.5, 2.0)
+SPARSE_WEIGHT = np.where(np.random.default_rng(6).random((6, 16)) < 0.3, 1.5, 0.0).astype(np.float32)
+SPARSE_WEIGHT[1] = 0.0  # an empty row
+SPARSE_WEIGHT[SPARSE_WEIGHT != 0] = np.random.default_rng(7).normal(size=int((SPARSE_WEIGHT != 0).sum()))
 
 
 LSTM_WEIGHTS = ([RNG.normal(size=(4, 3)).astype(np.float32) for _ in range(4)],
@@ -113,6 +111,22 @@ CASES = {
     "rfft2d": (lambda x: ops.rfft2d(x, [4, 8]), (2, 3, 8), WIDE),
     "lstm": (lambda x: ops.lstm(x, *LSTM_WEIGHTS, cell_clip=0.8), (2, 5, 3), WIDE),
     "lstm_time_major": (lambda x: ops.lstm(x, *LSTM_WEIGHTS, time_major=True), (5, 2, 3), UNIT),
+    # control flow: each function a subgraph of its own (either branch, by the sign of x's sum; a loop whose
+    # count is a value: the floor of x's largest element, plus 2)
+    "if": (lambda x: ops.if_(ops.greater(ops.reduce_sum(x), np.float32(0)), lambda a: ops.tanh(a * 2.0),
+                             lambda a: a * a - 1.0, x), (2, 3), WIDE),
+    "while": (lambda x: ops.while_loop(
+        lambda i, n, v: ops.less(i, n), lambda i, n, v: [i + np.int32(1), n, ops.sin(v) * 1.5],
+        [ops.constant(np.int32(0)), ops.cast(ops.floor(ops.reduce_max(x) + 2.0), "int32"), x])[2], (2, 3), WIDE),
+    # quantization at a float model's edges: int8 levels out (bit for bit), int8 and int16 levels and back
+    "quantize": (lambda x: ops.quantize(x, 0.03, -5), (3, 40), WIDE),
+    "dequantize": (lambda x: ops.dequantize(ops.quantize(x * 3.0, 0.05, 7), 0.05, 7) * 2.0, (3, 40), WIDE),
+    # MediaPipe's pooling custom ops: the unpooling puts each value where its index says, so a wrong index shows
+    # (LiteRT's XNNPACK crashes on an argmax pooling whose indices nothing reads: they are read here)
+    "argmax_indices": (lambda x: ops.max_unpool(*ops.max_pool_with_argmax(x, (2, 2)), (2, 2)), (2, 4, 6, 3), WIDE),
+    # a weight stored sparse (an empty row, 70% zeros): LiteRT and rillet densify it, to_graph expands it
+    "densify": (lambda x: ops.fully_connected(x, ops.densify(SPARSE_WEIGHT)), (2, 16), WIDE),
+    "dequantize_int16": (lambda x: ops.dequantize(ops.quantize(x, 1 / 4096, 0, "int16"), 1 / 4096), (3, 40), WIDE),
 }
 
 
@@ -204,14 +218,40 @@ def _runtime_lstm_models():
 
 
 @pytest.mark.parametrize("time_major", [False, True])
-def test_to_graph_imports_an_lstm_file_with_litert_first_invoke(time_major):
+def test_to_graph_imports_an_lstm_file_with_litert_invokes_carrying_the_state(time_major):
     models = _runtime_lstm_models()
     data = models.lstm_model(time_major=time_major, cell_clip=0.7)
-    x = RNG.uniform(-1, 1, size=(5, 2, 3) if time_major else (2, 5, 3)).astype(np.float32)
-    (want,) = models.run_invokes(LiteRTInterpreter, data, [x])
+    xs = [RNG.uniform(-1, 1, size=(5, 2, 3) if time_major else (2, 5, 3)).astype(np.float32) for _ in range(3)]
+    wants = models.run_invokes(LiteRTInterpreter, data, xs)
     imported = to_graph(data)
-    np.testing.assert_allclose(imported.run({"x": x})["y"], want, rtol=1e-5, atol=1e-6)
+    for x, want in zip(xs, wants):  # the state carries from one run to the next, as from invoke to invoke
+        np.testing.assert_allclose(imported.run({"x": x})["y"], want, rtol=1e-5, atol=1e-6)
     assert len(imported.variables) == 12  # the gates' weights and biases: trainable
+    from_zero = to_graph(data, carry_lstm_state=False)
+    for x in xs:
+        np.testing.assert_allclose(from_zero.run({"x": x})["y"], models.run_invokes(LiteRTInterpreter, data, [x])[0],
+                                   rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("carry_state", [False, True])
+def test_every_invoke_of_an_exported_lstm_gives_graph_runs_result(carry_state):
+    """From zero at every run (the unrolled steps' builtins) or carried (the fused op and its variable state):
+    three invokes in a row in LiteRT and rillet give three graph runs' outputs, not the first one alone."""
+    g = rg.Graph()
+    with g.as_default():
+        x = ops.placeholder((2, 5, 3), name="x")
+        y = ops.lstm(x, *LSTM_WEIGHTS, cell_clip=0.8, carry_state=carry_state)
+    data = convert(inputs={"x": x}, outputs={"y": y})
+    kinds = {op.builtin_code for op in load(data).operator_codes}
+    assert (kinds == {44}) == carry_state  # 44: UNIDIRECTIONAL_SEQUENCE_LSTM, alone when carried
+    xs = [RNG.uniform(-1, 1, size=(2, 5, 3)).astype(np.float32) for _ in range(3)]
+    wants = [g.run(y, {x: v}) for v in xs]
+    if carry_state:
+        assert np.abs(wants[1] - g.run(y, {x: xs[1]})).max() > 1e-3  # the state moved on
+    for cls in (LiteRTInterpreter, Interpreter):
+        runner = cls(model_content=data).get_signature_runner("infer")
+        for v, want in zip(xs, wants):
+            np.testing.assert_allclose(runner(x=v)["y"], want, rtol=1e-5, atol=1e-6, err_msg=cls.__module__)
 
 
 @pytest.mark.parametrize("variant, named", [({"peephole": True}, "peephole"), ({"cifg": True}, "input 1"),
@@ -221,3 +261,20 @@ def test_to_graph_names_the_lstm_parts_it_cannot_import(variant, named):
 
     with pytest.raises(ModelError, match=named):
         to_graph(_runtime_lstm_models().lstm_model(**variant))
+
+
+def test_argmax_pooling_indices_are_litert_tap_numbers():
+    """The indices output as the uint32 tap numbers (fx * filter_h + fy) LiteRT stores in its float32 tensor,
+    in LiteRT, rillet and the graph, bit for bit, through a file the converter wrote as the custom op."""
+    g = rg.Graph()
+    with g.as_default():
+        x = ops.placeholder((2, 5, 7, 3), name="x")
+        values, indices = ops.max_pool_with_argmax(x, (2, 3), "SAME")
+    data = convert(inputs={"x": x}, outputs={"values": values, "indices": indices})
+    assert [c.custom_code for c in load(data).operator_codes] == ["MaxPoolingWithArgmax2D"]
+    xv = np.round(RNG.uniform(-3, 3, size=(2, 5, 7, 3))).astype(np.float32)  # many ties
+    want = g.run(indices, {x: xv}).view(np.uint32)
+    assert want.max() == 5 and len(np.unique(want)) == 6
+    for cls in (LiteRTInterpreter, Interpreter):
+        np.testing.assert_array_equal(_run(cls, data, {"x": xv})["indices"].view(np.uint32), want)
+    np.testing.assert_array_equal(to_graph(data).run({"x": xv})["indices"].view(np.uint32), want)

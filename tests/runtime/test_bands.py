@@ -108,3 +108,83 @@ def test_uneven_rows_run_op_by_op():
     model = inverted_residuals((1, 3, 1, 3), blocks=1, stride_at=-1)  # 3 pixels: 2 against 1 on 2 threads
     _, segments = run(model, RNG.uniform(-1, 1, size=(1, 3, 1, 3)).astype(np.float32), 2)
     assert segments == []
+
+
+def se_blocks(shape, channels=8, expand=4, blocks=2, activation="swish"):
+    """EfficientNet's and MobileNetV3's blocks: 1x1 expand, 3x3 depthwise, each followed by a swish (x * sigmoid(x))
+    or a HARD_SWISH; squeeze-and-excite (a global MEAN, two 1x1s on its one pixel, a sigmoid, the MUL by the
+    [C] scales); 1x1 project and the residual ADD."""
+    act = (lambda t: ops.mul(t, ops.sigmoid(t))) if activation == "swish" else ops.hard_swish
+    g = Graph()
+    with g.as_default():
+        x = ops.placeholder(shape, name="x")
+        h = ops.conv2d(x, normal(channels, 1, 1, shape[-1]), normal(channels))
+        for _ in range(blocks):
+            wide = channels * expand
+            e = act(ops.conv2d(h, normal(wide, 1, 1, channels), normal(wide)))
+            d = act(ops.depthwise_conv2d(e, normal(1, 3, 3, wide), normal(wide), padding="SAME"))
+            s = ops.reduce_mean(d, axes=[1, 2], keepdims=True)
+            s = ops.relu(ops.conv2d(s, normal(wide // 4, 1, 1, wide), normal(wide // 4)))
+            s = ops.sigmoid(ops.conv2d(s, normal(wide, 1, 1, wide // 4), normal(wide)))
+            h = ops.add(ops.conv2d(ops.mul(d, s), normal(channels, 1, 1, wide), normal(channels)), h)
+        y = ops.conv2d(h, normal(16, 1, 1, channels), normal(16))
+    return convert(inputs={"x": x}, outputs={"y": y})
+
+
+@pytest.mark.parametrize("activation", ["swish", "hard_swish"])
+@pytest.mark.parametrize("shape,channels", [((1, 9, 9, 3), 8), ((1, 12, 17, 2), 8), ((2, 6, 5, 3), 8),
+                                            ((1, 6, 7, 3), 72)])
+def test_int8_activations_and_se_scales_join_bands_with_one_threads_bits(shape, channels, activation):
+    """int8 table activations (the swish's one table, HARD_SWISH) run in the bands of the convolution before them,
+    and the squeeze-and-excite MUL by its [C] scales heads the bands of the projection after it (C = 32, a tiled
+    vector; C = 288, a kernel call per pixel): the bits of one thread at 2, 3 and 4 threads, LiteRT's bits, and
+    the segments hold those ops."""
+    model = se_blocks(shape, channels=channels, activation=activation)
+    calibration = [RNG.uniform(-1, 1, size=shape).astype(np.float32) for _ in range(4)]
+    q = quantize(model, calibration, mode="int8", progress=False)
+    x = RNG.uniform(-1, 1, size=shape).astype(np.float32)
+    want, _ = run(q, x, 1)
+    for threads in (2, 3, 4):
+        got, segments = run(q, x, threads)
+        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
+    np.testing.assert_array_equal(want, litert(q, x))
+    names = Interpreter(model_content=q)._plan.op_names
+    _, segments = run(q, x, 2)
+    banded = [names[first:last + 1] for first, last in segments]
+    table = "LOGISTIC" if activation == "swish" else "HARD_SWISH"
+    assert any(ops_[0] == "DEPTHWISE_CONV_2D" and table in ops_ for ops_ in banded), banded
+    if shape[0] == 1:  # a batch's scales are [N, 1, 1, C], not one [C] vector: that MUL runs on its own
+        assert any(ops_[:2] == ["MUL", "CONV_2D"] for ops_ in banded), banded
+
+
+@pytest.mark.parametrize("activation", ["swish", "hard_swish"])
+def test_float_se_blocks_give_one_threads_bits_and_litert_values(activation):
+    shape = (1, 9, 9, 3)
+    model = se_blocks(shape, activation=activation)
+    x = RNG.uniform(-1, 1, size=shape).astype(np.float32)
+    want, _ = run(model, x, 1)
+    for threads in (2, 3, 4):
+        got, _ = run(model, x, threads)
+        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
+    np.testing.assert_allclose(want, litert(model, x), rtol=1e-5, atol=1e-5)
+
+
+def test_int8_mul_by_a_row_of_pixels_is_not_a_channel_vector():
+    """A MUL by a [1, 1, W, C] constant collapses to rows of W * C like a per-channel one; bands count pixels of
+    C, so it must not offer them as rows of W * C (it runs on its own): one thread's bits at 2, 3, 4 threads."""
+    shape = (1, 8, 5, 4)
+    g = Graph()
+    with g.as_default():
+        x = ops.placeholder(shape, name="x")
+        d = ops.depthwise_conv2d(x, normal(1, 3, 3, 4), normal(4), padding="SAME")
+        m = ops.mul(d, ops.constant(RNG.uniform(0.5, 1.5, size=(1, 1, 5, 4)).astype(np.float32)))
+        y = ops.conv2d(m, normal(8, 1, 1, 4), normal(8))
+    model = convert(inputs={"x": x}, outputs={"y": y})
+    q = quantize(model, [RNG.uniform(-1, 1, size=shape).astype(np.float32) for _ in range(4)], mode="int8",
+                 progress=False)
+    x = RNG.uniform(-1, 1, size=shape).astype(np.float32)
+    want, _ = run(q, x, 1)
+    for threads in (2, 3, 4):
+        got, _ = run(q, x, threads)
+        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
+    np.testing.assert_array_equal(want, litert(q, x))

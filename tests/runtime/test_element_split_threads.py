@@ -164,10 +164,12 @@ def test_attention_head_transpose_splits(dtype, monkeypatch):
     assert_split_and_same_bits(model, [x], monkeypatch)
 
 
-@pytest.mark.parametrize("shape", [(1, 56, 56, 24), (1, 7, 7, 1152), (1, 13, 11, 300), (1, 4, 1, 4099)])
+@pytest.mark.parametrize("shape", [(1, 56, 56, 24), (1, 7, 7, 1152), (1, 13, 11, 300), (1, 4, 1, 4099),
+                                   (1, 20, 20, 1000)])
 def test_int8_global_average_pool_splits_its_rows(shape, monkeypatch):
-    """A squeeze-and-excite's MEAN over H and W (one slice: its rows summed in parts, the parts added by the
-    caller); 4 rows: a part a row on 2 threads, on 3 too few rows for parts (the caller alone, same bits)."""
+    """A squeeze-and-excite's MEAN over H and W (one slice: its rows summed in parts of 8 rows or more, the parts
+    added by channels, split too where there are many: 4099 and 1000 channels); 4 rows: a part a row on 2
+    threads, on 3 too few rows for parts (the caller alone, same bits)."""
     x = np.random.default_rng(7).integers(-128, 128, shape).astype(I8)
     out = (1, 1, 1, shape[3])
     model = op_model("MEAN", [Input(shape, I8, Quant(0.04, 3)), np.array([1, 2], np.int32)],
@@ -197,9 +199,11 @@ def test_float_unary_outside_bands_splits(op, shape, monkeypatch):
     assert_split_and_same_bits(model, [x], monkeypatch, litert_bits=False)
 
 
-@pytest.mark.parametrize("shape", [(1, 7, 7, 576), (1, 14, 14, 1000), (2, 5, 5, 300), (1, 56, 56, 131)])
+@pytest.mark.parametrize("shape", [(1, 7, 7, 576), (1, 14, 14, 1000), (2, 5, 5, 300), (1, 56, 56, 131),
+                                   (1, 56, 56, 16), (1, 14, 14, 96), (1, 28, 28, 21)])
 def test_float_global_average_pool_splits_its_channels(shape, monkeypatch):
-    """A squeeze-and-excite's float MEAN over H and W: one slice a batch, split in blocks of 64 channels."""
+    """A squeeze-and-excite's float MEAN over H and W: one slice a batch, split in blocks of 8 channels (16 and
+    96: MobileNetV3-small's; 21: a block with a masked tail)."""
     x = np.random.default_rng(10).standard_normal(shape).astype(np.float32)
     model = op_model("MEAN", [Input(shape, np.float32), np.array([1, 2], np.int32)],
                      [((shape[0], 1, 1, shape[3]), np.float32)], options={"keep_dims": True})

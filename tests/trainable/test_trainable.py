@@ -18,8 +18,9 @@ litert = pytest.importorskip("ai_edge_litert.interpreter")
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
-# (model, options): float CNNs and an MLP of tests/data/models, and real models of tests/data/real: a PRELU
-# regressor, TFLM's sine, and BlazeFace (float16 weights, two outputs, a sigmoid head).
+# (model, options): float CNNs and an MLP of tests/data/models, a model with control flow in front of its dense
+# layers (tests/data/control_flow), and real models of tests/data/real: a PRELU regressor, TFLM's sine, and
+# BlazeFace (float16 weights, two outputs, a sigmoid head).
 CASES = [
     ("models/cnn_small_f32.tflite", {"loss": "softmax_cross_entropy"}),
     ("models/cnn_small_f32.tflite", {"loss": "softmax_cross_entropy", "train_last": 3, "optimizer": "adam",
@@ -27,6 +28,8 @@ CASES = [
     ("models/mobilenet_v2_035_96_f32.tflite", {"loss": "softmax_cross_entropy", "train_last": 2,
                                                "optimizer": "momentum"}),
     ("models/mlp_f32.tflite", {"loss": "mse", "train_last": 2}),
+    # IF, WHILE and a CALL_ONCE-initialised state in the frozen part (make_control_flow.py)
+    ("control_flow/control_flow_f32.tflite", {"loss": "softmax_cross_entropy", "train_last": 2}),
     ("real/sine_float.tflite", {"loss": "mse", "train_last": 3, "learning_rate": 0.001}),
     ("real/hand_recrop.tflite", {"loss": "mse", "train_last": 2, "learning_rate": 1e-7}),
     ("real/face_detection_short_range.tflite", {"loss": "sigmoid_cross_entropy", "train_last": 2,
@@ -445,3 +448,86 @@ def test_a_fine_tuned_int8_model_exports_and_runs_in_litert(tmp_path):
     (got,) = exported.get_signature_runner(next(iter(exported.get_signature_list())))(**{name: x}).values()
     assert got.dtype == np.int8
     np.testing.assert_array_equal(got, trained)
+
+
+def test_an_lstm_in_the_trained_tail_starts_each_step_from_zero():
+    """A dense layer, an LSTM carrying its state (the fused op), a dense head: training the two dense layers puts
+    the LSTM in the tail, where each step's samples start from a zero state (the unrolled steps' builtins, what
+    backpropagation through time assumes): the first step's loss is the graph's from zero, and rillet's and
+    LiteRT's losses agree and fall."""
+    import rillet.graph as rg
+    from rillet.converter.from_graph import convert
+    from rillet.graph import ops
+
+    rs = np.random.default_rng(1)
+    weights = ([rs.normal(size=(4, 6)).astype(np.float32) * 0.5 for _ in range(4)],
+               [rs.normal(size=(4, 4)).astype(np.float32) * 0.5 for _ in range(4)],
+               [rs.normal(size=4).astype(np.float32) for _ in range(4)])
+    g = rg.Graph()
+    with g.as_default():
+        x = ops.placeholder([2, 5, 3], name="x")
+        h = ops.fully_connected(ops.reshape(x, [10, 3]), rg.Variable(rs.normal(size=(6, 3)).astype(np.float32)))
+        y = ops.lstm(ops.reshape(h, [2, 5, 6]), *weights, carry_state=True)
+        last = ops.strided_slice(y, [0, 4, 0], [0, 5, 0], begin_mask=5, end_mask=5, shrink_axis_mask=2)
+        p = ops.softmax(ops.fully_connected(last, rg.Variable(rs.normal(size=(3, 4)).astype(np.float32)),
+                                            rg.Variable(np.zeros(3, np.float32))))
+    model = convert(inputs={"x": x}, outputs={"p": p})
+    assert "UNIDIRECTIONAL_SEQUENCE_LSTM" in {load(model).op_name(op) for op in load(model).subgraphs[0].operators}
+    content = rillet.trainable(model, train_last=2, learning_rate=0.1)
+    xv, label = rs.uniform(-1, 1, (2, 5, 3)).astype(np.float32), np.array([0, 2], np.int32)
+    p0 = g.run(p, {x: xv})  # the graph's first run: from zero (later ones carry its LSTM's state)
+    from_zero = float(-np.log(p0[[0, 1], label]).mean())
+    losses = {}
+    for key, cls in (("rillet", Interpreter), ("litert", litert.Interpreter)):
+        train = cls(model_content=content).get_signature_runner("train")
+        losses[key] = np.array([float(train(x=xv, y=label)["loss"]) for _ in range(20)])
+    np.testing.assert_allclose(losses["rillet"][0], from_zero, rtol=1e-5)
+    np.testing.assert_allclose(losses["rillet"], losses["litert"], rtol=1e-5)
+    assert losses["rillet"][-1] < losses["rillet"][0]
+    for cls in (Interpreter, litert.Interpreter):  # no state left behind from one invoke to the next
+        infer = cls(model_content=content).get_signature_runner("infer")
+        first = infer(x=xv)["p"]
+        np.testing.assert_array_equal(infer(x=xv)["p"], first)
+        np.testing.assert_allclose(first, p0, rtol=1e-5)
+
+
+def test_a_graph_built_model_with_every_forward_only_op_in_its_frozen_part_trains():
+    """IF, WHILE, QUANTIZE -> DEQUANTIZE and MediaPipe's argmax pooling and unpooling, written by the graph API in
+    front of a convolution and a dense head: the file round-trips through to_graph (LiteRT's outputs of the
+    original), and `trainable` on it trains the head with the same losses in rillet and LiteRT, falling."""
+    import rillet.graph as rg
+    from rillet.converter.from_graph import convert
+    from rillet.converter.to_graph import to_graph
+    from rillet.graph import ops
+
+    rs = np.random.default_rng(3)
+    g = rg.Graph()
+    with g.as_default():
+        x = ops.placeholder([1, 8, 8, 2], name="x")
+        h = ops.if_(ops.greater(ops.reduce_sum(x), np.float32(0)), lambda a: ops.tanh(a), lambda a: a * 0.5, x)
+        _, h = ops.while_loop(lambda i, v: ops.less(i, np.int32(2)), lambda i, v: [i + np.int32(1), v * 0.8 + 0.1],
+                              [ops.constant(np.int32(0)), h])
+        h = ops.dequantize(ops.quantize(h, 1 / 64, -3), 1 / 64, -3)
+        h = ops.max_unpool(*ops.max_pool_with_argmax(h, (2, 2)), (2, 2))
+        h = ops.relu(ops.conv2d(h, rs.normal(size=(4, 3, 3, 2)).astype(np.float32) * 0.5, padding="SAME"))
+        logits = ops.fully_connected(ops.reshape(h, [1, 256]), rs.normal(size=(3, 256)).astype(np.float32) * 0.1,
+                                     np.zeros(3, np.float32))
+        p = ops.softmax(logits)
+    model = convert(inputs={"x": x}, outputs={"p": p})
+    kinds = {load(model).op_name(op) for sg in load(model).subgraphs for op in sg.operators}
+    assert {"IF", "WHILE", "QUANTIZE", "DEQUANTIZE", "MaxPoolingWithArgmax2D", "MaxUnpooling2D"} <= kinds
+    xs = [rs.uniform(-1, 1, (1, 8, 8, 2)).astype(np.float32) * sign for sign in (1, -1)]  # both branches
+    imported = to_graph(model)
+    again = convert(inputs=imported.inputs, outputs=imported.outputs)
+    for xv in xs:
+        want = litert.Interpreter(model_content=model).get_signature_runner("infer")(x=xv)["p"]
+        for cls in (Interpreter, litert.Interpreter):
+            assert rel(cls(model_content=again).get_signature_runner("infer")(x=xv)["p"], want) <= 1e-5
+    content = rillet.trainable(model, train_last=1, learning_rate=0.5)
+    label = np.array([int(np.argmin(g.run(p, {x: xs[0]})))], np.int32)
+    losses = {}
+    for key, cls in (("rillet", Interpreter), ("litert", litert.Interpreter)):
+        train = cls(model_content=content).get_signature_runner("train")
+        losses[key] = np.array([float(train(x=xs[k % 2], y=label)["loss"]) for k in range(20)])
+    np.testing.assert_allclose(losses["rillet"], losses["litert"], rtol=1e-5)
+    assert losses["rillet"][-2:].mean() < losses["rillet"][:2].mean()

@@ -133,3 +133,31 @@ def test_a_loss_on_the_score_before_the_if_trains_as_in_litert() -> None:
 def test_an_internal_name_that_is_not_there_is_refused() -> None:
     with pytest.raises(ValueError, match="no output 'nope'"):
         rillet.trainable(_model(), loss="mse", output="nope")
+
+
+def test_a_classification_loss_inside_the_model_gets_an_accuracy(tmp_path) -> None:
+    """The loss reads the score before the IF: `infer` keeps the original's one output, and a `score` signature
+    gives the tensor the loss reads, which the trainer scores (accuracy, validation) in both runtimes."""
+    from rillet.targets.device_train import DeviceTrainer
+
+    content = _model()
+    training = rillet.trainable(content, loss="sigmoid_cross_entropy", output="score", train_last=2,
+                                learning_rate=0.5)
+    ours, theirs = Interpreter(model_content=training), litert.Interpreter(model_content=training)
+    assert list(ours.get_signature_runner("infer").get_output_details()) == ["y"]
+    xs = _inputs()
+    for x in xs:  # before a step: the original's score, in both runtimes
+        want = _score(content, x)
+        assert float(ours.get_signature_runner("score")(x=x)["score"][0, 0]) == pytest.approx(want, rel=1e-5)
+        assert float(theirs.get_signature_runner("score")(x=x)["score"][0, 0]) == pytest.approx(want, rel=1e-5)
+    path = tmp_path / "train.tflite"
+    path.write_bytes(training)
+    x = np.concatenate(xs)
+    labels = (x[:, :1] > 0).astype(np.float32)  # learnable: the sign of the first feature
+    trainer = DeviceTrainer(path)
+    assert trainer.classifies
+    before = trainer.evaluate((x, labels))["val_accuracy"]
+    history = trainer.fit((x, labels), epochs=30, progress=False)
+    assert len(history["accuracy"]) == 30 and history["loss"][-1] < history["loss"][0]
+    after = trainer.evaluate((x, labels))
+    assert after["val_accuracy"] > before and after["val_loss"] < history["loss"][0]

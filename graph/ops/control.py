@@ -1,0 +1,253 @@
+"""Control flow: graph functions (`Function`: a Graph of its own with inputs and outputs) and the ops that call
+them, IF (one of two branches), WHILE (a body while a condition holds) and CALL_ONCE (an initialiser, once per
+graph state), written to a .tflite as the same builtins with each function as a subgraph of its own.
+
+Forward only: no gradient flows through them (they sit in a model's frozen part; `trainable` trains the layers
+after). Each op: its shape rule, numpy reference, JAX lowering and TFLite mapping, its builder."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, MutableMapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..core import Graph, Node, Tensor, Variable
+from ..registry import REQUIRED, OpDef, register
+from .core import _apply, _jnp, _tfl, as_tensor, placeholder
+
+
+class Function:
+    """A graph function: its own Graph, the placeholders it takes (in order), the tensors it gives (in order) and
+    the nodes it runs for their effect (a CALL_ONCE initialiser's assignments)."""
+
+    def __init__(self, graph: Graph, inputs: Sequence[Tensor], outputs: Sequence[Tensor],
+                 effects: Sequence[Node] = (), name: str = "function"):
+        for t in [*inputs, *outputs]:
+            if t.graph is not graph:
+                raise ValueError(f'function "{name}": tensor "{t.name}" is not of its graph')
+        self.graph, self.name = graph, name
+        self.inputs, self.outputs, self.effects = list(inputs), list(outputs), list(effects)
+        self._own = graph.store  # the values of the Variables made in the function's graph
+
+    @property
+    def input_specs(self) -> list[tuple]:
+        """(shape, dtype) of each input, in order."""
+        return [(t.shape, t.dtype) for t in self.inputs]
+
+    @property
+    def output_specs(self) -> list[tuple]:
+        """(shape, dtype) of each output, in order."""
+        return [(t.shape, t.dtype) for t in self.outputs]
+
+    def __call__(self, args: Sequence[np.ndarray], state: Graph | None = None) -> tuple:
+        """The outputs for `args` on the numpy reference; with `state`, resource variables are the caller's
+        (its store is shared), as a TFLite subgraph's are the interpreter's."""
+        if state is not None:
+            self.graph.store = _CallerStore(self._own, state.store)
+        results = self.graph.run([self.outputs, self.effects], dict(zip(self.inputs, args)))
+        return tuple(results[0])
+
+    def __repr__(self) -> str:
+        return f'<Function "{self.name}" {len(self.inputs)} -> {len(self.outputs)}>'
+
+
+class _CallerStore(MutableMapping):
+    """A called function's variable store: its own Variables' values, and every other resource the caller's."""
+
+    def __init__(self, own: dict, caller: MutableMapping):
+        self.own, self.caller = own, caller
+
+    def _of(self, key: str) -> MutableMapping:
+        return self.own if key in self.own else self.caller
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        return self._of(key)[key]
+
+    def __setitem__(self, key: str, value: np.ndarray) -> None:
+        self._of(key)[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self._of(key)[key]
+
+    def __iter__(self):
+        return iter({**self.caller, **self.own})
+
+    def __len__(self) -> int:
+        return len({**self.caller, **self.own})
+
+
+def function(fn: Callable[..., Any], input_specs: Sequence[tuple], name: str = "function") -> Function:
+    """Trace `fn` into a Function of its own graph: `fn` gets one placeholder per (shape, dtype) in `input_specs`
+    and returns a tensor, a list of tensors, or Nodes (assignments) to run for their effect among them."""
+    graph = Graph()
+    with graph.as_default():
+        inputs = [placeholder(shape, dtype, name=f"arg{i}") for i, (shape, dtype) in enumerate(input_specs)]
+        result = fn(*inputs)
+    result = [] if result is None else list(result) if isinstance(result, (list, tuple)) else [result]
+    outputs = [as_tensor(r, graph=graph) for r in result if not isinstance(r, Node)]
+    return Function(graph, inputs, outputs, [r for r in result if isinstance(r, Node)], name)
+
+
+def _as_function(f: Function | Callable, specs: list[tuple], name: str) -> Function:
+    return f if isinstance(f, Function) else function(f, specs, name)
+
+
+def _check_inputs(f: Function, specs: list[tuple], what: str) -> None:
+    if len(f.inputs) != len(specs):
+        raise ValueError(f'{what} "{f.name}" takes {len(f.inputs)} inputs, given {len(specs)}')
+    for k, ((fs, fd), (s, d)) in enumerate(zip(f.input_specs, specs)):
+        if fd != d or len(fs) != len(s) or any(a is not None and b is not None and a != b for a, b in zip(fs, s)):
+            raise ValueError(f'{what} "{f.name}": input {k} is {list(s)} {d}, the function takes {list(fs)} {fd}')
+
+
+def _same_outputs(a: Function, b: Function, what: str) -> None:
+    if [(tuple(s), d) for s, d in a.output_specs] != [(tuple(s), d) for s, d in b.output_specs]:
+        raise ValueError(f'{what}: "{a.name}" gives {a.output_specs}, "{b.name}" gives {b.output_specs}')
+
+
+def _jax_call(f: Function, args: Sequence[Any]) -> tuple:
+    """The function's outputs on JAX: its nodes' JAX lowerings in order; a variable a function reads is a
+    constant there (the value it has when traced)."""
+    jnp = _jnp()
+    values: dict = dict(zip(f.inputs, args))
+    needed = f.graph.ancestors(f.outputs, stop=set(f.inputs), control=False)
+    for node in f.graph.nodes:
+        if node not in needed or node.op in ("PLACEHOLDER", "VAR_HANDLE") or all(t in values for t in node.outputs):
+            continue
+        if node.op == "READ_VARIABLE":
+            out = jnp.asarray(f.graph.store[node.inputs[0].node.attrs["shared_name"]])
+        else:
+            out = node.opdef.jax(node.attrs, *[values[t] for t in node.inputs])
+        for t, v in zip(node.outputs, out if isinstance(out, tuple) else (out,)):
+            values[t] = v
+    return tuple(values[t] for t in f.outputs)
+
+
+def _truth(cond: np.ndarray) -> bool:
+    """A condition tensor's value: its one element, as TFLite's IF and WHILE read it."""
+    cond = np.asarray(cond)
+    if cond.size != 1:
+        raise ValueError(f"the condition has {cond.size} elements, not one")
+    return bool(cond.reshape(()))
+
+
+# ---------------------------------------------------------------------------------------------------- IF
+
+
+def _if_infer(attrs, specs):
+    if specs[0][1] != "bool" or int(np.prod([d or 1 for d in specs[0][0]])) != 1:
+        raise ValueError(f"the condition must be one bool, got {list(specs[0][0])} {specs[0][1]}")
+    for branch in ("then_branch", "else_branch"):
+        _check_inputs(attrs[branch], specs[1:], "IF branch")
+    _same_outputs(attrs["then_branch"], attrs["else_branch"], "IF's branches differ")
+    return attrs["then_branch"].output_specs
+
+
+def _if_np(attrs, cond, *args, state):
+    return attrs["then_branch" if _truth(cond) else "else_branch"](args, state)
+
+
+def _if_jax(attrs, cond, *args):
+    from jax import lax
+    return lax.cond(cond.reshape(()), lambda *a: _jax_call(attrs["then_branch"], a),
+                    lambda *a: _jax_call(attrs["else_branch"], a), *args)
+
+
+register(OpDef("IF", attrs={"then_branch": REQUIRED, "else_branch": REQUIRED}, infer=_if_infer, numpy=_if_np,
+               jax=_if_jax, stateful=True,
+               tflite=_tfl("IF", "IfOptions", notes="each branch a subgraph (then/else_subgraph_index)")))
+
+
+def if_(cond: Any, then_branch: Function | Callable, else_branch: Function | Callable, *args: Any,
+        name: str | None = None) -> Any:
+    """IF: `then_branch(*args)` where the one-element bool `cond` is true, else `else_branch(*args)`. A branch
+    is a Function or a callable traced over the args' shapes; both give the same shapes and dtypes. Returns the
+    branch's output (a tensor, or a list for several)."""
+    cond = as_tensor(cond)
+    args = [as_tensor(a.value if isinstance(a, Variable) else a, graph=cond.graph) for a in args]
+    specs = [(a.shape, a.dtype) for a in args]
+    then_f = _as_function(then_branch, specs, "then")
+    else_f = _as_function(else_branch, specs, "else")
+    return _apply("IF", [cond, *args], {"then_branch": then_f, "else_branch": else_f}, name=name)
+
+
+# ------------------------------------------------------------------------------------------------- WHILE
+
+
+def _while_infer(attrs, specs):
+    _check_inputs(attrs["cond"], specs, "WHILE condition")
+    _check_inputs(attrs["body"], specs, "WHILE body")
+    out = attrs["cond"].output_specs
+    if len(out) != 1 or out[0][1] != "bool":
+        raise ValueError(f'WHILE condition "{attrs["cond"].name}" must give one bool, gives {out}')
+    body = [(tuple(s), d) for s, d in attrs["body"].output_specs]
+    if [d for _, d in body] != [d for _, d in specs] or [len(s) for s, _ in body] != [len(s) for s, _ in specs]:
+        raise ValueError(f'WHILE body "{attrs["body"].name}" gives {body}, the loop carries {specs}')
+    return [(s, d) for s, d in specs]
+
+
+def _while_np(attrs, *values, state):
+    values = tuple(values)
+    while _truth(attrs["cond"](values, state)[0]):
+        values = attrs["body"](values, state)
+    return values
+
+
+def _while_jax(attrs, *values):
+    from jax import lax
+    return lax.while_loop(lambda v: _jax_call(attrs["cond"], v)[0].reshape(()),
+                          lambda v: _jax_call(attrs["body"], v), tuple(values))
+
+
+register(OpDef("WHILE", attrs={"cond": REQUIRED, "body": REQUIRED}, infer=_while_infer, numpy=_while_np,
+               jax=_while_jax, stateful=True,
+               tflite=_tfl("WHILE", "WhileOptions", notes="condition and body subgraphs (cond/body_subgraph_index)")))
+
+
+def while_loop(cond: Function | Callable, body: Function | Callable, loop_vars: Sequence[Any],
+               name: str | None = None) -> list[Tensor]:
+    """WHILE: runs `body` on the loop values while `cond` of them (one bool) is true; the final values, a list.
+    `cond` and `body` are Functions or callables traced over the loop values; the body keeps their dtypes and
+    ranks."""
+    values = [as_tensor(v.value if isinstance(v, Variable) else v) for v in loop_vars]
+    specs = [(v.shape, v.dtype) for v in values]
+    node = values[0].graph.add_node("WHILE", values, {"cond": _as_function(cond, specs, "cond"),
+                                                      "body": _as_function(body, specs, "body")}, name)
+    return list(node.outputs)
+
+
+# --------------------------------------------------------------------------------------------- CALL_ONCE
+
+
+def _call_once_infer(attrs, specs):
+    if attrs["init"].inputs or attrs["init"].outputs:
+        raise ValueError(f'CALL_ONCE initialiser "{attrs["init"].name}" must take and give nothing')
+    return []
+
+
+def _call_once_np(attrs, state):
+    called = state.__dict__.setdefault("called_once", set())
+    if id(attrs["init"]) not in called:  # once per graph state, as once per TFLite interpreter
+        attrs["init"]((), state)
+        called.add(id(attrs["init"]))
+    return ()
+
+
+register(OpDef("CALL_ONCE", attrs={"init": REQUIRED}, infer=_call_once_infer, numpy=_call_once_np,
+               jax=lambda a: (), stateful=True,
+               tflite=_tfl("CALL_ONCE", "CallOnceOptions",
+                           notes="the initialiser a subgraph (init_subgraph_index); on JAX the variables start "
+                                 "from the graph's store, so it does nothing there")))
+
+
+def call_once(init: Function | Callable, graph: Graph | None = None, name: str | None = None) -> Node:
+    """CALL_ONCE: runs `init` (a Function of no inputs and outputs, or a callable returning the assignments it
+    makes) the first time a run reaches it; fetch it (or `group` it with the run) for its effect."""
+    from ..core import get_default_graph
+    graph = graph or get_default_graph()
+    return graph.add_node("CALL_ONCE", [], {"init": _as_function(init, [], "init")}, name)
+
+
+GRADIENTS: dict = {}
+"""This family's gradient rules: none (forward only: IF, WHILE and CALL_ONCE are in NO_GRADIENT)."""
