@@ -169,6 +169,8 @@ def test_kernels_match_scalar_under_qemu(testers, which: str, arch: str, cpu: st
         assert tile in output, output
         if which == "qs8":  # the depthwise kernel for filters without -128 ran too
             assert "dwconv_pairs 16c" in output, output
+        if which == "qs8" and arch == "aarch64" and path == "neon":  # and the GEMM tile for them (kr 16)
+            assert "gemm/igemm pairs 2x8c16" in output, output
 
 
 @pytest.mark.parametrize("arch", ["aarch64", "armv7l"])
@@ -182,9 +184,9 @@ def test_threadpool_under_qemu(testers, arch: str) -> None:
 # The whole library per architecture: (compiler arch, target flags, symbols it must hold, symbols it must not).
 LIBRARIES = {
     "aarch64": (AARCH64, (), ("qs8_qc8w_gemm_4x16c4__neondot", "f32_gemm_6x8__neon", "f32_gemm_4x8__neon",
-                               "rl_kernel_table_for"), ()),
+                               "qs8_qc8w_gemm_2x8c16__neon", "rl_kernel_table_for"), ()),
     "armv7l": (ARMV7, (), ("qs8_qc8w_gemm_4x8c1__neon", "f32_dwconv__neon"),
-               ("qs8_qc8w_gemm_4x16c4__neondot", "f32_gemm_6x8__neon")),
+               ("qs8_qc8w_gemm_4x16c4__neondot", "f32_gemm_6x8__neon", "qs8_qc8w_gemm_2x8c16__neon")),
     # The Pi Zero: armv6 + VFP, ARM state; no NEON file is built and no config names one.
     "armv6l": (ARMV7, ("-march=armv6", "-mfpu=vfp", "-marm"), ("f32_gemm_4x4__scalar",),
                ("f32_gemm_4x8__neon", "qs8_qc8w_dwconv_16c__neon")),
