@@ -90,6 +90,7 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .s8_log_softmax = s8_log_softmax_ref,
         .f32_gemm = rl_f32_gemm_config_for(isa),
         .qs8_gemm = rl_qs8_gemm_config_for(isa),
+        .qs8_gemm_pairs = rl_qs8_gemm_pairs_config_for(isa),
         .qs16_gemm = rl_qs16_gemm_config_for(isa),
         .qd8_gemm = rl_qd8_gemm_config_for(isa),
         .qd8_dwconv = rl_qd8_dwconv_for(isa),

@@ -40,6 +40,19 @@ rl_qs8_gemm_config rl_qs8_gemm_config_for(rl_isa isa) {
 #endif
 }
 
+rl_qs8_gemm_config rl_qs8_gemm_pairs_config_for(rl_isa isa) {
+#if defined(__aarch64__) && RL_HAVE_NEON_KERNELS
+    if (isa == RL_ISA_NEON) {
+        const rl_qs8_gemm_config neon = {.mr = 2, .nr = 8, .kr = 16, .input_offset = 0,
+                                         .gemm = qs8_qc8w_gemm_2x8c16__neon, .igemm = qs8_qc8w_igemm_2x8c16__neon};
+        return neon;
+    }
+#endif
+    (void)isa;
+    const rl_qs8_gemm_config none = {.mr = 0};
+    return none;
+}
+
 rl_qs8_dwconv_config rl_qs8_dwconv_config_for(rl_isa isa) {
     const rl_qs8_dwconv_config scalar = {.channel_tile = 4, .dwconv = qs8_qc8w_dwconv_4c__scalar};
 #if defined(__x86_64__) || defined(_M_X64)

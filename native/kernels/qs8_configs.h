@@ -17,6 +17,10 @@
 /* An ISA without kernels of its own gets the best lower path's (AVX512 -> AVX2; NEONDOT's depthwise -> NEON's;
  * an armv6 build's NEON -> scalar). */
 rl_qs8_gemm_config rl_qs8_gemm_config_for(rl_isa isa);
+/* The tile for filters without a weight of -128, where the path has one whose products are exact only then (two
+ * int8 products summed in int16: aarch64 NEON's 2x8c16); else gemm == NULL. A driver whose filter is constant and
+ * free of -128 (memchr for 0x80) packs and runs this config instead of rl_qs8_gemm_config_for's. */
+rl_qs8_gemm_config rl_qs8_gemm_pairs_config_for(rl_isa isa);
 rl_qs8_dwconv_config rl_qs8_dwconv_config_for(rl_isa isa);
 /* As rl_f32_dwconv_narrow_config_for: AVX2's 16-channel kernel on the AVX-512 paths, else the path's own. */
 rl_qs8_dwconv_config rl_qs8_dwconv_narrow_config_for(rl_isa isa);
@@ -87,6 +91,13 @@ void qs8_qc8w_dwconv_16c_pairs__neon(size_t channels, size_t pixels, size_t taps
                                      const rl_qs8_requantization_params *params);
 #endif
 #if defined(__aarch64__)
+/* aarch64 NEON without dot products, filters without -128 (rl_qs8_gemm_pairs_config_for): smull/smlal pairs on
+ * kr 16 (qs8_qc8w_mrx8c16__neon.h). */
+void qs8_qc8w_gemm_2x8c16__neon(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,
+                               int8_t *c, size_t c_stride, const rl_qs8_requantization_params *params);
+void qs8_qc8w_igemm_2x8c16__neon(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
+                                const void *w, int8_t *c, size_t c_stride,
+                                const rl_qs8_requantization_params *params);
 /* aarch64 with the dot-product extension: sdot on kr 4, signed by signed (input_offset 0). */
 void qs8_qc8w_gemm_4x16c4__neondot(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,
                                    int8_t *c, size_t c_stride, const rl_qs8_requantization_params *params);

@@ -158,6 +158,8 @@ static rl_status build_state(rl_plan *plan, rl_op *op, rl_gemm_state *proto) {
     const rl_tensor *filter = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
     const size_t n = proto->n, ks = proto->ks, kc = proto->kc;
     size_t packed_bytes;
+    if (proto->int8 && plan->kernels->qs8_gemm_pairs.gemm && !memchr(filter->data, 0x80, n * ks * kc))
+        proto->qs8 = plan->kernels->qs8_gemm_pairs; /* no weight of -128: two k's products fit int16 */
     if (proto->int8) {
         proto->mr = proto->qs8.mr;
         proto->nr = proto->qs8.nr;

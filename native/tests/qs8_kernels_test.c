@@ -128,6 +128,7 @@ static int8_t formula(const problem *pb, size_t col, const int8_t *const *taps, 
 typedef struct {
     const char *name;
     rl_qs8_gemm_config config;
+    int no_min_weight; /* config is a rl_qs8_gemm_pairs_config_for one: no weight may be -128 */
 } gemm_path;
 
 /* Packs pb for one config and runs its GEMM (rows of a, a_stride apart) or IGEMM (tap p's row i is
@@ -183,6 +184,8 @@ static int gemm_case(rng *r, const gemm_path *path, const gemm_path *scalar, int
     guard_set *g = calloc(1, sizeof *g);
     problem pb;
     make_problem(r, &pb, nc, ks, kc, input_zero_point, data_mode);
+    if (path->no_min_weight) /* a tile for filters without -128 (the pairs config): its weights -127 at the least */
+        for (size_t i = 0; i < nc * ks * kc; ++i) pb.w[i] = pb.w[i] == -128 ? -127 : pb.w[i];
     const size_t a_stride = kc + (size_t)rng_range(r, 0, 2) * (size_t)rng_range(r, 1, 9);
     const size_t c_stride = nc + (size_t)rng_range(r, 0, 3);
     const size_t guard = 16;
@@ -943,8 +946,8 @@ static int test_gemm_pack(rng *r, size_t *cases) {
 
 static int run(rl_isa isa, const char *name) {
     rng r = {UINT64_C(0x243F6A8885A308D3) ^ (uint64_t)isa};
-    const gemm_path scalar = {"scalar", rl_qs8_gemm_config_for(RL_ISA_SCALAR)};
-    const gemm_path path = {name, rl_qs8_gemm_config_for(isa)};
+    const gemm_path scalar = {"scalar", rl_qs8_gemm_config_for(RL_ISA_SCALAR), 0};
+    const gemm_path path = {name, rl_qs8_gemm_config_for(isa), 0};
     const dwconv_path dscalar = {"scalar", rl_qs8_dwconv_config_for(RL_ISA_SCALAR), 0};
     const dwconv_path dpath = {name, rl_qs8_dwconv_config_for(isa), 0};
     const int same_gemm = path.config.gemm == scalar.config.gemm && isa != RL_ISA_SCALAR;
@@ -967,6 +970,14 @@ static int run(rl_isa isa, const char *name) {
         failures = test_dwconv(&r, &dpairs, &dscalar, &pairs_cases);
         if (!failures) printf("%s: dwconv_pairs %uc: %zu cases, bit-exact with the scalar kernel\n", name,
                               dpairs.config.channel_tile, pairs_cases);
+    }
+    /* The tile for filters without -128, where the path has one (its own packing: kr 16 on aarch64 NEON). */
+    const gemm_path pairs = {name, rl_qs8_gemm_pairs_config_for(isa), 1};
+    size_t gemm_pairs_cases = 0;
+    if (!failures && pairs.config.gemm && isa != RL_ISA_SCALAR) {
+        failures = test_gemm(&r, &pairs, &scalar, &gemm_pairs_cases);
+        if (!failures) printf("%s: gemm/igemm pairs %ux%uc%u: %zu cases, bit-exact with the scalar kernel and the formula\n",
+                              name, pairs.config.mr, pairs.config.nr, pairs.config.kr, gemm_pairs_cases);
     }
     size_t vbinary_cases = 0, pool_cases = 0;
     if (!failures) failures = test_vbinary(&r, name, isa, &vbinary_cases);

@@ -169,6 +169,8 @@ def test_kernels_match_scalar_under_qemu(testers, which: str, arch: str, cpu: st
         assert tile in output, output
         if which == "qs8":  # the depthwise kernel for filters without -128 ran too
             assert "dwconv_pairs 16c" in output, output
+        if which == "qs8" and arch == "aarch64" and path == "neon":  # and the GEMM tile for them (kr 16)
+            assert "gemm/igemm pairs 2x8c16" in output, output
 
 
 @pytest.mark.parametrize("arch", ["aarch64", "armv7l"])
@@ -182,9 +184,9 @@ def test_threadpool_under_qemu(testers, arch: str) -> None:
 # The whole library per architecture: (compiler arch, target flags, symbols it must hold, symbols it must not).
 LIBRARIES = {
     "aarch64": (AARCH64, (), ("qs8_qc8w_gemm_4x16c4__neondot", "f32_gemm_6x8__neon", "f32_gemm_4x8__neon",
-                               "rl_kernel_table_for"), ()),
+                               "qs8_qc8w_gemm_2x8c16__neon", "rl_kernel_table_for"), ()),
     "armv7l": (ARMV7, (), ("qs8_qc8w_gemm_4x8c1__neon", "f32_dwconv__neon"),
-               ("qs8_qc8w_gemm_4x16c4__neondot", "f32_gemm_6x8__neon")),
+               ("qs8_qc8w_gemm_4x16c4__neondot", "f32_gemm_6x8__neon", "qs8_qc8w_gemm_2x8c16__neon")),
     # The Pi Zero: armv6 + VFP, ARM state; no NEON file is built and no config names one.
     "armv6l": (ARMV7, ("-march=armv6", "-mfpu=vfp", "-marm"), ("f32_gemm_4x4__scalar",),
                ("f32_gemm_4x8__neon", "qs8_qc8w_dwconv_16c__neon")),
@@ -466,6 +468,66 @@ def test_int8_attention_ops_on_arm_path_match_scalar_and_litert(model_runner, tm
     (run on this host)."""
     litert = pytest.importorskip("ai_edge_litert.interpreter")
     file, feed = attention_files(tmp_path_factory.mktemp("attention-files"))[name]
+    view = ModelView(file.read_bytes())
+    (input_tensor,), (output_tensor,) = list(view.subgraphs[0].inputs), list(view.subgraphs[0].outputs)
+    scalar = model_runner(file, arch, cpu, "scalar", int(input_tensor), feed)
+    fast = model_runner(file, arch, cpu, path, int(input_tensor), feed)
+    assert fast[int(output_tensor)] == scalar[int(output_tensor)], f"{path} differs from scalar"
+    it = litert.Interpreter(model_path=str(file))
+    it.allocate_tensors()
+    it.set_tensor(it.get_input_details()[0]["index"], feed)
+    it.invoke()
+    expected = it.get_tensor(it.get_output_details()[0]["index"])
+    assert fast[int(output_tensor)] == expected.tobytes(), f"{path} differs from LiteRT"
+
+
+def int8_conv_files(folder: Path) -> dict[str, tuple[Path, np.ndarray]]:
+    """int8 CONV_2D (1x1: the GEMM; 3x3 SAME: the IGEMM) and FULLY_CONNECTED with per-channel weights over 40 input
+    channels (two 16-k blocks and a last 8), inputs mostly -128: with weights in [-127, 127] (the pairs tile on
+    aarch64 NEON) and with one output channel of -128 weights, whose pair sums (-128 * -128 twice) overflow int16,
+    so the driver must keep the exact kr-1 tile for that filter."""
+    import sys
+
+    sys.path.insert(0, str(NATIVE.parent / "tests" / "runtime"))
+    from single_op import Const, Input, Quant, op_model
+
+    rng = np.random.default_rng(29)
+    i8 = np.int8
+    x = np.where(rng.random((1, 5, 6, 40)) < 0.7, -128, rng.integers(-128, 128, (1, 5, 6, 40))).astype(i8)
+    found = {}
+    for shape, op, name in (((20, 1, 1, 40), "CONV_2D", "conv1x1"), ((12, 3, 3, 40), "CONV_2D", "conv3x3"),
+                            ((20, 40), "FULLY_CONNECTED", "fc")):
+        for with_min in (False, True):
+            w = rng.integers(-127, 128, shape).astype(i8)
+            if with_min:
+                w[3] = -128
+            scales = rng.uniform(0.002, 0.01, shape[0]).astype(np.float32)
+            bias = rng.integers(-3000, 3000, shape[0]).astype(np.int32)
+            inputs = [Input(x.shape if op == "CONV_2D" else (30, 40), i8, Quant(0.05, -3)),
+                      Const(w, Quant(scales, 0, 0)), Const(bias, Quant(scales * 0.05, 0, 0))]
+            if op == "CONV_2D":
+                options = {"padding": 0, "stride_w": 1, "stride_h": 1, "fused_activation_function": 0,
+                           "dilation_w_factor": 1, "dilation_h_factor": 1}
+                content = op_model(op, inputs, [((1, 5, 6, shape[0]), i8, Quant(0.9, 2))], options, version=3)
+                feed = x
+            else:
+                content = op_model(op, inputs, [((30, shape[0]), i8, Quant(0.9, 2))],
+                                   {"fused_activation_function": 0}, version=4)
+                feed = x.reshape(30, 40)
+            key = f"{name}_{'with' if with_min else 'without'}_min"
+            (folder / f"{key}.tflite").write_bytes(content)
+            found[key] = (folder / f"{key}.tflite", feed)
+    return found
+
+
+@pytest.mark.parametrize(("arch", "cpu", "path"), MODEL_RUNS)
+@pytest.mark.parametrize("name", [f"{op}_{w}_min" for op in ("conv1x1", "conv3x3", "fc") for w in ("with", "without")])
+def test_int8_conv_weights_with_and_without_min_on_arm_path(model_runner, tmp_path_factory, name: str, arch: str,
+                                                            cpu: str, path: str):
+    """ops/conv_gemm.c's choice between the pairs tile (filters without -128) and the exact one: the scalar path's
+    bits and LiteRT's (run on this host) either way."""
+    litert = pytest.importorskip("ai_edge_litert.interpreter")
+    file, feed = int8_conv_files(tmp_path_factory.mktemp("int8-conv-files"))[name]
     view = ModelView(file.read_bytes())
     (input_tensor,), (output_tensor,) = list(view.subgraphs[0].inputs), list(view.subgraphs[0].outputs)
     scalar = model_runner(file, arch, cpu, "scalar", int(input_tensor), feed)
