@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rillet.converter.format.schema import BUILTIN_CODES
-from rillet.converter.format.view import ModelView
+from rillet.converter.format.view import ModelView, TensorFacts
 from rillet.native import lib
 
 from .delegate import (
@@ -175,7 +175,7 @@ class Interpreter(ResourceVariables):
         self._watch_file = False
         # Tensors of the model's tables as set_tensor and get_tensor look them up, by (subgraph, index), and each
         # subgraph's tensor count: decoded from the file once, after the check above (a lookup reads no file).
-        self._tensor_tables: dict[tuple[int, int], Any] = {}
+        self._tensor_tables: dict[tuple[int, int], TensorFacts] = {}
         self._tensor_counts: dict[int, int] = {}
         self._model_view = ModelView(content)  # decodes what the plan reads; the rest on demand
         self._program = Program()
@@ -203,12 +203,13 @@ class Interpreter(ResourceVariables):
         self._check_model_file()
         return self._model_view.subgraphs[0]
 
-    def _tensor(self, index: int, subgraph: int = 0) -> Any:
-        """Tensor `index` of the subgraph as the file describes it (name, type, quantization, shape)."""
+    def _tensor(self, index: int, subgraph: int = 0) -> TensorFacts:
+        """Tensor `index` of the subgraph as the file describes it (name, type, shape_signature, quantization):
+        those fields alone, not the schema's whole Tensor record (whose module a start then never imports)."""
         found = self._tensor_tables.get((subgraph, index))
         if found is None:
             self._check_model_file()
-            found = self._tensor_tables[(subgraph, index)] = self._model_view.subgraphs[subgraph].tensors[index]
+            found = self._tensor_tables[(subgraph, index)] = self._model_view.subgraphs[subgraph].tensor_facts(index)
         return found
 
     def _tensor_count(self, subgraph: int) -> int:

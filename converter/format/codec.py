@@ -14,28 +14,38 @@ from typing import Any
 
 import numpy as np
 
-from .model import (
-    Buffer,
-    Metadata,
-    ModelError,
-    ModelFile,
-    Operator,
-    OperatorCode,
-    Options,
-    QuantizationParameters,
-    SignatureDef,
-    SubGraph,
-    Tensor,
-    TensorMap,
-)
 from .schema import SCALARS, TABLES, UNIONS, union_of
 
-# Tables that have a dataclass of their own; every other table decodes to an `Options`.
-RECORD_CLASSES: dict[str, type] = {
-    "Model": ModelFile, "OperatorCode": OperatorCode, "SubGraph": SubGraph, "Tensor": Tensor,
-    "Operator": Operator, "Buffer": Buffer, "Metadata": Metadata, "TensorMap": TensorMap,
-    "SignatureDef": SignatureDef, "QuantizationParameters": QuantizationParameters,
-}
+
+
+class ModelError(ValueError):
+    """A .tflite file (or a ModelFile about to be written) is malformed; the message names what."""
+
+
+# (RECORD_CLASSES, Options): the tables that have a dataclass of their own (model.py), by table name; every
+# other table decodes to an `Options`. Imported on first use (the Reader's first record, or the module
+# attribute RECORD_CLASSES): a runtime's start reads its tables as columns and builds no record, and importing
+# model.py (with `dataclasses`) cost that start ~8M instructions (x86).
+_RECORDS: tuple[dict[str, type], type] | None = None
+
+
+def _records() -> tuple[dict[str, type], type]:
+    global _RECORDS
+    if _RECORDS is None:
+        from . import model as m
+
+        _RECORDS = ({"Model": m.ModelFile, "OperatorCode": m.OperatorCode, "SubGraph": m.SubGraph,
+                     "Tensor": m.Tensor, "Operator": m.Operator, "Buffer": m.Buffer, "Metadata": m.Metadata,
+                     "TensorMap": m.TensorMap, "SignatureDef": m.SignatureDef,
+                     "QuantizationParameters": m.QuantizationParameters}, m.Options)
+    return _RECORDS
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RECORD_CLASSES":
+        return _records()[0]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # Buffers and custom data are read in place by kernels that use vector loads: keep them 16-aligned, as
 # the schema's force_align asks.
@@ -128,8 +138,9 @@ class Reader:
                 fields[name] = default
             else:
                 fields[name] = self.value(pos + offset, ftype, where)
-        cls = RECORD_CLASSES.get(table)
-        return cls(**fields) if cls else Options(table, **fields)
+        records, options = _records()
+        cls = records.get(table)
+        return cls(**fields) if cls else options(table, **fields)
 
     def field_offsets(self, pos: int, table: str, what: str) -> list[tuple[str, str, Any, int, int]]:
         """(name, type, default, offset, union type byte's offset) of every named field of the table at
@@ -163,7 +174,7 @@ class Reader:
         self._spend(count // 64 if elem == "ubyte" else count, what)
         return start + 4, count
 
-    def _union(self, pos: int, union: str, code: int, what: str) -> Options:
+    def _union(self, pos: int, union: str, code: int, what: str) -> Any:
         members = UNIONS[union]
         if code >= len(members) or members[code] is None:
             raise ModelError(f"{what}: unknown {union} type {code}")
