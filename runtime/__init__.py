@@ -12,11 +12,20 @@ try:
     from .delegate import Delegate, DelegateError, OpResolverType, load_delegate
     from .interpreter import Interpreter, InterpreterWithCustomOps, ModelFileChangedError
     from .plan import InterpreterError, InvokeCancelledError, UnsupportedOpsError
-    from .signature_runner import SignatureRunner
 finally:
     if _collecting:
         gc.enable()
 del _collecting
+
+
+def __getattr__(name: str) -> type:
+    # SignatureRunner's module is imported by the first runner (Interpreter.get_signature_runner), not by a start.
+    if name == "SignatureRunner":
+        from .signature_runner import SignatureRunner
+
+        return SignatureRunner
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["Delegate", "DelegateError", "Interpreter", "InterpreterError", "InterpreterWithCustomOps",
            "InvokeCancelledError", "ModelFileChangedError", "OpResolverType", "SignatureRunner", "UnsupportedOpsError",

@@ -37,17 +37,27 @@ from .details import op_details, tensor_details
 from .packed_pages import constant_spans, release_packed_pages
 from .plan import LIVE_VIEWS_MESSAGE, InterpreterError, InvokeCancelledError, NativePlan
 from .program import Program
-from .signature_runner import SignatureRunner
 from .variables import ResourceVariables
 
 if TYPE_CHECKING:
     from rillet.converter.format import ModelFile
+
+    from .signature_runner import SignatureRunner
 
 __all__ = ["Delegate", "DelegateError", "Interpreter", "InterpreterWithCustomOps", "InvokeCancelledError",
            "ModelFileChangedError", "OpResolverType", "SignatureRunner", "load_delegate"]
 
 
 _invoke_plan = lib.rl_plan_invoke
+
+
+def __getattr__(name: str) -> type:
+    # SignatureRunner's module is imported by the first runner (get_signature_runner), not by a start.
+    if name == "SignatureRunner":
+        from .signature_runner import SignatureRunner
+
+        return SignatureRunner
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # The builtin codes of the ops that run another subgraph (IF, WHILE, CALL_ONCE): an invoke may prepare it.
 _CALLING_OPS = np.array([BUILTIN_CODES[name] for name in ("IF", "WHILE", "CALL_ONCE")])
@@ -573,6 +583,8 @@ class Interpreter(ResourceVariables):
                 raise ValueError(f"SignatureDef signature_key is None and model has {len(self._signature_defs)} "
                                  "Signatures. None is only allowed when the model has 1 SignatureDef")
             signature_key = next(iter(self._signature_defs))
+        from .signature_runner import SignatureRunner
+
         return SignatureRunner(interpreter=self, signature_key=signature_key)
 
     def _current_shape(self, index: int, subgraph: int) -> tuple[int, ...]:

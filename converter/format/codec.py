@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .schema import SCALARS, TABLES, UNIONS, union_of
+from .schema import FILE_IDENTIFIER, SCALARS, TABLES, UNIONS, union_of
 
 
 
@@ -45,6 +45,20 @@ def __getattr__(name: str) -> Any:
     if name == "RECORD_CLASSES":
         return _records()[0]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def check_header(data: bytes | bytearray | memoryview) -> None:
+    """ModelError unless `data` can be a TFLite flatbuffer: long enough, with TFLite's file identifier."""
+    if len(data) < 8:
+        raise ModelError(f"not a TFLite model: {len(data)} bytes is too short for a flatbuffer")
+    identifier = bytes(data[4:8])
+    if identifier != FILE_IDENTIFIER:
+        raise ModelError(f"not a TFLite model: file identifier is {identifier!r}, expected {FILE_IDENTIFIER!r}")
+
+
+def check_index(index: int, count: int, what: str) -> None:
+    if not 0 <= index < count:
+        raise ModelError(f"{what} index {index} is out of range (there are {count})")
 
 
 # Buffers and custom data are read in place by kernels that use vector loads: keep them 16-aligned, as

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .codec import BYTE_VECTOR_ALIGNMENT, ModelError, Reader, Writer
+from .codec import BYTE_VECTOR_ALIGNMENT, ModelError, Reader, Writer, check_header, check_index
 from .schema import FILE_IDENTIFIER, SCHEMA_VERSION, TENSOR_TYPE_DTYPES
 
 if TYPE_CHECKING:
     from .model import Buffer, ModelFile, Operator
 
 # model.py (and `dataclasses`) are imported by the functions that build or copy records, not here: the
-# runtime's start uses check_header and the call-graph checks alone (see codec._records).
+# runtime's start never reaches them (see codec._records).
 
 # Flatbuffers address with 32-bit offsets. Past this, buffers go after the flatbuffer, addressed by
 # the 64-bit offset/size fields (schema version 3c), as TensorFlow's converter writes large models.
@@ -55,15 +55,6 @@ def load(source: str | os.PathLike | bytes | bytearray | memoryview | mmap.mmap)
     _resolve_external_data(model, reader)
     validate(model)
     return model
-
-
-def check_header(data: bytes | bytearray | memoryview) -> None:
-    """ModelError unless `data` can be a TFLite flatbuffer: long enough, with TFLite's file identifier."""
-    if len(data) < 8:
-        raise ModelError(f"not a TFLite model: {len(data)} bytes is too short for a flatbuffer")
-    identifier = bytes(data[4:8])
-    if identifier != FILE_IDENTIFIER:
-        raise ModelError(f"not a TFLite model: file identifier is {identifier!r}, expected {FILE_IDENTIFIER!r}")
 
 
 def save(model: ModelFile, *, external_buffers: bool | None = None) -> bytes:
@@ -211,11 +202,6 @@ def _validate_subgraph(model: ModelFile, s: int, sg, n_buffers: int) -> None:
             check_index(i, n_tensors, f"{what}: output tensor")
         for i in op.intermediates or []:
             check_index(i, n_tensors, f"{what}: intermediate tensor")
-
-
-def check_index(index: int, count: int, what: str) -> None:
-    if not 0 <= index < count:
-        raise ModelError(f"{what} index {index} is out of range (there are {count})")
 
 
 def subgraph_references(op: Operator) -> Iterator[int]:

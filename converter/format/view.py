@@ -19,9 +19,8 @@ from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar, overload
 
 import numpy as np
 
-from .codec import ModelError, Reader
+from .codec import ModelError, Reader, check_header, check_index
 from .columns import FileBytes, Malformed, Tables, Vectors, gather, parse
-from .io import SUBGRAPH_REFERENCES, check_call_cycles, check_header, check_index, load
 from .schema import (
     CUSTOM_CODE,
     SCHEMA_VERSION,
@@ -48,6 +47,8 @@ for _code, _dtype in TENSOR_TYPE_DTYPES.items():
 def explain(data: bytes | bytearray | memoryview, problem: Malformed | ModelError) -> NoReturn:
     """Raise the ModelError that names what is wrong with `data`: `load`'s (which reads it all, so that
     a file says the same whichever reader finds it broken), else `problem`'s."""
+    from .io import load
+
     load(data)
     if isinstance(problem, ModelError):
         raise problem
@@ -546,6 +547,8 @@ class ModelView:
 
     def to_model(self) -> ModelFile:
         """The whole model decoded and validated, as `load` gives it."""
+        from .io import load
+
         return load(self.data)
 
     # ---- whole-model checks ----
@@ -559,6 +562,11 @@ class ModelView:
             explain(self.data, e)
 
     def _check_calls(self) -> None:
+        from .io import SUBGRAPH_REFERENCES, check_call_cycles  # load's own; a start checks calls in librillet
+
+        # Per union, per type code: whether its options tables name subgraphs.
+        calling_codes = {union: np.array([m in SUBGRAPH_REFERENCES for m in members] + [False] * (256 - len(members)))
+                         for union, members in UNIONS.items()}
         n = len(self.subgraphs)
         calls: list[set[int]] = []
         for s in range(n):
@@ -568,7 +576,7 @@ class ModelView:
             for union, key, types, positions in (
                     ("BuiltinOptions", "builtin_options", ops.options_type, ops.options_pos),
                     ("BuiltinOptions2", "builtin_options_2", ops.options2_type, ops.options2_pos)):
-                calling = _CALLING[union][types]
+                calling = calling_codes[union][types]
                 if not np.count_nonzero(calling):
                     continue
                 for j in np.flatnonzero(calling).tolist():
@@ -587,9 +595,6 @@ class ModelView:
 _TABLE_ATTRIBUTES = frozenset({"opcode_codes", "_code_pos", "operator_codes", "buffer_count", "buffer_present",
                                "buffer_start", "buffer_size", "_buffer_offset", "_buffer_ext_size", "buffers"})
 
-# Per union, per type code: whether its options tables name subgraphs.
-_CALLING = {union: np.array([m in SUBGRAPH_REFERENCES for m in members] + [False] * (256 - len(members)))
-            for union, members in UNIONS.items()}
 
 
 __all__ = ["LazyList", "ModelView", "OperatorColumns", "QuantizationFacts", "Ragged", "SubGraphView", "TensorColumns",
