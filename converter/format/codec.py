@@ -103,6 +103,9 @@ _NAMED_SLOTS: dict[str, list[tuple[int, str, str, Any, bool]]] = _PerTable(
 
 # ---------------------------------------------------------------------------------------------- reading
 
+# Per scalar type, its little-endian struct.
+_UNPACK = {name: struct.Struct("<" + fmt) for name, (fmt, _) in SCALARS.items()}
+
 
 class Reader:
     """Decodes one flatbuffer held in `data`, checking every access against its length."""
@@ -128,9 +131,10 @@ class Reader:
             raise ModelError(f"{what}: the file's tables reference more data than it holds (overlapping tables)")
 
     def scalar(self, pos: int, ftype: str, what: str) -> Any:
-        fmt, size = SCALARS[ftype]
-        self._check(pos, size, what)
-        return struct.unpack_from("<" + fmt, self.data, pos)[0]
+        unpack = _UNPACK[ftype]  # the hot read of every decode: one precompiled struct, the check inline
+        if pos < 0 or pos + unpack.size > self.size:
+            self._check(pos, unpack.size, what)
+        return unpack.unpack_from(self.data, pos)[0]
 
     def _deref(self, pos: int, what: str) -> int:
         target = pos + self.scalar(pos, "uint", what)
