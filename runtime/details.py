@@ -17,7 +17,7 @@ DETAIL_DTYPES.update({5: np.bytes_, 13: np.object_, 14: np.object_})
 
 
 def tensor_details(tensor: Any, index: int, shape: list[int]) -> dict[str, Any]:
-    """LiteRT's details of one tensor (`tensor` is the schema's Tensor, `shape` its current shape);
+    """LiteRT's details of one tensor (`tensor`: its TensorFacts or the schema's Tensor, `shape` its current shape);
     ValueError for a type LiteRT has no numpy type for either (it leaves those out of its lists)."""
     if tensor.type not in DETAIL_DTYPES:
         raise ModelError(f"tensor {index} {tensor.name!r}: its type has no numpy type")

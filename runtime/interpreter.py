@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rillet.converter.format.schema import BUILTIN_CODES
-from rillet.converter.format.view import ModelView
+from rillet.converter.format.view import ModelView, TensorFacts
 from rillet.native import lib
 
 from .delegate import (
@@ -37,17 +37,27 @@ from .details import op_details, tensor_details
 from .packed_pages import constant_spans, release_packed_pages
 from .plan import LIVE_VIEWS_MESSAGE, InterpreterError, InvokeCancelledError, NativePlan
 from .program import Program
-from .signature_runner import SignatureRunner
 from .variables import ResourceVariables
 
 if TYPE_CHECKING:
     from rillet.converter.format import ModelFile
+
+    from .signature_runner import SignatureRunner
 
 __all__ = ["Delegate", "DelegateError", "Interpreter", "InterpreterWithCustomOps", "InvokeCancelledError",
            "ModelFileChangedError", "OpResolverType", "SignatureRunner", "load_delegate"]
 
 
 _invoke_plan = lib.rl_plan_invoke
+
+
+def __getattr__(name: str) -> type:
+    # SignatureRunner's module is imported by the first runner (get_signature_runner), not by a start.
+    if name == "SignatureRunner":
+        from .signature_runner import SignatureRunner
+
+        return SignatureRunner
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # The builtin codes of the ops that run another subgraph (IF, WHILE, CALL_ONCE): an invoke may prepare it.
 _CALLING_OPS = np.array([BUILTIN_CODES[name] for name in ("IF", "WHILE", "CALL_ONCE")])
@@ -175,7 +185,7 @@ class Interpreter(ResourceVariables):
         self._watch_file = False
         # Tensors of the model's tables as set_tensor and get_tensor look them up, by (subgraph, index), and each
         # subgraph's tensor count: decoded from the file once, after the check above (a lookup reads no file).
-        self._tensor_tables: dict[tuple[int, int], Any] = {}
+        self._tensor_tables: dict[tuple[int, int], TensorFacts] = {}
         self._tensor_counts: dict[int, int] = {}
         self._model_view = ModelView(content)  # decodes what the plan reads; the rest on demand
         self._program = Program()
@@ -203,12 +213,13 @@ class Interpreter(ResourceVariables):
         self._check_model_file()
         return self._model_view.subgraphs[0]
 
-    def _tensor(self, index: int, subgraph: int = 0) -> Any:
-        """Tensor `index` of the subgraph as the file describes it (name, type, quantization, shape)."""
+    def _tensor(self, index: int, subgraph: int = 0) -> TensorFacts:
+        """Tensor `index` of the subgraph as the file describes it (name, type, shape_signature, quantization):
+        those fields alone, not the schema's whole Tensor record (whose module a start then never imports)."""
         found = self._tensor_tables.get((subgraph, index))
         if found is None:
             self._check_model_file()
-            found = self._tensor_tables[(subgraph, index)] = self._model_view.subgraphs[subgraph].tensors[index]
+            found = self._tensor_tables[(subgraph, index)] = self._model_view.subgraphs[subgraph].tensor_facts(index)
         return found
 
     def _tensor_count(self, subgraph: int) -> int:
@@ -572,6 +583,8 @@ class Interpreter(ResourceVariables):
                 raise ValueError(f"SignatureDef signature_key is None and model has {len(self._signature_defs)} "
                                  "Signatures. None is only allowed when the model has 1 SignatureDef")
             signature_key = next(iter(self._signature_defs))
+        from .signature_runner import SignatureRunner
+
         return SignatureRunner(interpreter=self, signature_key=signature_key)
 
     def _current_shape(self, index: int, subgraph: int) -> tuple[int, ...]:

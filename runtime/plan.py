@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from rillet.converter.format import ModelError, ModelView, tensor_type_name
-from rillet.converter.format.schema import CUSTOM_CODE
+from rillet.converter.format import ModelError, ModelView
+from rillet.converter.format.schema import CUSTOM_CODE, tensor_type_name
 from rillet.native import STATUS_NAMES, ffi, lib
 
 from .program import Program

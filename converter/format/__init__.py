@@ -13,10 +13,10 @@ from typing import Any
 # name -> the submodule that defines it
 _EXPORTS = {
     **dict.fromkeys(("load", "save", "subgraph_references", "validate"), "io"),
-    **dict.fromkeys(("Buffer", "Metadata", "ModelError", "ModelFile", "Operator", "OperatorCode", "Options",
-                     "QuantizationParameters", "SignatureDef", "SubGraph", "Tensor", "TensorMap", "builtin_name",
-                     "tensor_type_name"), "model"),
-    **dict.fromkeys(("BUILTIN_CODES", "TENSOR_TYPES"), "schema"),
+    **dict.fromkeys(("Buffer", "Metadata", "ModelFile", "Operator", "OperatorCode", "Options",
+                     "QuantizationParameters", "SignatureDef", "SubGraph", "Tensor", "TensorMap"), "model"),
+    "ModelError": "codec",  # model.py's too; from here the runtime need not import the records
+    **dict.fromkeys(("BUILTIN_CODES", "TENSOR_TYPES", "builtin_name", "tensor_type_name"), "schema"),
     **dict.fromkeys(("LazyList", "ModelView", "SubGraphView"), "view"),
 }
 

@@ -14,28 +14,52 @@ from typing import Any
 
 import numpy as np
 
-from .model import (
-    Buffer,
-    Metadata,
-    ModelError,
-    ModelFile,
-    Operator,
-    OperatorCode,
-    Options,
-    QuantizationParameters,
-    SignatureDef,
-    SubGraph,
-    Tensor,
-    TensorMap,
-)
-from .schema import SCALARS, TABLES, UNIONS, union_of
+from .schema import FILE_IDENTIFIER, SCALARS, TABLES, UNIONS, union_of
 
-# Tables that have a dataclass of their own; every other table decodes to an `Options`.
-RECORD_CLASSES: dict[str, type] = {
-    "Model": ModelFile, "OperatorCode": OperatorCode, "SubGraph": SubGraph, "Tensor": Tensor,
-    "Operator": Operator, "Buffer": Buffer, "Metadata": Metadata, "TensorMap": TensorMap,
-    "SignatureDef": SignatureDef, "QuantizationParameters": QuantizationParameters,
-}
+
+
+class ModelError(ValueError):
+    """A .tflite file (or a ModelFile about to be written) is malformed; the message names what."""
+
+
+# (RECORD_CLASSES, Options): the tables that have a dataclass of their own (model.py), by table name; every
+# other table decodes to an `Options`. Imported on first use (the Reader's first record, or the module
+# attribute RECORD_CLASSES): a runtime's start reads its tables as columns and builds no record, and importing
+# model.py (with `dataclasses`) cost that start ~8M instructions (x86).
+_RECORDS: tuple[dict[str, type], type] | None = None
+
+
+def _records() -> tuple[dict[str, type], type]:
+    global _RECORDS
+    if _RECORDS is None:
+        from . import model as m
+
+        _RECORDS = ({"Model": m.ModelFile, "OperatorCode": m.OperatorCode, "SubGraph": m.SubGraph,
+                     "Tensor": m.Tensor, "Operator": m.Operator, "Buffer": m.Buffer, "Metadata": m.Metadata,
+                     "TensorMap": m.TensorMap, "SignatureDef": m.SignatureDef,
+                     "QuantizationParameters": m.QuantizationParameters}, m.Options)
+    return _RECORDS
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RECORD_CLASSES":
+        return _records()[0]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def check_header(data: bytes | bytearray | memoryview) -> None:
+    """ModelError unless `data` can be a TFLite flatbuffer: long enough, with TFLite's file identifier."""
+    if len(data) < 8:
+        raise ModelError(f"not a TFLite model: {len(data)} bytes is too short for a flatbuffer")
+    identifier = bytes(data[4:8])
+    if identifier != FILE_IDENTIFIER:
+        raise ModelError(f"not a TFLite model: file identifier is {identifier!r}, expected {FILE_IDENTIFIER!r}")
+
+
+def check_index(index: int, count: int, what: str) -> None:
+    if not 0 <= index < count:
+        raise ModelError(f"{what} index {index} is out of range (there are {count})")
+
 
 # Buffers and custom data are read in place by kernels that use vector loads: keep them 16-aligned, as
 # the schema's force_align asks.
@@ -79,6 +103,9 @@ _NAMED_SLOTS: dict[str, list[tuple[int, str, str, Any, bool]]] = _PerTable(
 
 # ---------------------------------------------------------------------------------------------- reading
 
+# Per scalar type, its little-endian struct.
+_UNPACK = {name: struct.Struct("<" + fmt) for name, (fmt, _) in SCALARS.items()}
+
 
 class Reader:
     """Decodes one flatbuffer held in `data`, checking every access against its length."""
@@ -104,9 +131,10 @@ class Reader:
             raise ModelError(f"{what}: the file's tables reference more data than it holds (overlapping tables)")
 
     def scalar(self, pos: int, ftype: str, what: str) -> Any:
-        fmt, size = SCALARS[ftype]
-        self._check(pos, size, what)
-        return struct.unpack_from("<" + fmt, self.data, pos)[0]
+        unpack = _UNPACK[ftype]  # the hot read of every decode: one precompiled struct, the check inline
+        if pos < 0 or pos + unpack.size > self.size:
+            self._check(pos, unpack.size, what)
+        return unpack.unpack_from(self.data, pos)[0]
 
     def _deref(self, pos: int, what: str) -> int:
         target = pos + self.scalar(pos, "uint", what)
@@ -128,8 +156,9 @@ class Reader:
                 fields[name] = default
             else:
                 fields[name] = self.value(pos + offset, ftype, where)
-        cls = RECORD_CLASSES.get(table)
-        return cls(**fields) if cls else Options(table, **fields)
+        records, options = _records()
+        cls = records.get(table)
+        return cls(**fields) if cls else options(table, **fields)
 
     def field_offsets(self, pos: int, table: str, what: str) -> list[tuple[str, str, Any, int, int]]:
         """(name, type, default, offset, union type byte's offset) of every named field of the table at
@@ -163,7 +192,7 @@ class Reader:
         self._spend(count // 64 if elem == "ubyte" else count, what)
         return start + 4, count
 
-    def _union(self, pos: int, union: str, code: int, what: str) -> Options:
+    def _union(self, pos: int, union: str, code: int, what: str) -> Any:
         members = UNIONS[union]
         if code >= len(members) or members[code] is None:
             raise ModelError(f"{what}: unknown {union} type {code}")

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-import dataclasses
 import mmap
 import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .codec import BYTE_VECTOR_ALIGNMENT, Reader, Writer
-from .model import Buffer, ModelError, ModelFile, Operator, Options
+from .codec import BYTE_VECTOR_ALIGNMENT, ModelError, Reader, Writer, check_header, check_index
 from .schema import FILE_IDENTIFIER, SCHEMA_VERSION, TENSOR_TYPE_DTYPES
+
+if TYPE_CHECKING:
+    from .model import Buffer, ModelFile, Operator
+
+# model.py (and `dataclasses`) are imported by the functions that build or copy records, not here: the
+# runtime's start never reaches them (see codec._records).
 
 # Flatbuffers address with 32-bit offsets. Past this, buffers go after the flatbuffer, addressed by
 # the 64-bit offset/size fields (schema version 3c), as TensorFlow's converter writes large models.
@@ -52,21 +57,14 @@ def load(source: str | os.PathLike | bytes | bytearray | memoryview | mmap.mmap)
     return model
 
 
-def check_header(data: bytes | bytearray | memoryview) -> None:
-    """ModelError unless `data` can be a TFLite flatbuffer: long enough, with TFLite's file identifier."""
-    if len(data) < 8:
-        raise ModelError(f"not a TFLite model: {len(data)} bytes is too short for a flatbuffer")
-    identifier = bytes(data[4:8])
-    if identifier != FILE_IDENTIFIER:
-        raise ModelError(f"not a TFLite model: file identifier is {identifier!r}, expected {FILE_IDENTIFIER!r}")
-
-
 def save(model: ModelFile, *, external_buffers: bool | None = None) -> bytes:
     """Write `model` as .tflite bytes that TFLite (and rillet) load.
 
     Buffers are written inside the flatbuffer unless `external_buffers` is true, or is None and the
     model would not fit a flatbuffer's 2 GB; then they follow it, addressed by offset and size.
     """
+    from .model import Buffer
+
     validate(model)
     total = sum(b.data.size for b in model.buffers if b.data is not None)
     if external_buffers is None:
@@ -100,6 +98,8 @@ def save(model: ModelFile, *, external_buffers: bool | None = None) -> bytes:
 
 
 def _encode(model: ModelFile, buffers: list[Buffer]) -> bytearray:
+    import dataclasses
+
     subgraphs = [
         dataclasses.replace(sg, operators=[_inline_custom_options(op) for op in sg.operators])
         for sg in model.subgraphs
@@ -111,6 +111,8 @@ def _encode(model: ModelFile, buffers: list[Buffer]) -> bytearray:
 def _inline_custom_options(op: Operator) -> Operator:
     if not op.large_custom_options_offset and not op.large_custom_options_size:
         return op
+    import dataclasses
+
     return dataclasses.replace(op, large_custom_options_offset=0, large_custom_options_size=0)
 
 
@@ -202,13 +204,10 @@ def _validate_subgraph(model: ModelFile, s: int, sg, n_buffers: int) -> None:
             check_index(i, n_tensors, f"{what}: intermediate tensor")
 
 
-def check_index(index: int, count: int, what: str) -> None:
-    if not 0 <= index < count:
-        raise ModelError(f"{what} index {index} is out of range (there are {count})")
-
-
 def subgraph_references(op: Operator) -> Iterator[int]:
     """The subgraphs an operator calls (CALL_ONCE's initializer, IF's branches, WHILE's body, ...)."""
+    from .model import Options
+
     for options in (op.builtin_options, op.builtin_options_2):
         if isinstance(options, Options):
             for field in SUBGRAPH_REFERENCES.get(options.type_name, ()):

@@ -12,11 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from .schema import BUILTIN_OPERATORS, TENSOR_TYPE_DTYPES, TENSOR_TYPE_NAMES
+from .codec import ModelError
+from .schema import TENSOR_TYPE_DTYPES, builtin_name, tensor_type_name
 
-
-class ModelError(ValueError):
-    """A .tflite file (or a ModelFile about to be written) is malformed; the message names what."""
+__all__ = ["Buffer", "Metadata", "ModelError", "ModelFile", "Operator", "OperatorCode", "Options",
+           "QuantizationParameters", "SignatureDef", "SubGraph", "Tensor", "TensorMap", "builtin_name",
+           "tensor_type_name"]
 
 
 class Options:
@@ -305,14 +306,3 @@ class ModelFile(_Record):
             )
         return raw.view(dtype).reshape(shape)
 
-
-def builtin_name(code: int) -> str:
-    """The builtin operator's name for a code (3 -> "CONV_2D"); `BUILTIN_<code>` for one the schema lacks."""
-    if 0 <= code < len(BUILTIN_OPERATORS) and BUILTIN_OPERATORS[code]:
-        return BUILTIN_OPERATORS[code]
-    return f"BUILTIN_{code}"
-
-
-def tensor_type_name(type_code: int) -> str:
-    """The tensor type's name for a code (9 -> "INT8"); `TYPE_<code>` for a code the schema lacks."""
-    return TENSOR_TYPE_NAMES.get(type_code, f"TYPE_{type_code}")

@@ -292,3 +292,15 @@ for _union in ("BuiltinOptions", "BuiltinOptions2"):
 
 def union_of(field_type: str) -> str | None:
     return field_type[len("union:"):] if field_type.startswith("union:") else None
+
+
+def builtin_name(code: int) -> str:
+    """The builtin operator's name for a code (3 -> "CONV_2D"); `BUILTIN_<code>` for one the schema lacks."""
+    if 0 <= code < len(BUILTIN_OPERATORS) and BUILTIN_OPERATORS[code]:
+        return BUILTIN_OPERATORS[code]
+    return f"BUILTIN_{code}"
+
+
+def tensor_type_name(type_code: int) -> str:
+    """The tensor type's name for a code (9 -> "INT8"); `TYPE_<code>` for a code the schema lacks."""
+    return TENSOR_TYPE_NAMES.get(type_code, f"TYPE_{type_code}")

@@ -15,26 +15,24 @@ The view reads the bytes in place: constants are views into them, so they must o
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Generic, NoReturn, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar, overload
 
 import numpy as np
 
-from .codec import Reader
+from .codec import ModelError, Reader, check_header, check_index
 from .columns import FileBytes, Malformed, Tables, Vectors, gather, parse
-from .io import SUBGRAPH_REFERENCES, check_call_cycles, check_header, check_index, load
-from .model import (
-    Buffer,
-    Metadata,
-    ModelError,
-    ModelFile,
-    Operator,
-    OperatorCode,
-    Options,
-    SignatureDef,
-    Tensor,
+from .schema import (
+    CUSTOM_CODE,
+    SCHEMA_VERSION,
+    TABLES,
+    TENSOR_TYPE_DTYPES,
+    UNIONS,
     builtin_name,
+    tensor_type_name,
 )
-from .schema import CUSTOM_CODE, SCHEMA_VERSION, TENSOR_TYPE_DTYPES, UNIONS
+
+if TYPE_CHECKING:  # the records are built by the Reader, which imports model.py when it first builds one
+    from .model import Buffer, Metadata, ModelFile, Operator, OperatorCode, Options, SignatureDef, Tensor
 
 T = TypeVar("T")
 
@@ -49,6 +47,8 @@ for _code, _dtype in TENSOR_TYPE_DTYPES.items():
 def explain(data: bytes | bytearray | memoryview, problem: Malformed | ModelError) -> NoReturn:
     """Raise the ModelError that names what is wrong with `data`: `load`'s (which reads it all, so that
     a file says the same whichever reader finds it broken), else `problem`'s."""
+    from .io import load
+
     load(data)
     if isinstance(problem, ModelError):
         raise problem
@@ -164,6 +164,35 @@ class OperatorColumns:
         self.large_custom_size = tables.scalar("large_custom_options_size")
 
 
+class QuantizationFacts:
+    """A tensor's `scale`, `zero_point` and `quantized_dimension` (the schema's QuantizationParameters
+    fields of those names, as `load` decodes them)."""
+
+    __slots__ = ("scale", "zero_point", "quantized_dimension")
+
+    def __init__(self, scale: list[float] | None, zero_point: list[int] | None, quantized_dimension: int) -> None:
+        self.scale, self.zero_point, self.quantized_dimension = scale, zero_point, quantized_dimension
+
+
+class TensorFacts:
+    """What a runtime reports of a tensor (LiteRT's details, its numpy type, its name in messages): the
+    schema's Tensor fields `name`, `type`, `shape_signature` and `quantization` with `load`'s values, read
+    by the checked Reader without building the Tensor record (and importing the records' module) at a start."""
+
+    __slots__ = ("name", "type", "shape_signature", "quantization")
+
+    def __init__(self, name: str | None, type: int, shape_signature: list[int] | None,
+                 quantization: QuantizationFacts | None) -> None:
+        self.name, self.type, self.shape_signature, self.quantization = name, type, shape_signature, quantization
+
+    @property
+    def dtype(self) -> np.dtype:
+        """As Tensor.dtype: the numpy dtype of the elements (ModelError for types numpy has no twin of)."""
+        if self.type not in TENSOR_TYPE_DTYPES:
+            raise ModelError(f"tensor {self.name!r}: type {tensor_type_name(self.type)} has no numpy dtype")
+        return np.dtype(TENSOR_TYPE_DTYPES[self.type])
+
+
 class SubGraphView:
     """One subgraph of a ModelView. `tensors` and `operators` decode per item, as `load` would;
     `columns()` reads what a plan needs of all of them at once and runs `validate`'s checks."""
@@ -190,6 +219,17 @@ class SubGraphView:
 
     def _decode_tensor(self, i: int) -> Tensor:
         return self.model.reader.table(int(self._tensor_pos[i]), "Tensor", f"{self.where}.tensors[{i}]")
+
+    def tensor_facts(self, i: int) -> TensorFacts:
+        """Tensor i's TensorFacts (IndexError outside the subgraph); its fields read as `tensors[i]` reads them."""
+        reader, where = self.model.reader, f"{self.where}.tensors[{i}]"
+        pos = int(self._tensor_pos[i])
+        t = _fields(reader, pos, "Tensor", where, ("name", "type", "shape_signature", "quantization"))
+        q = t["quantization"]
+        if q is not None:
+            q = QuantizationFacts(**_fields(reader, q, "QuantizationParameters", f"{where}.quantization",
+                                            ("scale", "zero_point", "quantized_dimension")))
+        return TensorFacts(t["name"], t["type"], t["shape_signature"], q)
 
     def _decode_operator(self, j: int) -> Operator:
         op = self.model.reader.table(int(self._op_pos[j]), "Operator", f"{self.where}.operators[{j}]")
@@ -287,6 +327,21 @@ class SubGraphView:
                 out[j] = self.model.reader.table(int(tables.pos[np.searchsorted(rows, j)]), name,
                                                  f"{self.where}.operators[{j}].builtin_options")
         return out
+
+
+def _fields(reader: Reader, pos: int, table: str, where: str, names: tuple[str, ...]) -> dict[str, Any]:
+    """The fields `names` of the table at `pos`, as Reader.table decodes them, except that a table-typed field
+    is its table's position (None when absent)."""
+    out = {}
+    for name, ftype, default, offset, _ in reader.field_offsets(pos, table, where):
+        if name in names:
+            if not offset:
+                out[name] = default
+            elif ftype in TABLES:
+                out[name] = reader._deref(pos + offset, f"{where}.{name}")
+            else:
+                out[name] = reader.value(pos + offset, ftype, f"{where}.{name}")
+    return out
 
 
 def _products(shape: Ragged) -> np.ndarray:
@@ -420,6 +475,8 @@ class ModelView:
         return self.reader.table(int(self._code_pos[i]), "OperatorCode", f"Model.operator_codes[{i}]")
 
     def _decode_buffer(self, i: int) -> Buffer:
+        from .model import Buffer
+
         return Buffer(data=self.buffer_data(i), offset=int(self._buffer_offset[i]),
                       size=int(self._buffer_ext_size[i]))
 
@@ -490,6 +547,8 @@ class ModelView:
 
     def to_model(self) -> ModelFile:
         """The whole model decoded and validated, as `load` gives it."""
+        from .io import load
+
         return load(self.data)
 
     # ---- whole-model checks ----
@@ -503,6 +562,11 @@ class ModelView:
             explain(self.data, e)
 
     def _check_calls(self) -> None:
+        from .io import SUBGRAPH_REFERENCES, check_call_cycles  # load's own; a start checks calls in librillet
+
+        # Per union, per type code: whether its options tables name subgraphs.
+        calling_codes = {union: np.array([m in SUBGRAPH_REFERENCES for m in members] + [False] * (256 - len(members)))
+                         for union, members in UNIONS.items()}
         n = len(self.subgraphs)
         calls: list[set[int]] = []
         for s in range(n):
@@ -512,7 +576,7 @@ class ModelView:
             for union, key, types, positions in (
                     ("BuiltinOptions", "builtin_options", ops.options_type, ops.options_pos),
                     ("BuiltinOptions2", "builtin_options_2", ops.options2_type, ops.options2_pos)):
-                calling = _CALLING[union][types]
+                calling = calling_codes[union][types]
                 if not np.count_nonzero(calling):
                     continue
                 for j in np.flatnonzero(calling).tolist():
@@ -531,9 +595,7 @@ class ModelView:
 _TABLE_ATTRIBUTES = frozenset({"opcode_codes", "_code_pos", "operator_codes", "buffer_count", "buffer_present",
                                "buffer_start", "buffer_size", "_buffer_offset", "_buffer_ext_size", "buffers"})
 
-# Per union, per type code: whether its options tables name subgraphs.
-_CALLING = {union: np.array([m in SUBGRAPH_REFERENCES for m in members] + [False] * (256 - len(members)))
-            for union, members in UNIONS.items()}
 
 
-__all__ = ["LazyList", "ModelView", "OperatorColumns", "Ragged", "SubGraphView", "TensorColumns", "Vectors"]
+__all__ = ["LazyList", "ModelView", "OperatorColumns", "QuantizationFacts", "Ragged", "SubGraphView", "TensorColumns",
+           "TensorFacts", "Vectors"]

@@ -19,6 +19,9 @@ LAZY_MODULES = [
     "flatbuffers",  # the format layer's writer
     "zipfile", "tempfile", "json",  # checkpoints, atomic writes, variable roles
     "threading",  # the interpreter's lock is _thread's
+    "dataclasses", "rillet.converter.format.model",  # the records: a start reads tensors as columns and facts
+    "rillet.converter.format.io",  # load and save: the view explains a refused file with load
+    "rillet.runtime.signature_runner",  # imported by get_signature_runner
     "rillet.atomic_file", "rillet.runtime.export", "rillet.converter.format.variable_roles",
     "rillet.converter.to_graph", "rillet.converter.dense_weights", "rillet.converter.format.prune",
     "rillet.converter.format.summary", "rillet.graph", "rillet.targets",
