@@ -73,6 +73,7 @@ static unsigned char *pack_full_panel(size_t nr, size_t kr, size_t depth, const 
     case 2: RL_PACK_GROUPS(2); break;
     case 4: RL_PACK_GROUPS(4); break;
     case 8: RL_PACK_GROUPS(8); break;
+    case 16: RL_PACK_GROUPS(16); break; /* aarch64's 2x8c16 tiles */
     default: RL_PACK_GROUPS(kr);
     }
 #undef RL_PACK_GROUPS
@@ -119,6 +120,7 @@ void rl_pack_qs8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, int3
                             case 2: memcpy(out, row, 2); break;
                             case 4: memcpy(out, row, 4); break;
                             case 8: memcpy(out, row, 8); break;
+                            case 16: memcpy(out, row, 16); break;
                             default:
                                 for (size_t r = 0; r < kr; ++r) out[r] = (unsigned char)row[r];
                             }

@@ -891,15 +891,15 @@ static int bench(rl_isa isa, const char *name) {
 }
 
 /* rl_pack_qs8_gemm against gemm.h's layout written out byte by byte (the packer copies whole panels and 8x8
- * blocks where it can): every nr and kr of the configs, n around the panel and narrow-panel edges, kc around kr
- * and the 8-group blocks. */
+ * blocks where it can): every nr and kr of the configs (kr 16: aarch64's 2x8c16), n around the panel and
+ * narrow-panel edges, kc around kr and the 8-group blocks. */
 static int test_gemm_pack(rng *r, size_t *cases) {
-    static const size_t nrs[] = {4, 8, 16}, krs[] = {1, 2, 4, 8};
+    static const size_t nrs[] = {4, 8, 16}, krs[] = {1, 2, 4, 8, 16};
     for (size_t a = 0; a < sizeof nrs / sizeof *nrs; ++a)
         for (size_t b = 0; b < sizeof krs / sizeof *krs; ++b)
             for (size_t n = 1; n <= 41; n += n < 18 ? 1 : 7)
                 for (size_t ks = 1; ks <= 3; ks += 2)
-                    for (size_t kc = 1; kc <= 27; kc += kc < 18 ? 1 : 9) {
+                    for (size_t kc = 1; kc <= 36; kc += kc < 18 ? 1 : 9) {
                         const size_t nr = nrs[a], kr = krs[b], kcr = (kc + kr - 1) / kr * kr;
                         const size_t bytes = rl_qs8_gemm_packed_size(n, ks, kc, nr, kr);
                         int8_t *w = malloc(n * ks * kc);
