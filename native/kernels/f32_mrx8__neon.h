@@ -1,7 +1,7 @@
-/* f32_mrx8__neon.h — the one template of the NEON float32 GEMM and IGEMM tiles: MR rows (RL_F32_NEON_MR, 4 or 6,
- * defined by the including file) by 8 columns, the k loop into 2 MR accumulators and the clamped stores.
- * Included only by files built with the NEON flags: f32_gemm_4x8__neon.c and f32_igemm_4x8__neon.c (armv7 and
- * aarch64), f32_gemm_6x8__neon.c and f32_igemm_6x8__neon.c (aarch64 only).
+/* f32_mrx8__neon.h — the one template of the NEON float32 GEMM and IGEMM tiles: MR rows (RL_F32_NEON_MR, 1, 4 or
+ * 6, defined by the including file) by 8 columns, the k loop into 2 MR accumulators and the clamped stores.
+ * Included only by files built with the NEON flags: f32_gemm_1x8__neon.c, f32_gemm_4x8__neon.c and
+ * f32_igemm_4x8__neon.c (armv7 and aarch64), f32_gemm_6x8__neon.c and f32_igemm_6x8__neon.c (aarch64 only).
  *
  * Why 6 rows on aarch64: per 4 k the 4x8 tile spends 4 input and 8 weight loads on 32 multiply-adds, the 6x8
  * tile 6 and 8 on 48, so a long k loop runs about 6% fewer instructions (XNNPACK's default aarch64 float GEMM
@@ -17,8 +17,8 @@
 #ifndef RILLET_F32_MRX8_NEON_H
 #define RILLET_F32_MRX8_NEON_H
 
-#if !defined(RL_F32_NEON_MR) || (RL_F32_NEON_MR != 4 && RL_F32_NEON_MR != 6)
-#error "define RL_F32_NEON_MR as 4 or 6 before including f32_mrx8__neon.h"
+#if !defined(RL_F32_NEON_MR) || (RL_F32_NEON_MR != 1 && RL_F32_NEON_MR != 4 && RL_F32_NEON_MR != 6)
+#error "define RL_F32_NEON_MR as 1, 4 or 6 before including f32_mrx8__neon.h"
 #endif
 
 /* gcc 12's first scheduling pass (before register allocation) stretches the 6x8 tile's 12 accumulators' live
