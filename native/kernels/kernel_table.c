@@ -42,6 +42,9 @@ static f32_rdsum_fn f32_rdsum_for(rl_isa isa) {
 #if defined(__x86_64__) || defined(_M_X64)
     if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return f32_rdsum__avx2;
 #endif
+#if RL_HAVE_NEON_KERNELS
+    if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return f32_rdsum__neon;
+#endif
     (void)isa;
     return f32_rdsum__scalar;
 }
