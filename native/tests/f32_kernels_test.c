@@ -587,9 +587,11 @@ static int test_splits(const rl_f32_gemm_config *cfg, const rl_f32_dwconv_config
         }
         if (!indirect && cfg->gemm1) { /* a block of one row gets the tile's bits */
             memset(split, 0, MR * n * sizeof(float));
-            for (size_t i = 0; i < MR; ++i) cfg->gemm1(1, n, depth, a + i * depth, depth, packed, split + i * n, n, params);
+            for (size_t i = 0; i < MR; ++i)
+                cfg->gemm1(1, n, depth, a + i * depth, depth, packed, split + i * n, n, params);
             if (memcmp(whole, split, MR * n * sizeof(float)) != 0) {
-                printf("FAIL gemm1 beside %ux%u: a row alone differs from the same row in the tile\n", cfg->mr, cfg->nr);
+                printf("FAIL gemm1 beside %ux%u: a row alone differs from the same row in the tile\n", cfg->mr,
+                       cfg->nr);
                 failed = 1;
             }
         }
