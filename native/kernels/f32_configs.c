@@ -29,10 +29,10 @@ rl_f32_gemm_config rl_f32_gemm_config_for(rl_isa isa) {
     case RL_ISA_NEON: {
 #if defined(__aarch64__) /* 32 q registers: the 6x8 tile (f32_mrx8__neon.h says why) */
         const rl_f32_gemm_config config = {.mr = 6, .nr = 8, .gemm = f32_gemm_6x8__neon, .igemm = f32_igemm_6x8__neon,
-                                           .packw_goi = f32_gemm_packw_goi_x8__neon};
+                                           .packw_goi = f32_gemm_packw_goi_x8__neon, .gemm1 = f32_gemm_1x8__neon};
 #else
         const rl_f32_gemm_config config = {.mr = 4, .nr = 8, .gemm = f32_gemm_4x8__neon, .igemm = f32_igemm_4x8__neon,
-                                           .packw_goi = f32_gemm_packw_goi_x8__neon};
+                                           .packw_goi = f32_gemm_packw_goi_x8__neon, .gemm1 = f32_gemm_1x8__neon};
 #endif
         return config;
     }

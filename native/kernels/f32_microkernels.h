@@ -43,6 +43,7 @@ RL_F32_DWCONV_FN(f32_dwconv__avx512); /* channel tile 32 */
 #endif
 
 #if RL_HAVE_NEON_KERNELS /* aarch64, and armv7 built with NEON */
+RL_F32_GEMM_FN(f32_gemm_1x8__neon); /* a block of one row */
 RL_F32_GEMM_FN(f32_gemm_4x8__neon);
 RL_F32_IGEMM_FN(f32_igemm_4x8__neon);
 #if defined(__aarch64__) /* 6 rows need more than armv7's 16 q registers */

@@ -16,6 +16,10 @@
  * it to every x86 SIMD path. */
 void f32_unary__avx2(rl_unary_op op, int64_t count, const float *x, float *y);
 
+/* HARD_SWISH as XNNPACK's NEON kernel (the reference's bits on aarch64); every other op through f32_unary_ref.
+ * kernel_table.c gives it to the NEON paths. */
+void f32_unary__neon(rl_unary_op op, int64_t count, const float *x, float *y);
+
 /* RSQRT as XNNPACK's AVX-512 kernel (vrsqrt14ps and one Newton-Raphson step, within 2 ulp of the reference's)
  * and LOGISTIC as its AVX-512 sigmoid (a 32-entry table and vscalefps, within an ulp of the reference's, NaN from
  * |x| ~ 2^88 as XNNPACK's); every other op through f32_unary__avx2. kernel_table.c gives it to the AVX-512

@@ -93,6 +93,7 @@ typedef struct {
     rl_f32_gemm_fn gemm;
     rl_f32_igemm_fn igemm;
     rl_f32_gemm_packw_fn packw_goi;
+    rl_f32_gemm_fn gemm1; /* optional: a block of one row, gemm's sums in gemm's order (the same bits) */
 } rl_f32_gemm_config;
 
 typedef struct {

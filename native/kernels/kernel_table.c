@@ -9,13 +9,17 @@
 #include "qs8_configs.h"
 
 /* Element-wise unary ops: the reference, whose LOGISTIC the x86 SIMD paths run with hardware FMA (the same
- * bits, f32_unary.h); the AVX-512 paths' RSQRT is XNNPACK's AVX-512 estimate and step (within 2 ulp). */
+ * bits, f32_unary.h); the AVX-512 paths' RSQRT is XNNPACK's AVX-512 estimate and step (within 2 ulp); the NEON
+ * paths' HARD_SWISH is XNNPACK's (f32_unary__neon.c). */
 typedef void (*f32_unary_fn)(rl_unary_op op, int64_t count, const float *x, float *y);
 
 static f32_unary_fn f32_unary_for(rl_isa isa) {
 #if defined(__x86_64__) || defined(_M_X64)
     if (isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return f32_unary__avx512;
     if (isa == RL_ISA_AVX2) return f32_unary__avx2;
+#endif
+#if RL_HAVE_NEON_KERNELS
+    if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return f32_unary__neon;
 #endif
     (void)isa;
     return f32_unary_ref;
@@ -37,6 +41,9 @@ typedef void (*f32_rdsum_fn)(size_t reduced, size_t channels, size_t row_stride,
 static f32_rdsum_fn f32_rdsum_for(rl_isa isa) {
 #if defined(__x86_64__) || defined(_M_X64)
     if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return f32_rdsum__avx2;
+#endif
+#if RL_HAVE_NEON_KERNELS
+    if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return f32_rdsum__neon;
 #endif
     (void)isa;
     return f32_rdsum__scalar;

@@ -4,7 +4,10 @@
  *
  * 16 channels a step, summed down the rows in int16 lanes (vaddw: one add per 8 bytes, no widening to int32 per
  * row), 256 rows at a time: 256 values of -128..127 sum to -32768..32512, inside int16. Each 256 rows' int16 sums
- * are then widened into the int32 totals. Then 8 channels a step the same way, the last 1-7 as the scalar kernel.
+ * are then widened into the int32 totals. Rows go four at a time (vaddl of two, vaddw of two more, one add into
+ * the running sums: 4 instructions a row and 16 channels instead of 7, one row per loop step with its pointer
+ * and count; EfficientNet-B0's 17 squeeze-and-excite MEANs were 1.34M instructions per invoke under qemu,
+ * XNNPACK's 0.87M). Then 8 channels a step one row at a time, the last 1-7 as the scalar kernel.
  * Integer sums: any order gives the scalar kernel's.
  */
 #include <arm_neon.h>
@@ -20,8 +23,20 @@ void qs8_rdsum__neon(size_t reduced, size_t channels, const int8_t *restrict x, 
         for (size_t r0 = 0; r0 < reduced; r0 += ROWS_PER_INT16_SUM) {
             const size_t r1 = reduced - r0 < ROWS_PER_INT16_SUM ? reduced : r0 + ROWS_PER_INT16_SUM;
             int16x8_t lo = vdupq_n_s16(0), hi = vdupq_n_s16(0);
-            for (size_t r = r0; r < r1; ++r) {
-                const int8x16_t v = vld1q_s8(x + r * channels + c);
+            const int8_t *row = x + r0 * channels + c;
+            size_t r = r0;
+            for (; r + 4 <= r1; r += 4, row += 4 * channels) {
+                const int8x16_t v0 = vld1q_s8(row), v1 = vld1q_s8(row + channels);
+                const int8x16_t v2 = vld1q_s8(row + 2 * channels), v3 = vld1q_s8(row + 3 * channels);
+                int16x8_t four_lo = vaddl_s8(vget_low_s8(v0), vget_low_s8(v1));
+                int16x8_t four_hi = vaddl_s8(vget_high_s8(v0), vget_high_s8(v1));
+                four_lo = vaddw_s8(vaddw_s8(four_lo, vget_low_s8(v2)), vget_low_s8(v3));
+                four_hi = vaddw_s8(vaddw_s8(four_hi, vget_high_s8(v2)), vget_high_s8(v3));
+                lo = vaddq_s16(lo, four_lo);
+                hi = vaddq_s16(hi, four_hi);
+            }
+            for (; r < r1; ++r, row += channels) {
+                const int8x16_t v = vld1q_s8(row);
                 lo = vaddw_s8(lo, vget_low_s8(v));
                 hi = vaddw_s8(hi, vget_high_s8(v));
             }

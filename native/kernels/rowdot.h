@@ -110,6 +110,7 @@ RL_F32_ROWDOT_FN(f32_rowdot_1x4__neon);
 RL_QS8_ROWDOT_FN(qs8_qc8w_rowdot_1x4__neon);
 RL_S8_S32_ROWDOT_FN(s8_s32_rowdot_1x4__neon);
 #if defined(__aarch64__)
+RL_QS8_ROWDOT_FN(qs8_qc8w_rowdot_1x4__neondot);
 RL_S8_S32_ROWDOT_FN(s8_s32_rowdot_1x4__neondot);
 #endif
 #endif

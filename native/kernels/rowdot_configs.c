@@ -39,7 +39,11 @@ rl_qs8_rowdot_config rl_qs8_rowdot_config_for(rl_isa isa) {
     }
 #elif RL_HAVE_NEON_KERNELS
     const rl_qs8_rowdot_config neon = {.nr = 4, .input_offset = 0, .rowdot = qs8_qc8w_rowdot_1x4__neon};
-    return isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT ? neon : scalar; /* no sdot kernel yet: NEON's */
+#if defined(__aarch64__)
+    const rl_qs8_rowdot_config neondot = {.nr = 4, .input_offset = 0, .rowdot = qs8_qc8w_rowdot_1x4__neondot};
+    if (isa == RL_ISA_NEONDOT) return neondot;
+#endif
+    return isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT ? neon : scalar;
 #else
     (void)isa;
     return scalar;

@@ -72,8 +72,9 @@ static void gemm_tile(void *context, size_t i, size_t j, size_t rows, size_t col
                               (int8_t *)c, st->n, &st->qs8_params);
         } else {
             if (st->direct)
-                st->f32.gemm(mr, columns, st->kc, (const float *)(st->a + r * a_row), st->kc, (const float *)w,
-                             (float *)c, st->n, &st->f32_params);
+                (mr == 1 && st->f32.gemm1 ? st->f32.gemm1 : st->f32.gemm)(
+                    mr, columns, st->kc, (const float *)(st->a + r * a_row), st->kc, (const float *)w, (float *)c,
+                    st->n, &st->f32_params);
             else
                 st->f32.igemm(mr, columns, st->kc, st->ks, (const float *const *)(st->indirection + r * st->ks),
                               (const float *)w, (float *)c, st->n, &st->f32_params);

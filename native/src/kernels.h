@@ -385,6 +385,7 @@ static inline int64_t rl_reduce_output_strides(const int64_t *dims, const int32_
  * average pool): the reduce ops' driver walks the outer axis. */
 void f32_rdsum__scalar(size_t reduced, size_t channels, size_t row_stride, const float *x, float *y);
 void f32_rdsum__avx2(size_t reduced, size_t channels, size_t row_stride, const float *x, float *y);
+void f32_rdsum__neon(size_t reduced, size_t channels, size_t row_stride, const float *x, float *y);
 void qs8_rdsum__scalar(size_t reduced, size_t channels, const int8_t *x, int32_t *acc);
 typedef void (*rl_qs8_rdsum_fn)(size_t reduced, size_t channels, const int8_t *x, int32_t *acc);
 

@@ -167,6 +167,17 @@ static int test_gemm(const rl_f32_gemm_config *cfg, const rl_f32_gemm_config *re
                     failed |= gemm_case(&b, 1, mr, ncs[n], kcs[k], kss[s], clamp++ % CLAMPS);
                 cases += 4;
             }
+    if (cfg->gemm1) { /* the one-row kernel, with the tile's packed panels */
+        rl_f32_gemm_config one = *cfg;
+        one.mr = 1;
+        one.gemm = cfg->gemm1;
+        gemm_bench b1 = {&one, ref, &rows, r};
+        for (size_t n = 0; n < sizeof ncs / sizeof ncs[0]; ++n)
+            for (size_t k = 0; k < sizeof kcs / sizeof kcs[0]; ++k) {
+                failed |= gemm_case(&b1, 0, 1, ncs[n], kcs[k], 1, clamp++ % CLAMPS);
+                ++cases;
+            }
+    }
     guarded_free(&rows);
     printf("gemm/igemm %ux%u: %zu cases %s\n", cfg->mr, cfg->nr, cases, failed ? "FAILED" : "ok");
     return failed;
@@ -573,6 +584,16 @@ static int test_splits(const rl_f32_gemm_config *cfg, const rl_f32_dwconv_config
             printf("FAIL %s %ux%u: one call and calls split by rows and panels differ\n", indirect ? "igemm" : "gemm",
                    cfg->mr, cfg->nr);
             failed = 1;
+        }
+        if (!indirect && cfg->gemm1) { /* a block of one row gets the tile's bits */
+            memset(split, 0, MR * n * sizeof(float));
+            for (size_t i = 0; i < MR; ++i)
+                cfg->gemm1(1, n, depth, a + i * depth, depth, packed, split + i * n, n, params);
+            if (memcmp(whole, split, MR * n * sizeof(float)) != 0) {
+                printf("FAIL gemm1 beside %ux%u: a row alone differs from the same row in the tile\n", cfg->mr,
+                       cfg->nr);
+                failed = 1;
+            }
         }
     }
 

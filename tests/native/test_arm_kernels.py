@@ -381,6 +381,8 @@ def elementwise_files(folder: Path) -> dict[str, tuple[Path, np.ndarray]]:
     models = {
         "prelu": op_model("PRELU", [Input(shape), Const(rng.uniform(-1, 1, (1, 1, 19)).astype(f32))], [(shape, f32)]),
         "leaky_relu": op_model("LEAKY_RELU", [Input(shape)], [(shape, f32)], {"alpha": 0.2}),
+        # f32_unary__neon: 8 values a step, then 4, then a 3-value tail per 19-channel row (665 values in one call)
+        "hard_swish": op_model("HARD_SWISH", [Input(shape)], [(shape, f32)]),
         "maximum": op_model("MAXIMUM", [Input(shape), Const(np.array(0.5, f32))], [(shape, f32)]),
         "sub": op_model("SUB", [Const(rng.uniform(-1, 1, (19,)).astype(f32)), Input(shape)], [(shape, f32)],
                         {"fused_activation_function": 3}),
@@ -391,6 +393,12 @@ def elementwise_files(folder: Path) -> dict[str, tuple[Path, np.ndarray]]:
                               [((1, 19, 5, 7), f32)]),
     }
     feeds = {name: feed for name in models}
+    # MEAN over H and W of 23 channels (f32_rdsum__neon: a 16-channel step, a 4-channel one and a 3-channel tail)
+    feeds["mean_hw"] = rng.uniform(-3, 3, (1, 5, 7, 23)).astype(f32)
+    feeds["mean_hw"][0, 0, 0, :] = -0.0
+    feeds["mean_hw"][0, 4, 6, 22] = np.inf
+    models["mean_hw"] = op_model("MEAN", [Input((1, 5, 7, 23)), Const(np.array([1, 2], np.int32))],
+                                 [((1, 1, 1, 23), f32)], {"keep_dims": True})
     # a tile's last 1-3 columns (x32_transpose_2d's store_last_columns): channels last from 3 (RGB: one vst3q per
     # 4 pixels), 2 and 5 channels (5 = a 4 x 4 block and 1 column, stored a lane at a time as 42 floats apart are
     # whole rows), and channels first from 5 (2 columns of 42-float output rows); 42 = 4 x 10 + 2 rows at the end
@@ -410,12 +418,12 @@ def elementwise_files(folder: Path) -> dict[str, tuple[Path, np.ndarray]]:
 
 
 @pytest.mark.parametrize(("arch", "cpu", "path"), MODEL_RUNS)
-@pytest.mark.parametrize("op", ["prelu", "leaky_relu", "maximum", "sub", "mul_row_value", "transpose", "transpose_rgb",
-                                "transpose_two", "transpose_five", "transpose_to_first"])
+@pytest.mark.parametrize("op", ["prelu", "leaky_relu", "hard_swish", "mean_hw", "maximum", "sub", "mul_row_value",
+                                "transpose", "transpose_rgb", "transpose_two", "transpose_five", "transpose_to_first"])
 def test_float_elementwise_on_arm_path_matches_scalar_and_litert(model_runner, tmp_path_factory, op: str, arch: str,
                                                                  cpu: str, path: str):
-    """The f32_vbinary / f32_vlrelu / x32_transpose_2d NEON kernels in a whole model: the scalar path's bits on the
-    same emulated CPU, and LiteRT's values (run on this host)."""
+    """The f32_vbinary / f32_vlrelu / f32_unary / f32_rdsum / x32_transpose_2d NEON kernels in a whole model: the
+    scalar path's bits on the same emulated CPU, and LiteRT's values (run on this host)."""
     litert = pytest.importorskip("ai_edge_litert.interpreter")
     file, feed = elementwise_files(tmp_path_factory.mktemp("elementwise-files"))[op]
     view = ModelView(file.read_bytes())

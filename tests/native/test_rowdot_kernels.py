@@ -44,7 +44,7 @@ RUNS = [
     ("x86_64", "avx512vnni", None, "pass"),
     ("aarch64", "scalar", "cortex-a72", "pass"),
     ("aarch64", "neon", "cortex-a72", "pass"),
-    ("aarch64", "neondot", "cortex-a76", "pass"),  # NEON's kernels but the int8-to-int32 one (sdot)
+    ("aarch64", "neondot", "cortex-a76", "pass"),  # NEON's float kernels, the int8 ones with sdot
     ("armv7l", "scalar", "cortex-a7", "pass"),
     ("armv7l", "neon", "cortex-a15", "pass"),
     ("armv7l", "neondot", "cortex-a15", "skip"),
