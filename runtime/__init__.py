@@ -23,6 +23,7 @@ def __getattr__(name: str) -> type:
     if name == "SignatureRunner":
         from .signature_runner import SignatureRunner
 
+        globals()[name] = SignatureRunner  # found as an attribute from now on (pdoc reads the module's dict)
         return SignatureRunner
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
