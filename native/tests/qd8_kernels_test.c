@@ -12,7 +12,8 @@
  * all-negative and constant rows.
  *
  *   qd8_kernels_test scalar|avx2|avx512vnni|neon|neondot   test that path (exit 0 pass, 1 mismatch, 77 CPU or
- *   build lacks it; neondot runs NEON's hybrid kernels, as dispatch gives it)
+ *   build lacks it; neondot runs the dot-product GEMM/IGEMM and NEON's other hybrid kernels, as dispatch gives
+ *   them)
  */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
 #include <math.h>
