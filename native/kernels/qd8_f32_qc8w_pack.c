@@ -92,6 +92,19 @@ rl_qd8_gemm_config rl_qd8_gemm_config_for(rl_isa isa) {
     return scalar;
 }
 
+rl_qd8_gemm_config rl_qd8_gemm_pairs_config_for(rl_isa isa) {
+#if defined(__aarch64__) && RL_HAVE_NEON_KERNELS
+    if (isa == RL_ISA_NEON) {
+        const rl_qd8_gemm_config neon = {.mr = 2, .nr = 8, .kr = 16, .gemm = qd8_f32_qc8w_gemm_2x8c16__neon,
+                                         .igemm = qd8_f32_qc8w_igemm_2x8c16__neon};
+        return neon;
+    }
+#endif
+    (void)isa;
+    const rl_qd8_gemm_config none = {.mr = 0};
+    return none;
+}
+
 static float qd8_quantize_scalar(int64_t n, const float *x, int8_t *q, int32_t *zero_point) {
     return f32_qd8_quantize_ref(n, 1, x, q, zero_point);
 }

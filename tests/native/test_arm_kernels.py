@@ -169,7 +169,7 @@ def test_kernels_match_scalar_under_qemu(testers, which: str, arch: str, cpu: st
         assert tile in output, output
         if which == "qs8":  # the depthwise kernel for filters without -128 ran too
             assert "dwconv_pairs 16c" in output, output
-        if which == "qs8" and arch == "aarch64" and path == "neon":  # and the GEMM tile for them (kr 16)
+        if which in ("qs8", "qd8") and arch == "aarch64" and path == "neon":  # the GEMM tile without -128 (kr 16)
             assert "gemm/igemm pairs 2x8c16" in output, output
 
 
@@ -184,10 +184,11 @@ def test_threadpool_under_qemu(testers, arch: str) -> None:
 # The whole library per architecture: (compiler arch, target flags, symbols it must hold, symbols it must not).
 LIBRARIES = {
     "aarch64": (AARCH64, (), ("qs8_qc8w_gemm_4x16c4__neondot", "f32_gemm_6x8__neon", "f32_gemm_4x8__neon",
-                               "qs8_qc8w_gemm_2x8c16__neon", "qd8_f32_qc8w_gemm_4x16c4__neondot", "rl_kernel_table_for"), ()),
+                               "qs8_qc8w_gemm_2x8c16__neon", "qd8_f32_qc8w_gemm_4x16c4__neondot", "qd8_f32_qc8w_gemm_2x8c16__neon",
+               "rl_kernel_table_for"), ()),
     "armv7l": (ARMV7, (), ("qs8_qc8w_gemm_4x8c1__neon", "f32_dwconv__neon"),
                ("qs8_qc8w_gemm_4x16c4__neondot", "qd8_f32_qc8w_gemm_4x16c4__neondot", "f32_gemm_6x8__neon",
-                "qs8_qc8w_gemm_2x8c16__neon")),
+                "qs8_qc8w_gemm_2x8c16__neon", "qd8_f32_qc8w_gemm_2x8c16__neon")),
     # The Pi Zero: armv6 + VFP, ARM state; no NEON file is built and no config names one.
     "armv6l": (ARMV7, ("-march=armv6", "-mfpu=vfp", "-marm"), ("f32_gemm_4x4__scalar",),
                ("f32_gemm_4x8__neon", "qs8_qc8w_dwconv_16c__neon")),
@@ -374,7 +375,7 @@ DYNAMIC_RANGE = ["bert_tiny_dynamic", "vit_tiny_dynamic", "whisper_tiny_encoder_
 @pytest.mark.parametrize("model", DYNAMIC_RANGE)
 def test_dynamic_range_transformer_on_arm_path(model_runner, model: str, arch: str, cpu: str, path: str):
     """The dynamic-range transformer fixtures (hybrid FULLY_CONNECTED and BATCH_MATMUL on the path's qd8 GEMM:
-    4x16c4 sdot on neondot, 4x8c1 on neon) against LiteRT's stored outputs, within the 1e-5 the x86 paths are held
+    4x16c4 sdot on neondot; on neon, 2x8c16 on aarch64 for weights without -128, else 4x8c1) against LiteRT's stored outputs, within the 1e-5 the x86 paths are held
     to (tests/runtime/test_transformer_models.py), and every float tensor near the scalar path's."""
     file = TRANSFORMERS / f"{model}.tflite"
     view = ModelView(file.read_bytes())
