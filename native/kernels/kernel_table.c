@@ -100,6 +100,7 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .qs8_gemm_pairs = rl_qs8_gemm_pairs_config_for(isa),
         .qs16_gemm = rl_qs16_gemm_config_for(isa),
         .qd8_gemm = rl_qd8_gemm_config_for(isa),
+        .qd8_gemm_pairs = rl_qd8_gemm_pairs_config_for(isa),
         .qd8_dwconv = rl_qd8_dwconv_for(isa),
         .qd8_quantize = rl_qd8_quantize_config_for(isa),
         .f32_dwconv = rl_f32_dwconv_config_for(isa),

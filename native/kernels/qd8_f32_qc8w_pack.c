@@ -81,10 +81,28 @@ rl_qd8_gemm_config rl_qd8_gemm_config_for(rl_isa isa) {
 #elif RL_HAVE_NEON_KERNELS
     const rl_qd8_gemm_config neon = {.mr = 4, .nr = 8, .kr = 1, .gemm = qd8_f32_qc8w_gemm_4x8c1__neon,
                                      .igemm = qd8_f32_qc8w_igemm_4x8c1__neon};
+#if defined(__aarch64__)
+    const rl_qd8_gemm_config neondot = {.mr = 4, .nr = 16, .kr = 4, .gemm = qd8_f32_qc8w_gemm_4x16c4__neondot,
+                                        .igemm = qd8_f32_qc8w_igemm_4x16c4__neondot};
+    if (isa == RL_ISA_NEONDOT) return neondot;
+#endif
     if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) return neon;
 #endif
     (void)isa;
     return scalar;
+}
+
+rl_qd8_gemm_config rl_qd8_gemm_pairs_config_for(rl_isa isa) {
+#if defined(__aarch64__) && RL_HAVE_NEON_KERNELS
+    if (isa == RL_ISA_NEON) {
+        const rl_qd8_gemm_config neon = {.mr = 2, .nr = 8, .kr = 16, .gemm = qd8_f32_qc8w_gemm_2x8c16__neon,
+                                         .igemm = qd8_f32_qc8w_igemm_2x8c16__neon};
+        return neon;
+    }
+#endif
+    (void)isa;
+    const rl_qd8_gemm_config none = {.mr = 0};
+    return none;
 }
 
 static float qd8_quantize_scalar(int64_t n, const float *x, int8_t *q, int32_t *zero_point) {

@@ -106,9 +106,13 @@ void f32_qd8_quantize_values__avx512(int64_t n, const float *x, int8_t *q, const
 void f32_qdu8_quantize_values__avx512(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
 #endif
 
-/* The path's kernels: AVX-512 VNNI's 8x16c4 on that path, AVX2's on the other x86 SIMD paths, NEON's 4x8c1 on
- * both Arm paths, the scalar ones elsewhere. */
+/* The path's kernels: AVX-512 VNNI's 8x16c4 on that path, AVX2's on the other x86 SIMD paths, the dot-product
+ * 4x16c4 on NEONDOT (aarch64), NEON's 4x8c1 on NEON, the scalar ones elsewhere. */
 rl_qd8_gemm_config rl_qd8_gemm_config_for(rl_isa isa);
+/* The tile for weights without -128, where the path has one whose products are exact only then (aarch64 NEON's
+ * 2x8c16, rl_qs8_gemm_pairs_config_for's int8 tile); else gemm == NULL. A driver whose weights are constant and free
+ * of -128 (memchr for 0x80; dynamic-range weights are symmetric, so usually) packs and runs it instead. */
+rl_qd8_gemm_config rl_qd8_gemm_pairs_config_for(rl_isa isa);
 
 /* Scalar: the specification. */
 void qd8_f32_qc8w_gemm_2x4c1__scalar(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
@@ -158,6 +162,22 @@ void qd8_f32_qc8w_gemm_4x8c1__neon(size_t mr, size_t nc, size_t kc, const int8_t
 void qd8_f32_qc8w_igemm_4x8c1__neon(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
                                     const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
                                     const rl_f32_minmax_params *params);
+#if defined(__aarch64__)
+/* aarch64 NEON without dot products, weights without -128 (rl_qd8_gemm_pairs_config_for): pairs on kr 16. */
+void qd8_f32_qc8w_gemm_2x8c16__neon(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
+                                    const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
+                                    const rl_f32_minmax_params *params);
+void qd8_f32_qc8w_igemm_2x8c16__neon(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
+                                     const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
+                                     const rl_f32_minmax_params *params);
+/* aarch64 with the dot-product extension: sdot on kr 4. */
+void qd8_f32_qc8w_gemm_4x16c4__neondot(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
+                                       const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
+                                       const rl_f32_minmax_params *params);
+void qd8_f32_qc8w_igemm_4x16c4__neondot(size_t mr, size_t nc, size_t kc, size_t ks,
+                                        const int8_t *const *indirection, const void *w, float *c, size_t c_stride,
+                                        const rl_qd8_row_quantization *rows, const rl_f32_minmax_params *params);
+#endif
 #endif
 
 #endif

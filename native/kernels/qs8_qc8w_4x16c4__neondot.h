@@ -1,6 +1,8 @@
 /* qs8_qc8w_4x16c4__neondot.h — what the 4x16c4 dot-product int8 GEMM and IGEMM share: the k loop over four rows
- * into 16 int32 accumulators each, and the requantizing stores. Included only by files built with the
- * NEONDOT flags (armv8.2-a + dotprod, aarch64 only).
+ * into 16 int32 accumulators each, and the requantizing stores. The hybrid (qd8) 4x16c4 kernels run the same k
+ * loop on the same panels' weights (qd8_f32_qc8w_4x16c4__neondot.h): one loop for both families, as
+ * qs8_qc8w_4x8c1__neon.h serves the 4x8c1 ones. Included only by files built with the NEONDOT flags (armv8.2-a +
+ * dotprod, aarch64 only).
  *
  * kr 4: each block of 4 k holds, column by column, 4 weight bytes, so 64 bytes are 16 columns x 4 k: four
  * q registers. sdot by lane (vdotq_lane_s32) adds, to each column's int32, the dot product of its 4 weights

@@ -220,6 +220,9 @@ static rl_status setup_qd8_indirection(rl_plan *plan, rl_op *op) {
 static rl_status build_qd8_state(rl_plan *plan, rl_op *op, rl_qd8_gemm_state *proto) {
     const rl_tensor *filter = rl_input(plan, op, 1), *bias = rl_input(plan, op, 2);
     const rl_qd8_gemm_config *qd8 = &plan->kernels->qd8_gemm;
+    /* no weight of -128: two k's products fit int16 (rl_qd8_gemm_pairs_config_for) */
+    if (plan->kernels->qd8_gemm_pairs.gemm && !memchr(filter->data, 0x80, proto->n * proto->ks * proto->kc))
+        qd8 = &plan->kernels->qd8_gemm_pairs;
     const int u8 = proto->direct && qd8->gemm_u8 && qd8->quantize_u8;
     proto->gemm = u8 ? qd8->gemm_u8 : qd8->gemm;
     proto->gemm_1row = u8 ? qd8->gemm_u8_1row : proto->direct ? qd8->gemm_1row : NULL;

@@ -265,6 +265,7 @@ typedef struct {
     rl_qs8_gemm_config qs8_gemm_pairs; /* for constant filters without -128, where gemm != NULL (qs8_configs.h) */
     rl_qs16_gemm_config qs16_gemm; /* TFLite's 16x8 CONV_2D and FULLY_CONNECTED (qs16_gemm.h) */
     rl_qd8_gemm_config qd8_gemm; /* hybrid: float activations quantized per row, int8 weights (qd8_gemm.h) */
+    rl_qd8_gemm_config qd8_gemm_pairs; /* for constant weights without -128, where gemm != NULL (qd8_gemm.h) */
     rl_qd8_dwconv_fn qd8_dwconv; /* hybrid depthwise, TFLite's arithmetic (qd8_dwconv.h) */
     rl_qd8_quantize_config qd8_quantize; /* their inputs' quantizations (qd8_gemm.h) */
     rl_f32_dwconv_config f32_dwconv;

@@ -12,7 +12,8 @@
  * all-negative and constant rows.
  *
  *   qd8_kernels_test scalar|avx2|avx512vnni|neon|neondot   test that path (exit 0 pass, 1 mismatch, 77 CPU or
- *   build lacks it; neondot runs NEON's hybrid kernels, as dispatch gives it)
+ *   build lacks it; neondot runs the dot-product GEMM/IGEMM and NEON's other hybrid kernels, as dispatch gives
+ *   them)
  */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c99 */
 #include <math.h>
@@ -74,13 +75,14 @@ static float formula(const int8_t *const *taps, size_t ks, size_t kc, const int8
     return y > params->max ? params->max : y;
 }
 
-/* One case: returns 0 when path, scalar and formula agree bit for bit. */
+/* One case: returns 0 when path, scalar and formula agree bit for bit. Weights from wmin (-128, or -127 for a
+ * pairs config: rl_qd8_gemm_pairs_config_for) to 127. */
 static int gemm_case(rng *r, const rl_qd8_gemm_config *path, const rl_qd8_gemm_config *scalar, int igemm,
-                     size_t mr, size_t nc, size_t kc, size_t ks) {
+                     size_t mr, size_t nc, size_t kc, size_t ks, int32_t wmin) {
     const size_t n = nc;
     int8_t *w = malloc(n * ks * kc);
     float *scales = malloc(n * sizeof(float)), *bias = next_u32(r) % 4 ? malloc(n * sizeof(float)) : NULL;
-    for (size_t i = 0; i < n * ks * kc; ++i) w[i] = (int8_t)uniform(r, -128, 127);
+    for (size_t i = 0; i < n * ks * kc; ++i) w[i] = (int8_t)uniform(r, wmin, 127);
     for (size_t j = 0; j < n; ++j) {
         scales[j] = uniform_f(r, 1e-4f, 2e-2f);
         if (bias) bias[j] = uniform_f(r, -2.0f, 2.0f);
@@ -330,7 +332,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: qd8_kernels_test scalar|avx2|avx512vnni|neon|neondot\n");
         return 2;
     }
-    rl_qd8_gemm_config path;
+    rl_qd8_gemm_config path, pairs = {.mr = 0};
     rl_qd8_dwconv_fn dwconv;
     rl_qd8_quantize_config quantize;
     if (strcmp(argv[1], "scalar") == 0) {
@@ -360,6 +362,7 @@ int main(int argc, char **argv) {
         const rl_isa isa = strcmp(argv[1], "neon") == 0 ? RL_ISA_NEON : RL_ISA_NEONDOT;
         if (!rl_isa_supported(isa)) return 77; /* HWCAP, as dispatch reads it */
         path = rl_qd8_gemm_config_for(isa);
+        pairs = rl_qd8_gemm_pairs_config_for(isa);
         dwconv = rl_qd8_dwconv_for(isa);
         quantize = rl_qd8_quantize_config_for(isa);
 #else
@@ -376,15 +379,19 @@ int main(int argc, char **argv) {
     const size_t kss[] = {1, 2, 3, 9};
     size_t cases = 0;
     int failed = 0;
-    for (int igemm = 0; igemm < 2; ++igemm)
-        for (size_t a = 0; a < sizeof kcs / sizeof kcs[0]; ++a)
-            for (size_t b = 0; b < sizeof ncs / sizeof ncs[0]; ++b)
-                for (size_t s = 0; s < (igemm ? sizeof kss / sizeof kss[0] : 1); ++s) {
-                    const int32_t most = (int32_t)path.mr + 1 > MAX_MR ? MAX_MR : (int32_t)path.mr + 1;
-                    const size_t mr = (size_t)uniform(&r, 1, most);
-                    failed |= gemm_case(&r, &path, &scalar, igemm, mr, ncs[b], kcs[a], kss[s]);
-                    ++cases;
-                }
+    /* the path's tile, then its tile for weights without -128 where it has one */
+    for (int with_pairs = 0; with_pairs < (pairs.gemm ? 2 : 1); ++with_pairs) {
+        const rl_qd8_gemm_config *tile = with_pairs ? &pairs : &path;
+        for (int igemm = 0; igemm < 2; ++igemm)
+            for (size_t a = 0; a < sizeof kcs / sizeof kcs[0]; ++a)
+                for (size_t b = 0; b < sizeof ncs / sizeof ncs[0]; ++b)
+                    for (size_t s = 0; s < (igemm ? sizeof kss / sizeof kss[0] : 1); ++s) {
+                        const int32_t most = (int32_t)tile->mr + 1 > MAX_MR ? MAX_MR : (int32_t)tile->mr + 1;
+                        const size_t mr = (size_t)uniform(&r, 1, most);
+                        failed |= gemm_case(&r, tile, &scalar, igemm, mr, ncs[b], kcs[a], kss[s], with_pairs ? -127 : -128);
+                        ++cases;
+                    }
+    }
     const size_t channel_counts[] = {1, 3, 4, 5, 8, 15, 16, 17, 24, 31, 32, 33, 48, 96, 144};
     const size_t tap_counts[] = {1, 2, 4, 9, 25};
     for (size_t a = 0; a < sizeof channel_counts / sizeof channel_counts[0]; ++a)
@@ -398,7 +405,8 @@ int main(int argc, char **argv) {
                 failed |= quantize_case(&r, &quantize, lengths[a], mode);
     for (size_t a = 0; a < sizeof lengths / sizeof lengths[0] && path.quantize_u8; ++a, ++cases)
         failed |= quantize_u8_case(&r, &path, lengths[a]);
-    printf("%s (gemm %ux%uc%u): %zu cases, %s\n", argv[1], (unsigned)path.mr, (unsigned)path.nr, (unsigned)path.kr,
-           cases, failed ? "MISMATCH" : "ok");
+    printf("%s (gemm %ux%uc%u", argv[1], (unsigned)path.mr, (unsigned)path.nr, (unsigned)path.kr);
+    if (pairs.gemm) printf(", gemm/igemm pairs %ux%uc%u", (unsigned)pairs.mr, (unsigned)pairs.nr, (unsigned)pairs.kr);
+    printf("): %zu cases, %s\n", cases, failed ? "MISMATCH" : "ok");
     return failed;
 }

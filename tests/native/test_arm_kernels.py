@@ -161,7 +161,7 @@ def test_kernels_match_scalar_under_qemu(testers, which: str, arch: str, cpu: st
     if path != "scalar":  # the path really ran its own kernels, not scalar's under another name
         # float32: aarch64's 32 q registers hold the 6x8 tile, armv7's 16 the 4x8
         f32_tile = "6x8" if arch == "aarch64" else "4x8"
-        tile = f32_tile if which == "f32" else ("4x16c4" if path == "neondot" and which == "qs8" else "4x8c1")
+        tile = f32_tile if which == "f32" else ("4x16c4" if path == "neondot" and which in ("qs8", "qd8") else "4x8c1")
         tile = "f32_vbinary__neon" if which == "f32_vbinary" else tile
         tile = "f32_vgelu__neon" if which == "f32_vexp" else tile
         tile = "qs16_qc8w_igemm_4x8c2__neon" if which == "qs16" else tile
@@ -169,7 +169,7 @@ def test_kernels_match_scalar_under_qemu(testers, which: str, arch: str, cpu: st
         assert tile in output, output
         if which == "qs8":  # the depthwise kernel for filters without -128 ran too
             assert "dwconv_pairs 16c" in output, output
-        if which == "qs8" and arch == "aarch64" and path == "neon":  # and the GEMM tile for them (kr 16)
+        if which in ("qs8", "qd8") and arch == "aarch64" and path == "neon":  # the GEMM tile without -128 (kr 16)
             assert "gemm/igemm pairs 2x8c16" in output, output
 
 
@@ -184,9 +184,11 @@ def test_threadpool_under_qemu(testers, arch: str) -> None:
 # The whole library per architecture: (compiler arch, target flags, symbols it must hold, symbols it must not).
 LIBRARIES = {
     "aarch64": (AARCH64, (), ("qs8_qc8w_gemm_4x16c4__neondot", "f32_gemm_6x8__neon", "f32_gemm_4x8__neon",
-                               "qs8_qc8w_gemm_2x8c16__neon", "rl_kernel_table_for"), ()),
+                               "qs8_qc8w_gemm_2x8c16__neon", "qd8_f32_qc8w_gemm_4x16c4__neondot", "qd8_f32_qc8w_gemm_2x8c16__neon",
+               "rl_kernel_table_for"), ()),
     "armv7l": (ARMV7, (), ("qs8_qc8w_gemm_4x8c1__neon", "f32_dwconv__neon"),
-               ("qs8_qc8w_gemm_4x16c4__neondot", "f32_gemm_6x8__neon", "qs8_qc8w_gemm_2x8c16__neon")),
+               ("qs8_qc8w_gemm_4x16c4__neondot", "qd8_f32_qc8w_gemm_4x16c4__neondot", "f32_gemm_6x8__neon",
+                "qs8_qc8w_gemm_2x8c16__neon", "qd8_f32_qc8w_gemm_2x8c16__neon")),
     # The Pi Zero: armv6 + VFP, ARM state; no NEON file is built and no config names one.
     "armv6l": (ARMV7, ("-march=armv6", "-mfpu=vfp", "-marm"), ("f32_gemm_4x4__scalar",),
                ("f32_gemm_4x8__neon", "qs8_qc8w_dwconv_16c__neon")),
@@ -363,6 +365,41 @@ def test_lstm_on_arm_path_matches_scalar_and_litert(model_runner, tmp_path_facto
             np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=name)
     if form == "int8":
         assert fast[int(output_tensor)] == scalar[int(output_tensor)]
+
+
+TRANSFORMERS = NATIVE.parent / "tests" / "data" / "transformers"
+DYNAMIC_RANGE = ["bert_tiny_dynamic", "vit_tiny_dynamic", "whisper_tiny_encoder_dynamic"]
+
+
+@pytest.mark.parametrize(("arch", "cpu", "path"), MODEL_RUNS)
+@pytest.mark.parametrize("model", DYNAMIC_RANGE)
+def test_dynamic_range_transformer_on_arm_path(model_runner, model: str, arch: str, cpu: str, path: str):
+    """The dynamic-range transformer fixtures (hybrid FULLY_CONNECTED and BATCH_MATMUL on the path's qd8 GEMM:
+    4x16c4 sdot on neondot; on neon, 2x8c16 on aarch64 for weights without -128, else 4x8c1) against LiteRT's stored outputs, within the 1e-5 the x86 paths are held
+    to (tests/runtime/test_transformer_models.py), and every float tensor near the scalar path's."""
+    file = TRANSFORMERS / f"{model}.tflite"
+    view = ModelView(file.read_bytes())
+    graph = view.subgraphs[0]
+    (input_tensor,) = list(graph.inputs)
+    with np.load(TRANSFORMERS / f"{model}.npz") as npz:
+        (feed,) = [npz[k] for k in npz.files if "/in/" in k]
+        expected = {k.rsplit("/", 1)[1]: npz[k] for k in npz.files if "/out/" in k}
+    scalar = model_runner(file, arch, cpu, "scalar", int(input_tensor), feed)
+    fast = model_runner(file, arch, cpu, path, int(input_tensor), feed)
+    assert fast.keys() == scalar.keys()
+    for index, want in scalar.items():
+        if graph.tensors[index].type == 0:
+            got_values, want_values = np.frombuffer(fast[index], np.float32), np.frombuffer(want, np.float32)
+            np.testing.assert_allclose(got_values, want_values, rtol=1e-4, atol=1e-5 * max(1.0, float(
+                np.abs(want_values).max())), err_msg=f"tensor {index} {graph.tensors[index].name}")
+    (signature,) = view.signature_defs
+    outputs = {o.name: int(o.tensor_index) for o in signature.outputs}
+    assert outputs.keys() == expected.keys()
+    for name, result in (("scalar", scalar), (path, fast)):
+        for key, want in expected.items():
+            index = outputs[key]
+            got = np.frombuffer(result[index], want.dtype).reshape(want.shape)
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"{name} tensor {index}")
 
 
 def elementwise_files(folder: Path) -> dict[str, tuple[Path, np.ndarray]]:

@@ -1,0 +1,52 @@
+/* qd8_f32_qc8w_4x16c4__neondot.h — what the 4x16c4 dot-product hybrid GEMM and IGEMM share beyond the int8
+ * kernels' k loop (qs8_qc8w_4x16c4__neondot.h: sdot by lane on kr 4, exact 4-product sums, wrapping int32 adds;
+ * qd8_gemm.h's panels hold the weights exactly as the int8 ones, with the same 8-wide narrow last panel): the
+ * accumulators' start, -zero_point * sum(w) per row, and the float epilogue of qd8_f32_qc8w_4x8c1__neon.h in 16
+ * columns, fused as the scalar kernel's fmaf. Included only by files built with the NEONDOT flags. */
+#ifndef RILLET_QD8_F32_QC8W_4X16C4_NEONDOT_H
+#define RILLET_QD8_F32_QC8W_4X16C4_NEONDOT_H
+
+#include "qd8_gemm.h"
+#include "qs8_qc8w_4x16c4__neondot.h"
+
+/* acc[4 i + q] (row i's columns 4q .. 4q + 3) = -zero_point(i) * the panel's weight sums; a narrow panel has 8
+ * sums, and its upper accumulators, never added to nor stored, start at zero. */
+static inline __attribute__((always_inline)) void start_accumulators(const unsigned char *panel, int wide,
+                                                                     const rl_qd8_row_quantization *const *rq,
+                                                                     int32x4_t *acc, size_t rows) {
+    for (size_t q = 0; q < 4; ++q) {
+        const int32x4_t ksum = q < 2 || wide ? rl_neon_load_s32(panel + 16 * q) : vdupq_n_s32(0);
+        for (size_t i = 0; i < rows; ++i) acc[4 * i + q] = vmulq_n_s32(ksum, -rq[i]->zero_point);
+    }
+}
+
+/* y = fmaf((float)acc * row scale, weight scale, bias), clamped; n (<= 16) columns of each row c[i]. tail: the
+ * panel's scales, then its biases (width of each: 16, or 8 for a narrow panel). Rows are stored last to first, so
+ * aliased rows past mr end the same. */
+static inline __attribute__((always_inline)) void store_floats_4x16(float *const *c, size_t n, int wide,
+                                                                    const int32x4_t *acc, const unsigned char *tail,
+                                                                    const rl_qd8_row_quantization *const *rq,
+                                                                    const rl_f32_minmax_params *params,
+                                                                    size_t rows) {
+    const size_t width = wide ? NR : NARROW_NR, quads = width / 4;
+    float32x4_t scale[4], bias[4];
+    for (size_t q = 0; q < quads; ++q) {
+        scale[q] = rl_neon_load_f32(tail + 16 * q);
+        bias[q] = rl_neon_load_f32(tail + 4 * width + 16 * q);
+    }
+    const float32x4_t vmin = vdupq_n_f32(params->min), vmax = vdupq_n_f32(params->max);
+    /* A whole panel's row goes straight to c; a partial one through y, its n floats copied (never past the row). */
+    const int whole = n == width;
+#pragma GCC unroll 4
+    for (size_t i = rows; i-- > 0;) {
+        float y[NR];
+        float *dst = whole ? c[i] : y;
+        for (size_t q = 0; q < quads; ++q) {
+            const float32x4_t scaled = vmulq_n_f32(vcvtq_f32_s32(acc[4 * i + q]), rq[i]->scale);
+            vst1q_f32(dst + 4 * q, vminq_f32(vmaxq_f32(vfmaq_f32(bias[q], scaled, scale[q]), vmin), vmax));
+        }
+        if (!whole) memcpy(c[i], y, n * sizeof(float));
+    }
+}
+
+#endif
