@@ -108,6 +108,18 @@ def test_a_vector_written_in_a_segment_is_not_read_whole_in_it():
     np.testing.assert_array_equal(outputs[1], (2 * feeds[0]) * -feeds[1] + feeds[0])
 
 
+def assert_bands_keep_bits(model: bytes, feed: np.ndarray, segments: list[tuple[int, int]], atol: float) -> None:
+    """One thread's bits on 2 and 3 threads, the op ranges that run as `segments` on 2, and LiteRT's values."""
+    want, _, _ = run(model, feed, 1)
+    for threads in (2, 3):
+        got, _, _ = run(model, feed, threads)
+        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
+    _, found, _ = run(model, feed, 2)
+    assert found == segments
+    (expected,) = litert_default(model, [feed])
+    np.testing.assert_allclose(want, expected, rtol=1e-5, atol=atol)
+
+
 @pytest.mark.parametrize("d", [48, 64])
 def test_sin_bands_only_whole_blocks(d):
     """AVX2's SIN sends the last n % 8 values through libm: it bands only when a token is whole 64-value
@@ -135,14 +147,7 @@ def test_heads_merged_by_a_transpose_head_the_projection_s_segment(heads, seq, w
            ("FULLY_CONNECTED", ["r", "w", "b"], "p", None), ("ADD", ["p", "r"], "y", None)]
     model = graph_model({"x": x}, consts, ops, "y", {"t": t, "r": r, "p": r, "y": r})
     feed = rng.standard_normal(x).astype(F32)
-    want, _, _ = run(model, feed, 1)
-    for threads in (2, 3):
-        got, segments, _ = run(model, feed, threads)
-        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
-    _, segments, _ = run(model, feed, 2)
-    assert segments == [(0, 3)]
-    (expected,) = litert_default(model, [feed])
-    np.testing.assert_allclose(want, expected, rtol=1e-5, atol=1e-5)
+    assert_bands_keep_bits(model, feed, [(0, 3)], atol=1e-5)
 
 
 @pytest.mark.parametrize("rows", [8, 64])
@@ -181,14 +186,7 @@ def test_heads_split_by_transposes_end_the_projection_s_segment(heads, seq, widt
     shapes = {"p": x, "r": r, "tq": (1, heads, seq, width), "tk": (1, heads, width, seq), "y": (1, heads, seq, seq)}
     model = graph_model({"x": x}, consts, ops, "y", shapes)
     feed = rng.standard_normal(x).astype(F32)
-    want, _, _ = run(model, feed, 1)
-    for threads in (2, 3):
-        got, _, _ = run(model, feed, threads)
-        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
-    _, segments, _ = run(model, feed, 2)
-    assert segments == [(0, 3)]
-    (expected,) = litert_default(model, [feed])
-    np.testing.assert_allclose(want, expected, rtol=1e-5, atol=1e-5)
+    assert_bands_keep_bits(model, feed, [(0, 3)], atol=1e-5)
 
 
 def test_a_scattered_output_is_not_read_in_its_segment():
@@ -224,14 +222,7 @@ def test_attention_scores_scale_and_softmax_run_as_one_job(heads, seq, width):
            ("MUL", ["s", "scale"], "z", None), ("SOFTMAX", ["z"], "y", None)]
     model = graph_model({"x": x}, consts, ops, "y", {"kt": kt, "s": s, "z": s, "y": s})
     feed = rng.standard_normal(x).astype(F32)
-    want, _, _ = run(model, feed, 1)
-    for threads in (2, 3):
-        got, _, _ = run(model, feed, threads)
-        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
-    _, segments, _ = run(model, feed, 2)
-    assert segments == [(1, 3)]
-    (expected,) = litert_default(model, [feed])
-    np.testing.assert_allclose(want, expected, rtol=1e-5, atol=1e-6)
+    assert_bands_keep_bits(model, feed, [(1, 3)], atol=1e-6)
 
 
 @pytest.mark.parametrize("heads, seq, width", [(2, 64, 64), (3, 17, 8)])
@@ -242,14 +233,7 @@ def test_attention_scores_with_adj_y_run_as_one_job(heads, seq, width):
     ops = [("NEG", ["x"], "k", None), ("BATCH_MATMUL", ["x", "k"], "s", {"adj_y": True}), ("SOFTMAX", ["s"], "y", None)]
     model = graph_model({"x": x}, {}, ops, "y", {"k": x, "s": s, "y": s})
     feed = rng.standard_normal(x).astype(F32)
-    want, _, _ = run(model, feed, 1)
-    for threads in (2, 3):
-        got, _, _ = run(model, feed, threads)
-        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
-    _, segments, _ = run(model, feed, 2)
-    assert segments == [(1, 2)]
-    (expected,) = litert_default(model, [feed])
-    np.testing.assert_allclose(want, expected, rtol=1e-5, atol=1e-6)
+    assert_bands_keep_bits(model, feed, [(1, 2)], atol=1e-6)
 
 
 @pytest.mark.parametrize("heads, seq, width", [(6, 30, 16), (3, 17, 8)])
@@ -264,14 +248,7 @@ def test_scores_viewed_with_a_batch_axis_stay_in_the_product_s_band(heads, seq, 
            ("RESHAPE", ["s", "shape"], "r", None), ("SOFTMAX", ["r"], "y", None)]
     model = graph_model({"x": x}, consts, ops, "y", {"k": x, "s": s, "r": v, "y": v})
     feed = rng.standard_normal(x).astype(F32)
-    want, _, _ = run(model, feed, 1)
-    for threads in (2, 3):
-        got, _, _ = run(model, feed, threads)
-        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
-    _, segments, _ = run(model, feed, 2)
-    assert segments == [(1, 3)]
-    (expected,) = litert_default(model, [feed])
-    np.testing.assert_allclose(want, expected, rtol=1e-5, atol=1e-6)
+    assert_bands_keep_bits(model, feed, [(1, 3)], atol=1e-6)
 
 
 @pytest.mark.parametrize("op, bias", [("ADD", (1, 1, 17, 17)), ("MUL", (1, 1, 17, 17)), ("SUB", (3, 1, 17))])
@@ -288,11 +265,4 @@ def test_a_bias_over_the_heads_joins_the_scores_band(op, bias):
            (op, ["s", "bias"], "z", None), ("SOFTMAX", ["z"], "y", None)]
     model = graph_model({"x": x}, consts, ops, "y", {"k": x, "s": s, "z": out, "y": out})
     feed = rng.standard_normal(x).astype(F32)
-    want, _, _ = run(model, feed, 1)
-    for threads in (2, 3):
-        got, _, _ = run(model, feed, threads)
-        np.testing.assert_array_equal(got, want, err_msg=f"{threads} threads")
-    _, segments, _ = run(model, feed, 2)
-    assert segments == [(1, 3)]
-    (expected,) = litert_default(model, [feed])
-    np.testing.assert_allclose(want, expected, rtol=1e-5, atol=1e-6)
+    assert_bands_keep_bits(model, feed, [(1, 3)], atol=1e-6)
