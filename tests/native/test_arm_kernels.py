@@ -454,15 +454,11 @@ def elementwise_files(folder: Path) -> dict[str, tuple[Path, np.ndarray]]:
     return found
 
 
-@pytest.mark.parametrize(("arch", "cpu", "path"), MODEL_RUNS)
-@pytest.mark.parametrize("op", ["prelu", "leaky_relu", "hard_swish", "mean_hw", "maximum", "sub", "mul_row_value",
-                                "transpose", "transpose_rgb", "transpose_two", "transpose_five", "transpose_to_first"])
-def test_float_elementwise_on_arm_path_matches_scalar_and_litert(model_runner, tmp_path_factory, op: str, arch: str,
-                                                                 cpu: str, path: str):
-    """The f32_vbinary / f32_vlrelu / f32_unary / f32_rdsum / x32_transpose_2d NEON kernels in a whole model: the
-    scalar path's bits on the same emulated CPU, and LiteRT's values (run on this host)."""
+def path_output_and_litert(model_runner, file: Path, feed: np.ndarray, arch: str, cpu: str,
+                           path: str) -> tuple[bytes, np.ndarray]:
+    """A one-input, one-output model's output bytes on an Arm path, checked equal to the scalar path's on the
+    same emulated CPU, and LiteRT's output for the same input (run on this host)."""
     litert = pytest.importorskip("ai_edge_litert.interpreter")
-    file, feed = elementwise_files(tmp_path_factory.mktemp("elementwise-files"))[op]
     view = ModelView(file.read_bytes())
     (input_tensor,), (output_tensor,) = list(view.subgraphs[0].inputs), list(view.subgraphs[0].outputs)
     scalar = model_runner(file, arch, cpu, "scalar", int(input_tensor), feed)
@@ -473,7 +469,19 @@ def test_float_elementwise_on_arm_path_matches_scalar_and_litert(model_runner, t
     it.set_tensor(it.get_input_details()[0]["index"], feed)
     it.invoke()
     expected = it.get_tensor(it.get_output_details()[0]["index"])
-    got = np.frombuffer(fast[int(output_tensor)], np.float32).reshape(expected.shape)
+    return fast[int(output_tensor)], expected
+
+
+@pytest.mark.parametrize(("arch", "cpu", "path"), MODEL_RUNS)
+@pytest.mark.parametrize("op", ["prelu", "leaky_relu", "hard_swish", "mean_hw", "maximum", "sub", "mul_row_value",
+                                "transpose", "transpose_rgb", "transpose_two", "transpose_five", "transpose_to_first"])
+def test_float_elementwise_on_arm_path_matches_scalar_and_litert(model_runner, tmp_path_factory, op: str, arch: str,
+                                                                 cpu: str, path: str):
+    """The f32_vbinary / f32_vlrelu / f32_unary / f32_rdsum / x32_transpose_2d NEON kernels in a whole model: the
+    scalar path's bits on the same emulated CPU, and LiteRT's values (run on this host)."""
+    file, feed = elementwise_files(tmp_path_factory.mktemp("elementwise-files"))[op]
+    got, expected = path_output_and_litert(model_runner, file, feed, arch, cpu, path)
+    got = np.frombuffer(got, np.float32).reshape(expected.shape)
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
 
 
@@ -511,19 +519,9 @@ def test_int8_attention_ops_on_arm_path_match_scalar_and_litert(model_runner, tm
                                                                 cpu: str, path: str):
     """ops/batch_matmul_int8.c and embedding_lookup.c on the Arm paths: the scalar path's bits, and LiteRT's bits
     (run on this host)."""
-    litert = pytest.importorskip("ai_edge_litert.interpreter")
     file, feed = attention_files(tmp_path_factory.mktemp("attention-files"))[name]
-    view = ModelView(file.read_bytes())
-    (input_tensor,), (output_tensor,) = list(view.subgraphs[0].inputs), list(view.subgraphs[0].outputs)
-    scalar = model_runner(file, arch, cpu, "scalar", int(input_tensor), feed)
-    fast = model_runner(file, arch, cpu, path, int(input_tensor), feed)
-    assert fast[int(output_tensor)] == scalar[int(output_tensor)], f"{path} differs from scalar"
-    it = litert.Interpreter(model_path=str(file))
-    it.allocate_tensors()
-    it.set_tensor(it.get_input_details()[0]["index"], feed)
-    it.invoke()
-    expected = it.get_tensor(it.get_output_details()[0]["index"])
-    assert fast[int(output_tensor)] == expected.tobytes(), f"{path} differs from LiteRT"
+    got, expected = path_output_and_litert(model_runner, file, feed, arch, cpu, path)
+    assert got == expected.tobytes(), f"{path} differs from LiteRT"
 
 
 def int8_conv_files(folder: Path) -> dict[str, tuple[Path, np.ndarray]]:
@@ -571,19 +569,9 @@ def test_int8_conv_weights_with_and_without_min_on_arm_path(model_runner, tmp_pa
                                                             cpu: str, path: str):
     """ops/conv_gemm.c's choice between the pairs tile (filters without -128) and the exact one: the scalar path's
     bits and LiteRT's (run on this host) either way."""
-    litert = pytest.importorskip("ai_edge_litert.interpreter")
     file, feed = int8_conv_files(tmp_path_factory.mktemp("int8-conv-files"))[name]
-    view = ModelView(file.read_bytes())
-    (input_tensor,), (output_tensor,) = list(view.subgraphs[0].inputs), list(view.subgraphs[0].outputs)
-    scalar = model_runner(file, arch, cpu, "scalar", int(input_tensor), feed)
-    fast = model_runner(file, arch, cpu, path, int(input_tensor), feed)
-    assert fast[int(output_tensor)] == scalar[int(output_tensor)], f"{path} differs from scalar"
-    it = litert.Interpreter(model_path=str(file))
-    it.allocate_tensors()
-    it.set_tensor(it.get_input_details()[0]["index"], feed)
-    it.invoke()
-    expected = it.get_tensor(it.get_output_details()[0]["index"])
-    assert fast[int(output_tensor)] == expected.tobytes(), f"{path} differs from LiteRT"
+    got, expected = path_output_and_litert(model_runner, file, feed, arch, cpu, path)
+    assert got == expected.tobytes(), f"{path} differs from LiteRT"
 
 
 INT16X8 = ["dense_2d", "dense_3d", "dense_no_bias", "conv_same_stride", "conv_valid_dilated", "depthwise",
