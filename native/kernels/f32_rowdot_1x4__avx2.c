@@ -19,11 +19,9 @@ void f32_rowdot_1x4__avx2(size_t m, size_t nc, size_t kc, const float *x, size_t
     const size_t tail = kc % 8, k16 = kc - kc % 16, k8 = kc - tail;
     const __m256i tail_mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)tail), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     for (size_t n0 = 0; n0 < nc; n0 += 4) {
-        const size_t rows = nc - n0 < 4 ? nc - n0 : 4;
-        const float *w0 = w + n0 * kc;
-        const float *w1 = rows > 1 ? w0 + kc : w0;
-        const float *w2 = rows > 2 ? w1 + kc : w1;
-        const float *w3 = rows > 3 ? w2 + kc : w2;
+        const size_t rows = rl_rowdot_rows_at(nc, n0);
+        const float *w0, *w1, *w2, *w3;
+        RL_ROWDOT_ROW_POINTERS(w, kc, n0, rows, w0, w1, w2, w3);
         float b[4] = {0.0f, 0.0f, 0.0f, 0.0f};
         if (bias)
             for (size_t j = 0; j < rows; ++j) b[j] = bias[n0 + j];

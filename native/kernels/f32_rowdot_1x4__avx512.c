@@ -21,11 +21,9 @@ void f32_rowdot_1x4__avx512(size_t m, size_t nc, size_t kc, const float *x, size
     const size_t tail = kc % 16, k32 = kc - kc % 32, k16 = kc - tail;
     const __mmask16 tail_mask = (__mmask16)((1u << tail) - 1u);
     for (size_t n0 = 0; n0 < nc; n0 += 4) {
-        const size_t rows = nc - n0 < 4 ? nc - n0 : 4;
-        const float *w0 = w + n0 * kc;
-        const float *w1 = rows > 1 ? w0 + kc : w0;
-        const float *w2 = rows > 2 ? w1 + kc : w1;
-        const float *w3 = rows > 3 ? w2 + kc : w2;
+        const size_t rows = rl_rowdot_rows_at(nc, n0);
+        const float *w0, *w1, *w2, *w3;
+        RL_ROWDOT_ROW_POINTERS(w, kc, n0, rows, w0, w1, w2, w3);
         float b[4] = {0.0f, 0.0f, 0.0f, 0.0f};
         if (bias)
             for (size_t j = 0; j < rows; ++j) b[j] = bias[n0 + j];

@@ -25,16 +25,12 @@ void qs8_qc8w_rowdot_1x4__avx2(size_t m, size_t nc, size_t kc, const int8_t *x, 
     const __m128i vzero_point = _mm_set1_epi32(params->output_zero_point);
     const size_t k16 = kc - kc % 16, tail = kc % 16;
     for (size_t n0 = 0; n0 < nc; n0 += 4) {
-        const size_t rows = nc - n0 < 4 ? nc - n0 : 4;
-        const int8_t *w0 = w + n0 * kc;
-        const int8_t *w1 = rows > 1 ? w0 + kc : w0;
-        const int8_t *w2 = rows > 2 ? w1 + kc : w1;
-        const int8_t *w3 = rows > 3 ? w2 + kc : w2;
-        int32_t b[4] = {0, 0, 0, 0};
-        float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-        for (size_t j = 0; j < rows; ++j) b[j] = bias[n0 + j], s[j] = scales[n0 + j];
-        const __m128i vbias = _mm_loadu_si128((const __m128i *)b);
-        const __m128 vscale = _mm_loadu_ps(s);
+        const size_t rows = rl_rowdot_rows_at(nc, n0);
+        const int8_t *w0, *w1, *w2, *w3;
+        RL_ROWDOT_ROW_POINTERS(w, kc, n0, rows, w0, w1, w2, w3);
+        const rl_rowdot_step_params p = rl_rowdot_step_params_at(bias, scales, n0, rows);
+        const __m128i vbias = _mm_loadu_si128((const __m128i *)p.bias);
+        const __m128 vscale = _mm_loadu_ps(p.scale);
         for (size_t i = 0; i < m; ++i) {
             const int8_t *xi = x + i * x_stride;
             __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
@@ -58,12 +54,7 @@ void qs8_qc8w_rowdot_1x4__avx2(size_t m, size_t nc, size_t kc, const int8_t *x, 
             const __m128i q32 = _mm_add_epi32(_mm_cvtps_epi32(v), vzero_point);
             const __m128i q8 = _mm_packs_epi16(_mm_packs_epi32(q32, q32), q32);
             int8_t *yi = y + i * y_stride + n0;
-            const uint32_t bytes = (uint32_t)_mm_cvtsi128_si32(q8);
-            if (rows == 4) {
-                memcpy(yi, &bytes, 4);
-            } else {
-                for (size_t j = 0; j < rows; ++j) yi[j] = (int8_t)(uint8_t)(bytes >> (8 * j));
-            }
+            rl_rowdot_store_s8x4(yi, (uint32_t)_mm_cvtsi128_si32(q8), rows);
         }
     }
 }

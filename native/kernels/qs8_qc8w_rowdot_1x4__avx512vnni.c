@@ -6,7 +6,6 @@
  * never fault on what they leave out. Requantization as the AVX2 kernel's. Weight rows past nc alias the last
  * real one (computed, never stored). */
 #include <immintrin.h>
-#include <string.h>
 
 #include "rowdot.h"
 
@@ -19,15 +18,11 @@ void qs8_qc8w_rowdot_1x4__avx512vnni(size_t m, size_t nc, size_t kc, const int8_
     const size_t k64 = kc - kc % 64, tail = kc % 64;
     const __mmask64 tail_mask = tail ? (__mmask64)((UINT64_C(1) << tail) - 1u) : 0;
     for (size_t n0 = 0; n0 < nc; n0 += 4) {
-        const size_t rows = nc - n0 < 4 ? nc - n0 : 4;
-        const int8_t *w0 = w + n0 * kc;
-        const int8_t *w1 = rows > 1 ? w0 + kc : w0;
-        const int8_t *w2 = rows > 2 ? w1 + kc : w1;
-        const int8_t *w3 = rows > 3 ? w2 + kc : w2;
-        int32_t b[4] = {0, 0, 0, 0};
-        float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-        for (size_t j = 0; j < rows; ++j) b[j] = bias[n0 + j], s[j] = scales[n0 + j];
-        const __m128 vscale = _mm_loadu_ps(s);
+        const size_t rows = rl_rowdot_rows_at(nc, n0);
+        const int8_t *w0, *w1, *w2, *w3;
+        RL_ROWDOT_ROW_POINTERS(w, kc, n0, rows, w0, w1, w2, w3);
+        const rl_rowdot_step_params p = rl_rowdot_step_params_at(bias, scales, n0, rows);
+        const __m128 vscale = _mm_loadu_ps(p.scale);
         for (size_t i = 0; i < m; ++i) {
             const int8_t *xi = x + i * x_stride;
             __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
@@ -47,21 +42,16 @@ void qs8_qc8w_rowdot_1x4__avx512vnni(size_t m, size_t nc, size_t kc, const int8_
             }
             /* Lane sums wrap like every other add here (vpaddd), so their order does not matter. */
             const __m128i acc = _mm_setr_epi32(
-                (int32_t)((uint32_t)b[0] + (uint32_t)_mm512_reduce_add_epi32(a0)),
-                (int32_t)((uint32_t)b[1] + (uint32_t)_mm512_reduce_add_epi32(a1)),
-                (int32_t)((uint32_t)b[2] + (uint32_t)_mm512_reduce_add_epi32(a2)),
-                (int32_t)((uint32_t)b[3] + (uint32_t)_mm512_reduce_add_epi32(a3)));
+                (int32_t)((uint32_t)p.bias[0] + (uint32_t)_mm512_reduce_add_epi32(a0)),
+                (int32_t)((uint32_t)p.bias[1] + (uint32_t)_mm512_reduce_add_epi32(a1)),
+                (int32_t)((uint32_t)p.bias[2] + (uint32_t)_mm512_reduce_add_epi32(a2)),
+                (int32_t)((uint32_t)p.bias[3] + (uint32_t)_mm512_reduce_add_epi32(a3)));
             __m128 v = _mm_mul_ps(_mm_cvtepi32_ps(acc), vscale);
             v = _mm_min_ps(_mm_max_ps(v, vmin), vmax);
             const __m128i q32 = _mm_add_epi32(_mm_cvtps_epi32(v), vzero_point);
             const __m128i q8 = _mm_packs_epi16(_mm_packs_epi32(q32, q32), q32);
             int8_t *yi = y + i * y_stride + n0;
-            const uint32_t bytes = (uint32_t)_mm_cvtsi128_si32(q8);
-            if (rows == 4) {
-                memcpy(yi, &bytes, 4);
-            } else {
-                for (size_t j = 0; j < rows; ++j) yi[j] = (int8_t)(uint8_t)(bytes >> (8 * j));
-            }
+            rl_rowdot_store_s8x4(yi, (uint32_t)_mm_cvtsi128_si32(q8), rows);
         }
     }
 }

@@ -32,6 +32,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "gemm.h"
 #include "isa.h"
@@ -77,6 +78,45 @@ typedef struct {
     rl_s8_s32_rowdot_fn rowdot, rowdot_narrow_weights;
 } rl_s8_s32_rowdot_config;
 rl_s8_s32_rowdot_config rl_s8_s32_rowdot_config_for(rl_isa isa);
+
+/* The weight rows a step reads: the `rows` (1 to 4) real ones from row n0 on, and past nc the last real one
+ * again (computed, never stored, so a step never reads past the weights and needs no remainder code). */
+static inline size_t rl_rowdot_rows_at(size_t nc, size_t n0) { return nc - n0 < 4 ? nc - n0 : 4; }
+#define RL_ROWDOT_ROW_POINTERS(w, kc, n0, rows, w0, w1, w2, w3)                                                  \
+    w0 = (w) + (n0) * (kc);                                                                                      \
+    w1 = (rows) > 1 ? w0 + (kc) : w0;                                                                            \
+    w2 = (rows) > 2 ? w1 + (kc) : w1;                                                                            \
+    w3 = (rows) > 3 ? w2 + (kc) : w2
+
+/* A step's int32 biases (bias NULL: none) and float scales (scales NULL: none), 0 past its real rows, so that
+ * SIMD kernels load them four at a time. */
+typedef struct {
+    int32_t bias[4];
+    float scale[4];
+} rl_rowdot_step_params;
+static inline rl_rowdot_step_params rl_rowdot_step_params_at(const int32_t *bias, const float *scales, size_t n0,
+                                                             size_t rows) {
+    rl_rowdot_step_params p = {{0, 0, 0, 0}, {0.0f, 0.0f, 0.0f, 0.0f}};
+    for (size_t j = 0; j < rows; ++j) {
+        if (bias) p.bias[j] = bias[n0 + j];
+        if (scales) p.scale[j] = scales[n0 + j];
+    }
+    return p;
+}
+
+/* Writes a step's first `rows` int8 outputs, given all four as the low bytes of `bytes` (little-endian). */
+static inline void rl_rowdot_store_s8x4(int8_t *y, uint32_t bytes, size_t rows) {
+    if (rows == 4) {
+        memcpy(y, &bytes, 4);
+    } else {
+        for (size_t j = 0; j < rows; ++j) y[j] = (int8_t)(uint8_t)(bytes >> (8 * j));
+    }
+}
+
+/* Writes a step's first `rows` int32 outputs from all four. */
+static inline void rl_rowdot_store_s32x4(int32_t *y, const int32_t all[4], size_t rows) {
+    for (size_t j = 0; j < rows; ++j) y[j] = all[j];
+}
 
 #define RL_F32_ROWDOT_FN(name)                                                                                 \
     void name(size_t m, size_t nc, size_t kc, const float *x, size_t x_stride, const float *w, const float *bias, \

@@ -24,14 +24,11 @@ void s8_s32_rowdot_1x4__avx2(size_t m, size_t nc, size_t kc, const int8_t *x, si
                              const int32_t *bias, int32_t *y, size_t y_stride) {
     const size_t k32 = kc - kc % 32, k16 = kc - kc % 16, tail = kc % 16;
     for (size_t n0 = 0; n0 < nc; n0 += 4) {
-        const size_t rows = nc - n0 < 4 ? nc - n0 : 4;
-        const int8_t *w0 = w + n0 * kc;
-        const int8_t *w1 = rows > 1 ? w0 + kc : w0;
-        const int8_t *w2 = rows > 2 ? w1 + kc : w1;
-        const int8_t *w3 = rows > 3 ? w2 + kc : w2;
-        int32_t b[4] = {0, 0, 0, 0};
-        for (size_t j = 0; bias && j < rows; ++j) b[j] = bias[n0 + j];
-        const __m128i vbias = _mm_loadu_si128((const __m128i *)b);
+        const size_t rows = rl_rowdot_rows_at(nc, n0);
+        const int8_t *w0, *w1, *w2, *w3;
+        RL_ROWDOT_ROW_POINTERS(w, kc, n0, rows, w0, w1, w2, w3);
+        const rl_rowdot_step_params p = rl_rowdot_step_params_at(bias, NULL, n0, rows);
+        const __m128i vbias = _mm_loadu_si128((const __m128i *)p.bias);
         for (size_t i = 0; i < m; ++i) {
             const int8_t *xi = x + i * x_stride;
             __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, c0 = a0, c1 = a0, c2 = a0, c3 = a0;
@@ -67,9 +64,9 @@ void s8_s32_rowdot_1x4__avx2(size_t m, size_t nc, size_t kc, const int8_t *x, si
             if (rows == 4) {
                 _mm_storeu_si128((__m128i *)yi, acc);
             } else {
-                int32_t out[4];
-                _mm_storeu_si128((__m128i *)out, acc);
-                for (size_t j = 0; j < rows; ++j) yi[j] = out[j];
+                int32_t all[4];
+                _mm_storeu_si128((__m128i *)all, acc);
+                rl_rowdot_store_s32x4(yi, all, rows);
             }
         }
     }
