@@ -2,8 +2,10 @@
 them, IF (one of two branches), WHILE (a body while a condition holds) and CALL_ONCE (an initialiser, once per
 graph state), written to a .tflite as the same builtins with each function as a subgraph of its own.
 
-Forward only: no gradient flows through them (they sit in a model's frozen part; `trainable` trains the layers
-after). Each op: its shape rule, numpy reference, JAX lowering and TFLite mapping, its builder."""
+IF's gradient is an IF of its branches' gradients (each branch's vector-Jacobian product traced as a Function of
+the branch's inputs and its outputs' gradients), so a backward graph stays builtins-only and LiteRT runs it. WHILE
+refuses a gradient (the reverse loop would need every iteration's values kept); CALL_ONCE gives no values. Each
+op: its shape rule, numpy reference, JAX lowering and TFLite mapping, its builder, its gradient rule."""
 
 from __future__ import annotations
 
@@ -249,5 +251,81 @@ def call_once(init: Function | Callable, graph: Graph | None = None, name: str |
     return graph.add_node("CALL_ONCE", [], {"init": _as_function(init, [], "init")}, name)
 
 
-GRADIENTS: dict = {}
-"""This family's gradient rules: none (forward only: IF, WHILE and CALL_ONCE are in NO_GRADIENT)."""
+# ------------------------------------------------------------------------------------------- gradients
+
+
+def _is_float(t: Tensor) -> bool:
+    return t.dtype != "resource" and np.issubdtype(np.dtype(t.dtype), np.floating)
+
+
+def replay(f: Function, args: Sequence[Tensor]) -> list[Tensor]:
+    """`f`'s outputs rebuilt in the graph of `args` (stand-ins for its inputs): the nodes its outputs need, copied
+    with their attrs. Its effects (assignments) are not replayed."""
+    from ..core import get_default_graph
+
+    graph = args[0].graph if args else get_default_graph()
+    mapped: dict = dict(zip(f.inputs, args))
+    needed = f.graph.ancestors(f.outputs, stop=set(f.inputs), control=False)
+    for node in f.graph.nodes:
+        if node not in needed or node.op == "PLACEHOLDER":
+            continue
+        copy = graph.add_node(node.op, [mapped[t] for t in node.inputs], node.attrs, node.name)
+        mapped.update(zip(node.outputs, copy.outputs))
+    return [mapped[t] for t in f.outputs]
+
+
+def _zeros(t: Tensor) -> Tensor:
+    from .composite import zeros_like
+    from .core import constant
+    return zeros_like(t) if None in t.shape else constant(np.zeros(t.shape, t.dtype), graph=t.graph)
+
+
+def branch_vjp(f: Function, arg_specs: list[tuple], grad_specs: list[tuple], wrt: list[int], of: list[int],
+               name: str) -> Function:
+    """The vector-Jacobian product of Function `f` as a Function: it takes f's arguments (`arg_specs`) then the
+    gradients of f's outputs `of` (`grad_specs`), recomputes f's outputs from the arguments (a TFLite branch keeps
+    none of its values) and gives the gradients of arguments `wrt`, zeros where an argument does not reach them."""
+    from ..autodiff import gradients
+
+    graph = Graph()
+    graph.store.update(f._own)  # the branch's own variables (read, never trained: a trained weight is an argument)
+    with graph.as_default():
+        args = [placeholder(s, d, name=f"arg{i}") for i, (s, d) in enumerate(arg_specs)]
+        seeds = [placeholder(s, d, name=f"grad{i}") for i, (s, d) in enumerate(grad_specs)]
+        outputs = replay(f, args)
+        grads = gradients([outputs[k] for k in of], [args[i] for i in wrt], grad_ys=seeds, name="vjp")
+        grads = [g if g is not None else _zeros(args[i]) for g, i in zip(grads, wrt)]
+    return Function(graph, [*args, *seeds], grads, name=name)
+
+
+def _grad_if(node, dys):
+    cond, *args = node.inputs
+    wrt = [i for i, a in enumerate(args) if _is_float(a)]
+    of = [k for k, t in enumerate(node.outputs) if _is_float(t)]
+    if not wrt or not of:
+        return [None] * len(node.inputs)
+    arg_specs = [(a.shape, a.dtype) for a in args]
+    grad_specs = [(node.outputs[k].shape, node.outputs[k].dtype) for k in of]
+    then_vjp, else_vjp = (branch_vjp(node.attrs[b], arg_specs, grad_specs, wrt, of, f"{node.attrs[b].name}_grad")
+                          for b in ("then_branch", "else_branch"))
+    grads = if_(cond, then_vjp, else_vjp, *args, *[dys[k] for k in of], name="if_grad")
+    grads = grads if isinstance(grads, list) else [grads]
+    by_arg = dict(zip(wrt, grads))
+    return [None, *(by_arg.get(i) for i in range(len(args)))]
+
+
+def _grad_while(node, dys):
+    raise NotImplementedError(
+        f'gradient of WHILE "{node.name}": the reverse loop needs the loop values of every iteration, which a TFLite '
+        "WHILE does not keep; train the layers after the loop, or write a loop of known length unrolled")
+
+
+GRADIENTS = {
+    "IF": _grad_if,
+    "WHILE": _grad_while,
+}
+"""This family's gradient rules by op name (CALL_ONCE, which gives no values, is in NO_GRADIENT); merged into
+`rillet.graph.ops.GRADIENTS`."""
+
+REFUSED = {"WHILE"}
+"""Ops whose rule refuses with the reason (OP_TABLE: `refused`) when a gradient must flow through them."""

@@ -15,6 +15,7 @@ from graphcheck import (
 
 import rillet.graph as rg
 from rillet.graph import ops
+from rillet.graph.ops import REFUSED
 
 rng = np.random.default_rng(7)
 
@@ -299,6 +300,25 @@ CASES = [
     ("lstm_time_major_clipped", [U(3, 2, 2, lo=-2, hi=2), U(3, 2), U(3, 3), U(3)],
      lambda x, wx, wh, b: ops.lstm(x, [wx] * 4, [wh] * 4, [b] * 4, time_major=True, cell_clip=5.0),
      lambda x, wx, wh, b: naive_lstm(x.swapaxes(0, 1), [wx] * 4, [wh] * 4, [b] * 4).swapaxes(0, 1)),
+    ("if_then", [U(2, 3), U(3, 4)],
+     lambda a, w: ops.if_(np.array([True]), lambda p, q: ops.tanh(ops.batch_matmul(p, q)),
+                          lambda p, q: ops.batch_matmul(ops.mul(p, p), q), a, w),
+     lambda a, w: np.tanh(a @ w)),
+    ("if_else", [U(2, 3), U(3, 4)],
+     lambda a, w: ops.if_(np.array([False]), lambda p, q: ops.tanh(ops.batch_matmul(p, q)),
+                          lambda p, q: ops.batch_matmul(ops.mul(p, p), q), a, w),
+     lambda a, w: (a * a) @ w),
+    # two outputs, a branch that passes an argument through and one that ignores an argument (its gradient
+    # zeros), the condition computed from an input (no gradient flows into it), an integer argument
+    ("if_two_outputs_passthrough", [U(2, 3), U(2, 3)],
+     lambda a, b: (lambda r: ops.mul(r[0], r[1]))(ops.if_(
+         ops.greater(ops.reduce_sum(a), -100.0), lambda p, q, k: [p, ops.sin(p)],
+         lambda p, q, k: [q, q], a, b, np.int32(3))),
+     lambda a, b: a * np.sin(a)),
+    ("if_nested", [U(2, 3)],
+     lambda a: ops.if_(np.array([False]), lambda p: p, lambda p: ops.if_(
+         np.array([True]), lambda q: ops.exp(q), lambda q: q, ops.mul(p, 2.0)), a),
+     lambda a: np.exp(2 * a)),
     ("local_response_normalization", [U(1, 2, 2, 6)],
      lambda x: ops.local_response_normalization(x, radius=2, bias=1.0, alpha=0.5, beta=0.75),
      lambda x: naive_lrn(x, 2, 1.0, 0.5, 0.75)),
@@ -357,8 +377,24 @@ def test_every_differentiable_op_is_covered():
     for case in CASES:
         graph, *_ = build(case)
         covered |= {n.op for n in graph.nodes}
-    missing = set(rg.GRADIENTS) - covered
+    missing = set(rg.GRADIENTS) - covered - REFUSED
     assert not missing, f"ops with a gradient rule but no test case: {sorted(missing)}"
+
+
+def test_while_refuses_a_gradient_naming_the_loop_and_the_reason():
+    assert REFUSED == {"WHILE"}
+    graph = rg.Graph()
+    with graph.as_default():
+        x = rg.placeholder((2,), "float32", name="x")
+        _, y = ops.while_loop(lambda i, v: ops.less(i, 3), lambda i, v: [ops.add(i, 1), ops.mul(v, v)],
+                              [np.int32(0), x], name="squaring")
+        with pytest.raises(NotImplementedError, match='WHILE "squaring".*every iteration'):
+            rg.gradients(ops.reduce_sum(y), [x])
+        # a loop that does not depend on what is differentiated takes no gradient and is not refused
+        (dx,) = rg.gradients(ops.reduce_sum(ops.mul(x, ops.while_loop(
+            lambda i, v: ops.less(i, 2), lambda i, v: [ops.add(i, 1), ops.add(v, 1.0)],
+            [np.int32(0), np.zeros(2, np.float32)])[1])), [x])
+    np.testing.assert_array_equal(graph.run(dx, {x: np.ones(2, np.float32)}), [2.0, 2.0])
 
 
 @pytest.mark.parametrize("op, reference", [(ops.less, np.less), (ops.greater_equal, np.greater_equal),
