@@ -122,8 +122,6 @@ NO_GRADIENT = {
     "CALL_ONCE",
     # quantization: levels are steps (TensorFlow gives them no gradient either); a model's frozen part
     "QUANTIZE", "DEQUANTIZE",
-    # MediaPipe's pooling custom ops: forward only (segmentation models' frozen part)
-    "MaxPoolingWithArgmax2D", "MaxUnpooling2D",
     # a weight's storage (a trained weight is a dense variable)
     "DENSIFY",
 }
@@ -245,8 +243,8 @@ IF                       control      rule
 WHILE                    control      refused
 DEQUANTIZE               quantization none
 QUANTIZE                 quantization none
-MaxPoolingWithArgmax2D   mediapipe    none
-MaxUnpooling2D           mediapipe    none
+MaxPoolingWithArgmax2D   mediapipe    rule
+MaxUnpooling2D           mediapipe    rule
 DENSIFY                  sparse       none
 """
 """Every op with its family and whether a gradient rule, none, or no gradient applies (a test checks it

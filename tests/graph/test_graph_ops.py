@@ -377,7 +377,8 @@ def test_every_differentiable_op_is_covered():
     for case in CASES:
         graph, *_ = build(case)
         covered |= {n.op for n in graph.nodes}
-    missing = set(rg.GRADIENTS) - covered - REFUSED
+    float32_only = {"MaxPoolingWithArgmax2D", "MaxUnpooling2D"}  # test_mediapipe_pool_gradients.py
+    missing = set(rg.GRADIENTS) - covered - REFUSED - float32_only
     assert not missing, f"ops with a gradient rule but no test case: {sorted(missing)}"
 
 
