@@ -131,11 +131,11 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
         tail_outputs[output] = target
     elif outputs[output] not in tail_outputs.values():
         raise ModelError(f'output "{output}" does not depend on the trained layers')
-    flow = sorted({m.op_name(sg.operators[j]) for j in tail} & {"WHILE", "CALL_ONCE"})
+    flow = sorted({m.op_name(sg.operators[j]) for j in tail} & {"CALL_ONCE"})
     if flow:
         raise ModelError(f"the trained tail (every op after the first trained layer) holds {', '.join(flow)}, "
-                         "through which no gradient flows (an IF's does; a loop's would need every iteration "
-                         "kept): train layers after it, or give the loss a tensor before it (output=NAME)")
+                         "through which no gradient flows (an IF's and a WHILE's do): train layers after it, or "
+                         "give the loss a tensor before it (output=NAME)")
     tail_model = float_copy(_extract(m, sg_index, tail, boundary, tail_outputs))
     training, variables = _training_file(tail_model, [sg.tensors[w].name for w in trained], loss, optimizer,
                                          learning_rate, output)

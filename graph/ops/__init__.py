@@ -3,9 +3,8 @@ lowering and TFLite mapping (its `register` record), its builder, and its gradie
 
 OP_TABLE below is the whole op set at a glance (kept equal to the registry and the gradient rules by
 tests/graph/test_graph_registry.py): op, family, and how its gradient flows (`rule`: a rule in the family's
-GRADIENTS; `refused`: a rule that raises, naming the reason, when a gradient must flow (REFUSED); `none`: no
-gradient flows through it: integer or boolean results, steps (FLOOR, ROUND), complex results, values that do
-not depend on a float input's, state, structure; NO_GRADIENT groups them by reason).
+GRADIENTS; `none`: no gradient flows through it: integer or boolean results, steps (FLOOR, ROUND), complex
+results, values that do not depend on a float input's, state, structure; NO_GRADIENT groups them by reason).
 The runtime ops that are not graph ops, and why, are pinned in tests/graph/test_runtime_ops.py.
 """
 
@@ -102,11 +101,8 @@ GRADIENTS: dict = {}
 """The gradient rules, by op name: `rule(node, output_grads) -> input_grads` (None for an input with no
 gradient), merged from each family's GRADIENTS. `gradients` looks an op up here; an op in neither this
 table nor NO_GRADIENT cannot be differentiated (NotImplementedError naming it)."""
-REFUSED: set = set()
-"""Ops whose rule raises NotImplementedError, with the reason, when a gradient must flow through them (WHILE)."""
 for _family in FAMILIES.values():
     GRADIENTS.update(getattr(_family, "GRADIENTS", {}))
-    REFUSED.update(getattr(_family, "REFUSED", set()))
 
 NO_GRADIENT = {
     # integer or boolean results
@@ -240,7 +236,7 @@ RFFT2D                   spectral     none
 RANDOM_UNIFORM           random       none
 CALL_ONCE                control      none
 IF                       control      rule
-WHILE                    control      refused
+WHILE                    control      rule
 DEQUANTIZE               quantization none
 QUANTIZE                 quantization none
 MaxPoolingWithArgmax2D   mediapipe    rule
@@ -256,6 +252,6 @@ def op_table() -> str:
     rows = []
     for name, opdef in REGISTRY.items():
         family = opdef.numpy.__module__.rsplit(".", 1)[-1]
-        flow = "refused" if name in REFUSED else "rule" if name in GRADIENTS else "none" if name in NO_GRADIENT else "MISSING"
+        flow = "rule" if name in GRADIENTS else "none" if name in NO_GRADIENT else "MISSING"
         rows.append(f"{name:<24} {family:<12} {flow}")
     return "\n".join(sorted(rows, key=lambda r: (list(FAMILIES).index(r.split()[1]), r)))

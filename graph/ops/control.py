@@ -3,8 +3,9 @@ them, IF (one of two branches), WHILE (a body while a condition holds) and CALL_
 graph state), written to a .tflite as the same builtins with each function as a subgraph of its own.
 
 IF's gradient is an IF of its branches' gradients (each branch's vector-Jacobian product traced as a Function of
-the branch's inputs and its outputs' gradients), so a backward graph stays builtins-only and LiteRT runs it. WHILE
-refuses a gradient (the reverse loop would need every iteration's values kept); CALL_ONCE gives no values. Each
+the branch's inputs and its outputs' gradients), and WHILE's a reverse WHILE of its body's over the loop run again
+keeping every iteration's values, so a backward graph stays builtins-only and LiteRT runs it; CALL_ONCE gives no
+values. Each
 op: its shape rule, numpy reference, JAX lowering and TFLite mapping, its builder, its gradient rule."""
 
 from __future__ import annotations
@@ -186,7 +187,8 @@ def _while_infer(attrs, specs):
     body = [(tuple(s), d) for s, d in attrs["body"].output_specs]
     if [d for _, d in body] != [d for _, d in specs] or [len(s) for s, _ in body] != [len(s) for s, _ in specs]:
         raise ValueError(f'WHILE body "{attrs["body"].name}" gives {body}, the loop carries {specs}')
-    return [(s, d) for s, d in specs]
+    # a dimension the body may change (a value that grows) is known at run time only
+    return [(tuple(a if a == b else None for a, b in zip(s, bs)), d) for (s, d), (bs, _) in zip(specs, body)]
 
 
 def _while_np(attrs, *values, state):
@@ -315,9 +317,53 @@ def _grad_if(node, dys):
 
 
 def _grad_while(node, dys):
-    raise NotImplementedError(
-        f'gradient of WHILE "{node.name}": the reverse loop needs the loop values of every iteration, which a TFLite '
-        "WHILE does not keep; train the layers after the loop, or write a loop of known length unrolled")
+    """The loop run again keeping every iteration's values (each loop value stacked along a new first axis, a
+    loop value that grows), then a reverse loop from the last iteration to the first: each step the body's
+    vector-Jacobian product (branch_vjp) at that iteration's values, read back from the stacks."""
+    from . import ops
+
+    cond, body = node.attrs["cond"], node.attrs["body"]
+    values = list(node.inputs)
+    refused = [v for v in values if v.dtype == "resource" or None in v.shape]
+    if refused:
+        raise NotImplementedError(
+            f'gradient of WHILE "{node.name}": loop value "{refused[0].name}" is {list(refused[0].shape)} '
+            f"{refused[0].dtype}; the reverse loop keeps every iteration's values, which needs static shapes")
+    floats = [k for k, v in enumerate(values) if _is_float(v)]
+    if not floats:
+        return [None] * len(values)
+    m = len(values)
+    specs = [(v.shape, v.dtype) for v in values]
+    stack_specs = [((None, *s), d) for s, d in specs]
+    count_spec = ((), "int32")
+
+    def kept_body(*a):
+        new = replay(body, a[:m])
+        stacks = [ops.concat([st, ops.expand_dims(v, 0)], 0) for st, v in zip(a[m:2 * m], new)]
+        return [*new, *stacks, ops.add(a[2 * m], np.int32(1))]
+
+    kept_specs = [*specs, *stack_specs, count_spec]
+    kept = ops.while_loop(function(lambda *a: replay(cond, a[:m])[0], kept_specs, f"{cond.name}_kept"),
+                          function(kept_body, kept_specs, f"{body.name}_kept"),
+                          [*values, *(ops.expand_dims(v, 0) for v in values), ops.constant(np.int32(0), graph=node.graph)],
+                          name="kept")
+    stacks, count = kept[m:2 * m], kept[2 * m]
+    step = branch_vjp(body, specs, [specs[k] for k in floats], floats, floats, f"{body.name}_grad")
+    grad_specs = [specs[k] for k in floats]
+
+    def reverse_body(i, *a):
+        grads, held = a[:len(floats)], a[len(floats):]
+        at = ops.reshape(i, [1])
+        iteration = [ops.reshape(ops.gather(st, at), list(s)) for st, (s, _) in zip(held, specs)]
+        return [ops.sub(i, np.int32(1)), *replay(step, [*iteration, *grads]), *held]
+
+    reverse = ops.while_loop(
+        function(lambda i, *a: ops.greater_equal(i, np.int32(0)), [count_spec, *grad_specs, *stack_specs],
+                 f"{cond.name}_reverse"),
+        function(reverse_body, [count_spec, *grad_specs, *stack_specs], f"{body.name}_reverse"),
+        [ops.sub(count, np.int32(1)), *(dys[k] for k in floats), *stacks], name="reverse")
+    by_value = dict(zip(floats, reverse[1:1 + len(floats)]))
+    return [by_value.get(k) for k in range(m)]
 
 
 GRADIENTS = {
@@ -327,5 +373,4 @@ GRADIENTS = {
 """This family's gradient rules by op name (CALL_ONCE, which gives no values, is in NO_GRADIENT); merged into
 `rillet.graph.ops.GRADIENTS`."""
 
-REFUSED = {"WHILE"}
-"""Ops whose rule refuses with the reason (OP_TABLE: `refused`) when a gradient must flow through them."""
+
