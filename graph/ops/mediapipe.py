@@ -182,7 +182,7 @@ def _grad_argmax_pool(node, dys):
     from .. import ops
 
     x = node.inputs[0]
-    (fh, fw), padding = node.attrs["filter"], node.attrs["padding"]
+    fh, fw = node.attrs["filter"]
     grid = _apply("MaxUnpooling2D", [dys[0], node.outputs[1]], {"filter": (fh, fw), "padding": "VALID"})
     for axis, size in ((1, x.shape[1]), (2, x.shape[2])):
         if size is None:
