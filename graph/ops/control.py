@@ -200,8 +200,16 @@ def _while_np(attrs, *values, state):
 
 def _while_jax(attrs, *values):
     from jax import lax
-    return lax.while_loop(lambda v: _jax_call(attrs["cond"], v)[0].reshape(()),
-                          lambda v: _jax_call(attrs["body"], v), tuple(values))
+    try:
+        return lax.while_loop(lambda v: _jax_call(attrs["cond"], v)[0].reshape(()),
+                              lambda v: _jax_call(attrs["body"], v), tuple(values))
+    except TypeError as e:
+        if "must have equal types" not in str(e):
+            raise
+        raise NotImplementedError(
+            f'WHILE body "{attrs["body"].name}" changes a loop value\'s shape (a value that grows, as a WHILE\'s '
+            "gradient keeps every iteration's), which JAX's while_loop cannot carry: train this graph on the device "
+            "(its training file), or write the loop unrolled") from None
 
 
 register(OpDef("WHILE", attrs={"cond": REQUIRED, "body": REQUIRED}, infer=_while_infer, numpy=_while_np,

@@ -193,3 +193,13 @@ def test_trainable_trains_a_shipped_model_with_a_while_in_its_trained_tail():
         losses[name] = [float(step(x=xs[k % 3], y=target)["loss"]) for k in range(12)]
     np.testing.assert_allclose(losses["rillet"], losses["LiteRT"], rtol=1e-5)
     assert all(losses["rillet"][k + 3] < losses["rillet"][k] for k in range(9)), losses["rillet"]
+
+
+def test_a_while_gradient_on_jax_says_why_it_cannot_run_there():
+    pytest.importorskip("jax")
+    from rillet.targets.xla import XlaRunner
+
+    tg = build_training(looped_model(Graph(), seed=1), rl.TrainSpec("mean_squared_error", optimizers.SGD(0.1)))
+    runner = XlaRunner({"loss": tg.loss, "step": tg.step}, feeds=[*tg.inputs.values(), tg.labels])
+    with pytest.raises(RuntimeError, match="changes a loop value's shape.*JAX's while_loop cannot carry"):
+        runner.run([np.ones((BATCH, FEATURES), np.float32), np.zeros((BATCH, OUT), np.float32)])
