@@ -290,6 +290,12 @@ def _zeros(t: Tensor) -> Tensor:
     return zeros_like(t) if None in t.shape else constant(np.zeros(t.shape, t.dtype), graph=t.graph)
 
 
+def _copy(t: Tensor) -> Tensor:
+    """t as a new tensor (a RESHAPE to its own shape): what a subgraph gives a second time."""
+    from .movement import reshape
+    return reshape(t, [-1 if d is None else d for d in t.shape])
+
+
 def branch_vjp(f: Function, arg_specs: list[tuple], grad_specs: list[tuple], wrt: list[int], of: list[int],
                name: str) -> Function:
     """The vector-Jacobian product of Function `f` as a Function: it takes f's arguments (`arg_specs`) then the
@@ -305,6 +311,8 @@ def branch_vjp(f: Function, arg_specs: list[tuple], grad_specs: list[tuple], wrt
         outputs = replay(f, args)
         grads = gradients([outputs[k] for k in of], [args[i] for i in wrt], grad_ys=seeds, name="vjp")
         grads = [g if g is not None else _zeros(args[i]) for g, i in zip(grads, wrt)]
+        # a subgraph gives each tensor once: a gradient shared by two arguments (a sum's) is given again as a copy
+        grads = [_copy(g) if any(g is h for h in grads[:k]) else g for k, g in enumerate(grads)]
     return Function(graph, [*args, *seeds], grads, name=name)
 
 

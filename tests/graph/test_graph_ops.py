@@ -312,8 +312,12 @@ CASES = [
     ("if_two_outputs_passthrough", [U(2, 3), U(2, 3)],
      lambda a, b: (lambda r: ops.mul(r[0], r[1]))(ops.if_(
          ops.greater(ops.reduce_sum(a), -100.0), lambda p, q, k: [p, ops.sin(p)],
-         lambda p, q, k: [q, q], a, b, np.int32(3))),
+         lambda p, q, k: [q, ops.mul(q, q)], a, b, np.int32(3))),
      lambda a, b: a * np.sin(a)),
+    # the else branch's gradients of both arguments are one tensor (dy): a function gives each output once
+    ("if_sum_branch", [U(2, 3), U(2, 3)],
+     lambda a, b: ops.if_(np.array([False]), lambda p, q: ops.mul(p, q), lambda p, q: ops.add(p, q), a, b),
+     lambda a, b: a + b),
     ("if_nested", [U(2, 3)],
      lambda a: ops.if_(np.array([False]), lambda p: p, lambda p: ops.if_(
          np.array([True]), lambda q: ops.exp(q), lambda q: q, ops.mul(p, 2.0)), a),
