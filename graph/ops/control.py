@@ -333,9 +333,10 @@ def _grad_if(node, dys):
 
 
 def _grad_while(node, dys):
-    """The loop run again keeping every iteration's values (each loop value stacked along a new first axis, a
-    loop value that grows), then a reverse loop from the last iteration to the first: each step the body's
-    vector-Jacobian product (branch_vjp) at that iteration's values, read back from the stacks."""
+    """The loop run again keeping every iteration's values (each loop value the body changes stacked along a new
+    first axis, a loop value that grows; one it passes on unchanged is the same at every iteration and is not
+    kept), then a reverse loop from the last iteration to the first: each step the body's vector-Jacobian product
+    (branch_vjp) at that iteration's values, read back from the stacks."""
     from . import ops
 
     cond, body = node.attrs["cond"], node.attrs["body"]
@@ -349,35 +350,38 @@ def _grad_while(node, dys):
     if not floats:
         return [None] * len(values)
     m = len(values)
+    varying = [k for k in range(m) if body.outputs[k] is not body.inputs[k]]
+    fixed = [k for k in range(m) if k not in varying]
     specs = [(v.shape, v.dtype) for v in values]
-    stack_specs = [((None, *s), d) for s, d in specs]
+    stack_specs = [((None, *specs[k][0]), specs[k][1]) for k in varying]
     count_spec = ((), "int32")
 
     def kept_body(*a):
         new = replay(body, a[:m])
-        stacks = [ops.concat([st, ops.expand_dims(v, 0)], 0) for st, v in zip(a[m:2 * m], new)]
-        return [*new, *stacks, ops.add(a[2 * m], np.int32(1))]
+        stacks = [ops.concat([st, ops.expand_dims(new[k], 0)], 0) for st, k in zip(a[m:-1], varying)]
+        return [*new, *stacks, ops.add(a[-1], np.int32(1))]
 
     kept_specs = [*specs, *stack_specs, count_spec]
     kept = ops.while_loop(function(lambda *a: replay(cond, a[:m])[0], kept_specs, f"{cond.name}_kept"),
                           function(kept_body, kept_specs, f"{body.name}_kept"),
-                          [*values, *(ops.expand_dims(v, 0) for v in values), ops.constant(np.int32(0), graph=node.graph)],
-                          name="kept")
-    stacks, count = kept[m:2 * m], kept[2 * m]
+                          [*values, *(ops.expand_dims(values[k], 0) for k in varying),
+                           ops.constant(np.int32(0), graph=node.graph)], name="kept")
+    stacks, count = kept[m:-1], kept[-1]
     step = branch_vjp(body, specs, [specs[k] for k in floats], floats, floats, f"{body.name}_grad")
-    grad_specs = [specs[k] for k in floats]
+    reverse_specs = [count_spec, *(specs[k] for k in floats), *stack_specs, *(specs[k] for k in fixed)]
 
     def reverse_body(i, *a):
-        grads, held = a[:len(floats)], a[len(floats):]
+        grads, held, same = a[:len(floats)], a[len(floats):len(floats) + len(varying)], a[len(floats) + len(varying):]
         at = ops.reshape(i, [1])
-        iteration = [ops.reshape(ops.gather(st, at), list(s)) for st, (s, _) in zip(held, specs)]
-        return [ops.sub(i, np.int32(1)), *replay(step, [*iteration, *grads]), *held]
+        iteration = {k: ops.reshape(ops.gather(st, at), list(specs[k][0])) for st, k in zip(held, varying)}
+        iteration.update(zip(fixed, same))
+        return [ops.sub(i, np.int32(1)), *replay(step, [*(iteration[k] for k in range(m)), *grads]), *held, *same]
 
     reverse = ops.while_loop(
-        function(lambda i, *a: ops.greater_equal(i, np.int32(0)), [count_spec, *grad_specs, *stack_specs],
-                 f"{cond.name}_reverse"),
-        function(reverse_body, [count_spec, *grad_specs, *stack_specs], f"{body.name}_reverse"),
-        [ops.sub(count, np.int32(1)), *(dys[k] for k in floats), *stacks], name="reverse")
+        function(lambda i, *a: ops.greater_equal(i, np.int32(0)), reverse_specs, f"{cond.name}_reverse"),
+        function(reverse_body, reverse_specs, f"{body.name}_reverse"),
+        [ops.sub(count, np.int32(1)), *(dys[k] for k in floats), *stacks, *(values[k] for k in fixed)],
+        name="reverse")
     by_value = dict(zip(floats, reverse[1:1 + len(floats)]))
     return [by_value.get(k) for k in range(m)]
 

@@ -109,6 +109,9 @@ def test_while_gradient_matches_finite_differences(iterations):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-9)
     if iterations == 0:
         assert np.abs(got[1]).max() == 0  # no iteration: the weight took no part
+    # the loop run again keeps the counter and v, not the bound or the weight, which the body passes on
+    (kept,) = [node for node in g.nodes if node.op == "WHILE" and node.name.endswith("kept")]
+    assert [node.op for node in kept.attrs["body"].graph.nodes].count("CONCATENATION") == 2
 
 
 def test_while_gradient_refuses_a_loop_value_of_unknown_shape_saying_why():
