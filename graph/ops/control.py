@@ -5,8 +5,8 @@ graph state), written to a .tflite as the same builtins with each function as a 
 IF's gradient is an IF of its branches' gradients (each branch's vector-Jacobian product traced as a Function of
 the branch's inputs and its outputs' gradients), and WHILE's a reverse WHILE of its body's over the loop run again
 keeping every iteration's values, so a backward graph stays builtins-only and LiteRT runs it; CALL_ONCE gives no
-values. Each
-op: its shape rule, numpy reference, JAX lowering and TFLite mapping, its builder, its gradient rule."""
+values. Each op: its shape rule, numpy reference, JAX lowering and TFLite mapping, its builder, its gradient
+rule."""
 
 from __future__ import annotations
 
@@ -317,6 +317,8 @@ def branch_vjp(f: Function, arg_specs: list[tuple], grad_specs: list[tuple], wrt
 
 
 def _grad_if(node, dys):
+    """IF(cond, then's VJP, else's VJP, args..., dys...): the gradients of the float arguments through the branch
+    the condition takes (the condition itself takes none)."""
     cond, *args = node.inputs
     wrt = [i for i, a in enumerate(args) if _is_float(a)]
     of = [k for k, t in enumerate(node.outputs) if _is_float(t)]
