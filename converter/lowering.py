@@ -84,6 +84,9 @@ def lower_graph(inputs: dict[str, Any], outputs: dict[str, Any], resources: froz
                                             or _variable_name(node) not in node.graph.variables):
                 _lower_variable_op(ir, node, of_tensor)
                 continue
+            if node.op == "UNIDIRECTIONAL_SEQUENCE_LSTM" and node.attrs["carry_state"] and _state_kept(node, resources):
+                _lower_unrolled_lstm(ir, node, of_tensor, carried=True)
+                continue
             _lower_node(ir, node, of_tensor)
         except _Unconvertible as e:
             problems.append(f'{node.op} "{node.name}": {e}')
@@ -145,6 +148,11 @@ def _lower_node(ir: IR, node, of_tensor: dict) -> None:
     if node.op == "READ_VARIABLE":
         graph = node.graph
         name = node.inputs[0].node.attrs["shared_name"]
+        if any(n.op == "UNIDIRECTIONAL_SEQUENCE_LSTM" and n.attrs["carry_state"]
+               and name in (f"{n.attrs['state_name']}/h_state", f"{n.attrs['state_name']}/c_state") for n in graph.nodes):
+            raise _Unconvertible(f'reads the state of a carried LSTM ("{name}", its gradient\'s start), which the fused '
+                                 "op keeps to itself here: a training file (convert(train=...)) keeps it as resource "
+                                 "variables")
         of_tensor[out[0]] = ir.add_tensor(name, out[0].shape, out[0].dtype, np.array(graph.store[name]))
         return
     if node.op == "VAR_HANDLE":
@@ -254,22 +262,40 @@ def _lower_call(ir: IR, node, of_tensor: dict) -> None:
     ir.ops.append(IROp(spec["builtin"], list(node_inputs), outputs, spec["options"], {}, node, node_inputs, calls))
 
 
-def _lower_unrolled_lstm(ir: IR, node, of_tensor: dict) -> None:
-    """An LSTM that starts from zero at every run as the builtins of its steps (recurrent.unrolled_lstm, built
-    in a graph of its own over stand-ins for the node's inputs, lowered, and spliced in over their tensors)."""
+def _state_kept(node, resources: frozenset) -> bool:
+    """Whether a carried LSTM's state Variables are resource variables of the signature (a training file's)."""
+    from rillet.graph.ops.recurrent import state_variables
+
+    held = state_variables(node)
+    return held is not None and all(v.name in resources for v in held)
+
+
+def _lower_unrolled_lstm(ir: IR, node, of_tensor: dict, carried: bool = False) -> None:
+    """An LSTM as the builtins of its steps (recurrent.unrolled_lstm, built in a graph of its own over stand-ins
+    for the node's inputs, lowered, and spliced in over their tensors): one that starts from zero at every run,
+    or (`carried`) one whose state its resource variables hold: read before the steps, assigned after them."""
     from rillet.graph import Graph, ops
-    from rillet.graph.ops.recurrent import unrolled_lstm
+    from rillet.graph.ops.recurrent import state_variables, unrolled_lstm
 
     graph = Graph()
     with graph.as_default():
         stand_ins = {f"input_{k}": ops.placeholder(t.shape, t.dtype, name=f"input_{k}")
                      for k, t in enumerate(node.inputs)}
+        held = state_variables(node) if carried else ()
+        start = tuple(ops.placeholder(v.shape, v.dtype, name=f"start_{k}") for k, v in enumerate(held)) or None
         try:
-            y = unrolled_lstm(node, list(stand_ins.values()))
+            y, h, c = unrolled_lstm(node, list(stand_ins.values()), start, final=True)
         except ValueError as e:
             raise _Unconvertible(f"{e} (or carry_state=True: the fused op, its state carried between invokes)")
-    steps = lower_graph(stand_ins, {"y": y})
+    steps = lower_graph({**stand_ins, **{f"start_{k}": t for k, t in enumerate(start or ())}},
+                        {"y": y, "h": h, "c": c} if carried else {"y": y})
     index = {steps.inputs[k]: of_tensor[t] for k, t in zip(stand_ins, node.inputs)}
+    handles = []
+    for k, v in enumerate(held):
+        handles.append(ir.add_tensor(f"{v.name}/handle", (), "resource"))
+        ir.ops.append(IROp("VAR_HANDLE", [], [handles[-1]], "VarHandleOptions", {"container": "", "shared_name": v.name}))
+        index[steps.inputs[f"start_{k}"]] = ir.add_tensor(f"{v.name}/start", v.shape, v.dtype)
+        ir.ops.append(IROp("READ_VARIABLE", [handles[-1]], [index[steps.inputs[f"start_{k}"]]]))
     for k, t in enumerate(steps.tensors):
         if k not in index:
             t.name = f"{node.name}/{t.name}"
@@ -281,6 +307,8 @@ def _lower_unrolled_lstm(ir: IR, node, of_tensor: dict) -> None:
         op.node_inputs = [index[i] for i in op.node_inputs]
         ir.ops.append(op)
     of_tensor[node.outputs[0]] = index[steps.outputs["y"]]
+    for handle, last in zip(handles, ("h", "c")):
+        ir.ops.append(IROp("ASSIGN_VARIABLE", [handle, index[steps.outputs[last]]], []))
 
 
 def _lstm_inputs(ir: IR, node, node_inputs: list[int]) -> list[int]:

@@ -38,6 +38,7 @@ from .format import (
 from .format.prune import drop_unused_buffers, drop_unused_tensors
 from .float_copy import float_copy
 from .frozen_copy import (
+    _called_subgraphs,
     ancestors,
     boundary_name,
     code_index,
@@ -130,11 +131,11 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
         tail_outputs[output] = target
     elif outputs[output] not in tail_outputs.values():
         raise ModelError(f'output "{output}" does not depend on the trained layers')
-    flow = sorted({m.op_name(sg.operators[j]) for j in tail} & {"IF", "WHILE", "CALL_ONCE"})
+    flow = sorted({m.op_name(sg.operators[j]) for j in tail} & {"CALL_ONCE"})
     if flow:
         raise ModelError(f"the trained tail (every op after the first trained layer) holds {', '.join(flow)}, "
-                         "through which no gradient flows (control flow is forward only): train layers after it, "
-                         "or give the loss a tensor before it (output=NAME)")
+                         "through which no gradient flows (an IF's and a WHILE's do): train layers after it, or "
+                         "give the loss a tensor before it (output=NAME)")
     tail_model = float_copy(_extract(m, sg_index, tail, boundary, tail_outputs))
     training, variables = _training_file(tail_model, [sg.tensors[w].name for w in trained], loss, optimizer,
                                          learning_rate, output)
@@ -320,8 +321,12 @@ def _extract(m: ModelFile, sg_index: int, ops: list[int], inputs: list[int], out
                              outputs=[TensorMap(name=n, tensor_index=index[i]) for n, i in outputs.items()],
                              signature_key="tail", subgraph_index=0)
     sub = SubGraph(tensors, [index[i] for i in inputs], [index[i] for i in outputs.values()], operators, "tail")
-    return ModelFile(operator_codes=codes, subgraphs=[sub], buffers=buffers, signature_defs=[signature],
+    tail = ModelFile(operator_codes=codes, subgraphs=[sub], buffers=buffers, signature_defs=[signature],
                      description="rillet trainable tail")
+    called: dict[int, int] = {}
+    for op in operators:  # the subgraphs an IF of the tail calls, copied after it
+        op.builtin_options = _called_subgraphs(tail, m, op.builtin_options, called)
+    return tail
 
 
 

@@ -114,12 +114,10 @@ NO_GRADIENT = {
     "ZEROS_LIKE", "RANGE", "RFFT2D", "RANDOM_UNIFORM",
     # state and structure
     "CONST", "PLACEHOLDER", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "NO_OP",
-    # control flow: forward only (a model's frozen part; `trainable` trains the layers after it)
-    "IF", "WHILE", "CALL_ONCE",
+    # an initialiser run for its effect: it gives no values
+    "CALL_ONCE",
     # quantization: levels are steps (TensorFlow gives them no gradient either); a model's frozen part
     "QUANTIZE", "DEQUANTIZE",
-    # MediaPipe's pooling custom ops: forward only (segmentation models' frozen part)
-    "MaxPoolingWithArgmax2D", "MaxUnpooling2D",
     # a weight's storage (a trained weight is a dense variable)
     "DENSIFY",
 }
@@ -237,12 +235,12 @@ RESIZE_NEAREST_NEIGHBOR  resize       rule
 RFFT2D                   spectral     none
 RANDOM_UNIFORM           random       none
 CALL_ONCE                control      none
-IF                       control      none
-WHILE                    control      none
+IF                       control      rule
+WHILE                    control      rule
 DEQUANTIZE               quantization none
 QUANTIZE                 quantization none
-MaxPoolingWithArgmax2D   mediapipe    none
-MaxUnpooling2D           mediapipe    none
+MaxPoolingWithArgmax2D   mediapipe    rule
+MaxUnpooling2D           mediapipe    rule
 DENSIFY                  sparse       none
 """
 """Every op with its family and whether a gradient rule, none, or no gradient applies (a test checks it

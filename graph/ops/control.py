@@ -2,8 +2,11 @@
 them, IF (one of two branches), WHILE (a body while a condition holds) and CALL_ONCE (an initialiser, once per
 graph state), written to a .tflite as the same builtins with each function as a subgraph of its own.
 
-Forward only: no gradient flows through them (they sit in a model's frozen part; `trainable` trains the layers
-after). Each op: its shape rule, numpy reference, JAX lowering and TFLite mapping, its builder."""
+IF's gradient is an IF of its branches' gradients (each branch's vector-Jacobian product traced as a Function of
+the branch's inputs and its outputs' gradients), and WHILE's a reverse WHILE of its body's over the loop run again
+keeping every iteration's values, so a backward graph stays builtins-only and LiteRT runs it; CALL_ONCE gives no
+values. Each op: its shape rule, numpy reference, JAX lowering and TFLite mapping, its builder, its gradient
+rule."""
 
 from __future__ import annotations
 
@@ -184,7 +187,8 @@ def _while_infer(attrs, specs):
     body = [(tuple(s), d) for s, d in attrs["body"].output_specs]
     if [d for _, d in body] != [d for _, d in specs] or [len(s) for s, _ in body] != [len(s) for s, _ in specs]:
         raise ValueError(f'WHILE body "{attrs["body"].name}" gives {body}, the loop carries {specs}')
-    return [(s, d) for s, d in specs]
+    # a dimension the body may change (a value that grows) is known at run time only
+    return [(tuple(a if a == b else None for a, b in zip(s, bs)), d) for (s, d), (bs, _) in zip(specs, body)]
 
 
 def _while_np(attrs, *values, state):
@@ -196,8 +200,16 @@ def _while_np(attrs, *values, state):
 
 def _while_jax(attrs, *values):
     from jax import lax
-    return lax.while_loop(lambda v: _jax_call(attrs["cond"], v)[0].reshape(()),
-                          lambda v: _jax_call(attrs["body"], v), tuple(values))
+    try:
+        return lax.while_loop(lambda v: _jax_call(attrs["cond"], v)[0].reshape(()),
+                              lambda v: _jax_call(attrs["body"], v), tuple(values))
+    except TypeError as e:
+        if "must have equal types" not in str(e):
+            raise
+        raise NotImplementedError(
+            f'WHILE body "{attrs["body"].name}" changes a loop value\'s shape (a value that grows, as a WHILE\'s '
+            "gradient keeps every iteration's), which JAX's while_loop cannot carry: train this graph on the device "
+            "(its training file), or write the loop unrolled") from None
 
 
 register(OpDef("WHILE", attrs={"cond": REQUIRED, "body": REQUIRED}, infer=_while_infer, numpy=_while_np,
@@ -249,5 +261,138 @@ def call_once(init: Function | Callable, graph: Graph | None = None, name: str |
     return graph.add_node("CALL_ONCE", [], {"init": _as_function(init, [], "init")}, name)
 
 
-GRADIENTS: dict = {}
-"""This family's gradient rules: none (forward only: IF, WHILE and CALL_ONCE are in NO_GRADIENT)."""
+# ------------------------------------------------------------------------------------------- gradients
+
+
+def _is_float(t: Tensor) -> bool:
+    return t.dtype != "resource" and np.issubdtype(np.dtype(t.dtype), np.floating)
+
+
+def replay(f: Function, args: Sequence[Tensor]) -> list[Tensor]:
+    """`f`'s outputs rebuilt in the graph of `args` (stand-ins for its inputs): the nodes its outputs need, copied
+    with their attrs. Its effects (assignments) are not replayed."""
+    from ..core import get_default_graph
+
+    graph = args[0].graph if args else get_default_graph()
+    mapped: dict = dict(zip(f.inputs, args))
+    needed = f.graph.ancestors(f.outputs, stop=set(f.inputs), control=False)
+    for node in f.graph.nodes:
+        if node not in needed or node.op == "PLACEHOLDER":
+            continue
+        copy = graph.add_node(node.op, [mapped[t] for t in node.inputs], node.attrs, node.name)
+        mapped.update(zip(node.outputs, copy.outputs))
+    return [mapped[t] for t in f.outputs]
+
+
+def _zeros(t: Tensor) -> Tensor:
+    from .composite import zeros_like
+    from .core import constant
+    return zeros_like(t) if None in t.shape else constant(np.zeros(t.shape, t.dtype), graph=t.graph)
+
+
+def _copy(t: Tensor) -> Tensor:
+    """t as a new tensor (a RESHAPE to its own shape): what a subgraph gives a second time."""
+    from .movement import reshape
+    return reshape(t, [-1 if d is None else d for d in t.shape])
+
+
+def branch_vjp(f: Function, arg_specs: list[tuple], grad_specs: list[tuple], wrt: list[int], of: list[int],
+               name: str) -> Function:
+    """The vector-Jacobian product of Function `f` as a Function: it takes f's arguments (`arg_specs`) then the
+    gradients of f's outputs `of` (`grad_specs`), recomputes f's outputs from the arguments (a TFLite branch keeps
+    none of its values) and gives the gradients of arguments `wrt`, zeros where an argument does not reach them."""
+    from ..autodiff import gradients
+
+    graph = Graph()
+    graph.store.update(f._own)  # the branch's own variables (read, never trained: a trained weight is an argument)
+    with graph.as_default():
+        args = [placeholder(s, d, name=f"arg{i}") for i, (s, d) in enumerate(arg_specs)]
+        seeds = [placeholder(s, d, name=f"grad{i}") for i, (s, d) in enumerate(grad_specs)]
+        outputs = replay(f, args)
+        grads = gradients([outputs[k] for k in of], [args[i] for i in wrt], grad_ys=seeds, name="vjp")
+        grads = [g if g is not None else _zeros(args[i]) for g, i in zip(grads, wrt)]
+        # a subgraph gives each tensor once: a gradient shared by two arguments (a sum's) is given again as a copy
+        grads = [_copy(g) if any(g is h for h in grads[:k]) else g for k, g in enumerate(grads)]
+    return Function(graph, [*args, *seeds], grads, name=name)
+
+
+def _grad_if(node, dys):
+    """IF(cond, then's VJP, else's VJP, args..., dys...): the gradients of the float arguments through the branch
+    the condition takes (the condition itself takes none)."""
+    cond, *args = node.inputs
+    wrt = [i for i, a in enumerate(args) if _is_float(a)]
+    of = [k for k, t in enumerate(node.outputs) if _is_float(t)]
+    if not wrt or not of:
+        return [None] * len(node.inputs)
+    arg_specs = [(a.shape, a.dtype) for a in args]
+    grad_specs = [(node.outputs[k].shape, node.outputs[k].dtype) for k in of]
+    then_vjp, else_vjp = (branch_vjp(node.attrs[b], arg_specs, grad_specs, wrt, of, f"{node.attrs[b].name}_grad")
+                          for b in ("then_branch", "else_branch"))
+    grads = if_(cond, then_vjp, else_vjp, *args, *[dys[k] for k in of], name="if_grad")
+    grads = grads if isinstance(grads, list) else [grads]
+    by_arg = dict(zip(wrt, grads))
+    return [None, *(by_arg.get(i) for i in range(len(args)))]
+
+
+def _grad_while(node, dys):
+    """The loop run again keeping every iteration's values (each loop value the body changes stacked along a new
+    first axis, a loop value that grows; one it passes on unchanged is the same at every iteration and is not
+    kept), then a reverse loop from the last iteration to the first: each step the body's vector-Jacobian product
+    (branch_vjp) at that iteration's values, read back from the stacks."""
+    from . import ops
+
+    cond, body = node.attrs["cond"], node.attrs["body"]
+    values = list(node.inputs)
+    refused = [v for v in values if v.dtype == "resource" or None in v.shape]
+    if refused:
+        raise NotImplementedError(
+            f'gradient of WHILE "{node.name}": loop value "{refused[0].name}" is {list(refused[0].shape)} '
+            f"{refused[0].dtype}; the reverse loop keeps every iteration's values, which needs static shapes")
+    floats = [k for k, v in enumerate(values) if _is_float(v)]
+    if not floats:
+        return [None] * len(values)
+    m = len(values)
+    varying = [k for k in range(m) if body.outputs[k] is not body.inputs[k]]
+    fixed = [k for k in range(m) if k not in varying]
+    specs = [(v.shape, v.dtype) for v in values]
+    stack_specs = [((None, *specs[k][0]), specs[k][1]) for k in varying]
+    count_spec = ((), "int32")
+
+    def kept_body(*a):
+        new = replay(body, a[:m])
+        stacks = [ops.concat([st, ops.expand_dims(new[k], 0)], 0) for st, k in zip(a[m:-1], varying)]
+        return [*new, *stacks, ops.add(a[-1], np.int32(1))]
+
+    kept_specs = [*specs, *stack_specs, count_spec]
+    kept = ops.while_loop(function(lambda *a: replay(cond, a[:m])[0], kept_specs, f"{cond.name}_kept"),
+                          function(kept_body, kept_specs, f"{body.name}_kept"),
+                          [*values, *(ops.expand_dims(values[k], 0) for k in varying),
+                           ops.constant(np.int32(0), graph=node.graph)], name="kept")
+    stacks, count = kept[m:-1], kept[-1]
+    step = branch_vjp(body, specs, [specs[k] for k in floats], floats, floats, f"{body.name}_grad")
+    reverse_specs = [count_spec, *(specs[k] for k in floats), *stack_specs, *(specs[k] for k in fixed)]
+
+    def reverse_body(i, *a):
+        grads, held, same = a[:len(floats)], a[len(floats):len(floats) + len(varying)], a[len(floats) + len(varying):]
+        at = ops.reshape(i, [1])
+        iteration = {k: ops.reshape(ops.gather(st, at), list(specs[k][0])) for st, k in zip(held, varying)}
+        iteration.update(zip(fixed, same))
+        return [ops.sub(i, np.int32(1)), *replay(step, [*(iteration[k] for k in range(m)), *grads]), *held, *same]
+
+    reverse = ops.while_loop(
+        function(lambda i, *a: ops.greater_equal(i, np.int32(0)), reverse_specs, f"{cond.name}_reverse"),
+        function(reverse_body, reverse_specs, f"{body.name}_reverse"),
+        [ops.sub(count, np.int32(1)), *(dys[k] for k in floats), *stacks, *(values[k] for k in fixed)],
+        name="reverse")
+    by_value = dict(zip(floats, reverse[1:1 + len(floats)]))
+    return [by_value.get(k) for k in range(m)]
+
+
+GRADIENTS = {
+    "IF": _grad_if,
+    "WHILE": _grad_while,
+}
+"""This family's gradient rules by op name (CALL_ONCE, which gives no values, is in NO_GRADIENT); merged into
+`rillet.graph.ops.GRADIENTS`."""
+
+

@@ -5,8 +5,8 @@ the tap its index names, zeros elsewhere). Windows tile the image (stride = filt
 edge pixel. Written as custom ops with TfLitePoolParams as their options; Convolution2DTransposeBias needs no op
 of its own (to_graph imports it as TRANSPOSE_CONV and ADD).
 
-Forward only (segmentation models' frozen part). Each op: its shape rule, numpy reference, JAX lowering and
-TFLite mapping, its builder."""
+Each op: its shape rule, numpy reference, JAX lowering and TFLite mapping, its builder, its gradient rule (the
+ops themselves: MaxUnpooling2D scatters a gradient to the taps the indices name)."""
 
 from __future__ import annotations
 
@@ -153,5 +153,69 @@ def max_unpool(values: Any, indices: Any, filter_hw: Sequence[int], name: str | 
 CUSTOM_OPS = {"MaxPoolingWithArgmax2D", "MaxUnpooling2D"}
 """The graph ops written as custom ops (their options TfLitePoolParams: pool_options / pool_attrs)."""
 
-GRADIENTS: dict = {}
-"""This family's gradient rules: none (forward only: both ops are in NO_GRADIENT)."""
+def _window_sums(g: Tensor, filter_hw: tuple) -> Tensor:
+    """g [n, h * fh, w * fw, c] summed over each fh x fw window: [n, h, w, c] (ranks of three at most)."""
+    from .. import ops
+
+    n, big_h, big_w, c = g.shape
+    (fh, fw), h, w = filter_hw, big_h // filter_hw[0], big_w // filter_hw[1]
+    rows = ops.reduce_sum(ops.reshape(g, [-1, fh, big_w * c]), 1)  # [n * h, w * fw * c]
+    both = ops.reduce_sum(ops.reshape(rows, [-1, fw, c]), 1)  # [n * h * w, c]
+    return ops.reshape(both, [-1 if n is None else n, h, w, c])
+
+
+def _grad_unpool(node, dys):
+    """Each value's gradient is dy at the tap its index names: dy masked by the unpooling of ones (a 1 at each
+    window's one tap), summed over the window."""
+    from .. import ops
+
+    values, indices = node.inputs
+    ones = ops.add(ops.mul(values, 0.0), 1.0)
+    mask = _apply("MaxUnpooling2D", [ones, indices], dict(node.attrs))
+    return [_window_sums(ops.mul(dys[0], mask), node.attrs["filter"]), None]
+
+
+def _grad_argmax_pool(node, dys):
+    """dy of each window at its largest tap (MaxUnpooling2D of dy by the indices) over the windows' grid, then
+    that grid folded back onto the input: SAME's overhang, which repeats the edge pixel, added onto the edge,
+    VALID's leftover rows and columns given zeros."""
+    from .. import ops
+
+    x = node.inputs[0]
+    fh, fw = node.attrs["filter"]
+    grid = _apply("MaxUnpooling2D", [dys[0], node.outputs[1]], {"filter": (fh, fw), "padding": "VALID"})
+    for axis, size in ((1, x.shape[1]), (2, x.shape[2])):
+        if size is None:
+            raise ValueError(f'gradient of MaxPoolingWithArgmax2D "{node.name}": the image size must be static')
+        covered = grid.shape[axis]
+        if covered < size:  # VALID: the rows no window reads
+            pad = [[0, 0]] * 4
+            pad[axis] = [0, size - covered]
+            grid = ops.pad(grid, pad)
+        elif covered > size:  # SAME: the overhang before and after repeats the first and last row
+            before = (covered - size) // 2
+            after = covered - size - before
+            parts = ops.split_v(grid, [before, size, after] if before else [size, after], axis=axis)
+            middle = parts[1] if before else parts[0]
+            first = ops.slice_(middle, [0] * 4, [-1 if a != axis else 1 for a in range(4)])
+            last = ops.slice_(middle, [0 if a != axis else size - 1 for a in range(4)],
+                              [-1 if a != axis else 1 for a in range(4)])
+            inner = ops.slice_(middle, [0 if a != axis else 1 for a in range(4)],
+                               [-1 if a != axis else size - 2 for a in range(4)]) if size > 2 else None
+            if before:
+                first = ops.add(first, ops.reduce_sum(parts[0], [axis], keepdims=True))
+            last = ops.add(last, ops.reduce_sum(parts[-1], [axis], keepdims=True))
+            if size == 1:
+                grid = ops.add(first, ops.sub(last, middle))  # one row: it takes both overhangs
+            else:
+                grid = ops.concat([first, *([inner] if inner is not None else []), last], axis)
+    return [grid]
+
+
+GRADIENTS = {
+    "MaxPoolingWithArgmax2D": _grad_argmax_pool,
+    "MaxUnpooling2D": _grad_unpool,
+}
+"""This family's gradient rules by op name: gradients built from the ops themselves (a segmentation model's
+decoder, unpooling by its encoder's indices, may sit in a trained tail); merged into
+`rillet.graph.ops.GRADIENTS`."""

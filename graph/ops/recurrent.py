@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops
-from ..core import Tensor
+from ..core import Tensor, Variable
 from ..registry import OpDef, register
 from .core import _apply, _tfl, as_tensor
 
@@ -93,19 +93,40 @@ def lstm(x, input_weights, recurrent_weights, biases, time_major: bool = False, 
     outputs h_t [batch, time, cells]. Each of `input_weights` [cells, features], `recurrent_weights` [cells, cells]
     and `biases` [cells] is four tensors or values, one per gate in TFLite's order (input, forget, cell, output).
     `cell_clip` > 0 clips the cell state. The state starts from zero at every run, or with `carry_state` from
-    where the last run left it (zero the first time; a streaming model, written as TFLite's fused op)."""
+    where the last run left it (zero the first time; a streaming model, written as TFLite's fused op). A carried
+    state of a static batch is held in two untrained Variables (`<name>/h_state`, `<name>/c_state`): its
+    gradient covers one run from the state the run started from, and a training file keeps it as resource
+    variables its `infer` and `train` share."""
     x = as_tensor(x)
     weights = [as_tensor(w, dtype=x.dtype, graph=x.graph)
                for group in (input_weights, recurrent_weights, biases) for w in group]
     state_name = x.graph.unique_name(x.graph.scoped(name or "unidirectional_sequence_lstm"), reserve=False)
+    batch = x.shape[1 if time_major else 0]
+    if carry_state and batch is not None:
+        cells = weights[4].shape[0]
+        with x.graph.name_scope(None):  # made before the op, so that their reads see the state a run starts from
+            for key in state_keys(state_name):
+                Variable(np.zeros((batch, cells), x.dtype), name=key, trainable=False, graph=x.graph)
     return _apply("UNIDIRECTIONAL_SEQUENCE_LSTM", [x, *weights],
                   {"time_major": bool(time_major), "cell_clip": float(cell_clip), "carry_state": bool(carry_state),
                    "state_name": state_name}, name=name)
 
 
-def unrolled_lstm(node, inputs: list[Tensor]) -> Tensor:
-    """A zero-start LSTM node's outputs rebuilt from builtins over `inputs` (stand-ins for the node's, or the
-    node's own): what its gradient differentiates, and what the converter writes."""
+def state_keys(state_name: str) -> tuple[str, str]:
+    """The names of a carried LSTM's h and c: the keys of the graph's store, and of the Variables holding them."""
+    return f"{state_name}/h_state", f"{state_name}/c_state"
+
+
+def state_variables(node) -> tuple[Variable, Variable] | None:
+    """A carried LSTM's state Variables (made by `lstm`), None when its graph has none (an imported one)."""
+    found = tuple(node.graph.variables.get(k) for k in state_keys(node.attrs["state_name"]))
+    return found if all(v is not None for v in found) else None
+
+
+def unrolled_lstm(node, inputs: list[Tensor], start: tuple[Tensor, Tensor] | None = None, final: bool = False):
+    """An LSTM node's outputs rebuilt from builtins over `inputs` (stand-ins for the node's, or the node's own),
+    from zero or from `start` (h, c): what its gradient differentiates, and what the converter writes. With
+    `final`: (outputs, last h, last c)."""
     x, *w = inputs
     wx, wh, b = w[0:4], w[4:8], w[8:12]
     if node.attrs["time_major"]:
@@ -113,7 +134,7 @@ def unrolled_lstm(node, inputs: list[Tensor]) -> Tensor:
     steps, clip = x.shape[1], node.attrs["cell_clip"]
     if steps is None:
         raise ValueError(f'gradient of UNIDIRECTIONAL_SEQUENCE_LSTM "{node.name}": the time axis must be static')
-    h = c = None
+    h, c = start if start is not None else (None, None)
     outs = []
     for t in range(steps):
         xt = ops.strided_slice(x, [0, t, 0], [0, t + 1, 0], begin_mask=5, end_mask=5, shrink_axis_mask=2)
@@ -126,21 +147,30 @@ def unrolled_lstm(node, inputs: list[Tensor]) -> Tensor:
             c = ops.minimum(ops.maximum(c, -clip), clip)
         h = ops.mul(o, ops.tanh(c))
         outs.append(h)
-    return ops.pack(outs, axis=0 if node.attrs["time_major"] else 1)
+    y = ops.pack(outs, axis=0 if node.attrs["time_major"] else 1)
+    return (y, h, c) if final else y
 
 
 def _grad_lstm(node, dys):
     from ..autodiff import gradients
 
+    start = None
     if node.attrs["carry_state"]:
-        raise NotImplementedError(f'gradient of UNIDIRECTIONAL_SEQUENCE_LSTM "{node.name}": its state is carried '
-                                  "from the last run, which backpropagation through time from zero would ignore; "
-                                  "train an LSTM that starts from zero (carry_state=False)")
+        # backpropagation through this run's steps from the state it started from, a constant (the reads of the
+        # state Variables, which see the value from before the run): the runs before are not differentiated
+        held = state_variables(node)
+        if held is None:
+            raise NotImplementedError(
+                f'gradient of UNIDIRECTIONAL_SEQUENCE_LSTM "{node.name}": its state is carried from the last run '
+                "but is not held in Variables (an imported LSTM, or a dynamic batch), so the state a run starts "
+                "from cannot be read; build it with ops.lstm(carry_state=True) over a static batch, or train one "
+                "that starts from zero (carry_state=False)")
+        start = (held[0].value, held[1].value)
 
     # over stand-ins (IDENTITY: no op in a file): a weight that reaches the node twice (through another of its
     # inputs) would otherwise take that path's share here and again from the outer walk
     stand_ins = [ops.identity(t) for t in node.inputs]
-    return gradients(unrolled_lstm(node, stand_ins), stand_ins, grad_ys=dys[0], name="bptt")
+    return gradients(unrolled_lstm(node, stand_ins, start), stand_ins, grad_ys=dys[0], name="bptt")
 
 
 GRADIENTS = {

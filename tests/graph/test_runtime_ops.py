@@ -124,6 +124,9 @@ CASES = {
     # MediaPipe's pooling custom ops: the unpooling puts each value where its index says, so a wrong index shows
     # (LiteRT's XNNPACK crashes on an argmax pooling whose indices nothing reads: they are read here)
     "argmax_indices": (lambda x: ops.max_unpool(*ops.max_pool_with_argmax(x, (2, 2)), (2, 2)), (2, 4, 6, 3), WIDE),
+    # SAME's overhang: the gradient folds it back onto the edge it repeats
+    "argmax_same_unpool": (lambda x: (lambda v, i: ops.max_unpool(ops.mul(v, v), i, (2, 3)))(
+        *ops.max_pool_with_argmax(x, (2, 3), "SAME")), (1, 5, 7, 2), WIDE),
     # a weight stored sparse (an empty row, 70% zeros): LiteRT and rillet densify it, to_graph expands it
     "densify": (lambda x: ops.fully_connected(x, ops.densify(SPARSE_WEIGHT)), (2, 16), WIDE),
     "dequantize_int16": (lambda x: ops.dequantize(ops.quantize(x, 1 / 4096, 0, "int16"), 1 / 4096), (3, 40), WIDE),
