@@ -6,11 +6,11 @@
  * row, a BATCH_MATMUL row of x, or a pixel of a 1x1 stride-1 convolution: inside the tiles, FUSED_BLOCK_BYTES)
  * or per image (IGEMM: in parts across the threads, conv_hybrid_quantize.h) into arena scratch, with each
  * row's or image's zero point and scale beside it; the IGEMM's padding taps point at a buffer per image that
- * holds that image's zero point, so they add nothing, as in the reference. A GEMM's rows and an IGEMM's images
- * are stored as the path's gemm_u8 and igemm_u8 read them where it has them (qd8_gemm.h: each byte plus 128, the
- * same quantization; the zero buffers likewise). Each
- * output value is one kernel's sum and epilogue, whatever the tile it falls in, so the result does not depend
- * on the thread count. */
+ * holds that image's zero point, so they add nothing, as in the reference. Direct GEMMs that read the same rows
+ * (attention's Q, K and V projections) quantize them once: share_quantized_rows. A GEMM's rows and an IGEMM's
+ * images are stored as the path's gemm_u8 and igemm_u8 read them where it has them (qd8_gemm.h: each byte plus
+ * 128, the same quantization; the zero buffers likewise). Each output value is one kernel's sum and epilogue,
+ * whatever the tile it falls in, so the result does not depend on the thread count. */
 #include <math.h>
 #include <string.h>
 
