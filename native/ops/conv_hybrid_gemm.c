@@ -6,11 +6,11 @@
  * row, a BATCH_MATMUL row of x, or a pixel of a 1x1 stride-1 convolution: inside the tiles, FUSED_BLOCK_BYTES)
  * or per image (IGEMM: in parts across the threads, conv_hybrid_quantize.h) into arena scratch, with each
  * row's or image's zero point and scale beside it; the IGEMM's padding taps point at a buffer per image that
- * holds that image's zero point, so they add nothing, as in the reference. A GEMM's rows and an IGEMM's images
- * are stored as the path's gemm_u8 and igemm_u8 read them where it has them (qd8_gemm.h: each byte plus 128, the
- * same quantization; the zero buffers likewise). Each
- * output value is one kernel's sum and epilogue, whatever the tile it falls in, so the result does not depend
- * on the thread count. */
+ * holds that image's zero point, so they add nothing, as in the reference. Direct GEMMs that read the same rows
+ * (attention's Q, K and V projections) quantize them once: share_quantized_rows. A GEMM's rows and an IGEMM's
+ * images are stored as the path's gemm_u8 and igemm_u8 read them where it has them (qd8_gemm.h: each byte plus
+ * 128, the same quantization; the zero buffers likewise). Each output value is one kernel's sum and epilogue,
+ * whatever the tile it falls in, so the result does not depend on the thread count. */
 #include <math.h>
 #include <string.h>
 
@@ -52,6 +52,10 @@ typedef struct {
     rl_qd8_igemm_fn igemm;
     int32_t image_u8;
     rl_image_quantizer images; /* IGEMM: each image in parts across the threads */
+    /* Shared rows (share_quantized_rows): shares_rows, this op quantizes rows that later hybrid GEMMs on the same
+     * input reuse, into its arena scratch (a fused GEMM: in its first column tile); reads_shared, this op reads
+     * op rows_from's quantized rows and quantizes none. */
+    int32_t shares_rows, reads_shared, rows_from;
     rl_f32_minmax_params params;
     rl_window_geometry g;
     void *packed;
@@ -94,10 +98,15 @@ static void qd8_tile(void *context, size_t i, size_t j, size_t rows, size_t colu
     const rl_qd8_gemm_state *st = (const rl_qd8_gemm_state *)context;
     const char *w = (const char *)st->packed + (j / st->nr) * st->panel_bytes;
     if (st->fused) { /* a chunk of rows quantized, then its blocks' products: two tight loops, in L1 */
-        int8_t q[FUSED_BLOCK_BYTES];
-        rl_qd8_row_quantization rq[FUSED_CHUNK_ROWS];
+        int8_t stack_q[FUSED_BLOCK_BYTES];
+        rl_qd8_row_quantization stack_rq[FUSED_CHUNK_ROWS];
+        /* Rows the later readers reuse go to the arena, from the first column tile only: every row has one, and
+         * no two threads write the same row. */
+        const int shared = st->shares_rows && j == 0;
         for (size_t chunk = i; chunk < i + rows; chunk += st->chunk_rows) {
             const size_t count = i + rows - chunk < st->chunk_rows ? i + rows - chunk : st->chunk_rows;
+            int8_t *q = shared ? st->q + chunk * st->kc : stack_q;
+            rl_qd8_row_quantization *rq = shared ? st->row_quantization + chunk : stack_rq;
             for (size_t k = 0; k < count; ++k)
                 rq[k].scale = st->quantize((int64_t)st->kc, st->a + (chunk + k) * st->kc, q + k * st->kc,
                                            &rq[k].zero_point);
@@ -155,10 +164,13 @@ static rl_status run_qd8_gemm(rl_plan *plan, rl_op *op) {
     char *scratch = (char *)op->arena_scratch;
     st->a = (const float *)rl_input(plan, op, 0)->data;
     st->c = (float *)rl_output(plan, op, 0)->data;
-    st->q = (int8_t *)scratch;
-    st->row_quantization = (rl_qd8_row_quantization *)(void *)(scratch + st->quantization_offset);
+    if (!st->reads_shared) { /* a reader's rows are where setup_shared_rows pointed them */
+        st->q = (int8_t *)scratch;
+        st->row_quantization = (rl_qd8_row_quantization *)(void *)(scratch + st->quantization_offset);
+    }
     st->zero = scratch + st->zero_offset;
-    if (st->direct && !st->fused) { /* rows are independent (a per-pixel layer has thousands): split too */
+    if (st->direct && !st->fused && !st->reads_shared) { /* rows are independent (a per-pixel layer has
+                                                            * thousands): split too */
         rl_parallelize_rows(plan, quantize_rows, st, st->rows, st->rows * st->row_length);
     } else if (!st->direct) {
         rl_quantize_images(plan, &st->images, st->a, st->q, scratch + st->quantizer_offset, st->row_quantization);
@@ -327,6 +339,55 @@ static void offer_fused_rows(rl_plan *plan, rl_op *op, const rl_qd8_gemm_state *
     op->begin_rows = begin_qd8_gemm_rows;
 }
 
+/* Where a direct GEMM's quantized rows are once the arena is placed: its own scratch, or (reads_shared) the scratch
+ * of the op that quantizes them. */
+static rl_status setup_shared_rows(rl_plan *plan, rl_op *op) {
+    rl_qd8_gemm_state *st = (rl_qd8_gemm_state *)op->state;
+    char *rows = (char *)(st->reads_shared ? plan->ops[st->rows_from].arena_scratch : op->arena_scratch);
+    st->q = (int8_t *)rows;
+    st->row_quantization = (rl_qd8_row_quantization *)(void *)(rows + st->quantization_offset);
+    return RL_OK;
+}
+
+/* A direct hybrid GEMM of an earlier op that reads `op`'s input as `op` does and stores its quantized rows the same
+ * way, or NULL. Row r's bytes and (zero point, scale) are a function of row r alone (XNNPACK's per-row
+ * quantization, which LiteRT's default Interpreter applies to every hybrid FULLY_CONNECTED and BATCH_MATMUL,
+ * whatever asymmetric_quantize_inputs says: conv_hybrid.c), so equal inputs, row lengths and row quantizers
+ * give equal rows. */
+static rl_op *earlier_quantizer_of_rows(rl_plan *plan, const rl_op *op, const rl_qd8_gemm_state *st) {
+    for (rl_op *other = plan->ops; other < op; ++other) {
+        if (other->run != run_qd8_gemm || other->folded || other->dynamic || other->inputs[0] != op->inputs[0])
+            continue;
+        const rl_qd8_gemm_state *o = (const rl_qd8_gemm_state *)other->state;
+        if (o->direct && !o->reads_shared && o->m == st->m && o->kc == st->kc && o->quantize == st->quantize)
+            return other;
+    }
+    return NULL;
+}
+
+/* Attention's Q, K and V projections read the same float rows and each quantized them (10% of bert_tiny_dynamic's
+ * time, a pass over the rows per projection and per column tile): the first quantizes them once into its arena
+ * scratch, which lives on to its last reader's step (arena_scratch_until), and the later ones read them there. In
+ * bands each band's rows are quantized by the first op before the later ones read them in the same band. */
+static void share_quantized_rows(rl_plan *plan, rl_op *op) {
+    rl_qd8_gemm_state *st = (rl_qd8_gemm_state *)op->state;
+    if (op->run != run_qd8_gemm || op->dynamic || !st->direct || op->inputs[0] < 0) return;
+    rl_op *first = earlier_quantizer_of_rows(plan, op, st);
+    if (!first) return;
+    rl_qd8_gemm_state *f = (rl_qd8_gemm_state *)first->state;
+    if (!f->shares_rows) {
+        f->shares_rows = 1;
+        rl_request_arena_scratch(first, f->quantization_offset + f->rows * sizeof(rl_qd8_row_quantization));
+        first->setup = setup_shared_rows;
+    }
+    first->arena_scratch_until = (int32_t)(op - plan->ops);
+    st->reads_shared = 1;
+    st->rows_from = (int32_t)(first - plan->ops);
+    st->fused = 0;
+    op->arena_scratch_bytes = 0; /* the rows were all this op's scratch held */
+    op->setup = setup_shared_rows;
+}
+
 rl_status rl_use_qd8_gemm_fully_connected(rl_plan *plan, rl_op *op, int64_t rows, int32_t units, int32_t depth,
                                           float act_min, float act_max) {
     if (!constant_weights(plan, op) || rows <= 0 || units <= 0 || depth <= 0) return RL_OK;
@@ -342,6 +403,7 @@ rl_status rl_use_qd8_gemm_fully_connected(rl_plan *plan, rl_op *op, int64_t rows
     proto.params = (rl_f32_minmax_params){.min = act_min, .max = act_max};
     const rl_status s = build_qd8_state(plan, op, &proto);
     offer_fused_rows(plan, op, &proto);
+    if (s == RL_OK) share_quantized_rows(plan, op);
     return s;
 }
 
@@ -367,5 +429,6 @@ rl_status rl_use_qd8_gemm_batch_matmul(rl_plan *plan, rl_op *op, int32_t m, int3
     proto.params = (rl_f32_minmax_params){.min = -INFINITY, .max = INFINITY};
     const rl_status s = build_qd8_state(plan, op, &proto);
     offer_fused_rows(plan, op, &proto);
+    if (s == RL_OK) share_quantized_rows(plan, op);
     return s;
 }

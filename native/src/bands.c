@@ -172,8 +172,9 @@ void rl_plan_form_segments(rl_plan *plan) {
             continue;
         }
         /* Offered only with rows and pixels (bands.h); dynamic plans have no runs. An op's arena scratch lives
-         * for its own step only, where a later op's output may lie, which other bands may still be writing. */
-        if (!op->run_rows || (op->arena_scratch_bytes && !op->band_no_scratch)) {
+         * for its own step only, where a later op's output may lie, which other bands may still be writing;
+         * scratch a later op reads lives over the segments (arena_scratch_until). */
+        if (!op->run_rows || (op->arena_scratch_bytes && !op->band_no_scratch && op->arena_scratch_until <= i)) {
             start = -1;
             continue;
         }

@@ -569,6 +569,22 @@ static void share_view_blocks(rl_plan *plan, int32_t *root) {
     }
 }
 
+/* The steps op i's arena scratch lives over: its own, or to the last op that reads it (arena_scratch_until) and
+ * over every segment it then meets, whose bands run those ops' steps side by side. */
+static rl_arena_block op_scratch_block(const rl_plan *plan, int32_t i) {
+    const rl_op *op = &plan->ops[i];
+    rl_arena_block b = {.bytes = op->arena_scratch_bytes, .first_step = i + 1, .last_step = i + 1};
+    if (op->arena_scratch_until <= i) return b;
+    b.last_step = op->arena_scratch_until + 1;
+    for (int32_t h = 0; h < plan->n_ops; ++h) { /* in order: a segment reached by an extension is met after it */
+        const int32_t e = plan->ops[h].segment_last;
+        if (e < 0 || h + 1 > b.last_step || e + 1 < b.first_step) continue;
+        if (h + 1 < b.first_step) b.first_step = h + 1;
+        if (e + 1 > b.last_step) b.last_step = e + 1;
+    }
+    return b;
+}
+
 /* Every arena tensor (but views, which share their root's: share_view_blocks) and every op's scratch becomes a
  * block with a lifetime; the planner places them. */
 static rl_status plan_arena_offsets(rl_plan *plan) {
@@ -591,7 +607,7 @@ static rl_status plan_arena_offsets(rl_plan *plan) {
     for (int32_t i = 0; i < plan->n_ops; ++i) {
         const rl_op *op = &plan->ops[i];
         if (op->folded || op->dynamic || !op->arena_scratch_bytes) continue;
-        blocks[n++] = (rl_arena_block){.bytes = op->arena_scratch_bytes, .first_step = i + 1, .last_step = i + 1};
+        blocks[n++] = op_scratch_block(plan, i);
     }
     const size_t total = rl_place_arena_blocks(blocks, n, RL_ARENA_ALIGNMENT);
     if (total == (size_t)-1) {
@@ -637,6 +653,7 @@ static rl_status prepare_op(rl_plan *plan, rl_op *op) {
     op->run = NULL;
     op->setup = NULL;
     op->arena_scratch_bytes = 0;
+    op->arena_scratch_until = 0;
     op->band_rows = 0;
     op->band_row_pixels = 0;
     op->band_pointwise = 0;

@@ -94,9 +94,13 @@ struct rl_op {
      * step that runs once the arena is placed (pointers into it: indirection buffers). */
     rl_status (*run)(rl_plan *plan, rl_op *op);
     rl_status (*setup)(rl_plan *plan, rl_op *op);
-    /* Scratch that lives in the arena for the op's step only (rl_request_arena_scratch). */
+    /* Scratch that lives in the arena for the op's step only (rl_request_arena_scratch), or, when a later op
+     * reads it (arena_scratch_until, that op's index; a hybrid projection's quantized rows, which the projections
+     * after it on the same input reuse: conv_hybrid_gemm.c), to that op's step and over every segment either
+     * step is in (bands.h), so the op may band with it. */
     size_t arena_scratch_bytes, arena_scratch_offset;
     void *arena_scratch;
+    int32_t arena_scratch_until;
     /* A dynamic op reads a tensor whose shape is known only during invoke (a control-flow op's output, or
      * what is computed from one): it is prepared again before it runs whenever an input's shape or memory
      * changed (seen), its outputs are dynamic too, and its scratch lives on the heap, not in the arena.
