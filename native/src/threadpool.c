@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef RL_POOL_TRACE
+#include <stdio.h>
+#endif
 
 #include "threadpool.h"
 
@@ -47,6 +50,24 @@ static void spin_pause(void) {
 #endif
 }
 
+#ifdef RL_POOL_TRACE
+/* A dev-only build (bench/pool_trace.py builds it with -DRL_POOL_TRACE) that clocks where a job's wall time goes
+ * that CPU-time accounting cannot see: how long a worker takes to join a job after the caller publishes it
+ * (spinning, woken from sleep, or descheduled), how long the caller waits at the join, the caller's serial time
+ * between jobs, and how many tiles each side steals. Each worker writes only its own slot, the caller only its
+ * own; rl_threadpool_destroy appends the sums to the file $RILLET_POOL_TRACE names. */
+enum { RL_TRACE_BUCKETS = 5 }; /* worker join latency: < 1, < 4, < 16, < 64 us, more */
+typedef struct {
+    int64_t joined, late, slept, tiles, stolen, busy_ns, latency_ns;
+    int64_t latency_buckets[RL_TRACE_BUCKETS];
+} __attribute__((aligned(64))) rl_worker_trace;
+typedef struct {
+    int64_t jobs, woken, tiles, stolen, own_ns, join_ns, gap_ns, gaps, idles, last_joined_ns;
+    int64_t after_idle_jobs, after_idle_ns; /* the first job after a gap of 1 ms or more: publish to join */
+} rl_caller_trace;
+#define RL_TRACE_IDLE_NS 1000000
+#endif
+
 /* One thread's share of the current job's tiles, on its own cache line: `length` counts the tiles not yet
  * claimed (it may go negative), the owner takes from `start`, thieves from `end`. */
 typedef struct {
@@ -69,8 +90,11 @@ struct rl_threadpool {
     /* Written by the workers at every job: a line of its own, so checking in does not take the job's line
      * away from the caller while it writes the next job. */
     int32_t active __attribute__((aligned(64))); /* atomic: workers checked in to a job and not yet out */
-    /* Touched only around sleeping. */
-    int32_t sleeping __attribute__((aligned(64))); /* atomic: workers waiting on `wake` (the caller broadcasts only then) */
+    /* Touched only around sleeping. `unsignalled` counts workers waiting on `wake` that no broadcast has reached
+     * yet: the caller broadcasts only then, once per sleep rather than at every job until the woken worker runs
+     * (a futex wake costs the caller 6-7 us on this VM, and a worker woken on a loaded machine can take a few
+     * hundred microseconds to run: a BERT-tiny invoke paid 9 broadcasts for under 2 sleeps). */
+    int32_t unsignalled __attribute__((aligned(64))); /* atomic; zeroed under `mutex` by the broadcast */
     int32_t caller_waiting; /* atomic: the caller waits on `done` (a worker signals only then) */
     int32_t stopping;
     int32_t threads; /* including the caller's */
@@ -80,6 +104,11 @@ struct rl_threadpool {
     pthread_cond_t wake, done;
     rl_tile_range *ranges; /* one per thread, the caller's first */
     int64_t *accounting;   /* rl_threadpool_set_accounting's slots, or NULL */
+#ifdef RL_POOL_TRACE
+    int64_t publish_ns; /* atomic: when the current job was published */
+    rl_caller_trace caller_trace;
+    rl_worker_trace *worker_trace; /* one per thread; slot 0 unused */
+#endif
 };
 
 static int64_t thread_cpu_ns(void) {
@@ -97,17 +126,25 @@ static void run_tile(rl_threadpool *pool, size_t t) {
     pool->job.fn(pool->job.context, i, j, ti, tj);
 }
 
-static void run_tiles_unaccounted(rl_threadpool *pool, int32_t self) {
+/* Returns the tiles run, own and stolen (the trace build counts them; others drop the sums). */
+static void run_tiles_unaccounted(rl_threadpool *pool, int32_t self, int64_t *own_tiles, int64_t *stolen_tiles) {
     rl_tile_range *own = &pool->ranges[self];
-    while (__atomic_fetch_sub(&own->length, 1, __ATOMIC_ACQ_REL) > 0)
+    int64_t owned = 0, stolen = 0;
+    while (__atomic_fetch_sub(&own->length, 1, __ATOMIC_ACQ_REL) > 0) {
         run_tile(pool, __atomic_fetch_add(&own->start, 1, __ATOMIC_RELAXED));
+        ++owned;
+    }
     for (int32_t k = 1; k < pool->threads; ++k) {
         rl_tile_range *victim = &pool->ranges[(self + k) % pool->threads];
         /* Look before taking: a read shares the victim's line, a fetch-and-subtract takes it from its owner. */
         while (__atomic_load_n(&victim->length, __ATOMIC_RELAXED) > 0 &&
-               __atomic_fetch_sub(&victim->length, 1, __ATOMIC_ACQ_REL) > 0)
+               __atomic_fetch_sub(&victim->length, 1, __ATOMIC_ACQ_REL) > 0) {
             run_tile(pool, __atomic_sub_fetch(&victim->end, 1, __ATOMIC_RELAXED));
+            ++stolen;
+        }
     }
+    *own_tiles += owned;
+    *stolen_tiles += stolen;
 }
 
 /* Accounting's way: each thread runs its own share and steals nothing, so that the CPU time per thread says
@@ -122,7 +159,14 @@ static void run_own_tiles(rl_threadpool *pool, int32_t self) {
 static void run_tiles(rl_threadpool *pool, int32_t self) {
     int64_t *accounting = pool->accounting;
     if (!accounting) {
-        run_tiles_unaccounted(pool, self);
+#ifdef RL_POOL_TRACE
+        int64_t *tiles = self ? &pool->worker_trace[self].tiles : &pool->caller_trace.tiles;
+        int64_t *stolen = self ? &pool->worker_trace[self].stolen : &pool->caller_trace.stolen;
+        run_tiles_unaccounted(pool, self, tiles, stolen);
+#else
+        int64_t tiles = 0, stolen = 0;
+        run_tiles_unaccounted(pool, self, &tiles, &stolen);
+#endif
         return;
     }
     /* The caller's work is its CPU time over the whole op less its waits (plan_invoke.c), so its share needs no
@@ -162,13 +206,21 @@ static void *worker_main(void *arg) {
             now = __atomic_load_n(&pool->job.generation, __ATOMIC_ACQUIRE);
         }
         if (now == seen) { /* nothing for a while: sleep until the caller publishes a job */
+#ifdef RL_POOL_TRACE
+            pool->worker_trace[self].slept++;
+#endif
             pthread_mutex_lock(&pool->mutex);
-            /* Announce, then look again: the caller stores the generation, then looks at `sleeping`, so one
-             * of the two sees the other (both sequentially consistent) and no wake-up is lost. */
-            __atomic_add_fetch(&pool->sleeping, 1, __ATOMIC_SEQ_CST);
-            while ((now = __atomic_load_n(&pool->job.generation, __ATOMIC_SEQ_CST)) == seen)
+            /* Announce, then look again: the caller stores the generation, then looks at `unsignalled`, so one
+             * of the two sees the other (both sequentially consistent) and no wake-up is lost. Announced again
+             * after every return from the wait (a broadcast zeroed the count; a spurious return must not leave
+             * this worker uncounted), withdrawn when there is a job: the mutex is held from the increment to the
+             * decrement, so no broadcast zeroes the count in between. */
+            for (;;) {
+                __atomic_add_fetch(&pool->unsignalled, 1, __ATOMIC_SEQ_CST);
+                if ((now = __atomic_load_n(&pool->job.generation, __ATOMIC_SEQ_CST)) != seen) break;
                 pthread_cond_wait(&pool->wake, &pool->mutex);
-            __atomic_sub_fetch(&pool->sleeping, 1, __ATOMIC_SEQ_CST);
+            }
+            __atomic_sub_fetch(&pool->unsignalled, 1, __ATOMIC_SEQ_CST);
             pthread_mutex_unlock(&pool->mutex);
         }
         if (__atomic_load_n(&pool->stopping, __ATOMIC_ACQUIRE)) return NULL;
@@ -178,7 +230,24 @@ static void *worker_main(void *arg) {
          * holds up an op (the caller takes its tiles instead). A late worker may join a newer job than the one
          * it woke for; joining is harmless, tiles are claimed atomically. */
         __atomic_add_fetch(&pool->active, 1, __ATOMIC_SEQ_CST);
+#ifdef RL_POOL_TRACE
+        rl_worker_trace *trace = &pool->worker_trace[self];
+        if (__atomic_load_n(&pool->job.open, __ATOMIC_SEQ_CST)) {
+            const int64_t joined = monotonic_ns();
+            const int64_t latency = joined - __atomic_load_n(&pool->publish_ns, __ATOMIC_RELAXED);
+            int bucket = 0;
+            for (int64_t edge = 1000; bucket < RL_TRACE_BUCKETS - 1 && latency >= edge; edge *= 4) ++bucket;
+            trace->joined++;
+            trace->latency_ns += latency;
+            trace->latency_buckets[bucket]++;
+            run_tiles(pool, self);
+            trace->busy_ns += monotonic_ns() - joined;
+        } else {
+            trace->late++;
+        }
+#else
         if (__atomic_load_n(&pool->job.open, __ATOMIC_SEQ_CST)) run_tiles(pool, self);
+#endif
         if (__atomic_sub_fetch(&pool->active, 1, __ATOMIC_SEQ_CST) == 0 &&
             __atomic_load_n(&pool->caller_waiting, __ATOMIC_SEQ_CST)) {
             pthread_mutex_lock(&pool->mutex);
@@ -198,6 +267,11 @@ rl_threadpool *rl_threadpool_create(int32_t threads) {
     void *ranges = NULL;
     if (posix_memalign(&ranges, 64, sizeof(rl_tile_range) * (size_t)threads) != 0) ranges = NULL;
     pool->ranges = (rl_tile_range *)ranges;
+#ifdef RL_POOL_TRACE
+    void *traces = NULL;
+    if (posix_memalign(&traces, 64, sizeof(rl_worker_trace) * (size_t)threads) != 0) return NULL;
+    pool->worker_trace = (rl_worker_trace *)memset(traces, 0, sizeof(rl_worker_trace) * (size_t)threads);
+#endif
     if (!pool->workers || !pool->starts || !pool->ranges || pthread_mutex_init(&pool->mutex, NULL) != 0) {
         free(pool->workers);
         free(pool->starts);
@@ -220,6 +294,32 @@ rl_threadpool *rl_threadpool_create(int32_t threads) {
     return pool;
 }
 
+#ifdef RL_POOL_TRACE
+/* One line per pool, key=value, appended to $RILLET_POOL_TRACE (bench/pool_trace.py reads it). */
+static void write_trace(const rl_threadpool *pool) {
+    const char *path = getenv("RILLET_POOL_TRACE");
+    FILE *f = path ? fopen(path, "a") : NULL;
+    if (!f) return;
+    const rl_caller_trace *c = &pool->caller_trace;
+    fprintf(f, "threads=%d jobs=%lld woken=%lld tiles0=%lld stolen0=%lld own_ns=%lld join_ns=%lld gap_ns=%lld "
+               "gaps=%lld idles=%lld after_idle_jobs=%lld after_idle_ns=%lld",
+            (int)pool->threads, (long long)c->jobs, (long long)c->woken, (long long)c->tiles, (long long)c->stolen,
+            (long long)c->own_ns, (long long)c->join_ns, (long long)c->gap_ns, (long long)c->gaps,
+            (long long)c->idles, (long long)c->after_idle_jobs, (long long)c->after_idle_ns);
+    for (int32_t k = 1; k < pool->threads; ++k) {
+        const rl_worker_trace *w = &pool->worker_trace[k];
+        fprintf(f, " joined%d=%lld late%d=%lld slept%d=%lld tiles%d=%lld stolen%d=%lld busy_ns%d=%lld latency_ns%d=%lld",
+                (int)k, (long long)w->joined, (int)k, (long long)w->late, (int)k, (long long)w->slept, (int)k,
+                (long long)w->tiles, (int)k, (long long)w->stolen, (int)k, (long long)w->busy_ns, (int)k,
+                (long long)w->latency_ns);
+        for (int b = 0; b < RL_TRACE_BUCKETS; ++b)
+            fprintf(f, " lat%d_%d=%lld", (int)k, b, (long long)w->latency_buckets[b]);
+    }
+    fputc('\n', f);
+    fclose(f);
+}
+#endif
+
 void rl_threadpool_destroy(rl_threadpool *pool) {
     if (!pool) return;
     pthread_mutex_lock(&pool->mutex);
@@ -228,6 +328,10 @@ void rl_threadpool_destroy(rl_threadpool *pool) {
     pthread_cond_broadcast(&pool->wake);
     pthread_mutex_unlock(&pool->mutex);
     for (int32_t k = 0; k < pool->threads - 1; ++k) pthread_join(pool->workers[k], NULL);
+#ifdef RL_POOL_TRACE
+    write_trace(pool);
+    free(pool->worker_trace);
+#endif
     pthread_cond_destroy(&pool->wake);
     pthread_cond_destroy(&pool->done);
     pthread_mutex_destroy(&pool->mutex);
@@ -280,16 +384,33 @@ void rl_parallelize_2d_tile_2d(rl_threadpool *pool, rl_tile_2d_fn fn, void *cont
         pool->ranges[k].end = tiles * (size_t)(k + 1) / (size_t)pool->threads;
         pool->ranges[k].length = (ptrdiff_t)(pool->ranges[k].end - pool->ranges[k].start);
     }
+#ifdef RL_POOL_TRACE
+    rl_caller_trace *trace = &pool->caller_trace;
+    const int64_t published = monotonic_ns();
+    const int64_t gap = trace->last_joined_ns ? published - trace->last_joined_ns : RL_TRACE_IDLE_NS;
+    const int after_idle = gap >= RL_TRACE_IDLE_NS;
+    if (after_idle) {
+        trace->idles++;
+    } else {
+        trace->gaps++;
+        trace->gap_ns += gap;
+    }
+    trace->jobs++;
+    __atomic_store_n(&pool->publish_ns, published, __ATOMIC_RELAXED);
+#endif
     __atomic_store_n(&pool->job.open, 1, __ATOMIC_SEQ_CST);
     __atomic_add_fetch(&pool->job.generation, 1, __ATOMIC_SEQ_CST);
     int64_t *accounting = pool->accounting;
-    if (__atomic_load_n(&pool->sleeping, __ATOMIC_SEQ_CST) > 0) {
-        /* Accounting counts a wake-up as waiting: a futex wake costs the caller 6-7 us of CPU on this VM, and a
-         * worker sleeps at a job only when it polled its whole 200 us before it, which on a machine with more
-         * runnable threads than cores (load 11 on 2 vCPUs) was 1337 of 1344 jobs in 30 MobileNetV3-small
-         * invokes: how the machine is loaded, not how an op divides its work. */
+    if (__atomic_load_n(&pool->unsignalled, __ATOMIC_SEQ_CST) > 0) {
+#ifdef RL_POOL_TRACE
+        trace->woken++;
+#endif
+        /* Accounting counts a wake-up as waiting: a futex wake costs the caller 6-7 us of CPU on this VM, and
+         * how often a worker has polled its whole 200 us and slept says how the machine is loaded (more
+         * runnable threads than cores), not how an op divides its work. */
         const int64_t wake_start = accounting ? thread_cpu_ns() : 0;
         pthread_mutex_lock(&pool->mutex);
+        __atomic_store_n(&pool->unsignalled, 0, __ATOMIC_SEQ_CST);
         pthread_cond_broadcast(&pool->wake);
         pthread_mutex_unlock(&pool->mutex);
         if (accounting) accounting[pool->threads] += thread_cpu_ns() - wake_start;
@@ -297,7 +418,19 @@ void rl_parallelize_2d_tile_2d(rl_threadpool *pool, rl_tile_2d_fn fn, void *cont
     run_tiles(pool, 0); /* returns once every tile is claimed: the caller steals whatever the workers have not */
     if (!accounting) {
         __atomic_store_n(&pool->job.open, 0, __ATOMIC_SEQ_CST);
+#ifdef RL_POOL_TRACE
+        const int64_t own_done = monotonic_ns();
+        trace->own_ns += own_done - published;
         wait_for_workers(pool);
+        trace->last_joined_ns = monotonic_ns();
+        trace->join_ns += trace->last_joined_ns - own_done;
+        if (after_idle) {
+            trace->after_idle_jobs++;
+            trace->after_idle_ns += trace->last_joined_ns - published;
+        }
+#else
+        wait_for_workers(pool);
+#endif
         return;
     }
     const int64_t start = thread_cpu_ns();
