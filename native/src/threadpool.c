@@ -116,7 +116,8 @@ struct rl_threadpool {
      * away from the caller while it writes the next job. */
     int32_t active __attribute__((aligned(64))); /* atomic: workers checked in to a job and not yet out */
     /* Touched only around sleeping. */
-    int32_t caller_waiting __attribute__((aligned(64))); /* atomic: the caller sleeps on `active` (a worker wakes it only then) */
+    /* atomic: the caller sleeps on `active` (a worker wakes it only then) */
+    int32_t caller_waiting __attribute__((aligned(64)));
     int32_t stopping;
     int32_t threads; /* including the caller's */
     pthread_t *workers;
@@ -314,14 +315,15 @@ static void write_trace(const rl_threadpool *pool) {
     FILE *f = path ? fopen(path, "a") : NULL;
     if (!f) return;
     const rl_caller_trace *c = &pool->caller_trace;
-    fprintf(f, "threads=%d jobs=%lld woken=%lld wake_ns=%lld tiles0=%lld stolen0=%lld own_ns=%lld join_ns=%lld gap_ns=%lld "
-               "gaps=%lld idles=%lld after_idle_jobs=%lld after_idle_ns=%lld",
-            (int)pool->threads, (long long)c->jobs, (long long)c->woken, (long long)c->wake_ns, (long long)c->tiles, (long long)c->stolen,
-            (long long)c->own_ns, (long long)c->join_ns, (long long)c->gap_ns, (long long)c->gaps,
+    fprintf(f, "threads=%d jobs=%lld woken=%lld wake_ns=%lld tiles0=%lld stolen0=%lld own_ns=%lld join_ns=%lld "
+               "gap_ns=%lld gaps=%lld idles=%lld after_idle_jobs=%lld after_idle_ns=%lld",
+            (int)pool->threads, (long long)c->jobs, (long long)c->woken, (long long)c->wake_ns, (long long)c->tiles,
+            (long long)c->stolen, (long long)c->own_ns, (long long)c->join_ns, (long long)c->gap_ns, (long long)c->gaps,
             (long long)c->idles, (long long)c->after_idle_jobs, (long long)c->after_idle_ns);
     for (int32_t k = 1; k < pool->threads; ++k) {
         const rl_worker_trace *w = &pool->worker_trace[k];
-        fprintf(f, " joined%d=%lld late%d=%lld slept%d=%lld tiles%d=%lld stolen%d=%lld busy_ns%d=%lld latency_ns%d=%lld",
+        fprintf(f, " joined%d=%lld late%d=%lld slept%d=%lld tiles%d=%lld stolen%d=%lld busy_ns%d=%lld "
+                   "latency_ns%d=%lld",
                 (int)k, (long long)w->joined, (int)k, (long long)w->late, (int)k, (long long)w->slept, (int)k,
                 (long long)w->tiles, (int)k, (long long)w->stolen, (int)k, (long long)w->busy_ns, (int)k,
                 (long long)w->latency_ns);
