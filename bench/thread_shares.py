@@ -11,6 +11,10 @@ work does not split. Printed per model:
   bandwidth, joins and the OS;
 - the wall-clock speed-ups of rillet and LiteRT (XNNPACK) from 1 to N threads, timed in one interleaved loop
   (on a shared machine these are noise; the two columns at least share it);
+- `work`: the N threads' CPU time summed over the 1-thread time, per invoke (above 1: splitting made work, as
+  packing per band, caches shared, halos), and `busiest bound`: the speed-up if each op took its busiest
+  thread's CPU time at N threads (the balance bound with that made work in it), with the op kinds that made
+  the most work;
 - `units`: the ops and band runs an invoke executes (each ends in a join when it splits), and how many of them
   split (their workers did some of the work): the parallel jobs per invoke;
 - the op kinds with the most idle thread time (t1 * (largest share - 1/N)).
@@ -77,7 +81,8 @@ def analyse(path: Path, threads: int, runs: int) -> dict:
     many = fed(Interpreter(model_path=str(path), num_threads=threads), inputs)
     t1 = np.array([sum(row["thread_seconds"]) for row in one.thread_profile(runs=runs)])
     report = many.thread_profile(runs=runs)
-    serial = total = bounded = 0.0
+    serial = total = bounded = work_n = busiest = 0.0
+    extra_by_kind: dict[str, float] = defaultdict(float)
     unit_count = parallel_count = 0
     idle_by_kind: dict[str, float] = defaultdict(float)
     time_by_kind: dict[str, float] = defaultdict(float)
@@ -91,6 +96,8 @@ def analyse(path: Path, threads: int, runs: int) -> dict:
         if last > first:
             kind = f"bands[{kind}]"
         share = work / work.sum() if work.sum() > 0 else np.eye(threads)[0]
+        work_n += float(work.sum())
+        busiest += float(work.max())
         workers = float(share[1:].sum())
         unit_count += 1
         parallel_count += workers > 0
@@ -98,11 +105,13 @@ def analyse(path: Path, threads: int, runs: int) -> dict:
         bounded += unit_t1 * float(share.max())
         idle_by_kind[kind] += unit_t1 * (float(share.max()) - 1.0 / threads)
         time_by_kind[kind] += unit_t1
+        extra_by_kind[kind] += float(work.sum()) - unit_t1
         if workers < SERIAL_SHARE:
             serial += unit_t1
             unsplit_kinds[kind] += unit_t1
     return {"serial": serial / total, "bound": total / bounded, "t1": total, "units": unit_count,
-            "parallel": parallel_count,
+            "parallel": parallel_count, "work": work_n / total, "busiest_bound": total / busiest,
+            "extra": sorted(extra_by_kind.items(), key=lambda kv: -kv[1]),
             "idle": sorted(idle_by_kind.items(), key=lambda kv: -kv[1]), "time": time_by_kind,
             "unsplit": sorted(unsplit_kinds.items(), key=lambda kv: -kv[1])}
 
@@ -149,6 +158,7 @@ def main() -> int:
             continue
         line = (f"{path.stem}: t1 {1e3 * result['t1']:.1f} ms, serial {100 * result['serial']:.1f}% of it, "
                 f"balance bound {result['bound']:.2f}x at {args.threads} threads, "
+                f"work {result['work']:.2f}x, busiest bound {result['busiest_bound']:.2f}x, "
                 f"{result['units']} units ({result['parallel']} parallel)")
         if args.wall_runs:
             wall = wall_speedups(path, args.threads, args.wall_runs)
@@ -156,6 +166,8 @@ def main() -> int:
         print(line)
         for kind, idle in result["idle"][: args.top]:
             print(f"    idle {1e3 * idle:7.2f} ms of {1e3 * result['time'][kind]:7.2f} ms  {kind}")
+        for kind, extra in result["extra"][: min(3, args.top)]:
+            print(f"    made work {1e3 * extra:7.2f} ms of {1e3 * result['time'][kind]:7.2f} ms  {kind}")
         for kind, t in result["unsplit"][: args.top]:
             print(f"    unsplit {1e3 * t:7.2f} ms  {kind}")
         sys.stdout.flush()

@@ -1,7 +1,8 @@
 /* threadpool_test.c — the plan's thread pool under stress: every tile of every job runs exactly once, for
  * 1 to 5 threads, jobs of 1 to 500 tiles back to back and after pauses long enough for the workers to go to
  * sleep, with a pool destroyed while its workers spin; with work accounting on, every thread runs exactly its
- * own share (the caller the first tiles, whichever thread the OS runs first) and reports CPU time for it.
+ * own share (the caller the first tiles, whichever thread the OS runs first) and reports CPU time for it, also
+ * when the job finds its workers asleep or just woken.
  * Exit 0 when all is well. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -34,6 +35,11 @@ static void note_owner(void *context, size_t i, size_t j, size_t tile_i, size_t 
     for (size_t a = i; a < i + tile_i; ++a) job->by_caller[a] = pthread_equal(pthread_self(), job->caller) ? 1 : 0;
 }
 
+static void pause_us(long us) {
+    struct timespec t = {0, us * 1000L};
+    nanosleep(&t, NULL);
+}
+
 /* Accounting: tiles split in the pool's contiguous shares and nothing stolen, so the caller ran exactly the
  * first range_i / threads of them (rl_parallelize_2d_tile_2d's split) and every worker's slot got time (the
  * caller's stays 0: its work is what its user measures less its waits). */
@@ -48,6 +54,10 @@ static int check_accounting(void) {
             int by_caller[200];
             owner_job_t job = {pthread_self(), by_caller};
             for (size_t k = 0; k < range_i; ++k) by_caller[k] = -1;
+            /* Pauses around the workers' 200 us of polling, so that jobs meet workers polling, falling asleep,
+             * asleep, and woken but not yet running: the caller waits for every share, so a lost wake-up
+             * hangs here. */
+            pause_us(150 + (long)(range_i * 37 % 200));
             rl_parallelize_2d_tile_2d(pool, note_owner, &job, range_i, 1, 1, 1);
             const size_t caller_share = range_i / (size_t)threads;
             for (size_t k = 0; k < range_i; ++k)
@@ -66,11 +76,6 @@ static int check_accounting(void) {
         rl_threadpool_destroy(pool);
     }
     return failures;
-}
-
-static void pause_us(long us) {
-    struct timespec t = {0, us * 1000L};
-    nanosleep(&t, NULL);
 }
 
 int main(void) {
