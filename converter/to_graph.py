@@ -188,13 +188,20 @@ class _Importer:
                 attrs["shape"], attrs["dtype"] = tuple(out.shape_signature or out.shape), out.dtype.name
             attrs = {k: v for k, v in attrs.items() if k in opdef.attrs}
             inputs = [value_of(i) for i in node_inputs if i >= 0]
+            kept_dims = None
             if builtin == "FULLY_CONNECTED" and len(inputs[0].shape) != 2:
-                # TFLite flattens the input to [-1, in_features] unless keep_num_dims is set.
+                # TFLite flattens the input to [-1, in_features]; with keep_num_dims the output keeps the
+                # input's leading dimensions (a transformer's [1, tokens, features] head)
+                if getattr(op.builtin_options, "keep_num_dims", False):
+                    out = sg.tensors[op.outputs[0]]
+                    kept_dims = tuple(None if n < 0 else int(n) for n in (out.shape_signature or out.shape))
                 inputs[0] = ops.reshape(inputs[0], (None, inputs[1].shape[1]))
             node = graph.add_node(opdef.name, inputs, attrs, name=name)
             if not op.outputs:
                 effects.append(node)
             outputs = list(node.outputs)
+            if kept_dims is not None:
+                outputs[0] = ops.reshape(outputs[0], kept_dims)
             activation = ACTIVATIONS.get(getattr(op.builtin_options, "fused_activation_function", 0), "NONE")
             if activation != "NONE" and builtin != "UNIDIRECTIONAL_SEQUENCE_LSTM":  # its cells', not after it
                 outputs[0] = _activation(ops, activation, outputs[0], builtin, j)
