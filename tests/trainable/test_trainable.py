@@ -531,3 +531,33 @@ def test_a_graph_built_model_with_every_forward_only_op_in_its_frozen_part_train
         losses[key] = np.array([float(train(x=xs[k % 2], y=label)["loss"]) for k in range(20)])
     np.testing.assert_allclose(losses["rillet"], losses["litert"], rtol=1e-5)
     assert losses["rillet"][-2:].mean() < losses["rillet"][:2].mean()
+
+
+def test_a_model_with_control_flow_and_state_exports_after_training(tmp_path):
+    """export_model keeps the subgraphs the inference signature calls (IF's branches, WHILE's condition and
+    body, the CALL_ONCE initialising its state): it kept the signature's subgraph alone, so a frozen part with
+    control flow (this fixture, openWakeWord's hey_jarvis) exported a file that called subgraphs it did not
+    hold, and it refused a signature that assigns a variable, which a streaming model's does with its state
+    (the fixture's [1,16] running sum, microWakeWord's past frames). The state stays a variable, the trained
+    weights become constants: after 5 steps, three invokes of the file from its initial state in LiteRT and in
+    rillet give what a fresh training file with the trained weights restored gives."""
+    path = DATA / "control_flow" / "control_flow_f32.tflite"
+    content = rillet.trainable(path, train_last=2, learning_rate=0.1)
+    it = Interpreter(model_content=content)
+    feeds, want, names = original(path, np.random.default_rng(9))
+    train = it.get_signature_runner("train")
+    for _ in range(5):
+        train(**feeds, y=np.array([1], np.int32))
+    trained = Interpreter(model_content=content)
+    trained.get_signature_runner("restore")(**it.get_signature_runner("save")())
+    expected = [trained.get_signature_runner("infer")(**feeds)[names[0]] for _ in range(3)]
+    assert rel(expected[0], want[names[0]]) > 1e-3  # it trained
+    assert rel(expected[2], expected[0]) > 1e-4  # the state carries from one invoke to the next
+    it.export_model(str(tmp_path / "fine_tuned.tflite"))
+    exported = load(str(tmp_path / "fine_tuned.tflite"))
+    kinds = {exported.op_name(op) for op in exported.subgraphs[0].operators}
+    assert {"IF", "WHILE", "CALL_ONCE", "ASSIGN_VARIABLE"} <= kinds and len(exported.subgraphs) == 6  # and its init, branches, cond, body
+    for cls in (Interpreter, litert.Interpreter):
+        runner = cls(model_path=str(tmp_path / "fine_tuned.tflite")).get_signature_runner("infer")
+        for k in range(3):
+            assert rel(runner(**feeds)[names[0]], expected[k]) <= 1e-5, (cls, k)
