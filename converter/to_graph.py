@@ -226,10 +226,12 @@ def _quantization_attrs(sg: Any, op: Any, builtin: str, name: str) -> dict[str, 
     if not _is_quantized(levels):
         return {"scale": None, "zero_point": 0} if builtin == "DEQUANTIZE" else {}
     q = levels.quantization
-    if len(q.scale) != 1:
-        raise ModelError(f'{builtin} "{name}": tensor {levels.name!r} is quantized per channel ({len(q.scale)} '
-                         "scales); the graph's QUANTIZE and DEQUANTIZE take one")
-    attrs = {"scale": float(q.scale[0]), "zero_point": int((q.zero_point or [0])[0])}
+    zero_points = [int(v) for v in (q.zero_point if q.zero_point is not None and len(q.zero_point) else [0])]
+    if len(q.scale) == 1:
+        attrs = {"scale": float(q.scale[0]), "zero_point": zero_points[0], "axis": None}
+    else:  # per channel along quantized_dimension
+        attrs = {"scale": tuple(float(v) for v in q.scale), "axis": int(q.quantized_dimension or 0),
+                 "zero_point": tuple(zero_points * len(q.scale) if len(zero_points) == 1 else zero_points)}
     if builtin == "QUANTIZE":
         attrs["dtype"] = levels.dtype.name
     return attrs
