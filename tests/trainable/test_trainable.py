@@ -296,10 +296,11 @@ LOSS_TENSOR = {"hey_jarvis_v0.1.tflite": "onnx_tf_prefix_Sigmoid_28"}
 
 
 @pytest.mark.real_models
-def test_every_fetched_model_becomes_trainable():
+def test_every_fetched_model_becomes_trainable(tmp_path):
     """bench/real_models.py's cache (pytest -m real_models): each model LiteRT runs, its last weighted layer
     trained (mse on its first output): a float model's `infer` gives its outputs (1e-5), an int8 model's
-    `infer` gives the same in rillet and LiteRT, and 3 train steps give the same losses in both."""
+    `infer` gives the same in rillet and LiteRT, 3 train steps give the same losses in both, and the model
+    export_model then writes runs alike in both (two invokes: a streaming model's state carries)."""
     import os
 
     cache = Path(os.environ.get("RILLET_REAL_MODELS", Path.home() / ".cache" / "rillet-real-models"))
@@ -336,6 +337,16 @@ def test_every_fetched_model_becomes_trainable():
         a = [float(ours.get_signature_runner("train")(**feeds, y=y)["loss"]) for _ in range(3)]
         b = [float(theirs.get_signature_runner("train")(**feeds, y=y)["loss"]) for _ in range(3)]
         np.testing.assert_allclose(a, b, rtol=1e-5, err_msg=name)
+        exported = tmp_path / name
+        ours.export_model(str(exported))  # a streaming model's state stays a variable (starting again at zero)
+        fresh = [Interpreter(model_path=str(exported)), litert.Interpreter(model_path=str(exported))]
+        for k in range(2):
+            first, second = (dict(runner.get_signature_runner("infer")(**feeds)) for runner in fresh)
+            for key, value in second.items():
+                if _is_int({"dtype": value.dtype}):
+                    np.testing.assert_array_equal(first[key], value, err_msg=f"{name} exported, invoke {k}")
+                else:
+                    assert rel(first[key], value) <= 1e-5, (name, key, k)
         done += 1
     assert done >= 29  # every fetched model of bench/real_models.py's TESTED packages but the one above
 
