@@ -185,7 +185,8 @@ def format_training(t: dict[str, Any]) -> str:
     plan = t["train_plan"]
     lines.append(f"  a step at batch {t['batch_size']}: {t['step_bytes']:,} bytes = variables ({roles}) + arena "
                  f"{plan['arena_bytes']:,} + op state {plan['op_state_bytes']:,} (packed weights "
-                 f"{plan['packed_weight_bytes']:,} of it); frozen weights {t['weight_bytes']:,} read in place from the file")
+                 f"{plan['packed_weight_bytes']:,} of it); frozen weights {t['weight_bytes']:,} read in place from the "
+                 "file")
     return "\n".join(lines)
 
 
