@@ -198,14 +198,15 @@ def target(loss: str, prediction: np.ndarray, label: dict) -> np.ndarray:
     """A target the trained layer can move toward: another class (the next one), the other side of each
     sigmoid, or for mse the output's features rotated by one (a layer-normalised output stays normalised, so
     the target is reachable, where the output mirrored around 1/2 is a stationary point of the loss), or
-    where that is the output itself (a single feature, an output equal along its last axis) the output
-    mirrored around 1/2. The label's shape is the prediction's (a dynamic size resized)."""
+    where that is nearly the output itself (a single feature, an output (nearly) equal along its last axis:
+    mobilevit_xxs's is about 1e-41 everywhere) the output mirrored around 1/2. The label's shape is the prediction's (a dynamic size resized)."""
     if loss == "softmax_cross_entropy":
         y = (prediction.argmax(-1) + 1) % prediction.shape[-1]
         return y.reshape(y.shape if -1 in label["shape_signature"] else label["shape"]).astype(label["dtype"])
     rolled = np.roll(prediction, 1, axis=-1)
     y = (prediction < 0.5) if loss == "sigmoid_cross_entropy" else \
-        rolled if not np.array_equal(rolled, prediction) else 1.0 - prediction
+        rolled if np.abs(rolled - prediction).max() > 1e-3 * max(1.0, float(np.abs(prediction).max())) else \
+        1.0 - prediction
     return y.reshape(y.shape if -1 in label["shape_signature"] else label["shape"]).astype(label["dtype"])
 
 
