@@ -93,18 +93,59 @@ def trainable_feeds(interpreter, batch: int) -> dict:
     return feeds
 
 
+def step_memory_reported(data: bytes, batch: int) -> int:
+    """step_bytes of `rillet inspect`'s training report, made from the file alone before any step."""
+    import tempfile
+
+    from rillet.commands.inspect import training_memory
+
+    with tempfile.NamedTemporaryFile(suffix=".tflite") as f:
+        f.write(data)
+        f.flush()
+        return int(training_memory(f.name, batch)["step_bytes"])
+
+
+def resident_bytes() -> int:
+    """The process's resident set (Linux /proc; 0 elsewhere): pages actually touched, a measure apart from
+    the plan's own accounting."""
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmRSS"))
+    except (OSError, StopIteration):
+        return 0
+
+
+def step_memory_used(interpreter) -> int:
+    """What the train signature holds after its steps: its plan's arena, op state, packed weights and dynamic
+    blocks, and every variable's value."""
+    from rillet.commands.inspect import STEP_PARTS
+
+    plan = interpreter._plans[interpreter._signature_subgraphs()["train"]].memory()
+    return sum(plan[k] for k in STEP_PARTS) + interpreter._program.variable_bytes()
+
+
 def trainable_rows(models: list[tuple], batch: int, runs: int) -> None:
     from ai_edge_litert.interpreter import Interpreter as LiteRT
 
     for model, last, optimizer in models:
         path = Path(model) if str(model).endswith(".tflite") else SHARED_MODELS / f"{model}.tflite"
         data = rl.trainable(path, train_last=last, optimizer=optimizer, learning_rate=1e-3)
+        feeds = trainable_feeds(Interpreter(model_content=data), batch)
+        size = len(next(iter(feeds.values())))
+        # the pages the first step touches, before anything else in the process allocates or frees
+        before = resident_bytes()
         ours = Interpreter(model_content=data)
-        feeds = trainable_feeds(ours, batch)
+        signature_step(ours, feeds)()
+        touched = resident_bytes() - before
+        reported = step_memory_reported(data, size)
         steps = {"rillet": signature_step(ours, feeds), "LiteRT": signature_step(LiteRT(model_content=data), feeds)}
         times = _time_interleaved(steps, runs)
-        size = len(next(iter(feeds.values())))
+        used = step_memory_used(ours)
         print(f"rillet trainable {path.stem}, last {last} trained, {optimizer}, batch {size}:")
+        print(f"  memory: `rillet inspect` before any step {reported:,} B, the step's plan and variables after "
+              f"{runs} steps {used:,} B; reported / used {reported / used:.3f}; the process's resident memory "
+              f"grew {touched:,} B over the interpreter and its first step (reported / that "
+              f"{reported / max(touched, 1):.2f})")
         for stat in ("median_ms", "p10_ms"):
             ms = {k: v[stat] for k, v in times.items()}
             print(f"  {stat[:-3]:>6}: rillet {ms['rillet']:.3f} ms, LiteRT {ms['LiteRT']:.3f} ms; "

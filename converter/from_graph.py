@@ -147,7 +147,9 @@ def _tensor(t, buffers: list[Buffer], shared: dict[bytes, int]) -> Tensor:
         shape = [1 if d < 0 else d for d in t.shape]
     quantization = None
     if t.quantization is not None:
-        quantization = QuantizationParameters(scale=[t.quantization[0]], zero_point=[t.quantization[1]])
+        scale, zero_point, axis = t.quantization
+        quantization = QuantizationParameters(scale=list(np.ravel(scale)), zero_point=list(np.ravel(zero_point)),
+                                              quantized_dimension=0 if axis is None else axis % len(shape))
     return Tensor(shape=shape, type=TENSOR_TYPES[np.dtype(t.dtype).name.upper()], buffer=buffer, name=t.name,
                   shape_signature=list(t.shape) if t.value is None and -1 in t.shape else None,
                   is_variable=t.is_variable, quantization=quantization, sparsity=sparsity)

@@ -25,7 +25,9 @@ class IRTensor:
     dtype: str
     value: np.ndarray | None = None
     is_variable: bool = False  # TFLite's variable tensor: state an op keeps across invokes (an LSTM's h and c)
-    quantization: tuple[float, int] | None = None  # (scale, zero point) of integer levels: QUANTIZE's output
+    # (scale, zero point, axis) of integer levels, QUANTIZE's output: floats and ints, or per channel (axis not
+    # None) tuples of them
+    quantization: tuple[Any, Any, int | None] | None = None
     sparse: bool = False  # a constant written in TFLite's sparsity format (DENSIFY's input)
 
 
@@ -220,7 +222,7 @@ def _lower_node(ir: IR, node, of_tensor: dict) -> None:
 def _set_quantization(ir: IR, index: int, attrs: dict) -> None:
     """The scale and zero point of the levels QUANTIZE makes or DEQUANTIZE reads, on their tensor: a graph
     tensor has none, a file's integer tensor needs them. _Unconvertible when two ops give one tensor two."""
-    params = (float(attrs["scale"]), int(attrs["zero_point"]))
+    params = (attrs["scale"], attrs["zero_point"], attrs["axis"])
     t = ir.tensors[index]
     if t.quantization is not None and t.quantization != params:
         raise _Unconvertible(f'tensor "{t.name}" has scale and zero point {t.quantization}, this op reads it as '

@@ -188,13 +188,20 @@ class _Importer:
                 attrs["shape"], attrs["dtype"] = tuple(out.shape_signature or out.shape), out.dtype.name
             attrs = {k: v for k, v in attrs.items() if k in opdef.attrs}
             inputs = [value_of(i) for i in node_inputs if i >= 0]
+            kept_dims = None
             if builtin == "FULLY_CONNECTED" and len(inputs[0].shape) != 2:
-                # TFLite flattens the input to [-1, in_features] unless keep_num_dims is set.
+                # TFLite flattens the input to [-1, in_features]; with keep_num_dims the output keeps the
+                # input's leading dimensions (a transformer's [1, tokens, features] head)
+                if getattr(op.builtin_options, "keep_num_dims", False):
+                    out = sg.tensors[op.outputs[0]]
+                    kept_dims = tuple(None if n < 0 else int(n) for n in (out.shape_signature or out.shape))
                 inputs[0] = ops.reshape(inputs[0], (None, inputs[1].shape[1]))
             node = graph.add_node(opdef.name, inputs, attrs, name=name)
             if not op.outputs:
                 effects.append(node)
             outputs = list(node.outputs)
+            if kept_dims is not None:
+                outputs[0] = ops.reshape(outputs[0], kept_dims)
             activation = ACTIVATIONS.get(getattr(op.builtin_options, "fused_activation_function", 0), "NONE")
             if activation != "NONE" and builtin != "UNIDIRECTIONAL_SEQUENCE_LSTM":  # its cells', not after it
                 outputs[0] = _activation(ops, activation, outputs[0], builtin, j)
@@ -219,10 +226,12 @@ def _quantization_attrs(sg: Any, op: Any, builtin: str, name: str) -> dict[str, 
     if not _is_quantized(levels):
         return {"scale": None, "zero_point": 0} if builtin == "DEQUANTIZE" else {}
     q = levels.quantization
-    if len(q.scale) != 1:
-        raise ModelError(f'{builtin} "{name}": tensor {levels.name!r} is quantized per channel ({len(q.scale)} '
-                         "scales); the graph's QUANTIZE and DEQUANTIZE take one")
-    attrs = {"scale": float(q.scale[0]), "zero_point": int((q.zero_point or [0])[0])}
+    zero_points = [int(v) for v in (q.zero_point if q.zero_point is not None and len(q.zero_point) else [0])]
+    if len(q.scale) == 1:
+        attrs = {"scale": float(q.scale[0]), "zero_point": zero_points[0], "axis": None}
+    else:  # per channel along quantized_dimension
+        attrs = {"scale": tuple(float(v) for v in q.scale), "axis": int(q.quantized_dimension or 0),
+                 "zero_point": tuple(zero_points * len(q.scale) if len(zero_points) == 1 else zero_points)}
     if builtin == "QUANTIZE":
         attrs["dtype"] = levels.dtype.name
     return attrs

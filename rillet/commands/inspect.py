@@ -132,13 +132,14 @@ def _dtype_reasons(data: bytes, n_subgraphs: int) -> dict[tuple[int, int], str]:
     return found
 
 
-STEP_PARTS = ("arena_bytes", "op_state_bytes", "packed_weight_bytes", "dynamic_bytes")
+# What a step's plan holds; its packed weights are part of its op state (shown, not added again).
+STEP_PARTS = ("arena_bytes", "op_state_bytes", "dynamic_bytes")
 
 
 def training_memory(path: str | Path, batch_size: int | None = None) -> dict[str, Any]:
     """What a training step of the file at `path` needs, before any step runs: its variables (name, role,
     dtype, shape, bytes, from the file), the `train` signature's plan at `batch_size` (its arena of
-    activations and gradients, op state, packed weights; planned by allocating, not invoking) and
+    activations and gradients, op state with its packed weights; planned by allocating, not invoking) and
     step_bytes, their sum with every variable (the trained weights, the optimizer's slots, statistics,
     settings). The frozen weights are read in place from the file (weight_bytes), apart from the step."""
     from rillet.converter.format.variable_roles import decode_roles
@@ -168,7 +169,7 @@ def training_memory(path: str | Path, batch_size: int | None = None) -> dict[str
              it._get_full_signature_list()["train"]["inputs"].values()]
     return {"batch_size": batch_size or next((b[0] for b in batch if b), 1), "loss": task.get("loss"),
             "optimizer": task.get("optimizer"), "layers": task.get("layers", []), "variables": variables,
-            "variable_bytes_by_role": by_role, "train_plan": {k: plan[k] for k in STEP_PARTS},
+            "variable_bytes_by_role": by_role, "train_plan": {k: plan[k] for k in (*STEP_PARTS, "packed_weight_bytes")},
             "weight_bytes": plan["weight_bytes"],
             "step_bytes": sum(plan[k] for k in STEP_PARTS) + sum(v["bytes"] for v in variables)}
 
@@ -183,8 +184,9 @@ def format_training(t: dict[str, Any]) -> str:
     roles = ", ".join(f"{role} {n:,}" for role, n in t["variable_bytes_by_role"].items())
     plan = t["train_plan"]
     lines.append(f"  a step at batch {t['batch_size']}: {t['step_bytes']:,} bytes = variables ({roles}) + arena "
-                 f"{plan['arena_bytes']:,} + op state {plan['op_state_bytes']:,} + packed weights "
-                 f"{plan['packed_weight_bytes']:,}; frozen weights {t['weight_bytes']:,} read in place from the file")
+                 f"{plan['arena_bytes']:,} + op state {plan['op_state_bytes']:,} (packed weights "
+                 f"{plan['packed_weight_bytes']:,} of it); frozen weights {t['weight_bytes']:,} read in place from the "
+                 "file")
     return "\n".join(lines)
 
 

@@ -79,3 +79,32 @@ def test_ops_without_a_graph_op_are_listed():
                                                   builtin_code=32, custom_code="NotAnOp")
     with pytest.raises(ModelError, match="rillet.graph has no op for: NotAnOp"):
         to_graph(model, signature="infer")
+
+
+def test_a_fully_connected_that_keeps_its_leading_dimensions_imports_with_them():
+    """A transformer's head: FULLY_CONNECTED on [1, 3, 4] with keep_num_dims makes [1, 3, 5] (LiteRT's); the
+    import flattened it to [3, 5]. The file is the graph API's RESHAPE -> FULLY_CONNECTED -> RESHAPE with the
+    two reshapes folded into the op's keep_num_dims."""
+    from rillet.converter.format import save
+    from rillet.converter.format.prune import drop_unused_tensors
+
+    rs = np.random.default_rng(5)
+    x = ops.placeholder([1, 3, 4], name="x")
+    flat = ops.fully_connected(ops.reshape(x, [3, 4]), rs.normal(size=(5, 4)).astype(np.float32),
+                               rs.normal(size=5).astype(np.float32))
+    m = load(convert(inputs={"x": x}, outputs={"y": ops.reshape(flat, [1, 3, 5])}))
+    sg = m.subgraphs[0]
+    assert [m.op_name(op) for op in sg.operators] == ["RESHAPE", "FULLY_CONNECTED", "RESHAPE"]
+    first, fc, last = sg.operators
+    fc.inputs = [first.inputs[0], *fc.inputs[1:]]
+    fc.outputs = last.outputs
+    fc.builtin_options.keep_num_dims = True
+    sg.operators = [fc]
+    model = save(drop_unused_tensors(m))
+    xv = rs.uniform(-1, 1, (1, 3, 4)).astype(np.float32)
+    want = Interpreter(model_content=model).get_signature_runner("infer")(x=xv)["y"]
+    assert want.shape == (1, 3, 5)
+    imported = to_graph(model)
+    (got,) = imported.run({"x": xv}).values()
+    assert got.shape == (1, 3, 5)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

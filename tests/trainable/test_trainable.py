@@ -296,10 +296,11 @@ LOSS_TENSOR = {"hey_jarvis_v0.1.tflite": "onnx_tf_prefix_Sigmoid_28"}
 
 
 @pytest.mark.real_models
-def test_every_fetched_model_becomes_trainable():
+def test_every_fetched_model_becomes_trainable(tmp_path):
     """bench/real_models.py's cache (pytest -m real_models): each model LiteRT runs, its last weighted layer
     trained (mse on its first output): a float model's `infer` gives its outputs (1e-5), an int8 model's
-    `infer` gives the same in rillet and LiteRT, and 3 train steps give the same losses in both."""
+    `infer` gives the same in rillet and LiteRT, 3 train steps give the same losses in both, and the model
+    export_model then writes runs alike in both (two invokes: a streaming model's state carries)."""
     import os
 
     cache = Path(os.environ.get("RILLET_REAL_MODELS", Path.home() / ".cache" / "rillet-real-models"))
@@ -336,6 +337,16 @@ def test_every_fetched_model_becomes_trainable():
         a = [float(ours.get_signature_runner("train")(**feeds, y=y)["loss"]) for _ in range(3)]
         b = [float(theirs.get_signature_runner("train")(**feeds, y=y)["loss"]) for _ in range(3)]
         np.testing.assert_allclose(a, b, rtol=1e-5, err_msg=name)
+        exported = tmp_path / name
+        ours.export_model(str(exported))  # a streaming model's state stays a variable (starting again at zero)
+        fresh = [Interpreter(model_path=str(exported)), litert.Interpreter(model_path=str(exported))]
+        for k in range(2):
+            first, second = (dict(runner.get_signature_runner("infer")(**feeds)) for runner in fresh)
+            for key, value in second.items():
+                if _is_int({"dtype": value.dtype}):
+                    np.testing.assert_array_equal(first[key], value, err_msg=f"{name} exported, invoke {k}")
+                else:
+                    assert rel(first[key], value) <= 1e-5, (name, key, k)
         done += 1
     assert done >= 29  # every fetched model of bench/real_models.py's TESTED packages but the one above
 
@@ -531,3 +542,34 @@ def test_a_graph_built_model_with_every_forward_only_op_in_its_frozen_part_train
         losses[key] = np.array([float(train(x=xs[k % 2], y=label)["loss"]) for k in range(20)])
     np.testing.assert_allclose(losses["rillet"], losses["litert"], rtol=1e-5)
     assert losses["rillet"][-2:].mean() < losses["rillet"][:2].mean()
+
+
+def test_a_model_with_control_flow_and_state_exports_after_training(tmp_path):
+    """export_model keeps the subgraphs the inference signature calls (IF's branches, WHILE's condition and
+    body, the CALL_ONCE initialising its state): it kept the signature's subgraph alone, so a frozen part with
+    control flow (this fixture, openWakeWord's hey_jarvis) exported a file that called subgraphs it did not
+    hold, and it refused a signature that assigns a variable, which a streaming model's does with its state
+    (the fixture's [1,16] running sum, microWakeWord's past frames). The state stays a variable, the trained
+    weights become constants: after 5 steps, three invokes of the file from its initial state in LiteRT and in
+    rillet give what a fresh training file with the trained weights restored gives."""
+    path = DATA / "control_flow" / "control_flow_f32.tflite"
+    content = rillet.trainable(path, train_last=2, learning_rate=0.1)
+    it = Interpreter(model_content=content)
+    feeds, want, names = original(path, np.random.default_rng(9))
+    train = it.get_signature_runner("train")
+    for _ in range(5):
+        train(**feeds, y=np.array([1], np.int32))
+    trained = Interpreter(model_content=content)
+    trained.get_signature_runner("restore")(**it.get_signature_runner("save")())
+    expected = [trained.get_signature_runner("infer")(**feeds)[names[0]] for _ in range(3)]
+    assert rel(expected[0], want[names[0]]) > 1e-3  # it trained
+    assert rel(expected[2], expected[0]) > 1e-4  # the state carries from one invoke to the next
+    it.export_model(str(tmp_path / "fine_tuned.tflite"))
+    exported = load(str(tmp_path / "fine_tuned.tflite"))
+    kinds = {exported.op_name(op) for op in exported.subgraphs[0].operators}
+    assert {"IF", "WHILE", "CALL_ONCE", "ASSIGN_VARIABLE"} <= kinds
+    assert len(exported.subgraphs) == 6  # infer, its state's initialiser, IF's branches, WHILE's cond and body
+    for cls in (Interpreter, litert.Interpreter):
+        runner = cls(model_path=str(tmp_path / "fine_tuned.tflite")).get_signature_runner("infer")
+        for k in range(3):
+            assert rel(runner(**feeds)[names[0]], expected[k]) <= 1e-5, (cls, k)
