@@ -22,40 +22,55 @@ gemm_panel(size_t rows, size_t n, size_t n0, size_t kc, const int8_t *const *a, 
     return (const unsigned char *)scales + width * sizeof(float);
 }
 
-/* A last panel of 1-7 or 9-15 columns, out of line: inlined beside the full panels, its partial stores' row
- * addresses were hoisted by gcc into stack slots that every call filled. */
-static __attribute__((noinline)) void gemm_last_panel(size_t rows, size_t n, size_t n0, size_t kc,
-                                                      const int8_t *const *a, const unsigned char *panel,
-                                                      int8_t *const *out, const rl_neon_requantization *rq) {
-    if (rows == 1)
-        gemm_panel(1, n, n0, kc, a, panel, out, rq);
-    else
-        gemm_panel(MR, n, n0, kc, a, panel, out, rq);
-}
-
-static inline __attribute__((always_inline)) void gemm_rows(size_t rows, size_t nc, size_t kc,
-                                                            const int8_t *const *a, const void *w,
-                                                            int8_t *const *out, const rl_neon_requantization *rq) {
-    const unsigned char *panel = w;
-    size_t n0 = 0;
-    for (; n0 + NR <= nc; n0 += NR) panel = gemm_panel(rows, NR, n0, kc, a, panel, out, rq);
-    if (nc - n0 == NARROW_NR) /* a narrow panel's whole 8 columns: full stores, inline */
-        gemm_panel(rows, NARROW_NR, n0, kc, a, panel, out, rq);
-    else if (n0 < nc)
-        gemm_last_panel(rows, nc - n0, n0, kc, a, panel, out, rq);
-}
-
-void qs8_qc8w_gemm_4x16c4__neondot(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,
-                                   int8_t *c, size_t c_stride, const rl_qs8_requantization_params *params) {
-    const int8_t *rows[MR];
-    int8_t *out[MR];
+/* The rows' (mr of them, then the last repeated) and their outputs' addresses. */
+static inline __attribute__((always_inline)) void row_addresses(size_t mr, const int8_t *a, size_t a_stride,
+                                                                int8_t *c, size_t c_stride, const int8_t **rows,
+                                                                int8_t **out) {
     for (size_t i = 0; i < MR; ++i) {
         rows[i] = a + (i < mr ? i : mr - 1) * a_stride;
         out[i] = c + (i < mr ? i : mr - 1) * c_stride;
     }
+}
+
+/* A last panel of 1-7 or 9-15 columns (n of them, from column n0), out of line and from the call's own
+ * arguments: inlined beside the full panels, its partial stores' row addresses were hoisted by gcc into stack
+ * slots that every call filled, and handing it the rows' arrays put them and the requantization in memory. */
+static __attribute__((noinline)) void gemm_last_panel(size_t mr, size_t n, size_t n0, size_t kc, const int8_t *a,
+                                                      size_t a_stride, const unsigned char *panel, int8_t *c,
+                                                      size_t c_stride, const rl_qs8_requantization_params *params) {
+    const int8_t *rows[MR];
+    int8_t *out[MR];
+    row_addresses(mr, a, a_stride, c, c_stride, rows, out);
     const rl_neon_requantization rq = rl_neon_requantization_of(params);
     if (mr == 1)
-        gemm_rows(1, nc, kc, rows, w, out, &rq);
+        gemm_panel(1, n, n0, kc, rows, panel, out, &rq);
     else
-        gemm_rows(MR, nc, kc, rows, w, out, &rq);
+        gemm_panel(MR, n, n0, kc, rows, panel, out, &rq);
+}
+
+/* The full panels and a whole narrow one; returns where the columns stopped (nc, or a partial panel's start). */
+static inline __attribute__((always_inline)) size_t gemm_rows(size_t rows, size_t nc, size_t kc,
+                                                              const int8_t *const *a, const unsigned char **panel,
+                                                              int8_t *const *out, const rl_neon_requantization *rq) {
+    size_t n0 = 0;
+    for (; n0 + NR <= nc; n0 += NR) *panel = gemm_panel(rows, NR, n0, kc, a, *panel, out, rq);
+    if (nc - n0 == NARROW_NR) { /* a narrow panel's whole 8 columns: full stores, inline */
+        gemm_panel(rows, NARROW_NR, n0, kc, a, *panel, out, rq);
+        return nc;
+    }
+    return n0;
+}
+
+void qs8_qc8w_gemm_4x16c4__neondot(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w,
+                                   int8_t *c, size_t c_stride, const rl_qs8_requantization_params *params) {
+    const unsigned char *panel = w;
+    size_t n0;
+    {
+        const int8_t *rows[MR];
+        int8_t *out[MR];
+        row_addresses(mr, a, a_stride, c, c_stride, rows, out);
+        const rl_neon_requantization rq = rl_neon_requantization_of(params);
+        n0 = mr == 1 ? gemm_rows(1, nc, kc, rows, &panel, out, &rq) : gemm_rows(MR, nc, kc, rows, &panel, out, &rq);
+    }
+    if (n0 < nc) gemm_last_panel(mr, nc - n0, n0, kc, a, a_stride, panel, c, c_stride, params);
 }

@@ -27,25 +27,33 @@ igemm_panel(size_t mr, size_t n, size_t n0, size_t kc, size_t ks, const int8_t *
     return (const unsigned char *)wk + width * sizeof(float);
 }
 
-/* A last panel of 1-7 or 9-15 columns, out of line: inlined beside the full panels, its partial stores' row
- * addresses were hoisted by gcc into stack slots that every call filled. */
+/* A last panel of 1-7 or 9-15 columns (n of them, from column n0), out of line and from the call's own
+ * arguments: inlined beside the full panels, its partial stores' row addresses were hoisted by gcc into stack
+ * slots that every call filled, and handing it the outputs' array put it and the requantization in memory. */
 static __attribute__((noinline)) void igemm_last_panel(size_t mr, size_t n, size_t n0, size_t kc, size_t ks,
                                                        const int8_t *const *indirection, const unsigned char *panel,
-                                                       int8_t *const *out, const rl_neon_requantization *rq) {
-    igemm_panel(mr, n, n0, kc, ks, indirection, panel, out, rq);
+                                                       int8_t *c, size_t c_stride,
+                                                       const rl_qs8_requantization_params *params) {
+    int8_t *out[MR];
+    for (size_t i = 0; i < MR; ++i) out[i] = c + (i < mr ? i : mr - 1) * c_stride;
+    const rl_neon_requantization rq = rl_neon_requantization_of(params);
+    igemm_panel(mr, n, n0, kc, ks, indirection, panel, out, &rq);
 }
 
 void qs8_qc8w_igemm_4x16c4__neondot(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
                                     const void *w, int8_t *c, size_t c_stride,
                                     const rl_qs8_requantization_params *params) {
-    int8_t *out[MR];
-    for (size_t i = 0; i < MR; ++i) out[i] = c + (i < mr ? i : mr - 1) * c_stride;
-    const rl_neon_requantization rq = rl_neon_requantization_of(params);
     const unsigned char *panel = w;
     size_t n0 = 0;
-    for (; n0 + NR <= nc; n0 += NR) panel = igemm_panel(mr, NR, n0, kc, ks, indirection, panel, out, &rq);
-    if (nc - n0 == NARROW_NR) /* a narrow panel's whole 8 columns: full stores, inline */
-        igemm_panel(mr, NARROW_NR, n0, kc, ks, indirection, panel, out, &rq);
-    else if (n0 < nc)
-        igemm_last_panel(mr, nc - n0, n0, kc, ks, indirection, panel, out, &rq);
+    {
+        int8_t *out[MR];
+        for (size_t i = 0; i < MR; ++i) out[i] = c + (i < mr ? i : mr - 1) * c_stride;
+        const rl_neon_requantization rq = rl_neon_requantization_of(params);
+        for (; n0 + NR <= nc; n0 += NR) panel = igemm_panel(mr, NR, n0, kc, ks, indirection, panel, out, &rq);
+        if (nc - n0 == NARROW_NR) { /* a narrow panel's whole 8 columns: full stores, inline */
+            igemm_panel(mr, NARROW_NR, n0, kc, ks, indirection, panel, out, &rq);
+            return;
+        }
+    }
+    if (n0 < nc) igemm_last_panel(mr, nc - n0, n0, kc, ks, indirection, panel, c, c_stride, params);
 }
