@@ -103,6 +103,14 @@ static inline __attribute__((always_inline)) const int8_t *dot_step16_4x16(int32
     return w + 256;
 }
 
+/* One block (4 k) of a wide panel for four rows: lane `lane` of each row's x, by the same tied asm. */
+#define DOT_BLOCK_4X16(acc, w, x, lane)                                                                       \
+    do {                                                                                                      \
+        const int8x16x4_t wv_ = vld1q_s8_x4(w);                                                               \
+        DOT_2ROWS_LANE(acc, 0, wv_, (x)[0], (x)[1], lane);                                                    \
+        DOT_2ROWS_LANE(acc, 2, wv_, (x)[2], (x)[3], lane);                                                    \
+    } while (0)
+
 /* Adds rows a[0..rows)'s kc inputs (rows: MR or 1, a constant where it inlines) times the packed weights at w
  * (NR columns, NARROW_NR when not wide); returns the weights past them (kc rounded up to 4). The main step
  * reads 16 bytes of each row (4 blocks: 4 input and 16 weight loads per 64 sdots; 8 bytes a step took 8 input
@@ -137,10 +145,15 @@ static inline __attribute__((always_inline)) const int8_t *accumulate_4x16c4(con
     int8x8_t x[MR];
     if (k + 8 <= kc) {
         for (size_t i = 0; i < rows; ++i) x[i] = vld1_s8(a[i] + k);
-        load_block(w, block, wide);
-        DOT_ROWS(acc, block, x, 0, wide, rows, vdotq_lane_s32);
-        load_block(w + 4 * width, block, wide);
-        DOT_ROWS(acc, block, x, 1, wide, rows, vdotq_lane_s32);
+        if (wide && rows == MR) {
+            DOT_BLOCK_4X16(acc, w, x, 0);
+            DOT_BLOCK_4X16(acc, w + 64, x, 1);
+        } else {
+            load_block(w, block, wide);
+            DOT_ROWS(acc, block, x, 0, wide, rows, vdotq_lane_s32);
+            load_block(w + 4 * width, block, wide);
+            DOT_ROWS(acc, block, x, 1, wide, rows, vdotq_lane_s32);
+        }
         k += 8, w += 8 * width;
     }
     /* A whole block, then a partial one; written out rather than as a loop, which made gcc keep the
@@ -151,14 +164,22 @@ static inline __attribute__((always_inline)) const int8_t *accumulate_4x16c4(con
             memcpy(&bits, a[i] + k, sizeof bits);
             x[i] = vreinterpret_s8_u32(vdup_n_u32(bits));
         }
-        load_block(w, block, wide);
-        DOT_ROWS(acc, block, x, 0, wide, rows, vdotq_lane_s32);
+        if (wide && rows == MR) {
+            DOT_BLOCK_4X16(acc, w, x, 0);
+        } else {
+            load_block(w, block, wide);
+            DOT_ROWS(acc, block, x, 0, wide, rows, vdotq_lane_s32);
+        }
         k += 4, w += 4 * width;
     }
     if (k < kc) {
         for (size_t i = 0; i < rows; ++i) x[i] = load_last_block(a[i], k, kc);
-        load_block(w, block, wide);
-        DOT_ROWS(acc, block, x, 0, wide, rows, vdotq_lane_s32);
+        if (wide && rows == MR) {
+            DOT_BLOCK_4X16(acc, w, x, 0);
+        } else {
+            load_block(w, block, wide);
+            DOT_ROWS(acc, block, x, 0, wide, rows, vdotq_lane_s32);
+        }
         w += 4 * width;
     }
     return w;
