@@ -26,9 +26,12 @@ gemm_panel(size_t rows, size_t n, size_t n0, size_t kc, const int8_t *const *a, 
 static inline __attribute__((always_inline)) void row_addresses(size_t mr, const int8_t *a, size_t a_stride,
                                                                 int8_t *c, size_t c_stride, const int8_t **rows,
                                                                 int8_t **out) {
-    for (size_t i = 0; i < MR; ++i) {
-        rows[i] = a + (i < mr ? i : mr - 1) * a_stride;
-        out[i] = c + (i < mr ? i : mr - 1) * c_stride;
+    /* Each row a stride past the one before, or the same row past mr: conditional selects, where indexing by
+     * min(i, mr - 1) compiled to a chain of branches on mr. */
+    rows[0] = a, out[0] = c;
+    for (size_t i = 1; i < MR; ++i) {
+        rows[i] = rows[i - 1] + (i < mr ? a_stride : 0);
+        out[i] = out[i - 1] + (i < mr ? c_stride : 0);
     }
 }
 

@@ -47,7 +47,9 @@ void qs8_qc8w_igemm_4x16c4__neondot(size_t mr, size_t nc, size_t kc, size_t ks, 
     size_t n0 = 0;
     {
         int8_t *out[MR];
-        for (size_t i = 0; i < MR; ++i) out[i] = c + (i < mr ? i : mr - 1) * c_stride;
+        /* each output row a stride past the one before, or the same past mr: selects, not branches on mr */
+        out[0] = c;
+        for (size_t i = 1; i < MR; ++i) out[i] = out[i - 1] + (i < mr ? c_stride : 0);
         const rl_neon_requantization rq = rl_neon_requantization_of(params);
         for (; n0 + NR <= nc; n0 += NR) panel = igemm_panel(mr, NR, n0, kc, ks, indirection, panel, out, &rq);
         if (nc - n0 == NARROW_NR) { /* a narrow panel's whole 8 columns: full stores, inline */
