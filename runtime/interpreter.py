@@ -64,6 +64,23 @@ def __getattr__(name: str) -> type:
 _CALLING_OPS = np.array([BUILTIN_CODES[name] for name in ("IF", "WHILE", "CALL_ONCE")])
 
 
+class _SignatureCall:
+    """What a signature runner's checked call found, for the next call with the same names, shapes and types
+    (Interpreter._run_signature_again)."""
+
+    __slots__ = ("names", "inputs", "required", "outputs", "plan", "copies")
+
+    def __init__(self, names: dict[str, int], inputs: dict[str, tuple[np.ndarray, tuple[int, ...], np.dtype]],
+                 required: frozenset[str], outputs: tuple[tuple[str, np.ndarray, bool], ...], plan: Any,
+                 copies: tuple[tuple[np.ndarray, np.ndarray], ...]) -> None:
+        self.names = names  # the runner's own dict: the same object means the same signature and names
+        self.inputs = inputs  # name -> (arena view, its shape, its dtype)
+        self.required = required  # the input names a call must pass (all but the carried ones)
+        self.outputs = outputs  # (name, view, copy (else a 0-d tensor's scalar)) of each output returned
+        self.plan = plan  # the native plan, invoked directly
+        self.copies = copies  # (input view, output view) of each carried output the plan did not write in place
+
+
 # Below this a file is read: copying a few pages costs less than setting up and tearing down a mapping.
 SMALLEST_MAPPED_FILE = 64 * 1024
 
@@ -195,14 +212,10 @@ class Interpreter(ResourceVariables):
         self._plan = self._plans[0]
         self._model: ModelFile | None = None
         self._views: dict[tuple[int, int], np.ndarray] = {}
-        # Per subgraph, what its signature runner's last call found: the runner's names dict, input views by
-        # name, (output name, view, copy or scalar), the native plan, and the carried copies (input view, output
-        # view; none where the plan gave both one memory). A loop's next call with the same names, shapes and
-        # types copies in, invokes and copies out with nothing else looked up. Emptied with the views at
-        # allocate_tensors and whenever a plan is prepared again.
-        self._signature_calls: dict[int, tuple[dict[str, int], dict[str, np.ndarray],
-                                               list[tuple[str, np.ndarray, bool]], Any,
-                                               list[tuple[np.ndarray, np.ndarray]]]] = {}
+        # Per subgraph, what its signature runner's last call found (_SignatureCall): a loop's next call with the
+        # same names, shapes and types copies in, invokes and copies out with nothing else looked up. Emptied
+        # with the views at allocate_tensors and whenever a plan is prepared again.
+        self._signature_calls: dict[int, _SignatureCall] = {}
         # The subgraphs whose plans are prepared for their current input shapes. As in LiteRT, a signature
         # runner prepares its own subgraph only (and what its control flow calls), at its first call after a
         # resize: another signature's default shapes, which may be too small for its ops, are not prepared.
@@ -518,16 +531,17 @@ class Interpreter(ResourceVariables):
         except ValueError:
             raise ValueError(f"Cannot set tensor: Tensor is unallocated. Try calling allocate_tensors() first "
                              f"(input {index}, name: {t.name})") from None
-        if value.ndim != target.ndim:
-            raise ValueError(f"Cannot set tensor: Dimension mismatch. Got {value.ndim} but expected {target.ndim} "
-                             f"dimensions for input {index}.")
-        for d, (got, expected) in enumerate(zip(value.shape, target.shape)):
-            if got != expected:
-                raise ValueError(f"Cannot set tensor: Dimension mismatch. Got {got} but expected {expected} for "
-                                 f"dimension {d} of input {index}.")
+        if value.shape != target.shape:
+            if value.ndim != target.ndim:
+                raise ValueError(f"Cannot set tensor: Dimension mismatch. Got {value.ndim} but expected "
+                                 f"{target.ndim} dimensions for input {index}.")
+            for d, (got, expected) in enumerate(zip(value.shape, target.shape)):
+                if got != expected:
+                    raise ValueError(f"Cannot set tensor: Dimension mismatch. Got {got} but expected {expected} "
+                                     f"for dimension {d} of input {index}.")
         if not target.flags.writeable:
             raise ValueError(f"Cannot set tensor {index} {t.name!r}: it is a constant")
-        np.copyto(target, value)
+        target[...] = value  # same dtype and shape: a plain copy (np.copyto's dispatch costs ~1 us more)
 
     def get_tensor(self, tensor_index: int, subgraph_index: int = 0) -> Any:
         """A copy of the tensor; a numpy scalar for a 0-d tensor, as LiteRT gives."""
@@ -625,30 +639,30 @@ class Interpreter(ResourceVariables):
         types as the last call, copied straight into the views that call found, with nothing else looked up
         or built. None for anything else, which the checked path then runs (setting every input again)."""
         known = self._signature_calls.get(subgraph)
-        if known is None or known[0] is not names or subgraph not in self._prepared:
+        if known is None or known.names is not names or subgraph not in self._prepared:
             return None
-        views = known[1]
-        # Only carried inputs may be left out: they hold the last call's outputs.
-        if len(kwargs) != len(views) and (not carried or len(views) - len(kwargs) != sum(
-                1 for name in carried.values() if name not in kwargs)):
+        inputs = known.inputs
+        # Every name one of the inputs, and only carried inputs left out (they hold the last call's outputs).
+        if len(kwargs) != len(inputs) and not known.required <= kwargs.keys():
             return None
         for name, value in kwargs.items():
-            view = views.get(name)
-            if view is None or type(value) is not np.ndarray or value.shape != view.shape or value.dtype != view.dtype:
+            found = inputs.get(name)
+            if found is None or type(value) is not np.ndarray:
                 return None
-            np.copyto(view, value)
+            view, shape, dtype = found
+            if value.shape != shape or (value.dtype is not dtype and value.dtype != dtype):
+                return None
+            view[...] = value  # same dtype and shape: a plain copy (np.copyto's dispatch costs ~1 us more)
         if self._watch_file:
             self._check_model_file()
-        status = _invoke_plan(known[3])
+        status = _invoke_plan(known.plan)
         if status:
             if carried:  # a cache written in place may be partly updated: the next call passes it again
                 self._signature_calls.pop(subgraph, None)
             self._plans[subgraph]._check(status)
-        if carried:
-            for view, output in known[4]:
-                np.copyto(view, output)
-            return {name: v.copy() if copy else v[()] for name, v, copy in known[2] if name not in carried}
-        return {name: v.copy() if copy else v[()] for name, v, copy in known[2]}
+        for view, output in known.copies:
+            view[...] = output
+        return {name: v.copy() if copy else v[()] for name, v, copy in known.outputs}
 
     def _run_signature_locked(self, subgraph: int, names: dict[str, int], outputs: dict[str, int],
                               kwargs: dict[str, Any], carried: dict[str, str] | None = None) -> dict[str, Any]:
@@ -663,10 +677,10 @@ class Interpreter(ResourceVariables):
             # A carried input left out holds the last call's output, read here before a resize may move it;
             # only this runner's last call, with no prepare since, can have put it there.
             known = self._signature_calls.get(subgraph)
-            if known is None or known[0] is not names or subgraph not in self._prepared:
+            if known is None or known.names is not names or subgraph not in self._prepared:
                 raise ValueError(f"carried input {left_out[0]!r} holds no output yet: pass every input in the first "
                                  "call after carry(), allocate_tensors() or another runner's call on this subgraph")
-            kwargs = {**kwargs, **{name: known[1][name].copy() for name in left_out}}
+            kwargs = {**kwargs, **{name: known.inputs[name][0].copy() for name in left_out}}
             known = None  # its views would block the allocate below
         inputs = {names[name]: np.asarray(value) for name, value in kwargs.items()}
         self._signature_calls.pop(subgraph, None)  # its views would block the allocate below
@@ -693,9 +707,12 @@ class Interpreter(ResourceVariables):
             self._plans[subgraph].is_dynamic(index) for index in outputs.values())  # copies, not views
         if writable:
             # Dropped whenever a plan is prepared again (_prepare), so a view never outlives its arena.
-            self._signature_calls[subgraph] = (
-                names, {name: self._view(index, subgraph) for name, index in names.items()},
-                [(name, v, v.ndim != 0) for name, v in found.items()], self._plans[subgraph]._plan, copies)
+            views = {name: self._view(index, subgraph) for name, index in names.items()}
+            self._signature_calls[subgraph] = _SignatureCall(
+                names, {name: (v, v.shape, v.dtype) for name, v in views.items()},
+                frozenset(name for name in names if name not in (carried or {}).values()),
+                tuple((name, v, v.ndim != 0) for name, v in found.items() if not carried or name not in carried),
+                self._plans[subgraph]._plan, tuple(copies))
         return {name: v[()] if v.ndim == 0 else v.copy() for name, v in found.items()
                 if not carried or name not in carried}
 
