@@ -1,9 +1,9 @@
-"""A KV-cache decoder's per-token step (bench/make_gpt2_kv.py's gpt2_kv_f32: signature `decode`), rillet against
-LiteRT (XNNPACK, its default), the same process, interleaved; medians and ratios. Each runtime's signature runner
-is called with the stored inputs, as a generation loop calls it; rillet's also with SignatureRunner.carry, its KV
-cache fed back inside the runtime and each call passing the token and position only. The row "Python" is the
-part of rillet's carried call spent outside librillet: the same call with the invoke left out, which is what
-the Python API adds to a token.
+"""A KV-cache decoder's per-token step (bench/make_gpt2_kv.py's gpt2_kv_f32: signature `decode`), rillet
+against LiteRT (XNNPACK, its default), the same process, interleaved; medians and ratios. Each runtime's
+signature runner is called with the stored inputs, as a generation loop calls it; rillet's also with
+SignatureRunner.carry, its KV cache fed back inside the runtime and each call passing the token and position
+only. The row "Python" is the part of rillet's carried call spent outside librillet: the same call with the
+invoke left out, which is what the Python API adds to a token.
 
     python bench/bench_decode.py [--model /work/txmodels/gpt2_kv_f32.tflite] [--runs 2000] [--threads 1]
 """
@@ -34,9 +34,11 @@ def main() -> None:
     inputs = {key[len(prefix):]: stored[key] for key in stored.files if key.startswith(prefix)}
 
     litert = LiteRT(model_path=str(args.model), num_threads=args.threads).get_signature_runner(args.signature)
-    plain = Interpreter(model_path=str(args.model), num_threads=args.threads).get_signature_runner(args.signature)
-    carried_runner = Interpreter(model_path=str(args.model),
-                                 num_threads=args.threads).get_signature_runner(args.signature)
+    def rillet_runner():
+        interpreter = Interpreter(model_path=str(args.model), num_threads=args.threads)
+        return interpreter.get_signature_runner(args.signature)
+
+    plain, carried_runner = rillet_runner(), rillet_runner()
     carried = sorted(set(carried_runner.get_output_details()) & set(inputs))
     carried_runner.carry(**{name: name for name in carried})
     rest = {name: value for name, value in inputs.items() if name not in carried}
@@ -57,10 +59,11 @@ def main() -> None:
              "rillet carried": lambda: carried_runner(**rest), "rillet carried, Python": python_only}
     results = _time_interleaved(calls, args.runs, warmup=20)
     base = results["LiteRT runner"]["median_ms"]
-    print(f"{args.model.name} signature {args.signature!r}, {args.threads} thread(s), medians of {args.runs} calls "
-          f"(carried: {', '.join(carried) or 'none'})")
+    print(f"{args.model.name} signature {args.signature!r}, {args.threads} thread(s), medians of {args.runs} "
+          f"calls (carried: {', '.join(carried) or 'none'})")
     for name, result in results.items():
-        print(f"  {name:24} {result['median_ms'] * 1e3:9.1f} us   {result['median_ms'] / base:5.2f}x LiteRT's")
+        median = result["median_ms"]
+        print(f"  {name:24} {median * 1e3:9.1f} us   {median / base:5.2f}x LiteRT's")
 
 
 def _no_invoke(plan: object) -> int:

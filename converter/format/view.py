@@ -195,8 +195,8 @@ class SubGraphView:
     """One subgraph of a ModelView. `tensors` and `operators` decode per item, as `load` would;
     `columns()` reads what a plan needs of all of them at once and runs `validate`'s checks."""
 
-    def __init__(self, model: "ModelView", index: int, position: int, fields: "dict[str, int]", tensor_pos: "TableVector",
-                 op_pos: "TableVector", inputs: "list[int]", outputs: "list[int]") -> None:
+    def __init__(self, model: "ModelView", index: int, position: int, fields: "dict[str, int]",
+                 tensor_pos: "TableVector", op_pos: "TableVector", inputs: "list[int]", outputs: "list[int]") -> None:
         self.model, self.index = model, index
         self._position, self._fields = position, fields
         self.where = f"Model.subgraphs[{index}]"
@@ -446,7 +446,8 @@ class ModelView:
         except ModelError as e:
             explain(self.data, e)
 
-    def _table_positions(self, table: int, name: str, where: str, fields: "dict[str, int] | None" = None) -> "TableVector":
+    def _table_positions(self, table: int, name: str, where: str,
+                         fields: "dict[str, int] | None" = None) -> "TableVector":
         """Where the tables of the [Table] field `name` of the table at `table` lie (the vector checked
         now, each table when parsed)."""
         offset = fields[name] if fields is not None else self._fields[name][2]
