@@ -13,7 +13,7 @@ The view reads the bytes in place: constants are views into them, so they must o
 """
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar, overload
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, overload
 
 import numpy as np
 
@@ -53,7 +53,9 @@ def explain(data: "bytes | bytearray | memoryview", problem: "Malformed | ModelE
     raise ModelError(f"{problem.where}: malformed (a check of the on-demand reader failed)")
 
 
-class LazyList(Sequence, Generic[T]):
+# Generic through Sequence[T] (a plain alias; LazyList[X] still subscripts, by Sequence's __class_getitem__):
+# typing.Generic's class machinery cost a start ~0.2M instructions (x86).
+class LazyList(Sequence[T]):
     """A read-only list whose items are decoded on first access and kept."""
 
     def __init__(self, length: int, decode: "Callable[[int], T]") -> None:
