@@ -171,7 +171,10 @@ def main() -> None:
                 sys.exit("needs valgrind")
             layout = lay_out_rillet(tmp / "x86")
             site = Path(np.__file__).resolve().parents[1]  # numpy's, cffi's and LiteRT's site-packages
-            env = {**os.environ, "PYTHONPATH": f"{layout}{os.pathsep}{site}", "PYTHONHASHSEED": "0"}
+            # OpenBLAS's worker threads (started by `import numpy`) spin for a while: counted, they made a
+            # run's total vary by ~3M instructions; with one thread it repeats exactly, for both runtimes.
+            env = {**os.environ, "PYTHONPATH": f"{layout}{os.pathsep}{site}", "PYTHONHASHSEED": "0",
+                   "OPENBLAS_NUM_THREADS": "1"}
             env.pop("PYTHONDONTWRITEBYTECODE", None)
             report("x86-64, callgrind", args.names, args.models, tmp,
                    lambda r, s, m, f: callgrind([sys.executable], env, [r, s, m, f], tmp), args.repeats)

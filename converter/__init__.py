@@ -5,8 +5,6 @@ shares; `to_graph` is the function. Both resolve on first use: the runtime impor
 which runs this file first, and must not pay there for the graph importer.
 """
 
-from __future__ import annotations
-
 import importlib
 import sys
 import types
@@ -41,5 +39,5 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def __dir__() -> list[str]:
+def __dir__() -> "list[str]":
     return sorted(list(globals()) + __all__)

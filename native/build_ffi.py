@@ -44,7 +44,10 @@ API_MODULE = "rillet.native._librillet_api"
 # RILLET_WERROR=1 (CI sets it) makes the installed library's own build fail on a warning too.
 COMPILE_FLAGS = [*(build_config.WARNING_FLAGS if os.environ.get("RILLET_WERROR") == "1"
                    else build_config.INSTALL_WARNING_FLAGS), *build_config.OPTIMIZE_FLAGS, "-DNDEBUG", "-fPIC"]
-LINK_FLAGS = ["-shared"]
+# -Bsymbolic binds the library's calls and function-pointer tables to its own functions at link time: loaded
+# with default visibility, each was a symbol the dynamic loader looked up through the process's scope at every
+# start (~770 relocations, ~0.55M instructions of `import rillet.native` on x86); now they are relative ones.
+LINK_FLAGS = ["-shared", "-Wl,-Bsymbolic"]
 LIBRARIES = ["-lm", "-lpthread"]
 
 

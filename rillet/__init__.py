@@ -3,8 +3,6 @@
 Attributes resolve lazily, so that `import rillet` on a device loads neither the graph nor JAX.
 """
 
-from __future__ import annotations
-
 import importlib
 from typing import Any
 
@@ -44,5 +42,5 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-def __dir__() -> list[str]:
+def __dir__() -> "list[str]":
     return sorted(list(globals()) + list(_EXPORTS))

@@ -2,8 +2,6 @@
 rillet runs every op on its own kernels and applies no TfLite delegate, so loading one always fails, with
 the exception LiteRT's users catch to fall back to the CPU."""
 
-from __future__ import annotations
-
 import enum
 from collections.abc import Iterable
 from typing import Any
@@ -22,14 +20,14 @@ NO_DELEGATES = ("rillet runs every op on its own CPU kernels and applies no TfLi
 class Delegate:
     """LiteRT's wrapper of a delegate library. rillet cannot apply one, so constructing it always fails."""
 
-    def __init__(self, library: str, options: dict[str, Any] | None = None) -> None:
+    def __init__(self, library: str, options: "dict[str, Any] | None" = None) -> None:
         raise DelegateError(f"cannot load delegate {library!r}: {NO_DELEGATES}")
 
     def _get_native_delegate_pointer(self) -> None:  # pragma: no cover - no instance can exist
         return None
 
 
-def load_delegate(library: str, options: dict[str, Any] | None = None) -> Delegate:
+def load_delegate(library: str, options: "dict[str, Any] | None" = None) -> "Delegate":
     """LiteRT's `load_delegate`: always raises DelegateError (a ValueError and an OSError), naming the
     library, so `try: load_delegate("libedgetpu.so.1") except ValueError:` falls back to the CPU."""
     try:
@@ -38,7 +36,7 @@ def load_delegate(library: str, options: dict[str, Any] | None = None) -> Delega
         raise DelegateError(f"Failed to load delegate from {library}\n{e}") from None
 
 
-def check_delegates(delegates: Iterable[Any] | None) -> None:
+def check_delegates(delegates: "Iterable[Any] | None") -> None:
     """Refuses what LiteRT refuses (a non-iterable: TypeError; an entry that is no delegate: AttributeError,
     with LiteRT's words) and any real delegate, which rillet cannot apply (DelegateError)."""
     if not delegates:
@@ -59,7 +57,7 @@ class OpResolverType(enum.Enum):
     BUILTIN_WITHOUT_DEFAULT_DELEGATES = 3
 
 
-def check_op_resolver_type(value: Any) -> OpResolverType:
+def check_op_resolver_type(value: Any) -> "OpResolverType":
     """The resolver `value` names (rillet's enum, or LiteRT's by member name); ValueError with LiteRT's words
     for anything else."""
     if isinstance(value, OpResolverType):

@@ -1,8 +1,6 @@
 """The detail dictionaries LiteRT's Interpreter returns (tensor details, op details), field for field and
 type for type, from a model's tensors and a plan's current shapes."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import numpy as np
@@ -12,11 +10,11 @@ from rillet.converter.format.schema import TENSOR_TYPE_DTYPES
 
 # The numpy type LiteRT reports per TensorType (its TfLiteTypeToPyArrayType): numpy's twin, bytes for
 # STRING, object for the handles (RESOURCE, VARIANT) a model's variables and lists are.
-DETAIL_DTYPES: dict[int, type] = {code: np.dtype(name).type for code, name in TENSOR_TYPE_DTYPES.items()}
+DETAIL_DTYPES: "dict[int, type]" = {code: np.dtype(name).type for code, name in TENSOR_TYPE_DTYPES.items()}
 DETAIL_DTYPES.update({5: np.bytes_, 13: np.object_, 14: np.object_})
 
 
-def tensor_details(tensor: Any, index: int, shape: list[int]) -> dict[str, Any]:
+def tensor_details(tensor: Any, index: int, shape: "list[int]") -> "dict[str, Any]":
     """LiteRT's details of one tensor (`tensor`: its TensorFacts or the schema's Tensor, `shape` its current shape);
     ValueError for a type LiteRT has no numpy type for either (it leaves those out of its lists)."""
     if tensor.type not in DETAIL_DTYPES:
@@ -44,8 +42,8 @@ def tensor_details(tensor: Any, index: int, shape: list[int]) -> dict[str, Any]:
     }
 
 
-def op_details(index: int, name: str, inputs: list[int] | None, outputs: list[int] | None,
-               dtype_of: Any) -> dict[str, Any]:
+def op_details(index: int, name: str, inputs: "list[int] | None", outputs: "list[int] | None",
+               dtype_of: Any) -> "dict[str, Any]":
     """LiteRT's `_get_op_details` entry: the op's index, its name (a custom op's code), its input and
     output tensor indices (-1 for an omitted optional input) and the types of those present."""
     ins = np.array(inputs or [], dtype=np.int32)

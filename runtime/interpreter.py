@@ -9,8 +9,6 @@ One interpreter may be shared by threads: every call that reads or moves its ten
 concurrent calls run one after another (invoke releases the GIL, so other interpreters run meanwhile).
 """
 
-from __future__ import annotations
-
 import _thread
 import errno
 import mmap
@@ -64,6 +62,23 @@ def __getattr__(name: str) -> type:
 _CALLING_OPS = np.array([BUILTIN_CODES[name] for name in ("IF", "WHILE", "CALL_ONCE")])
 
 
+class _SignatureCall:
+    """What a signature runner's checked call found, for the next call with the same names, shapes and types
+    (Interpreter._run_signature_again)."""
+
+    __slots__ = ("names", "inputs", "required", "outputs", "plan", "copies")
+
+    def __init__(self, names: "dict[str, int]", inputs: "dict[str, tuple[np.ndarray, tuple[int, ...], np.dtype]]",
+                 required: "frozenset[str]", outputs: "tuple[tuple[str, np.ndarray, bool], ...]", plan: Any,
+                 copies: "tuple[tuple[np.ndarray, np.ndarray], ...]") -> None:
+        self.names = names  # the runner's own dict: the same object means the same signature and names
+        self.inputs = inputs  # name -> (arena view, its shape, its dtype)
+        self.required = required  # the input names a call must pass (all but the carried ones)
+        self.outputs = outputs  # (name, view, copy (else a 0-d tensor's scalar)) of each output returned
+        self.plan = plan  # the native plan, invoked directly
+        self.copies = copies  # (input view, output view) of each carried output the plan did not write in place
+
+
 # Below this a file is read: copying a few pages costs less than setting up and tearing down a mapping.
 SMALLEST_MAPPED_FILE = 64 * 1024
 
@@ -81,7 +96,7 @@ def _kind_of_file(mode: int) -> str:
     return "not a regular file"
 
 
-def map_model_file(path: str | os.PathLike) -> mmap.mmap | bytes:
+def map_model_file(path: "str | os.PathLike") -> "mmap.mmap | bytes":
     """The file's bytes, mapped read-only rather than read: the pages the plan touches (constants used in
     place) come from the page cache, shared, and nothing is copied. A small file is read; an empty file maps
     to no bytes. Anything but a regular file is refused (NotAModelFileError) before a byte is read: /dev/zero
@@ -99,7 +114,7 @@ def map_model_file(path: str | os.PathLike) -> mmap.mmap | bytes:
         return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
 
 
-def _open_model(path: str | os.PathLike) -> mmap.mmap | bytes:
+def _open_model(path: "str | os.PathLike") -> "mmap.mmap | bytes":
     """The model file's bytes; ValueError naming the file when it cannot be read, as LiteRT raises."""
     try:
         return map_model_file(path)
@@ -143,11 +158,11 @@ class Interpreter(ResourceVariables):
 
     def __init__(
         self,
-        model_path: str | os.PathLike | None = None,
-        model_content: bytes | None = None,
-        experimental_delegates: Iterable[Any] | None = None,
-        num_threads: int | None = None,
-        experimental_op_resolver_type: OpResolverType = OpResolverType.AUTO,
+        model_path: "str | os.PathLike | None" = None,
+        model_content: "bytes | None" = None,
+        experimental_delegates: "Iterable[Any] | None" = None,
+        num_threads: "int | None" = None,
+        experimental_op_resolver_type: "OpResolverType" = OpResolverType.AUTO,
         experimental_preserve_all_tensors: bool = False,
         experimental_disable_delegate_clustering: bool = False,
         experimental_default_delegate_latest_features: bool = False,
@@ -195,14 +210,10 @@ class Interpreter(ResourceVariables):
         self._plan = self._plans[0]
         self._model: ModelFile | None = None
         self._views: dict[tuple[int, int], np.ndarray] = {}
-        # Per subgraph, what its signature runner's last call found: the runner's names dict, input views by
-        # name, (output name, view, copy or scalar), the native plan, and the carried copies (input view, output
-        # view; none where the plan gave both one memory). A loop's next call with the same names, shapes and
-        # types copies in, invokes and copies out with nothing else looked up. Emptied with the views at
-        # allocate_tensors and whenever a plan is prepared again.
-        self._signature_calls: dict[int, tuple[dict[str, int], dict[str, np.ndarray],
-                                               list[tuple[str, np.ndarray, bool]], Any,
-                                               list[tuple[np.ndarray, np.ndarray]]]] = {}
+        # Per subgraph, what its signature runner's last call found (_SignatureCall): a loop's next call with the
+        # same names, shapes and types copies in, invokes and copies out with nothing else looked up. Emptied
+        # with the views at allocate_tensors and whenever a plan is prepared again.
+        self._signature_calls: dict[int, _SignatureCall] = {}
         # The subgraphs whose plans are prepared for their current input shapes. As in LiteRT, a signature
         # runner prepares its own subgraph only (and what its control flow calls), at its first call after a
         # resize: another signature's default shapes, which may be too small for its ops, are not prepared.
@@ -214,7 +225,7 @@ class Interpreter(ResourceVariables):
         self._check_model_file()
         return self._model_view.subgraphs[0]
 
-    def _tensor(self, index: int, subgraph: int = 0) -> TensorFacts:
+    def _tensor(self, index: int, subgraph: int = 0) -> "TensorFacts":
         """Tensor `index` of the subgraph as the file describes it (name, type, shape_signature, quantization):
         those fields alone, not the schema's whole Tensor record (whose module a start then never imports)."""
         found = self._tensor_tables.get((subgraph, index))
@@ -231,7 +242,7 @@ class Interpreter(ResourceVariables):
         return found
 
     @property
-    def model(self) -> ModelFile:
+    def model(self) -> "ModelFile":
         """The whole model as plain objects (`load`'s), decoded on first use."""
         if self._model is None:
             self._check_model_file()
@@ -239,7 +250,7 @@ class Interpreter(ResourceVariables):
         return self._model
 
     @property
-    def _signature_defs(self) -> dict[str, dict[str, list[str]]]:
+    def _signature_defs(self) -> "dict[str, dict[str, list[str]]]":
         """LiteRT's attribute of the same name, read when asked (not at construction: cold start)."""
         return self.get_signature_list()
 
@@ -263,7 +274,7 @@ class Interpreter(ResourceVariables):
         with self._lock:
             self._prepare(range(len(self._plans)))
 
-    def _prepare(self, subgraphs: Iterable[int]) -> None:
+    def _prepare(self, subgraphs: "Iterable[int]") -> None:
         """Prepares the plans of `subgraphs` (allocate_tensors: every one; a signature runner: its own)."""
         # Tensors may move: the cached views go first (views are made again on demand), and a view the
         # caller still holds makes the plans refuse, as LiteRT does, instead of leaving it dangling.
@@ -367,7 +378,7 @@ class Interpreter(ResourceVariables):
         with self._lock:
             self._resize(int(input_index), size, strict, 0)
 
-    def _resize(self, index: int, size: np.ndarray, strict: bool, subgraph: int) -> None:
+    def _resize(self, index: int, size: "np.ndarray", strict: bool, subgraph: int) -> None:
         """Refusals are RuntimeError, as LiteRT's are: an index out of range, a constant, a negative size, a
         strict resize of a fixed dimension or to another rank."""
         self._check_model_file()
@@ -415,25 +426,25 @@ class Interpreter(ResourceVariables):
             raise ValueError(f"Invalid tensor index {index} exceeds max tensor index {count - 1}")
         return index
 
-    def _get_tensor_details(self, tensor_index: int, subgraph_index: int) -> dict[str, Any]:
+    def _get_tensor_details(self, tensor_index: int, subgraph_index: int) -> "dict[str, Any]":
         subgraph = self._check_subgraph(subgraph_index)
         index = self._check_index(tensor_index, subgraph)
         with self._lock:
             shape = self._plans[subgraph].shape(index)
         return tensor_details(self._tensor(index, subgraph), index, shape)
 
-    def get_input_details(self) -> list[dict[str, Any]]:
+    def get_input_details(self) -> "list[dict[str, Any]]":
         """Subgraph 0's inputs, in order, as LiteRT describes them: a dict per input with `name`, `index`,
         `shape`, `shape_signature` (-1 for a dynamic dimension), `dtype`, `quantization` (scale, zero point),
         `quantization_parameters` (per-channel `scales`, `zero_points`, `quantized_dimension`) and
         `sparsity_parameters`."""
         return [self._get_tensor_details(i, 0) for i in self._sg.inputs]
 
-    def get_output_details(self) -> list[dict[str, Any]]:
+    def get_output_details(self) -> "list[dict[str, Any]]":
         """Subgraph 0's outputs, in order, in get_input_details' form (the shapes are the current ones)."""
         return [self._get_tensor_details(i, 0) for i in self._sg.outputs]
 
-    def get_tensor_details(self, subgraph_index: int = 0) -> list[dict[str, Any]]:
+    def get_tensor_details(self, subgraph_index: int = 0) -> "list[dict[str, Any]]":
         """Every tensor of the subgraph that has a numpy type (LiteRT leaves the others out too)."""
         subgraph_index = int(subgraph_index)
         if not 0 <= subgraph_index < len(self._plans):
@@ -447,7 +458,7 @@ class Interpreter(ResourceVariables):
                 continue
         return details
 
-    def _get_op_details(self, op_index: int) -> dict[str, Any]:
+    def _get_op_details(self, op_index: int) -> "dict[str, Any]":
         """LiteRT's details of subgraph 0's op `op_index`: its name, input and output indices and types."""
         op_index = int(op_index)
         if not 0 <= op_index < len(self._sg.operators):
@@ -456,7 +467,7 @@ class Interpreter(ResourceVariables):
         return op_details(op_index, self._plan.op_names[op_index], op.inputs, op.outputs,
                           lambda i: self._get_tensor_details(i, 0)["dtype"])
 
-    def _get_ops_details(self) -> list[dict[str, Any]]:
+    def _get_ops_details(self) -> "list[dict[str, Any]]":
         """Every op of subgraph 0, as LiteRT lists them with no delegate applied (with its default XNNPACK
         delegate LiteRT appends one DELEGATE node for the ops it took)."""
         return [self._get_op_details(i) for i in range(len(self._sg.operators))]
@@ -465,7 +476,7 @@ class Interpreter(ResourceVariables):
 
     # ---- tensors ----
 
-    def _view(self, index: int, subgraph: int = 0) -> np.ndarray:
+    def _view(self, index: int, subgraph: int = 0) -> "np.ndarray":
         # A view stays valid until the next allocate_tensors (which empties the cache): a signature runner's
         # invoke then costs no new numpy object per input and output.
         cached = self._views.get((subgraph, index)) if subgraph in self._prepared else None
@@ -508,7 +519,7 @@ class Interpreter(ResourceVariables):
         with self._lock:
             self._set(self._check_index(tensor_index), np.asarray(value), 0)
 
-    def _set(self, index: int, value: np.ndarray, subgraph: int) -> None:
+    def _set(self, index: int, value: "np.ndarray", subgraph: int) -> None:
         t = self._tensor(index, subgraph)
         if value.dtype != t.dtype:
             raise ValueError(f"Cannot set tensor: Got value of type {value.dtype.name.upper()} but expected type "
@@ -518,16 +529,17 @@ class Interpreter(ResourceVariables):
         except ValueError:
             raise ValueError(f"Cannot set tensor: Tensor is unallocated. Try calling allocate_tensors() first "
                              f"(input {index}, name: {t.name})") from None
-        if value.ndim != target.ndim:
-            raise ValueError(f"Cannot set tensor: Dimension mismatch. Got {value.ndim} but expected {target.ndim} "
-                             f"dimensions for input {index}.")
-        for d, (got, expected) in enumerate(zip(value.shape, target.shape)):
-            if got != expected:
-                raise ValueError(f"Cannot set tensor: Dimension mismatch. Got {got} but expected {expected} for "
-                                 f"dimension {d} of input {index}.")
+        if value.shape != target.shape:
+            if value.ndim != target.ndim:
+                raise ValueError(f"Cannot set tensor: Dimension mismatch. Got {value.ndim} but expected "
+                                 f"{target.ndim} dimensions for input {index}.")
+            for d, (got, expected) in enumerate(zip(value.shape, target.shape)):
+                if got != expected:
+                    raise ValueError(f"Cannot set tensor: Dimension mismatch. Got {got} but expected {expected} "
+                                     f"for dimension {d} of input {index}.")
         if not target.flags.writeable:
             raise ValueError(f"Cannot set tensor {index} {t.name!r}: it is a constant")
-        np.copyto(target, value)
+        target[...] = value  # same dtype and shape: a plain copy (np.copyto's dispatch costs ~1 us more)
 
     def get_tensor(self, tensor_index: int, subgraph_index: int = 0) -> Any:
         """A copy of the tensor; a numpy scalar for a 0-d tensor, as LiteRT gives."""
@@ -538,7 +550,7 @@ class Interpreter(ResourceVariables):
             del view  # before the lock goes: another thread's allocate_tensors refuses while a view lives
         return value
 
-    def tensor(self, tensor_index: int) -> Callable[[], Any]:
+    def tensor(self, tensor_index: int) -> "Callable[[], Any]":
         """A function returning a numpy view of the tensor's memory (a numpy scalar, a copy, for a 0-d
         tensor, as LiteRT). As in LiteRT, hold the function, not the array: allocate_tensors refuses
         (RuntimeError) while an array it returned is alive."""
@@ -552,24 +564,24 @@ class Interpreter(ResourceVariables):
 
     # ---- signatures ----
 
-    def _get_full_signature_list(self) -> dict[str, dict[str, dict[str, int]]]:
+    def _get_full_signature_list(self) -> "dict[str, dict[str, dict[str, int]]]":
         """key -> {"inputs": name -> tensor index, "outputs": ...}; names in sorted order, as LiteRT's."""
         self._check_model_file()
         return {sd.signature_key: {"inputs": {m.name: m.tensor_index for m in sorted(sd.inputs or [], key=_name)},
                                    "outputs": {m.name: m.tensor_index for m in sorted(sd.outputs or [], key=_name)}}
                 for sd in self._model_view.signature_defs or []}
 
-    def _signature_subgraphs(self) -> dict[str, int]:
+    def _signature_subgraphs(self) -> "dict[str, int]":
         self._check_model_file()
         return {sd.signature_key: sd.subgraph_index for sd in self._model_view.signature_defs or []}
 
-    def get_signature_list(self) -> dict[str, dict[str, list[str]]]:
+    def get_signature_list(self) -> "dict[str, dict[str, list[str]]]":
         """The model's signatures: `{key: {"inputs": [names], "outputs": [names]}}`, names sorted as LiteRT
         sorts them. Empty for a model without signatures."""
         return {key: {"inputs": list(s["inputs"]), "outputs": list(s["outputs"])}
                 for key, s in self._get_full_signature_list().items()}
 
-    def get_signature_runner(self, signature_key: str | None = None) -> SignatureRunner:
+    def get_signature_runner(self, signature_key: "str | None" = None) -> "SignatureRunner":
         """A callable that runs one signature by its input and output names: `runner(x=array)` returns
         `{output name: array}` (see SignatureRunner).
 
@@ -588,14 +600,14 @@ class Interpreter(ResourceVariables):
 
         return SignatureRunner(interpreter=self, signature_key=signature_key)
 
-    def _current_shape(self, index: int, subgraph: int) -> tuple[int, ...]:
+    def _current_shape(self, index: int, subgraph: int) -> "tuple[int, ...]":
         """The tensor's shape, from its cached view when there is one (no call into librillet). The view
         itself is not kept: a caller holding it would make allocate_tensors refuse."""
         cached = self._views.get((subgraph, index)) if subgraph in self._prepared else None
         return cached.shape if cached is not None else tuple(self._plans[subgraph].shape(index))
 
-    def _run_signature(self, subgraph: int, names: dict[str, int], outputs: dict[str, int],
-                       kwargs: dict[str, Any], carried: dict[str, str] | None = None) -> dict[str, Any]:
+    def _run_signature(self, subgraph: int, names: "dict[str, int]", outputs: "dict[str, int]",
+                       kwargs: "dict[str, Any]", carried: "dict[str, str] | None" = None) -> "dict[str, Any]":
         """A signature runner's call (`names`: its inputs' names -> tensor indices, the runner's own dict;
         `carried`: output name -> input name, SignatureRunner.carry's): resize what changed, prepare if
         needed, set, invoke, copy the outputs (each carried one into its input instead)."""
@@ -607,7 +619,7 @@ class Interpreter(ResourceVariables):
                 return found
             return self._run_signature_locked(subgraph, names, outputs, kwargs, carried)
 
-    def _set_carried(self, subgraph: int, outputs_to_inputs: dict[int, int]) -> None:
+    def _set_carried(self, subgraph: int, outputs_to_inputs: "dict[int, int]") -> None:
         """SignatureRunner.carry changed (tensor indices, output -> input): the plan is prepared again at the
         runner's next call, where a DYNAMIC_UPDATE_SLICE of a carried cache may write in place, and that call
         takes the checked path."""
@@ -619,39 +631,39 @@ class Interpreter(ResourceVariables):
             self._prepared.discard(subgraph)
             self._signature_calls.pop(subgraph, None)
 
-    def _run_signature_again(self, subgraph: int, names: dict[str, int], kwargs: dict[str, Any],
-                             carried: dict[str, str] | None) -> dict[str, Any] | None:
+    def _run_signature_again(self, subgraph: int, names: "dict[str, int]", kwargs: "dict[str, Any]",
+                             carried: "dict[str, str] | None") -> "dict[str, Any] | None":
         """The steady state of a loop (a decoder's next token, a training step): the same names, shapes and
         types as the last call, copied straight into the views that call found, with nothing else looked up
         or built. None for anything else, which the checked path then runs (setting every input again)."""
         known = self._signature_calls.get(subgraph)
-        if known is None or known[0] is not names or subgraph not in self._prepared:
+        if known is None or known.names is not names or subgraph not in self._prepared:
             return None
-        views = known[1]
-        # Only carried inputs may be left out: they hold the last call's outputs.
-        if len(kwargs) != len(views) and (not carried or len(views) - len(kwargs) != sum(
-                1 for name in carried.values() if name not in kwargs)):
+        inputs = known.inputs
+        # Every name one of the inputs, and only carried inputs left out (they hold the last call's outputs).
+        if len(kwargs) != len(inputs) and not known.required <= kwargs.keys():
             return None
         for name, value in kwargs.items():
-            view = views.get(name)
-            if view is None or type(value) is not np.ndarray or value.shape != view.shape or value.dtype != view.dtype:
+            found = inputs.get(name)
+            if found is None or type(value) is not np.ndarray:
                 return None
-            np.copyto(view, value)
+            view, shape, dtype = found
+            if value.shape != shape or (value.dtype is not dtype and value.dtype != dtype):
+                return None
+            view[...] = value  # same dtype and shape: a plain copy (np.copyto's dispatch costs ~1 us more)
         if self._watch_file:
             self._check_model_file()
-        status = _invoke_plan(known[3])
+        status = _invoke_plan(known.plan)
         if status:
             if carried:  # a cache written in place may be partly updated: the next call passes it again
                 self._signature_calls.pop(subgraph, None)
             self._plans[subgraph]._check(status)
-        if carried:
-            for view, output in known[4]:
-                np.copyto(view, output)
-            return {name: v.copy() if copy else v[()] for name, v, copy in known[2] if name not in carried}
-        return {name: v.copy() if copy else v[()] for name, v, copy in known[2]}
+        for view, output in known.copies:
+            view[...] = output
+        return {name: v.copy() if copy else v[()] for name, v, copy in known.outputs}
 
-    def _run_signature_locked(self, subgraph: int, names: dict[str, int], outputs: dict[str, int],
-                              kwargs: dict[str, Any], carried: dict[str, str] | None = None) -> dict[str, Any]:
+    def _run_signature_locked(self, subgraph: int, names: "dict[str, int]", outputs: "dict[str, int]",
+                              kwargs: "dict[str, Any]", carried: "dict[str, str] | None" = None) -> "dict[str, Any]":
         left_out = [name for name in (carried or {}).values() if name not in kwargs]
         if len(kwargs) + len(left_out) != len(names):
             raise ValueError(f"Invalid number of inputs provided for running a SignatureDef, expected "
@@ -663,10 +675,10 @@ class Interpreter(ResourceVariables):
             # A carried input left out holds the last call's output, read here before a resize may move it;
             # only this runner's last call, with no prepare since, can have put it there.
             known = self._signature_calls.get(subgraph)
-            if known is None or known[0] is not names or subgraph not in self._prepared:
+            if known is None or known.names is not names or subgraph not in self._prepared:
                 raise ValueError(f"carried input {left_out[0]!r} holds no output yet: pass every input in the first "
                                  "call after carry(), allocate_tensors() or another runner's call on this subgraph")
-            kwargs = {**kwargs, **{name: known[1][name].copy() for name in left_out}}
+            kwargs = {**kwargs, **{name: known.inputs[name][0].copy() for name in left_out}}
             known = None  # its views would block the allocate below
         inputs = {names[name]: np.asarray(value) for name, value in kwargs.items()}
         self._signature_calls.pop(subgraph, None)  # its views would block the allocate below
@@ -693,15 +705,18 @@ class Interpreter(ResourceVariables):
             self._plans[subgraph].is_dynamic(index) for index in outputs.values())  # copies, not views
         if writable:
             # Dropped whenever a plan is prepared again (_prepare), so a view never outlives its arena.
-            self._signature_calls[subgraph] = (
-                names, {name: self._view(index, subgraph) for name, index in names.items()},
-                [(name, v, v.ndim != 0) for name, v in found.items()], self._plans[subgraph]._plan, copies)
+            views = {name: self._view(index, subgraph) for name, index in names.items()}
+            self._signature_calls[subgraph] = _SignatureCall(
+                names, {name: (v, v.shape, v.dtype) for name, v in views.items()},
+                frozenset(name for name in names if name not in (carried or {}).values()),
+                tuple((name, v, v.ndim != 0) for name, v in found.items() if not carried or name not in carried),
+                self._plans[subgraph]._plan, tuple(copies))
         return {name: v[()] if v.ndim == 0 else v.copy() for name, v in found.items()
                 if not carried or name not in carried}
 
     # ---- what rillet adds ----
 
-    def profile(self, runs: int = 1) -> list[dict[str, Any]]:
+    def profile(self, runs: int = 1) -> "list[dict[str, Any]]":
         """Invokes `runs` times and returns per op: index, op, output shape, seconds (the median), folded."""
         with self._lock:
             if 0 not in self._prepared:
@@ -721,7 +736,7 @@ class Interpreter(ResourceVariables):
                 })
         return report
 
-    def thread_profile(self, runs: int = 1) -> list[dict[str, Any]]:
+    def thread_profile(self, runs: int = 1) -> "list[dict[str, Any]]":
         """Where each op's work ran: per op as profile(), plus `thread_seconds` (each thread's CPU seconds on
         it, the calling thread's first, medians over `runs`) and `segment_last` (an op that starts a run of ops
         executed in bands carries the whole run; the run's other ops read 0). CPU time, not wall time: a
@@ -748,7 +763,7 @@ class Interpreter(ResourceVariables):
                 })
         return report
 
-    def memory_report(self) -> dict[str, int]:
+    def memory_report(self) -> "dict[str, int]":
         """Arena bytes (every activation and each op's eval-time scratch, planned by lifetime), weight bytes
         (used in place from the file), folded bytes (constants computed at prepare), packed weight bytes (the
         weights repacked for the micro-kernels), op state bytes (every op's prepared state: packed
@@ -781,7 +796,7 @@ class InterpreterWithCustomOps(Interpreter):
     """LiteRT's Interpreter that registers custom ops from symbols or functions. rillet's custom ops
     (RILLET_...) are built into librillet, so only an empty list of registerers can be honoured."""
 
-    def __init__(self, custom_op_registerers: list[Any] | None = None, **kwargs: Any) -> None:
+    def __init__(self, custom_op_registerers: "list[Any] | None" = None, **kwargs: Any) -> None:
         self._custom_op_registerers = custom_op_registerers or []
         if self._custom_op_registerers:
             raise ValueError(f"cannot register custom ops {self._custom_op_registerers!r}: rillet's kernels are "

@@ -10,8 +10,6 @@ them changes no result. A page is dropped only when it lies wholly inside consta
 in every subgraph, and inside none that some op reads in place.
 """
 
-from __future__ import annotations
-
 import mmap
 from collections.abc import Iterable
 
@@ -21,7 +19,7 @@ from rillet.native import ffi, lib
 SMALLEST_MODEL_BYTES = 256 * 1024
 
 
-def release_packed_pages(content: object, plans: Iterable[object]) -> int:
+def release_packed_pages(content: object, plans: "Iterable[object]") -> int:
     """Drops the pages of `content` (the model's mapped file) that only packed constants occupy; returns
     how many bytes were dropped (0 when the model is not a mapped file, is small, or the OS lacks madvise)."""
     if not isinstance(content, mmap.mmap) or len(content) < SMALLEST_MODEL_BYTES or not hasattr(content, "madvise"):
@@ -51,7 +49,7 @@ def release_packed_pages(content: object, plans: Iterable[object]) -> int:
     return dropped
 
 
-def merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def merge(spans: "list[tuple[int, int]]") -> "list[tuple[int, int]]":
     """The [start, end) spans in order, those that overlap or touch joined."""
     merged: list[list[int]] = []
     for start, end in sorted(spans):
@@ -62,7 +60,7 @@ def merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return [(start, end) for start, end in merged]
 
 
-def subtract(spans: list[tuple[int, int]], holes: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def subtract(spans: "list[tuple[int, int]]", holes: "list[tuple[int, int]]") -> "list[tuple[int, int]]":
     """The parts of the [start, end) spans that no hole overlaps, merged and in order."""
     merged = merge(spans)
     holes = sorted(holes)
@@ -83,7 +81,7 @@ def subtract(spans: list[tuple[int, int]], holes: list[tuple[int, int]]) -> list
     return out
 
 
-def constant_spans(plan: object) -> list[tuple[int, int, int]]:
+def constant_spans(plan: object) -> "list[tuple[int, int, int]]":
     """(offset into the model, length, read at invoke) for each constant of one plan (rl_plan_constant_spans)."""
     native, model = plan._plan, plan._bytes
     capacity = int(lib.rl_plan_tensor_count(native))

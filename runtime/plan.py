@@ -2,8 +2,6 @@
 (`rl_plan_build_from_tflite`, which also checks every subgraph's ops and calls); this module names what it
 refuses: the op, the tensor, every unknown op of the model, `load`'s message for a malformed file."""
 
-from __future__ import annotations
-
 import functools
 import os
 import re
@@ -52,7 +50,7 @@ def _default_isa() -> int:
     return -1 if os.environ.get("RILLET_ISA") else _best_isa()
 
 
-def unsupported_ops(model: ModelView) -> str:
+def unsupported_ops(model: "ModelView") -> str:
     """Every op of every subgraph that librillet has no kernel for, as one line; empty when none."""
     found: dict[str, dict[int, list[int]]] = {}
     known: dict[tuple[int, int], bool] = {}
@@ -84,7 +82,7 @@ class _PlanMemory:
     """The owner of a numpy view of a plan's memory (an arena slot, or a constant in the model's bytes):
     it keeps the plan, and so the bytes it points into (an mmap'd file), alive while the view lives."""
 
-    def __init__(self, plan: NativePlan, pointer: Any, nbytes: int, readonly: bool) -> None:
+    def __init__(self, plan: "NativePlan", pointer: Any, nbytes: int, readonly: bool) -> None:
         self.plan = plan
         self.__array_interface__ = {"data": (int(ffi.cast("uintptr_t", pointer)), readonly), "shape": (nbytes,),
                                     "typestr": "|u1", "version": 3}
@@ -93,8 +91,8 @@ class _PlanMemory:
 class NativePlan:
     """One subgraph as a librillet plan. Holds the model's bytes alive: constants are used in place."""
 
-    def __init__(self, model: ModelView, subgraph: int = 0, num_threads: int = 1,
-                 preserve_all_tensors: bool = False, program: Program | None = None) -> None:
+    def __init__(self, model: "ModelView", subgraph: int = 0, num_threads: int = 1,
+                 preserve_all_tensors: bool = False, program: "Program | None" = None) -> None:
         self.model = model
         self.program = program  # kept alive while the plan is: its variables and sibling subgraphs
         self._subgraph_index = subgraph
@@ -129,7 +127,7 @@ class NativePlan:
         return self.model.subgraphs[self._subgraph_index]
 
     @property
-    def op_names(self) -> list[str]:
+    def op_names(self) -> "list[str]":
         """Each op's name: CONV_2D, or a custom op's code."""
         if self._op_names is None:
             indices = self.subgraph.operator_columns().opcode_index.tolist()
@@ -208,11 +206,11 @@ class NativePlan:
 
     # ---- the plan's life ----
 
-    def set_shape(self, tensor: int, shape: list[int]) -> None:
+    def set_shape(self, tensor: int, shape: "list[int]") -> None:
         shape = [int(d) for d in shape]
         self._check(lib.rl_plan_set_tensor_shape(self._plan, tensor, len(shape), ffi.new("int32_t[]", shape or [0])))
 
-    def set_carried(self, outputs_to_inputs: dict[int, int]) -> None:
+    def set_carried(self, outputs_to_inputs: "dict[int, int]") -> None:
         """Tells the plan which outputs the caller copies into which inputs after each invoke (rl_plan_set_carried):
         at its next prepare a DYNAMIC_UPDATE_SLICE of such a cache writes in place, its output the input's memory."""
         outputs, inputs = list(outputs_to_inputs), list(outputs_to_inputs.values())
@@ -234,11 +232,11 @@ class NativePlan:
         """Zeroes what stateful ops (an LSTM's h and c) keep across invokes."""
         lib.rl_plan_reset_variable_tensors(self._plan)
 
-    def invoke_profiled(self) -> list[float]:
+    def invoke_profiled(self) -> "list[float]":
         self._check(lib.rl_plan_invoke_profiled(self._plan, self._op_seconds))
         return [float(self._op_seconds[i]) for i in range(len(self.op_names))]
 
-    def invoke_thread_profiled(self) -> tuple[list[float], list[list[float]]]:
+    def invoke_thread_profiled(self) -> "tuple[list[float], list[list[float]]]":
         """Per op its time and each thread's CPU seconds on it (rl_plan_invoke_thread_profiled)."""
         ops, threads = len(self.op_names), self.threads()
         per_thread = ffi.new("double[]", max(1, ops * threads))
@@ -248,7 +246,7 @@ class NativePlan:
 
     # ---- tensors ----
 
-    def shape(self, tensor: int) -> list[int]:
+    def shape(self, tensor: int) -> "list[int]":
         return [lib.rl_plan_tensor_dim(self._plan, tensor, d) for d in range(lib.rl_plan_tensor_rank(self._plan, tensor))]
 
     def storage(self, tensor: int) -> int:
@@ -259,7 +257,7 @@ class NativePlan:
         from one): view() then gives a copy, and its shape may differ after each invoke."""
         return self.storage(tensor) == lib.RL_STORAGE_DYNAMIC
 
-    def view(self, tensor: int, dtype: np.dtype) -> np.ndarray | None:
+    def view(self, tensor: int, dtype: "np.dtype") -> "np.ndarray | None":
         """The tensor's bytes as a numpy array (no copy); None when the tensor has no memory."""
         pointer = lib.rl_plan_tensor_data(self._plan, tensor)
         shape = self.shape(tensor)
@@ -280,7 +278,7 @@ class NativePlan:
     def op_folded(self, op: int) -> bool:
         return bool(lib.rl_plan_op_is_folded(self._plan, op))
 
-    def memory(self) -> dict[str, int]:
+    def memory(self) -> "dict[str, int]":
         return {
             "arena_bytes": int(lib.rl_plan_arena_bytes(self._plan)),
             "weight_bytes": int(lib.rl_plan_constant_bytes(self._plan)),

@@ -4,8 +4,6 @@ Every subgraph's plan joins the interpreter's program, so VAR_HANDLE names the s
 signature, values assigned in one invoke are read in the next, and CALL_ONCE runs its initialising
 subgraph the first time only (again after `reset`)."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import numpy as np
@@ -48,7 +46,7 @@ DTYPES = {code: np.dtype(TENSOR_TYPE_DTYPES[code]) for code in (0, 1, 2, 3, 4, 6
 CODES = {dtype: code for code, dtype in DTYPES.items()}
 
 
-def read_variable(program: Program, variable: int) -> np.ndarray | None:
+def read_variable(program: "Program", variable: int) -> "np.ndarray | None":
     """A copy of the variable's value, or None when nothing was assigned to it yet."""
     dtype, rank, dims = ffi.new("int32_t *"), ffi.new("int32_t *"), ffi.new("int32_t[]", 8)
     nbytes, data = ffi.new("size_t *"), ffi.new("void **")
@@ -61,7 +59,7 @@ def read_variable(program: Program, variable: int) -> np.ndarray | None:
     return np.frombuffer(ffi.buffer(data[0], nbytes[0]), dtype=DTYPES[dtype[0]]).reshape(shape).copy()
 
 
-def write_variable(program: Program, variable: int, value: np.ndarray) -> None:
+def write_variable(program: "Program", variable: int, value: "np.ndarray") -> None:
     value = np.ascontiguousarray(value)
     if value.dtype not in CODES:
         raise ValueError(f"a variable cannot hold {value.dtype}")

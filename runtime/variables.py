@@ -1,8 +1,6 @@
 """What rillet adds to LiteRT's Interpreter for training on the device: the resource variables by name,
 checkpoints of them, starting them again, and writing the trained weights back into a model."""
 
-from __future__ import annotations
-
 import os
 from typing import Any
 
@@ -17,7 +15,7 @@ from .program import read_variable, write_variable
 # start time (tests/runtime/test_import_cost.py keeps them off `import rillet.runtime`'s path).
 
 
-def variable_key(options: Any) -> tuple[str, str]:
+def variable_key(options: Any) -> "tuple[str, str]":
     """A VAR_HANDLE's (container, shared_name)."""
     return (getattr(options, "container", None) or "", getattr(options, "shared_name", None) or "")
 
@@ -34,7 +32,7 @@ class ResourceVariables:
     model: Any
     _check_model_file: Any
 
-    def _variables(self) -> dict[str, tuple[tuple[str, str], int]]:
+    def _variables(self) -> "dict[str, tuple[tuple[str, str], int]]":
         """Each variable a VAR_HANDLE names: by its name (shared_name, or container/shared_name), its
         (container, shared_name) and its id in the program."""
         found: dict[str, tuple[tuple[str, str], int]] = {}
@@ -46,10 +44,10 @@ class ResourceVariables:
                     found["/".join(key) if key[0] else key[1]] = (key, self._program.variable_id(*key))
         return found
 
-    def _variable_ids(self) -> dict[str, int]:
+    def _variable_ids(self) -> "dict[str, int]":
         return {name: variable for name, (_, variable) in self._variables().items()}
 
-    def _variable_file_values(self) -> list[tuple[str, Any]]:
+    def _variable_file_values(self) -> "list[tuple[str, Any]]":
         """(variable name, tensor) for each value a READ_VARIABLE of it gives or an ASSIGN_VARIABLE stores."""
         self._check_model_file()
         view, found = self._model_view, []
@@ -65,7 +63,7 @@ class ResourceVariables:
                                   sg.tensors[op.outputs[0] if name == "READ_VARIABLE" else op.inputs[1]]))
         return found
 
-    def _variable_file_bytes(self) -> dict[str, int]:
+    def _variable_file_bytes(self) -> "dict[str, int]":
         """Each variable's size from the file, known before anything is assigned: the largest value a
         READ_VARIABLE of it gives or an ASSIGN_VARIABLE stores, as the program reserves at prepare."""
         sizes: dict[str, int] = {}
@@ -75,7 +73,7 @@ class ResourceVariables:
             sizes[variable] = max(sizes.get(variable, 0), nbytes)
         return sizes
 
-    def _variable_file_types(self) -> dict[str, tuple[np.dtype, tuple[int, ...]]]:
+    def _variable_file_types(self) -> "dict[str, tuple[np.dtype, tuple[int, ...]]]":
         """Each variable's type and shape as the file fixes them (every value read or assigned agrees, and
         none has a dimension left unknown); variables the file leaves open are left out."""
         seen: dict[str, set[tuple[Any, tuple[int, ...]]]] = {}
@@ -85,7 +83,7 @@ class ResourceVariables:
         return {variable: (np.dtype(dtype), shape) for variable, found in seen.items() if len(found) == 1
                 for dtype, shape in found if dtype is not None and all(d >= 0 for d in shape)}
 
-    def _variable_role_bytes(self) -> dict[str, int]:
+    def _variable_role_bytes(self) -> "dict[str, int]":
         """memory_report's split of variable_bytes by what the converter marked each variable as (trained
         weights, optimizer slots, moving statistics, settings); {} for a file without those marks."""
         from rillet.converter.format.variable_roles import decode_roles
@@ -107,14 +105,14 @@ class ResourceVariables:
         with self._lock:
             self._program.reset()
 
-    def get_variables(self) -> dict[str, np.ndarray]:
+    def get_variables(self) -> "dict[str, np.ndarray]":
         """A copy of every resource variable's current value, by name (variables nothing has assigned yet,
         before the first invoke runs the model's initialiser, are left out)."""
         with self._lock:
             values = {name: read_variable(self._program, i) for name, i in self._variable_ids().items()}
         return {name: v for name, v in values.items() if v is not None}
 
-    def save_checkpoint(self, path: str | os.PathLike) -> None:
+    def save_checkpoint(self, path: "str | os.PathLike") -> None:
         """Writes every variable by name to an .npz file. The write is atomic: a temporary file beside it is
         written, flushed to disk and renamed over `path`, so a crash mid-save leaves the previous checkpoint
         whole. A symbolic link is followed (its target replaced, the link kept); a directory, FIFO, device or
@@ -133,7 +131,7 @@ class ResourceVariables:
 
         write_atomically(path, lambda f: write_variables(f, values), prefix=".checkpoint-")
 
-    def restore_checkpoint(self, path: str | os.PathLike) -> None:
+    def restore_checkpoint(self, path: "str | os.PathLike") -> None:
         """Sets every variable from a checkpoint save_checkpoint wrote (names, types and shapes must match the
         model's); the model's initialiser then does not run, so training goes on from the restored values."""
         import zipfile
@@ -165,7 +163,7 @@ class ResourceVariables:
                 write_variable(self._program, ids[name], value)
             self._program.mark_initialized()
 
-    def export_model(self, path: str | os.PathLike, signature_key: str = "infer", calibration: Any = None) -> None:
+    def export_model(self, path: "str | os.PathLike", signature_key: str = "infer", calibration: Any = None) -> None:
         """Writes an inference .tflite of `signature_key` with the variables' current values baked in as
         constants and the ops that then read only constants folded: the trained model, for LiteRT or rillet,
         with no resource variables left (a fine-tuned int8 model's weights int8 again, at the original's

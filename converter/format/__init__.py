@@ -5,8 +5,6 @@ Names resolve on first use (PEP 562): the runtime reads a model through `view` a
 writer (`flatbuffers`), so `import rillet.runtime` does not pay for importing them on a small device.
 """
 
-from __future__ import annotations
-
 import importlib
 from typing import Any
 
@@ -32,5 +30,5 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-def __dir__() -> list[str]:
+def __dir__() -> "list[str]":
     return sorted(list(globals()) + __all__)

@@ -6,8 +6,6 @@ reader bounds-checks every offset, length and vtable against the file and raises
 table and field. Encoding uses the `flatbuffers` package's Builder.
 """
 
-from __future__ import annotations
-
 import struct
 from collections.abc import Callable
 from typing import Any
@@ -26,10 +24,10 @@ class ModelError(ValueError):
 # other table decodes to an `Options`. Imported on first use (the Reader's first record, or the module
 # attribute RECORD_CLASSES): a runtime's start reads its tables as columns and builds no record, and importing
 # model.py (with `dataclasses`) cost that start ~8M instructions (x86).
-_RECORDS: tuple[dict[str, type], type] | None = None
+_RECORDS: "tuple[dict[str, type], type] | None" = None
 
 
-def _records() -> tuple[dict[str, type], type]:
+def _records() -> "tuple[dict[str, type], type]":
     global _RECORDS
     if _RECORDS is None:
         from . import model as m
@@ -47,7 +45,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def check_header(data: bytes | bytearray | memoryview) -> None:
+def check_header(data: "bytes | bytearray | memoryview") -> None:
     """ModelError unless `data` can be a TFLite flatbuffer: long enough, with TFLite's file identifier."""
     if len(data) < 8:
         raise ModelError(f"not a TFLite model: {len(data)} bytes is too short for a flatbuffer")
@@ -66,7 +64,7 @@ def check_index(index: int, count: int, what: str) -> None:
 BYTE_VECTOR_ALIGNMENT = 16
 
 
-def _slots(table: str) -> list[tuple[int, str | None, str, Any]]:
+def _slots(table: str) -> "list[tuple[int, str | None, str, Any]]":
     """(vtable slot, name, type, default) per field; a union takes two slots and reports the second."""
     out, slot = [], 0
     for name, ftype, default in TABLES[table]:
@@ -82,7 +80,7 @@ class _PerTable(dict):
     ~230 tables, and building all of them at import cost it ~2M instructions (x86). Only the schema's
     tables: another name is a KeyError, as in a full dict."""
 
-    def __init__(self, build: Callable[[str], Any]) -> None:
+    def __init__(self, build: "Callable[[str], Any]") -> None:
         super().__init__()
         self._build = build
 
@@ -93,10 +91,10 @@ class _PerTable(dict):
         return value
 
 
-SLOTS: dict[str, list[tuple[int, str | None, str, Any]]] = _PerTable(_slots)
-NUM_SLOTS: dict[str, int] = _PerTable(lambda table: SLOTS[table][-1][0] + 1 if SLOTS[table] else 0)
+SLOTS: "dict[str, list[tuple[int, str | None, str, Any]]]" = _PerTable(_slots)
+NUM_SLOTS: "dict[str, int]" = _PerTable(lambda table: SLOTS[table][-1][0] + 1 if SLOTS[table] else 0)
 # Per table, its named fields: (slot, name, type, default, whether a union).
-_NAMED_SLOTS: dict[str, list[tuple[int, str, str, Any, bool]]] = _PerTable(
+_NAMED_SLOTS: "dict[str, list[tuple[int, str, str, Any, bool]]]" = _PerTable(
     lambda table: [(slot, name, ftype, default, union_of(ftype) is not None)
                    for slot, name, ftype, default in SLOTS[table] if name is not None])
 
@@ -110,7 +108,7 @@ _UNPACK = {name: struct.Struct("<" + fmt) for name, (fmt, _) in SCALARS.items()}
 class Reader:
     """Decodes one flatbuffer held in `data`, checking every access against its length."""
 
-    def __init__(self, data: bytes | bytearray | memoryview) -> None:
+    def __init__(self, data: "bytes | bytearray | memoryview") -> None:
         self.data = data
         self.size = len(data)
         self.bytes = np.frombuffer(data, dtype=np.uint8)
@@ -160,7 +158,7 @@ class Reader:
         cls = records.get(table)
         return cls(**fields) if cls else options(table, **fields)
 
-    def field_offsets(self, pos: int, table: str, what: str) -> list[tuple[str, str, Any, int, int]]:
+    def field_offsets(self, pos: int, table: str, what: str) -> "list[tuple[str, str, Any, int, int]]":
         """(name, type, default, offset, union type byte's offset) of every named field of the table at
         `pos` (0: absent), its vtable and every field's place checked against the file and the table."""
         vtable = pos - self.scalar(pos, "int", f"{what} (table)")
@@ -182,7 +180,7 @@ class Reader:
             out.append((name, ftype, default, offset, type_offset))
         return out
 
-    def vector_bounds(self, pos: int, elem: str, what: str) -> tuple[int, int]:
+    def vector_bounds(self, pos: int, elem: str, what: str) -> "tuple[int, int]":
         """(first element's position, count) of the vector that the uoffset at `pos` points to, checked,
         its elements spent from the budget as `value` would."""
         start = self._deref(pos, what)
@@ -254,7 +252,7 @@ _PREPEND_SLOT_NAMES = {
     "long": "PrependInt64Slot", "ulong": "PrependUint64Slot", "float": "PrependFloat32Slot",
     "double": "PrependFloat64Slot",
 }
-_PREPEND_SLOT: dict[str, Callable] = {}
+_PREPEND_SLOT: "dict[str, Callable]" = {}
 
 
 class Writer:
@@ -267,7 +265,7 @@ class Writer:
             _PREPEND_SLOT.update({t: getattr(flatbuffers.Builder, m) for t, m in _PREPEND_SLOT_NAMES.items()})
         self.builder = flatbuffers.Builder(initial_size)
 
-    def finish(self, root: Any, table: str, identifier: bytes) -> bytearray:
+    def finish(self, root: Any, table: str, identifier: bytes) -> "bytearray":
         offset = self.table(root, table, table)
         self.builder.Finish(offset, file_identifier=identifier)
         return self.builder.Output()
@@ -324,7 +322,7 @@ class Writer:
             b.PrependUOffsetTRelative(off)
         return b.EndVector()
 
-    def byte_vector(self, data: np.ndarray) -> int:
+    def byte_vector(self, data: "np.ndarray") -> int:
         """A [ubyte] vector whose first byte is 16-aligned in the finished file."""
         b = self.builder
         b.StartVector(1, data.size, BYTE_VECTOR_ALIGNMENT)

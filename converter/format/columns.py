@@ -9,8 +9,6 @@ overlapping tables. A failed check raises `Malformed`, which carries no explanat
 the problem by decoding the file with the Reader (`load`), whose messages are the format layer's.
 """
 
-from __future__ import annotations
-
 import numpy as np
 
 from .codec import NUM_SLOTS, SLOTS
@@ -34,13 +32,13 @@ class Malformed(Exception):
 class FileBytes:
     """One flatbuffer's bytes with typed reads at any byte position, each checked against its length."""
 
-    def __init__(self, data: bytes | bytearray | memoryview) -> None:
+    def __init__(self, data: "bytes | bytearray | memoryview") -> None:
         self.u8 = np.frombuffer(data, dtype=np.uint8)
         self.size = int(self.u8.size)
         self.budget = 16 * self.size + 1_000_000  # as codec.Reader's
         self._typed: dict[str, np.ndarray] = {}
 
-    def typed(self, ftype: str) -> np.ndarray:
+    def typed(self, ftype: str) -> "np.ndarray":
         """Element i is the `ftype` value whose first byte is byte i (overlapping, unaligned reads): an
         index past the last whole value is an IndexError, so a gather checks its own bounds."""
         view = self._typed.get(ftype)
@@ -51,7 +49,7 @@ class FileBytes:
             self._typed[ftype] = view
         return view
 
-    def take(self, ftype: str, at: np.ndarray, where: str) -> np.ndarray:
+    def take(self, ftype: str, at: "np.ndarray", where: str) -> "np.ndarray":
         """The `ftype` values at positions `at` (never negative), or Malformed past the end."""
         try:
             return self.typed(ftype)[at]
@@ -67,11 +65,11 @@ class FileBytes:
 class Vectors:
     """One vector field of many tables: row i's elements are `count[i]` values from byte `start[i]`."""
 
-    def __init__(self, elem: str, start: np.ndarray, count: np.ndarray) -> None:
+    def __init__(self, elem: str, start: "np.ndarray", count: "np.ndarray") -> None:
         self.elem, self.start, self.count = elem, start, count
 
 
-def gather(fb: FileBytes, vectors: list[Vectors]) -> list[tuple[np.ndarray, np.ndarray]]:
+def gather(fb: "FileBytes", vectors: "list[Vectors]") -> "list[tuple[np.ndarray, np.ndarray]]":
     """The elements of vectors of one element type (already checked), in one gather: per `Vectors`,
     (values, offsets) with row i's values at values[offsets[i]:offsets[i + 1]]."""
     elem = vectors[0].elem
@@ -96,17 +94,17 @@ def gather(fb: FileBytes, vectors: list[Vectors]) -> list[tuple[np.ndarray, np.n
 class Tables:
     """Tables of one schema type: their positions and each field's offset (0: absent) per slot."""
 
-    def __init__(self, fb: FileBytes, table: str, pos: np.ndarray, offsets: np.ndarray, where: str) -> None:
+    def __init__(self, fb: "FileBytes", table: str, pos: "np.ndarray", offsets: "np.ndarray", where: str) -> None:
         self.fb, self.table, self.pos, self.offsets, self.where = fb, table, pos, offsets, where
         self.slot_of = _layout(table).slot_of
 
     def __len__(self) -> int:
         return int(self.pos.size)
 
-    def has(self, name: str) -> np.ndarray:
+    def has(self, name: str) -> "np.ndarray":
         return self.offsets[:, self.slot_of[name][0]] != 0
 
-    def scalar(self, name: str) -> np.ndarray:
+    def scalar(self, name: str) -> "np.ndarray":
         """The field's values, its default where a table leaves it out."""
         slot, ftype, default = self.slot_of[name]
         offset = self.offsets[:, slot]
@@ -118,7 +116,7 @@ class Tables:
                 values = np.where(offset != 0, values, values.dtype.type(default))
         return values != 0 if ftype == "bool" else values
 
-    def ref(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+    def ref(self, name: str) -> "tuple[np.ndarray, np.ndarray]":
         """(rows that have the field, where its string, vector or table lies); a table there is checked
         by parsing it, a vector by `vector`."""
         offset = self.offsets[:, self.slot_of[name][0]]
@@ -129,7 +127,7 @@ class Tables:
             at = self.pos[rows] + offset[rows]
         return rows, at + self.fb.take("uint", at, f"{self.where}.{name}")
 
-    def vector(self, name: str) -> Vectors:
+    def vector(self, name: str) -> "Vectors":
         """A vector field (of scalars, or of tables: uoffsets) of every table; absent ones are empty."""
         slot, ftype, _ = self.slot_of[name]
         elem = ftype[1:-1] if ftype[1:-1] in SCALARS else "uint"
@@ -149,14 +147,14 @@ class Tables:
         start[rows], counts[rows] = target + 4, count
         return Vectors(elem, start, counts)
 
-    def tables(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+    def tables(self, name: str) -> "tuple[np.ndarray, np.ndarray]":
         """A [Table] field: (offsets, positions of the elements' tables, row i's at offsets[i]:...)."""
         v = self.vector(name)
         (uoffsets, offsets), = gather(self.fb, [v])
         slots = np.repeat(v.start - offsets[:-1] * 4, v.count) + np.arange(int(offsets[-1]), dtype=np.int64) * 4
         return offsets, slots + uoffsets
 
-    def union(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+    def union(self, name: str) -> "tuple[np.ndarray, np.ndarray]":
         """A union field: (member type code per table, 0 when absent; position of the member table)."""
         slot, ftype, _ = self.slot_of[name]
         union = ftype[len("union:"):]
@@ -187,7 +185,7 @@ class Tables:
         return np.where(present, codes, 0), positions
 
 
-def parse(fb: FileBytes, groups: list[tuple[str, np.ndarray, str]]) -> list[Tables]:
+def parse(fb: "FileBytes", groups: "list[tuple[str, np.ndarray, str]]") -> "list[Tables]":
     """Tables of several types (table name, positions, where) with their vtables parsed together."""
     pos = np.concatenate([p for _, p, _ in groups]) if len(groups) > 1 else groups[0][1]
     pos = pos.astype(np.int64, copy=False)
@@ -231,7 +229,7 @@ class _Layout:
         self.slot_of = {name: (slot, ftype, default) for slot, name, ftype, default in fields}
         self._masks: dict[int, np.ndarray] = {}
 
-    def named_mask(self, slots: int) -> np.ndarray:
+    def named_mask(self, slots: int) -> "np.ndarray":
         """Which of the first `slots` vtable slots hold a named field."""
         if slots not in self._masks:
             mask = np.zeros(slots, dtype=bool)
@@ -240,10 +238,10 @@ class _Layout:
         return self._masks[slots]
 
 
-_LAYOUTS: dict[str, _Layout] = {}
+_LAYOUTS: "dict[str, _Layout]" = {}
 
 
-def _layout(table: str) -> _Layout:
+def _layout(table: str) -> "_Layout":
     layout = _LAYOUTS.get(table)
     if layout is None:
         layout = _LAYOUTS[table] = _Layout(table)
@@ -251,6 +249,7 @@ def _layout(table: str) -> _Layout:
 
 
 # Per union, per type byte: whether the code names a member (256 entries: a byte indexes it directly). Made
-# from bytes: np.array of a list of 256 bools cost every start ~0.2M instructions per union (x86).
-_KNOWN = {name: np.frombuffer(bytes(0 < c < len(m) and m[c] is not None for c in range(256)), dtype=bool)
+# from bytes, one per member and zeros after them: np.array of a list of 256 bools cost every start ~0.2M
+# instructions per union (x86), a generator over all 256 codes ~0.1M.
+_KNOWN = {name: np.frombuffer(bytes(member is not None for member in m).ljust(256, b"\0"), dtype=bool)
           for name, m in UNIONS.items()}

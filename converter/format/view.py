@@ -12,10 +12,8 @@ raises for the file.
 The view reads the bytes in place: constants are views into them, so they must outlive the view.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar, overload
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, overload
 
 import numpy as np
 
@@ -44,7 +42,7 @@ for _code, _dtype in TENSOR_TYPE_DTYPES.items():
         _ITEMSIZE[_code] = np.dtype(_dtype).itemsize
 
 
-def explain(data: bytes | bytearray | memoryview, problem: Malformed | ModelError) -> NoReturn:
+def explain(data: "bytes | bytearray | memoryview", problem: "Malformed | ModelError") -> "NoReturn":
     """Raise the ModelError that names what is wrong with `data`: `load`'s (which reads it all, so that
     a file says the same whichever reader finds it broken), else `problem`'s."""
     from .io import load
@@ -55,10 +53,12 @@ def explain(data: bytes | bytearray | memoryview, problem: Malformed | ModelErro
     raise ModelError(f"{problem.where}: malformed (a check of the on-demand reader failed)")
 
 
-class LazyList(Sequence, Generic[T]):
+# Generic through Sequence[T] (a plain alias; LazyList[X] still subscripts, by Sequence's __class_getitem__):
+# typing.Generic's class machinery cost a start ~0.2M instructions (x86).
+class LazyList(Sequence[T]):
     """A read-only list whose items are decoded on first access and kept."""
 
-    def __init__(self, length: int, decode: Callable[[int], T]) -> None:
+    def __init__(self, length: int, decode: "Callable[[int], T]") -> None:
         self._items: list[Any] = [None] * length
         self._decode = decode
 
@@ -66,10 +66,10 @@ class LazyList(Sequence, Generic[T]):
         return len(self._items)
 
     @overload
-    def __getitem__(self, index: int) -> T: ...
+    def __getitem__(self, index: int) -> "T": ...
     @overload
-    def __getitem__(self, index: slice) -> list[T]: ...
-    def __getitem__(self, index: int | slice) -> T | list[T]:
+    def __getitem__(self, index: "slice") -> "list[T]": ...
+    def __getitem__(self, index: "int | slice") -> "T | list[T]":
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         item = self._items[index]
@@ -77,7 +77,7 @@ class LazyList(Sequence, Generic[T]):
             item = self._items[index] = self._decode(range(len(self))[index])
         return item
 
-    def __iter__(self) -> Iterator[T]:
+    def __iter__(self) -> "Iterator[T]":
         return (self[i] for i in range(len(self)))
 
     def __repr__(self) -> str:
@@ -87,14 +87,14 @@ class LazyList(Sequence, Generic[T]):
 class Ragged:
     """Vectors of one field of many tables, flat: row i is values[offsets[i]:offsets[i + 1]]."""
 
-    def __init__(self, values: np.ndarray, offsets: np.ndarray) -> None:
+    def __init__(self, values: "np.ndarray", offsets: "np.ndarray") -> None:
         self.values, self.offsets = values, offsets
 
     @property
-    def counts(self) -> np.ndarray:
+    def counts(self) -> "np.ndarray":
         return np.diff(self.offsets)
 
-    def row(self, i: int) -> np.ndarray:
+    def row(self, i: int) -> "np.ndarray":
         return self.values[self.offsets[i] : self.offsets[i + 1]]
 
 
@@ -102,7 +102,7 @@ class TableVector:
     """The tables of a [Table] vector field: how many, and where each lies, for all of them at once only
     when asked (`array`): a runtime whose plan librillet builds needs the count alone."""
 
-    def __init__(self, fb: FileBytes, start: int = 0, count: int = 0) -> None:
+    def __init__(self, fb: "FileBytes", start: int = 0, count: int = 0) -> None:
         self._fb, self._start, self.size = fb, start, count
         self._array: np.ndarray | None = None
 
@@ -113,7 +113,7 @@ class TableVector:
         return slot + int(self._fb.typed("uint")[slot])
 
     @property
-    def array(self) -> np.ndarray:
+    def array(self) -> "np.ndarray":
         if self._array is None:
             slots = self._start + 4 * np.arange(self.size, dtype=np.int64)
             self._array = slots + self._fb.typed("uint")[slots]
@@ -125,20 +125,20 @@ class TensorColumns:
     with quantization parameters; `scale`, `zero_point`, `quantized_dimension` have a row for each (the
     first two also as `Vectors` in the file, which a plan can read in place)."""
 
-    shape: Ragged
-    scale_vectors: Vectors
-    zero_point_vectors: Vectors
-    quantized_dimension: np.ndarray
+    shape: "Ragged"
+    scale_vectors: "Vectors"
+    zero_point_vectors: "Vectors"
+    quantized_dimension: "np.ndarray"
 
     @property
-    def scale(self) -> Ragged:
+    def scale(self) -> "Ragged":
         return Ragged(*gather(self._fb, [self.scale_vectors])[0])
 
     @property
-    def zero_point(self) -> Ragged:
+    def zero_point(self) -> "Ragged":
         return Ragged(*gather(self._fb, [self.zero_point_vectors])[0])
 
-    def __init__(self, tables: Tables) -> None:
+    def __init__(self, tables: "Tables") -> None:
         self._fb = tables.fb
         self.type = tables.scalar("type")
         self.buffer = tables.scalar("buffer").astype(np.int64)
@@ -150,11 +150,11 @@ class TensorColumns:
 class OperatorColumns:
     """What a plan and the call graph read of every operator of a subgraph (row j: operator j)."""
 
-    inputs: Ragged
-    outputs: Ragged
-    intermediates: Ragged
+    inputs: "Ragged"
+    outputs: "Ragged"
+    intermediates: "Ragged"
 
-    def __init__(self, tables: Tables, n_codes: int) -> None:
+    def __init__(self, tables: "Tables", n_codes: int) -> None:
         self.opcode_index = tables.scalar("opcode_index").astype(np.int64)
         if self.opcode_index.size and int(np.maximum.reduce(self.opcode_index)) >= n_codes:
             raise Malformed(f"{tables.where}.opcode_index")
@@ -170,7 +170,7 @@ class QuantizationFacts:
 
     __slots__ = ("scale", "zero_point", "quantized_dimension")
 
-    def __init__(self, scale: list[float] | None, zero_point: list[int] | None, quantized_dimension: int) -> None:
+    def __init__(self, scale: "list[float] | None", zero_point: "list[int] | None", quantized_dimension: int) -> None:
         self.scale, self.zero_point, self.quantized_dimension = scale, zero_point, quantized_dimension
 
 
@@ -181,12 +181,12 @@ class TensorFacts:
 
     __slots__ = ("name", "type", "shape_signature", "quantization")
 
-    def __init__(self, name: str | None, type: int, shape_signature: list[int] | None,
-                 quantization: QuantizationFacts | None) -> None:
+    def __init__(self, name: "str | None", type: int, shape_signature: "list[int] | None",
+                 quantization: "QuantizationFacts | None") -> None:
         self.name, self.type, self.shape_signature, self.quantization = name, type, shape_signature, quantization
 
     @property
-    def dtype(self) -> np.dtype:
+    def dtype(self) -> "np.dtype":
         """As Tensor.dtype: the numpy dtype of the elements (ModelError for types numpy has no twin of)."""
         if self.type not in TENSOR_TYPE_DTYPES:
             raise ModelError(f"tensor {self.name!r}: type {tensor_type_name(self.type)} has no numpy dtype")
@@ -197,8 +197,8 @@ class SubGraphView:
     """One subgraph of a ModelView. `tensors` and `operators` decode per item, as `load` would;
     `columns()` reads what a plan needs of all of them at once and runs `validate`'s checks."""
 
-    def __init__(self, model: ModelView, index: int, position: int, fields: dict[str, int], tensor_pos: TableVector,
-                 op_pos: TableVector, inputs: list[int], outputs: list[int]) -> None:
+    def __init__(self, model: "ModelView", index: int, position: int, fields: "dict[str, int]",
+                 tensor_pos: "TableVector", op_pos: "TableVector", inputs: "list[int]", outputs: "list[int]") -> None:
         self.model, self.index = model, index
         self._position, self._fields = position, fields
         self.where = f"Model.subgraphs[{index}]"
@@ -212,15 +212,15 @@ class SubGraphView:
         self._options: dict[str, tuple[np.ndarray, Tables]] | None = None
 
     @property
-    def name(self) -> str | None:
+    def name(self) -> "str | None":
         """The subgraph's name, or None."""
         offset = self._fields["name"]
         return self.model.reader.value(self._position + offset, "string", f"{self.where}.name") if offset else None
 
-    def _decode_tensor(self, i: int) -> Tensor:
+    def _decode_tensor(self, i: int) -> "Tensor":
         return self.model.reader.table(int(self._tensor_pos[i]), "Tensor", f"{self.where}.tensors[{i}]")
 
-    def tensor_facts(self, i: int) -> TensorFacts:
+    def tensor_facts(self, i: int) -> "TensorFacts":
         """Tensor i's TensorFacts (IndexError outside the subgraph); its fields read as `tensors[i]` reads them."""
         reader, where = self.model.reader, f"{self.where}.tensors[{i}]"
         pos = int(self._tensor_pos[i])
@@ -231,7 +231,7 @@ class SubGraphView:
                                             ("scale", "zero_point", "quantized_dimension")))
         return TensorFacts(t["name"], t["type"], t["shape_signature"], q)
 
-    def _decode_operator(self, j: int) -> Operator:
+    def _decode_operator(self, j: int) -> "Operator":
         op = self.model.reader.table(int(self._op_pos[j]), "Operator", f"{self.where}.operators[{j}]")
         if op.large_custom_options_offset > 1:  # as load: custom options kept after the flatbuffer
             op.custom_options = self.model.external_bytes(
@@ -239,7 +239,7 @@ class SubGraphView:
                 f"subgraph {self.index} operator {j} custom options")
         return op
 
-    def columns(self) -> tuple[TensorColumns, OperatorColumns]:
+    def columns(self) -> "tuple[TensorColumns, OperatorColumns]":
         """The tensors' and operators' columns, checked as `validate` checks this subgraph."""
         if self._columns is None:
             try:
@@ -248,7 +248,7 @@ class SubGraphView:
                 explain(self.model.data, e)
         return self._columns
 
-    def operator_columns(self) -> OperatorColumns:
+    def operator_columns(self) -> "OperatorColumns":
         """The operators' opcodes and options only (enough to list ops and follow subgraph calls)."""
         if self._columns is not None:
             return self._columns[1]
@@ -262,7 +262,7 @@ class SubGraphView:
                 explain(self.model.data, e)
         return self._op_columns
 
-    def _read_columns(self) -> tuple[TensorColumns, OperatorColumns]:
+    def _read_columns(self) -> "tuple[TensorColumns, OperatorColumns]":
         model, fb = self.model, self.model.fb
         model.opcode_codes  # noqa: B018 - reads the model's tables, subgraph 0's with them
         tensor_tables, op_tables = self._parsed or parse(fb, [
@@ -289,7 +289,7 @@ class SubGraphView:
         self._check(tensors, ops)
         return tensors, ops
 
-    def _check(self, t: TensorColumns, ops: OperatorColumns) -> None:
+    def _check(self, t: "TensorColumns", ops: "OperatorColumns") -> None:
         """`validate`'s checks of this subgraph: tensor, buffer and opcode indices, buffer sizes."""
         model = self.model
         n_tensors, n_buffers = self._tensor_pos.size, model.buffer_count
@@ -311,7 +311,7 @@ class SubGraphView:
             if int(ops.large_custom_offset[j]) + int(ops.large_custom_size[j]) > model.fb.size:
                 raise Malformed(f"{self.where}.operators[{j}]: custom options")
 
-    def options_tables(self) -> dict[str, tuple[np.ndarray, Tables]]:
+    def options_tables(self) -> "dict[str, tuple[np.ndarray, Tables]]":
         """Per builtin options type: (the operators that have it, the tables as columns)."""
         _, ops = self.columns()
         if self._options is None:
@@ -319,7 +319,7 @@ class SubGraphView:
                              for name, code, tables in self._option_tables}
         return self._options
 
-    def builtin_options(self) -> list[Options | None]:
+    def builtin_options(self) -> "list[Options | None]":
         """Every operator's builtin_options as `load` decodes them."""
         out: list[Options | None] = [None] * self._op_pos.size
         for name, (rows, tables) in self.options_tables().items():
@@ -329,7 +329,7 @@ class SubGraphView:
         return out
 
 
-def _fields(reader: Reader, pos: int, table: str, where: str, names: tuple[str, ...]) -> dict[str, Any]:
+def _fields(reader: "Reader", pos: int, table: str, where: str, names: "tuple[str, ...]") -> "dict[str, Any]":
     """The fields `names` of the table at `pos`, as Reader.table decodes them, except that a table-typed field
     is its table's position (None when absent)."""
     out = {}
@@ -344,7 +344,7 @@ def _fields(reader: Reader, pos: int, table: str, where: str, names: tuple[str, 
     return out
 
 
-def _products(shape: Ragged) -> np.ndarray:
+def _products(shape: "Ragged") -> "np.ndarray":
     """The element count of each shape (1 for rank 0), in int64 as `validate` computes it."""
     counts = shape.counts
     out = np.ones(counts.size, dtype=np.int64)
@@ -361,7 +361,7 @@ class ModelView:
     `op_name`, `tensor_data`) but is read-only; `to_model()` gives the whole ModelFile, as `load` does.
     """
 
-    def __init__(self, data: bytes | bytearray | memoryview) -> None:
+    def __init__(self, data: "bytes | bytearray | memoryview") -> None:
         if isinstance(data, memoryview) and (data.format != "B" or data.ndim != 1):
             data = data.cast("B")
         check_header(data)
@@ -432,7 +432,7 @@ class ModelView:
             self.buffer_start[i], self.buffer_size[i], self.buffer_present[i] = offset, size, True
         self.buffers: LazyList[Buffer] = LazyList(len(buffers), self._decode_buffer)
 
-    def _read_subgraph(self, s: int) -> SubGraphView:
+    def _read_subgraph(self, s: int) -> "SubGraphView":
         """A SubGraph table, read by the checked Reader (a model has few): where its tensors and operators
         lie, its inputs and outputs."""
         where = f"Model.subgraphs[{s}]"
@@ -448,7 +448,8 @@ class ModelView:
         except ModelError as e:
             explain(self.data, e)
 
-    def _table_positions(self, table: int, name: str, where: str, fields: dict[str, int] | None = None) -> TableVector:
+    def _table_positions(self, table: int, name: str, where: str,
+                         fields: "dict[str, int] | None" = None) -> "TableVector":
         """Where the tables of the [Table] field `name` of the table at `table` lie (the vector checked
         now, each table when parsed)."""
         offset = fields[name] if fields is not None else self._fields[name][2]
@@ -464,23 +465,23 @@ class ModelView:
             self._lazy[name] = self.reader.value(self._root + offset, ftype, f"Model.{name}") if offset else default
         return self._lazy[name]
 
-    def external_bytes(self, offset: int, size: int, what: str) -> np.ndarray:
+    def external_bytes(self, offset: int, size: int, what: str) -> "np.ndarray":
         """Bytes kept after the flatbuffer (large files), checked to lie in the file."""
         if offset + size > self.fb.size:
             raise ModelError(f"{what}: data at bytes {offset}..{offset + size} reaches past the end of the file "
                              f"({self.fb.size} bytes)")
         return self.fb.u8[offset : offset + size]
 
-    def _decode_code(self, i: int) -> OperatorCode:
+    def _decode_code(self, i: int) -> "OperatorCode":
         return self.reader.table(int(self._code_pos[i]), "OperatorCode", f"Model.operator_codes[{i}]")
 
-    def _decode_buffer(self, i: int) -> Buffer:
+    def _decode_buffer(self, i: int) -> "Buffer":
         from .model import Buffer
 
         return Buffer(data=self.buffer_data(i), offset=int(self._buffer_offset[i]),
                       size=int(self._buffer_ext_size[i]))
 
-    def buffer_data(self, i: int) -> np.ndarray | None:
+    def buffer_data(self, i: int) -> "np.ndarray | None":
         """Buffer i's bytes, in place (None when the buffer has no data field), as `load` gives them."""
         if not self.buffer_present[i]:
             return None
@@ -495,12 +496,12 @@ class ModelView:
     # ---- what ModelFile offers ----
 
     @property
-    def description(self) -> str | None:
+    def description(self) -> "str | None":
         """The model's description string, or None."""
         return self._model_field("description")
 
     @property
-    def metadata_buffer(self) -> list[int] | None:
+    def metadata_buffer(self) -> "list[int] | None":
         """The model's deprecated metadata_buffer indices (checked against the buffers), or None."""
         values = self._model_field("metadata_buffer")
         for b in values or []:
@@ -508,7 +509,7 @@ class ModelView:
         return values
 
     @property
-    def metadata(self) -> list[Metadata] | None:
+    def metadata(self) -> "list[Metadata] | None":
         """The model's Metadata entries (their buffers checked), or None."""
         values = self._model_field("metadata")
         for m in values or []:
@@ -516,7 +517,7 @@ class ModelView:
         return values
 
     @property
-    def signature_defs(self) -> list[SignatureDef] | None:
+    def signature_defs(self) -> "list[SignatureDef] | None":
         """The signatures, their subgraph and tensor indices checked as `validate` does."""
         values = self._model_field("signature_defs")
         for sig in values or []:
@@ -527,11 +528,11 @@ class ModelView:
                 check_index(tm.tensor_index, n_tensors, f"{what}: {tm.name!r} tensor")
         return values
 
-    def op_name(self, op: Operator) -> str:
+    def op_name(self, op: "Operator") -> str:
         """The name of the op `op` runs: a builtin's ("CONV_2D") or a custom op's code."""
         return self.opcode_name(op.opcode_index)
 
-    def tensor_data(self, subgraph: int, tensor: int) -> np.ndarray | None:
+    def tensor_data(self, subgraph: int, tensor: int) -> "np.ndarray | None":
         """The constant value of a tensor as a typed, shaped, read-only view; None if it has no data."""
         t = self.subgraphs[subgraph].tensors[tensor]
         raw = self.buffer_data(t.buffer) if t.buffer < self.buffer_count else None
@@ -545,7 +546,7 @@ class ModelView:
                              f"shape {list(shape)} of {dtype.name} needs {count * dtype.itemsize}")
         return raw.view(dtype).reshape(shape)
 
-    def to_model(self) -> ModelFile:
+    def to_model(self) -> "ModelFile":
         """The whole model decoded and validated, as `load` gives it."""
         from .io import load
 

@@ -5,6 +5,7 @@ each costs a start), and every public name still resolves."""
 from __future__ import annotations
 
 import ast
+import importlib.util
 import os
 import subprocess
 import sys
@@ -46,6 +47,23 @@ def test_import_leaves_out_what_a_start_does_not_need():
     loaded = imported_by("import rillet.runtime")
     assert "rillet.runtime.interpreter" in loaded  # the check sees what the import loads
     assert sorted(set(LAZY_MODULES) & loaded) == []
+
+
+def test_the_start_does_not_import_future():
+    """The start's modules annotate without `from __future__ import annotations` (quoted where Python 3.9 could
+    not evaluate them): importing __future__ cost a start ~0.7M instructions (x86). (`site` imports it before
+    any test here can look, so the start's own modules are read.)"""
+    loaded = sorted(m for m in imported_by("import rillet.runtime") if m.startswith("rillet") and
+                    not m.startswith("rillet.native._librillet_api"))  # the compiled binding
+    assert "rillet.runtime.interpreter" in loaded
+    with_future = []
+    for module in loaded:
+        spec = importlib.util.find_spec(module)
+        if spec.origin and spec.origin.endswith(".py"):
+            with open(spec.origin, encoding="utf-8") as f:
+                if "from __future__ import" in f.read():
+                    with_future.append(module)
+    assert with_future == []
 
 
 @pytest.mark.parametrize("name", ["mobilenet_v2_035_96_int8", "cnn_small_f32"])
