@@ -163,6 +163,12 @@ void qd8_f32_qc8w_igemm_4x8c1__neon(size_t mr, size_t nc, size_t kc, size_t ks, 
                                     const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
                                     const rl_f32_minmax_params *params);
 #if defined(__aarch64__)
+/* The input quantizations on aarch64 NEON (armv7 keeps the scalar ones). */
+float f32_qd8_quantize__neon(int64_t n, const float *x, int8_t *q, int32_t *zero_point);
+float f32_qs8_asymmetric_quantize_tflite__neon(int64_t n, const float *x, int8_t *q, int32_t *zero_point);
+void f32_rminmax__neon(int64_t n, const float *x, float *lo, float *hi);
+void f32_qd8_quantize_values__neon(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
+void f32_qs8_quantize_values_tflite__neon(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
 /* aarch64 NEON without dot products, weights without -128 (rl_qd8_gemm_pairs_config_for): pairs on kr 16. */
 void qd8_f32_qc8w_gemm_2x8c16__neon(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
                                     const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
