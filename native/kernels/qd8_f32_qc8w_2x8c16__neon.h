@@ -72,7 +72,7 @@ static inline __attribute__((always_inline)) void qd8_igemm_rows(size_t rows, si
         for (size_t p = 0; p < ks || p == 0; ++p) {
             const int8_t *const *tap = indirection + p * MR;
             const int8_t *a[MR];
-            for (size_t i = 0; i < MR; ++i) a[i] = tap[i < mr ? i : mr - 1];
+            rl_qd8_tap_rows(MR, mr, tap, a);
             if (p == 0)
                 wk = accumulate_c16(a, kc, wk, acc, rows, 1);
             else
