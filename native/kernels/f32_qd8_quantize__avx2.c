@@ -60,7 +60,7 @@ static inline void tflite_values(int64_t n, const float *x, int8_t *q, const rl_
         return;
     }
     const __m256 vinverse = _mm256_set1_ps(p->multiplier), vhalf = _mm256_set1_ps(0.5f), vone = _mm256_set1_ps(1.0f);
-    const __m256 vsign = _mm256_set1_ps(-0.0f);
+    const __m256 vsign = _mm256_set1_ps(-0.0f), vlow = _mm256_set1_ps(-256.0f), vhigh = _mm256_set1_ps(256.0f);
     const __m256i vzp = _mm256_set1_epi32(p->zero_point), vmin = _mm256_set1_epi32(-128), vmax = _mm256_set1_epi32(127);
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -69,11 +69,15 @@ static inline void tflite_values(int64_t n, const float *x, int8_t *q, const rl_
         const __m256 fraction = _mm256_andnot_ps(vsign, _mm256_sub_ps(v, whole)); /* exact */
         const __m256 away = _mm256_or_ps(_mm256_and_ps(v, vsign), vone);          /* +-1 with v's sign */
         const __m256 rounded = _mm256_add_ps(whole, _mm256_and_ps(_mm256_cmp_ps(fraction, vhalf, _CMP_GE_OQ), away));
-        const __m256i r = _mm256_add_epi32(_mm256_cvtps_epi32(rounded), vzp);
+        /* within [-256, 256] first, as the reference: a NaN (vmaxps returns its second operand) at -256, not at
+         * 0x80000000, which the zero point's add would wrap */
+        const __m256 bounded = _mm256_min_ps(_mm256_max_ps(rounded, vlow), vhigh);
+        const __m256i r = _mm256_add_epi32(_mm256_cvtps_epi32(bounded), vzp);
         store8(_mm256_min_epi32(_mm256_max_epi32(r, vmin), vmax), q + i);
     }
     for (; i < n; ++i) {
-        const int32_t v = (int32_t)roundf(p->multiplier * x[i]) + p->zero_point;
+        const float r = roundf(p->multiplier * x[i]);
+        const int32_t v = (r >= -256.0f && r <= 256.0f ? (int32_t)r : (r > 256.0f ? 256 : -256)) + p->zero_point;
         q[i] = (int8_t)(v < -128 ? -128 : (v > 127 ? 127 : v));
     }
 }

@@ -7,6 +7,8 @@
 #ifndef RILLET_QD8_F32_QC8W_2X8C16_NEON_H
 #define RILLET_QD8_F32_QC8W_2X8C16_NEON_H
 
+#include <math.h>
+
 #define RL_QS8_C16_NEON_MR 2
 #include "qd8_gemm.h"
 #include "qs8_qc8w_mrx8c16__neon.h"
@@ -14,13 +16,14 @@
 /* Row i's 8 columns' sums (acc[8 i .. 8 i + 8), 4 lanes each) less zero_point(i) * the panel's weight sums (at
  * panel), as y = fmaf((float)acc * row scale, weight scale, bias), clamped; n (<= 8) columns of each row c[i]
  * written. tail: the panel's 8 scales, then its 8 biases. Rows are stored last to first, so aliased rows past mr
- * end the same. */
+ * end the same. clamp: 0 where [min, max] is [-inf, inf], whose fmax and fmin would return their input (as in
+ * qd8_f32_qc8w_4x16c4__neondot.h). */
 static inline __attribute__((always_inline)) void reduce_store_floats(float *const *c, size_t n, const int32x4_t *acc,
                                                                       const unsigned char *panel,
                                                                       const unsigned char *tail,
                                                                       const rl_qd8_row_quantization *const *rq,
                                                                       const rl_f32_minmax_params *params,
-                                                                      size_t rows) {
+                                                                      size_t rows, int clamp) {
     const int32x4_t ksum_lo = rl_neon_load_s32(panel), ksum_hi = rl_neon_load_s32(panel + 16);
     const float32x4_t scale_lo = rl_neon_load_f32(tail), scale_hi = rl_neon_load_f32(tail + 16);
     const float32x4_t bias_lo = rl_neon_load_f32(tail + 32), bias_hi = rl_neon_load_f32(tail + 48);
@@ -30,13 +33,19 @@ static inline __attribute__((always_inline)) void reduce_store_floats(float *con
         const int32_t zero_point = rq[i]->zero_point;
         const int32x4_t lo = vmlsq_n_s32(vpaddq_s32(vpaddq_s32(r[0], r[1]), vpaddq_s32(r[2], r[3])), ksum_lo, zero_point);
         const int32x4_t hi = vmlsq_n_s32(vpaddq_s32(vpaddq_s32(r[4], r[5]), vpaddq_s32(r[6], r[7])), ksum_hi, zero_point);
-        const float32x4_t y_lo = vfmaq_f32(bias_lo, vmulq_n_f32(vcvtq_f32_s32(lo), rq[i]->scale), scale_lo);
-        const float32x4_t y_hi = vfmaq_f32(bias_hi, vmulq_n_f32(vcvtq_f32_s32(hi), rq[i]->scale), scale_hi);
-        float y[NR];
-        float *dst = n == NR ? c[i] : y; /* a whole panel's row straight to c, a partial one through y */
-        vst1q_f32(dst, vminq_f32(vmaxq_f32(y_lo, vmin), vmax));
-        vst1q_f32(dst + 4, vminq_f32(vmaxq_f32(y_hi, vmin), vmax));
-        if (n != NR) memcpy(c[i], y, n * sizeof(float));
+        float32x4x2_t v = {{vfmaq_f32(bias_lo, vmulq_n_f32(vcvtq_f32_s32(lo), rq[i]->scale), scale_lo),
+                            vfmaq_f32(bias_hi, vmulq_n_f32(vcvtq_f32_s32(hi), rq[i]->scale), scale_hi)}};
+        if (clamp) {
+            v.val[0] = vminq_f32(vmaxq_f32(v.val[0], vmin), vmax);
+            v.val[1] = vminq_f32(vmaxq_f32(v.val[1], vmin), vmax);
+        }
+        if (n == NR) { /* a whole panel's row straight to c, a partial one through y */
+            vst1q_f32_x2(c[i], v);
+        } else {
+            float y[NR];
+            vst1q_f32_x2(y, v);
+            memcpy(c[i], y, n * sizeof(float));
+        }
     }
 }
 
@@ -46,6 +55,7 @@ static inline __attribute__((always_inline)) void qd8_gemm_rows(size_t rows, siz
                                                                 float *const *out,
                                                                 const rl_qd8_row_quantization *const *rq,
                                                                 const rl_f32_minmax_params *params) {
+    const int clamp = params->min != -INFINITY || params->max != INFINITY;
     const unsigned char *panel = w;
     for (size_t n0 = 0; n0 < nc; n0 += NR) {
         int32x4_t acc[8 * MR];
@@ -53,7 +63,7 @@ static inline __attribute__((always_inline)) void qd8_gemm_rows(size_t rows, siz
         float *c_at[MR];
         for (size_t i = 0; i < MR; ++i) c_at[i] = out[i] + n0;
         reduce_store_floats(c_at, nc - n0 < NR ? nc - n0 : NR, acc, panel, (const unsigned char *)tail, rq, params,
-                            rows);
+                            rows, clamp);
         panel = (const unsigned char *)tail + 2 * NR * sizeof(float);
     }
 }
@@ -65,6 +75,7 @@ static inline __attribute__((always_inline)) void qd8_igemm_rows(size_t rows, si
                                                                  const void *w, float *const *out,
                                                                  const rl_qd8_row_quantization *const *rq,
                                                                  const rl_f32_minmax_params *params) {
+    const int clamp = params->min != -INFINITY || params->max != INFINITY;
     const unsigned char *panel = w;
     for (size_t n0 = 0; n0 < nc; n0 += NR) {
         int32x4_t acc[8 * MR];
@@ -72,7 +83,7 @@ static inline __attribute__((always_inline)) void qd8_igemm_rows(size_t rows, si
         for (size_t p = 0; p < ks || p == 0; ++p) {
             const int8_t *const *tap = indirection + p * MR;
             const int8_t *a[MR];
-            for (size_t i = 0; i < MR; ++i) a[i] = tap[i < mr ? i : mr - 1];
+            rl_qd8_tap_rows(MR, mr, tap, a);
             if (p == 0)
                 wk = accumulate_c16(a, kc, wk, acc, rows, 1);
             else
@@ -81,7 +92,7 @@ static inline __attribute__((always_inline)) void qd8_igemm_rows(size_t rows, si
         float *c_at[MR];
         for (size_t i = 0; i < MR; ++i) c_at[i] = out[i] + n0;
         reduce_store_floats(c_at, nc - n0 < NR ? nc - n0 : NR, acc, panel, (const unsigned char *)wk, rq, params,
-                            rows);
+                            rows, clamp);
         panel = (const unsigned char *)wk + 2 * NR * sizeof(float);
     }
 }

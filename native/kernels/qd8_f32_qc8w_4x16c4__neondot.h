@@ -22,30 +22,48 @@ static inline __attribute__((always_inline)) void start_accumulators(const unsig
 
 /* y = fmaf((float)acc * row scale, weight scale, bias), clamped; n (<= 16) columns of each row c[i]. tail: the
  * panel's scales, then its biases (width of each: 16, or 8 for a narrow panel). Rows are stored last to first, so
- * aliased rows past mr end the same. */
+ * aliased rows past mr end the same. clamp: 0 where [min, max] is [-inf, inf] (a FULLY_CONNECTED or BATCH_MATMUL
+ * without activation, which most of a transformer's are): fmax and fmin would return their input, so they are
+ * left out (a third of the epilogue's vector instructions). A whole wide row is one st1 of four registers, and
+ * the 16 scales and biases two ld1 of four (bert_tiny_dynamic's 128 -> 128 FULLY_CONNECTED on 64 tokens, Cortex-A76:
+ * the epilogue is a sixth of the tile's instructions at kc 128). */
 static inline __attribute__((always_inline)) void store_floats_4x16(float *const *c, size_t n, int wide,
                                                                     const int32x4_t *acc, const unsigned char *tail,
                                                                     const rl_qd8_row_quantization *const *rq,
                                                                     const rl_f32_minmax_params *params,
-                                                                    size_t rows) {
+                                                                    size_t rows, int clamp) {
     const size_t width = wide ? NR : NARROW_NR, quads = width / 4;
     float32x4_t scale[4], bias[4];
-    for (size_t q = 0; q < quads; ++q) {
-        scale[q] = rl_neon_load_f32(tail + 16 * q);
-        bias[q] = rl_neon_load_f32(tail + 4 * width + 16 * q);
+    if (wide) {
+        const float32x4x4_t s = vld1q_f32_x4((const float *)(const void *)tail);
+        const float32x4x4_t b = vld1q_f32_x4((const float *)(const void *)(tail + 4 * NR));
+        for (size_t q = 0; q < 4; ++q) scale[q] = s.val[q], bias[q] = b.val[q];
+    } else {
+        for (size_t q = 0; q < quads; ++q) {
+            scale[q] = rl_neon_load_f32(tail + 16 * q);
+            bias[q] = rl_neon_load_f32(tail + 4 * width + 16 * q);
+        }
     }
     const float32x4_t vmin = vdupq_n_f32(params->min), vmax = vdupq_n_f32(params->max);
     /* A whole panel's row goes straight to c; a partial one through y, its n floats copied (never past the row). */
     const int whole = n == width;
 #pragma GCC unroll 4
     for (size_t i = rows; i-- > 0;) {
-        float y[NR];
-        float *dst = whole ? c[i] : y;
+        float32x4x4_t y;
         for (size_t q = 0; q < quads; ++q) {
             const float32x4_t scaled = vmulq_n_f32(vcvtq_f32_s32(acc[4 * i + q]), rq[i]->scale);
-            vst1q_f32(dst + 4 * q, vminq_f32(vmaxq_f32(vfmaq_f32(bias[q], scaled, scale[q]), vmin), vmax));
+            y.val[q] = vfmaq_f32(bias[q], scaled, scale[q]);
+            if (clamp) y.val[q] = vminq_f32(vmaxq_f32(y.val[q], vmin), vmax);
         }
-        if (!whole) memcpy(c[i], y, n * sizeof(float));
+        if (whole && wide) {
+            vst1q_f32_x4(c[i], y);
+        } else if (whole) {
+            vst1q_f32_x2(c[i], (float32x4x2_t){{y.val[0], y.val[1]}});
+        } else {
+            float part[NR];
+            for (size_t q = 0; q < quads; ++q) vst1q_f32(part + 4 * q, y.val[q]);
+            memcpy(c[i], part, n * sizeof(float));
+        }
     }
 }
 

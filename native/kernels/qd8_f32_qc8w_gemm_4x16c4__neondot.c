@@ -4,6 +4,8 @@
  * (qd8_f32_qc8w_4x16c4__neondot.h). 16 products per sdot where the 4x8c1 NEON kernel's vmlal does 4. Rows past mr
  * alias the last real one; one row (a FULLY_CONNECTED on one token) runs the same loop on one row's accumulators,
  * as the int8 kernel does, rather than four rows' sdots for one. */
+#include <math.h>
+
 #include "qd8_f32_qc8w_4x16c4__neondot.h"
 
 static inline __attribute__((always_inline)) void gemm_rows(size_t rows, size_t nc, size_t kc,
@@ -11,6 +13,7 @@ static inline __attribute__((always_inline)) void gemm_rows(size_t rows, size_t 
                                                             float *const *out,
                                                             const rl_qd8_row_quantization *const *rq,
                                                             const rl_f32_minmax_params *params) {
+    const int clamp = params->min != -INFINITY || params->max != INFINITY;
     const unsigned char *panel = w;
     for (size_t n0 = 0; n0 < nc; n0 += NR) {
         const size_t n = nc - n0 < NR ? nc - n0 : NR, width = n > NARROW_NR ? NR : NARROW_NR;
@@ -23,9 +26,9 @@ static inline __attribute__((always_inline)) void gemm_rows(size_t rows, size_t 
                                                                  : accumulate_4x16c4(in, kc, wk, acc, 0, rows));
         float *c_at[MR] = {out[0] + n0, out[1] + n0, out[2] + n0, out[3] + n0};
         if (wide)
-            store_floats_4x16(c_at, n, 1, acc, tail, rq, params, rows);
+            store_floats_4x16(c_at, n, 1, acc, tail, rq, params, rows, clamp);
         else
-            store_floats_4x16(c_at, n, 0, acc, tail, rq, params, rows);
+            store_floats_4x16(c_at, n, 0, acc, tail, rq, params, rows, clamp);
         panel = tail + 2 * width * sizeof(float);
     }
 }
@@ -36,10 +39,7 @@ void qd8_f32_qc8w_gemm_4x16c4__neondot(size_t mr, size_t nc, size_t kc, const in
     const int8_t *in[MR];
     float *out[MR];
     const rl_qd8_row_quantization *rq[MR];
-    for (size_t i = 0; i < MR; ++i) {
-        const size_t row = i < mr ? i : mr - 1;
-        in[i] = a + row * a_stride, out[i] = c + row * c_stride, rq[i] = rows + row;
-    }
+    rl_qd8_tile_rows(MR, mr, a, a_stride, c, c_stride, rows, in, out, rq);
     if (mr == 1)
         gemm_rows(1, nc, kc, in, w, out, rq, params);
     else

@@ -10,10 +10,7 @@ void qd8_f32_qc8w_gemm_4x8c1__neon(size_t mr, size_t nc, size_t kc, const int8_t
     const int8_t *in[MR];
     float *out[MR];
     const rl_qd8_row_quantization *rq[MR];
-    for (size_t i = 0; i < MR; ++i) {
-        const size_t row = i < mr ? i : mr - 1;
-        in[i] = a + row * a_stride, out[i] = c + row * c_stride, rq[i] = rows + row;
-    }
+    rl_qd8_tile_rows(MR, mr, a, a_stride, c, c_stride, rows, in, out, rq);
     const unsigned char *panel = w;
     for (size_t n0 = 0; n0 < nc; n0 += NR) {
         int32x4_t acc[2 * MR];

@@ -10,10 +10,7 @@ void qd8_f32_qc8w_igemm_2x8c16__neon(size_t mr, size_t nc, size_t kc, size_t ks,
                                      const rl_f32_minmax_params *params) {
     float *out[MR];
     const rl_qd8_row_quantization *rq[MR];
-    for (size_t i = 0; i < MR; ++i) {
-        const size_t row = i < mr ? i : mr - 1;
-        out[i] = c + row * c_stride, rq[i] = rows + row;
-    }
+    rl_qd8_tile_rows(MR, mr, NULL, 0, c, c_stride, rows, NULL, out, rq);
     if (mr == 1)
         qd8_igemm_rows(1, mr, nc, kc, ks, indirection, w, out, rq, params);
     else

@@ -9,10 +9,7 @@ void qd8_f32_qc8w_igemm_4x8c1__neon(size_t mr, size_t nc, size_t kc, size_t ks, 
                                     const rl_f32_minmax_params *params) {
     float *out[MR];
     const rl_qd8_row_quantization *rq[MR];
-    for (size_t i = 0; i < MR; ++i) {
-        const size_t row = i < mr ? i : mr - 1;
-        out[i] = c + row * c_stride, rq[i] = rows + row;
-    }
+    rl_qd8_tile_rows(MR, mr, NULL, 0, c, c_stride, rows, NULL, out, rq);
     const unsigned char *panel = w;
     for (size_t n0 = 0; n0 < nc; n0 += NR) {
         int32x4_t acc[2 * MR];
@@ -21,7 +18,7 @@ void qd8_f32_qc8w_igemm_4x8c1__neon(size_t mr, size_t nc, size_t kc, size_t ks, 
         for (size_t p = 0; p < ks; ++p) {
             const int8_t *const *tap = indirection + p * MR;
             const int8_t *in[MR];
-            for (size_t i = 0; i < MR; ++i) in[i] = tap[i < mr ? i : mr - 1];
+            rl_qd8_tap_rows(MR, mr, tap, in);
             wk = accumulate_4x8c1(in, kc, wk, acc, MR);
         }
         float *c_at[MR] = {out[0] + n0, out[1] + n0, out[2] + n0, out[3] + n0};

@@ -127,6 +127,15 @@ rl_qd8_quantize_config rl_qd8_quantize_config_for(rl_isa isa) {
                                              .tflite_values = f32_qs8_quantize_values_tflite__avx2};
         return avx2;
     }
+#elif defined(__aarch64__) && RL_HAVE_NEON_KERNELS
+    if (isa == RL_ISA_NEON || isa == RL_ISA_NEONDOT) {
+        const rl_qd8_quantize_config neon = {.qd8 = f32_qd8_quantize__neon,
+                                             .tflite = f32_qs8_asymmetric_quantize_tflite__neon,
+                                             .rminmax = f32_rminmax__neon,
+                                             .qd8_values = f32_qd8_quantize_values__neon,
+                                             .tflite_values = f32_qs8_quantize_values_tflite__neon};
+        return neon;
+    }
 #endif
     (void)isa;
     const rl_qd8_quantize_config scalar = {.qd8 = qd8_quantize_scalar,

@@ -71,6 +71,28 @@ typedef struct {
     rl_f32_quantize_values_fn quantize_values_u8;
 } rl_qd8_gemm_config;
 
+/* A tile's row pointers, as every qd8 entry point sets them up: row i (< tile_mr) of the tile is row i of the block
+ * when i < mr, else the block's last row again (its products are computed and stored over the last row's, with
+ * the same bits, so a kernel needs no per-row test). in: the GEMM's input rows a_stride apart, or NULL for an IGEMM
+ * (its rows come through the indirection buffer); out: the rows of c; rq: each row's quantization. */
+static inline __attribute__((always_inline)) void rl_qd8_tile_rows(size_t tile_mr, size_t mr, const int8_t *a,
+                                                                   size_t a_stride, float *c, size_t c_stride,
+                                                                   const rl_qd8_row_quantization *rows,
+                                                                   const int8_t **in, float **out,
+                                                                   const rl_qd8_row_quantization **rq) {
+    for (size_t i = 0; i < tile_mr; ++i) {
+        const size_t row = i < mr ? i : mr - 1;
+        if (in) in[i] = a + row * a_stride;
+        out[i] = c + row * c_stride, rq[i] = rows + row;
+    }
+}
+
+/* An IGEMM tap's row pointers (tap[i] for i < mr, the last of them again past mr), as rl_qd8_tile_rows. */
+static inline __attribute__((always_inline)) void rl_qd8_tap_rows(size_t tile_mr, size_t mr,
+                                                                  const int8_t *const *tap, const int8_t **in) {
+    for (size_t i = 0; i < tile_mr; ++i) in[i] = tap[i < mr ? i : mr - 1];
+}
+
 size_t rl_qd8_gemm_packed_size(size_t n, size_t ks, size_t kc, size_t nr, size_t kr);
 /* w: [n][ks][kc] int8; scales: n floats; bias: n floats or NULL. */
 void rl_pack_qd8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, const int8_t *w, const float *scales,
@@ -163,6 +185,12 @@ void qd8_f32_qc8w_igemm_4x8c1__neon(size_t mr, size_t nc, size_t kc, size_t ks, 
                                     const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
                                     const rl_f32_minmax_params *params);
 #if defined(__aarch64__)
+/* The input quantizations on aarch64 NEON (armv7 keeps the scalar ones). */
+float f32_qd8_quantize__neon(int64_t n, const float *x, int8_t *q, int32_t *zero_point);
+float f32_qs8_asymmetric_quantize_tflite__neon(int64_t n, const float *x, int8_t *q, int32_t *zero_point);
+void f32_rminmax__neon(int64_t n, const float *x, float *lo, float *hi);
+void f32_qd8_quantize_values__neon(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
+void f32_qs8_quantize_values_tflite__neon(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p);
 /* aarch64 NEON without dot products, weights without -128 (rl_qd8_gemm_pairs_config_for): pairs on kr 16. */
 void qd8_f32_qc8w_gemm_2x8c16__neon(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
                                     const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
