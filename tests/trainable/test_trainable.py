@@ -502,7 +502,7 @@ def test_an_lstm_in_the_trained_tail_starts_each_step_from_zero():
         np.testing.assert_allclose(first, p0, rtol=1e-5)
 
 
-def test_a_graph_built_model_with_every_forward_only_op_in_its_frozen_part_trains():
+def test_a_graph_built_model_with_control_flow_quantization_and_argmax_pooling_in_its_frozen_part_trains():
     """IF, WHILE, QUANTIZE -> DEQUANTIZE and MediaPipe's argmax pooling and unpooling, written by the graph API in
     front of a convolution and a dense head: the file round-trips through to_graph (LiteRT's outputs of the
     original), and `trainable` on it trains the head with the same losses in rillet and LiteRT, falling."""
