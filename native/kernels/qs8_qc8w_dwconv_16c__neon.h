@@ -103,11 +103,11 @@ enum { FIXED_TAPS_MAX = 25 };
  * spill in the tile loop); for 25 about half of the 50 are reloaded from the stack, one load per tap, still no
  * loop overhead per tap. Under qemu cortex-a76 (bench/arm_op_instructions.py), depthwise instructions per invoke:
  * mobilenet_v2_100_224_int8 15.84M -> 13.15M (LiteRT 15.6M), efficientnet_b0_int8 (3x3 and 5x5) 21.40M with
- * only the 3x3 loop -> 20.36M (LiteRT 23.1-23.5M). The last 1-15 channels of each pixel run as dwconv_pixel's
- * halves. aarch64 only: armv7's 14 usable registers cannot hold even the 3x3's 18 pointers, so it keeps the loop
- * below. */
-static inline __attribute__((always_inline)) void dwconv_16c_fixed(const size_t taps, size_t channels, size_t pixels,
-                                                                   const int8_t *const *indirection,
+ * only the 3x3 loop -> 20.36M (LiteRT 23.1-23.5M). A pixel's last 8-15 channels run their first 8 the same
+ * way; the last 1-7 run as dwconv_half. aarch64 only: armv7's 14 usable registers cannot hold even the 3x3's
+ * 18 pointers, so it keeps the loop below. */
+static inline __attribute__((always_inline)) void dwconv_16c_fixed(const size_t taps, size_t channels,
+                                                                   size_t pixels, const int8_t *const *indirection,
                                                                    size_t indirection_step,
                                                                    const int8_t *const *weights, const void *packed,
                                                                    int8_t *output, size_t output_stride,
@@ -136,7 +136,29 @@ static inline __attribute__((always_inline)) void dwconv_16c_fixed(const size_t 
             for (; t < taps; ++t) multiply_add16(acc, vld1q_s8(in[t] + c0), vld1q_s8(w[t] + c0));
             requantize_store16(out + c0, acc, tile + CT * sizeof(int32_t), rq);
         }
-        if (full < channels) dwconv_pixel(full, tile, channels, taps, taps_in, weights, out, rq, pairs);
+        if (full + 8 <= channels) { /* a half tile of 8 (72, 88, 120 channels...) with the same pointers */
+            int32x4_t lo = rl_neon_load_s32(tile), hi = rl_neon_load_s32(tile + 16);
+            size_t t = 0;
+            if (pairs)
+#pragma GCC unroll 16
+                for (; t + 2 <= taps; t += 2) {
+                    const int16x8_t product = vmlal_s8(vmull_s8(vld1_s8(in[t] + full), vld1_s8(w[t] + full)),
+                                                       vld1_s8(in[t + 1] + full), vld1_s8(w[t + 1] + full));
+                    lo = vaddw_s16(lo, vget_low_s16(product));
+                    hi = vaddw_s16(hi, vget_high_s16(product));
+                }
+#pragma GCC unroll 32
+            for (; t < taps; ++t) {
+                const int16x8_t product = vmull_s8(vld1_s8(in[t] + full), vld1_s8(w[t] + full));
+                lo = vaddw_s16(lo, vget_low_s16(product));
+                hi = vaddw_s16(hi, vget_high_s16(product));
+            }
+            vst1_s8(out + full, rl_neon_requantize8(lo, hi, tile + CT * sizeof(int32_t), rq));
+            if (full + 8 < channels)
+                dwconv_half(full + 8, channels - full - 8, 1, tile, taps, taps_in, weights, out, rq);
+        } else if (full < channels) {
+            dwconv_half(full, channels - full, 0, tile, taps, taps_in, weights, out, rq);
+        }
     }
 }
 #endif
