@@ -6,18 +6,7 @@
 #if defined(__aarch64__)
 #include "qd8_f32_qc8w_2x8c16__neon.h"
 
-void qd8_f32_qc8w_gemm_2x8c16__neon(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
-                                    const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
-                                    const rl_f32_minmax_params *params) {
-    const int8_t *in[MR];
-    float *out[MR];
-    const rl_qd8_row_quantization *rq[MR];
-    rl_qd8_tile_rows(MR, mr, a, a_stride, c, c_stride, rows, in, out, rq);
-    if (mr == 1)
-        qd8_gemm_rows(1, nc, kc, in, w, out, rq, params);
-    else
-        qd8_gemm_rows(MR, nc, kc, in, w, out, rq, params);
-}
+RL_QD8_GEMM_ONE_ROW_OR_TILE(qd8_f32_qc8w_gemm_2x8c16__neon, MR, qd8_gemm_rows)
 #else
 /* ISO C wants a declaration in every file: armv7 builds this one too (build_config's neon paths). */
 typedef int rl_qd8_f32_qc8w_gemm_2x8c16__neon_not_on_armv7;

@@ -33,15 +33,4 @@ static inline __attribute__((always_inline)) void gemm_rows(size_t rows, size_t 
     }
 }
 
-void qd8_f32_qc8w_gemm_4x16c4__neondot(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
-                                       const void *w, float *c, size_t c_stride, const rl_qd8_row_quantization *rows,
-                                       const rl_f32_minmax_params *params) {
-    const int8_t *in[MR];
-    float *out[MR];
-    const rl_qd8_row_quantization *rq[MR];
-    rl_qd8_tile_rows(MR, mr, a, a_stride, c, c_stride, rows, in, out, rq);
-    if (mr == 1)
-        gemm_rows(1, nc, kc, in, w, out, rq, params);
-    else
-        gemm_rows(MR, nc, kc, in, w, out, rq, params);
-}
+RL_QD8_GEMM_ONE_ROW_OR_TILE(qd8_f32_qc8w_gemm_4x16c4__neondot, MR, gemm_rows)

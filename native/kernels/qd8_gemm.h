@@ -87,6 +87,22 @@ static inline __attribute__((always_inline)) void rl_qd8_tile_rows(size_t tile_m
     }
 }
 
+/* A GEMM entry point over a tile body rows_fn(rows, nc, kc, in, w, out, rq, params) (static, always inlined): the
+ * tile's rows from rl_qd8_tile_rows, and one row (a FULLY_CONNECTED on one token) inlined on its own so that it
+ * runs one row's accumulators rather than tile_mr rows' for one. */
+#define RL_QD8_GEMM_ONE_ROW_OR_TILE(name, tile_mr, rows_fn)                                                     \
+    void name(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride, const void *w, float *c,      \
+              size_t c_stride, const rl_qd8_row_quantization *rows, const rl_f32_minmax_params *params) {      \
+        const int8_t *in[tile_mr];                                                                              \
+        float *out[tile_mr];                                                                                    \
+        const rl_qd8_row_quantization *rq[tile_mr];                                                             \
+        rl_qd8_tile_rows(tile_mr, mr, a, a_stride, c, c_stride, rows, in, out, rq);                             \
+        if (mr == 1)                                                                                            \
+            rows_fn(1, nc, kc, in, w, out, rq, params);                                                         \
+        else                                                                                                    \
+            rows_fn(tile_mr, nc, kc, in, w, out, rq, params);                                                   \
+    }
+
 /* An IGEMM tap's row pointers (tap[i] for i < mr, the last of them again past mr), as rl_qd8_tile_rows. */
 static inline __attribute__((always_inline)) void rl_qd8_tap_rows(size_t tile_mr, size_t mr,
                                                                   const int8_t *const *tap, const int8_t **in) {
