@@ -7,12 +7,14 @@
  * are mostly the ones the same core has just written (handing tiles out from one shared counter made the
  * cores trade each activation through the caches, and two threads ran slower than one). */
 #define _DEFAULT_SOURCE /* syscall() */
+#if defined(__linux__) && !defined(RL_POOL_PORTABLE_FUTEX)
 #include <linux/futex.h>
+#include <sys/syscall.h>
+#endif
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef RL_POOL_TRACE
@@ -93,6 +95,7 @@ typedef struct {
     char pad[64 - sizeof(int32_t)];
 } rl_sleep_word;
 
+#if defined(__linux__) && !defined(RL_POOL_PORTABLE_FUTEX)
 static void futex_wait(int32_t *word, int32_t expected) {
     syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
 }
@@ -100,6 +103,27 @@ static void futex_wait(int32_t *word, int32_t expected) {
 static void futex_wake(int32_t *word, int32_t count) {
     syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, count, NULL, NULL, 0);
 }
+#else
+/* Elsewhere (the pool was plain pthreads before it used futexes, and builds on any POSIX system) the same two
+ * calls on one process-wide condition variable: a waiter checks the word under the lock and a waker takes the
+ * lock after changing the word, so no wake is lost; a wake reaches every sleeper, and each caller's loop checks
+ * its own condition again. -DRL_POOL_PORTABLE_FUTEX builds this on Linux (the pool's tester runs it there). */
+static pthread_mutex_t futex_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t futex_changed = PTHREAD_COND_INITIALIZER;
+
+static void futex_wait(int32_t *word, int32_t expected) {
+    pthread_mutex_lock(&futex_lock);
+    if (__atomic_load_n(word, __ATOMIC_SEQ_CST) == expected) pthread_cond_wait(&futex_changed, &futex_lock);
+    pthread_mutex_unlock(&futex_lock);
+}
+
+static void futex_wake(int32_t *word, int32_t count) {
+    (void)word, (void)count;
+    pthread_mutex_lock(&futex_lock);
+    pthread_cond_broadcast(&futex_changed);
+    pthread_mutex_unlock(&futex_lock);
+}
+#endif
 
 struct rl_threadpool {
     /* The current job, on one cache line the caller alone writes: its fields, then `open` and `generation`
