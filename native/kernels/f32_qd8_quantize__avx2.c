@@ -92,20 +92,7 @@ void f32_qs8_quantize_values_tflite__avx2(int64_t n, const float *x, int8_t *q, 
     tflite_values(n, x, q, p);
 }
 
-float f32_qd8_quantize__avx2(int64_t n, const float *x, int8_t *q, int32_t *zero_point) {
-    float lo = 0.0f, hi = 0.0f;
-    rminmax(n, x, &lo, &hi);
-    const rl_f32_qs8_quantization p = rl_qd8_quantization_of(lo, hi);
-    qd8_values(n, x, q, &p);
-    *zero_point = p.zero_point;
-    return p.scale;
-}
+RL_F32_QS8_QUANTIZE_ONE_STEP(f32_qd8_quantize__avx2, rminmax, rl_qd8_quantization_of, qd8_values)
 
-float f32_qs8_asymmetric_quantize_tflite__avx2(int64_t n, const float *x, int8_t *q, int32_t *zero_point) {
-    float lo = 0.0f, hi = 0.0f;
-    rminmax(n, x, &lo, &hi);
-    const rl_f32_qs8_quantization p = rl_tflite_quantization_of(lo, hi);
-    tflite_values(n, x, q, &p);
-    *zero_point = p.zero_point;
-    return p.scale;
-}
+RL_F32_QS8_QUANTIZE_ONE_STEP(f32_qs8_asymmetric_quantize_tflite__avx2, rminmax, rl_tflite_quantization_of,
+                             tflite_values)

@@ -34,4 +34,17 @@ static inline rl_f32_qs8_quantization rl_tflite_quantization_of(float lo, float 
     return (rl_f32_qs8_quantization){.multiplier = 1.0f / scale_f, .scale = scale_f, .zero_point = zp};
 }
 
+/* A row quantized in one step on a SIMD path: its range (the file's rminmax), the quantization that range gives
+ * (rl_qd8_quantization_of or rl_tflite_quantization_of), then the values (the file's values function); the
+ * row's scale returned, its zero point stored. */
+#define RL_F32_QS8_QUANTIZE_ONE_STEP(name, rminmax, quantization_of, values)                                   \
+    float name(int64_t n, const float *x, int8_t *q, int32_t *zero_point) {                                    \
+        float lo = 0.0f, hi = 0.0f;                                                                             \
+        rminmax(n, x, &lo, &hi);                                                                                \
+        const rl_f32_qs8_quantization p = quantization_of(lo, hi);                                              \
+        values(n, x, q, &p);                                                                                    \
+        *zero_point = p.zero_point;                                                                             \
+        return p.scale;                                                                                         \
+    }
+
 #endif
