@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from ai_edge_litert.interpreter import Interpreter as LiteRT
 from graphcheck import central_differences
+from test_graph_ops import naive_lstm_from
 
 import rillet as rl
 import rillet.graph as rg
@@ -17,21 +18,6 @@ from rillet.graph import Graph, Variable, ops, optimizers, placeholder
 from rillet.runtime import Interpreter
 
 BATCH, STEPS, FEATURES, CELLS = 2, 4, 3, 5
-
-
-def sigmoid(z):
-    return 1 / (1 + np.exp(-z))
-
-
-def naive_lstm(x, wx, wh, b, h, c):
-    """Keras' LSTM step by step from (h, c); the outputs and the last state."""
-    out = []
-    for t in range(x.shape[1]):
-        z = [x[:, t] @ wx[k].T + h @ wh[k].T + b[k] for k in range(4)]
-        c = sigmoid(z[1]) * c + sigmoid(z[0]) * np.tanh(z[2])
-        h = sigmoid(z[3]) * np.tanh(c)
-        out.append(h)
-    return np.stack(out, 1), h, c
 
 
 def weights(rs, dtype):
@@ -64,7 +50,7 @@ def test_gradient_of_a_later_run_starts_from_the_carried_state():
     numeric = central_differences(loss_from_start, [later, wx[0]])
     g.store.update({k: v.copy() for k, v in start.items()})
     got_y, got_dx, got_dw0 = g.run([y, dx, dw0], {x: later, w0: wx[0]})
-    want_y, h, c = naive_lstm(later, wx, wh, b, start["stream/h_state"], start["stream/c_state"])
+    want_y, h, c = naive_lstm_from(later, wx, wh, b, start["stream/h_state"], start["stream/c_state"])
     np.testing.assert_allclose(got_y, want_y, rtol=1e-10)
     np.testing.assert_allclose(g.store["stream/h_state"], h, rtol=1e-10)  # the run left its last state
     np.testing.assert_allclose(g.store["stream/c_state"], c, rtol=1e-10)
@@ -125,7 +111,7 @@ def test_twenty_steps_of_a_carried_lstm_match_litert_and_the_reference():
                       it.get_signature_runner("save")())
         # infer carries on from the state the training left (the resource variables both signatures share)
         state = runs[name][1]
-        want, *_ = naive_lstm(chunks[0].astype(np.float64), [state[f"wx{k}"] for k in range(4)],
+        want, *_ = naive_lstm_from(chunks[0].astype(np.float64), [state[f"wx{k}"] for k in range(4)],
                               *weights(np.random.default_rng(1), np.float32)[1:], state["stream/h_state"],
                               state["stream/c_state"])
         got = it.get_signature_runner("infer")(x=chunks[0])["y"]

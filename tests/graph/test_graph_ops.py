@@ -102,16 +102,22 @@ def naive_lrn(x, radius, bias, alpha, beta):
     return y
 
 
-def naive_lstm(x, wx, wh, b):
-    """Keras' LSTM step by step: gates i, f, c, o; c = f c + i tanh(.), h = o tanh(c), from zeros."""
-    h, c = np.zeros((x.shape[0], wh[0].shape[0])), np.zeros((x.shape[0], wh[0].shape[0]))
+def naive_lstm_from(x, wx, wh, b, h, c):
+    """Keras' LSTM step by step from the state (h, c): gates i, f, c, o; c = f c + i tanh(.), h = o tanh(c); the
+    outputs and the last state."""
     out = []
     for t in range(x.shape[1]):
         z = [x[:, t] @ wx[k].T + h @ wh[k].T + b[k] for k in range(4)]
         c = sigmoid(z[1]) * c + sigmoid(z[0]) * np.tanh(z[2])
         h = sigmoid(z[3]) * np.tanh(c)
         out.append(h)
-    return np.stack(out, 1)
+    return np.stack(out, 1), h, c
+
+
+def naive_lstm(x, wx, wh, b):
+    """naive_lstm_from zeros, the outputs alone."""
+    zeros = np.zeros((x.shape[0], wh[0].shape[0]))
+    return naive_lstm_from(x, wx, wh, b, zeros, zeros)[0]
 
 
 def reverse_cumsum(x, axis):
