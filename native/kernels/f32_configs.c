@@ -45,6 +45,17 @@ rl_f32_gemm_config rl_f32_gemm_config_for(rl_isa isa) {
     }
 }
 
+rl_f32_gemm_config rl_f32_gemm_wide_config_for(rl_isa isa) {
+#if defined(__x86_64__) || defined(_M_X64)
+    if (isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) { /* f32_igemm_7xnr__avx512.h says why */
+        const rl_f32_gemm_config config = {.mr = 7, .nr = 32, .gemm = f32_gemm_7x32__avx512,
+                                           .igemm = f32_igemm_7x32__avx512, .packw_goi = f32_gemm_packw_goi__scalar};
+        return config;
+    }
+#endif
+    return rl_f32_gemm_config_for(isa);
+}
+
 rl_f32_dwconv_config rl_f32_dwconv_config_for(rl_isa isa) {
     switch (isa) {
 #if defined(__x86_64__) || defined(_M_X64)

@@ -13,6 +13,10 @@
 #include "vcvt.h"
 
 rl_f32_gemm_config rl_f32_gemm_config_for(rl_isa isa);
+/* For layers of at least RL_F32_GEMM_WIDE_MIN_COLUMNS output channels: AVX-512's 7x32 tile (f32_igemm_7xnr__avx512.h);
+ * other paths: their own config. */
+#define RL_F32_GEMM_WIDE_MIN_COLUMNS 64
+rl_f32_gemm_config rl_f32_gemm_wide_config_for(rl_isa isa);
 rl_f32_dwconv_config rl_f32_dwconv_config_for(rl_isa isa);
 /* AVX-512 paths: AVX2's 16-channel kernel, for layers of 16 or 48 channels (rl_dwconv_wants_narrow); other
  * paths: their own. */

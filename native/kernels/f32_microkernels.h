@@ -39,6 +39,8 @@ RL_F32_DWCONV_FN(f32_dwconv_8c__avx2); /* channel tile 8: few channels, AVX2 and
 
 RL_F32_GEMM_FN(f32_gemm_7x16__avx512);
 RL_F32_IGEMM_FN(f32_igemm_7x16__avx512);
+RL_F32_GEMM_FN(f32_gemm_7x32__avx512); /* wide layers (f32_igemm_7xnr__avx512.h) */
+RL_F32_IGEMM_FN(f32_igemm_7x32__avx512);
 RL_F32_DWCONV_FN(f32_dwconv__avx512); /* channel tile 32 */
 #endif
 

@@ -10,7 +10,9 @@
 static size_t round_up(size_t n, size_t tile) { return (n + tile - 1) / tile * tile; }
 
 size_t rl_f32_gemm_panel_width(size_t n, size_t n0, size_t nr) {
-    return n - n0 < nr && nr == 16 && n - n0 <= 8 ? 8 : nr;
+    const size_t left = n - n0;
+    if (left >= nr || nr < 16) return nr;
+    return left <= 8 ? 8 : nr == 32 && left <= 16 ? 16 : nr;
 }
 
 size_t rl_f32_gemm_packed_size(size_t n, size_t ks, size_t kc, size_t nr) {

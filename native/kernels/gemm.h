@@ -35,11 +35,12 @@ typedef struct {
 /* ---- float32 ----
  * Packed weights (rl_pack_f32_gemm): for each panel of nr output channels: nr biases (0 where there is no
  * bias or past n), then for each k in 0..ks*kc-1 (tap-major: tap 0's kc channels, then tap 1's, ...) nr
- * weights (0 past n). A panel is nr * (1 + ks * kc) floats; but where nr is 16 and the last panel would
- * hold 1 to 8 columns, it is 8 columns wide (8 biases, then 8 weights per k): the x86 kernels read it with
- * 8-lane vectors, so layers of 8, 24, 56 ... channels pack no zero columns (rl_f32_gemm_panel_width).
+ * weights (0 past n). A panel is nr * (1 + ks * kc) floats; but where nr is 16 or 32 and the last panel would
+ * hold 1 to 8 columns, it is 8 columns wide (8 biases, then 8 weights per k), and where nr is 32 and it would
+ * hold 9 to 16, 16 wide: the x86 kernels read them with 8- and 16-lane vectors, so layers of 8, 24, 56, 144 ...
+ * channels pack few zero columns (rl_f32_gemm_panel_width).
  * A kernel call's nc therefore ends at n or on a panel boundary (drivers split columns in whole panels),
- * so that a last panel of at most 8 columns is the narrow one.
+ * so that a last panel of at most 8 (or 16) columns is the narrow one.
  *
  * GEMM: row i of A is a + i * a_stride (elements), kc floats. Row i of C is c + i * c_stride (elements),
  * nc floats written. w points at the first panel.

@@ -96,6 +96,7 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .s8_reduce = s8_reduce_ref,
         .s8_log_softmax = s8_log_softmax_ref,
         .f32_gemm = rl_f32_gemm_config_for(isa),
+        .f32_gemm_wide = rl_f32_gemm_wide_config_for(isa),
         .qs8_gemm = rl_qs8_gemm_config_for(isa),
         .qs8_gemm_pairs = rl_qs8_gemm_pairs_config_for(isa),
         .qs16_gemm = rl_qs16_gemm_config_for(isa),

@@ -7,6 +7,7 @@
 
 #include "bands.h"
 #include "conv_gemm.h"
+#include "f32_configs.h"
 #include "f32_microkernels.h"
 #include "fc_rowdot.h"
 #include "row_taps.h"
@@ -232,7 +233,7 @@ static int gemm_dtypes(rl_plan *plan, const rl_op *op, int32_t *int8) {
 }
 
 static void fill_params(const rl_op *op, rl_gemm_state *st, float act_min, float act_max, const rl_plan *plan) {
-    st->f32 = plan->kernels->f32_gemm;
+    st->f32 = st->n >= RL_F32_GEMM_WIDE_MIN_COLUMNS ? plan->kernels->f32_gemm_wide : plan->kernels->f32_gemm;
     st->qs8 = plan->kernels->qs8_gemm;
     st->element_bytes = st->int8 ? 1 : sizeof(float);
     st->f32_params = (rl_f32_minmax_params){.min = act_min, .max = act_max};

@@ -261,6 +261,7 @@ typedef struct {
                            int32_t output_zero_point, const int8_t *x, int8_t *y);
     /* Micro-kernel families (gemm.h, dwconv.h): the ops' drivers tile the tensor and call these. */
     rl_f32_gemm_config f32_gemm;
+    rl_f32_gemm_config f32_gemm_wide; /* layers of RL_F32_GEMM_WIDE_MIN_COLUMNS channels or more (f32_configs.h) */
     rl_qs8_gemm_config qs8_gemm;
     rl_qs8_gemm_config qs8_gemm_pairs; /* for constant filters without -128, where gemm != NULL (qs8_configs.h) */
     rl_qs16_gemm_config qs16_gemm; /* TFLite's 16x8 CONV_2D and FULLY_CONNECTED (qs16_gemm.h) */

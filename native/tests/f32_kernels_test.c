@@ -151,9 +151,9 @@ static int gemm_case(gemm_bench *b, int indirect, size_t mr, size_t nc, size_t k
 
 static int test_gemm(const rl_f32_gemm_config *cfg, const rl_f32_gemm_config *ref, rng *r) {
     static const size_t kcs[] = {1, 2, 3, 7, 8, 9, 16, 17, 33}, kss[] = {1, 2, 9};
-    /* nr / 2 and below in the last panel: gemm.h's narrow panel where nr is 16. */
+    /* 8 and below in the last panel: gemm.h's narrow panel where nr is 16 or 32; 9-16: 16 wide where nr is 32. */
     const size_t ncs[] = {cfg->nr - 1, cfg->nr, cfg->nr + 1, 2 * cfg->nr + 1, 1, cfg->nr / 2, cfg->nr / 2 + 1,
-                          cfg->nr + cfg->nr / 2};
+                          cfg->nr + cfg->nr / 2, 8, 9, cfg->nr + 8, cfg->nr + 9};
     guarded rows = guarded_new(9 * cfg->mr + 1, 1);
     gemm_bench b = {cfg, ref, &rows, r};
     size_t cases = 0, clamp = 0;
@@ -441,8 +441,10 @@ static int test_packers(rng *r) {
             for (int with_bias = 0; with_bias < 2; ++with_bias) {
                 const size_t n = ns[a], nr = nrs[b], ks = 3, kc = 5, depth = ks * kc;
                 const size_t panels = (n + nr - 1) / nr, size = rl_f32_gemm_packed_size(n, ks, kc, nr);
-                /* gemm.h: every panel nr wide, except a last one of 1 to 8 columns where nr is 16: 8 wide. */
-                const size_t last = n - (panels - 1) * nr, last_width = nr == 16 && last <= 8 ? 8 : nr;
+                /* gemm.h: every panel nr wide, except a last one of 1 to 8 columns where nr is 16 or 32: 8 wide, and
+                 * of 9 to 16 where nr is 32: 16 wide. */
+                const size_t last = n - (panels - 1) * nr;
+                const size_t last_width = nr >= 16 && last <= 8 ? 8 : nr == 32 && last <= 16 && last < nr ? 16 : nr;
                 if (size != ((panels - 1) * nr + last_width) * (1 + depth) * sizeof(float)) {
                     printf("FAIL gemm packed size n=%zu nr=%zu: %zu\n", n, nr, size);
                     return 1;
@@ -663,6 +665,12 @@ static int run(rl_isa isa, const char *name) {
     const rl_f32_dwconv_config dw_small = rl_f32_dwconv_small_config_for(isa);
     if (dw_small.dwconv != dw.dwconv) failed |= test_dwconv(&dw_small, scalar ? NULL : &dw_ref, &r);
     failed |= test_splits(&gemm, &dw, &r);
+    const rl_f32_gemm_config wide = rl_f32_gemm_wide_config_for(isa);
+    if (wide.gemm != gemm.gemm) {
+        failed |= test_packw(&wide, &r);
+        failed |= test_gemm(&wide, scalar ? NULL : &gemm_ref, &r);
+        failed |= test_splits(&wide, &dw, &r);
+    }
     const rl_f32_pool_config pool = rl_f32_pool_config_for(isa);
     guarded pool_slots = guarded_new(64, 1);
     failed |= test_pool(&pool, &pool_slots, &r);

@@ -121,6 +121,8 @@ def test_kernels_match_scalar(request, tester, isa):
         pytest.skip(done.stdout.strip())
     assert done.returncode == 0, f"{isa} kernels:\n{done.stdout}{done.stderr}"
     assert "all passed" in done.stdout
+    if isa == "avx512":  # the wide layers' 7x32 tile, beside the 7x16 one
+        assert "gemm/igemm 7x32" in done.stdout and "gemm/igemm 7x16" in done.stdout
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["bench"]:
