@@ -49,7 +49,7 @@ rl_f32_gemm_config rl_f32_gemm_wide_config_for(rl_isa isa) {
 #if defined(__x86_64__) || defined(_M_X64)
     if (isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) { /* f32_igemm_7xnr__avx512.h says why */
         const rl_f32_gemm_config config = {.mr = 7, .nr = 32, .gemm = f32_gemm_7x32__avx512,
-                                           .igemm = f32_igemm_7x32__avx512, .packw_goi = f32_gemm_packw_goi__scalar};
+                                           .igemm = f32_igemm_7x32__avx512, .packw_goi = f32_gemm_packw_goi_x16__avx2};
         return config;
     }
 #endif

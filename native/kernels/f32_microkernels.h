@@ -33,7 +33,7 @@ RL_F32_DWCONV_FN(f32_dwconv__scalar); /* channel tile 4 */
 #if defined(__x86_64__) || defined(_M_X64)
 RL_F32_GEMM_FN(f32_gemm_6x16__avx2);
 RL_F32_IGEMM_FN(f32_igemm_6x16__avx2);
-RL_F32_GEMM_PACKW_FN(f32_gemm_packw_goi_x16__avx2); /* nr 16: AVX2 and AVX-512 */
+RL_F32_GEMM_PACKW_FN(f32_gemm_packw_goi_x16__avx2); /* nr 16 or 32: AVX2 and AVX-512 */
 RL_F32_DWCONV_FN(f32_dwconv__avx2); /* channel tile 16 */
 RL_F32_DWCONV_FN(f32_dwconv_8c__avx2); /* channel tile 8: few channels, AVX2 and AVX-512 */
 

@@ -521,7 +521,7 @@ static int test_packers(rng *r) {
 /* The config's packer of w [n][k] at every invoke writes rl_pack_f32_gemm's bytes for ks 1 and no bias, on
  * n and k around the panel width and the 8-wide blocks, and nothing past them. */
 static int test_packw(const rl_f32_gemm_config *cfg, rng *r) {
-    static const size_t ns[] = {1, 3, 7, 8, 9, 15, 16, 17, 24, 25, 33, 40}, ks[] = {1, 3, 7, 8, 9, 16, 17, 64, 65};
+    static const size_t ns[] = {1, 3, 7, 8, 9, 15, 16, 17, 24, 25, 33, 40, 41, 48, 49, 64, 65, 77}, ks[] = {1, 3, 7, 8, 9, 16, 17, 64, 65};
     for (size_t a = 0; a < sizeof ns / sizeof ns[0]; ++a)
         for (size_t b = 0; b < sizeof ks / sizeof ks[0]; ++b) {
             const size_t n = ns[a], k = ks[b], size = rl_f32_gemm_packed_size(n, 1, k, cfg->nr) / sizeof(float);
