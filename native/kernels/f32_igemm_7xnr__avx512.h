@@ -1,5 +1,6 @@
 /* f32_igemm_7xnr__avx512.h — the AVX-512 float32 GEMM/IGEMM tile of 7 rows by NR (16 or 32) columns, one
- * template for f32_{gemm,igemm}_7x32__avx512.c; a GEMM is the IGEMM of one tap whose row pointers are its 7 rows.
+ * template for f32_{gemm,igemm}_7x{16,32}__avx512.c; a GEMM is the IGEMM of one tap whose row pointers are its 7
+ * rows.
  *
  * Why 32 columns: on cores with two 512-bit FMA units (Intel's Xeons), 7 accumulators of 16 lanes are 7 chains of
  * 4-cycle FMAs, under the 8 the two units need in flight, and 8 loads per 7 FMAs (one weight vector, 7
