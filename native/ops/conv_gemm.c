@@ -9,6 +9,7 @@
 #include "conv_gemm.h"
 #include "f32_configs.h"
 #include "f32_microkernels.h"
+#include "fc_gemv.h"
 #include "fc_rowdot.h"
 #include "row_taps.h"
 
@@ -332,6 +333,8 @@ rl_status rl_use_gemm_fully_connected(rl_plan *plan, rl_op *op, int64_t rows, in
         proto.pack_each_run = 1; /* bias too */
     }
     if (rows <= 0 || units <= 0 || depth <= 0) return RL_OK;
+    /* LiteRT's builtin kernel runs this one, not XNNPACK: its order (fc_gemv.c) */
+    if (proto.pack_each_run && rows == 1) return rl_use_fc_gemv(plan, op, (size_t)units, (size_t)depth);
     if (!proto.pack_each_run && rows <= RL_FC_ROWDOT_MAX_ROWS) /* weights read in place, not packed */
         return rl_use_fc_rowdot(plan, op, (size_t)rows, (size_t)units, (size_t)depth, proto.int8);
     proto.m = (size_t)rows;

@@ -369,6 +369,8 @@ void f32_unary_ref(rl_unary_op op, int64_t count, const float *x, float *y);
 void f32_leaky_relu_ref(int64_t count, float alpha, const float *x, float *y);
 void f32_softmax_ref(int64_t rows, int32_t depth, float beta, const float *x, float *y);
 void f32_log_softmax_ref(int64_t rows, int32_t depth, const float *x, float *y);
+void f32_gemv_eigen_ref(size_t n_total, size_t n0, size_t nc, size_t kc, const float *x, const float *w,
+                        const float *bias, float *y, float act_min, float act_max);
 void f32_reduce_sum_ref(const int64_t *dims, const int32_t *reduced, float divisor, const float *x, float *y,
                         int64_t out_count);
 
