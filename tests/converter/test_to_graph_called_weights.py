@@ -41,19 +41,22 @@ def shipped_model(seed: int = 0) -> bytes:
         h = ops.tanh(ops.fully_connected(x, ops.constant(w1, name="w1")))
 
         def then(a):
-            inner = ops.fully_connected(a, ops.constant(then_w, name="then_w"))
+            inner = ops.fully_connected(a, ops.constant(then_w, name="then_w"), name="then_dense")
             return ops.if_(ops.greater(ops.reduce_sum(a), np.float32(-10)),
-                           lambda b: ops.tanh(ops.fully_connected(b, ops.constant(nested_w, name="nested_w"))),
+                           lambda b: ops.tanh(ops.fully_connected(b, ops.constant(nested_w, name="nested_w"),
+                                                                     name="nested_dense")),
                            lambda b: ops.mul(b, np.float32(0.5)), inner)
 
-        h = ops.if_(ops.greater(ops.reduce_mean(x), np.float32(0)), then,
-                    lambda a: ops.tanh(ops.fully_connected(a, ops.constant(else_w, name="else_w"))), h, name="gate")
+        def otherwise(a):
+            return ops.tanh(ops.fully_connected(a, ops.constant(else_w, name="else_w"), name="else_dense"))
+
+        h = ops.if_(ops.greater(ops.reduce_mean(x), np.float32(0)), then, otherwise, h, name="gate")
         times = ops.cast(ops.add(ops.minimum(ops.maximum(ops.reduce_max(x), np.float32(0)), np.float32(2)),
                                  np.float32(1)), "int32")
         _, _, h = ops.while_loop(
             lambda i, k, v: ops.less(i, k),
             lambda i, k, v: [ops.add(i, np.int32(1)), k,
-                             ops.tanh(ops.fully_connected(v, ops.constant(loop_w, name="loop_w")))],
+                             ops.tanh(ops.fully_connected(v, ops.constant(loop_w, name="loop_w"), name="loop_dense"))],
             [np.int32(0), times, h], name="repeat")
         y = ops.fully_connected(h, ops.constant(head, name="head"))
     return convert(inputs={"x": x}, outputs={"y": y})
