@@ -10,19 +10,23 @@ import numpy as np
 from .format import Buffer, ModelFile, TensorMap
 from .frozen_copy import is_constant, is_quantized
 
-def float_copy(tail: ModelFile) -> ModelFile:
+def float_copy(tail: ModelFile, keep_fake_quant: bool = False) -> ModelFile:
     """A single-subgraph quantized model (its first signature's) in float: its quantized constants dequantized
     with their scales (an int8 filter per channel, its int32 bias), its quantized activations float32, and
     its QUANTIZE/DEQUANTIZE ops of activations dropped (each output read as its input). Inputs and outputs
     keep their indices (an int8 input becomes the float value it stands for). `trainable` takes a quantized
     model's trained tail this way (the splice puts a DEQUANTIZE in front of an int8 input and, in `infer`, a
-    QUANTIZE after an int8 output); `recalibrated` takes a whole fine-tuned int8 model to quantize again."""
+    QUANTIZE after an int8 output); `recalibrated` takes a whole fine-tuned int8 model to quantize again.
+    keep_fake_quant: a float model's fake quantization (a QUANTIZE of a float tensor whose levels only
+    DEQUANTIZEs read, a quantization-aware model's) stays as it is, so the float copy computes what the model
+    does (its straight-through gradient trains through it)."""
     sg = tail.subgraphs[0]
-    if not any(is_quantized(t) for t in sg.tensors):
+    kept = _fake_quant_levels(tail) if keep_fake_quant else set()
+    if not any(is_quantized(t) for k, t in enumerate(sg.tensors) if k not in kept):
         return tail
     buffers, tensors = list(tail.buffers), list(sg.tensors)
     for k, t in enumerate(sg.tensors):
-        if not is_quantized(t):
+        if not is_quantized(t) or k in kept:
             continue
         q = t.quantization
         if is_constant(tail, t):
@@ -42,7 +46,8 @@ def float_copy(tail: ModelFile) -> ModelFile:
     for op in sg.operators:
         inputs = [alias.get(i, i) for i in op.inputs or []]
         kind = tail.op_name(op)
-        if kind in ("QUANTIZE", "DEQUANTIZE") and not is_constant(tail, sg.tensors[inputs[0]]):
+        if kind in ("QUANTIZE", "DEQUANTIZE") and not is_constant(tail, sg.tensors[inputs[0]]) \
+                and not {*inputs, *op.outputs} & kept:
             alias[op.outputs[0]] = inputs[0]
             continue
         operators.append(dataclasses.replace(op, inputs=inputs))
@@ -51,6 +56,20 @@ def float_copy(tail: ModelFile) -> ModelFile:
     sub = dataclasses.replace(sg, tensors=tensors, operators=operators, outputs=[tm.tensor_index for tm in outputs])
     return dataclasses.replace(tail, subgraphs=[sub], buffers=buffers,
                                signature_defs=[dataclasses.replace(sig, outputs=outputs)])
+
+
+def _fake_quant_levels(m: ModelFile) -> set[int]:
+    """The levels of subgraph 0's fake quantizations: QUANTIZE outputs of a float32 tensor that only DEQUANTIZEs
+    read (and no signature gives out)."""
+    sg = m.subgraphs[0]
+    readers: dict[int, set[str]] = {}
+    for op in sg.operators:
+        for i in op.inputs or []:
+            readers.setdefault(i, set()).add(m.op_name(op))
+    return {op.outputs[0] for op in sg.operators
+            if m.op_name(op) == "QUANTIZE" and sg.tensors[op.inputs[0]].dtype == np.float32
+            and not is_quantized(sg.tensors[op.inputs[0]]) and readers.get(op.outputs[0]) == {"DEQUANTIZE"}
+            and op.outputs[0] not in sg.outputs}
 
 
 _FLOAT32 = 0  # TensorType

@@ -148,7 +148,7 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
         raise ModelError(f"the trained tail (every op after the first trained layer) holds {', '.join(flow)}, "
                          "through which no gradient flows (an IF's and a WHILE's do): train layers after it, or "
                          "give the loss a tensor before it (output=NAME)")
-    tail_model = float_copy(_extract(m, sg_index, tail, boundary, tail_outputs))
+    tail_model = float_copy(_extract(m, sg_index, tail, boundary, tail_outputs), keep_fake_quant=True)
     training, variables = _training_file(tail_model, [sg.tensors[w].name for w in trained] + inside_names, loss,
                                          optimizer, learning_rate, output)
     made_after = _made_by(sg, after)
