@@ -38,11 +38,16 @@ def _per_axis(a, rank: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _levels(xp, a, x):
-    """TFLite's (and XNNPACK's) float -> level: x / scale rounded half to even, plus the zero point, clamped."""
+    """The float -> level LiteRT runs: x / scale rounded half to even (XNNPACK's, per tensor) or half away from
+    zero (per channel, which XNNPACK declines: TFLite's reference kernel), plus the zero point, clamped."""
     info = np.iinfo(a["dtype"])
     scale, zero_point = _per_axis(a, len(x.shape))
-    q = xp.round(x.astype(np.float32) / scale) + zero_point
-    return xp.clip(q, info.min, info.max).astype(a["dtype"])
+    v = x.astype(np.float32) / scale
+    rounded = xp.round(v)
+    if a["axis"] is not None:  # a tie goes away from zero (v - trunc(v) is exact, so a tie is seen exactly)
+        whole = xp.trunc(v)
+        rounded = xp.where(xp.abs(v - whole) == 0.5, whole + xp.sign(v), rounded)
+    return xp.clip(rounded + zero_point, info.min, info.max).astype(a["dtype"])
 
 
 def _quantize_infer(attrs, specs):
