@@ -156,6 +156,23 @@ class _Importer:
                                                            else f"subgraph_{key[0]}/tensor_{key[1]}"))
         return self.variables[key]
 
+    def _lstm_state(self, sg_index: int, op: Any, name: str) -> None:
+        """A carried LSTM's h and c as two untrained Variables of the signature's graph, named as ops.lstm names
+        them (made before the op, so their reads see the state a run starts from), from the file's variable
+        tensors: its gradient then starts from the state a run starts from, and a training file keeps the state
+        as resource variables that `infer` and `train` share (a streaming model trains on its stream)."""
+        from rillet.graph import Variable
+        from rillet.graph.ops.recurrent import LSTM_SLOTS, state_keys
+
+        sg = self.model.subgraphs[sg_index]
+        real = list(op.inputs or []) + [-1] * (24 - len(op.inputs or []))
+        held = {slot: real[p] for p, slot in enumerate(LSTM_SLOTS) if slot in ("h", "c")}
+        for key, slot in zip(state_keys(name), ("h", "c")):
+            t = sg.tensors[held[slot]]
+            data = self.model.tensor_data(sg_index, held[slot])
+            Variable(np.zeros(t.shape, np.float32) if data is None else np.array(data, np.float32), name=key,
+                     trainable=False)
+
     def subgraph(self, sg_index: int, given: dict[int, Any], weight: Any = None) -> tuple[Any, list, list]:
         """Subgraph `sg_index`'s ops into the default graph, `given` its inputs (tensor index -> graph tensor),
         `weight((subgraph, tensor))` the graph tensor a float weight of more than one value becomes (None: a
@@ -223,6 +240,8 @@ class _Importer:
             if builtin == "UNIDIRECTIONAL_SEQUENCE_LSTM":
                 node_inputs, attr_slots = _lstm_node_inputs(model, sg, op, j), []
                 attrs.update(carry_state=self.carry_lstm_state, state_name=name)
+                if self.carry_lstm_state and sg_index == self.signature:
+                    self._lstm_state(sg_index, op, name)
             elif spec.get("order"):  # attrs among the inputs where TFLite puts them (SPLIT's axis first)
                 slots = list(zip(spec["order"], real_inputs))
                 node_inputs = [index for slot, index in slots if isinstance(slot, int)]

@@ -81,7 +81,8 @@ class Layer:
 
 def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int | None = None,
               train: list[str] | None = None, loss: str = "softmax_cross_entropy", optimizer: str = "sgd",
-              learning_rate: float = 0.01, output: str | None = None, classes: int | None = None) -> bytes:
+              learning_rate: float = 0.01, output: str | None = None, classes: int | None = None,
+              carry_state: bool = False) -> bytes:
     """The training file of a float or quantized model (a path, bytes or a ModelFile). train_last: the last N
     weighted layers on the way to the loss's output train (default 1); train: layers by name (a layer's
     output tensor's name, as `rillet trainable --list` shows) instead. loss: softmax_cross_entropy (y: class indices; a SOFTMAX output's logits
@@ -93,7 +94,10 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
     score for a second network's when it passes 0.5) and take no gradient. classes: widen the classifier's head
     (the last FULLY_CONNECTED or CONV_2D before the output) to this many classes, the new ones starting from
     zero weights, so that training teaches the model classes it was shipped without (new_classes.py); the
-    head must be among the trained layers."""
+    head must be among the trained layers. carry_state: the trained tail's LSTMs carry their state from one step
+    to the next, and `infer` from one invoke to the next, as the model's own do (a streaming model fine-tuned on
+    its stream, chunks in order; the state in resource variables both share); default: each step and each invoke
+    from zero (independent samples)."""
     if loss not in LOSSES:
         raise ValueError(f"loss {loss!r}: one of {', '.join(LOSSES)}")
     if optimizer not in OPTIMIZERS:
@@ -150,7 +154,7 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
                          "give the loss a tensor before it (output=NAME)")
     tail_model = float_copy(_extract(m, sg_index, tail, boundary, tail_outputs), keep_fake_quant=True)
     training, variables = _training_file(tail_model, [sg.tensors[w].name for w in trained] + inside_names, loss,
-                                         optimizer, learning_rate, output)
+                                         optimizer, learning_rate, output, carry_state)
     made_after = _made_by(sg, after)
     splice_frozen(training, m, sg_index, frozen, boundary, inputs,
                   {n: i for n, i in outputs.items() if i not in made_after}, tail_outputs)
@@ -165,6 +169,8 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
             "layers": [layer.name for layer in chosen]}
     if classes is not None:
         task["classes"] = int(classes)
+    if carry_state:
+        task["carry_state"] = True
     _record_task(training, task)
     return save(drop_unused_buffers(drop_unused_tensors(training)))
 
@@ -420,14 +426,14 @@ def _extract(m: ModelFile, sg_index: int, ops: list[int], inputs: list[int], out
 
 
 def _training_file(tail: ModelFile, trained: list[str], loss: str, optimizer: str, learning_rate: float,
-                   output: str) -> tuple[ModelFile, list[str]]:
+                   output: str, carry_state: bool = False) -> tuple[ModelFile, list[str]]:
     from rillet.graph import losses, ops, optimizers
 
     from .to_graph import to_graph
     from .training import TrainSpec, convert_for_training
 
     try:
-        imported = to_graph(tail, carry_lstm_state=False)  # each step's samples start from a zero state
+        imported = to_graph(tail, carry_lstm_state=carry_state)  # else each step's samples start from zero
     except ModelError as e:
         raise ModelError(f"the trained tail (every op after the first trained layer) cannot be imported: {e}; "
                          "train fewer layers") from None
