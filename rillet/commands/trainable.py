@@ -58,8 +58,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--classes {args.classes}: must be at least 2")
     if args.list:
         model = load(args.model)
+        sg = model.subgraphs[signature_subgraph(model)]
         for k, layer in enumerate(reversed(weighted_layers(model, signature_subgraph(model))), start=1):
-            print(f"{k:4d}  {layer.kind:<20} {layer.name}")
+            caller = model.op_name(sg.operators[layer.op])
+            where = f"  (inside {caller} operator {layer.op})" if caller != layer.kind else ""
+            print(f"{k:4d}  {layer.kind:<20} {layer.name}{where}")
         return 0
     if args.out is None:
         raise UsageError("-o TRAIN.tflite is required (the training file to write)")

@@ -36,6 +36,18 @@ def test_layers_inside_branches_and_loops_are_listed_where_their_op_stands():
     assert all(not layer.weights for layer in layers[1:5])
 
 
+def test_the_command_lists_them_with_the_op_they_are_inside(tmp_path, capsys):
+    from rillet.cli import main
+
+    path = tmp_path / "shipped.tflite"
+    path.write_bytes(shipped_model())
+    assert main(["trainable", str(path), "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[2] for line in lines[1:5]] == ["loop_dense", "else_dense", "nested_dense", "then_dense"]
+    assert "(inside WHILE operator" in lines[1] and all("(inside IF operator" in line for line in lines[2:5])
+    assert "inside" not in lines[0] + lines[5]
+
+
 def test_the_first_step_moves_inside_weights_by_their_gradient():
     """One SGD step of the training file (every layer but the first) changes each inside weight by -lr times the
     gradient; central differences of the loss, computed by `restore` and `infer` in LiteRT, give the same."""
