@@ -125,12 +125,6 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
         raise ValueError(f"classes {classes}: the widened head ({head_name!r}) must be among the trained layers")
     m = _unshared(m, sg_index, chosen)
     inside = [layer for layer in chosen if layer.inside]
-    if inside and (internal or any(is_quantized(t) for g in m.subgraphs for t in g.tensors)):
-        layer = inside[0]
-        raise ModelError(f"layer {layer.name!r} is inside the subgraphs of {m.op_name(sg.operators[layer.op])} "
-                         f"(operator {layer.op}), which trains only where `infer` is the trained graph's: not in a "
-                         "quantized model, nor with the loss on a tensor inside the model (output=); train layers "
-                         "outside it")
     m, inside_names = _named_inside(m, inside)
     sg = m.subgraphs[sg_index]
     trained = sorted({w for layer in chosen for w in layer.weights})
@@ -158,10 +152,13 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
     made_after = _made_by(sg, after)
     splice_frozen(training, m, sg_index, frozen, boundary, inputs,
                   {n: i for n, i in outputs.items() if i not in made_after}, tail_outputs)
-    if internal or any(is_quantized(sg.tensors[w]) for w in trained):
+    if internal or any(is_quantized(sg.tensors[w]) for w in trained) or \
+            any(is_quantized(m.subgraphs[k].tensors[i]) for layer in inside for k, i in layer.inside):
         # a quantized model's `infer` is the original's ops, its trained weights quantized from the variables
         original_infer(training, m, sg_index, inputs, outputs,
-                       {w: sg.tensors[w].name for w in trained if sg.tensors[w].name in variables})
+                       {w: sg.tensors[w].name for w in trained if sg.tensors[w].name in variables},
+                       {(k, i): m.subgraphs[k].tensors[i].name for layer in inside for k, i in layer.inside
+                        if m.subgraphs[k].tensors[i].name in variables})
     if internal:
         score_signature(training, output)
     keep_metadata(training, m)

@@ -2,7 +2,8 @@
 nested in a branch) and a loop body's are weighted layers where their op stands (`--train-last` counts them,
 `--train` names them); their weights become variables and train through the control flow. Checked: the first
 step's update against central differences of the loss, 20 steps in rillet and LiteRT (1e-5), the exported model
-in LiteRT against rillet. The model is tests/converter/test_to_graph_called_weights.py's."""
+in LiteRT against rillet; with the loss inside the model and in the int8 model, where `infer` is the original's
+ops reading the trained weights inside their subgraphs. The model is test_to_graph_called_weights.py's."""
 
 from __future__ import annotations
 
@@ -101,8 +102,62 @@ def test_twenty_steps_match_litert_and_the_export_runs_there(tmp_path):
         np.testing.assert_allclose(exported(x=x)["y"], want, rtol=1e-5, atol=1e-6)
 
 
-def test_a_layer_inside_control_flow_is_refused_where_infer_is_the_originals_ops():
-    """With the loss on a tensor inside the model, `infer` is the original's ops (its subgraphs as they were),
-    which would not see the trained weight: refused, naming the layer and the op."""
-    with pytest.raises(ModelError, match="layer 'then_dense' is inside the subgraphs of IF"):
-        rillet.trainable(shipped_model(), loss="mse", output="gate", train=["then_dense"])
+def test_with_the_loss_inside_the_model_infer_reads_the_trained_inside_weight():
+    """The loss on the IF's output (a tensor inside the model): `infer` is the original's ops, its subgraphs
+    copied with the trained weight read from its variable at the start of its branch. Before a step it gives
+    the original's outputs; 20 steps alike in rillet and LiteRT; after them infer is LiteRT's and has moved."""
+    data = shipped_model()
+    training = rillet.trainable(data, loss="mse", output="gate", train=["then_dense"], learning_rate=0.1)
+    original = litert.Interpreter(model_content=data).get_signature_runner("infer")
+    xs = inputs()
+    runners = {"rillet": Interpreter(model_content=training), "litert": litert.Interpreter(model_content=training)}
+    for x in xs:
+        np.testing.assert_allclose(runners["rillet"].get_signature_runner("infer")(x=x)["y"], original(x=x)["y"],
+                                   rtol=1e-5, atol=1e-6)
+    target = np.full((BATCH, 6), 0.1, np.float32)  # the gate's output: the hidden width
+    losses = {}
+    for key, it in runners.items():
+        step = it.get_signature_runner("train")
+        losses[key] = np.array([float(step(x=xs[k % len(xs)], y=target)["loss"]) for k in range(20)])
+    np.testing.assert_allclose(losses["rillet"], losses["litert"], rtol=1e-5)
+    moved = 0
+    for x in xs:
+        got = runners["rillet"].get_signature_runner("infer")(x=x)["y"]
+        np.testing.assert_allclose(got, runners["litert"].get_signature_runner("infer")(x=x)["y"], rtol=1e-5,
+                                   atol=1e-6)
+        moved += not np.allclose(got, original(x=x)["y"], atol=1e-4)
+    assert moved > 0
+
+
+def test_an_int8_models_layers_inside_control_flow_train_and_infer_in_int8():
+    """rillet.quant's int8 model of the fixture (the branches' and the loop body's weights int8 constants of
+    their subgraphs): the loop body's and the then branch's layers train in float (their weights dequantized into
+    variables), `infer` is the original's int8 ops with those weights quantized again from the variables inside
+    their subgraphs: the original's bits before a step; 10 steps alike in rillet and LiteRT, the loss falling;
+    after them infer has moved, rillet's within one output step of LiteRT's (LiteRT runs an int8
+    FULLY_CONNECTED whose filter is computed on its builtin kernel, not XNNPACK's)."""
+    from rillet.quant import quantize
+
+    xs = inputs()
+    content = quantize(shipped_model(), [[x] for x in xs], progress=False, keep_float=["CAST"])
+    training = rillet.trainable(content, loss="mse", train=["loop_dense", "then_dense"], learning_rate=0.1)
+    original = litert.Interpreter(model_content=content).get_signature_runner("infer")
+    runners = {"rillet": Interpreter(model_content=training), "litert": litert.Interpreter(model_content=training)}
+    infer = runners["rillet"].get_signature_runner("infer")
+    for x in xs:
+        np.testing.assert_array_equal(infer(x=x)["y"], original(x=x)["y"])
+    losses = {}
+    for key, it in runners.items():
+        step = it.get_signature_runner("train")
+        losses[key] = np.array([float(step(x=xs[k % len(xs)], y=TARGET)["loss"]) for k in range(10)])
+        assert set(it.get_signature_runner("save")()) == {"loop_w", "then_w"}
+    np.testing.assert_allclose(losses["rillet"], losses["litert"], rtol=1e-5)
+    assert losses["rillet"][5:].mean() < losses["rillet"][:5].mean()
+    m = load(content)
+    last = m.subgraphs[0].operators[-1]
+    assert m.op_name(last) == "DEQUANTIZE"  # the int8 head's output, to float
+    out_step = float(m.subgraphs[0].tensors[last.inputs[0]].quantization.scale[0])
+    for x in xs:
+        got = infer(x=x)["y"]
+        assert np.abs(got - original(x=x)["y"]).max() > 0
+        np.testing.assert_allclose(got, runners["litert"].get_signature_runner("infer")(x=x)["y"], atol=out_step * 1.01)
