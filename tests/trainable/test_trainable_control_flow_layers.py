@@ -129,13 +129,14 @@ def test_with_the_loss_inside_the_model_infer_reads_the_trained_inside_weight():
     assert moved > 0
 
 
-def test_an_int8_models_layers_inside_control_flow_train_and_infer_in_int8():
+def test_an_int8_models_layers_inside_control_flow_train_and_infer_in_int8(tmp_path):
     """rillet.quant's int8 model of the fixture (the branches' and the loop body's weights int8 constants of
     their subgraphs): the loop body's and the then branch's layers train in float (their weights dequantized into
     variables), `infer` is the original's int8 ops with those weights quantized again from the variables inside
     their subgraphs: the original's bits before a step; 10 steps alike in rillet and LiteRT, the loss falling;
     after them infer has moved, rillet's within one output step of LiteRT's (LiteRT runs an int8
-    FULLY_CONNECTED whose filter is computed on its builtin kernel, not XNNPACK's)."""
+    FULLY_CONNECTED whose filter is computed on its builtin kernel, not XNNPACK's), and the model export_model
+    writes (the trained weights int8 constants again) gives rillet's infer bit for bit in both runtimes."""
     from rillet.quant import quantize
 
     xs = inputs()
@@ -157,7 +158,16 @@ def test_an_int8_models_layers_inside_control_flow_train_and_infer_in_int8():
     last = m.subgraphs[0].operators[-1]
     assert m.op_name(last) == "DEQUANTIZE"  # the int8 head's output, to float
     out_step = float(m.subgraphs[0].tensors[last.inputs[0]].quantization.scale[0])
+    path = tmp_path / "tuned_int8.tflite"
+    runners["rillet"].export_model(str(path))  # the trained weights int8 constants of their subgraphs again
+    exported = load(path)
+    assert not {"VAR_HANDLE", "READ_VARIABLE", "DIV", "ROUND"} & {exported.op_name(op) for sg in exported.subgraphs
+                                                                  for op in sg.operators}
+    theirs = litert.Interpreter(model_path=str(path)).get_signature_runner("infer")
+    ours = Interpreter(model_path=str(path)).get_signature_runner("infer")
     for x in xs:
         got = infer(x=x)["y"]
         assert np.abs(got - original(x=x)["y"]).max() > 0
         np.testing.assert_allclose(got, runners["litert"].get_signature_runner("infer")(x=x)["y"], atol=out_step * 1.01)
+        np.testing.assert_array_equal(ours(x=x)["y"], got)
+        np.testing.assert_array_equal(theirs(x=x)["y"], got)
