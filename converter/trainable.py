@@ -461,7 +461,13 @@ def _training_file(tail: ModelFile, trained: list[str], loss: str, optimizer: st
     make = {"sgd": lambda: optimizers.SGD(learning_rate), "momentum": lambda: optimizers.Momentum(learning_rate, 0.9),
             "adam": lambda: optimizers.Adam(learning_rate)}[optimizer]
     spec = TrainSpec(loss=loss_fn, optimizer=make(), trainable=trained, label_dtype=label_dtype, output=output)
-    return convert_for_training(imported, spec), trained
+    converted = convert_for_training(imported, spec)
+    if spec.optimizer.without_gradient:
+        names = [v.name for v in spec.optimizer.without_gradient]
+        raise ModelError(f"the loss gives no gradient to {', '.join(repr(n) for n in names)}: every way from them "
+                         f"to {output!r} passes through ops through which none flows (integer or boolean results, "
+                         "steps): train other layers, or give the loss another tensor (output=NAME)")
+    return converted, trained
 
 
 def signature_subgraph(m: ModelFile) -> int:

@@ -129,3 +129,18 @@ def test_levels_reaching_the_loss_through_an_integer_op_are_refused_by_name():
         y = ops.dequantize(ops.reshape(q, [3, 4], name="int8_view"), 0.1, 0)
         with pytest.raises(NotImplementedError, match='QUANTIZE "levels".*RESHAPE "int8_view"'):
             rg.gradients(ops.reduce_sum(y), [x])
+
+
+def test_trainable_names_a_chosen_layer_the_loss_gives_no_gradient():
+    """A layer whose every way to the output passes an op without a gradient (a FLOOR) trained nothing, silently
+    (the optimizer skips a variable without one): `trainable` now refuses, naming its weight."""
+    rs = np.random.default_rng(0)
+    g = Graph()
+    with g.as_default():
+        x = placeholder([4, 5], "float32", name="x")
+        h = ops.floor(ops.fully_connected(x, ops.constant(rs.normal(size=(6, 5)).astype(np.float32), name="w1")))
+        y = ops.fully_connected(h, ops.constant(rs.normal(size=(3, 6)).astype(np.float32), name="w2"))
+    shipped = rl.convert(inputs={"x": x}, outputs={"y": y})
+    rl.trainable(shipped, loss="mse", train_last=1)  # the head alone: fine
+    with pytest.raises(rl.converter.ModelError, match="no gradient to 'w1'.*every way from them to 'y'"):
+        rl.trainable(shipped, loss="mse", train_last=2)
