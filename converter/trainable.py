@@ -261,9 +261,8 @@ def _called_layers(m: ModelFile, caller: int, op: Any, given: dict[int, tuple[in
         if k is None or k in seen or not 0 <= k < len(m.subgraphs):
             continue
         sub = m.subgraphs[k]
-        passed = {i: source(operands[p]) for p, i in enumerate(sub.inputs or []) if p < len(operands)}
-        if kind == "WHILE":
-            passed = {i: w for p, (i, w) in enumerate(passed.items()) if p < len(sub.outputs) and sub.outputs[p] == i}
+        passed = {i: source(operands[p]) for p, i in enumerate(sub.inputs or []) if p < len(operands)
+                  and (kind != "WHILE" or (p < len(sub.outputs) and sub.outputs[p] == i))}
         passed = {i: w for i, w in passed.items() if w is not None}
         for inner in sub.operators:
             inner_kind = m.op_name(inner)

@@ -171,3 +171,37 @@ def test_an_int8_models_layers_inside_control_flow_train_and_infer_in_int8(tmp_p
         np.testing.assert_allclose(got, runners["litert"].get_signature_runner("infer")(x=x)["y"], atol=out_step * 1.01)
         np.testing.assert_array_equal(ours(x=x)["y"], got)
         np.testing.assert_array_equal(theirs(x=x)["y"], got)
+
+
+def test_a_weight_a_while_carries_as_a_loop_value_trains():
+    """TensorFlow's form of a loop's weight: a constant of the signature's subgraph the WHILE carries, its body
+    giving it back unchanged. The body's dense layer is a layer where the WHILE stands, its weight the carried
+    constant: trained alike in rillet and LiteRT, the loss falling."""
+    from rillet.graph import Graph, ops, placeholder
+
+    rs = np.random.default_rng(0)
+    g = Graph()
+    with g.as_default():
+        x = placeholder([4, 5], "float32", name="x")
+        h = ops.tanh(ops.fully_connected(x, ops.constant(rs.normal(0, 0.5, (6, 5)).astype(np.float32), name="w1")))
+        u = ops.constant(rs.normal(0, 0.4, (6, 6)).astype(np.float32), name="u")
+        _, _, h, _ = ops.while_loop(
+            lambda i, k, v, w: ops.less(i, k),
+            lambda i, k, v, w: [ops.add(i, np.int32(1)), k, ops.tanh(ops.fully_connected(v, w, name="body_dense")), w],
+            [np.int32(0), np.int32(2), h, u])
+        y = ops.fully_connected(h, ops.constant(rs.normal(0, 0.5, (3, 6)).astype(np.float32), name="head"))
+    data = rillet.convert(inputs={"x": x}, outputs={"y": y})
+    m = load(data)
+    (body,) = [layer for layer in weighted_layers(m, 0) if layer.name == "body_dense"]
+    assert m.op_name(m.subgraphs[0].operators[body.op]) == "WHILE" and not body.inside
+    assert [m.subgraphs[0].tensors[w].name for w in body.weights] == ["u"]
+    training = rillet.trainable(data, loss="mse", train=["body_dense"], learning_rate=0.1)
+    xv, target = rs.normal(size=(4, 5)).astype(np.float32), np.full((4, 3), 0.2, np.float32)
+    losses = {}
+    for key, cls in (("rillet", Interpreter), ("litert", litert.Interpreter)):
+        it = cls(model_content=training)
+        step = it.get_signature_runner("train")
+        losses[key] = [float(step(x=xv, y=target)["loss"]) for _ in range(8)]
+        assert list(it.get_signature_runner("save")()) == ["u"]
+    np.testing.assert_allclose(losses["rillet"], losses["litert"], rtol=1e-5)
+    assert all(b < a for a, b in zip(losses["rillet"], losses["rillet"][1:]))
