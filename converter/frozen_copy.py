@@ -115,11 +115,13 @@ def splice_frozen(t: ModelFile, m: ModelFile, sg_index: int, frozen: list[int], 
 
 
 def original_infer(t: ModelFile, m: ModelFile, sg_index: int, inputs: dict[str, int], outputs: dict[str, int],
-                   trained: dict[int, str]) -> None:
+                   trained: dict[int, str], inside: dict[tuple[int, int], str] | None = None) -> None:
     """Replaces `t`'s `infer` by the original's ops as they are (int8 included), each trained weight read from
     its float variable and quantized with the original's scales and zero points (DIV, ROUND, ADD, clamp,
     CAST: builtins every runtime has, per channel by broadcasting): before any training step, `infer` gives
-    the original's outputs bit for bit; after, the deployed model's arithmetic on the trained weights."""
+    the original's outputs bit for bit; after, the deployed model's arithmetic on the trained weights. `inside`:
+    trained weights of the subgraphs its IF and WHILE ops call, (subgraph, tensor) -> variable, read the same
+    way at the start of their subgraph's copy (a resource variable is the interpreter's, any subgraph reads it)."""
     sd = next(s for s in t.signature_defs if s.signature_key == "infer")
     sub = t.subgraphs[sd.subgraph_index]
     sg = m.subgraphs[sg_index]
@@ -133,7 +135,7 @@ def original_infer(t: ModelFile, m: ModelFile, sg_index: int, inputs: dict[str, 
         if j in made_by_view.values():  # a float16 weight's DEQUANTIZE: the variable stands for its output
             continue
         ops.append(dataclasses.replace(op, opcode_index=code_index(t.operator_codes, m.operator_codes[op.opcode_index]),
-                                       builtin_options=_called_subgraphs(t, m, op.builtin_options, called),
+                                       builtin_options=_called_subgraphs(t, m, op.builtin_options, called, inside),
                                        inputs=[copy.place(i) if i >= 0 else i for i in op.inputs or []],
                                        outputs=[copy.place(o) for o in op.outputs or []]))
     sd.inputs = [TensorMap(name=n, tensor_index=copy.place(i)) for n, i in inputs.items()]
@@ -223,19 +225,22 @@ def _requantized_outputs(t: ModelFile, sd: Any, sg: SubGraph, outputs: dict[str,
     return ops
 
 
-def _called_subgraphs(t: ModelFile, m: ModelFile, options: Any, called: dict[int, int]) -> Any:
+def _called_subgraphs(t: ModelFile, m: ModelFile, options: Any, called: dict[int, int],
+                      inside: dict[tuple[int, int], str] | None = None) -> Any:
     """An op's options with each subgraph it calls (CALL_ONCE's initialiser, IF's branches, WHILE's body) copied
-    from `m` into `t` once, the indices pointing at the copies."""
+    from `m` into `t` once, the indices pointing at the copies; `inside`: weights of them read from variables
+    (original_infer)."""
     if options is None or not any(hasattr(options, f) for f in SUBGRAPH_FIELDS):
         return options
     fields = options.fields()
     for name in SUBGRAPH_FIELDS:
         if name in fields:
-            fields[name] = _copy_subgraph(t, m, fields[name], called)
+            fields[name] = _copy_subgraph(t, m, fields[name], called, inside or {})
     return type(options)(options.type_name, **fields)
 
 
-def _copy_subgraph(t: ModelFile, m: ModelFile, k: int, called: dict[int, int]) -> int:
+def _copy_subgraph(t: ModelFile, m: ModelFile, k: int, called: dict[int, int],
+                   inside: dict[tuple[int, int], str]) -> int:
     if k in called:
         return called[k]
     sg = m.subgraphs[k]
@@ -244,10 +249,13 @@ def _copy_subgraph(t: ModelFile, m: ModelFile, k: int, called: dict[int, int]) -
     copier = _TensorCopier(m, sg, t, {}, [], {})
     for i in range(len(sg.tensors)):
         copier.place(i)
+    reads: list = []
+    read = {i: _quantized_read(t, copier, reads, sg.tensors[i], name) for (g, i), name in inside.items() if g == k}
     operators = [dataclasses.replace(op, opcode_index=code_index(t.operator_codes, m.operator_codes[op.opcode_index]),
-                                     builtin_options=_called_subgraphs(t, m, op.builtin_options, called))
+                                     inputs=[read.get(i, i) for i in op.inputs or []],
+                                     builtin_options=_called_subgraphs(t, m, op.builtin_options, called, inside))
                  for op in sg.operators]
-    t.subgraphs[called[k]] = dataclasses.replace(sg, tensors=copier.tensors, operators=operators)
+    t.subgraphs[called[k]] = dataclasses.replace(sg, tensors=copier.tensors, operators=reads + operators)
     return called[k]
 
 

@@ -3,8 +3,12 @@
 Each builtin maps back to the graph op whose TFLite lowering it is (the registry's `tflite` records);
 float weights of more than one element become Variables, so `rl.gradients` and the optimizers can train
 them; float16 and sparse weights (a DEQUANTIZE of a float16 constant, a DENSIFY of a sparse one) become
-dense float32 ones. The subgraphs that IF, WHILE and CALL_ONCE call become graph Functions (each once), and
-a model's resource variables (its state, set by a CALL_ONCE initialiser) stay resources: `effects` lists the
+dense float32 ones. The subgraphs that IF, WHILE and CALL_ONCE call become graph Functions (each once). The
+weights inside an IF's branches and a WHILE's condition and body (nested ones too) become Variables of the
+signature's graph as well, handed to the op as inputs after the file's (a WHILE's body gives them back
+unchanged), as TensorFlow hands a function the variables it captures: their gradients flow through the control
+flow like any argument's. A CALL_ONCE initialiser's constants stay constants (what it assigns), and a model's
+resource variables (its state, set by a CALL_ONCE initialiser) stay resources: `effects` lists the
 nodes run for what they do, to pass to `convert(run=...)`. A quantized model (int8 activations or weights: full-integer or dynamic-range) is
 refused, naming a quantized tensor: the graph's ops compute in float and would ignore its scales and zero
 points.
@@ -53,11 +57,12 @@ def to_graph(model: ModelFile | str | os.PathLike | bytes, signature: str | None
     model = expand_weights(model)
     sg_index, input_names, output_names = _signature(model, signature)
     sg = model.subgraphs[sg_index]
-    importer = _Importer(model, carry_lstm_state)
+    importer = _Importer(model, sg_index, carry_lstm_state)
     graph = graph or Graph()
     with graph.as_default():
         inputs = {name: _placeholder(ops, sg.tensors[index], name) for name, index in input_names.items()}
-        tensors, variables, effects = importer.subgraph(sg_index, dict(zip(input_names.values(), inputs.values())))
+        tensors, variables, effects = importer.subgraph(sg_index, dict(zip(input_names.values(), inputs.values())),
+                                                        lambda key: importer.variable(key).value)
         outputs = {k: tensors(v) for k, v in output_names.items()}
     return ImportedModel(graph, inputs, outputs, variables, effects)
 
@@ -71,35 +76,110 @@ class _Importer:
     """Imports subgraphs of one model: a signature's into the caller's graph, those its IF, WHILE and CALL_ONCE
     ops call into graph Functions (each once)."""
 
-    def __init__(self, model: ModelFile, carry_lstm_state: bool = True):
+    def __init__(self, model: ModelFile, signature: int, carry_lstm_state: bool = True):
         from rillet.graph import REGISTRY
 
-        self.model, self.carry_lstm_state = model, carry_lstm_state
+        self.model, self.signature, self.carry_lstm_state = model, signature, carry_lstm_state
         self.by_builtin = {d.tflite["builtin"]: d for d in REGISTRY.values() if d.tflite}
-        self.functions: dict[int, Any] = {}
+        self.functions: dict[tuple[int, bool], Any] = {}  # (subgraph, captures) -> (Function, captured inputs)
+        self.variables: dict[tuple[int, int], Any] = {}  # (subgraph, tensor) -> the Variable its weight became
         self.resources = _resource_specs(model)
 
-    def function(self, k: int) -> Any:
-        """Subgraph k as a graph Function of its own graph."""
+    def function(self, k: int, captures: bool = False) -> Any:
+        """Subgraph k as a graph Function of its own graph. With `captures` (an IF's branch, a WHILE's condition or
+        body) its float weights, and those of the subgraphs it calls, are not constants of it but inputs after its
+        own (`captured`: the (subgraph, tensor) each stands for), so that the caller hands them in and a gradient
+        reaches them; without (a CALL_ONCE initialiser: what it assigns) they stay constants."""
         from rillet.graph import Graph, ops
 
-        if k not in self.functions:
+        if (k, captures) not in self.functions:
             sg = self.model.subgraphs[k]
             graph = Graph()
+            captured: dict[tuple[int, int], Any] = {}
+
+            def capture(key: tuple[int, int]) -> Any:
+                if key not in captured:
+                    captured[key] = ops.placeholder(self.model.subgraphs[key[0]].tensors[key[1]].shape, "float32",
+                                                    name=f"weight_{key[0]}_{key[1]}", graph=graph)
+                return captured[key]
+
             with graph.as_default():
                 inputs = [_placeholder(ops, sg.tensors[i], f"arg{n}") for n, i in enumerate(sg.inputs)]
-                tensors, _variables, effects = self.subgraph(k, dict(zip(sg.inputs, inputs)), weights_as_variables=False)
+                tensors, _variables, effects = self.subgraph(k, dict(zip(sg.inputs, inputs)),
+                                                             capture if captures else None)
                 outputs = [tensors(i) for i in sg.outputs]
-            self.functions[k] = ops.Function(graph, inputs, outputs, effects, name=sg.name or f"subgraph_{k}")
-        return self.functions[k]
+            function = ops.Function(graph, inputs, outputs, effects, name=sg.name or f"subgraph_{k}")
+            self.functions[(k, captures)] = (function, captured)
+        return self.functions[(k, captures)]
 
-    def subgraph(self, sg_index: int, given: dict[int, Any], weights_as_variables: bool = True
-                 ) -> tuple[Any, list, list]:
-        """Subgraph `sg_index`'s ops into the default graph, `given` its inputs (tensor index -> graph tensor):
-        a function giving the graph tensor of a file's tensor, the Variables made for its float weights (constants
-        in a called subgraph: nothing trains there), and the nodes run for their effect (CALL_ONCE,
+    def calls(self, builtin: str, op: Any, weight: Any) -> tuple[dict[str, Any], list[Any]]:
+        """The attrs of a control-flow op (its Functions) and the tensors it takes after the file's inputs: the
+        weights its functions capture, each `weight((subgraph, tensor))` in the calling graph. IF's two branches
+        and WHILE's condition and body take the same inputs, so each takes every weight either captures (one it
+        does not read is an input it ignores), and a WHILE's body gives its weights back unchanged (loop values
+        that never change, whose gradient the WHILE's rule sums over the iterations)."""
+        from rillet.graph import ops
+
+        fields = CALLED_FUNCTIONS[builtin]
+        if builtin == "CALL_ONCE":
+            return {attr: self.function(getattr(op.builtin_options, f))[0] for f, attr in fields.items()}, []
+        called = {attr: self.function(getattr(op.builtin_options, f), captures=True) for f, attr in fields.items()}
+        keys = list(dict.fromkeys(key for _, captured in called.values() for key in captured))
+        attrs = {}
+        for attr, (f, captured) in called.items():
+            if not keys:
+                attrs[attr] = f
+                continue
+            extra = [captured[key] if key in captured else self._unread(f, key) for key in keys]
+            attrs[attr] = ops.Function(f.graph, [*f.inputs, *extra], [*f.outputs, *extra] if attr == "body"
+                                       else f.outputs, f.effects, name=f.name)
+        return attrs, [weight(key) for key in keys]
+
+    def _unread(self, f: Any, key: tuple[int, int]) -> Any:
+        """An input of `f` standing for a weight the other function of its op reads and it does not."""
+        from rillet.graph import ops
+
+        name = f"unread_{key[0]}_{key[1]}"
+        held = f.graph.placeholders.get(name)
+        return held if held is not None else ops.placeholder(self.model.subgraphs[key[0]].tensors[key[1]].shape,
+                                                             "float32", name=name, graph=f.graph)
+
+    def variable(self, key: tuple[int, int]) -> Any:
+        """The Variable of the signature's graph that a float weight becomes, one per (subgraph, tensor): the
+        signature's own weights and those of the subgraphs its IF and WHILE ops call."""
+        from rillet.graph import Variable
+
+        if key not in self.variables:
+            t = self.model.subgraphs[key[0]].tensors[key[1]]
+            self.variables[key] = Variable(np.array(self.model.tensor_data(*key)),
+                                           name=t.name or (f"tensor_{key[1]}" if key[0] == self.signature
+                                                           else f"subgraph_{key[0]}/tensor_{key[1]}"))
+        return self.variables[key]
+
+    def _lstm_state(self, sg_index: int, op: Any, name: str) -> None:
+        """A carried LSTM's h and c as two untrained Variables of the signature's graph, named as ops.lstm names
+        them (made before the op, so their reads see the state a run starts from), from the file's variable
+        tensors: its gradient then starts from the state a run starts from, and a training file keeps the state
+        as resource variables that `infer` and `train` share (a streaming model trains on its stream)."""
+        from rillet.graph import Variable
+        from rillet.graph.ops.recurrent import LSTM_SLOTS, state_keys
+
+        sg = self.model.subgraphs[sg_index]
+        real = list(op.inputs or []) + [-1] * (24 - len(op.inputs or []))
+        held = {slot: real[p] for p, slot in enumerate(LSTM_SLOTS) if slot in ("h", "c")}
+        for key, slot in zip(state_keys(name), ("h", "c")):
+            t = sg.tensors[held[slot]]
+            data = self.model.tensor_data(sg_index, held[slot])
+            Variable(np.zeros(t.shape, np.float32) if data is None else np.array(data, np.float32), name=key,
+                     trainable=False)
+
+    def subgraph(self, sg_index: int, given: dict[int, Any], weight: Any = None) -> tuple[Any, list, list]:
+        """Subgraph `sg_index`'s ops into the default graph, `given` its inputs (tensor index -> graph tensor),
+        `weight((subgraph, tensor))` the graph tensor a float weight of more than one value becomes (None: a
+        constant): a function giving the graph tensor of a file's tensor, the Variables made (for the signature's
+        subgraph: its weights and its called subgraphs'), and the nodes run for their effect (CALL_ONCE,
         ASSIGN_VARIABLE)."""
-        from rillet.graph import Variable, get_default_graph, ops
+        from rillet.graph import get_default_graph, ops
 
         model, graph = self.model, get_default_graph()
         sg = model.subgraphs[sg_index]
@@ -119,17 +199,20 @@ class _Importer:
         if unsupported:
             raise ModelError("cannot import operators rillet.graph has no op for: " + ", ".join(unsupported))
         tensors: dict[int, Any] = dict(given)
-        variables, effects = [], []
+        effects: list = []
+        made = len(self.variables)
+
+        def constant(key: tuple[int, int]) -> Any:
+            return ops.constant(np.array(model.tensor_data(*key)), name=model.subgraphs[key[0]].tensors[key[1]].name
+                                or "const")
 
         def value_of(index: int) -> Any:
             if index not in tensors:
                 data = model.tensor_data(sg_index, index)
                 if data is None:
                     raise ModelError(f"tensor {index} {sg.tensors[index].name!r} is used before it is computed")
-                if weights_as_variables and data.dtype == np.float32 and data.size > 1:
-                    var = Variable(np.array(data), name=sg.tensors[index].name or f"tensor_{index}")
-                    variables.append(var)
-                    tensors[index] = var.value
+                if weight is not None and data.dtype == np.float32 and data.size > 1:
+                    tensors[index] = weight((sg_index, index))
                 else:
                     tensors[index] = ops.constant(np.array(data), name=sg.tensors[index].name or "const")
             return tensors[index]
@@ -143,13 +226,12 @@ class _Importer:
                 tensors[op.outputs[0]] = CUSTOM_IMPORTS[builtin](ops, op, inputs, name)
                 continue
             if builtin in CALLED_FUNCTIONS:
-                attrs = {attr: self.function(getattr(op.builtin_options, field_))
-                         for field_, attr in CALLED_FUNCTIONS[builtin].items()}
-                node = graph.add_node(builtin, [value_of(i) for i in op.inputs or []], attrs,
+                attrs, captured = self.calls(builtin, op, weight or constant)
+                node = graph.add_node(builtin, [*(value_of(i) for i in op.inputs or []), *captured], attrs,
                                       name=name if op.outputs else builtin.lower())
                 if not op.outputs:
                     effects.append(node)
-                tensors.update(zip(op.outputs or [], node.outputs))
+                tensors.update(zip(op.outputs or [], node.outputs))  # a WHILE's captured weights come out unread
                 continue
             opdef = self.by_builtin[builtin]
             spec = opdef.tflite
@@ -158,6 +240,8 @@ class _Importer:
             if builtin == "UNIDIRECTIONAL_SEQUENCE_LSTM":
                 node_inputs, attr_slots = _lstm_node_inputs(model, sg, op, j), []
                 attrs.update(carry_state=self.carry_lstm_state, state_name=name)
+                if self.carry_lstm_state and sg_index == self.signature:
+                    self._lstm_state(sg_index, op, name)
             elif spec.get("order"):  # attrs among the inputs where TFLite puts them (SPLIT's axis first)
                 slots = list(zip(spec["order"], real_inputs))
                 node_inputs = [index for slot, index in slots if isinstance(slot, int)]
@@ -207,7 +291,7 @@ class _Importer:
                 outputs[0] = _activation(ops, activation, outputs[0], builtin, j)
             for index, t in zip(op.outputs or [], outputs):
                 tensors[index] = t
-        return value_of, variables, effects
+        return value_of, list(self.variables.values())[made:], effects
 
 
 CUSTOM_OPS = ("MaxPoolingWithArgmax2D", "MaxUnpooling2D")  # graph ops read from a custom op's options

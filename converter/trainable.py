@@ -67,17 +67,22 @@ TASK_METADATA = "rillet_trainable"
 
 @dataclass
 class Layer:
-    """A weighted op of the model: its index, its name (its output tensor's) and its weight tensors."""
+    """A weighted op of the model: its index, its name (its output tensor's) and its weight tensors. A layer
+    inside a subgraph that an IF or a WHILE calls (a branch, a loop's body) has the index of that op in the
+    signature's subgraph, and `inside` holds its weights that are constants of the called subgraph, as
+    (subgraph, tensor); `weights` the signature subgraph's constants it reads through the op's operands."""
 
     op: int
     name: str
     kind: str
     weights: list[int]
+    inside: list[tuple[int, int]] = dataclasses.field(default_factory=list)
 
 
 def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int | None = None,
               train: list[str] | None = None, loss: str = "softmax_cross_entropy", optimizer: str = "sgd",
-              learning_rate: float = 0.01, output: str | None = None, classes: int | None = None) -> bytes:
+              learning_rate: float = 0.01, output: str | None = None, classes: int | None = None,
+              carry_state: bool = False) -> bytes:
     """The training file of a float or quantized model (a path, bytes or a ModelFile). train_last: the last N
     weighted layers on the way to the loss's output train (default 1); train: layers by name (a layer's
     output tensor's name, as `rillet trainable --list` shows) instead. loss: softmax_cross_entropy (y: class indices; a SOFTMAX output's logits
@@ -89,7 +94,10 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
     score for a second network's when it passes 0.5) and take no gradient. classes: widen the classifier's head
     (the last FULLY_CONNECTED or CONV_2D before the output) to this many classes, the new ones starting from
     zero weights, so that training teaches the model classes it was shipped without (new_classes.py); the
-    head must be among the trained layers."""
+    head must be among the trained layers. carry_state: the trained tail's LSTMs carry their state from one step
+    to the next, and `infer` from one invoke to the next, as the model's own do (a streaming model fine-tuned on
+    its stream, chunks in order; the state in resource variables both share); default: each step and each invoke
+    from zero (independent samples)."""
     if loss not in LOSSES:
         raise ValueError(f"loss {loss!r}: one of {', '.join(LOSSES)}")
     if optimizer not in OPTIMIZERS:
@@ -116,9 +124,11 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
         head_name = m.subgraphs[sg_index].tensors[m.subgraphs[sg_index].operators[head].outputs[0]].name
         raise ValueError(f"classes {classes}: the widened head ({head_name!r}) must be among the trained layers")
     m = _unshared(m, sg_index, chosen)
+    inside = [layer for layer in chosen if layer.inside]
+    m, inside_names = _named_inside(m, inside)
     sg = m.subgraphs[sg_index]
     trained = sorted({w for layer in chosen for w in layer.weights})
-    tail = _tail_ops(sg, trained)
+    tail = _tail_ops(sg, trained, {layer.op for layer in inside})
     # A loss on an internal tensor: the ops after the trained layers that are not on its way (an IF that
     # picks between it and another network's score, a threshold) stay out of the trained tail; `infer` runs
     # them in the original's ops, reading the trained weights from their variables.
@@ -136,16 +146,19 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
         raise ModelError(f"the trained tail (every op after the first trained layer) holds {', '.join(flow)}, "
                          "through which no gradient flows (an IF's and a WHILE's do): train layers after it, or "
                          "give the loss a tensor before it (output=NAME)")
-    tail_model = float_copy(_extract(m, sg_index, tail, boundary, tail_outputs))
-    training, variables = _training_file(tail_model, [sg.tensors[w].name for w in trained], loss, optimizer,
-                                         learning_rate, output)
+    tail_model = float_copy(_extract(m, sg_index, tail, boundary, tail_outputs), keep_fake_quant=True)
+    training, variables = _training_file(tail_model, [sg.tensors[w].name for w in trained] + inside_names, loss,
+                                         optimizer, learning_rate, output, carry_state)
     made_after = _made_by(sg, after)
     splice_frozen(training, m, sg_index, frozen, boundary, inputs,
                   {n: i for n, i in outputs.items() if i not in made_after}, tail_outputs)
-    if internal or any(is_quantized(sg.tensors[w]) for w in trained):
+    if internal or any(is_quantized(sg.tensors[w]) for w in trained) or \
+            any(is_quantized(m.subgraphs[k].tensors[i]) for layer in inside for k, i in layer.inside):
         # a quantized model's `infer` is the original's ops, its trained weights quantized from the variables
         original_infer(training, m, sg_index, inputs, outputs,
-                       {w: sg.tensors[w].name for w in trained if sg.tensors[w].name in variables})
+                       {w: sg.tensors[w].name for w in trained if sg.tensors[w].name in variables},
+                       {(k, i): m.subgraphs[k].tensors[i].name for layer in inside for k, i in layer.inside
+                        if m.subgraphs[k].tensors[i].name in variables})
     if internal:
         score_signature(training, output)
     keep_metadata(training, m)
@@ -153,6 +166,8 @@ def trainable(model: ModelFile | str | os.PathLike | bytes, *, train_last: int |
             "layers": [layer.name for layer in chosen]}
     if classes is not None:
         task["classes"] = int(classes)
+    if carry_state:
+        task["carry_state"] = True
     _record_task(training, task)
     return save(drop_unused_buffers(drop_unused_tensors(training)))
 
@@ -190,13 +205,18 @@ def task_of(model: Any) -> dict[str, Any] | None:
 
 
 def weighted_layers(m: ModelFile, sg_index: int, toward: int | None = None) -> list[Layer]:
-    """The model's weighted ops in order (those on the way to tensor `toward`, when given)."""
+    """The model's weighted ops in order (those on the way to tensor `toward`, when given); an IF's or a WHILE's
+    stand where the op does (its branches' in order, then-branch first; nested ones too)."""
     sg = m.subgraphs[sg_index]
     needed = ancestors(sg, [toward]) if toward is not None else set(range(len(sg.operators)))
     producer = {o: j for j, op in enumerate(sg.operators) for o in op.outputs or []}
     layers = []
     for j, op in enumerate(sg.operators):
         kind = m.op_name(op)
+        if kind in CONTROL_FLOW and j in needed:
+            layers += [dataclasses.replace(layer, op=j, weights=[i for k, i in layer.inside if k == sg_index],
+                                           inside=[(k, i) for k, i in layer.inside if k != sg_index])
+                       for layer in _called_layers(m, sg_index, op, {}, set())]
         if kind not in WEIGHTED or j not in needed:
             continue
         weights = []
@@ -210,6 +230,52 @@ def weighted_layers(m: ModelFile, sg_index: int, toward: int | None = None) -> l
                 weights.append(i)
         if weights:
             layers.append(Layer(j, sg.tensors[op.outputs[0]].name or f"op_{j}", kind, weights))
+    return layers
+
+
+CONTROL_FLOW = {"IF": ("then_subgraph_index", "else_subgraph_index"),
+                "WHILE": ("cond_subgraph_index", "body_subgraph_index")}
+"""The ops whose called subgraphs' layers train (their gradients flow through them), and the fields naming them."""
+
+
+def _called_layers(m: ModelFile, caller: int, op: Any, given: dict[int, tuple[int, int]], seen: set[int]
+                   ) -> list[Layer]:
+    """The weighted layers inside the subgraphs control-flow op `op` of subgraph `caller` calls. `given`: the
+    caller's inputs that stand for a weight (tensor -> (subgraph, tensor) of the constant), for nested calls.
+    A layer's weight is a float constant of its subgraph, or an operand the op hands in that is one of a caller
+    (a WHILE's only where its body gives it back unchanged: a loop value that never changes)."""
+    layers = []
+    csg = m.subgraphs[caller]
+
+    def source(i: int) -> tuple[int, int] | None:
+        if i < 0:
+            return None
+        if i in given:
+            return given[i]
+        return (caller, i) if _is_weight_constant(m, caller, i) and csg.tensors[i].dtype == np.float32 else None
+
+    kind = m.op_name(op)
+    operands = list(op.inputs or [])[1:] if kind == "IF" else list(op.inputs or [])
+    for field_ in CONTROL_FLOW[kind]:
+        k = getattr(op.builtin_options, field_, None)
+        if k is None or k in seen or not 0 <= k < len(m.subgraphs):
+            continue
+        sub = m.subgraphs[k]
+        passed = {i: source(operands[p]) for p, i in enumerate(sub.inputs or []) if p < len(operands)
+                  and (kind != "WHILE" or (p < len(sub.outputs) and sub.outputs[p] == i))}
+        passed = {i: w for i, w in passed.items() if w is not None}
+        for inner in sub.operators:
+            inner_kind = m.op_name(inner)
+            if inner_kind in CONTROL_FLOW:
+                layers += _called_layers(m, k, inner, passed, seen | {k})
+                continue
+            if inner_kind not in WEIGHTED:
+                continue
+            found = [passed[i] if i in passed else (k, i) for i in inner.inputs or []
+                     if i >= 0 and (i in passed or _is_weight_constant(m, k, i))]
+            if found:
+                name = sub.tensors[inner.outputs[0]].name or f"subgraph_{k}/op_{sub.operators.index(inner)}"
+                layers.append(Layer(-1, name, inner_kind, [], found))  # split by weighted_layers
     return layers
 
 
@@ -274,13 +340,37 @@ def _unshared(m: ModelFile, sg_index: int, chosen: list[Layer]) -> ModelFile:
     return m
 
 
-def _tail_ops(sg: SubGraph, trained: list[int]) -> list[int]:
-    """The ops that depend on a trained weight, in order, and those that widen a trained float16 or sparse
-    weight (the tail's import turns them into the float32 variable)."""
+def _named_inside(m: ModelFile, layers: list[Layer]) -> tuple[ModelFile, list[str]]:
+    """A copy of `m` where each weight of `layers` inside a called subgraph has a name no other tensor of the
+    model has (the variable to_graph makes of it takes that name: converters reuse names across subgraphs), and
+    those names."""
+    taken = {t.name for g in m.subgraphs for t in g.tensors}
+    m = dataclasses.replace(m, subgraphs=list(m.subgraphs))
+    names = []
+    for layer in layers:
+        for k, i in layer.inside:
+            sub = m.subgraphs[k] = dataclasses.replace(m.subgraphs[k], tensors=list(m.subgraphs[k].tensors))
+            t = sub.tensors[i]
+            if t.name in names:  # two layers of one weight
+                continue
+            name = t.name if t.name and sum(t.name == u.name for g in m.subgraphs for u in g.tensors) == 1 else \
+                f"{layer.name}/{t.name or f'tensor_{i}'}"[:MAX_VARIABLE_NAME]
+            base, n = name, 1
+            while name != t.name and name in taken:
+                name, n = f"{base[:MAX_VARIABLE_NAME - 8]}~{n}", n + 1
+            taken.add(name)
+            sub.tensors[i] = dataclasses.replace(t, name=name)
+            names.append(name)
+    return m, names
+
+
+def _tail_ops(sg: SubGraph, trained: list[int], calling: set[int] = frozenset()) -> list[int]:
+    """The ops that depend on a trained weight (or, `calling`, call a subgraph holding one), in order, and those
+    that widen a trained float16 or sparse weight (the tail's import turns them into the float32 variable)."""
     tainted = set(trained)
     tail = []
     for j, op in enumerate(sg.operators):
-        if any(i in tainted for i in op.inputs or []) or any(o in trained for o in op.outputs or []):
+        if j in calling or any(i in tainted for i in op.inputs or []) or any(o in trained for o in op.outputs or []):
             tail.append(j)
             tainted.update(op.outputs or [])
     return tail
@@ -332,14 +422,14 @@ def _extract(m: ModelFile, sg_index: int, ops: list[int], inputs: list[int], out
 
 
 def _training_file(tail: ModelFile, trained: list[str], loss: str, optimizer: str, learning_rate: float,
-                   output: str) -> tuple[ModelFile, list[str]]:
+                   output: str, carry_state: bool = False) -> tuple[ModelFile, list[str]]:
     from rillet.graph import losses, ops, optimizers
 
     from .to_graph import to_graph
     from .training import TrainSpec, convert_for_training
 
     try:
-        imported = to_graph(tail, carry_lstm_state=False)  # each step's samples start from a zero state
+        imported = to_graph(tail, carry_lstm_state=carry_state)  # else each step's samples start from zero
     except ModelError as e:
         raise ModelError(f"the trained tail (every op after the first trained layer) cannot be imported: {e}; "
                          "train fewer layers") from None
@@ -370,7 +460,13 @@ def _training_file(tail: ModelFile, trained: list[str], loss: str, optimizer: st
     make = {"sgd": lambda: optimizers.SGD(learning_rate), "momentum": lambda: optimizers.Momentum(learning_rate, 0.9),
             "adam": lambda: optimizers.Adam(learning_rate)}[optimizer]
     spec = TrainSpec(loss=loss_fn, optimizer=make(), trainable=trained, label_dtype=label_dtype, output=output)
-    return convert_for_training(imported, spec), trained
+    converted = convert_for_training(imported, spec)
+    if spec.optimizer.without_gradient:
+        names = [v.name for v in spec.optimizer.without_gradient]
+        raise ModelError(f"the loss gives no gradient to {', '.join(repr(n) for n in names)}: every way from them "
+                         f"to {output!r} passes through ops through which none flows (integer or boolean results, "
+                         "steps): train other layers, or give the loss another tensor (output=NAME)")
+    return converted, trained
 
 
 def signature_subgraph(m: ModelFile) -> int:

@@ -21,6 +21,15 @@ def _is_float(t: Tensor) -> bool:
     return t.dtype != "resource" and np.issubdtype(np.dtype(t.dtype), np.floating)
 
 
+STRAIGHT_THROUGH = {"QUANTIZE"}
+"""Ops whose integer outputs (quantized levels) carry a float gradient: the straight-through gradient of a
+QUANTIZE -> DEQUANTIZE pair (graph/ops/quantization.py) passes through them."""
+
+
+def _carries_gradient(t: Tensor) -> bool:
+    return _is_float(t) or t.node.op in STRAIGHT_THROUGH
+
+
 def gradients(ys, xs: Sequence, grad_ys=None, name: str = "gradients") -> list[Tensor | None]:
     """d(sum of ys)/d(each of xs), as new nodes of the graph; None where an x does not affect ys.
 
@@ -68,19 +77,21 @@ def gradients(ys, xs: Sequence, grad_ys=None, name: str = "gradients") -> list[T
         for node in reversed(graph.nodes):
             if node not in on_path or node.op in NO_GRADIENT:
                 continue
-            dys = [total(t) if _is_float(t) else None for t in node.outputs]
+            dys = [total(t) if _carries_gradient(t) else None for t in node.outputs]
             if all(d is None for d in dys):
+                if node.op in STRAIGHT_THROUGH:
+                    _check_levels_reach_no_rule(graph, node, on_path)
                 continue
             rule = GRADIENTS.get(node.op)
             if rule is None:
                 raise NotImplementedError(f'no gradient rule for {node.op} (node "{node.name}")')
             for i, d in enumerate(dys):
-                if d is None and _is_float(node.outputs[i]):
+                if d is None and _carries_gradient(node.outputs[i]):
                     dys[i] = ops.zeros_like(node.outputs[i])
             with graph.name_scope(node.name.split("/")[-1] + "_grad"):
                 grads = rule(node, dys)
             for x, g in zip(node.inputs, grads):
-                if g is None or not _is_float(x):
+                if g is None or not _carries_gradient(x):
                     continue
                 if g.shape != x.shape and None not in x.shape:
                     raise RuntimeError(f'gradient rule for {node.op} "{node.name}" gave shape {g.shape} '
@@ -88,3 +99,17 @@ def gradients(ys, xs: Sequence, grad_ys=None, name: str = "gradients") -> list[T
                 pending.setdefault(x, []).append(g)
         return [total(t) for t in targets]
 
+
+
+def _check_levels_reach_no_rule(graph, node: Node, on_path: set) -> None:
+    """A QUANTIZE on the way to the loss whose levels took no gradient: fine where they reach it only through ops
+    without one (a comparison), but one with a rule (an int8 RESHAPE before the DEQUANTIZE) would silently leave
+    the ops before the QUANTIZE untrained: NotImplementedError naming both."""
+    levels = node.outputs[0]
+    readers = [n for n in graph.nodes if n in on_path and levels in n.inputs
+               and n.op not in NO_GRADIENT and n.op != "DEQUANTIZE"]
+    if readers:
+        raise NotImplementedError(
+            f'no gradient reaches {node.op} "{node.name}": its {levels.dtype} levels reach the loss through '
+            f'{readers[0].op} "{readers[0].name}", which passes integer tensors no gradient; the straight-through '
+            "gradient passes a QUANTIZE whose levels a DEQUANTIZE reads")

@@ -19,6 +19,9 @@ class Optimizer:
         self.learning_rate = learning_rate  # a float, or a Variable/Tensor to change it between steps
         self.name = name
         self.slots: dict[tuple[str, str], Variable] = {}
+        # the variables of the last minimize that the loss gave no gradient (not updated): a caller that chose
+        # them (rillet.trainable's layers) says so rather than train nothing there
+        self.without_gradient: list[Variable] = []
 
     def minimize(self, loss: Tensor, var_list: Sequence[Variable] | None = None,
                  include_updates: bool = True) -> Node:
@@ -28,6 +31,7 @@ class Optimizer:
         var_list = list(var_list) if var_list is not None else graph.trainable_variables
         grads = gradients(loss, var_list)
         pairs = [(g, v) for g, v in zip(grads, var_list) if g is not None]
+        self.without_gradient = [v for g, v in zip(grads, var_list) if g is None]
         if not pairs:
             raise ValueError(f"{self.name}: the loss depends on none of the variables {[v.name for v in var_list]}")
         step = self.apply_gradients(pairs)

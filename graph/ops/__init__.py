@@ -116,8 +116,6 @@ NO_GRADIENT = {
     "CONST", "PLACEHOLDER", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "NO_OP",
     # an initialiser run for its effect: it gives no values
     "CALL_ONCE",
-    # quantization: levels are steps (TensorFlow gives them no gradient either); a model's frozen part
-    "QUANTIZE", "DEQUANTIZE",
     # a weight's storage (a trained weight is a dense variable)
     "DENSIFY",
 }
@@ -237,8 +235,8 @@ RANDOM_UNIFORM           random       none
 CALL_ONCE                control      none
 IF                       control      rule
 WHILE                    control      rule
-DEQUANTIZE               quantization none
-QUANTIZE                 quantization none
+DEQUANTIZE               quantization rule
+QUANTIZE                 quantization rule
 MaxPoolingWithArgmax2D   mediapipe    rule
 MaxUnpooling2D           mediapipe    rule
 DENSIFY                  sparse       none

@@ -4,8 +4,13 @@ attrs, and the converter writes it on the integer tensor between them: one scale
 one per index of dimension `axis` (per channel, TFLite's quantized_dimension: a weight quantized per output
 channel, read through a DEQUANTIZE).
 
-Forward only: the levels are steps (no derivative), as in TensorFlow; a model's QUANTIZE/DEQUANTIZE pairs sit in
-its frozen part. Each op: its shape rule, numpy reference, JAX lowering and TFLite mapping, its builder."""
+Gradients are straight-through, TensorFlow's fake-quant gradient: rounding counts as the identity, so a QUANTIZE ->
+DEQUANTIZE pair (a quantization-aware model's fake quantization, in a trained tail) passes its output's gradient to
+its input where the input lies within the levels' range [(min - zero point) x scale, (max - zero point) x scale],
+and zero outside, where the clamp holds it. The levels' gradient is a float tensor of their shape (autodiff lets a
+QUANTIZE's integer output carry one): DEQUANTIZE's rule gives dy x scale, QUANTIZE's takes it over the scale. A
+float16 DEQUANTIZE (a weight's storage) takes none. Each op: its shape rule, numpy reference, JAX lowering and
+TFLite mapping, its builder, its gradient rule."""
 
 from __future__ import annotations
 
@@ -33,11 +38,16 @@ def _per_axis(a, rank: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _levels(xp, a, x):
-    """TFLite's (and XNNPACK's) float -> level: x / scale rounded half to even, plus the zero point, clamped."""
+    """The float -> level LiteRT runs: x / scale rounded half to even (XNNPACK's, per tensor) or half away from
+    zero (per channel, which XNNPACK declines: TFLite's reference kernel), plus the zero point, clamped."""
     info = np.iinfo(a["dtype"])
     scale, zero_point = _per_axis(a, len(x.shape))
-    q = xp.round(x.astype(np.float32) / scale) + zero_point
-    return xp.clip(q, info.min, info.max).astype(a["dtype"])
+    v = x.astype(np.float32) / scale
+    rounded = xp.round(v)
+    if a["axis"] is not None:  # a tie goes away from zero (v - trunc(v) is exact, so a tie is seen exactly)
+        whole = xp.trunc(v)
+        rounded = xp.where(xp.abs(v - whole) == 0.5, whole + xp.sign(v), rounded)
+    return xp.clip(rounded + zero_point, info.min, info.max).astype(a["dtype"])
 
 
 def _quantize_infer(attrs, specs):
@@ -122,5 +132,42 @@ def dequantize(q: Any, scale: Any = None, zero_point: Any = 0, axis: int | None 
     return _apply("DEQUANTIZE", [as_tensor(q)], attrs, name=name)
 
 
-GRADIENTS: dict = {}
-"""This family's gradient rules: none (forward only: QUANTIZE and DEQUANTIZE are in NO_GRADIENT)."""
+def _scale_constants(attrs: dict, like: Tensor) -> tuple[Tensor, np.ndarray, np.ndarray]:
+    """The scale as a constant of `like`'s dtype broadcasting along the attrs' axis, and the zero point as numpy."""
+    from .core import constant
+    scale, zero_point = _per_axis(attrs, len(like.shape))
+    return constant(np.asarray(scale, like.dtype), graph=like.graph), scale, zero_point
+
+
+def _grad_quantize(node, dys):
+    """Straight-through: d levels / dx is 1 / scale where x lies within the levels' range (TensorFlow's fake-quant
+    mask: min <= x <= max), 0 where the clamp holds it."""
+    from .compare import greater_equal, less_equal, logical_and
+    from .core import constant
+    from .elementwise import cast, div, mul
+
+    (x,), (dq,) = node.inputs, dys
+    scale_t, scale, zero_point = _scale_constants(node.attrs, x)
+    info = np.iinfo(node.attrs["dtype"])
+    low = constant(((info.min - zero_point) * scale).astype(x.dtype), graph=x.graph)
+    high = constant(((info.max - zero_point) * scale).astype(x.dtype), graph=x.graph)
+    inside = cast(logical_and(greater_equal(x, low), less_equal(x, high)), x.dtype)
+    return [mul(div(dq, scale_t), inside)]
+
+
+def _grad_dequantize(node, dys):
+    """d float / d levels is the scale (the levels' gradient a float tensor of their shape); a float16 weight's
+    widening takes none (a trained weight is a float32 variable)."""
+    from .elementwise import mul
+
+    if node.attrs["scale"] is None:
+        return [None]
+    scale_t, _, _ = _scale_constants(node.attrs, node.outputs[0])
+    return [mul(dys[0], scale_t)]
+
+
+GRADIENTS = {
+    "QUANTIZE": _grad_quantize,
+    "DEQUANTIZE": _grad_dequantize,
+}
+"""This family's gradient rules (straight-through); merged into `rillet.graph.ops.GRADIENTS`."""

@@ -1,9 +1,10 @@
-/* quantize.c — QUANTIZE (float32 to int8, int8 to int8; int8 to uint8 and back in quantize_int8_uint8.c)
- * and DEQUANTIZE (int8 or float16 to float32).
+/* quantize.c — QUANTIZE (float32 to int8, per tensor or per channel; int8 to int8; int8 to uint8 and back in
+ * quantize_int8_uint8.c) and DEQUANTIZE (int8 or float16 to float32).
  *
  * What LiteRT's default Interpreter gives is XNNPACK's conversions (its delegate takes both ops), so the
- * kernels follow those (kernels.h says how each rounds). A DEQUANTIZE of a constant (int8 or float16
- * weights) is folded when the plan is prepared. */
+ * kernels follow those (kernels.h says how each rounds); a per-channel QUANTIZE, which XNNPACK declines, follows
+ * TFLite's reference kernel. A DEQUANTIZE of a constant (int8 or float16 weights) is folded when the plan is
+ * prepared. */
 #include <math.h>
 
 #include "bands.h"
@@ -21,6 +22,71 @@ static rl_status same_shape(rl_plan *plan, rl_op *op) {
 static void run_quantize_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count);
 static void run_dequantize_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count);
 
+/* A per-channel QUANTIZE's state: the output as [outer, channels, inner] around its quantized dimension, and
+ * each channel's scale and zero point. */
+typedef struct {
+    int64_t outer, inner;
+    int32_t channels;
+    float *scales;
+    int32_t *zero_points;
+} rl_quantize_per_channel_state;
+
+static rl_status run_quantize_per_channel(rl_plan *plan, rl_op *op) {
+    const rl_quantize_per_channel_state *st = (const rl_quantize_per_channel_state *)op->state;
+    const float *x = (const float *)rl_input(plan, op, 0)->data;
+    int8_t *y = (int8_t *)rl_output(plan, op, 0)->data;
+    if (st->channels == 1) {
+        /* TFLite's per-tensor kernel (optimized_ops::AffineQuantize) converts blocks of 8 by SIMD, x times the
+         * reciprocal rounded half to even (vcvtnq_s32_f32; _mm_cvtps_epi32 on x86), the XNNPACK conversion's
+         * arithmetic, and the last 1-7 elements as its per-channel kernel does. */
+        const int64_t blocks = st->inner / 8 * 8;
+        f32_s8_quantize_ref(blocks, 1.0f / st->scales[0], st->zero_points[0], x, y);
+        f32_qc8_quantize_ref(1, (size_t)(st->inner - blocks), st->scales, st->zero_points, x + blocks, y + blocks);
+        return RL_OK;
+    }
+    const size_t row = (size_t)st->channels * (size_t)st->inner;
+    for (int64_t o = 0; o < st->outer; ++o, x += row, y += row)
+        f32_qc8_quantize_ref((size_t)st->channels, (size_t)st->inner, st->scales, st->zero_points, x, y);
+    return RL_OK;
+}
+
+/* TFLite's QUANTIZE kernel, per channel (or per tensor: one channel over every element). */
+static rl_status prepare_quantize_per_channel(rl_plan *plan, rl_op *op) {
+    const rl_tensor *output = rl_output(plan, op, 0);
+    const int32_t count = output->q_count, axis = output->q_dimension;
+    if (count < 1) return rl_fail(plan, RL_INVALID, "QUANTIZE's output has no quantization scales");
+    if (count > 1 && (axis < 0 || axis >= output->shape.rank || output->shape.dims[axis] != count))
+        return rl_fail(plan, RL_INVALID, "QUANTIZE's output has %d scales for dimension %d of a rank-%d tensor",
+                       count, axis, output->shape.rank);
+    const size_t bytes[3] = {sizeof(rl_quantize_per_channel_state), sizeof(float) * (size_t)count,
+                             sizeof(int32_t) * (size_t)count};
+    void *parts[3];
+    rl_quantize_per_channel_state *st = (rl_quantize_per_channel_state *)rl_op_state_parts(plan, op, 3, bytes, parts);
+    if (!st) return RL_NO_MEMORY;
+    st->scales = (float *)parts[1];
+    st->zero_points = (int32_t *)parts[2];
+    for (int32_t c = 0; c < count; ++c) {
+        st->scales[c] = output->q_scales[c];
+        if (!(st->scales[c] > 0.0f) || !isfinite(st->scales[c]))
+            return rl_fail(plan, RL_INVALID, "QUANTIZE's output scale %d is %g, must be positive and finite", c,
+                           (double)st->scales[c]);
+        if (output->q_zero_points[c] < -128 || output->q_zero_points[c] > 127)
+            return rl_fail(plan, RL_INVALID, "QUANTIZE's output zero point %d is %lld, outside int8's range", c,
+                           (long long)output->q_zero_points[c]);
+        st->zero_points[c] = (int32_t)output->q_zero_points[c];
+    }
+    st->channels = count;
+    st->outer = st->inner = 1;
+    if (count == 1) {
+        st->inner = rl_shape_count(&output->shape);
+    } else {
+        for (int32_t d = 0; d < axis; ++d) st->outer *= output->shape.dims[d];
+        for (int32_t d = axis + 1; d < output->shape.rank; ++d) st->inner *= output->shape.dims[d];
+    }
+    op->run = run_quantize_per_channel;
+    return RL_OK;
+}
+
 rl_status rl_prepare_quantize(rl_plan *plan, rl_op *op) {
     rl_status s = same_shape(plan, op);
     if (s != RL_OK) return s;
@@ -31,6 +97,10 @@ rl_status rl_prepare_quantize(rl_plan *plan, rl_op *op) {
     if (output->dtype != RL_INT8)
         return rl_fail(plan, RL_UNSUPPORTED, "QUANTIZE to %s has no kernel (int8, or uint8 from int8)",
                        rl_dtype_name(output->dtype));
+    /* XNNPACK declines a QUANTIZE whose output names a quantized dimension (per channel, or one scale with a
+     * dimension other than 0); LiteRT then runs TFLite's kernel, which rounds differently. */
+    if (input->dtype == RL_FLOAT32 && (output->q_count > 1 || output->q_dimension != 0))
+        return prepare_quantize_per_channel(plan, op);
     if ((s = rl_expect_per_tensor_quantization(plan, output, "QUANTIZE's output")) != RL_OK) return s;
     rl_quant_params *q = &op->prep.q;
     const float output_scale = rl_tensor_scale(output, 0);

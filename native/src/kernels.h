@@ -359,6 +359,10 @@ void qd8_f32_qc8w_batch_matmul_ref(const rl_broadcast *batches, int32_t m, int32
  * Interpreter runs): round(x * inverse_scale) with ties to even, plus the zero point; int8 to int8 through
  * a Q8 fixed-point multiplier, round(ratio * 256), ties toward +infinity; (x - zero_point) * scale in float. */
 void f32_s8_quantize_ref(int64_t count, float inverse_scale, int32_t zero_point, const float *x, int8_t *y);
+/* QUANTIZE per channel (LiteRT runs TFLite's reference kernel: x / scale rounded half away from zero): one row of
+ * [channels, inner] elements, channel c's `inner` elements converted with scales[c] and zero_points[c]. */
+void f32_qc8_quantize_ref(size_t channels, size_t inner, const float *scales, const int32_t *zero_points,
+                          const float *x, int8_t *y);
 void s8_requantize_ref(int64_t count, int32_t input_zero_point, int32_t multiplier_q8, int32_t output_zero_point,
                        const int8_t *x, int8_t *y);
 void f16_f32_convert_ref(int64_t count, const uint16_t *x, float *y);

@@ -38,6 +38,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--classes", type=int, metavar="N",
                    help="widen the classifier's head to N classes (new ones start at zero weights) to teach the "
                         "model classes it was shipped without (a K-class model's new classes are labels K..N-1)")
+    p.add_argument("--carry-state", action="store_true",
+                   help="the trained tail's LSTMs carry their state from step to step and invoke to invoke, as the "
+                        "model's do (a streaming model fine-tuned on its stream); default: each from zero")
     p.add_argument("--list", action="store_true", help="list the weighted layers (the names --train takes) and stop")
     p.set_defaults(func=run)
 
@@ -55,15 +58,18 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--classes {args.classes}: must be at least 2")
     if args.list:
         model = load(args.model)
+        sg = model.subgraphs[signature_subgraph(model)]
         for k, layer in enumerate(reversed(weighted_layers(model, signature_subgraph(model))), start=1):
-            print(f"{k:4d}  {layer.kind:<20} {layer.name}")
+            caller = model.op_name(sg.operators[layer.op])
+            where = f"  (inside {caller} operator {layer.op})" if caller != layer.kind else ""
+            print(f"{k:4d}  {layer.kind:<20} {layer.name}{where}")
         return 0
     if args.out is None:
         raise UsageError("-o TRAIN.tflite is required (the training file to write)")
     output_file(args.out, "training file")
     content = trainable(args.model, train_last=args.train_last, train=args.train, loss=args.loss,
                         optimizer=args.optimizer, learning_rate=args.learning_rate, output=args.output,
-                        classes=args.classes)
+                        classes=args.classes, carry_state=args.carry_state)
     write_file(args.out, content, "training file")
     print(f"wrote {args.out} ({len(content)} bytes): signatures infer, train (inputs + y), save, restore")
     return 0

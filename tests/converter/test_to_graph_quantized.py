@@ -34,7 +34,8 @@ def test_per_channel_quantize_and_dequantize_round_trip_through_a_file():
     """QUANTIZE and DEQUANTIZE with one scale and zero point per index of an axis (TFLite's quantized_dimension):
     the graph's numpy reference is LiteRT's on the file the converter writes (its levels tensor quantized per
     channel along that axis), and to_graph imports the file back (it refused per-channel tensors) with the
-    same values. rillet's runtime runs the per-channel DEQUANTIZE (its QUANTIZE takes one scale)."""
+    same values; rillet's runtime gives them too. The per-channel QUANTIZE rounds a tie away from zero, as LiteRT
+    (TFLite's reference kernel) does: the inputs hold exact ties."""
     import numpy as np
     from ai_edge_litert.interpreter import Interpreter as LiteRT
 
@@ -45,7 +46,7 @@ def test_per_channel_quantize_and_dequantize_round_trip_through_a_file():
     from rillet.runtime import Interpreter
 
     rs = np.random.default_rng(0)
-    scales, zero_points = np.array([0.01, 0.02, 0.005, 0.1], np.float32), (0, 1, -2, 3)
+    scales, zero_points = np.array([0.01, 0.02, 0.0078125, 0.125], np.float32), (0, 1, -2, 3)
     g = rg.Graph()
     with g.as_default():
         q = ops.placeholder([3, 4], dtype="int8", name="q")
@@ -58,14 +59,18 @@ def test_per_channel_quantize_and_dequantize_round_trip_through_a_file():
     assert len(levels) == 2 and all(list(p.scale) == list(scales) and list(p.zero_point) == list(zero_points)
                                     and p.quantized_dimension == 1 for p in levels)
     qv, xv = rs.integers(-128, 128, (3, 4)).astype(np.int8), rs.uniform(-1, 1, (3, 4)).astype(np.float32)
+    xv[:2, 2:] = np.array([[2.5, -2.5], [-7.5, 0.5]]) * scales[2:]  # ties, on the power-of-two scales
     want_a = (qv.astype(np.float32) - np.array(zero_points)) * scales
-    want_b = (np.clip(np.round(xv / scales) + zero_points, -128, 127) - zero_points) * scales
+    steps = xv / scales
+    rounded = np.where(np.abs(steps - np.trunc(steps)) == 0.5, np.trunc(steps) + np.sign(steps), np.round(steps))
+    want_b = (np.clip(rounded + zero_points, -128, 127) - zero_points) * scales
     reference = g.run([a, b], {q: qv, x: xv})
     np.testing.assert_allclose(reference[0], want_a, rtol=1e-6)
     np.testing.assert_allclose(reference[1], want_b, rtol=1e-6)
     litert = LiteRT(model_content=both).get_signature_runner("infer")(q=qv, x=xv)
     imported = to_graph(both).run({"q": qv, "x": xv})
-    for got in (litert, imported):
+    ours = Interpreter(model_content=both).get_signature_runner("infer")(q=qv, x=xv)
+    for got in (litert, imported, ours):
         np.testing.assert_array_equal(got["a"], reference[0])
         np.testing.assert_array_equal(got["b"], reference[1])
     dequantized = convert(inputs={"q": q}, outputs={"a": a})

@@ -121,3 +121,42 @@ def test_twenty_steps_of_a_carried_lstm_match_litert_and_the_reference():
         for v in tg.state:
             np.testing.assert_allclose(values[v.name], v.numpy(), rtol=1e-5, atol=1e-6, err_msg=f"{name}: {v.name}")
     assert np.mean(reference[-5:]) < 0.5 * np.mean(reference[:5]), reference
+
+
+def test_an_imported_streaming_lstm_trains_on_its_stream_as_the_graph_built_one():
+    """to_graph of the inference file (the fused LSTM, its state in variable tensors): the state becomes the two
+    untrained Variables ops.lstm makes, so the gradient starts from the carried state and the training file keeps
+    it (it trained from zero at every step, or refused). 20 steps over the stream in rillet and LiteRT give the
+    numpy reference's losses, which are the graph-built model's (1e-5), and the state moves."""
+    from rillet.converter.to_graph import to_graph
+    from rillet.converter.training import build_training
+
+    graph = Graph()
+    inputs, outputs = streaming_model(graph, seed=1)
+    imported = to_graph(rl.convert(inputs=inputs, outputs=outputs))
+    assert {"stream/h_state", "stream/c_state"} <= set(imported.graph.variables)
+    trained = [f"wx{k}" for k in range(4)] + ["head"]
+    assert set(trained) <= {v.name for v in imported.variables}
+    spec = rl.TrainSpec("mean_squared_error", optimizers.SGD(0.3), trainable=trained)
+    data = rl.convert(imported, train=spec)
+    rs = np.random.default_rng(4)
+    chunks = [rs.normal(size=(BATCH, STEPS, FEATURES)).astype(np.float32) for _ in range(20)]
+    teacher = Graph()
+    t_inputs, t_outputs = streaming_model(teacher, seed=2)
+    targets = [teacher.run(t_outputs["y"], {t_inputs["x"]: c}) for c in chunks]
+    built = build_training((inputs, outputs), rl.TrainSpec("mean_squared_error", optimizers.SGD(0.3)))
+    want = [float(built.graph.run([built.loss, built.step], {built.inputs["x"]: c, built.labels: t})[0])
+            for c, t in zip(chunks, targets)]
+    tg = build_training(imported, spec)
+    assert {"stream/h_state", "stream/c_state"} <= {v.name for v in tg.state}
+    reference = [float(tg.graph.run([tg.loss, tg.step], {tg.inputs["x"]: c, tg.labels: t})[0])
+                 for c, t in zip(chunks, targets)]
+    np.testing.assert_allclose(reference, want, rtol=1e-5)
+    for name, cls in (("rillet", Interpreter), ("LiteRT", LiteRT)):
+        it = cls(model_content=data)
+        step = it.get_signature_runner("train")
+        losses = [float(step(x=c, y=t)["loss"]) for c, t in zip(chunks, targets)]
+        np.testing.assert_allclose(losses, reference, rtol=1e-5, err_msg=f"{name}: losses")
+        state = it.get_signature_runner("save")()
+        np.testing.assert_allclose(state["stream/h_state"], tg.graph.store["stream/h_state"], rtol=1e-5, atol=1e-6)
+        assert np.abs(state["stream/h_state"]).max() > 0.05

@@ -170,9 +170,10 @@ def test_twenty_steps_through_a_while_match_litert_and_the_reference():
 
 
 def test_trainable_trains_a_shipped_model_with_a_while_in_its_trained_tail():
-    """`rillet.trainable` on an inference file: dense, a WHILE of a frozen dense layer repeated 1 to 3 times (its
-    body a subgraph of the file), a dense head; the two dense layers train, the loop between them: the same
-    losses in rillet and LiteRT, falling."""
+    """`rillet.trainable` on an inference file: dense, a WHILE of a dense layer repeated 1 to 3 times (its body a
+    subgraph of the file, its weight a constant there), a dense head; the last two weighted layers train, the
+    body's (a layer where the WHILE stands, its weight imported as a variable the loop carries) and the head:
+    the same losses in rillet and LiteRT, falling."""
     rs = np.random.default_rng(0)
     g = Graph()
     with g.as_default():

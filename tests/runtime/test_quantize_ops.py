@@ -34,6 +34,31 @@ def test_quantize_float32_to_int8(seed, shape, near_ties):
 
 
 @EXAMPLES
+@given(seeds, shapes, st.integers(0, 3), st.booleans())
+def test_quantize_float32_to_int8_per_channel(seed, shape, axis, ties):
+    """One scale and zero point per index of the quantized dimension (first, middle or last): LiteRT runs TFLite's
+    reference kernel (XNNPACK declines it), x / scale rounded half away from zero; exact ties (power-of-two
+    scales, k + 1/2 steps, both signs), values an ulp off them, and values past the int8 range that clamp. A
+    dimension of one channel is a per-tensor QUANTIZE naming a quantized dimension, which XNNPACK declines too:
+    TFLite's per-tensor kernel, blocks of 8 rounded as XNNPACK does and the rest as per channel."""
+    rng = np.random.default_rng(seed)
+    axis = axis % len(shape)
+    channels = shape[axis]
+    if ties:
+        scales = (2.0 ** rng.integers(-8, 0, channels)).astype(F32)
+    else:
+        scales = rng.uniform(0.001, 0.3, channels).astype(F32)
+    zero_points = rng.integers(-128, 128, channels)
+    along = [1] * len(shape)
+    along[axis] = channels
+    scale = scales.reshape(along)
+    x = ((rng.integers(-160, 160, shape) + 0.5 * ties) * scale.astype(np.float64)).astype(F32)
+    x = np.where(rng.integers(0, 4, shape) == 0, np.nextafter(x, F32(np.inf)), x).astype(F32)
+    m = op_model("QUANTIZE", [Input(shape, F32)], [(shape, I8, Quant(scales, zero_points, axis))], None)
+    assert_same_bits_as_litert(m, [x])
+
+
+@EXAMPLES
 @given(seeds, shapes, st.booleans())
 def test_quantize_int8_to_int8(seed, shape, power_of_two):
     rng = np.random.default_rng(seed)
@@ -106,7 +131,7 @@ def test_per_channel_dequantize_of_int8_weights():
 @pytest.mark.parametrize("quant, message", [
     (Quant([], []), "no quantization scales|one scale"),
     (Quant([0.5], [300]), "zero point 300"),
-    (Quant([0.5, 0.25], [0, 0]), "one scale"),
+    (Quant([0.5, 0.25], [0, 0]), "2 scales for dimension 0 of a rank-1 tensor"),  # per channel: 4 channels
 ])
 def test_malformed_quantize_output_is_a_clear_error(quant, message):
     m = op_model("QUANTIZE", [Input((4,), F32)], [((4,), I8, quant)], None)

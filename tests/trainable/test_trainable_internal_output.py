@@ -101,7 +101,8 @@ def test_the_output_after_an_if_is_the_loss_its_gradient_through_the_branch_take
     score on (its loss falls as the layers before train); the then branch's output does not depend on them.
     rillet's and LiteRT's losses over 22 steps agree."""
     content = _model()
-    training = rillet.trainable(content, loss="mse", train_last=2, learning_rate=0.5)
+    # the dense layers before the IF (train_last=2 would count the then branch's as the last)
+    training = rillet.trainable(content, loss="mse", train=["hidden", "logit"], learning_rate=0.5)
     xs = _inputs()
     passed = np.array([_score(content, x) >= 0.5 for x in xs])
     y = np.full((1, 1), 0.05, np.float32)
@@ -176,3 +177,30 @@ def test_a_classification_loss_inside_the_model_gets_an_accuracy(tmp_path) -> No
     assert len(history["accuracy"]) == 30 and history["loss"][-1] < history["loss"][0]
     after = trainer.evaluate((x, labels))
     assert after["val_accuracy"] > before and after["val_loss"] < history["loss"][0]
+
+
+def test_an_int8_model_trains_the_layers_before_its_if() -> None:
+    """The int8 model (rillet.quant, its branch weights int8 constants of the branches): the IF in the trained
+    tail, whose float copy takes the branches' subgraphs too (it took the signature's alone, and the tail's IF
+    named subgraphs it did not have). `infer` gives the original's bits before a step; 24 steps give the same
+    losses in rillet and LiteRT, those of inputs the else branch passes on falling."""
+    from rillet.quant import quantize
+
+    xs = _inputs()
+    content = quantize(_model(), [[x] for x in xs], progress=False)
+    training = rillet.trainable(content, loss="mse", train=["hidden", "logit"], learning_rate=0.5)
+    original = litert.Interpreter(model_content=content).get_signature_runner()
+    for x in xs:
+        np.testing.assert_array_equal(Interpreter(model_content=training).get_signature_runner("infer")(x=x)["y"],
+                                      original(x=x)["y"])
+    y = np.full((1, 1), 0.05, np.float32)
+    losses = {}
+    for key, it in (("rillet", Interpreter(model_content=training)),
+                    ("litert", litert.Interpreter(model_content=training))):
+        train = it.get_signature_runner("train")
+        losses[key] = np.array([float(train(x=xs[k % len(xs)], y=y)["loss"]) for k in range(2 * len(xs))])
+    np.testing.assert_allclose(losses["rillet"], losses["litert"], rtol=1e-5)
+    first, second = losses["rillet"][:len(xs)], losses["rillet"][len(xs):]
+    passed = np.array([_score(_model(), x) >= 0.5 for x in xs])
+    assert passed.any() and not passed.all()
+    assert np.all(second[~passed] < first[~passed])
