@@ -11,14 +11,23 @@
 #include "isa.h"
 
 typedef float (*rl_f32_rsum_fn)(size_t n, const float *x);
+/* The sum of (x[i] - c)^2 over a row, each square rounded to float (XNNPACK's vsqrdiffc, or its vmul of x by
+ * itself when c is 0: x - 0 is x, and (-0)^2 is +0) and added in the row sum's order, lane for lane: the bits of
+ * rsum over the row of squares that SQUARED_DIFFERENCE(x, c) or MUL(x, x) writes, without writing it (a layer
+ * norm's variance, reduce_sumsq.c). */
+typedef float (*rl_f32_rsumsqdiff_fn)(size_t n, const float *x, float c);
 
 float f32_rsum__scalar(size_t n, const float *x);
+float f32_rsumsqdiff__scalar(size_t n, const float *x, float c);
 #if defined(__x86_64__) || defined(_M_X64)
 float f32_rsum__avx2(size_t n, const float *x); /* the same bits */
 float f32_rsum__avx512(size_t n, const float *x); /* XNNPACK's AVX-512 order */
+float f32_rsumsqdiff__avx2(size_t n, const float *x, float c); /* the same bits */
+float f32_rsumsqdiff__avx512(size_t n, const float *x, float c); /* f32_rsum__avx512's order */
 #endif
 #if RL_HAVE_NEON_KERNELS
 float f32_rsum__neon(size_t n, const float *x); /* the same bits */
+float f32_rsumsqdiff__neon(size_t n, const float *x, float c); /* the same bits */
 #endif
 
 #endif

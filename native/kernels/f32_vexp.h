@@ -49,6 +49,7 @@ typedef struct {
     rl_f32_vscale_fn vscale;
     rl_f32_vgelu_fn gelu, gelu_tanh;
     rl_f32_rsum_fn rsum; /* a row's sum in XNNPACK's order (f32_rsum.h): a layer norm's MEAN over the last axis */
+    rl_f32_rsumsqdiff_fn rsumsqdiff; /* rsum's bits over the row's (x - c)^2: its variance's MEAN, fused */
 } rl_f32_vexp_config;
 
 /* AVX2's on the AVX2 path, AVX-512's on the AVX-512 paths, NEON's on both Arm paths, else scalar

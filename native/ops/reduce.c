@@ -203,7 +203,8 @@ static rl_status use_middle_axis_driver(rl_plan *plan, rl_op *op, int is_s8) {
         reduced == (size_t)input->shape.dims[input->shape.rank - 1]) {
         rl_offer_pixel_rows(op, input, is_s8 ? run_s8_reduce_rows : run_f32_reduce_rows);
     }
-    return RL_OK;
+    /* contiguous rows whose squares another op writes for this one alone: one pass (reduce_sumsq.c) */
+    return !is_s8 && inner == 1 ? rl_use_f32_sum_of_squares(plan, op, outer, reduced) : RL_OK;
 }
 
 static rl_status run_minmax(rl_plan *plan, rl_op *op) {

@@ -108,6 +108,9 @@ rl_status rl_eval_leaky_relu(rl_plan *plan, rl_op *op);
 rl_status rl_eval_softmax(rl_plan *plan, rl_op *op);
 rl_status rl_eval_log_softmax(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_reduce(rl_plan *plan, rl_op *op);
+/* A float MEAN or SUM over `rows` contiguous rows of `row` values whose input is MUL(x, x) or SQUARED_DIFFERENCE(x, one
+ * value per row), read by it alone: the squaring op sums each row's squares instead (reduce_sumsq.c). */
+rl_status rl_use_f32_sum_of_squares(rl_plan *plan, rl_op *op, size_t rows, size_t row);
 rl_status rl_eval_reduce(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_reshape(rl_plan *plan, rl_op *op);
 rl_status rl_prepare_squeeze(rl_plan *plan, rl_op *op);

@@ -6,7 +6,8 @@
  * values holding NaN, +-inf, +-0, +-FLT_MAX and ones at GELU's seams (-3, 4.9); the long sizes also sit around
  * the AVX-512 kernels' 16- and 64-value steps. The row maximum, the scaling by 1 / sum and the row sum
  * (XNNPACK's AVX order, f32_rsum.h) must give the scalar kernel's bits (a NaN where it gives one), but the
- * AVX-512 row sum, in XNNPACK's AVX-512 order, within 1e-6 of the sum of |x|; the exponentials and GELU within
+ * AVX-512 row sum, in XNNPACK's AVX-512 order, within 1e-6 of the sum of |x|; the row sum of (x - c)^2 must give
+ * that path's row sum over the squares bit for bit (c = 0 and other values, special ones too); the exponentials and GELU within
  * 1e-6 relative of it, NaN where it is NaN, the same infinity where it is one: each path runs the exponential of
  * XNNPACK's kernel for that CPU, so LiteRT's bits there, and the NEON one (XNNPACK's aarch64 rr1_lut64_p2)
  * differs from the x86 and scalar one (rr2_p5) by an ulp or two; armv7 also divides differently and flushes
@@ -165,6 +166,25 @@ static int test_against_scalar(const rl_f32_vexp_config *k, const rl_f32_vexp_co
             printf("FAIL rsum n=%zu (%s): %.9g, scalar %.9g\n", n, what, total, total_want);
             failed = 1;
         }
+        /* the sum of squares: this path's rsum over the row of (x - c)^2 as the two ops write it, bit for bit, at
+         * c = 0 (MUL(x, x)) and a row's mean-like value (SQUARED_DIFFERENCE); and so within rsum's bounds of the
+         * scalar's */
+        for (int pass = 0; pass < 2 && !failed; ++pass) {
+            static float squares[MAX_N];
+            const float c = pass == 0 ? 0.0f : value(r, span, special);
+            for (size_t i = 0; i < n; ++i) {
+                const float d = x[i] - c;
+                squares[i] = d * d;
+            }
+            snprintf(running, sizeof running, "rsumsqdiff n=%zu c=%.9g (%s)", n, c, what);
+            const float sq = k->rsumsqdiff(n, x, c), sq_rsum = k->rsum(n, squares), sq_want = s->rsumsqdiff(n, x, c);
+            if ((memcmp(&sq, &sq_rsum, sizeof sq) != 0 && !(isnan(sq) && isnan(sq_rsum))) ||
+                !rsum_matches(sq, sq_want, n, squares)) {
+                printf("FAIL rsumsqdiff n=%zu c=%.9g (%s): %.9g, rsum of the squares %.9g, scalar %.9g\n", n, c, what,
+                       sq, sq_rsum, sq_want);
+                failed = 1;
+            }
+        }
         if (n > 0) {
             snprintf(running, sizeof running, "rmax n=%zu (%s)", n, what);
             const float m = k->rmax(n, x), m_want = s->rmax(n, x);
@@ -322,7 +342,8 @@ int main(int argc, char **argv) {
 #if defined(__x86_64__) || defined(_M_X64)
     if (isa == RL_ISA_AVX512 && (k.rmax != f32_rmax__avx512 || k.gelu != f32_vgelu__avx512 ||
                                  k.raddstoreexpminusmax != f32_raddstoreexpminusmax__avx512 ||
-                                 k.vscale != f32_vscale__avx512 || k.rsum != f32_rsum__avx512)) {
+                                 k.vscale != f32_vscale__avx512 || k.rsum != f32_rsum__avx512 ||
+                                 k.rsumsqdiff != f32_rsumsqdiff__avx512)) {
         printf("FAIL the avx512 path does not run the AVX-512 softmax, GELU and row-sum kernels\n");
         return 1;
     }

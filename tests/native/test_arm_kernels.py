@@ -79,7 +79,8 @@ TESTERS = {
                                                      "s16_lut_ref.c", "s16_velementwise_configs.c")),
     # softmax's row passes, GELU and the row sum (f32_vexp.h)
     "f32_vexp": ("f32_vexp_test.c", ("f32_rmax__*.c", "f32_raddstoreexpminusmax__*.c", "f32_vscale__*.c",
-                                     "f32_vgelu__*.c", "f32_rsum__*.c", "f32_vexp_configs.c")),
+                                     "f32_vgelu__*.c", "f32_rsum__*.c", "f32_rsumsqdiff__*.c",
+                                     "f32_vexp_configs.c")),
 }
 
 

@@ -22,6 +22,7 @@ SOURCES = ["f32_rmax__scalar.c", "f32_rmax__avx2.c", "f32_rmax__avx512.c", "f32_
            "f32_raddstoreexpminusmax__avx2.c", "f32_raddstoreexpminusmax__avx512.c", "f32_vscale__scalar.c",
            "f32_vscale__avx2.c", "f32_vscale__avx512.c", "f32_vgelu__scalar.c",
            "f32_vgelu__avx2.c", "f32_vgelu__avx512.c", "f32_rsum__scalar.c", "f32_rsum__avx2.c", "f32_rsum__avx512.c",
+           "f32_rsumsqdiff__scalar.c", "f32_rsumsqdiff__avx2.c", "f32_rsumsqdiff__avx512.c",
            "f32_vexp_configs.c"]
 # the AVX-512 path: its own softmax row, GELU and row-sum kernels
 REQUIRED = {"scalar": set(), "avx2": {"avx2", "fma"},

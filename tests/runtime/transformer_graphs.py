@@ -25,7 +25,8 @@ from rillet.converter.format import (
 )
 
 NO_ACTIVATION = {"fused_activation_function": 0}
-OPTIONS = {"MEAN": ("ReducerOptions", {"keep_dims": True}), "SQUARED_DIFFERENCE": ("SquaredDifferenceOptions", {}),
+OPTIONS = {"MEAN": ("ReducerOptions", {"keep_dims": True}), "SUM": ("ReducerOptions", {"keep_dims": True}),
+           "SQUARED_DIFFERENCE": ("SquaredDifferenceOptions", {}),
            "ADD": ("AddOptions", NO_ACTIVATION), "SUB": ("SubOptions", NO_ACTIVATION),
            "MUL": ("MulOptions", NO_ACTIVATION), "RSQRT": (None, None),
            "SOFTMAX": ("SoftmaxOptions", {"beta": 1.0}), "GELU": ("GeluOptions", {"approximate": False}),
