@@ -61,13 +61,15 @@ static inline __attribute__((always_inline)) void qd8_igemm_rows(size_t rows, si
     for (size_t n0 = 0; n0 < nc; n0 += NR) {
         int32x4_t acc[8 * MR];
         const int8_t *wk = (const int8_t *)(panel + NR * sizeof(int32_t));
-        for (size_t p = 0; p < ks || p == 0; ++p) {
+        {
+            const int8_t *a[MR];
+            rl_qd8_tap_rows(MR, mr, indirection, a);
+            wk = accumulate_c16(a, kc, wk, acc, rows, 1);
+        }
+        for (size_t p = 1; p < ks; ++p) {
             const int8_t *a[MR];
             rl_qd8_tap_rows(MR, mr, indirection + p * MR, a);
-            if (p == 0)
-                wk = accumulate_c16(a, kc, wk, acc, rows, 1);
-            else
-                wk = accumulate_c16(a, kc, wk, acc, rows, 0);
+            wk = accumulate_c16(a, kc, wk, acc, rows, 0);
         }
         float *c_at[MR];
         for (size_t i = 0; i < MR; ++i) c_at[i] = out[i] + n0;
