@@ -90,29 +90,25 @@ static inline void qd8_values(int64_t n, const float *x, int8_t *q, const rl_f32
     }
 }
 
-void f32_rminmax__avx512(int64_t n, const float *x, float *lo, float *hi) { rminmax(n, x, lo, hi); }
-
-void f32_qd8_quantize_values__avx512(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p) {
+/* The two byte forms as the values functions RL_F32_QS8_QUANTIZE_ONE_STEP takes, u8 a constant in each. */
+static inline void qd8_values_s8(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p) {
     qd8_values(n, x, q, p, 0);
 }
 
-static inline float quantize(int64_t n, const float *x, int8_t *q, int32_t *zero_point, int u8) {
-    float lo = 0.0f, hi = 0.0f;
-    rminmax(n, x, &lo, &hi);
-    const rl_f32_qs8_quantization p = rl_qd8_quantization_of(lo, hi);
-    qd8_values(n, x, q, &p, u8);
-    *zero_point = p.zero_point;
-    return p.scale;
+static inline void qd8_values_u8(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p) {
+    qd8_values(n, x, q, p, 1);
 }
 
-float f32_qd8_quantize__avx512(int64_t n, const float *x, int8_t *q, int32_t *zero_point) {
-    return quantize(n, x, q, zero_point, 0);
-}
+void f32_rminmax__avx512(int64_t n, const float *x, float *lo, float *hi) { rminmax(n, x, lo, hi); }
 
-float f32_qdu8_quantize__avx512(int64_t n, const float *x, int8_t *q, int32_t *zero_point) {
-    return quantize(n, x, q, zero_point, 1);
+void f32_qd8_quantize_values__avx512(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p) {
+    qd8_values_s8(n, x, q, p);
 }
 
 void f32_qdu8_quantize_values__avx512(int64_t n, const float *x, int8_t *q, const rl_f32_qs8_quantization *p) {
-    qd8_values(n, x, q, p, 1);
+    qd8_values_u8(n, x, q, p);
 }
+
+RL_F32_QS8_QUANTIZE_ONE_STEP(f32_qd8_quantize__avx512, rminmax, rl_qd8_quantization_of, qd8_values_s8)
+
+RL_F32_QS8_QUANTIZE_ONE_STEP(f32_qdu8_quantize__avx512, rminmax, rl_qd8_quantization_of, qd8_values_u8)

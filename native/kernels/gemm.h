@@ -13,6 +13,7 @@
 #ifndef RILLET_GEMM_H
 #define RILLET_GEMM_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,12 @@
 typedef struct {
     float min, max; /* the fused activation's clamp */
 } rl_f32_minmax_params;
+
+/* 0 where [min, max] is [-inf, inf] (an op without a fused activation, as most of a transformer's are): the max and
+ * min would return their input, NaN too, so a kernel may leave them out. */
+static inline int rl_f32_minmax_clamps(const rl_f32_minmax_params *params) {
+    return params->min != -INFINITY || params->max != INFINITY;
+}
 
 /* int8 requantization, XNNPACK's fp32 form (see rl_requantize_fp32 in kernels.h): the int32 accumulator to
  * float, times the channel's scale, clamped to [min_less_zero_point, max_less_zero_point], rounded to

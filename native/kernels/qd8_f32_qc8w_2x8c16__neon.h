@@ -7,8 +7,6 @@
 #ifndef RILLET_QD8_F32_QC8W_2X8C16_NEON_H
 #define RILLET_QD8_F32_QC8W_2X8C16_NEON_H
 
-#include <math.h>
-
 #define RL_QS8_C16_NEON_MR 2
 #include "qd8_gemm.h"
 #include "qs8_qc8w_mrx8c16__neon.h"
@@ -49,45 +47,29 @@ static inline __attribute__((always_inline)) void reduce_store_floats(float *con
     }
 }
 
-/* The GEMM over rows (MR or 1) of a; rows past mr alias the last real one. */
-static inline __attribute__((always_inline)) void qd8_gemm_rows(size_t rows, size_t nc, size_t kc,
-                                                                const int8_t *const *a, const void *w,
-                                                                float *const *out,
-                                                                const rl_qd8_row_quantization *const *rq,
-                                                                const rl_f32_minmax_params *params) {
-    const int clamp = params->min != -INFINITY || params->max != INFINITY;
-    const unsigned char *panel = w;
-    for (size_t n0 = 0; n0 < nc; n0 += NR) {
-        int32x4_t acc[8 * MR];
-        const int8_t *tail = accumulate_c16(a, kc, (const int8_t *)(panel + NR * sizeof(int32_t)), acc, rows, 1);
-        float *c_at[MR];
-        for (size_t i = 0; i < MR; ++i) c_at[i] = out[i] + n0;
-        reduce_store_floats(c_at, nc - n0 < NR ? nc - n0 : NR, acc, panel, (const unsigned char *)tail, rq, params,
-                            rows, clamp);
-        panel = (const unsigned char *)tail + 2 * NR * sizeof(float);
-    }
-}
-
-/* The IGEMM: tap p's rows are indirection[p * MR + i] (only the first mr read), each tap's kc rounded up to 16 in
- * the packed weights; tap 0 starts the accumulators. */
+/* The IGEMM over rows (MR, or 1 for a block of one row) of each tap: tap p's rows are indirection[p * MR + i] (only
+ * the first mr read; rows past mr alias the last real one), each tap's kc rounded up to 16 in the packed weights; tap
+ * 0 starts the accumulators. A GEMM is the IGEMM of one tap over its own rows (mr MR and ks 1, constants once
+ * inlined), so the two entry points share one panel loop. */
 static inline __attribute__((always_inline)) void qd8_igemm_rows(size_t rows, size_t mr, size_t nc, size_t kc,
                                                                  size_t ks, const int8_t *const *indirection,
                                                                  const void *w, float *const *out,
                                                                  const rl_qd8_row_quantization *const *rq,
                                                                  const rl_f32_minmax_params *params) {
-    const int clamp = params->min != -INFINITY || params->max != INFINITY;
+    const int clamp = rl_f32_minmax_clamps(params);
     const unsigned char *panel = w;
     for (size_t n0 = 0; n0 < nc; n0 += NR) {
         int32x4_t acc[8 * MR];
         const int8_t *wk = (const int8_t *)(panel + NR * sizeof(int32_t));
-        for (size_t p = 0; p < ks || p == 0; ++p) {
-            const int8_t *const *tap = indirection + p * MR;
+        {
             const int8_t *a[MR];
-            rl_qd8_tap_rows(MR, mr, tap, a);
-            if (p == 0)
-                wk = accumulate_c16(a, kc, wk, acc, rows, 1);
-            else
-                wk = accumulate_c16(a, kc, wk, acc, rows, 0);
+            rl_qd8_tap_rows(MR, mr, indirection, a);
+            wk = accumulate_c16(a, kc, wk, acc, rows, 1);
+        }
+        for (size_t p = 1; p < ks; ++p) {
+            const int8_t *a[MR];
+            rl_qd8_tap_rows(MR, mr, indirection + p * MR, a);
+            wk = accumulate_c16(a, kc, wk, acc, rows, 0);
         }
         float *c_at[MR];
         for (size_t i = 0; i < MR; ++i) c_at[i] = out[i] + n0;
@@ -95,6 +77,15 @@ static inline __attribute__((always_inline)) void qd8_igemm_rows(size_t rows, si
                             rows, clamp);
         panel = (const unsigned char *)wk + 2 * NR * sizeof(float);
     }
+}
+
+/* The GEMM's tile body for RL_QD8_GEMM_ONE_ROW_OR_TILE: its rows as the one tap. */
+static inline __attribute__((always_inline)) void qd8_gemm_rows(size_t rows, size_t nc, size_t kc,
+                                                                const int8_t *const *a, const void *w,
+                                                                float *const *out,
+                                                                const rl_qd8_row_quantization *const *rq,
+                                                                const rl_f32_minmax_params *params) {
+    qd8_igemm_rows(rows, MR, nc, kc, 1, a, w, out, rq, params);
 }
 
 #endif

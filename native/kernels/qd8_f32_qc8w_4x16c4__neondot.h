@@ -67,4 +67,45 @@ static inline __attribute__((always_inline)) void store_floats_4x16(float *const
     }
 }
 
+/* The IGEMM over rows (MR, or 1 for a block of one row) of each tap: tap p's rows are indirection[p * MR + i] (only
+ * the first mr read; rows past mr alias the last real one), each tap's depth packed rounded up to 4, its partial
+ * last block read without passing kc. A GEMM is the IGEMM of one tap over its own rows (mr MR and ks 1,
+ * constants once inlined), so the two entry points share one panel loop. */
+static inline __attribute__((always_inline)) void igemm_rows(size_t rows, size_t mr, size_t nc, size_t kc, size_t ks,
+                                                             const int8_t *const *indirection, const void *w,
+                                                             float *const *out,
+                                                             const rl_qd8_row_quantization *const *rq,
+                                                             const rl_f32_minmax_params *params) {
+    const int clamp = rl_f32_minmax_clamps(params);
+    const unsigned char *panel = w;
+    for (size_t n0 = 0; n0 < nc; n0 += NR) {
+        const size_t n = nc - n0 < NR ? nc - n0 : NR, width = n > NARROW_NR ? NR : NARROW_NR;
+        const int wide = width == NR;
+        int32x4_t acc[4 * MR];
+        start_accumulators(panel, wide, rq, acc, rows);
+        const int8_t *wk = (const int8_t *)(panel + width * sizeof(int32_t));
+        for (size_t p = 0; p < ks; ++p) {
+            const int8_t *in[MR];
+            rl_qd8_tap_rows(MR, mr, indirection + p * MR, in);
+            /* Two call sites, so each inlines with its width a constant. */
+            wk = wide ? accumulate_4x16c4(in, kc, wk, acc, 1, rows) : accumulate_4x16c4(in, kc, wk, acc, 0, rows);
+        }
+        const unsigned char *tail = (const unsigned char *)wk;
+        float *c_at[MR] = {out[0] + n0, out[1] + n0, out[2] + n0, out[3] + n0};
+        if (wide)
+            store_floats_4x16(c_at, n, 1, acc, tail, rq, params, rows, clamp);
+        else
+            store_floats_4x16(c_at, n, 0, acc, tail, rq, params, rows, clamp);
+        panel = tail + 2 * width * sizeof(float);
+    }
+}
+
+/* The GEMM's tile body for RL_QD8_GEMM_ONE_ROW_OR_TILE: its rows as the one tap. */
+static inline __attribute__((always_inline)) void gemm_rows(size_t rows, size_t nc, size_t kc, const int8_t *const *in,
+                                                            const void *w, float *const *out,
+                                                            const rl_qd8_row_quantization *const *rq,
+                                                            const rl_f32_minmax_params *params) {
+    igemm_rows(rows, MR, nc, kc, 1, in, w, out, rq, params);
+}
+
 #endif

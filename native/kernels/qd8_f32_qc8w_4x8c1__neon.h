@@ -35,4 +35,28 @@ static inline void store_floats_4x8(float *const *c, size_t n, const int32x4_t *
     }
 }
 
+/* The IGEMM tile: tap p's rows are indirection[p * MR + i] (only the first mr read; rows past mr alias the last real
+ * one). A GEMM is the IGEMM of one tap over its own rows (mr MR and ks 1, constants once inlined), so the two entry
+ * points share one panel loop. */
+static inline __attribute__((always_inline)) void igemm_4x8c1(size_t mr, size_t nc, size_t kc, size_t ks,
+                                                              const int8_t *const *indirection, const void *w,
+                                                              float *const *out,
+                                                              const rl_qd8_row_quantization *const *rq,
+                                                              const rl_f32_minmax_params *params) {
+    const unsigned char *panel = w;
+    for (size_t n0 = 0; n0 < nc; n0 += NR) {
+        int32x4_t acc[2 * MR];
+        start_accumulators(panel, rq, acc);
+        const int8_t *wk = (const int8_t *)(panel + NR * sizeof(int32_t));
+        for (size_t p = 0; p < ks; ++p) {
+            const int8_t *in[MR];
+            rl_qd8_tap_rows(MR, mr, indirection + p * MR, in);
+            wk = accumulate_4x8c1(in, kc, wk, acc, MR);
+        }
+        float *c_at[MR] = {out[0] + n0, out[1] + n0, out[2] + n0, out[3] + n0};
+        store_floats_4x8(c_at, nc - n0 < NR ? nc - n0 : NR, acc, (const unsigned char *)wk, rq, params);
+        panel = (const unsigned char *)wk + 2 * NR * sizeof(float);
+    }
+}
+
 #endif

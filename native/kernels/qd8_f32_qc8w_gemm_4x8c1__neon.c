@@ -1,7 +1,7 @@
 /* qd8_f32_qc8w_gemm_4x8c1__neon.c — hybrid GEMM (int8 rows quantized per row, per-channel int8 weights,
  * float32 out), 4 rows x 8 columns, kr 1, NEON without dot products (aarch64 and armv7): the int8 kernel's k
- * loop between a start of -zero_point * sum(w) and XNNPACK's float epilogue (qd8_f32_qc8w_4x8c1__neon.h). Rows
- * past mr alias the last real one. */
+ * loop between a start of -zero_point * sum(w) and XNNPACK's float epilogue (qd8_f32_qc8w_4x8c1__neon.h, the
+ * IGEMM's tile on one tap). Rows past mr alias the last real one. */
 #include "qd8_f32_qc8w_4x8c1__neon.h"
 
 void qd8_f32_qc8w_gemm_4x8c1__neon(size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
@@ -11,13 +11,5 @@ void qd8_f32_qc8w_gemm_4x8c1__neon(size_t mr, size_t nc, size_t kc, const int8_t
     float *out[MR];
     const rl_qd8_row_quantization *rq[MR];
     rl_qd8_tile_rows(MR, mr, a, a_stride, c, c_stride, rows, in, out, rq);
-    const unsigned char *panel = w;
-    for (size_t n0 = 0; n0 < nc; n0 += NR) {
-        int32x4_t acc[2 * MR];
-        start_accumulators(panel, rq, acc);
-        const int8_t *wk = accumulate_4x8c1(in, kc, (const int8_t *)(panel + NR * sizeof(int32_t)), acc, MR);
-        float *c_at[MR] = {out[0] + n0, out[1] + n0, out[2] + n0, out[3] + n0};
-        store_floats_4x8(c_at, nc - n0 < NR ? nc - n0 : NR, acc, (const unsigned char *)wk, rq, params);
-        panel = (const unsigned char *)wk + 2 * NR * sizeof(float);
-    }
+    igemm_4x8c1(MR, nc, kc, 1, in, w, out, rq, params);
 }

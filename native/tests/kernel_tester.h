@@ -112,6 +112,32 @@ static inline float *slot_tail(const guarded *g, size_t i, size_t count) {
 /* A pointer into a PROT_NONE page: for indirection entries a kernel must never dereference. */
 static inline const float *poison(const guarded *g) { return (const float *)(g->base + g->readable); }
 
+/* ---- an int8 output between guard bytes: a write before or past it changes one ---- */
+
+/* The output starts GUARD_BYTES into a block of n + 2 * GUARD_BYTES bytes, each first set to a fill byte. */
+enum { GUARD_BYTES = 32 };
+
+/* The first wrong byte of such a block (an output value other than expected[i], or a guard byte other than fill),
+ * or SIZE_MAX when there is none. */
+static inline size_t s8_block_mismatch(const unsigned char *block, size_t n, unsigned char fill,
+                                       const int8_t *expected) {
+    for (size_t i = 0; i < n + 2 * GUARD_BYTES; ++i) {
+        const int inside = i >= GUARD_BYTES && i < GUARD_BYTES + n;
+        if (inside ? (int8_t)block[i] != expected[i - GUARD_BYTES] : block[i] != fill) return i;
+    }
+    return SIZE_MAX;
+}
+
+/* The line under a failing case's: what s8_block_mismatch found at byte `at` (`item`: what an output value is). */
+static inline void report_s8_block_mismatch(const unsigned char *block, size_t n, size_t at, const int8_t *expected,
+                                            const char *item) {
+    if (at >= GUARD_BYTES && at < GUARD_BYTES + n)
+        fprintf(stderr, "  %s %zu: got %d, expected %d\n", item, at - GUARD_BYTES, (int8_t)block[at],
+                expected[at - GUARD_BYTES]);
+    else
+        fprintf(stderr, "  wrote outside its output: byte %zu (guard %d)\n", at, GUARD_BYTES);
+}
+
 /* ---- faults: an over-read or over-write faults on a guard page before any check runs ---- */
 
 /* The case being run (snprintf into it before each case), printed if it faults. */

@@ -483,26 +483,20 @@ static int vbinary_case(rng *r, const char *name, const rl_qs8_vbinary_config *p
     int8_t *repeated = malloc(n + 1), *expected = malloc(n + 1);
     for (size_t i = 0; i < n; ++i) repeated[i] = constant ? b[0] : b[i];
     (which >= 2 ? scalar.vmul : scalar.vadd)(n, a, repeated, expected, &p);
-    enum { GUARD = 32 };
-    unsigned char *out = malloc(n + 2 * GUARD);
+    unsigned char *out = malloc(n + 2 * GUARD_BYTES);
     int failures = 0;
     const rl_qs8_vbinary_fn kernels[2] = {vbinary_kernel(&scalar, which), vbinary_kernel(path, which)};
     for (int k = 0; k < 2 && !failures; ++k) {
-        memset(out, 0xA5, n + 2 * GUARD);
-        kernels[k](n, a, b, (int8_t *)(out + GUARD), &p);
-        for (size_t i = 0; i < n + 2 * GUARD && !failures; ++i) {
-            const int inside = i >= GUARD && i < GUARD + n;
-            if ((inside && (int8_t)out[i] != expected[i - GUARD]) || (!inside && out[i] != 0xA5)) {
-                fprintf(stderr, "%s: %s n=%zu zero points a=%d b=%d out=%d range=[%d,%d] multipliers %d %d shift %d "
-                                "scale %.9g%s\n", k ? name : "scalar", VBINARY_NAMES[which], n, p.a_zero_point,
-                        p.b_zero_point, p.output_zero_point, p.act_min, p.act_max, p.xnn_a_multiplier,
-                        p.xnn_b_multiplier, p.xnn_shift, (double)p.scale, extreme ? " (extreme inputs)" : "");
-                if (inside)
-                    fprintf(stderr, "  element %zu: got %d, expected %d\n", i - GUARD, (int8_t)out[i], expected[i - GUARD]);
-                else
-                    fprintf(stderr, "  wrote outside its output: byte %zu (guard %d)\n", i, GUARD);
-                failures = 1;
-            }
+        memset(out, 0xA5, n + 2 * GUARD_BYTES);
+        kernels[k](n, a, b, (int8_t *)(out + GUARD_BYTES), &p);
+        const size_t at = s8_block_mismatch(out, n, 0xA5, expected);
+        if (at != SIZE_MAX) {
+            fprintf(stderr, "%s: %s n=%zu zero points a=%d b=%d out=%d range=[%d,%d] multipliers %d %d shift %d "
+                            "scale %.9g%s\n", k ? name : "scalar", VBINARY_NAMES[which], n, p.a_zero_point,
+                    p.b_zero_point, p.output_zero_point, p.act_min, p.act_max, p.xnn_a_multiplier,
+                    p.xnn_b_multiplier, p.xnn_shift, (double)p.scale, extreme ? " (extreme inputs)" : "");
+            report_s8_block_mismatch(out, n, at, expected, "element");
+            failures = 1;
         }
     }
     free(out);
@@ -562,24 +556,16 @@ static int pool_case(rng *r, const char *name, const rl_qs8_pool_config *path, i
         min = -128;
         max = 127;
     }
-    enum { GUARD = 32 };
     int8_t *expected = malloc(channels + 1);
-    unsigned char *out = malloc(channels + 2 * GUARD);
+    unsigned char *out = malloc(channels + 2 * GUARD_BYTES);
     (average ? scalar.avgpool : scalar.maxpool)(channels, taps, input, expected, min, max);
-    memset(out, 0x5A, channels + 2 * GUARD);
-    (average ? path->avgpool : path->maxpool)(channels, taps, input, (int8_t *)(out + GUARD), min, max);
-    int failures = 0;
-    for (size_t i = 0; i < channels + 2 * GUARD && !failures; ++i) {
-        const int inside = i >= GUARD && i < GUARD + channels;
-        if ((inside && (int8_t)out[i] != expected[i - GUARD]) || (!inside && out[i] != 0x5A)) {
-            fprintf(stderr, "%s: %s channels=%zu taps=%zu range=[%d,%d]\n", name, average ? "avgpool" : "maxpool",
-                    channels, taps, min, max);
-            if (inside)
-                fprintf(stderr, "  channel %zu: got %d, scalar gives %d\n", i - GUARD, (int8_t)out[i], expected[i - GUARD]);
-            else
-                fprintf(stderr, "  wrote outside its output: byte %zu (guard %d)\n", i, GUARD);
-            failures = 1;
-        }
+    memset(out, 0x5A, channels + 2 * GUARD_BYTES);
+    (average ? path->avgpool : path->maxpool)(channels, taps, input, (int8_t *)(out + GUARD_BYTES), min, max);
+    const size_t at = s8_block_mismatch(out, channels, 0x5A, expected);
+    if (at != SIZE_MAX) {
+        fprintf(stderr, "%s: %s channels=%zu taps=%zu range=[%d,%d]\n", name, average ? "avgpool" : "maxpool",
+                channels, taps, min, max);
+        report_s8_block_mismatch(out, channels, at, expected, "channel");
     }
     free(out);
     free(expected);
@@ -587,7 +573,7 @@ static int pool_case(rng *r, const char *name, const rl_qs8_pool_config *path, i
     free(rows);
     guard_free_all(g);
     free(g);
-    return failures;
+    return at != SIZE_MAX;
 }
 
 static int test_pool(rng *r, const char *name, rl_isa isa, size_t *cases) {
@@ -629,31 +615,23 @@ static int ibilinear_case(rng *r, const char *name, rl_s8_ibilinear_fn kernel, s
         cols[ox].alpha = (float)cols[ox].alpha_q11 / 2048.0f;
     }
     const int32_t pick = rng_range(r, 0, 3), wv = pick == 0 ? 0 : pick == 1 ? 2048 : rng_range(r, 0, 2048);
-    enum { GUARD = 32 };
     const size_t n = out_w * channels;
     int8_t *expected = malloc(n + 1);
-    unsigned char *out = malloc(n + 2 * GUARD);
+    unsigned char *out = malloc(n + 2 * GUARD_BYTES);
     s8_ibilinear__scalar(out_w, channels, top, bottom, cols, wv, expected);
-    memset(out, 0x3C, n + 2 * GUARD);
-    kernel(out_w, channels, top, bottom, cols, wv, (int8_t *)(out + GUARD));
-    int failures = 0;
-    for (size_t i = 0; i < n + 2 * GUARD && !failures; ++i) {
-        const int inside = i >= GUARD && i < GUARD + n;
-        if ((inside && (int8_t)out[i] != expected[i - GUARD]) || (!inside && out[i] != 0x3C)) {
-            fprintf(stderr, "%s: ibilinear channels=%zu out_w=%zu in_w=%zu wv=%d%s\n", name, channels, out_w, in_w, wv,
-                    extreme ? " (extreme inputs)" : "");
-            if (inside)
-                fprintf(stderr, "  element %zu: got %d, scalar gives %d\n", i - GUARD, (int8_t)out[i], expected[i - GUARD]);
-            else
-                fprintf(stderr, "  wrote outside its output: byte %zu (guard %d)\n", i, GUARD);
-            failures = 1;
-        }
+    memset(out, 0x3C, n + 2 * GUARD_BYTES);
+    kernel(out_w, channels, top, bottom, cols, wv, (int8_t *)(out + GUARD_BYTES));
+    const size_t at = s8_block_mismatch(out, n, 0x3C, expected);
+    if (at != SIZE_MAX) {
+        fprintf(stderr, "%s: ibilinear channels=%zu out_w=%zu in_w=%zu wv=%d%s\n", name, channels, out_w, in_w, wv,
+                extreme ? " (extreme inputs)" : "");
+        report_s8_block_mismatch(out, n, at, expected, "element");
     }
     free(out);
     free(expected);
     guard_free_all(g);
     free(g);
-    return failures;
+    return at != SIZE_MAX;
 }
 
 static int test_ibilinear(rng *r, const char *name, rl_isa isa, size_t *cases) {
@@ -675,39 +653,32 @@ static int test_ibilinear(rng *r, const char *name, rl_isa isa, size_t *cases) {
 /* n bytes through a random table, the input ending at a PROT_NONE page; in place (x == y) every fourth case. The
  * input holds every byte value when n allows, so each table chunk's edges (0, 63, 64, ..., 255) are looked up. */
 static int lut_case(rng *r, const char *name, rl_s8_lut_fn kernel, size_t n, int in_place) {
-    enum { GUARD = 32 };
     guard_set *g = calloc(1, sizeof *g);
     int8_t *table = guard_alloc(g, 256), *x = guard_alloc(g, n + 1);
     for (int i = 0; i < 256; ++i) table[i] = (int8_t)rng_range(r, -128, 127);
     for (size_t i = 0; i < n; ++i) x[i] = (int8_t)(i < 256 && n >= 256 ? (int)i - 128 : rng_range(r, -128, 127));
     int8_t *expected = malloc(n + 1);
     s8_lut_ref((int64_t)n, table, x, expected);
-    unsigned char *out = malloc(n + 2 * GUARD);
-    memset(out, 0x5A, n + 2 * GUARD);
+    unsigned char *out = malloc(n + 2 * GUARD_BYTES);
+    memset(out, 0x5A, n + 2 * GUARD_BYTES);
     if (in_place) {
-        memcpy(out + GUARD, x, n);
-        kernel((int64_t)n, table, (const int8_t *)(out + GUARD), (int8_t *)(out + GUARD));
+        memcpy(out + GUARD_BYTES, x, n);
+        kernel((int64_t)n, table, (const int8_t *)(out + GUARD_BYTES), (int8_t *)(out + GUARD_BYTES));
     } else {
-        kernel((int64_t)n, table, x, (int8_t *)(out + GUARD));
+        kernel((int64_t)n, table, x, (int8_t *)(out + GUARD_BYTES));
     }
-    int failures = 0;
-    for (size_t i = 0; i < n + 2 * GUARD && !failures; ++i) {
-        const int inside = i >= GUARD && i < GUARD + n;
-        if ((inside && (int8_t)out[i] != expected[i - GUARD]) || (!inside && out[i] != 0x5A)) {
-            fprintf(stderr, "%s: lut n=%zu%s\n", name, n, in_place ? " (in place)" : "");
-            if (inside)
-                fprintf(stderr, "  element %zu (input %d): got %d, scalar gives %d\n", i - GUARD, x[i - GUARD],
-                        (int8_t)out[i], expected[i - GUARD]);
-            else
-                fprintf(stderr, "  wrote outside its output: byte %zu (guard %d)\n", i, GUARD);
-            failures = 1;
-        }
+    const size_t at = s8_block_mismatch(out, n, 0x5A, expected);
+    if (at != SIZE_MAX) {
+        fprintf(stderr, "%s: lut n=%zu%s\n", name, n, in_place ? " (in place)" : "");
+        if (at >= GUARD_BYTES && at < GUARD_BYTES + n)
+            fprintf(stderr, "  element %zu is input %d through the table\n", at - GUARD_BYTES, x[at - GUARD_BYTES]);
+        report_s8_block_mismatch(out, n, at, expected, "element");
     }
     free(out);
     free(expected);
     guard_free_all(g);
     free(g);
-    return failures;
+    return at != SIZE_MAX;
 }
 
 static int test_lut(rng *r, const char *name, rl_isa isa, size_t *cases) {
