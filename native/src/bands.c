@@ -1,5 +1,6 @@
 /* bands.c — banded execution of segments of ops (bands.h). */
 #include "bands.h"
+#include "ops.h"
 
 /* Bands are one per thread: units (rows, or pixels) that do not split evenly leave a thread idle for part of
  * the segment (3 rows on 2 threads: 2 against 1), where the ops' own tiles split evenly (by output channels
@@ -122,6 +123,26 @@ static int feeds_a_band(const rl_plan *plan, int32_t i) {
     return 0;
 }
 
+/* Whether an op of the segment from `start` before op i writes `tensor` in its bands (not a view taken before
+ * them). */
+static int written_in_bands(const rl_plan *plan, int32_t start, int32_t i, int32_t tensor) {
+    if (tensor < 0) return 0;
+    for (int32_t j = start; j < i; ++j)
+        for (int32_t o = 0; o < plan->ops[j].n_outputs; ++o)
+            if (!plan->ops[j].folded && !plan->ops[j].band_before && plan->ops[j].outputs[o] == tensor) return 1;
+    return 0;
+}
+
+/* Whether op i is a view (RESHAPE and the like: its input's bytes, usually the same block) of a tensor that the
+ * bands of the segment from `start` do not write: the operand of a later product that reads it whole
+ * (attention's V, reshaped to [heads, tokens, width] after the scores' product). It is complete before the
+ * bands, so it is taken there, and not counted as written in them. */
+static int views_a_complete_tensor(const rl_plan *plan, int32_t start, int32_t i) {
+    const rl_op *op = &plan->ops[i];
+    return op->kind->eval == rl_eval_copy && !op->run && op->n_inputs >= 1 && op->n_outputs == 1 &&
+           op->inputs[0] >= 0 && !written_in_bands(plan, start, i, op->inputs[0]);
+}
+
 /* Whether op i may run in the bands of the segment that op `start` heads: it reads per pixel the tensors a band
  * writes (band_pointwise), its pixels are the head's (an element-wise op's output splits into as many equal
  * chunks: a layer norm's [tokens] statistics in a segment of [tokens, channels]), and no op of the segment
@@ -139,12 +160,8 @@ static int joins_segment(rl_plan *plan, int32_t start, int32_t i) {
          * view's SOFTMAX): pixel p is vector p of the last axis in both, unless the op needs whole rows. */
         return 0;
     }
-    for (int32_t k = 0; k < op->n_inputs; ++k) {
-        if (!(op->band_whole_inputs >> k & 1u) || op->inputs[k] < 0) continue;
-        for (int32_t j = start; j < i; ++j)
-            for (int32_t o = 0; o < plan->ops[j].n_outputs; ++o)
-                if (!plan->ops[j].folded && plan->ops[j].outputs[o] == op->inputs[k]) return 0;
-    }
+    for (int32_t k = 0; k < op->n_inputs; ++k)
+        if ((op->band_whole_inputs >> k & 1u) && written_in_bands(plan, start, i, op->inputs[k])) return 0;
     if (op->band_chunks || op->band_rows != head->band_rows) { /* from here on its bands are the segment's pixels */
         op->band_rows = head->band_rows;
         op->band_row_pixels = head->band_row_pixels;
@@ -155,10 +172,12 @@ static int joins_segment(rl_plan *plan, int32_t start, int32_t i) {
 void rl_plan_form_segments(rl_plan *plan) {
     for (int32_t i = 0; i < plan->n_ops; ++i) {
         plan->ops[i].segment_last = -1;
+        plan->ops[i].segment_bands = 0;
         plan->ops[i].band_scattered = 0;
+        plan->ops[i].band_before = 0;
     }
+    /* One thread forms only segments that bands keep in cache (band_cache_pixels). */
     const size_t threads = (size_t)rl_threadpool_threads(plan->pool);
-    if (threads < 2) return;
     for (int32_t i = 0; i < plan->n_ops; ++i)
         if (plan->ops[i].dynamic) return;
     /* Runs of ops by their shapes alone: a bandable op starts one, pointwise ops of the same pixels extend it. */
@@ -166,6 +185,10 @@ void rl_plan_form_segments(rl_plan *plan) {
     for (int32_t i = 0; i < plan->n_ops; ++i) {
         rl_op *op = &plan->ops[i];
         if (op->folded) continue; /* computed at prepare: nothing runs, nothing to wait for */
+        if (start >= 0 && views_a_complete_tensor(plan, start, i)) { /* in the segment if an op after it joins */
+            op->band_before = 1;
+            continue;
+        }
         if (start >= 0 && op->run_rows_scattered && !op->arena_scratch_bytes && !feeds_a_band(plan, i) &&
             joins_scattered(plan, start, i)) {
             plan->ops[start].segment_last = i;
@@ -174,7 +197,8 @@ void rl_plan_form_segments(rl_plan *plan) {
         /* Offered only with rows and pixels (bands.h); dynamic plans have no runs. An op's arena scratch lives
          * for its own step only, where a later op's output may lie, which other bands may still be writing;
          * scratch a later op reads lives over the segments (arena_scratch_until). */
-        if (!op->run_rows || (op->arena_scratch_bytes && !op->band_no_scratch && op->arena_scratch_until <= i)) {
+        if (!op->run_rows || (op->arena_scratch_bytes && !op->band_no_scratch && !op->band_reads_scratch &&
+                              op->arena_scratch_until <= i)) {
             start = -1;
             continue;
         }
@@ -185,16 +209,44 @@ void rl_plan_form_segments(rl_plan *plan) {
         start = i;
         op->segment_last = i;
     }
-    /* Then each run's bands: whole rows when one of its ops needs them, else pixels; a run of one op, or one
-     * whose bands would be uneven, runs op by op (each op's own tiles). */
+    /* Then each run's bands: whole rows when one of its ops needs them, else pixels; one per thread, or more when
+     * an op keeps its bands to band_cache_pixels (a multiple of the threads, within the units). A run of one op,
+     * or of one band per thread that would be uneven, runs op by op (each op's own tiles), and so does every run
+     * of one band on one thread. */
     for (int32_t i = 0; i < plan->n_ops; ++i) {
         rl_op *head = &plan->ops[i];
         if (head->segment_last < 0) continue;
         int32_t whole_rows = 0;
-        for (int32_t j = i; j <= head->segment_last; ++j) whole_rows |= plan->ops[j].band_whole_rows;
+        size_t cache_pixels = 0;
+        for (int32_t j = i; j <= head->segment_last; ++j) {
+            const rl_op *op = &plan->ops[j];
+            if (op->folded || op->band_before) continue;
+            whole_rows |= op->band_whole_rows;
+            if (op->band_cache_pixels && (!cache_pixels || op->band_cache_pixels < cache_pixels))
+                cache_pixels = op->band_cache_pixels;
+        }
         const size_t units = whole_rows ? head->band_rows : head->band_rows * head->band_row_pixels;
+        const size_t unit_pixels = whole_rows ? head->band_row_pixels : 1;
+        size_t bands = threads;
+        if (cache_pixels) {
+            const size_t per_band = cache_pixels > unit_pixels ? cache_pixels / unit_pixels : 1;
+            const size_t wanted = (units + per_band - 1) / per_band;
+            if (wanted > bands) bands = (wanted + threads - 1) / threads * threads;
+            if (bands > units) bands = units;
+        }
         head->segment_whole_rows = whole_rows;
-        if (head->segment_last == i || !splits_evenly(units, threads)) head->segment_last = -1;
+        head->segment_bands = bands;
+        if (head->segment_last == i || (bands == threads && (threads < 2 || !splits_evenly(units, threads))))
+            head->segment_last = -1;
+    }
+    /* A view taken before the bands of a segment that ended before an op after it joined runs on its own. */
+    for (int32_t i = 0; i < plan->n_ops;) {
+        const int32_t last = plan->ops[i].segment_last;
+        if (last < 0) {
+            plan->ops[i++].band_before = 0;
+            continue;
+        }
+        i = last + 1;
     }
 }
 
@@ -232,7 +284,7 @@ static void run_band(void *context, size_t band, size_t unused_j, size_t unused_
     if (end == first) return;
     for (int32_t i = job->first; i <= job->last; ++i) {
         const rl_op *op = &job->plan->ops[i];
-        if (op->folded) continue;
+        if (op->folded || op->band_before) continue;
         (op->band_scattered ? op->run_rows_scattered : op->run_rows)(job->plan, op, first * job->unit_pixels,
                                                                      (end - first) * job->unit_pixels);
     }
@@ -254,11 +306,17 @@ int32_t rl_plan_run_segment(rl_plan *plan, int32_t first) {
     rl_segment_job job = {.plan = plan, .first = first, .last = head->segment_last,
                           .units = head->segment_whole_rows ? head->band_rows : head->band_rows * head->band_row_pixels,
                           .unit_pixels = head->segment_whole_rows ? head->band_row_pixels : 1};
+    /* The views taken before the bands first (a copy only where the view has a block of its own), then what the
+     * ops take before them, which may read those views whole. */
     for (int32_t i = job.first; i <= job.last; ++i)
-        if (!plan->ops[i].folded && plan->ops[i].begin_rows) plan->ops[i].begin_rows(plan, &plan->ops[i]);
-    /* One band per thread, each thread's band the same pixels in every segment, so that a thread mostly reads
-     * what it wrote in the segment before (the pool starts thread k on tile k). */
-    job.bands = (size_t)rl_threadpool_threads(plan->pool);
+        if (!plan->ops[i].folded && plan->ops[i].band_before) (void)rl_eval_copy(plan, &plan->ops[i]);
+    for (int32_t i = job.first; i <= job.last; ++i)
+        if (!plan->ops[i].folded && !plan->ops[i].band_before && plan->ops[i].begin_rows)
+            plan->ops[i].begin_rows(plan, &plan->ops[i]);
+    /* One band per thread (or a multiple, to keep bands in cache), each thread's bands the same pixels in every
+     * segment, so that a thread mostly reads what it wrote in the segment before (the pool starts thread k on
+     * the k-th run of tiles). */
+    job.bands = head->segment_bands;
     rl_parallelize_2d_tile_2d(plan->pool, run_band, &job, job.bands, 1, 1, 1);
     return job.last;
 }
