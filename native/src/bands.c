@@ -1,6 +1,5 @@
 /* bands.c — banded execution of segments of ops (bands.h). */
 #include "bands.h"
-#include "ops.h"
 
 /* Bands are one per thread: units (rows, or pixels) that do not split evenly leave a thread idle for part of
  * the segment (3 rows on 2 threads: 2 against 1), where the ops' own tiles split evenly (by output channels
@@ -123,24 +122,35 @@ static int feeds_a_band(const rl_plan *plan, int32_t i) {
     return 0;
 }
 
-/* Whether an op of the segment from `start` before op i writes `tensor` in its bands (not a view taken before
- * them). */
-static int written_in_bands(const rl_plan *plan, int32_t start, int32_t i, int32_t tensor) {
-    if (tensor < 0) return 0;
+/* The op of the segment from `start`, before op i, that writes `tensor` in its bands (not before them), or -1. */
+static int32_t band_writer(const rl_plan *plan, int32_t start, int32_t i, int32_t tensor) {
+    if (tensor < 0) return -1;
     for (int32_t j = start; j < i; ++j)
         for (int32_t o = 0; o < plan->ops[j].n_outputs; ++o)
-            if (!plan->ops[j].folded && !plan->ops[j].band_before && plan->ops[j].outputs[o] == tensor) return 1;
-    return 0;
+            if (!plan->ops[j].folded && !plan->ops[j].band_before && plan->ops[j].outputs[o] == tensor) return j;
+    return -1;
 }
 
-/* Whether op i is a view (RESHAPE and the like: its input's bytes, usually the same block) of a tensor that the
- * bands of the segment from `start` do not write: the operand of a later product that reads it whole
- * (attention's V, reshaped to [heads, tokens, width] after the scores' product). It is complete before the
- * bands, so it is taken there, and not counted as written in them. */
-static int views_a_complete_tensor(const rl_plan *plan, int32_t start, int32_t i) {
-    const rl_op *op = &plan->ops[i];
-    return op->kind->eval == rl_eval_copy && !op->run && op->n_inputs >= 1 && op->n_outputs == 1 &&
-           op->inputs[0] >= 0 && !written_in_bands(plan, start, i, op->inputs[0]);
+/* Whether op j of the segment from `start` (not its head) may run whole before the bands instead of in them: it
+ * reads nothing they write but what ops that may do the same write (attention's V, reshaped to [heads, tokens,
+ * width] and perhaps dequantized after the scores' product, for P.V to read whole). Its own run, then, on the
+ * plan's threads: an op of no scratch (which would be placed for its step alone) and no state. */
+static int can_run_before_bands(const rl_plan *plan, int32_t start, int32_t j) {
+    const rl_op *op = &plan->ops[j];
+    if (j <= start || op->band_scattered || op->arena_scratch_bytes || op->kind->stateful) return 0;
+    for (int32_t k = 0; k < op->n_inputs; ++k) {
+        const int32_t w = band_writer(plan, start, j, op->inputs[k]);
+        if (w >= 0 && !can_run_before_bands(plan, start, w)) return 0;
+    }
+    return 1;
+}
+
+static void run_before_bands(rl_plan *plan, int32_t start, int32_t j) {
+    for (int32_t k = 0; k < plan->ops[j].n_inputs; ++k) {
+        const int32_t w = band_writer(plan, start, j, plan->ops[j].inputs[k]);
+        if (w >= 0) run_before_bands(plan, start, w);
+    }
+    plan->ops[j].band_before = 1;
 }
 
 /* Whether op i may run in the bands of the segment that op `start` heads: it reads per pixel the tensors a band
@@ -160,8 +170,14 @@ static int joins_segment(rl_plan *plan, int32_t start, int32_t i) {
          * view's SOFTMAX): pixel p is vector p of the last axis in both, unless the op needs whole rows. */
         return 0;
     }
-    for (int32_t k = 0; k < op->n_inputs; ++k)
-        if ((op->band_whole_inputs >> k & 1u) && written_in_bands(plan, start, i, op->inputs[k])) return 0;
+    for (int32_t k = 0; k < op->n_inputs; ++k) {
+        const int32_t w = op->band_whole_inputs >> k & 1u ? band_writer(plan, start, i, op->inputs[k]) : -1;
+        if (w >= 0 && !can_run_before_bands(plan, start, w)) return 0;
+    }
+    for (int32_t k = 0; k < op->n_inputs; ++k) {
+        const int32_t w = op->band_whole_inputs >> k & 1u ? band_writer(plan, start, i, op->inputs[k]) : -1;
+        if (w >= 0) run_before_bands(plan, start, w);
+    }
     if (op->band_chunks || op->band_rows != head->band_rows) { /* from here on its bands are the segment's pixels */
         op->band_rows = head->band_rows;
         op->band_row_pixels = head->band_row_pixels;
@@ -185,10 +201,6 @@ void rl_plan_form_segments(rl_plan *plan) {
     for (int32_t i = 0; i < plan->n_ops; ++i) {
         rl_op *op = &plan->ops[i];
         if (op->folded) continue; /* computed at prepare: nothing runs, nothing to wait for */
-        if (start >= 0 && views_a_complete_tensor(plan, start, i)) { /* in the segment if an op after it joins */
-            op->band_before = 1;
-            continue;
-        }
         if (start >= 0 && op->run_rows_scattered && !op->arena_scratch_bytes && !feeds_a_band(plan, i) &&
             joins_scattered(plan, start, i)) {
             plan->ops[start].segment_last = i;
@@ -239,7 +251,7 @@ void rl_plan_form_segments(rl_plan *plan) {
         if (head->segment_last == i || (bands == threads && (threads < 2 || !splits_evenly(units, threads))))
             head->segment_last = -1;
     }
-    /* A view taken before the bands of a segment that ended before an op after it joined runs on its own. */
+    /* An op of a segment that runs op by op after all runs on its own. */
     for (int32_t i = 0; i < plan->n_ops;) {
         const int32_t last = plan->ops[i].segment_last;
         if (last < 0) {
@@ -301,15 +313,21 @@ rl_status rl_plan_check_segment(rl_plan *plan, int32_t first, int32_t last) {
     return RL_OK;
 }
 
-int32_t rl_plan_run_segment(rl_plan *plan, int32_t first) {
+rl_status rl_plan_run_segment(rl_plan *plan, int32_t first) {
     const rl_op *head = &plan->ops[first];
     rl_segment_job job = {.plan = plan, .first = first, .last = head->segment_last,
                           .units = head->segment_whole_rows ? head->band_rows : head->band_rows * head->band_row_pixels,
                           .unit_pixels = head->segment_whole_rows ? head->band_row_pixels : 1};
-    /* The views taken before the bands first (a copy only where the view has a block of its own), then what the
-     * ops take before them, which may read those views whole. */
-    for (int32_t i = job.first; i <= job.last; ++i)
-        if (!plan->ops[i].folded && plan->ops[i].band_before) (void)rl_eval_copy(plan, &plan->ops[i]);
+    /* The ops that run before the bands first, in order, then what the band ops take before them (which may read
+     * those ops' outputs whole). */
+    for (int32_t i = job.first; i <= job.last; ++i) {
+        rl_op *op = &plan->ops[i];
+        if (op->folded || !op->band_before) continue;
+        plan->current_op = i; /* an error names this op */
+        const rl_status s = op->run ? op->run(plan, op) : op->kind->eval(plan, op);
+        if (s != RL_OK) return s;
+    }
+    plan->current_op = first;
     for (int32_t i = job.first; i <= job.last; ++i)
         if (!plan->ops[i].folded && !plan->ops[i].band_before && plan->ops[i].begin_rows)
             plan->ops[i].begin_rows(plan, &plan->ops[i]);
@@ -318,5 +336,5 @@ int32_t rl_plan_run_segment(rl_plan *plan, int32_t first) {
      * the k-th run of tiles). */
     job.bands = head->segment_bands;
     rl_parallelize_2d_tile_2d(plan->pool, run_band, &job, job.bands, 1, 1, 1);
-    return job.last;
+    return RL_OK;
 }

@@ -10,9 +10,9 @@
  * a segment may read anything (a depthwise convolution reads the rows around its own): it starts after the
  * ops before it are complete.
  *
- * Attention's segment runs from the scores' product through SOFTMAX to P.V: a view of V inside it (RESHAPE to
- * [heads, tokens, width]) reads nothing its bands write, so it is taken before them (band_before) and P.V reads
- * V whole. Where the scores are larger than a cache (Whisper's 1500 tokens: 54 MB), the product keeps bands to
+ * Attention's segment runs from the scores' product through SOFTMAX to P.V: the ops inside it that make P.V's V
+ * (its RESHAPE to [heads, tokens, width], a DEQUANTIZE) read nothing its bands write, so they run whole before
+ * them (band_before) and P.V reads V whole. Where the scores are larger than a cache (Whisper's 1500 tokens: 54 MB), the product keeps bands to
  * band_cache_pixels rows, so the segment runs in many bands, on one thread too, and each band's scores are
  * still in cache when SOFTMAX and P.V read them.
  *
@@ -66,8 +66,9 @@ void rl_plan_form_segments(rl_plan *plan);
 /* Extends the arena lifetime of every tensor a segment's ops read or write to the segment's last step. */
 void rl_plan_extend_segment_lifetimes(rl_plan *plan);
 
-/* Runs the segment that op `first` starts, on the plan's threads; returns its last op's index. */
-int32_t rl_plan_run_segment(rl_plan *plan, int32_t first);
+/* Runs the segment that op `first` starts (to its segment_last), on the plan's threads: the ops that run before
+ * its bands (band_before) may fail, the bands cannot. */
+rl_status rl_plan_run_segment(rl_plan *plan, int32_t first);
 
 /* The end_rows checks of the segment's ops first .. last, after it ran; the first failure's status. */
 rl_status rl_plan_check_segment(rl_plan *plan, int32_t first, int32_t last);

@@ -145,8 +145,9 @@ struct rl_op {
     rl_status (*end_rows)(rl_plan *plan, rl_op *op);
     size_t band_scatter_granule;
     int32_t band_scattered;
-    /* Set by rl_plan_form_segments: band_before, a view inside a segment of what no band of it writes (attention's
-     * V reshaped for P.V), taken before the bands, so that later ops of the segment may read it whole. */
+    /* Set by rl_plan_form_segments: band_before, an op inside a segment that reads nothing its bands write and runs
+     * whole before them, so that a later op of the segment may read its output whole (attention's V, reshaped for
+     * P.V). */
     int32_t band_before;
     /* Set by rl_plan_form_segments: for the first op of a segment, the index of its last op, whether its
      * bands are whole rows, and how many bands it runs in; else -1. */

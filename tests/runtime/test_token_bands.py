@@ -86,9 +86,11 @@ def test_uneven_tokens_run_op_by_op():
     assert segments == []
 
 
-def test_a_vector_written_in_a_segment_is_not_read_whole_in_it():
+def test_a_vector_made_in_a_segment_from_what_its_bands_do_not_write_is_made_before_them():
     """NEG of a [8] vector splits into 4 chunks as [4, 8] does, so it joins the ADD's segment; the MUL reads
-    the vector whole (per channel), so it must start a segment of its own."""
+    the vector whole (per channel), so its bands must not be writing it: the NEG, which reads nothing they write,
+    runs whole before them (where it read what they write, the MUL would start a segment of its own:
+    test_values_viewed_from_the_bands_output_stay_out_of_its_segment)."""
     x, v = (4, 8), (8,)
     ops = [("ADD", ["x", "x"], "h", None), ("NEG", ["v"], "nv", None), ("MUL", ["h", "nv"], "m", None),
            ("ADD", ["m", "x"], "y", None)]
@@ -103,7 +105,7 @@ def test_a_vector_written_in_a_segment_is_not_read_whole_in_it():
         it.invoke()
         outputs[threads] = it.get_tensor(it.get_output_details()[0]["index"]).copy()
         segments = [(i, it._plan.op_segment_last(i)) for i in range(4) if it._plan.op_segment_last(i) >= 0]
-    assert segments == [(0, 1), (2, 3)]
+    assert segments == [(0, 3)]
     np.testing.assert_array_equal(outputs[2], outputs[1])
     np.testing.assert_array_equal(outputs[1], (2 * feeds[0]) * -feeds[1] + feeds[0])
 
@@ -286,8 +288,8 @@ def attention_model(heads: int, seq: int, width: int, values_from_scores: bool =
 # before the bands there.
 @pytest.mark.parametrize("heads, seq, width", [(3, 17, 8), (2, 64, 64), (2, 300, 16)])
 def test_attention_values_product_runs_in_the_scores_bands(heads, seq, width):
-    """P.V joins the scores' segment: V, complete before it (its RESHAPE is a view taken before the bands), is
-    read whole by every band, each band multiplying its rows of P while they are in cache."""
+    """P.V joins the scores' segment: V, complete before it (its RESHAPE runs before the bands), is read whole by
+    every band, each band multiplying its rows of P while they are in cache."""
     model = attention_model(heads, seq, width)
     feed = np.random.default_rng(seq).standard_normal((heads, seq, width)).astype(F32)
     assert_bands_keep_bits(model, feed, [(0, 1), (2, 5)], atol=1e-5)
