@@ -213,8 +213,8 @@ static rl_status run_batch_matmul(rl_plan *plan, rl_op *op) {
  * product p / m), so the scale, mask and SOFTMAX after the scores, and P.V after them, run on in the same band.
  * Each product's y is packed by the band a few panels at a time on the stack and multiplied into the band's rows
  * there (a head that two bands share is packed by both), or, band_packs_whole, packed whole before the bands and
- * read from there a few panels at a time. Either way the same panels and kernel calls per output element as the
- * op's own run, so the same bits. */
+ * multiplied by all its panels at a time from there (as the op's own run does). Either way the same panels and
+ * kernel calls per output element as the op's own run, so the same bits. */
 enum { BAND_PACK_FLOATS = 4096 }; /* 16 KB of panels on a band's stack */
 /* A band's rows of the scores that stay in cache while the ops after the product read them: 128 KB, an eighth
  * of a Zen 4 core's L2 and a quarter of a Cortex-A76's, beside the head's packed K and V. Products whose output
@@ -241,7 +241,7 @@ static void run_batch_matmul_rows(rl_plan *plan, const rl_op *op, size_t first, 
     const rl_batch_matmul_state *st = (const rl_batch_matmul_state *)op->state;
     float stack_panels[BAND_PACK_FLOATS];
     const size_t all = (st->n + st->nr - 1) / st->nr;
-    const size_t chunk = st->panel_floats <= BAND_PACK_FLOATS ? BAND_PACK_FLOATS / st->panel_floats : all;
+    const size_t chunk = st->band_packs_whole ? all : BAND_PACK_FLOATS / st->panel_floats;
     for (size_t p = first; p < first + count;) {
         const size_t b = p / st->m, r0 = p % st->m, r1 = first + count - b * st->m < st->m ? first + count - b * st->m
                                                                                              : st->m;

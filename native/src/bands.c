@@ -305,7 +305,7 @@ static void run_band(void *context, size_t band, size_t unused_j, size_t unused_
 rl_status rl_plan_check_segment(rl_plan *plan, int32_t first, int32_t last) {
     for (int32_t i = first; i <= last; ++i) {
         rl_op *op = &plan->ops[i];
-        if (op->folded || !op->end_rows) continue;
+        if (op->folded || op->band_before || !op->end_rows) continue; /* one before the bands ran its own run */
         plan->current_op = i; /* the error names this op */
         const rl_status s = op->end_rows(plan, op);
         if (s != RL_OK) return s;

@@ -12,9 +12,9 @@
  *
  * Attention's segment runs from the scores' product through SOFTMAX to P.V: the ops inside it that make P.V's V
  * (its RESHAPE to [heads, tokens, width], a DEQUANTIZE) read nothing its bands write, so they run whole before
- * them (band_before) and P.V reads V whole. Where the scores are larger than a cache (Whisper's 1500 tokens: 54 MB), the product keeps bands to
- * band_cache_pixels rows, so the segment runs in many bands, on one thread too, and each band's scores are
- * still in cache when SOFTMAX and P.V read them.
+ * them (band_before) and P.V reads V whole. Where the scores are larger than a cache (Whisper's 1500 tokens:
+ * 54 MB), the product keeps bands to band_cache_pixels rows, so the segment runs in many bands, on one thread
+ * too, and each band's scores are still in cache when SOFTMAX and P.V read them.
  *
  * Every output element is computed by the same kernel from the same inputs as op by op, so results do not
  * change. The arena keeps every tensor a segment touches alive to the segment's end, since another band
