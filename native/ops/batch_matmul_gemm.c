@@ -40,6 +40,10 @@ typedef struct {
      * multiplies all of its product's rows by them, pack_column_tile columns (a multiple of nr) at a time. */
     int32_t pack_in_tiles;
     size_t pack_column_tile;
+    /* band_packs_whole: in bands (bands.h), every y is packed into the arena scratch before them (begin_rows),
+     * not by each band on its stack: a y too deep for the stack's panels (P.V's V, k = tokens), or one that many
+     * cache-sized bands of a head would each pack again. */
+    int32_t band_packs_whole;
     size_t mr, nr;
     rl_f32_gemm_config f32;
     rl_f32_minmax_params params;
@@ -205,24 +209,39 @@ static rl_status run_batch_matmul(rl_plan *plan, rl_op *op) {
 }
 
 /* Banded execution (bands.h) of products that each have their own y, packed at every invoke (attention's
- * Q.K^T per head): output rows [first, first + count) of every product in turn (pixel p is row p % m of product
- * p / m), each product's y packed by the band a few panels at a time on the stack and multiplied into the band's
- * rows there, so the scale, mask and SOFTMAX after it run on in the same band. A head that two bands share is
- * packed by both: the same panels and kernel calls per output element as the op's own run, so the same bits. */
+ * Q.K^T and P.V per head): output rows [first, first + count) of every product in turn (pixel p is row p % m of
+ * product p / m), so the scale, mask and SOFTMAX after the scores, and P.V after them, run on in the same band.
+ * Each product's y is packed by the band a few panels at a time on the stack and multiplied into the band's rows
+ * there (a head that two bands share is packed by both), or, band_packs_whole, packed whole before the bands and
+ * multiplied by all its panels at a time from there (as the op's own run does). Either way the same panels and
+ * kernel calls per output element as the op's own run, so the same bits. */
 enum { BAND_PACK_FLOATS = 4096 }; /* 16 KB of panels on a band's stack */
+/* A band's rows of the scores that stay in cache while the ops after the product read them: 128 KB, an eighth
+ * of a Zen 4 core's L2 and a quarter of a Cortex-A76's, beside the head's packed K and V. Products whose output
+ * is larger than 32 such bands (4 MB: Whisper's 1500-token scores are 54 MB, ViT's 0.5 MB) keep their bands to
+ * it, so the scores never go out to memory and back. */
+#define BAND_CACHE_BYTES ((size_t)128 << 10)
 
 static void begin_batch_matmul_rows(rl_plan *plan, rl_op *op) {
     rl_batch_matmul_state *st = (rl_batch_matmul_state *)op->state;
     st->x = st->rows = (float *)rl_input(plan, op, 0)->data;
     st->y = (const float *)rl_input(plan, op, 1)->data;
     st->out = (float *)rl_output(plan, op, 0)->data;
+    if (st->band_packs_whole) { /* y is complete: no op of the segment writes it (band_whole_inputs) */
+        const size_t panels = (st->n + st->nr - 1) / st->nr;
+        const size_t run = st->y_count > 1 ? panels : (panels + RL_TILES_PER_THREAD - 1) / RL_TILES_PER_THREAD;
+        st->packed = (float *)op->arena_scratch;
+        rl_parallelize_2d_tile_2d(rl_pool_for(plan, st->y_count * st->k * st->n), pack_y_panels, st, st->y_count,
+                                  panels, 1, run);
+    }
 }
 
 static void run_batch_matmul_rows(rl_plan *plan, const rl_op *op, size_t first, size_t count) {
     (void)plan;
     const rl_batch_matmul_state *st = (const rl_batch_matmul_state *)op->state;
-    float panels[BAND_PACK_FLOATS];
-    const size_t chunk = BAND_PACK_FLOATS / st->panel_floats, all = (st->n + st->nr - 1) / st->nr;
+    float stack_panels[BAND_PACK_FLOATS];
+    const size_t all = (st->n + st->nr - 1) / st->nr;
+    const size_t chunk = st->band_packs_whole ? all : BAND_PACK_FLOATS / st->panel_floats;
     for (size_t p = first; p < first + count;) {
         const size_t b = p / st->m, r0 = p % st->m, r1 = first + count - b * st->m < st->m ? first + count - b * st->m
                                                                                              : st->m;
@@ -233,7 +252,11 @@ static void run_batch_matmul_rows(rl_plan *plan, const rl_op *op, size_t first, 
         for (size_t j = 0; j < all; j += chunk) {
             const size_t count_panels = all - j < chunk ? all - j : chunk;
             const size_t columns = (j + count_panels) * st->nr < st->n ? count_panels * st->nr : st->n - j * st->nr;
-            pack_panels_to(st, st->y + yi * st->k * st->n, j, count_panels, columns, panels);
+            const float *panels = stack_panels;
+            if (st->band_packs_whole)
+                panels = st->packed + yi * st->packed_y_floats + j * st->panel_floats;
+            else
+                pack_panels_to(st, st->y + yi * st->k * st->n, j, count_panels, columns, stack_panels);
             for (size_t r = r0; r < r1; r += st->mr) {
                 const size_t mr = r1 - r < st->mr ? r1 - r : st->mr;
                 st->f32.gemm(mr, columns, st->k, a + r * st->k, st->k, panels, c + r * st->n + j * st->nr, st->n,
@@ -339,13 +362,21 @@ rl_status rl_use_gemm_batch_matmul(rl_plan *plan, rl_op *op, int32_t m, int32_t 
     op->run = run_batch_matmul;
     /* Bands over the products' rows: y read whole (no op of the segment may write it), x by rows. */
     if (st->pack_each_run && !st->adj_x && !st->vecmat && st->y_count == st->batches && st->batches > 0 &&
-        st->panel_floats <= BAND_PACK_FLOATS && x->shape.rank >= 2 && x->shape.dims[x->shape.rank - 1] == k &&
-        output->shape.rank >= 2 && output->shape.dims[output->shape.rank - 1] == n &&
+        x->shape.rank >= 2 && x->shape.dims[x->shape.rank - 1] == k && output->shape.rank >= 2 &&
+        output->shape.dims[output->shape.rank - 1] == n &&
         rl_shape_count(&x->shape) == (int64_t)(st->batches * st->m * st->k)) {
         rl_offer_pixel_rows(op, output, run_batch_matmul_rows);
         op->begin_rows = begin_batch_matmul_rows;
         op->band_whole_inputs = 2u;
-        op->band_no_scratch = 1; /* the band packs on its stack */
+        const size_t row_bytes = st->n * sizeof(float);
+        if (st->batches * st->m * row_bytes > 32 * BAND_CACHE_BYTES) {
+            const size_t rows = BAND_CACHE_BYTES / row_bytes / st->mr * st->mr;
+            op->band_cache_pixels = rows > st->mr ? rows : st->mr;
+        }
+        /* Packed on the band's stack where a few panels fit there and each band packs a head's y about once. */
+        st->band_packs_whole = st->panel_floats > BAND_PACK_FLOATS || op->band_cache_pixels;
+        op->band_reads_scratch = st->band_packs_whole;
+        op->band_no_scratch = !st->band_packs_whole;
     }
     return RL_OK;
 }

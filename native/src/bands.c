@@ -122,6 +122,37 @@ static int feeds_a_band(const rl_plan *plan, int32_t i) {
     return 0;
 }
 
+/* The op of the segment from `start`, before op i, that writes `tensor` in its bands (not before them), or -1. */
+static int32_t band_writer(const rl_plan *plan, int32_t start, int32_t i, int32_t tensor) {
+    if (tensor < 0) return -1;
+    for (int32_t j = start; j < i; ++j)
+        for (int32_t o = 0; o < plan->ops[j].n_outputs; ++o)
+            if (!plan->ops[j].folded && !plan->ops[j].band_before && plan->ops[j].outputs[o] == tensor) return j;
+    return -1;
+}
+
+/* Whether op j of the segment from `start` (not its head) may run whole before the bands instead of in them: it
+ * reads nothing they write but what ops that may do the same write (attention's V, reshaped to [heads, tokens,
+ * width] and perhaps dequantized after the scores' product, for P.V to read whole). Its own run, then, on the
+ * plan's threads: an op of no scratch (which would be placed for its step alone) and no state. */
+static int can_run_before_bands(const rl_plan *plan, int32_t start, int32_t j) {
+    const rl_op *op = &plan->ops[j];
+    if (j <= start || op->band_scattered || op->arena_scratch_bytes || op->kind->stateful) return 0;
+    for (int32_t k = 0; k < op->n_inputs; ++k) {
+        const int32_t w = band_writer(plan, start, j, op->inputs[k]);
+        if (w >= 0 && !can_run_before_bands(plan, start, w)) return 0;
+    }
+    return 1;
+}
+
+static void run_before_bands(rl_plan *plan, int32_t start, int32_t j) {
+    for (int32_t k = 0; k < plan->ops[j].n_inputs; ++k) {
+        const int32_t w = band_writer(plan, start, j, plan->ops[j].inputs[k]);
+        if (w >= 0) run_before_bands(plan, start, w);
+    }
+    plan->ops[j].band_before = 1;
+}
+
 /* Whether op i may run in the bands of the segment that op `start` heads: it reads per pixel the tensors a band
  * writes (band_pointwise), its pixels are the head's (an element-wise op's output splits into as many equal
  * chunks: a layer norm's [tokens] statistics in a segment of [tokens, channels]), and no op of the segment
@@ -140,10 +171,12 @@ static int joins_segment(rl_plan *plan, int32_t start, int32_t i) {
         return 0;
     }
     for (int32_t k = 0; k < op->n_inputs; ++k) {
-        if (!(op->band_whole_inputs >> k & 1u) || op->inputs[k] < 0) continue;
-        for (int32_t j = start; j < i; ++j)
-            for (int32_t o = 0; o < plan->ops[j].n_outputs; ++o)
-                if (!plan->ops[j].folded && plan->ops[j].outputs[o] == op->inputs[k]) return 0;
+        const int32_t w = op->band_whole_inputs >> k & 1u ? band_writer(plan, start, i, op->inputs[k]) : -1;
+        if (w >= 0 && !can_run_before_bands(plan, start, w)) return 0;
+    }
+    for (int32_t k = 0; k < op->n_inputs; ++k) {
+        const int32_t w = op->band_whole_inputs >> k & 1u ? band_writer(plan, start, i, op->inputs[k]) : -1;
+        if (w >= 0) run_before_bands(plan, start, w);
     }
     if (op->band_chunks || op->band_rows != head->band_rows) { /* from here on its bands are the segment's pixels */
         op->band_rows = head->band_rows;
@@ -155,10 +188,12 @@ static int joins_segment(rl_plan *plan, int32_t start, int32_t i) {
 void rl_plan_form_segments(rl_plan *plan) {
     for (int32_t i = 0; i < plan->n_ops; ++i) {
         plan->ops[i].segment_last = -1;
+        plan->ops[i].segment_bands = 0;
         plan->ops[i].band_scattered = 0;
+        plan->ops[i].band_before = 0;
     }
+    /* One thread forms only segments that bands keep in cache (band_cache_pixels). */
     const size_t threads = (size_t)rl_threadpool_threads(plan->pool);
-    if (threads < 2) return;
     for (int32_t i = 0; i < plan->n_ops; ++i)
         if (plan->ops[i].dynamic) return;
     /* Runs of ops by their shapes alone: a bandable op starts one, pointwise ops of the same pixels extend it. */
@@ -174,7 +209,8 @@ void rl_plan_form_segments(rl_plan *plan) {
         /* Offered only with rows and pixels (bands.h); dynamic plans have no runs. An op's arena scratch lives
          * for its own step only, where a later op's output may lie, which other bands may still be writing;
          * scratch a later op reads lives over the segments (arena_scratch_until). */
-        if (!op->run_rows || (op->arena_scratch_bytes && !op->band_no_scratch && op->arena_scratch_until <= i)) {
+        if (!op->run_rows || (op->arena_scratch_bytes && !op->band_no_scratch && !op->band_reads_scratch &&
+                              op->arena_scratch_until <= i)) {
             start = -1;
             continue;
         }
@@ -185,16 +221,44 @@ void rl_plan_form_segments(rl_plan *plan) {
         start = i;
         op->segment_last = i;
     }
-    /* Then each run's bands: whole rows when one of its ops needs them, else pixels; a run of one op, or one
-     * whose bands would be uneven, runs op by op (each op's own tiles). */
+    /* Then each run's bands: whole rows when one of its ops needs them, else pixels; one per thread, or more when
+     * an op keeps its bands to band_cache_pixels (a multiple of the threads, within the units). A run of one op,
+     * or of one band per thread that would be uneven, runs op by op (each op's own tiles), and so does every run
+     * of one band on one thread. */
     for (int32_t i = 0; i < plan->n_ops; ++i) {
         rl_op *head = &plan->ops[i];
         if (head->segment_last < 0) continue;
         int32_t whole_rows = 0;
-        for (int32_t j = i; j <= head->segment_last; ++j) whole_rows |= plan->ops[j].band_whole_rows;
+        size_t cache_pixels = 0;
+        for (int32_t j = i; j <= head->segment_last; ++j) {
+            const rl_op *op = &plan->ops[j];
+            if (op->folded || op->band_before) continue;
+            whole_rows |= op->band_whole_rows;
+            if (op->band_cache_pixels && (!cache_pixels || op->band_cache_pixels < cache_pixels))
+                cache_pixels = op->band_cache_pixels;
+        }
         const size_t units = whole_rows ? head->band_rows : head->band_rows * head->band_row_pixels;
+        const size_t unit_pixels = whole_rows ? head->band_row_pixels : 1;
+        size_t bands = threads;
+        if (cache_pixels) {
+            const size_t per_band = cache_pixels > unit_pixels ? cache_pixels / unit_pixels : 1;
+            const size_t wanted = (units + per_band - 1) / per_band;
+            if (wanted > bands) bands = (wanted + threads - 1) / threads * threads;
+            if (bands > units) bands = units;
+        }
         head->segment_whole_rows = whole_rows;
-        if (head->segment_last == i || !splits_evenly(units, threads)) head->segment_last = -1;
+        head->segment_bands = bands;
+        if (head->segment_last == i || (bands == threads && (threads < 2 || !splits_evenly(units, threads))))
+            head->segment_last = -1;
+    }
+    /* An op of a segment that runs op by op after all runs on its own. */
+    for (int32_t i = 0; i < plan->n_ops;) {
+        const int32_t last = plan->ops[i].segment_last;
+        if (last < 0) {
+            plan->ops[i++].band_before = 0;
+            continue;
+        }
+        i = last + 1;
     }
 }
 
@@ -232,7 +296,7 @@ static void run_band(void *context, size_t band, size_t unused_j, size_t unused_
     if (end == first) return;
     for (int32_t i = job->first; i <= job->last; ++i) {
         const rl_op *op = &job->plan->ops[i];
-        if (op->folded) continue;
+        if (op->folded || op->band_before) continue;
         (op->band_scattered ? op->run_rows_scattered : op->run_rows)(job->plan, op, first * job->unit_pixels,
                                                                      (end - first) * job->unit_pixels);
     }
@@ -241,7 +305,7 @@ static void run_band(void *context, size_t band, size_t unused_j, size_t unused_
 rl_status rl_plan_check_segment(rl_plan *plan, int32_t first, int32_t last) {
     for (int32_t i = first; i <= last; ++i) {
         rl_op *op = &plan->ops[i];
-        if (op->folded || !op->end_rows) continue;
+        if (op->folded || op->band_before || !op->end_rows) continue; /* one before the bands ran its own run */
         plan->current_op = i; /* the error names this op */
         const rl_status s = op->end_rows(plan, op);
         if (s != RL_OK) return s;
@@ -249,16 +313,28 @@ rl_status rl_plan_check_segment(rl_plan *plan, int32_t first, int32_t last) {
     return RL_OK;
 }
 
-int32_t rl_plan_run_segment(rl_plan *plan, int32_t first) {
+rl_status rl_plan_run_segment(rl_plan *plan, int32_t first) {
     const rl_op *head = &plan->ops[first];
     rl_segment_job job = {.plan = plan, .first = first, .last = head->segment_last,
                           .units = head->segment_whole_rows ? head->band_rows : head->band_rows * head->band_row_pixels,
                           .unit_pixels = head->segment_whole_rows ? head->band_row_pixels : 1};
+    /* The ops that run before the bands first, in order, then what the band ops take before them (which may read
+     * those ops' outputs whole). */
+    for (int32_t i = job.first; i <= job.last; ++i) {
+        rl_op *op = &plan->ops[i];
+        if (op->folded || !op->band_before) continue;
+        plan->current_op = i; /* an error names this op */
+        const rl_status s = op->run ? op->run(plan, op) : op->kind->eval(plan, op);
+        if (s != RL_OK) return s;
+    }
+    plan->current_op = first;
     for (int32_t i = job.first; i <= job.last; ++i)
-        if (!plan->ops[i].folded && plan->ops[i].begin_rows) plan->ops[i].begin_rows(plan, &plan->ops[i]);
-    /* One band per thread, each thread's band the same pixels in every segment, so that a thread mostly reads
-     * what it wrote in the segment before (the pool starts thread k on tile k). */
-    job.bands = (size_t)rl_threadpool_threads(plan->pool);
+        if (!plan->ops[i].folded && !plan->ops[i].band_before && plan->ops[i].begin_rows)
+            plan->ops[i].begin_rows(plan, &plan->ops[i]);
+    /* One band per thread (or a multiple, to keep bands in cache), each thread's bands the same pixels in every
+     * segment, so that a thread mostly reads what it wrote in the segment before (the pool starts thread k on
+     * the k-th run of tiles). */
+    job.bands = head->segment_bands;
     rl_parallelize_2d_tile_2d(plan->pool, run_band, &job, job.bands, 1, 1, 1);
-    return job.last;
+    return RL_OK;
 }

@@ -10,6 +10,12 @@
  * a segment may read anything (a depthwise convolution reads the rows around its own): it starts after the
  * ops before it are complete.
  *
+ * Attention's segment runs from the scores' product through SOFTMAX to P.V: the ops inside it that make P.V's V
+ * (its RESHAPE to [heads, tokens, width], a DEQUANTIZE) read nothing its bands write, so they run whole before
+ * them (band_before) and P.V reads V whole. Where the scores are larger than a cache (Whisper's 1500 tokens:
+ * 54 MB), the product keeps bands to band_cache_pixels rows, so the segment runs in many bands, on one thread
+ * too, and each band's scores are still in cache when SOFTMAX and P.V read them.
+ *
  * Every output element is computed by the same kernel from the same inputs as op by op, so results do not
  * change. The arena keeps every tensor a segment touches alive to the segment's end, since another band
  * may still be reading what one band's later ops would otherwise overwrite. */
@@ -52,15 +58,17 @@ int rl_band_read_of(const rl_broadcast *bc, const int64_t *strides);
 /* The elements of tensor `t` in one pixel of op's bands: t's count over band_rows * band_row_pixels. */
 size_t rl_band_pixel_elements(const rl_op *op, const rl_tensor *t);
 
-/* Sets each op's segment_last (after every op is prepared and folded, before lifetimes are planned): only
- * when the plan has worker threads and no dynamic ops; segments of one op are left to the op's own run. */
+/* Sets each op's segment_last and segment_bands (after every op is prepared and folded, before lifetimes are
+ * planned): none when the plan has dynamic ops; on one thread only segments of cache-sized bands; segments of
+ * one op are left to the op's own run. */
 void rl_plan_form_segments(rl_plan *plan);
 
 /* Extends the arena lifetime of every tensor a segment's ops read or write to the segment's last step. */
 void rl_plan_extend_segment_lifetimes(rl_plan *plan);
 
-/* Runs the segment that op `first` starts, on the plan's threads; returns its last op's index. */
-int32_t rl_plan_run_segment(rl_plan *plan, int32_t first);
+/* Runs the segment that op `first` starts (to its segment_last), on the plan's threads: the ops that run before
+ * its bands (band_before) may fail, the bands cannot. */
+rl_status rl_plan_run_segment(rl_plan *plan, int32_t first);
 
 /* The end_rows checks of the segment's ops first .. last, after it ran; the first failure's status. */
 rl_status rl_plan_check_segment(rl_plan *plan, int32_t first, int32_t last);

@@ -570,12 +570,13 @@ static void share_view_blocks(rl_plan *plan, int32_t *root) {
 }
 
 /* The steps op i's arena scratch lives over: its own, or to the last op that reads it (arena_scratch_until) and
- * over every segment it then meets, whose bands run those ops' steps side by side. */
+ * over every segment it then meets, whose bands run those ops' steps side by side; or, when the op's bands read
+ * it (band_reads_scratch), over its own segment. */
 static rl_arena_block op_scratch_block(const rl_plan *plan, int32_t i) {
     const rl_op *op = &plan->ops[i];
     rl_arena_block b = {.bytes = op->arena_scratch_bytes, .first_step = i + 1, .last_step = i + 1};
-    if (op->arena_scratch_until <= i) return b;
-    b.last_step = op->arena_scratch_until + 1;
+    if (op->arena_scratch_until <= i && !op->band_reads_scratch) return b;
+    if (op->arena_scratch_until > i) b.last_step = op->arena_scratch_until + 1;
     for (int32_t h = 0; h < plan->n_ops; ++h) { /* in order: a segment reached by an extension is met after it */
         const int32_t e = plan->ops[h].segment_last;
         if (e < 0 || h + 1 > b.last_step || e + 1 < b.first_step) continue;
@@ -666,6 +667,8 @@ static rl_status prepare_op(rl_plan *plan, rl_op *op) {
     op->band_scatter_granule = 0;
     op->band_scattered = 0;
     op->band_no_scratch = 0;
+    op->band_reads_scratch = 0;
+    op->band_cache_pixels = 0;
     op->end_rows = NULL;
     release_op_state(plan, op);
     const rl_status s = op->kind->prepare(plan, op);

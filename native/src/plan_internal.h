@@ -127,8 +127,13 @@ struct rl_op {
     void (*begin_rows)(rl_plan *plan, rl_op *op);
     void (*run_rows)(rl_plan *plan, const rl_op *op, size_t first, size_t count);
     /* band_no_scratch: run_rows and begin_rows use none of the op's arena scratch (only its own run does), so
-     * the op may band though it has some. */
-    int32_t band_no_scratch;
+     * the op may band though it has some. band_reads_scratch: begin_rows fills the scratch and run_rows reads
+     * it, so it lives over the op's whole segment (and over the op's step alone when it runs on its own). */
+    int32_t band_no_scratch, band_reads_scratch;
+    /* band_cache_pixels (or 0): the most pixels of a band that keep what the op hands on in cache (attention's
+     * scores rows, from a product too large for it); a segment holding the op runs in as many bands as keep to
+     * it, more than its threads, and even on one thread. */
+    size_t band_cache_pixels;
     /* run_rows_scattered (or NULL): an op that may end a segment's bands though its output is not in their pixel
      * order (a TRANSPOSE splitting a projection's tokens into heads): it computes from the band's pixels of input
      * 0, a range of whole indices of its first axis longer than 1 when their elements are a multiple of
@@ -140,9 +145,14 @@ struct rl_op {
     rl_status (*end_rows)(rl_plan *plan, rl_op *op);
     size_t band_scatter_granule;
     int32_t band_scattered;
-    /* Set by rl_plan_form_segments: for the first op of a segment, the index of its last op, and whether its
-     * bands are whole rows; else -1. */
+    /* Set by rl_plan_form_segments: band_before, an op inside a segment that reads nothing its bands write and runs
+     * whole before them, so that a later op of the segment may read its output whole (attention's V, reshaped for
+     * P.V). */
+    int32_t band_before;
+    /* Set by rl_plan_form_segments: for the first op of a segment, the index of its last op, whether its
+     * bands are whole rows, and how many bands it runs in; else -1. */
     int32_t segment_last, segment_whole_rows;
+    size_t segment_bands;
 };
 
 /* One op: which dtypes its data input takes, how it computes shapes and what it runs. */

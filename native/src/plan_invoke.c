@@ -94,8 +94,9 @@ static rl_status run_ops(rl_plan *plan, double *op_seconds, rl_thread_profile *t
          * (the others read 0), a plain profile runs its ops one by one to time each. */
         if (op->segment_last >= 0 && (!op_seconds || tp)) {
             const int32_t head = i;
-            i = rl_plan_run_segment(plan, i);
-            const rl_status s = rl_plan_check_segment(plan, head, i);
+            i = op->segment_last;
+            rl_status s = rl_plan_run_segment(plan, head);
+            if (s == RL_OK) s = rl_plan_check_segment(plan, head, i);
             if (s != RL_OK) return s;
             for (int32_t j = head + 1; op_seconds && j <= i; ++j) op_seconds[j] = 0.0;
             if (op_seconds) op_seconds[head] = now_seconds() - start;

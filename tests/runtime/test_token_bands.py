@@ -86,9 +86,11 @@ def test_uneven_tokens_run_op_by_op():
     assert segments == []
 
 
-def test_a_vector_written_in_a_segment_is_not_read_whole_in_it():
+def test_a_vector_made_in_a_segment_from_what_its_bands_do_not_write_is_made_before_them():
     """NEG of a [8] vector splits into 4 chunks as [4, 8] does, so it joins the ADD's segment; the MUL reads
-    the vector whole (per channel), so it must start a segment of its own."""
+    the vector whole (per channel), so its bands must not be writing it: the NEG, which reads nothing they write,
+    runs whole before them (where it read what they write, the MUL would start a segment of its own:
+    test_values_viewed_from_the_bands_output_stay_out_of_its_segment)."""
     x, v = (4, 8), (8,)
     ops = [("ADD", ["x", "x"], "h", None), ("NEG", ["v"], "nv", None), ("MUL", ["h", "nv"], "m", None),
            ("ADD", ["m", "x"], "y", None)]
@@ -103,7 +105,7 @@ def test_a_vector_written_in_a_segment_is_not_read_whole_in_it():
         it.invoke()
         outputs[threads] = it.get_tensor(it.get_output_details()[0]["index"]).copy()
         segments = [(i, it._plan.op_segment_last(i)) for i in range(4) if it._plan.op_segment_last(i) >= 0]
-    assert segments == [(0, 1), (2, 3)]
+    assert segments == [(0, 3)]
     np.testing.assert_array_equal(outputs[2], outputs[1])
     np.testing.assert_array_equal(outputs[1], (2 * feeds[0]) * -feeds[1] + feeds[0])
 
@@ -266,3 +268,54 @@ def test_a_bias_over_the_heads_joins_the_scores_band(op, bias):
     model = graph_model({"x": x}, consts, ops, "y", {"k": x, "s": s, "z": out, "y": out})
     feed = rng.standard_normal(x).astype(F32)
     assert_bands_keep_bits(model, feed, [(1, 3)], atol=1e-6)
+
+
+def attention_model(heads: int, seq: int, width: int, values_from_scores: bool = False) -> bytes:
+    """Attention over [heads, seq, width]: k and v computed before the scores (NEG, ADD), Q.K^T with adj_y,
+    SOFTMAX, v viewed as [heads, seq, width] after it (as Whisper's RESHAPE of V), then P.V. With
+    values_from_scores (seq == width) the values are a view of the scores instead, which the bands write."""
+    x, s = (heads, seq, width), (heads, seq, seq)
+    consts = {"shape": np.array(x if not values_from_scores else s, np.int32)}
+    ops = [("NEG", ["x"], "k", None), ("ADD", ["x", "x"], "v", None),
+           ("BATCH_MATMUL", ["x", "k"], "s", {"adj_y": True}), ("SOFTMAX", ["s"], "p", None),
+           ("RESHAPE", ["s" if values_from_scores else "v", "shape"], "vr", None),
+           ("BATCH_MATMUL", ["p", "vr"], "y", None)]
+    shapes = {"k": x, "v": x, "s": s, "p": s, "vr": s if values_from_scores else x, "y": x}
+    return graph_model({"x": x}, consts, ops, "y", shapes)
+
+
+# 17 and 64: V packed on the band's stack; 300: deeper than the stack holds in x86's 16-wide panels, packed whole
+# before the bands there.
+@pytest.mark.parametrize("heads, seq, width", [(3, 17, 8), (2, 64, 64), (2, 300, 16)])
+def test_attention_values_product_runs_in_the_scores_bands(heads, seq, width):
+    """P.V joins the scores' segment: V, complete before it (its RESHAPE runs before the bands), is read whole by
+    every band, each band multiplying its rows of P while they are in cache."""
+    model = attention_model(heads, seq, width)
+    feed = np.random.default_rng(seq).standard_normal((heads, seq, width)).astype(F32)
+    assert_bands_keep_bits(model, feed, [(0, 1), (2, 5)], atol=1e-5)
+
+
+def test_values_viewed_from_the_bands_output_stay_out_of_its_segment():
+    """A view of what the bands write (here the scores, as the values) is not complete before them: the product
+    reading it whole runs after the segment."""
+    model = attention_model(2, 16, 16, values_from_scores=True)
+    feed = np.random.default_rng(5).standard_normal((2, 16, 16)).astype(F32)
+    assert_bands_keep_bits(model, feed, [(0, 1), (2, 4)], atol=1e-5)
+
+
+def test_scores_larger_than_a_cache_run_in_cache_sized_bands_on_any_thread_count():
+    """Scores of 2 x 1100 x 1100 floats (9.7 MB, as Whisper's 54 MB): the segment runs in bands of a few rows, so
+    that the scores and SOFTMAX's rows are still in cache when P.V reads them; on one thread too. Bands of any
+    size give one op-by-op run's bits, and LiteRT's values."""
+    heads, seq, width = 2, 1100, 8
+    model = attention_model(heads, seq, width)
+    feed = np.random.default_rng(11).standard_normal((heads, seq, width)).astype(F32)
+    got, segments, _ = run(model, feed, 1)
+    assert segments == [(2, 5)]
+    assert_bands_keep_bits(model, feed, [(0, 1), (2, 5)], atol=1e-5)
+    it = Interpreter(model_content=model, num_threads=1)
+    it.allocate_tensors()
+    it.set_tensor(it.get_input_details()[0]["index"], feed)
+    profile = it.profile(runs=1)  # op by op: no bands
+    np.testing.assert_array_equal(it.get_tensor(it.get_output_details()[0]["index"]), got)
+    assert len(profile) == 6

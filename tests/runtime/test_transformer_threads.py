@@ -94,6 +94,16 @@ def test_attention_scores_scale_and_softmax_are_one_segment(name):
     assert any(s[-2:] == ["TRANSPOSE", "TRANSPOSE"] and "FULLY_CONNECTED" in s for s in segments), segments
 
 
+@pytest.mark.parametrize("name", ["whisper_tiny_encoder_f32", "whisper_tiny_encoder_int8", "vit_tiny_f32",
+                                  "vit_tiny_int8"])
+def test_attention_values_product_runs_in_the_scores_segment(name):
+    """litert-torch's attention: the scores' product, SOFTMAX and P.V in one segment, each band multiplying its rows
+    of P by V while they are in cache; V's RESHAPE (and the PT2E files' DEQUANTIZE of it) runs before the bands,
+    since P.V reads V whole."""
+    segments = segments_of(name, 2)
+    assert any(s.count("BATCH_MATMUL") == 2 and "SOFTMAX" in s for s in segments), segments
+
+
 def int8_add_rsqrt_model(shape: tuple[int, ...]) -> bytes:
     """x + x (int8, XNNPACK's arithmetic) then RSQRT: two int8 ops that band over x's rows on several threads."""
     quants = [Quant(0.05, 0), Quant(0.1, 0), Quant(0.02, -128)]
