@@ -19,6 +19,7 @@
 #include "bands.h"
 #include "batch_matmul_gemm.h"
 #include "conv_gemm.h"
+#include "f32_configs.h"
 
 typedef struct {
     size_t m, k, n;
@@ -315,7 +316,7 @@ rl_status rl_use_gemm_batch_matmul(rl_plan *plan, rl_op *op, int32_t m, int32_t 
     proto.adj_x = p->adj_x;
     proto.adj_y = p->adj_y;
     proto.pack_each_run = rl_known_data(y) == NULL;
-    proto.f32 = plan->kernels->f32_gemm;
+    proto.f32 = proto.n >= RL_F32_GEMM_WIDE_MIN_COLUMNS ? plan->kernels->f32_gemm_wide : plan->kernels->f32_gemm;
     proto.transpose_2d = plan->kernels->x32_transpose_2d;
     proto.mr = proto.f32.mr;
     proto.nr = proto.f32.nr;
