@@ -109,6 +109,9 @@ typedef struct {
     int32_t input_offset;
     rl_qs8_gemm_fn gemm;
     rl_qs8_igemm_fn igemm;
+    /* 1: gemm and igemm take any number of rows (mr may pass MR), looping over blocks of MR themselves (the
+     * IGEMM's block b at indirection + b * ks * MR), so a driver makes one call per tile, not one per MR rows */
+    uint32_t any_m;
 } rl_qs8_gemm_config;
 
 #endif

@@ -27,7 +27,7 @@ rl_qs8_gemm_config rl_qs8_gemm_config_for(rl_isa isa) {
     case RL_ISA_NEONDOT: {
         const rl_qs8_gemm_config neondot = {.mr = 4, .nr = 16, .kr = 4, .input_offset = 0,
                                             .gemm = qs8_qc8w_gemm_4x16c4__neondot,
-                                            .igemm = qs8_qc8w_igemm_4x16c4__neondot};
+                                            .igemm = qs8_qc8w_igemm_4x16c4__neondot, .any_m = 1};
         return neondot;
     }
 #endif

@@ -84,23 +84,37 @@ static inline int8x8_t load_last_block(const int8_t *row, size_t k, size_t kc) {
         : [c0] "+w"(acc[4 * (row) + 0]), [c1] "+w"(acc[4 * (row) + 1]), [c2] "+w"(acc[4 * (row) + 2]), [c3] "+w"(acc[4 * (row) + 3]), [c4] "+w"(acc[4 * (row) + 4]), [c5] "+w"(acc[4 * (row) + 5]), [c6] "+w"(acc[4 * (row) + 6]), [c7] "+w"(acc[4 * (row) + 7])                                                                                    \
         : [w0] "w"(wv.val[0]), [w1] "w"(wv.val[1]), [w2] "w"(wv.val[2]), [w3] "w"(wv.val[3]), [x0] "w"(xa), [x1] "w"(xb))
 
+/* 64 weight bytes into four consecutive registers, advancing w. gcc addressed vld1q_s8_x4(w + 64 * j) by adding
+ * to a copy of w before each load (an instruction each, four of a 16-byte step's 80), where ld1's post-index
+ * steps w for nothing: 76 a step, XNNPACK's ld128 assembly 86 (16 single-register weight loads). The operand
+ * modifiers naming a register list's first and last registers (%S, %V) are gcc's. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define LOAD_W64(v, w) __asm__("ld1 {%S0.16b - %V0.16b}, [%1], #64" : "=w"(v), "+r"(w) : : "memory")
+#else
+#define LOAD_W64(v, w) ((v) = vld1q_s8_x4(w), (w) += 64)
+#endif
+
 /* One 16-byte step of four rows into all 16 accumulators of a wide panel: the 256 weight bytes as four ld1 of
- * four registers (vld1q_s8_x4), then 64 sdots by lane. Returns the weights past the step. */
+ * four registers (LOAD_W64), then 64 sdots by lane. Returns the weights past the step. */
 static inline __attribute__((always_inline)) const int8_t *dot_step16_4x16(int32x4_t *acc, const int8x16_t *x,
                                                                           const int8_t *w) {
-    const int8x16x4_t w0 = vld1q_s8_x4(w);
+    int8x16x4_t w0;
+    LOAD_W64(w0, w);
     DOT_2ROWS_LANE(acc, 0, w0, x[0], x[1], 0);
     DOT_2ROWS_LANE(acc, 2, w0, x[2], x[3], 0);
-    const int8x16x4_t w1 = vld1q_s8_x4(w + 64);
+    int8x16x4_t w1;
+    LOAD_W64(w1, w);
     DOT_2ROWS_LANE(acc, 0, w1, x[0], x[1], 1);
     DOT_2ROWS_LANE(acc, 2, w1, x[2], x[3], 1);
-    const int8x16x4_t w2 = vld1q_s8_x4(w + 128);
+    int8x16x4_t w2;
+    LOAD_W64(w2, w);
     DOT_2ROWS_LANE(acc, 0, w2, x[0], x[1], 2);
     DOT_2ROWS_LANE(acc, 2, w2, x[2], x[3], 2);
-    const int8x16x4_t w3 = vld1q_s8_x4(w + 192);
+    int8x16x4_t w3;
+    LOAD_W64(w3, w);
     DOT_2ROWS_LANE(acc, 0, w3, x[0], x[1], 3);
     DOT_2ROWS_LANE(acc, 2, w3, x[2], x[3], 3);
-    return w + 256;
+    return w;
 }
 
 /* One block (4 k) of a wide panel for four rows: lane `lane` of each row's x, by the same tied asm. */

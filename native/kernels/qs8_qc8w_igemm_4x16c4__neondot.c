@@ -40,22 +40,30 @@ static __attribute__((noinline)) void igemm_last_panel(size_t mr, size_t n, size
     igemm_panel(mr, n, n0, kc, ks, indirection, panel, out, &rq);
 }
 
-void qs8_qc8w_igemm_4x16c4__neondot(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
+/* m rows, any number (the config's any_m): blocks of MR, block b's taps at indirection + b * ks * MR, in one call
+ * (the entry, the requantization's set-up and the exit once per call, not once per 4 rows). */
+void qs8_qc8w_igemm_4x16c4__neondot(size_t m, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
                                     const void *w, int8_t *c, size_t c_stride,
                                     const rl_qs8_requantization_params *params) {
-    const unsigned char *panel = w;
-    size_t n0 = 0;
-    {
-        int8_t *out[MR];
-        /* each output row a stride past the one before, or the same past mr: selects, not branches on mr */
-        out[0] = c;
-        for (size_t i = 1; i < MR; ++i) out[i] = out[i - 1] + (i < mr ? c_stride : 0);
-        const rl_neon_requantization rq = rl_neon_requantization_of(params);
-        for (; n0 + NR <= nc; n0 += NR) panel = igemm_panel(mr, NR, n0, kc, ks, indirection, panel, out, &rq);
-        if (nc - n0 == NARROW_NR) { /* a narrow panel's whole 8 columns: full stores, inline */
-            igemm_panel(mr, NARROW_NR, n0, kc, ks, indirection, panel, out, &rq);
-            return;
+    const rl_neon_requantization rq = rl_neon_requantization_of(params);
+    for (;;) {
+        const size_t mr = m < MR ? m : MR;
+        const unsigned char *panel = w;
+        size_t n0 = 0;
+        int last_narrow = 0;
+        {
+            int8_t *out[MR];
+            /* each output row a stride past the one before, or the same past mr: selects, not branches on mr */
+            out[0] = c;
+            for (size_t i = 1; i < MR; ++i) out[i] = out[i - 1] + (i < mr ? c_stride : 0);
+            for (; n0 + NR <= nc; n0 += NR) panel = igemm_panel(mr, NR, n0, kc, ks, indirection, panel, out, &rq);
+            if (nc - n0 == NARROW_NR) { /* a narrow panel's whole 8 columns: full stores, inline */
+                igemm_panel(mr, NARROW_NR, n0, kc, ks, indirection, panel, out, &rq);
+                last_narrow = 1;
+            }
         }
+        if (!last_narrow && n0 < nc) igemm_last_panel(mr, nc - n0, n0, kc, ks, indirection, panel, c, c_stride, params);
+        if (m <= MR) return;
+        m -= MR, indirection += ks * MR, c += MR * c_stride;
     }
-    if (n0 < nc) igemm_last_panel(mr, nc - n0, n0, kc, ks, indirection, panel, c, c_stride, params);
 }

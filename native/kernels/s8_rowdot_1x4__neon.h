@@ -6,8 +6,8 @@
  *
  * One input row against a step's four weight rows: [sum(x * w0), ..., sum(x * w3)] modulo 2^32, the scalar
  * kernels' sums. With the dot-product extension (the __neondot files, compiled with +dotprod: the Cortex-A76 of
- * a Raspberry Pi 5) 32, then 16 bytes a step through sdot, each group of 4 signed products into an int32 lane,
- * exact; then (and without it) 16 bytes a step on aarch64, 8 on armv7: vmull_s8 into int16 (every product of
+ * a Raspberry Pi 5) 64, then 32, then 16 bytes a step through sdot, each group of 4 signed products into an int32
+ * lane, exact; then (and without it) 16 bytes a step on aarch64, 8 on armv7: vmull_s8 into int16 (every product of
  * two int8 fits, even -128 * -128) and vpadalq_s16 into int32 lanes; a row's last kc % 8 bytes one by one
  * (reading past the row could fault). All adds wrap. */
 #ifndef RILLET_S8_ROWDOT_1X4_NEON_H
@@ -38,14 +38,39 @@ static inline int32x4_t rl_s8_rowdot_sums4__neon(const int8_t *x, const int8_t *
     int32x4_t a0 = vdupq_n_s32(0), a1 = a0, a2 = a0, a3 = a0;
     size_t k = 0;
 #if defined(__ARM_FEATURE_DOTPROD)
-    /* 32 bytes a step: the loop's add, compare and branch were a quarter of its instructions at 16 (an int8
-     * classifier head, 1280 -> 1000: 0.284M per invoke under qemu against XNNPACK's packed GEMM's 0.181M). */
-    for (; k + 32 <= kc; k += 32) {
+    /* 64 bytes a step, each row's as one ld1 of four registers through a pointer that the load itself advances:
+     * 5 loads and 16 sdots a step and the loop's compare and branch, where 32 bytes a step indexed by k took 10
+     * loads and the address arithmetic for 8 sdots (an int8 classifier head, 1280 -> 1000, under qemu: 265K
+     * instructions a row, XNNPACK's packed 1x16c4 GEMM's whole op 190K). Two accumulators a row, so that a
+     * row's four sdots a step are two chains, not one. */
+    if (kc >= 64) {
+        int32x4_t b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+        const int8_t *xp = x, *p0 = w0, *p1 = w1, *p2 = w2, *p3 = w3;
+        const int8_t *const end = x + (kc & ~(size_t)63);
+        do {
+            const int8x16x4_t xv = vld1q_s8_x4(xp);
+            const int8x16x4_t v0 = vld1q_s8_x4(p0), v1 = vld1q_s8_x4(p1);
+            const int8x16x4_t v2 = vld1q_s8_x4(p2), v3 = vld1q_s8_x4(p3);
+            xp += 64, p0 += 64, p1 += 64, p2 += 64, p3 += 64;
+            a0 = vdotq_s32(vdotq_s32(a0, xv.val[0], v0.val[0]), xv.val[2], v0.val[2]);
+            b0 = vdotq_s32(vdotq_s32(b0, xv.val[1], v0.val[1]), xv.val[3], v0.val[3]);
+            a1 = vdotq_s32(vdotq_s32(a1, xv.val[0], v1.val[0]), xv.val[2], v1.val[2]);
+            b1 = vdotq_s32(vdotq_s32(b1, xv.val[1], v1.val[1]), xv.val[3], v1.val[3]);
+            a2 = vdotq_s32(vdotq_s32(a2, xv.val[0], v2.val[0]), xv.val[2], v2.val[2]);
+            b2 = vdotq_s32(vdotq_s32(b2, xv.val[1], v2.val[1]), xv.val[3], v2.val[3]);
+            a3 = vdotq_s32(vdotq_s32(a3, xv.val[0], v3.val[0]), xv.val[2], v3.val[2]);
+            b3 = vdotq_s32(vdotq_s32(b3, xv.val[1], v3.val[1]), xv.val[3], v3.val[3]);
+        } while (xp != end);
+        a0 = vaddq_s32(a0, b0), a1 = vaddq_s32(a1, b1), a2 = vaddq_s32(a2, b2), a3 = vaddq_s32(a3, b3);
+        k = kc & ~(size_t)63;
+    }
+    if (k + 32 <= kc) {
         const int8x16_t xa = vld1q_s8(x + k), xb = vld1q_s8(x + k + 16);
         a0 = vdotq_s32(vdotq_s32(a0, xa, vld1q_s8(w0 + k)), xb, vld1q_s8(w0 + k + 16));
         a1 = vdotq_s32(vdotq_s32(a1, xa, vld1q_s8(w1 + k)), xb, vld1q_s8(w1 + k + 16));
         a2 = vdotq_s32(vdotq_s32(a2, xa, vld1q_s8(w2 + k)), xb, vld1q_s8(w2 + k + 16));
         a3 = vdotq_s32(vdotq_s32(a3, xa, vld1q_s8(w3 + k)), xb, vld1q_s8(w3 + k + 16));
+        k += 32;
     }
     if (k + 16 <= kc) {
         const int8x16_t xv = vld1q_s8(x + k);
@@ -93,9 +118,15 @@ static inline int32x4_t rl_s8_rowdot_sums4__neon(const int8_t *x, const int8_t *
             const size_t rows = rl_rowdot_rows_at(nc, n0);                                                      \
             const int8_t *w0, *w1, *w2, *w3;                                                                    \
             RL_ROWDOT_ROW_POINTERS(w, kc, n0, rows, w0, w1, w2, w3);                                            \
-            const rl_rowdot_step_params p = rl_rowdot_step_params_at(bias, scales, n0, rows);                   \
-            const int32x4_t vbias = vld1q_s32(p.bias);                                                          \
-            const float32x4_t vscale = vld1q_f32(p.scale);                                                      \
+            /* A whole step's from the arrays: the padded copy's loop became two memcpy calls a step. */       \
+            int32x4_t vbias;                                                                                    \
+            float32x4_t vscale;                                                                                 \
+            if (rows == 4) {                                                                                    \
+                vbias = vld1q_s32(bias + n0), vscale = vld1q_f32(scales + n0);                                  \
+            } else {                                                                                            \
+                const rl_rowdot_step_params p = rl_rowdot_step_params_at(bias, scales, n0, rows);               \
+                vbias = vld1q_s32(p.bias), vscale = vld1q_f32(p.scale);                                         \
+            }                                                                                                   \
             for (size_t i = 0; i < m; ++i) {                                                                    \
                 const int32x4_t acc =                                                                           \
                     vaddq_s32(vbias, rl_s8_rowdot_sums4__neon(x + i * x_stride, w0, w1, w2, w3, kc));           \

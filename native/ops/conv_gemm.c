@@ -62,6 +62,16 @@ RL_STATIC_ASSERT(sizeof(rl_gemm_state) <= 512, "rl_gemm_state stays a small head
 static void gemm_block(const rl_gemm_state *st, size_t i, size_t j, size_t rows, size_t columns) {
     const char *w = (const char *)st->packed + (j / st->nr) * st->panel_bytes;
     const size_t a_row = st->kc * st->element_bytes, c_row = st->n * st->element_bytes;
+    if (st->int8 && st->qs8.any_m) { /* the kernel walks the tile's blocks of mr rows itself */
+        char *c = st->c + i * c_row + j * st->element_bytes;
+        if (st->direct)
+            st->qs8.gemm(rows, columns, st->kc, (const int8_t *)(st->a + i * a_row), st->kc, w, (int8_t *)c, st->n,
+                         &st->qs8_params);
+        else
+            st->qs8.igemm(rows, columns, st->kernel_kc, st->ks, (const int8_t *const *)(st->indirection + i * st->ks),
+                          w, (int8_t *)c, st->n, &st->qs8_params);
+        return;
+    }
     for (size_t r = i; r < i + rows; r += st->mr) {
         const size_t mr = i + rows - r < st->mr ? i + rows - r : st->mr;
         char *c = st->c + r * c_row + j * st->element_bytes;

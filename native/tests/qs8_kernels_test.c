@@ -133,7 +133,8 @@ typedef struct {
 
 /* Packs pb for one config and runs its GEMM (rows of a, a_stride apart) or IGEMM (tap p's row i is
  * rows[p * 64 + i], passed through an indirection buffer built for the config's MR, its unused slots pointing
- * into a PROT_NONE page) over mr rows, in blocks of the config's MR as a driver would, into a new buffer of
+ * into a PROT_NONE page) over mr rows, in blocks of the config's MR as a driver would (one call for all of them
+ * where the config says its kernels take any number of rows), into a new buffer of
  * guard + (mr + MR) * c_stride + guard bytes filled with sentinel; c starts at byte guard. */
 static size_t gemm_output_bytes(const gemm_path *path, size_t mr, size_t c_stride, size_t guard) {
     return guard + (mr + path->config.mr) * c_stride + guard;
@@ -150,21 +151,29 @@ static int8_t *run_gemm(const gemm_path *path, const problem *pb, int igemm, siz
     unsigned char *c = malloc(c_bytes);
     memset(c, sentinel, c_bytes);
     const rl_qs8_requantization_params params = params_of(pb);
-    const int8_t **indirection = malloc(pb->ks * cfg->mr * sizeof *indirection);
+    const size_t blocks = (mr + cfg->mr - 1) / cfg->mr;
+    const int8_t **indirection = malloc(blocks * pb->ks * cfg->mr * sizeof *indirection);
     for (size_t i0 = 0; i0 < mr; i0 += cfg->mr) {
         const size_t rows_now = mr - i0 < cfg->mr ? mr - i0 : cfg->mr;
         int8_t *c_block = (int8_t *)(c + guard + i0 * c_stride);
+        const int8_t **block = indirection + i0 / cfg->mr * pb->ks * cfg->mr;
         if (igemm) {
             for (size_t p = 0; p < pb->ks; ++p) {
                 for (size_t i = 0; i < cfg->mr; ++i) {
-                    indirection[p * cfg->mr + i] = i < rows_now ? rows[p * 64 + i0 + i] : poison;
+                    block[p * cfg->mr + i] = i < rows_now ? rows[p * 64 + i0 + i] : poison;
                 }
             }
-            cfg->igemm(rows_now, pb->n, pb->kc, pb->ks, indirection, packed, c_block, c_stride, &params);
-        } else {
-            cfg->gemm(rows_now, pb->n, pb->kc, a + i0 * a_stride, a_stride, packed, c_block, c_stride, &params);
         }
+        if (cfg->any_m) continue; /* one call for all the blocks, below */
+        if (igemm)
+            cfg->igemm(rows_now, pb->n, pb->kc, pb->ks, block, packed, c_block, c_stride, &params);
+        else
+            cfg->gemm(rows_now, pb->n, pb->kc, a + i0 * a_stride, a_stride, packed, c_block, c_stride, &params);
     }
+    if (cfg->any_m && igemm)
+        cfg->igemm(mr, pb->n, pb->kc, pb->ks, indirection, packed, (int8_t *)(c + guard), c_stride, &params);
+    else if (cfg->any_m)
+        cfg->gemm(mr, pb->n, pb->kc, a, a_stride, packed, (int8_t *)(c + guard), c_stride, &params);
     free(indirection);
     return (int8_t *)c;
 }
@@ -278,7 +287,10 @@ static int test_gemm(rng *r, const gemm_path *path, const gemm_path *scalar, siz
     n_kc = n_unique;
     int failures = 0;
     for (int igemm = 0; igemm < 2; ++igemm) {
-        for (size_t mr = 1; mr <= mr_max; ++mr) {
+        /* A kernel that walks blocks of MR rows itself also gets a whole block and a partial one (MR + 2), and two
+         * whole ones and a partial one (2 MR + 1). */
+        for (size_t im = 0; im < mr_max + (path->config.any_m ? 2 : 0); ++im) {
+            const size_t mr = im < mr_max ? im + 1 : im == mr_max ? mr_max + 2 : 2 * mr_max + 1;
             for (size_t in = 0; in < n_nc; ++in) {
                 if (ncs[in] == 0) continue;
                 for (size_t ik = 0; ik < n_kc; ++ik) {

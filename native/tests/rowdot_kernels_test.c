@@ -31,7 +31,7 @@ enum { MAX_M = 5, MAX_NC = 40, MAX_KC = 260, X_PAD = 3, Y_PAD = 2 };
 
 static const size_t ms[] = {1, 2, 3, 4, 5};
 static const size_t ncs[] = {1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 40};
-static const size_t kcs[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 260};
+static const size_t kcs[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 191, 192, 260};
 static const rl_f32_minmax_params f32_clamps[] = {{-INFINITY, INFINITY}, {-0.25f, 0.5f}, {0.0f, 6.0f}};
 
 /* The scalar kernel's definition, in its order: bias, then k ascending, each multiply and add rounded. */
