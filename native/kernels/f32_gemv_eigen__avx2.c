@@ -5,6 +5,11 @@
  * AVX register, one in each 128-bit half, x's packet in both), so four chains are in flight and the weights
  * stream at the memory's pace. Built with -mfma but no multiply-add is fused: ISO C (-std=c99) compiles with
  * -ffp-contract=off, and every step is an intrinsic. */
+/* clang contracts a * b + c within a statement by default even in ISO C mode (gcc's -std=c99 does not):
+ * the order above has every product rounded. */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
 #include <immintrin.h>
 
 #include "kernels.h"

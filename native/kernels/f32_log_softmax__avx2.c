@@ -5,6 +5,11 @@
  * maximum and the final (x - max) - log(sum), where the order does not matter, run 8 wide. Built with -mfma but
  * no multiply-add is fused: ISO C (-std=c99) compiles with -ffp-contract=off, and every step is an intrinsic.
  * The elements past the last whole packet, and rows under 4 elements, take expf as the reference does. */
+/* clang contracts a * b + c within a statement by default even in ISO C mode (gcc's -std=c99 does not):
+ * the order above has every product rounded. */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
 #include <immintrin.h>
 #include <math.h>
 #include <stdint.h>
