@@ -68,7 +68,8 @@ static void eight_rows(size_t kc, const float *x, const float *w, float sums[8])
         const __m256 xk = _mm256_broadcast_ps((const __m128 *)(x + k));
         for (int p = 0; p < 4; ++p) {
             const float *row = w + (size_t)(2 * p) * kc + k;
-            const __m256 wk = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(row)), _mm_loadu_ps(row + kc), 1);
+            const __m256 wk =
+                _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(row)), _mm_loadu_ps(row + kc), 1);
             acc[p] = _mm256_add_ps(acc[p], _mm256_mul_ps(wk, xk));
         }
     }

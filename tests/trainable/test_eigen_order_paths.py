@@ -67,8 +67,9 @@ DEPTHS = list(range(1, 41)) + [63, 64, 65, 127, 128, 129, 1000, 1001, 1003]
 
 @pytest.mark.parametrize("depth", DEPTHS)
 def test_log_softmax_simd_gives_the_reference_bits(depth, monkeypatch):
-    """Rows of plain values, of spread ones (lanes past -87 and -104: Eigen's slow scaling and its zero), and of
-    special ones: a zero maximum of either sign (the scan's order picks the sign), NaN, +-inf."""
+    """Rows of plain values, of spread ones (lanes past -87 and -104: Eigen's slow scaling and its zero), of ones
+    where the slow scaling is one packet's of a pair but not the other's, and of special ones: a zero maximum of
+    either sign (the scan's order picks the sign), NaN, +-inf."""
     rs = np.random.default_rng(depth)
     rows = [rs.normal(0, 1, depth), rs.normal(0, 60, depth), -np.abs(rs.normal(0, 200, depth))]
     zeros = -np.abs(rs.normal(0, 300, depth))
@@ -85,6 +86,9 @@ def test_log_softmax_simd_gives_the_reference_bits(depth, monkeypatch):
     nan_first = rs.normal(0, 5, depth)
     nan_first[0] = np.nan
     rows.append(nan_first)
+    one_half_slow = np.full(depth, -1.0)  # one lane past -87 in every other packet: the 8-wide exp's halves differ
+    one_half_slow[[i for i in range(depth) if i % 8 == 5]] = -95.0
+    rows += [one_half_slow, np.roll(one_half_slow, 4), np.roll(one_half_slow, 4) - 20.0]
     x = np.array(rows, F32)
     m = op_model("LOG_SOFTMAX", [Input(x.shape)], [(x.shape, F32)])
     check_paths(m, [x], monkeypatch)
