@@ -65,7 +65,8 @@ static void eight_rows(size_t kc, const float *x, const float *w, float sums[8])
     const size_t whole = kc / 4 * 4;
     __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
     for (size_t k = 0; k < whole; k += 4) {
-        const __m256 xk = _mm256_broadcast_ps((const __m128 *)(x + k));
+        const __m128 x4 = _mm_loadu_ps(x + k); /* not through a __m128 pointer: x is only float-aligned */
+        const __m256 xk = _mm256_insertf128_ps(_mm256_castps128_ps256(x4), x4, 1);
         for (int p = 0; p < 4; ++p) {
             const float *row = w + (size_t)(2 * p) * kc + k;
             const __m256 wk =
