@@ -17,6 +17,11 @@
  *            the predux, and the tail one by one; under 4 elements the products added in order.
  * Each product and each addition is rounded (ISO C, no contraction). The bias is added to the finished sum,
  * then the clamp, as TFLite's BiasAndClamp. */
+/* clang contracts a * b + c within a statement by default even in ISO C mode (gcc's -std=c99 does not):
+ * the order above has every product rounded. */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
 #include "kernels.h"
 
 static float lanes_total(const float lane[4]) { return (lane[0] + lane[2]) + (lane[1] + lane[3]); }

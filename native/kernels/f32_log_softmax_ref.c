@@ -11,6 +11,11 @@
  * sum near 1, so one ulp of the sum is 1e-7 / loss relative; MobileNetV2's training loss at 0.024 moved 8e-5
  * relative from LiteRT's with the sum of expf's in order (TFLite's reference kernel). Every multiply and add
  * rounded (ISO C, no contraction), as Eigen's pmadd without FMA. */
+/* clang contracts a * b + c within a statement by default even in ISO C mode (gcc's -std=c99 does not):
+ * the order above has every product rounded. */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
 #include <math.h>
 #include <stdint.h>
 #include <string.h>

@@ -60,6 +60,28 @@ static s8_softmax_fn s8_softmax_for(rl_isa isa) {
     return s8_softmax_ref;
 }
 
+/* LOG_SOFTMAX and the changing-weights one-row FULLY_CONNECTED in Eigen's SSE order: the x86 SIMD paths run the
+ * reference's lanes in SSE registers (the same bits); elsewhere the reference. */
+typedef void (*f32_log_softmax_fn)(int64_t rows, int32_t depth, const float *x, float *y);
+typedef void (*f32_gemv_eigen_fn)(size_t n_total, size_t n0, size_t nc, size_t kc, const float *x, const float *w,
+                                  const float *bias, float *y, float act_min, float act_max);
+
+static f32_log_softmax_fn f32_log_softmax_for(rl_isa isa) {
+#if defined(__x86_64__) || defined(_M_X64)
+    if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return f32_log_softmax__avx2;
+#endif
+    (void)isa;
+    return f32_log_softmax_ref;
+}
+
+static f32_gemv_eigen_fn f32_gemv_eigen_for(rl_isa isa) {
+#if defined(__x86_64__) || defined(_M_X64)
+    if (isa == RL_ISA_AVX2 || isa == RL_ISA_AVX512 || isa == RL_ISA_AVX512VNNI) return f32_gemv_eigen__avx2;
+#endif
+    (void)isa;
+    return f32_gemv_eigen_ref;
+}
+
 rl_kernel_table rl_kernel_table_for(rl_isa isa) {
     const rl_kernel_table table = {
         .f32_conv2d = f32_conv2d_ref,
@@ -83,7 +105,8 @@ rl_kernel_table rl_kernel_table_for(rl_isa isa) {
         .f32_binary = f32_binary_ref,
         .f32_unary = f32_unary_for(isa),
         .f32_softmax = f32_softmax_ref,
-        .f32_log_softmax = f32_log_softmax_ref,
+        .f32_log_softmax = f32_log_softmax_for(isa),
+        .f32_gemv_eigen = f32_gemv_eigen_for(isa),
         .x32_transpose_2d = x32_transpose_2d_for(isa),
         .f32_reduce_sum = f32_reduce_sum_ref,
         .s8_binary = s8_binary_ref,

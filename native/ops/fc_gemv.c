@@ -1,6 +1,6 @@
 /* fc_gemv.c — a float32 FULLY_CONNECTED of one input row whose weights are not constant, read in place: LiteRT's
  * default interpreter leaves such an op to TFLite's builtin kernel (XNNPACK takes only constant weights), whose
- * order of sums f32_gemv_eigen_ref follows, so a training step's losses agree with LiteRT's to the last bits
+ * order of sums f32_gemv_eigen_ref follows (f32_gemv_eigen__avx2 on x86, the same bits), so a training step's losses agree with LiteRT's to the last bits
  * where the packed GEMM (XNNPACK's order, right for constant weights) drifted. No packing at every invoke
  * either: the weights stream once. Output channels split across the plan's threads; each output's sum is the
  * kernel's whatever the tile, so results do not depend on the thread count. See fc_gemv.h. */
@@ -13,6 +13,8 @@
 #define RL_FC_GEMV_MIN_TILE 16
 
 typedef struct {
+    void (*gemv)(size_t n_total, size_t n0, size_t nc, size_t kc, const float *x, const float *w, const float *bias,
+                 float *y, float act_min, float act_max); /* the plan's path's: the reference's bits on every path */
     size_t n, kc, tile_n;
     float act_min, act_max;
     const float *x, *w, *bias;
@@ -22,7 +24,7 @@ typedef struct {
 static void gemv_tile(void *context, size_t i, size_t j, size_t rows, size_t count) {
     const rl_fc_gemv_state *st = (const rl_fc_gemv_state *)context;
     (void)i, (void)rows;
-    f32_gemv_eigen_ref(st->n, j, count, st->kc, st->x, st->w, st->bias, st->y, st->act_min, st->act_max);
+    st->gemv(st->n, j, count, st->kc, st->x, st->w, st->bias, st->y, st->act_min, st->act_max);
 }
 
 static rl_status run_gemv(rl_plan *plan, rl_op *op) {
@@ -41,6 +43,7 @@ rl_status rl_use_fc_gemv(rl_plan *plan, rl_op *op, size_t units, size_t depth) {
     rl_fc_gemv_state *st = (rl_fc_gemv_state *)rl_op_state(plan, op, sizeof *st);
     if (!st) return RL_NO_MEMORY;
     memset(st, 0, sizeof *st);
+    st->gemv = plan->kernels->f32_gemv_eigen;
     st->n = units;
     st->kc = depth;
     st->act_min = op->prep.act_min;

@@ -243,6 +243,8 @@ typedef struct {
     void (*f32_unary)(rl_unary_op op, int64_t count, const float *x, float *y);
     void (*f32_softmax)(int64_t rows, int32_t depth, float beta, const float *x, float *y);
     void (*f32_log_softmax)(int64_t rows, int32_t depth, const float *x, float *y);
+    void (*f32_gemv_eigen)(size_t n_total, size_t n0, size_t nc, size_t kc, const float *x, const float *w,
+                           const float *bias, float *y, float act_min, float act_max);
     rl_x32_transpose_2d_fn x32_transpose_2d;
     void (*f32_reduce_sum)(const int64_t *dims, const int32_t *reduced, float divisor, const float *x,
                            float *y, int64_t out_count);
@@ -375,6 +377,10 @@ void f32_softmax_ref(int64_t rows, int32_t depth, float beta, const float *x, fl
 void f32_log_softmax_ref(int64_t rows, int32_t depth, const float *x, float *y);
 void f32_gemv_eigen_ref(size_t n_total, size_t n0, size_t nc, size_t kc, const float *x, const float *w,
                         const float *bias, float *y, float act_min, float act_max);
+/* The same bits on SSE packets (x86 with AVX2 and up). */
+void f32_log_softmax__avx2(int64_t rows, int32_t depth, const float *x, float *y);
+void f32_gemv_eigen__avx2(size_t n_total, size_t n0, size_t nc, size_t kc, const float *x, const float *w,
+                          const float *bias, float *y, float act_min, float act_max);
 void f32_reduce_sum_ref(const int64_t *dims, const int32_t *reduced, float divisor, const float *x, float *y,
                         int64_t out_count);
 
