@@ -899,7 +899,8 @@ static int test_gemm_pack(rng *r, size_t *cases, const rl_qs8_gemm_config *path)
         for (size_t b = 0; b < sizeof krs / sizeof *krs; ++b)
             for (size_t n = 1; n <= 41; n += n < 18 ? 1 : 7)
                 for (size_t ks = 1; ks <= 3; ks += 2)
-                    for (size_t kc = 1; kc <= 2050; kc = kc < 18 ? kc + 1 : kc < 36 ? kc + 9 : kc < 1032 ? 1032 : kc + 1018) {
+                    for (size_t kc = 1; kc <= 2050;
+                         kc = kc < 18 ? kc + 1 : kc < 36 ? kc + 9 : kc < 1032 ? 1032 : kc + 1018) {
                         if (kc > 36 && (ks > 1 || n > 17)) continue;
                         const size_t nr = nrs[a], kr = krs[b], kcr = (kc + kr - 1) / kr * kr;
                         const size_t bytes = rl_qs8_gemm_packed_size(n, ks, kc, nr, kr);
