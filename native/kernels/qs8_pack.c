@@ -69,56 +69,34 @@ static void transpose_2x2_quads(uint64_t a[2]) {
     a[1] ^= t;
 }
 
-/* Column sums 8 bytes at a time: each byte, offset by 128 to be unsigned, added into the 16-bit lanes of a
- * word (at most 510 a lane per word), the lanes gathered into the 32-bit sum before they can overflow. */
-#define RL_SUM_LANES 0x00FF00FF00FF00FFull
-#define RL_SUM_WORDS_PER_FLUSH 128 /* 128 * 510 < 65536 */
-
-static uint64_t sum_lanes_add(uint64_t lanes, uint64_t word) {
-    word ^= 0x8080808080808080ull;
-    return lanes + (word & RL_SUM_LANES) + ((word >> 8) & RL_SUM_LANES);
-}
-
-static uint32_t sum_lanes_total(uint64_t lanes) {
-    return (uint32_t)((lanes & 0xFFFF) + ((lanes >> 16) & 0xFFFF) + ((lanes >> 32) & 0xFFFF) + (lanes >> 48));
-}
-
 /* The weights of a full panel (nr <= 16 columns, all below n) whose rows are whole kr-byte groups
  * (kc % kr == 0), and each column's weight sum (wrapping, into sums). Row j's depth = ks * kc bytes are then its
  * groups in order, and the panel is their transpose, group by group: 8 bytes of every row at a time, the rows'
  * words transposed in blocks of 8 / kr rows (a block's word g is then group g of those rows: 8 bytes of the
- * panel's row of groups), and summed in the same pass. This and the sums had been a byte or a group at a time,
- * most of an int8 model's prepare (x86 and aarch64); XNNPACK's packers move whole vectors. */
+ * panel's row of groups), where it had been a group at a time. The sums stay a plain loop over each row, which
+ * the compiler vectorises (NEON's widening adds: summing the words in 64-bit lanes instead cost aarch64 more). */
 static unsigned char *pack_full_panel(size_t nr, size_t kr, size_t depth, const int8_t *rows, unsigned char *out,
                                       uint32_t *sums) {
     const size_t groups = depth / kr, row_bytes = nr * kr;
     size_t g = 0;
-    for (size_t j = 0; j < nr; ++j) sums[j] = 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     if (nr <= 16 && (kr == 1 || kr == 2 || kr == 4 || kr == 8 || kr == 16) && nr % (kr < 8 ? 8 / kr : 1) == 0) {
         const size_t words = depth / 8;
-        /* A block of BLOCK rows, word by word: BLOCK loads, their sums, one transpose, BLOCK stores (KR < 8), or
+        /* A block of BLOCK rows, word by word: BLOCK loads, one transpose, BLOCK stores (KR < 8), or
          * each word to its place in its group's row of the panel (KR 8 or 16, BLOCK 1). */
 #define RL_PACK_WORDS(KR, BLOCK, TRANSPOSE)                                                                     \
     for (size_t j0 = 0; j0 < nr; j0 += (BLOCK)) {                                                           \
-        uint64_t lanes[BLOCK] = {0};                                                                        \
         const int8_t *from = rows + j0 * depth;                                                             \
         for (size_t word = 0; word < words; ++word) {                                                       \
             uint64_t a[8];                                                                                  \
-            for (size_t i = 0; i < (BLOCK); ++i) {                                                          \
-                memcpy(&a[i], from + i * depth + word * 8, 8);                                              \
-                lanes[i] = sum_lanes_add(lanes[i], a[i]);                                                   \
-            }                                                                                               \
+            for (size_t i = 0; i < (BLOCK); ++i) memcpy(&a[i], from + i * depth + word * 8, 8);             \
             TRANSPOSE;                                                                                      \
             if ((KR) < 8)                                                                                   \
                 for (size_t i = 0; i < (BLOCK); ++i)                                                        \
                     memcpy(out + (word * 8 / (KR) + i) * row_bytes + j0 * (KR), &a[i], 8);                  \
             else                                                                                            \
                 memcpy(out + word * 8 / (KR) * row_bytes + j0 * (KR) + word * 8 % (KR), &a[0], 8);          \
-            if ((word + 1) % RL_SUM_WORDS_PER_FLUSH == 0)                                                   \
-                for (size_t i = 0; i < (BLOCK); ++i) sums[j0 + i] += sum_lanes_total(lanes[i]), lanes[i] = 0; \
         }                                                                                                   \
-        for (size_t i = 0; i < (BLOCK); ++i) sums[j0 + i] += sum_lanes_total(lanes[i]) - 128u * (uint32_t)(words * 8); \
     }
         switch (kr) {
         case 1: RL_PACK_WORDS(1, 8, transpose_8x8_bytes(a)); break;
@@ -132,8 +110,11 @@ static unsigned char *pack_full_panel(size_t nr, size_t kr, size_t depth, const 
         out += g * row_bytes;
     }
 #endif
-    for (size_t k = g * kr; k < depth; ++k)
-        for (size_t j = 0; j < nr; ++j) sums[j] += (uint32_t)(int32_t)rows[j * depth + k];
+    for (size_t j = 0; j < nr; ++j) {
+        uint32_t sum = 0;
+        for (size_t k = 0; k < depth; ++k) sum += (uint32_t)(int32_t)rows[j * depth + k];
+        sums[j] = sum;
+    }
 #define RL_PACK_GROUPS(KR)                                                                   \
     for (; g < groups; ++g)                                                                  \
         for (size_t j = 0; j < nr; ++j, out += (KR)) memcpy(out, rows + j * depth + g * (KR), (KR))
