@@ -95,6 +95,11 @@ size_t rl_qs8_gemm_panel_width(size_t n, size_t n0, size_t nr);
 void rl_pack_qs8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, int32_t input_zero_point,
                       int32_t input_offset, const int8_t *w, const int32_t *bias, const float *scales, void *packed);
 
+/* One full panel (nr columns, all real; depth = ks * kc a multiple of kr) of rl_pack_qs8_gemm's weights, from nr
+ * rows of depth bytes at rows: writes the panel's depth * nr bytes (no biases, no scales) and each column's
+ * wrapping weight sum. A path's vector packer; rl_pack_qs8_gemm_for runs it on every full panel. */
+typedef void (*rl_qs8_gemm_packw_panel_fn)(size_t depth, const int8_t *rows, void *packed, uint32_t *sums);
+
 /* What dispatch hands an op: the tile and the kernels of one ISA. */
 typedef struct {
     uint32_t mr, nr;
@@ -112,6 +117,12 @@ typedef struct {
     /* 1: gemm and igemm take any number of rows (mr may pass MR), looping over blocks of MR themselves (the
      * IGEMM's block b at indirection + b * ks * MR), so a driver makes one call per tile, not one per MR rows */
     uint32_t any_m;
+    rl_qs8_gemm_packw_panel_fn packw_panel; /* optional: NULL packs with the generic panel */
 } rl_qs8_gemm_config;
+
+/* rl_pack_qs8_gemm for one config (its nr, kr, input offset), its full panels by its packw_panel where it has
+ * one: the same bytes. */
+void rl_pack_qs8_gemm_for(const rl_qs8_gemm_config *config, size_t n, size_t ks, size_t kc, int32_t input_zero_point,
+                          const int8_t *w, const int32_t *bias, const float *scales, void *packed);
 
 #endif

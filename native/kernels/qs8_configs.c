@@ -9,7 +9,8 @@ rl_qs8_gemm_config rl_qs8_gemm_config_for(rl_isa isa) {
                                        .gemm = qs8_qc8w_gemm_2x4c1__scalar, .igemm = qs8_qc8w_igemm_2x4c1__scalar};
 #if defined(__x86_64__) || defined(_M_X64)
     const rl_qs8_gemm_config avx2 = {.mr = 6, .nr = 16, .kr = 2, .input_offset = 0,
-                                     .gemm = qs8_qc8w_gemm_6x16c2__avx2, .igemm = qs8_qc8w_igemm_6x16c2__avx2};
+                                     .gemm = qs8_qc8w_gemm_6x16c2__avx2, .igemm = qs8_qc8w_igemm_6x16c2__avx2,
+                                     .packw_panel = qs8_qc8w_gemm_packw_16c2__avx2};
     const rl_qs8_gemm_config avx512vnni = {.mr = 7, .nr = 16, .kr = 4, .input_offset = 128,
                                            .gemm = qs8_qc8w_gemm_7x16c4__avx512vnni,
                                            .igemm = qs8_qc8w_igemm_7x16c4__avx512vnni};

@@ -56,6 +56,7 @@ void qs8_qc8w_gemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a
 void qs8_qc8w_igemm_6x16c2__avx2(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t *const *indirection,
                                  const void *w, int8_t *c, size_t c_stride,
                                  const rl_qs8_requantization_params *params);
+void qs8_qc8w_gemm_packw_16c2__avx2(size_t depth, const int8_t *rows, void *packed, uint32_t *sums);
 void qs8_qc8w_dwconv_16c__avx2(size_t channels, size_t pixels, size_t taps, const int8_t *const *indirection,
                                size_t indirection_step, const int8_t *const *weights, const void *packed,
                                int8_t *output, size_t output_stride, const rl_qs8_requantization_params *params);

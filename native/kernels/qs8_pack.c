@@ -48,23 +48,73 @@ static void transpose_8x8_bytes(uint64_t a[8]) {
     }
 }
 
-/* The weights of a full panel (nr columns, all below n) whose rows are whole kr-byte groups (kc % kr == 0):
- * row j's ks * kc bytes are then its groups in order, and the panel is their transpose, group by group. The
- * general loop below computes each group's row, bound and size per group: most of an int8 model's prepare on
- * aarch64 (kr 1, a byte at a time), where XNNPACK's packers move whole vectors. */
-static unsigned char *pack_full_panel(size_t nr, size_t kr, size_t depth, const int8_t *rows, unsigned char *out) {
-    const size_t groups = depth / kr;
+/* The same for a 4x4 block of 2-byte groups (a[0..3]) and a 2x2 block of 4-byte groups (a[0..1]): the last
+ * two stages, and the last one, of the 8x8 transpose at those widths. */
+static void transpose_4x4_pairs(uint64_t a[4]) {
+    for (size_t j = 0; j < 2; ++j) {
+        const uint64_t t = ((a[j] >> 32) ^ a[j + 2]) & 0x00000000FFFFFFFFull;
+        a[j] ^= t << 32;
+        a[j + 2] ^= t;
+    }
+    for (size_t j = 0; j < 4; j += 2) {
+        const uint64_t t = ((a[j] >> 16) ^ a[j + 1]) & 0x0000FFFF0000FFFFull;
+        a[j] ^= t << 16;
+        a[j + 1] ^= t;
+    }
+}
+
+static void transpose_2x2_quads(uint64_t a[2]) {
+    const uint64_t t = ((a[0] >> 32) ^ a[1]) & 0x00000000FFFFFFFFull;
+    a[0] ^= t << 32;
+    a[1] ^= t;
+}
+
+/* The weights of a full panel (nr <= 16 columns, all below n) whose rows are whole kr-byte groups
+ * (kc % kr == 0), and each column's weight sum (wrapping, into sums). Row j's depth = ks * kc bytes are then its
+ * groups in order, and the panel is their transpose, group by group: 8 bytes of every row at a time, the rows'
+ * words transposed in blocks of 8 / kr rows (a block's word g is then group g of those rows: 8 bytes of the
+ * panel's row of groups), where it had been a group at a time. The sums stay a plain loop over each row, which
+ * the compiler vectorises (NEON's widening adds: summing the words in 64-bit lanes instead cost aarch64 more). */
+static unsigned char *pack_full_panel(size_t nr, size_t kr, size_t depth, const int8_t *rows, unsigned char *out,
+                                      uint32_t *sums) {
+    const size_t groups = depth / kr, row_bytes = nr * kr;
     size_t g = 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (kr == 1 && nr == 8) { /* 8 groups of the 8 rows at a time: one 8x8 byte transpose */
-        for (; g + 8 <= groups; g += 8, out += 64) {
-            uint64_t a[8];
-            for (size_t j = 0; j < 8; ++j) memcpy(&a[j], rows + j * depth + g, 8);
-            transpose_8x8_bytes(a);
-            memcpy(out, a, 64);
+    if (nr <= 16 && (kr == 1 || kr == 2 || kr == 4 || kr == 8 || kr == 16) && nr % (kr < 8 ? 8 / kr : 1) == 0) {
+        const size_t words = depth / 8;
+        /* A block of BLOCK rows, word by word: BLOCK loads, one transpose, BLOCK stores (KR < 8), or
+         * each word to its place in its group's row of the panel (KR 8 or 16, BLOCK 1). */
+#define RL_PACK_WORDS(KR, BLOCK, TRANSPOSE)                                                                     \
+    for (size_t j0 = 0; j0 < nr; j0 += (BLOCK)) {                                                           \
+        const int8_t *from = rows + j0 * depth;                                                             \
+        for (size_t word = 0; word < words; ++word) {                                                       \
+            uint64_t a[8];                                                                                  \
+            for (size_t i = 0; i < (BLOCK); ++i) memcpy(&a[i], from + i * depth + word * 8, 8);             \
+            TRANSPOSE;                                                                                      \
+            if ((KR) < 8)                                                                                   \
+                for (size_t i = 0; i < (BLOCK); ++i)                                                        \
+                    memcpy(out + (word * 8 / (KR) + i) * row_bytes + j0 * (KR), &a[i], 8);                  \
+            else                                                                                            \
+                memcpy(out + word * 8 / (KR) * row_bytes + j0 * (KR) + word * 8 % (KR), &a[0], 8);          \
+        }                                                                                                   \
+    }
+        switch (kr) {
+        case 1: RL_PACK_WORDS(1, 8, transpose_8x8_bytes(a)); break;
+        case 2: RL_PACK_WORDS(2, 4, transpose_4x4_pairs(a)); break;
+        case 4: RL_PACK_WORDS(4, 2, transpose_2x2_quads(a)); break;
+        case 8: RL_PACK_WORDS(8, 1, (void)0); break;
+        default: RL_PACK_WORDS(16, 1, (void)0); break;
         }
+#undef RL_PACK_WORDS
+        g = words * 8 / kr; /* the bytes the words covered: a multiple of 8, and of kr where kr is 16 (depth is) */
+        out += g * row_bytes;
     }
 #endif
+    for (size_t j = 0; j < nr; ++j) {
+        uint32_t sum = 0;
+        for (size_t k = 0; k < depth; ++k) sum += (uint32_t)(int32_t)rows[j * depth + k];
+        sums[j] = sum;
+    }
 #define RL_PACK_GROUPS(KR)                                                                   \
     for (; g < groups; ++g)                                                                  \
         for (size_t j = 0; j < nr; ++j, out += (KR)) memcpy(out, rows + j * depth + g * (KR), (KR))
@@ -80,27 +130,38 @@ static unsigned char *pack_full_panel(size_t nr, size_t kr, size_t depth, const 
     return out;
 }
 
-void rl_pack_qs8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, int32_t input_zero_point,
-                      int32_t input_offset, const int8_t *w, const int32_t *bias, const float *scales, void *packed) {
+static void pack_gemm(rl_qs8_gemm_packw_panel_fn packw_panel, size_t n, size_t ks, size_t kc, size_t nr, size_t kr,
+                      int32_t input_zero_point, int32_t input_offset, const int8_t *w, const int32_t *bias,
+                      const float *scales, void *packed) {
     const size_t kcr = round_up(kc, kr);
     const uint32_t zero_point = (uint32_t)input_zero_point + (uint32_t)input_offset;
     unsigned char *out = packed;
     for (size_t n0 = 0; n0 < n; n0 += nr) {
         const size_t width = rl_qs8_gemm_panel_width(n, n0, nr);
-        for (size_t j = 0; j < width; ++j) {
-            const size_t col = n0 + j;
-            uint32_t folded = 0;
-            if (col < n) {
-                uint32_t sum = 0;
-                for (size_t k = 0; k < ks * kc; ++k) sum += (uint32_t)(int32_t)w[col * ks * kc + k];
-                folded = (bias ? (uint32_t)bias[col] : 0u) - zero_point * sum;
+        if (n0 + width <= n && kc % kr == 0 && width <= 16) {
+            /* The biases go in front of the weights, folded with the sums that packing them gives. */
+            unsigned char *biases = out;
+            uint32_t sums[16];
+            if (packw_panel != NULL && width == nr) {
+                packw_panel(ks * kc, w + n0 * ks * kc, out + width * sizeof(uint32_t), sums);
+                out += width * (sizeof(uint32_t) + ks * kc);
+            } else {
+                out = pack_full_panel(width, kr, ks * kc, w + n0 * ks * kc, out + width * sizeof(uint32_t), sums);
             }
-            store_u32(out, folded);
-            out += sizeof(uint32_t);
-        }
-        if (n0 + width <= n && kc % kr == 0) {
-            out = pack_full_panel(width, kr, ks * kc, w + n0 * ks * kc, out);
+            for (size_t j = 0; j < width; ++j)
+                store_u32(biases + j * sizeof(uint32_t), (bias ? (uint32_t)bias[n0 + j] : 0u) - zero_point * sums[j]);
         } else {
+            for (size_t j = 0; j < width; ++j) {
+                const size_t col = n0 + j;
+                uint32_t folded = 0;
+                if (col < n) {
+                    uint32_t sum = 0;
+                    for (size_t k = 0; k < ks * kc; ++k) sum += (uint32_t)(int32_t)w[col * ks * kc + k];
+                    folded = (bias ? (uint32_t)bias[col] : 0u) - zero_point * sum;
+                }
+                store_u32(out, folded);
+                out += sizeof(uint32_t);
+            }
             /* Each kr-byte group is a run of one weight row: copied whole, the zero padding (past kc, past n)
              * written apart. A start packs every GEMM's weights, and a byte-by-byte loop that tests both bounds
              * per byte was most of a small model's prepare. */
@@ -137,6 +198,17 @@ void rl_pack_qs8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, int3
             out += sizeof scale;
         }
     }
+}
+
+void rl_pack_qs8_gemm(size_t n, size_t ks, size_t kc, size_t nr, size_t kr, int32_t input_zero_point,
+                      int32_t input_offset, const int8_t *w, const int32_t *bias, const float *scales, void *packed) {
+    pack_gemm(NULL, n, ks, kc, nr, kr, input_zero_point, input_offset, w, bias, scales, packed);
+}
+
+void rl_pack_qs8_gemm_for(const rl_qs8_gemm_config *config, size_t n, size_t ks, size_t kc, int32_t input_zero_point,
+                          const int8_t *w, const int32_t *bias, const float *scales, void *packed) {
+    pack_gemm(config->packw_panel, n, ks, kc, config->nr, config->kr, input_zero_point, config->input_offset, w, bias,
+              scales, packed);
 }
 
 size_t rl_qs8_dwconv_packed_size(size_t channels, size_t ct) {

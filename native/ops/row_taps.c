@@ -44,13 +44,19 @@ void rl_row_taps_indirection(const rl_window_geometry *g, const rl_row_tap_edges
                              size_t in_c, const int8_t *input, const int8_t *edge_rows, const int8_t *zero,
                              size_t zero_stride, const void **indirection) {
     const size_t kc = (size_t)g->filter_w * in_c, ks = (size_t)g->filter_h;
-    const size_t blocks = (m + mr - 1) / mr, pixels_per_image = (size_t)g->out_w * (size_t)g->out_h;
+    const size_t blocks = (m + mr - 1) / mr;
+    /* The pixel's coordinates step along with it (three divisions per pixel were a third of this loop); the
+     * slots of a last block past m repeat pixel m - 1. */
+    size_t ox = 0, oy = 0, b = 0, pixel = 0;
     for (size_t block = 0; block < blocks; ++block) {
         for (size_t i = 0; i < mr; ++i) {
-            size_t pixel = block * mr + i;
-            if (pixel >= m) pixel = m - 1;
-            const size_t ox = pixel % (size_t)g->out_w, oy = pixel / (size_t)g->out_w % (size_t)g->out_h;
-            const size_t b = pixel / pixels_per_image;
+            if (block * mr + i > 0 && pixel + 1 < m) {
+                ++pixel;
+                if (++ox == (size_t)g->out_w) {
+                    ox = 0;
+                    if (++oy == (size_t)g->out_h) oy = 0, ++b;
+                }
+            }
             const int32_t ix0 = (int32_t)ox * g->stride_w - g->pad_w;
             const int edge = ix0 < 0 || ix0 + g->filter_w > g->in_w;
             for (int32_t fy = 0; fy < g->filter_h; ++fy) {

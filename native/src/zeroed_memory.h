@@ -14,7 +14,8 @@
 typedef struct {
     void *base;
     size_t capacity; /* bytes the block holds (at least what was asked) */
-    int mapped;      /* from mmap (released with munmap), else from malloc */
+    int mapped;      /* from mmap (released with munmap), else from calloc */
+    void *allocation; /* what calloc returned (base is it rounded up to 64 bytes); base where mapped */
 } rl_zeroed_block;
 
 

@@ -145,8 +145,7 @@ static int8_t *run_gemm(const gemm_path *path, const problem *pb, int igemm, siz
                         size_t c_stride, unsigned char sentinel, size_t guard) {
     const rl_qs8_gemm_config *cfg = &path->config;
     void *packed = guard_alloc(g, rl_qs8_gemm_packed_size(pb->n, pb->ks, pb->kc, cfg->nr, cfg->kr));
-    rl_pack_qs8_gemm(pb->n, pb->ks, pb->kc, cfg->nr, cfg->kr, pb->input_zero_point, cfg->input_offset, pb->w,
-                     pb->bias, pb->scales, packed);
+    rl_pack_qs8_gemm_for(cfg, pb->n, pb->ks, pb->kc, pb->input_zero_point, pb->w, pb->bias, pb->scales, packed);
     const size_t c_bytes = gemm_output_bytes(path, mr, c_stride, guard);
     unsigned char *c = malloc(c_bytes);
     memset(c, sentinel, c_bytes);
@@ -873,16 +872,19 @@ static int bench(rl_isa isa, const char *name) {
     return 0;
 }
 
-/* rl_pack_qs8_gemm against gemm.h's layout written out byte by byte (the packer copies whole panels and 8x8
- * blocks where it can): every nr and kr of the configs (kr 16: aarch64's 2x8c16), n around the panel and
- * narrow-panel edges, kc around kr and the 8-group blocks. */
-static int test_gemm_pack(rng *r, size_t *cases) {
+/* rl_pack_qs8_gemm against gemm.h's layout written out byte by byte (the packer transposes 8-byte words of
+ * whole panels and sums them in 16-bit lanes where it can): every nr and kr of the configs (kr 16: aarch64's
+ * 2x8c16), n around the panel and narrow-panel edges, kc around kr and the 8-byte words, and rows past the
+ * lanes' 1024 bytes between gatherings (kc 1032, 2050), weights of -128 and 127 among them. */
+static int test_gemm_pack(rng *r, size_t *cases, const rl_qs8_gemm_config *path) {
     static const size_t nrs[] = {4, 8, 16}, krs[] = {1, 2, 4, 8, 16};
     for (size_t a = 0; a < sizeof nrs / sizeof *nrs; ++a)
         for (size_t b = 0; b < sizeof krs / sizeof *krs; ++b)
             for (size_t n = 1; n <= 41; n += n < 18 ? 1 : 7)
                 for (size_t ks = 1; ks <= 3; ks += 2)
-                    for (size_t kc = 1; kc <= 36; kc += kc < 18 ? 1 : 9) {
+                    for (size_t kc = 1; kc <= 2050;
+                         kc = kc < 18 ? kc + 1 : kc < 36 ? kc + 9 : kc < 1032 ? 1032 : kc + 1018) {
+                        if (kc > 36 && (ks > 1 || n > 17)) continue;
                         const size_t nr = nrs[a], kr = krs[b], kcr = (kc + kr - 1) / kr * kr;
                         const size_t bytes = rl_qs8_gemm_packed_size(n, ks, kc, nr, kr);
                         int8_t *w = malloc(n * ks * kc);
@@ -915,7 +917,14 @@ static int test_gemm_pack(rng *r, size_t *cases) {
                                 memcpy(out, &scale, 4);
                             }
                         }
-                        const int same = (size_t)(out - want) == bytes && memcmp(got, want, bytes) == 0;
+                        int same = (size_t)(out - want) == bytes && memcmp(got, want, bytes) == 0;
+                        if (same && path->packw_panel && path->nr == nr && path->kr == kr) { /* its vector packer */
+                            const rl_qs8_gemm_config with_zero_offset = {.nr = nr, .kr = kr,
+                                                                         .packw_panel = path->packw_panel};
+                            memset(got, 0xA5, bytes);
+                            rl_pack_qs8_gemm_for(&with_zero_offset, n, ks, kc, 7, w, bias, scales, got);
+                            same = memcmp(got, want, bytes) == 0;
+                        }
                         free(w), free(bias), free(scales), free(got), free(want);
                         if (!same) {
                             fprintf(stderr, "rl_pack_qs8_gemm n %zu ks %zu kc %zu nr %zu kr %zu: bytes differ from the layout\n",
@@ -972,7 +981,7 @@ static int run(rl_isa isa, const char *name) {
     size_t rdsum_cases = 0;
     if (!failures) failures = test_rdsum(&r, name, isa, &rdsum_cases);
     size_t pack_cases = 0;
-    if (!failures) failures = test_gemm_pack(&r, &pack_cases);
+    if (!failures) failures = test_gemm_pack(&r, &pack_cases, &path.config);
     if (failures) return 1;
     printf("%s: gemm packing: %zu cases, as gemm.h's layout; gemm/igemm %ux%uc%u (input_offset %d): %zu cases; dwconv %uc: %zu cases, small %uc: %zu cases; "
            "bit-exact with the scalar kernels and the formula; vadd/vaddc/vmul/vmulc: %zu cases, max/avg pool: %zu "
