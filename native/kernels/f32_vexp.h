@@ -8,14 +8,17 @@
  * The scalar kernels are the specification, written with the SIMD kernels' arithmetic (fmaf: one rounding,
  * a single instruction where the CPU has FMA), so a SIMD path differs from them only in the order of a sum:
  * - e^z for z <= 0 as XNNPACK's f32 raddstoreexpminusmax rr2_p5 kernels (its AVX-512, AVX2 and scalar ones, which
- *   LiteRT's default Interpreter runs float SOFTMAX on): z = n ln2 + t, n = round(z / ln 2) (a magic bias added
+ *   LiteRT's default Interpreter runs float SOFTMAX on on x86): z = n ln2 + t, n = round(z / ln 2) (a magic bias added
  *   leaves n, with the exponent's bias, in the low mantissa bits, which shift into place as 2^n), t = z - n ln2
  *   in two steps (ln 2's high part, exact in the product, then its low part), e^t = 1 + t p(t) with XNNPACK's
  *   degree-5 p, as 2^n + (t 2^n) p; 0 below -87.34, where e^z is below FLT_MIN. NaN stays NaN. Each step is the
  *   same correctly rounded operation on every x86 path and in the scalar kernel (fmaf), so their e^z agree bit
  *   for bit and a row's sum differs only in the order its kernel adds (XNNPACK's, kernel by kernel). The NEON
- *   kernel is XNNPACK's aarch64 one (rr1_lut64_p2: 2^(k/64) from a table, one-step t, a degree-2 polynomial),
- *   within an ulp or two of the others (the testers allow 1e-6 relative between paths for that reason).
+ *   kernel runs the same steps (fused on aarch64 and armv7's VFPv4: the same e^z), not XNNPACK's aarch64 one
+ *   (rr1_lut64_p2: 2^(k/64) from a table, which costs more instructions than the polynomial it shortens), so
+ *   LiteRT on Arm is within an ulp or two (the testers allow 1e-6 relative between paths).
+ * Rows of softmax on aarch64 take the maximum with fmaxnm: a zero maximum's sign may differ from the scalar
+ * kernel's, which x - max does not see.
  * - GELU(x) = x Phi(x) (exact, erf) and its tanh form x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), each as
  *   XNNPACK computes it (f32_vgelu and f32_vapproxgelu rational_12_10_div, on AVX-512, FMA3 and aarch64 NEON
  *   alike, which LiteRT's default Interpreter delegates GELU to for either form): x clamped to where the

@@ -13,11 +13,14 @@
 
 #define BLOCK 8
 
-static inline void transpose_block(const float *in, int64_t in_step, float *out, int64_t out_step) {
-    __m256 v[8];
-    for (int b = 0; b < 8; ++b) v[b] = _mm256_loadu_ps(in + b * in_step);
-    transpose_8x8(v);
-    for (int a = 0; a < 8; ++a) _mm256_storeu_ps(out + a * out_step, v[a]);
+/* Pointers stepped per block, not each block indexed from its column. */
+static inline void transpose_blocks(int64_t count, const float *in, int64_t in_step, float *out, int64_t out_step) {
+    for (int64_t k = 0; k < count; ++k, in += 8 * in_step, out += 8) {
+        __m256 v[8];
+        for (int b = 0; b < 8; ++b) v[b] = _mm256_loadu_ps(in + b * in_step);
+        transpose_8x8(v);
+        for (int a = 0; a < 8; ++a) _mm256_storeu_ps(out + a * out_step, v[a]);
+    }
 }
 
 static inline void transpose_last_columns(int64_t columns, const float *in, int64_t in_step, float *out,

@@ -3,7 +3,9 @@
  * in square blocks of BLOCK rows (i) by BLOCK columns (j) moved through registers, a block row's last 1 to BLOCK - 1
  * columns, and a tile's last 1 to BLOCK - 1 rows one element at a time. The including file defines BLOCK and,
  * before including this, the two moves as static inline functions:
- *   transpose_block(in, in_step, out, out_step): out[a * out_step + b] = in[a + b * in_step], a and b < BLOCK;
+ *   transpose_blocks(count, in, in_step, out, out_step): out[a * out_step + b] = in[a + b * in_step], a < BLOCK
+ *     and b < count * BLOCK: count square blocks side by side along b (a kernel steps its own pointers, so the
+ *     loop over one block row is the kernel's, not a block function's called from here);
  *   transpose_last_columns(columns, in, in_step, out, out_step): the same for a < BLOCK, b < columns < BLOCK.
  * Only moves: every kernel gives the scalar kernel's bytes. */
 #ifndef RILLET_X32_TRANSPOSE_2D_TILES_H
@@ -25,14 +27,9 @@ static void transpose_tiles(int64_t rows, int64_t cols, int64_t in_step, int64_t
             const int64_t i1 = rows - i0 < TRANSPOSE_TILE ? rows : i0 + TRANSPOSE_TILE;
             int64_t i = i0;
             for (; i + BLOCK <= i1; i += BLOCK) {
-                /* Pointers stepped per block: indexing each block from i and j made gcc 12 spill the row
-                 * offsets of the NEON kernel's 4 x 4 loop (35 instructions a block instead of 30). */
-                const float *src = in + i + j0 * in_step;
-                float *dst = out + i * out_step + j0;
-                int64_t j = j0;
-                for (; j + BLOCK <= j1; j += BLOCK, src += BLOCK * in_step, dst += BLOCK)
-                    transpose_block(src, in_step, dst, out_step);
-                if (j < j1) transpose_last_columns(j1 - j, src, in_step, dst, out_step);
+                const int64_t blocks = (j1 - j0) / BLOCK, j = j0 + blocks * BLOCK;
+                if (blocks) transpose_blocks(blocks, in + i + j0 * in_step, in_step, out + i * out_step + j0, out_step);
+                if (j < j1) transpose_last_columns(j1 - j, in + i + j * in_step, in_step, out + i * out_step + j, out_step);
             }
             for (; i < i1; ++i)
                 for (int64_t j = j0; j < j1; ++j) out[i * out_step + j] = in[i + j * in_step];

@@ -1,9 +1,9 @@
 /* softmax.c — float32 SOFTMAX over the last axis on the f32_vexp micro-kernels, rows split across the plan's
  * threads: each row's maximum, e^((x - max) * beta) stored and summed, then a multiply by 1 / sum, as XNNPACK
- * computes it (LiteRT's default Interpreter delegates float SOFTMAX to it when beta is 1, and each path runs
- * the operations of XNNPACK's kernel for that CPU, so the same bits; its builtin kernel, which takes the other
- * betas, is within an ulp or two). A row's values do not depend on which thread runs it. int8 SOFTMAX:
- * activation_int8.c. */
+ * computes it (LiteRT's default Interpreter delegates float SOFTMAX to it when beta is 1, and each x86 path runs
+ * the operations of XNNPACK's kernel for that CPU, so the same bits; on Arm rillet's e^z is x86's, within an ulp
+ * or two of XNNPACK's aarch64 table kernel, as LiteRT's builtin kernel, which takes the other betas, is). A
+ * row's values do not depend on which thread runs it. int8 SOFTMAX: activation_int8.c. */
 
 #include "bands.h"
 #include "conv_gemm.h"

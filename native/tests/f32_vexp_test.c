@@ -5,13 +5,14 @@
  * against the scalar kernels: n = 0..70 and longer runs around the 4-, 8-, 16- and 32-value steps, in place, and
  * values holding NaN, +-inf, +-0, +-FLT_MAX and ones at GELU's seams (-3, 4.9); the long sizes also sit around
  * the AVX-512 kernels' 16- and 64-value steps. The row maximum, the scaling by 1 / sum and the row sum
- * (XNNPACK's AVX order, f32_rsum.h) must give the scalar kernel's bits (a NaN where it gives one), but the
- * AVX-512 row sum, in XNNPACK's AVX-512 order, within 1e-6 of the sum of |x|; the row sum of (x - c)^2 must give
- * that path's row sum over the squares bit for bit (c = 0 and other values, special ones too); the exponentials and GELU within
- * 1e-6 relative of it, NaN where it is NaN, the same infinity where it is one: each path runs the exponential of
- * XNNPACK's kernel for that CPU, so LiteRT's bits there, and the NEON one (XNNPACK's aarch64 rr1_lut64_p2)
- * differs from the x86 and scalar one (rr2_p5) by an ulp or two; armv7 also divides differently and flushes
- * subnormal steps (results below 1e-30 may be 0). A row's sum, and the scalar kernel's, within 2e-6 of the exact
+ * (XNNPACK's AVX order, f32_rsum.h) must give the scalar kernel's bits (a NaN where it gives one; a zero maximum
+ * either zero, as aarch64's fmaxnm takes +0 over -0), but the AVX-512 row sum, in XNNPACK's AVX-512 order, within
+ * 1e-6 of the sum of |x|; the row sum of (x - c)^2 must give that path's row sum over the squares bit for bit (c = 0
+ * and other values, special ones too); the exponentials and GELU within 1e-6 relative of it, NaN where it is NaN,
+ * the same infinity where it is one: the x86 paths run the exponential of XNNPACK's kernel for that CPU (rr2_p5, the
+ * scalar kernel's), so LiteRT's bits there, and NEON the same rr2_p5 (LiteRT's aarch64 kernel, rr1_lut64_p2, is
+ * an ulp or two away); armv7 also divides differently and flushes subnormal steps (results below 1e-30 may be
+ * 0). A row's sum, and the scalar kernel's, within 2e-6 of the exact
  * sum of the scalar's terms (each path adds in its XNNPACK kernel's order). Inputs end at a PROT_NONE page, so a
  * read past n faults; outputs are followed by canaries that must stay untouched. Exit status 0: all passed;
  * 1: a mismatch (printed); 77: the CPU lacks the ISA. */
@@ -188,7 +189,7 @@ static int test_against_scalar(const rl_f32_vexp_config *k, const rl_f32_vexp_co
         if (n > 0) {
             snprintf(running, sizeof running, "rmax n=%zu (%s)", n, what);
             const float m = k->rmax(n, x), m_want = s->rmax(n, x);
-            if (memcmp(&m, &m_want, sizeof m) != 0 && !(isnan(m) && isnan(m_want))) {
+            if (memcmp(&m, &m_want, sizeof m) != 0 && !(isnan(m) && isnan(m_want)) && !(m == 0.0f && m_want == 0.0f)) {
                 printf("FAIL rmax n=%zu (%s): %.9g, scalar %.9g\n", n, what, m, m_want);
                 failed = 1;
             }
@@ -274,6 +275,14 @@ static int test_special_values(const rl_f32_vexp_config *k) {
     float y[5];
     if (k->rmax(5, row) != 3.0f) failed = 1, printf("FAIL rmax skips a NaN after the first value\n");
     if (!isnan(k->rmax(2, (const float[]){NAN, 1.0f}))) failed = 1, printf("FAIL rmax of a row starting with NaN\n");
+    /* a row starting with NaN on every step of the kernels (16, 4 and one value a step), the rest skipped NaNs,
+     * zeros of both signs and values below them */
+    float zeros[37];
+    for (size_t i = 0; i < 37; ++i) zeros[i] = i % 3 == 0 ? -0.0f : i % 3 == 1 ? NAN : -1.0f;
+    zeros[0] = NAN;
+    if (!isnan(k->rmax(37, zeros))) failed = 1, printf("FAIL rmax of a long row starting with NaN\n");
+    zeros[0] = -2.0f;
+    if (k->rmax(37, zeros) != 0.0f) failed = 1, printf("FAIL rmax of a row whose maximum is a zero\n");
     const float finite[3] = {1.0f, -INFINITY, 3.0f};
     const float sum = k->raddstoreexpminusmax(3, finite, 3.0f, 1.0f, y);
     if (y[1] != 0.0f || y[2] != 1.0f || !(fabsf(sum - (1.0f + expf(-2.0f))) < 1e-6f))

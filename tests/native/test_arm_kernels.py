@@ -443,7 +443,15 @@ def elementwise_files(folder: Path) -> dict[str, tuple[Path, np.ndarray]]:
     for name, (channels_first, perm) in {"transpose_rgb": ((1, 3, 6, 7), [0, 2, 3, 1]),
                                          "transpose_two": ((1, 2, 6, 7), [0, 2, 3, 1]),
                                          "transpose_five": ((1, 5, 6, 7), [0, 2, 3, 1]),
-                                         "transpose_to_first": ((1, 6, 7, 5), [0, 3, 1, 2])}.items():
+                                         "transpose_to_first": ((1, 6, 7, 5), [0, 3, 1, 2]),
+                                         # 130 x 67 both ways: two whole 64 x 64 tiles and their edges (a block
+                                         # row of 16 blocks, of 0 blocks and 2 or 3 last columns, 2 or 3 last rows)
+                                         "transpose_tiles": ((1, 130, 67), [0, 2, 1]),
+                                         "transpose_tiles_back": ((1, 67, 130), [0, 2, 1]),
+                                         # attention's heads split: runs of 32 floats (two 64-byte blocks copied
+                                         # as fixed blocks on aarch64), and of 19 floats (memcpy)
+                                         "transpose_heads": ((1, 21, 6, 32), [0, 2, 1, 3]),
+                                         "transpose_heads_odd": ((1, 21, 6, 19), [0, 2, 1, 3])}.items():
         feeds[name] = rng.uniform(-3, 3, channels_first).astype(f32)
         out_shape = tuple(channels_first[p] for p in perm)
         models[name] = op_model("TRANSPOSE", [Input(channels_first), Const(np.array(perm, np.int32))],
@@ -475,7 +483,8 @@ def path_output_and_litert(model_runner, file: Path, feed: np.ndarray, arch: str
 
 @pytest.mark.parametrize(("arch", "cpu", "path"), MODEL_RUNS)
 @pytest.mark.parametrize("op", ["prelu", "leaky_relu", "hard_swish", "mean_hw", "maximum", "sub", "mul_row_value",
-                                "transpose", "transpose_rgb", "transpose_two", "transpose_five", "transpose_to_first"])
+                                "transpose", "transpose_rgb", "transpose_two", "transpose_five", "transpose_to_first",
+                                "transpose_tiles", "transpose_tiles_back", "transpose_heads", "transpose_heads_odd"])
 def test_float_elementwise_on_arm_path_matches_scalar_and_litert(model_runner, tmp_path_factory, op: str, arch: str,
                                                                  cpu: str, path: str):
     """The f32_vbinary / f32_vlrelu / f32_unary / f32_rdsum / x32_transpose_2d NEON kernels in a whole model: the
