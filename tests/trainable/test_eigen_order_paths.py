@@ -7,37 +7,19 @@ Bits compared (the sign of a zero included), a NaN only by its place."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from rillet.native import ffi, lib
 from rillet.runtime import Interpreter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
 from single_op import Input, op_model, run  # noqa: E402
+from test_kernel_paths import path_runs  # noqa: E402
 
 F32 = np.float32
-
-
-def path_runs(isa: str) -> bool:
-    """Whether this CPU runs the path: a plan created under RILLET_ISA=isa says so (or refuses)."""
-    old = os.environ.get("RILLET_ISA")
-    os.environ["RILLET_ISA"] = isa
-    try:
-        out = ffi.new("rl_plan **")
-        status = lib.rl_plan_create(out, 1)
-        ok = status == lib.RL_OK and ffi.string(lib.rl_plan_isa(out[0])).decode() == isa
-        lib.rl_plan_destroy(out[0])
-        return ok
-    finally:
-        if old is None:
-            del os.environ["RILLET_ISA"]
-        else:
-            os.environ["RILLET_ISA"] = old
 
 
 # The paths whose kernel table takes the SIMD kernels; the others run the reference itself.
