@@ -6,6 +6,8 @@ levels that reach the loss through an integer op, which passes no gradient, are 
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pytest
 from graphcheck import run_jax
@@ -47,7 +49,8 @@ def test_a_pair_passes_the_gradient_where_its_input_is_in_range(case):
     assert inside.any() and not inside.all() and inside[:2].all()
     want = np.where(inside, w, 0).astype(np.float32)
     np.testing.assert_allclose(g.run(dx, {xp: x}), want, rtol=1e-6)
-    np.testing.assert_allclose(np.asarray(run_jax([dx], {xp: x})[0]), want, rtol=1e-6)
+    if importlib.util.find_spec("jax") is not None:  # the JAX lowering where the desktop extra is installed
+        np.testing.assert_allclose(np.asarray(run_jax([dx], {xp: x})[0]), want, rtol=1e-6)
     data = rl.convert(inputs={"x": xp}, outputs={"dx": dx})
     for name, cls in (("rillet", Interpreter), ("litert", litert.Interpreter)):
         got = cls(model_content=data).get_signature_runner("infer")(x=x)["dx"]
