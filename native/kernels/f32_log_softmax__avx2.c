@@ -17,44 +17,9 @@
 
 #include "kernels.h"
 
-/* Eigen's pexp_float on one packet, as eigen_exp4 in f32_log_softmax_ref.c. */
-static __m128 eigen_exp4(__m128 x_in) {
-    /* min(x, c) returns c for a NaN x, as the reference's x < c ? x : c */
-    const __m128 x = _mm_min_ps(x_in, _mm_set1_ps(88.723f));
-    const __m128 abs_x = _mm_andnot_ps(_mm_set1_ps(-0.0f), x);
-    const int large = _mm_movemask_ps(_mm_cmpgt_ps(abs_x, _mm_set1_ps(87.0f)));
-    /* floor exactly: t = x log2(e) + 1/2 is never -0, so roundps's kept sign of zero matches the reference's */
-    const __m128 m = _mm_floor_ps(_mm_add_ps(_mm_mul_ps(x, _mm_set1_ps(1.44269504088896341f)), _mm_set1_ps(0.5f)));
-    __m128 r = _mm_add_ps(_mm_mul_ps(m, _mm_set1_ps(-0.693359375f)), x);
-    r = _mm_add_ps(_mm_mul_ps(m, _mm_set1_ps(2.12194440e-4f)), r);
-    const __m128 r2 = _mm_mul_ps(r, r);
-    __m128 even = _mm_add_ps(_mm_mul_ps(r2, _mm_set1_ps(1.37449637986719608306884765625e-3f)),
-                             _mm_set1_ps(4.166965186595916748046875e-2f));
-    const __m128 odd = _mm_add_ps(_mm_mul_ps(r2, _mm_set1_ps(8.36894474923610687255859375e-3f)),
-                                  _mm_set1_ps(0.16666518151760101318359375f));
-    even = _mm_add_ps(_mm_mul_ps(r2, even), _mm_set1_ps(0.49999988079071044921875f));
-    const __m128 low = _mm_add_ps(r, _mm_set1_ps(1.0f));
-    const __m128 y = _mm_add_ps(_mm_mul_ps(r2, _mm_add_ps(_mm_mul_ps(r, odd), even)), low);
-    if (!large) { /* pldexp_fast; max(v, x) is MAXPS's v > x ? v : x, the reference's */
-        const __m128 biased = _mm_min_ps(_mm_max_ps(_mm_add_ps(m, _mm_set1_ps(127.0f)), _mm_setzero_ps()),
-                                         _mm_set1_ps(255.0f));
-        const __m128 scale = _mm_castsi128_ps(_mm_slli_epi32(_mm_cvttps_epi32(biased), 23));
-        return _mm_max_ps(_mm_mul_ps(y, scale), x_in);
-    }
-    /* pldexp_generic: 2^b three times, then 2^(e - 3b); 0 below -104 */
-    const __m128 clamped = _mm_min_ps(_mm_max_ps(m, _mm_set1_ps(-278.0f)), _mm_set1_ps(278.0f));
-    const __m128i e = _mm_cvttps_epi32(clamped), b = _mm_srai_epi32(e, 2);
-    const __m128i bias = _mm_set1_epi32(127);
-    const __m128 c = _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(b, bias), 23));
-    const __m128i rest = _mm_sub_epi32(e, _mm_add_epi32(b, _mm_add_epi32(b, b)));
-    const __m128 p = _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(rest, bias), 23));
-    const __m128 v = _mm_mul_ps(_mm_mul_ps(_mm_mul_ps(_mm_mul_ps(y, c), c), c), p);
-    const __m128 kept = _mm_max_ps(v, x_in);
-    return _mm_andnot_ps(_mm_cmplt_ps(x_in, _mm_set1_ps(-104.0f)), kept);
-}
-
-/* eigen_exp4 on two packets at once, one per 128-bit half: Eigen's choice between its fast and its slow 2^m is
- * each packet's own, so where one half needs the slow one both are computed and each half takes its own. */
+/* Eigen's pexp_float (eigen_exp4 in f32_log_softmax_ref.c) on two packets at once, one per 128-bit half: Eigen's
+ * choice between its fast and its slow 2^m is each packet's own, so where one half needs the slow one both are
+ * computed and each half takes its own. */
 static __m256 eigen_exp8(__m256 x_in) {
     const __m256 x = _mm256_min_ps(x_in, _mm256_set1_ps(88.723f));
     const __m256 abs_x = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
@@ -89,6 +54,12 @@ static __m256 eigen_exp8(__m256 x_in) {
     const __m256i halves = _mm256_set_epi32(high_large, high_large, high_large, high_large, low_large, low_large,
                                             low_large, low_large);
     return _mm256_blendv_ps(fast, slow, _mm256_castsi256_ps(halves));
+}
+
+/* One packet: eigen_exp8's lanes are independent and each half picks its own 2^m, so the packet in the low half
+ * beside zeros (never the slow 2^m) gets the same bits. */
+static __m128 eigen_exp4(__m128 x) {
+    return _mm256_castps256_ps128(eigen_exp8(_mm256_insertf128_ps(_mm256_setzero_ps(), x, 0)));
 }
 
 static __m128 packet_exp(const float *x, __m128 max) { return eigen_exp4(_mm_sub_ps(_mm_loadu_ps(x), max)); }
